@@ -1,0 +1,94 @@
+# dotfuzz — build with `make`, test with `make test`, list targets with `make help`.
+#
+# Host code is C11 (cc), kernels are CUDA C (nvcc). A kernel's .cu file is
+# compiled twice: by cc as C (its host model and descriptor) and by nvcc (its
+# GPU kernel and launcher, inside #ifdef __CUDACC__). Without nvcc the build
+# is host-only and `--backend cuda` says so.
+
+CC        ?= cc
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
+BUILD     ?= build
+
+# GPU architecture: CUDA_ARCH=sm_90 sets it; otherwise the first GPU's
+# compute capability when nvidia-smi sees one; otherwise Hopper plus PTX.
+DETECTED_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. ')
+ifneq ($(CUDA_ARCH),)
+  GENCODE := -gencode arch=compute_$(subst sm_,,$(CUDA_ARCH)),code=$(CUDA_ARCH)
+else ifneq ($(DETECTED_CC),)
+  GENCODE := -gencode arch=compute_$(DETECTED_CC),code=sm_$(DETECTED_CC)
+else
+  GENCODE := -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+endif
+
+WARN     := -Wall -Wextra -Werror
+# -ffp-contract=off: host models must not fuse a*b+c where the kernel does not.
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 $(WARN) -ffp-contract=off -fno-strict-aliasing -D_GNU_SOURCE -I.
+# --fmad=false: kernels use FMA only where they write fmaf()/fma(), so their
+# host models can match them bit for bit.
+NVCCFLAGS ?= -O3
+NVCCFLAGS += -std=c++17 $(GENCODE) --fmad=false -Werror all-warnings \
+             -Xcompiler -Wall,-Wextra,-Werror -DDOTFUZZ_CUDA
+LDLIBS   := -lz -lnettle -lm -lpthread
+# STATIC_DEPS=1 links zlib and nettle statically, for a binary carried to a
+# machine that may lack them (the GPU host of scripts/gpu-verify.sh).
+ifeq ($(STATIC_DEPS),1)
+  LDLIBS := -Wl,-Bstatic -lz -lnettle -Wl,-Bdynamic -lm -lpthread
+endif
+
+LIB_SRCS  := $(filter-out fuzz/main.c,$(wildcard fuzz/*.c)) $(wildcard reference/*.c) $(wildcard kernels/*.c)
+KERN_CU   := $(wildcard kernels/*.cu)
+TEST_SRCS := $(wildcard tests/*.c)
+
+HOST_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(KERN_CU:%.cu=$(BUILD)/%.model.o)
+ifneq ($(NVCC),)
+  CFLAGS    += -DDOTFUZZ_CUDA
+  CUDA_OBJS := $(KERN_CU:%.cu=$(BUILD)/%.gpu.o)
+  CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart_static -ldl -lrt -lstdc++
+endif
+
+.PHONY: all test help clean check-cuda
+all: dotfuzz
+
+help:
+	@echo "make            build ./dotfuzz (CUDA sources too when nvcc is found: $(if $(NVCC),$(NVCC),none))"
+	@echo "make test       build and run the test suite (CPU only; prints 'N passed, N failed')"
+	@echo "make clean      remove $(BUILD)/ and ./dotfuzz"
+	@echo "make help       this list"
+	@echo "variables: CUDA_ARCH=sm_90 (GPU target; now: $(GENCODE)), CC, NVCC, CUDA_HOME, BUILD"
+
+$(BUILD)/libdotfuzz.a: $(HOST_OBJS) $(CUDA_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+dotfuzz: $(BUILD)/fuzz/main.o $(BUILD)/libdotfuzz.a
+	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
+
+# the references are the CPU's hot loop: -O3 vectorizes their classification
+$(BUILD)/reference/%.o: CFLAGS += -O3
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# host half of a kernel file: the model and the descriptor, as C
+$(BUILD)/%.model.o: %.cu
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -x c -c -o $@ $<
+
+# GPU half of a kernel file
+$(BUILD)/%.gpu.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/dotfuzz-tests: $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/libdotfuzz.a
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(CUDA_LIBS) $(LDLIBS)
+
+test: $(BUILD)/tests/dotfuzz-tests dotfuzz
+	$(BUILD)/tests/dotfuzz-tests --jobs 2
+
+clean:
+	rm -rf $(BUILD) dotfuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

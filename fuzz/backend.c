@@ -1,0 +1,139 @@
+/* backend.c — the host backend (host models on the CPU) and the dispatch to
+ * the cuda backend (kernels/cuda_backend.cu). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/cuda_backend.h"
+#include "backend.h"
+
+struct df_backend {
+    int is_cuda;
+    df_cuda *cuda;        /* when is_cuda */
+    df_scratch scratch;   /* host models' working memory */
+    char note[256];
+};
+
+static int open_cuda(df_backend *b, char *err, size_t err_len)
+{
+#ifdef DOTFUZZ_CUDA
+    if (df_cuda_open(&b->cuda, err, err_len) != 0)
+        return -1;
+    b->is_cuda = 1;
+    return 0;
+#else
+    (void)b;
+    snprintf(err, err_len, "this dotfuzz was built without CUDA (no nvcc at build time)");
+    return -1;
+#endif
+}
+
+int df_backend_open(const char *name, df_backend **out, char *err,
+                    size_t err_len)
+{
+    df_backend *b = calloc(1, sizeof *b);
+    if (!b) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    if (strcmp(name, "host") == 0) {
+        snprintf(b->note, sizeof b->note, "backend host: host models on the CPU");
+    } else if (strcmp(name, "cuda") == 0) {
+        if (open_cuda(b, err, err_len) != 0) {
+            free(b);
+            return -1;
+        }
+    } else if (strcmp(name, "auto") == 0) {
+        char why[200];
+        if (open_cuda(b, why, sizeof why) != 0)
+            snprintf(b->note, sizeof b->note,
+                     "backend host (auto: no usable GPU: %s)", why);
+    } else {
+        snprintf(err, err_len, "unknown backend '%s' (cuda, host or auto)", name);
+        free(b);
+        return -1;
+    }
+#ifdef DOTFUZZ_CUDA
+    if (b->is_cuda)
+        snprintf(b->note, sizeof b->note, "backend cuda: %s",
+                 df_cuda_describe(b->cuda));
+#endif
+    *out = b;
+    return 0;
+}
+
+void df_backend_close(df_backend *b)
+{
+    if (!b)
+        return;
+#ifdef DOTFUZZ_CUDA
+    if (b->cuda)
+        df_cuda_close(b->cuda);
+#endif
+    df_scratch_free(&b->scratch);
+    free(b);
+}
+
+const char *df_backend_name(const df_backend *b)
+{
+    return b->is_cuda ? "cuda" : "host";
+}
+
+const char *df_backend_note(const df_backend *b) { return b->note; }
+
+int df_backend_supports(const df_backend *b, const df_kernel *k)
+{
+    return b->is_cuda ? k->gpu != NULL : k->host_model != NULL;
+}
+
+static void run_model(df_backend *b, const df_kernel *k, const df_case *c,
+                      df_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (k->host_model(c, &b->scratch, res) != 0 && res->status == DF_RUN_OK) {
+        res->status = DF_RUN_ERROR;
+        snprintf(res->err, sizeof res->err, "%s host model failed (out of memory?)",
+                 k->name);
+    }
+}
+
+int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
+                   df_result *res, df_result *model, int *model_ran)
+{
+    if (model_ran)
+        *model_ran = 0;
+    if (!df_backend_supports(b, k)) {
+        memset(res, 0, sizeof *res);
+        res->status = DF_RUN_ERROR;
+        snprintf(res->err, sizeof res->err, "kernel %s cannot run on backend %s",
+                 k->name, df_backend_name(b));
+        return 0;
+    }
+    if (!b->is_cuda) {
+        run_model(b, k, c, res);
+        return 0;
+    }
+#ifdef DOTFUZZ_CUDA
+    memset(res, 0, sizeof *res);
+    if (df_cuda_run(b->cuda, k, c, res) != 0)
+        return -1; /* poisoned context: only a new process can go on */
+    if (model && model_ran && k->host_model && (k->flags & DF_K_DETERMINISTIC)) {
+        run_model(b, k, c, model);
+        *model_ran = 1;
+    }
+#else
+    (void)model;
+#endif
+    return 0;
+}
+
+void df_backend_set_debug_invariants(df_backend *b, int on)
+{
+#ifdef DOTFUZZ_CUDA
+    if (b->cuda)
+        df_cuda_set_debug_invariants(b->cuda, on);
+#else
+    (void)b;
+    (void)on;
+#endif
+}

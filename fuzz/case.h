@@ -1,0 +1,61 @@
+/* case.h — the unit of work: one pair of vectors, its type, its launch
+ * configuration and where it came from.
+ *
+ * A case owns nothing: a and b point into a buffer that its producer (the
+ * generator, the corpus reader, import) manages. Values are stored in the
+ * element type (float, double or int32_t), contiguous, n of each.
+ */
+#ifndef DOTFUZZ_CASE_H
+#define DOTFUZZ_CASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types. The numeric values are the corpus file's type byte. */
+typedef enum df_type {
+    DF_F32 = 1,
+    DF_F64 = 2,
+    DF_I32 = 3,
+} df_type;
+
+#define DF_NAME_MAX 32 /* kernel names, NUL included (corpus field width) */
+
+/* Launch configuration. block and grid are concrete once resolved for a
+ * kernel (df_launch_resolve); offset_a/offset_b place the vectors that many
+ * elements past an aligned address, for kernels that must handle any
+ * alignment. */
+typedef struct df_launch {
+    uint32_t block;
+    uint32_t grid;
+    uint32_t offset_a;
+    uint32_t offset_b;
+} df_launch;
+
+typedef struct df_case {
+    df_type type;
+    uint64_t n;
+    const void *a;
+    const void *b;
+    df_launch launch;
+    char kernel[DF_NAME_MAX]; /* "" = any kernel of this type */
+    uint64_t seed;            /* provenance: generator seed and index */
+    uint64_t index;
+    uint32_t family;          /* generator family id (0 = imported) */
+} df_case;
+
+size_t df_type_size(df_type t);
+const char *df_type_name(df_type t);        /* "f32", "f64", "i32" */
+int df_type_parse(const char *s, df_type *out); /* 0 on success */
+
+/* Element i of a vector of type t, widened exactly to double
+ * (every int32 and float is exact in double). */
+double df_elem_as_double(df_type t, const void *v, uint64_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

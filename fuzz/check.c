@@ -1,0 +1,146 @@
+/* check.c — references + backend + oracle for one case, and the ways a
+ * judged case is written out (corpus file, JSON line, text line). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "generator.h"
+
+int df_check_case_refs(df_backend *b, const df_kernel *k, const df_case *c,
+                       const df_refs *refs, const df_oracle_opts *o,
+                       df_checked *out)
+{
+    if (&out->refs != refs)
+        out->refs = *refs;
+    int rc = df_backend_run(b, k, c, &out->res, &out->model, &out->model_ran);
+    /* judged even when the backend is now unusable: the case that poisoned
+     * it is a finding (rule "exec") and must be saved */
+    df_judge(k, c, &out->refs, &out->res, out->model_ran ? &out->model : NULL,
+             o, &out->j);
+    return rc;
+}
+
+int df_check_case(df_backend *b, const df_kernel *k, const df_case *c,
+                  const df_oracle_opts *o, df_checked *out)
+{
+    df_refs_compute(c->type, c->a, c->b, c->n, &out->refs);
+    return df_check_case_refs(b, k, c, &out->refs, o, out);
+}
+
+int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
+                    char *path, size_t path_len, int *is_new)
+{
+    df_case_meta m = {
+        .verdict = (uint8_t)r->j.verdict,
+        .result = r->j.result,
+        .iresult = r->j.iresult,
+        .reference = r->j.ref,
+    };
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    if (df_corpus_encode(c, &m, &buf, &len) != 0)
+        return -1;
+    int rc = df_corpus_store(dir, buf, len, path, path_len, is_new);
+    free(buf);
+    return rc;
+}
+
+/* JSON has no inf/nan: those become strings. */
+static void json_num(FILE *f, double x)
+{
+    if (isnan(x))
+        fputs("\"nan\"", f);
+    else if (isinf(x))
+        fputs(x > 0 ? "\"inf\"" : "\"-inf\"", f);
+    else
+        fprintf(f, "%.17g", x);
+}
+
+static void json_value(FILE *f, const char *key, double x)
+{
+    fprintf(f, "\"%s\":{\"hex\":\"%a\",\"dec\":", key, x);
+    json_num(f, x);
+    fputc('}', f);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static const char *family_name(uint32_t id)
+{
+    const df_family *fam = df_family_by_id(id);
+    return fam ? fam->name : "imported";
+}
+
+void df_print_json(FILE *f, const char *source, const df_case *c,
+                   const df_kernel *k, const df_checked *r)
+{
+    const df_judgement *j = &r->j;
+    fputs("{\"source\":", f);
+    json_str(f, source);
+    fprintf(f, ",\"kernel\":\"%s\",\"type\":\"%s\",\"n\":%llu,\"family\":\"%s\","
+               "\"seed\":%llu,\"index\":%llu,",
+            k->name, df_type_name(c->type), (unsigned long long)c->n,
+            family_name(c->family), (unsigned long long)c->seed,
+            (unsigned long long)c->index);
+    fprintf(f, "\"launch\":{\"block\":%u,\"grid\":%u,\"offset_a\":%u,\"offset_b\":%u},",
+            c->launch.block, c->launch.grid, c->launch.offset_a, c->launch.offset_b);
+    fprintf(f, "\"inputs\":{\"all_integer\":%s,\"nonfinite\":%s,\"max_abs_a\":",
+            r->refs.all_integer ? "true" : "false",
+            r->refs.has_nonfinite ? "true" : "false");
+    json_num(f, r->refs.max_abs_a);
+    fputs(",\"max_abs_b\":", f);
+    json_num(f, r->refs.max_abs_b);
+    fputs("},", f);
+    if (j->is_int)
+        fprintf(f, "\"result\":{\"int\":%lld},", (long long)j->iresult);
+    else {
+        json_value(f, "result", j->result);
+        fputc(',', f);
+    }
+    fprintf(f, "\"exact\":{\"known\":%s", j->exact_known ? "true" : "false");
+    if (j->exact_known) {
+        fprintf(f, ",\"hex\":\"%a\",\"tail_hex\":\"%a\",\"dec\":", j->exact_hi, j->exact_lo);
+        json_num(f, j->exact_hi);
+    }
+    fputs("},", f);
+    json_value(f, "kahan", j->kahan);
+    fputs(",\"G\":", f);
+    json_num(f, j->G);
+    fputs(",\"abs_err\":", f);
+    json_num(f, j->abs_err);
+    fputs(",\"rel_err\":", f);
+    json_num(f, j->rel_err);
+    fputs(",\"err_ratio\":", f);
+    json_num(f, j->err_ratio);
+    fputs(",\"bound\":", f);
+    json_num(f, j->bound);
+    fputs(",\"cond\":", f);
+    json_num(f, j->cond);
+    fprintf(f, ",\"h\":%llu,\"verdict\":\"%s\",\"rule\":\"%s\",\"why\":",
+            (unsigned long long)j->h, df_verdict_name(j->verdict), j->rule);
+    json_str(f, j->why);
+    fputs("}\n", f);
+}
+
+void df_print_line(FILE *f, const char *source, const df_case *c,
+                   const df_kernel *k, const df_checked *r)
+{
+    const df_judgement *j = &r->j;
+    fprintf(f, "%s  %-13s %-9s n=%-8llu block=%-4u grid=%-6u %-10s rel=%.3g ratio=%.3g: %s\n",
+            source, k->name, df_verdict_name(j->verdict), (unsigned long long)c->n,
+            c->launch.block, c->launch.grid, j->rule, j->rel_err, j->err_ratio, j->why);
+}

@@ -1,0 +1,47 @@
+/* check.h — one case through one kernel: references, backend run, oracle.
+ * Shared by `run` and `replay` so both judge a case the same way. */
+#ifndef DOTFUZZ_CHECK_H
+#define DOTFUZZ_CHECK_H
+
+#include <stdio.h>
+
+#include "../kernels/kernel.h"
+#include "../reference/reference.h"
+#include "backend.h"
+#include "corpus.h"
+#include "oracle.h"
+
+typedef struct df_checked {
+    df_refs refs;
+    df_result res;
+    df_result model;
+    int model_ran;
+    df_judgement j;
+} df_checked;
+
+/* Runs c on k and judges it. Returns 0, or -1 when the backend is unusable
+ * from now on (a poisoned CUDA context); out is judged either way, the
+ * error in out->res.err. */
+int df_check_case(df_backend *b, const df_kernel *k, const df_case *c,
+                  const df_oracle_opts *o, df_checked *out);
+
+/* The same for a case whose references are already computed (a case run
+ * on several kernels computes them once). */
+int df_check_case_refs(df_backend *b, const df_kernel *k, const df_case *c,
+                       const df_refs *refs, const df_oracle_opts *o,
+                       df_checked *out);
+
+/* Saves a judged case into dir with its verdict and result recorded.
+ * path receives the file's path; *is_new = 0 for a duplicate. */
+int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
+                    char *path, size_t path_len, int *is_new);
+
+/* One JSON object (one line) describing a judged case. */
+void df_print_json(FILE *f, const char *source, const df_case *c,
+                   const df_kernel *k, const df_checked *r);
+
+/* One human line: "<source> <kernel> <verdict> (<rule>) ..." */
+void df_print_line(FILE *f, const char *source, const df_case *c,
+                   const df_kernel *k, const df_checked *r);
+
+#endif

@@ -1,0 +1,95 @@
+/* cli.c — the outcome-to-exit-code mapping (the only one) and the option
+ * parsers the subcommands share. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_util.h"
+
+int df_exit_code(df_outcome o)
+{
+    switch (o) {
+    case DF_OUTCOME_CLEAN: return 0;
+    case DF_OUTCOME_BUG: return 1;
+    case DF_OUTCOME_USAGE: return 2;
+    case DF_OUTCOME_ENV: return 3;
+    }
+    return 3;
+}
+
+df_outcome df_outcome_worst(df_outcome a, df_outcome b)
+{
+    /* a bug outranks an input error: replay's exit status says "still
+     * failing" first (README, Exit codes) */
+    static const int rank[] = {0, 3, 2, 1};
+    return rank[a] >= rank[b] ? a : b;
+}
+
+int df_parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s)
+        return -1;
+    unsigned shift = 0;
+    if (*end == 'k' || *end == 'K')
+        shift = 10, end++;
+    else if (*end == 'M')
+        shift = 20, end++;
+    else if (*end == 'G')
+        shift = 30, end++;
+    if (*end)
+        return -1;
+    if (shift && v > (~0ULL >> shift))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+int df_parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s)
+        return -1;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int df_parse_duration(const char *s, double *seconds)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s)
+        return -1;
+    double v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v) || v < 0)
+        return -1;
+    double unit = 1;
+    if (*end == 's')
+        end++;
+    else if (*end == 'm')
+        unit = 60, end++;
+    else if (*end == 'h')
+        unit = 3600, end++;
+    if (*end)
+        return -1;
+    *seconds = v * unit;
+    return 0;
+}
+
+void df_usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "dotfuzz %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see dotfuzz %s --help)\n", cmd);
+}

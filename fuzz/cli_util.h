@@ -1,0 +1,20 @@
+/* cli_util.h — option parsing helpers shared by the subcommands. */
+#ifndef DOTFUZZ_CLI_UTIL_H
+#define DOTFUZZ_CLI_UTIL_H
+
+#include <stdint.h>
+
+#include "cli.h"
+
+/* Unsigned integer, decimal or 0x-hex, optional k/M/G suffix (powers of
+ * 1024). Returns 0 or -1. */
+int df_parse_u64(const char *s, uint64_t *out);
+int df_parse_double(const char *s, double *out);
+/* "10", "10s", "5m", "8h" -> seconds. */
+int df_parse_duration(const char *s, double *seconds);
+/* "dotfuzz CMD: <fmt % arg> (see dotfuzz CMD --help)" on stderr. */
+void df_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* The more severe of two outcomes (bug > usage > env > clean). */
+df_outcome df_outcome_worst(df_outcome a, df_outcome b);
+
+#endif

@@ -1,0 +1,263 @@
+/* cmd_replay.c — `dotfuzz replay FILE|DIR...`: rerun saved cases and judge
+ * them again. A case that names a kernel runs on it; one that names none
+ * runs on every kernel of its element type that the backend can run. A file
+ * that cannot be read gets one line on stderr naming it and the problem,
+ * and the replay goes on with the rest. */
+#include <dirent.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "cli.h"
+#include "cli_util.h"
+
+typedef struct replay_opts {
+    const char *backend;
+    const char *kernel; /* restrict to one kernel */
+    double tol;
+    int json;
+    int debug_invariants;
+} replay_opts;
+
+typedef struct replay_state {
+    df_backend *b;
+    const replay_opts *o;
+    df_outcome out;
+    int dead; /* the backend's context was poisoned: stop */
+    uint64_t files, runs, bad_files, verdicts[DF_V_COUNT];
+} replay_state;
+
+static void replay_usage(FILE *f)
+{
+    fputs("usage: dotfuzz replay [OPTIONS] FILE|DIR...\n"
+          "\n"
+          "Reruns case files (corpus files, libFuzzer artifacts: the same format) and\n"
+          "prints each verdict. Directories are read one level deep, in name order.\n"
+          "\n"
+          "  --backend B          cuda, host or auto (default auto)\n"
+          "  --kernel NAME        run on this kernel only (files naming another are skipped)\n"
+          "  --tol X              relative tolerance of a precision finding (default 1e-6)\n"
+          "  --json               one JSON object per case and kernel on stdout\n"
+          "  --debug-invariants   fold/tournament check their loop invariant (cuda)\n"
+          "  -h, --help           this text\n"
+          "\n"
+          "exit status: 1 if any case is still a bug, else 2 if any file could not be\n"
+          "read, else 0; 3 when the backend is unusable\n",
+          f);
+}
+
+/* The launch a kernel-less case runs with on kernel k: the file's when it
+ * is valid for k, else k's defaults (offsets kept where k accepts them). */
+static int launch_for(const df_kernel *k, const df_case *src, df_case *c, char *why,
+                      size_t why_len)
+{
+    *c = *src;
+    if (df_launch_resolve(k, c->n, &c->launch, why, why_len) == 0)
+        return 0;
+    if (src->kernel[0])
+        return -1; /* the file names k: its launch must be valid */
+    c->launch = (df_launch){0};
+    if (k->flags & DF_K_ANY_ALIGNMENT) {
+        c->launch.offset_a = src->launch.offset_a;
+        c->launch.offset_b = src->launch.offset_b;
+    }
+    return df_launch_resolve(k, c->n, &c->launch, why, why_len);
+}
+
+static void replay_on(replay_state *st, const char *path, const df_kernel *k,
+                      const df_case *src, const df_refs *refs)
+{
+    df_case c;
+    char why[200];
+    df_oracle_opts oo = {.tol = st->o->tol};
+    if (launch_for(k, src, &c, why, sizeof why) != 0) {
+        if (src->kernel[0]) {
+            fprintf(stderr, "dotfuzz replay: %s: %s\n", path, why);
+            st->out = df_outcome_worst(st->out, DF_OUTCOME_USAGE);
+        } else if (!st->o->json) {
+            printf("%s  %-13s skipped: %s\n", path, k->name, why);
+        }
+        return;
+    }
+    df_checked r;
+    if (df_check_case_refs(st->b, k, &c, refs, &oo, &r) != 0) {
+        fprintf(stderr, "dotfuzz replay: backend unusable after %s: %s\n", path, r.res.err);
+        st->dead = 1;
+    }
+    st->runs++;
+    st->verdicts[r.j.verdict]++;
+    if (r.j.verdict == DF_V_BUG)
+        st->out = df_outcome_worst(st->out, DF_OUTCOME_BUG);
+    if (st->o->json)
+        df_print_json(stdout, path, &c, k, &r);
+    else
+        df_print_line(stdout, path, &c, k, &r);
+}
+
+static void replay_file(replay_state *st, const char *path)
+{
+    df_case_file f;
+    char msg[300];
+    st->files++;
+    df_corpus_err e = df_corpus_read(path, &f, msg, sizeof msg);
+    if (e != DF_CORPUS_OK) {
+        fprintf(stderr, "dotfuzz replay: %s: %s\n", path, msg);
+        st->bad_files++;
+        st->out = df_outcome_worst(st->out, DF_OUTCOME_USAGE);
+        return;
+    }
+    df_refs refs;
+    df_refs_compute(f.c.type, f.c.a, f.c.b, f.c.n, &refs);
+    for (size_t i = 0; i < df_kernel_count(); i++) {
+        const df_kernel *k = df_kernel_at(i);
+        if (f.c.kernel[0] ? strcmp(k->name, f.c.kernel) != 0 : k->elem != f.c.type)
+            continue;
+        if (st->o->kernel && strcmp(k->name, st->o->kernel) != 0)
+            continue;
+        if (st->dead)
+            break;
+        if (!df_backend_supports(st->b, k)) {
+            if (f.c.kernel[0]) {
+                fprintf(stderr, "dotfuzz replay: %s: kernel %s cannot run on backend %s\n",
+                        path, k->name, df_backend_name(st->b));
+                st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
+            }
+            continue;
+        }
+        replay_on(st, path, k, &f.c, &refs);
+    }
+    df_case_file_free(&f);
+}
+
+static int by_name(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Every regular, non-hidden file directly in dir, in name order. */
+static void replay_dir(replay_state *st, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "dotfuzz replay: %s: cannot open directory\n", dir);
+        st->out = df_outcome_worst(st->out, DF_OUTCOME_USAGE);
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' || !strcmp(de->d_name, "README.md"))
+            continue;
+        size_t len = strlen(dir) + strlen(de->d_name) + 2;
+        char *p = malloc(len);
+        struct stat sb;
+        if (!p)
+            break;
+        snprintf(p, len, "%s/%s", dir, de->d_name);
+        if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            free(p);
+            continue;
+        }
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **grown = realloc(names, cap * sizeof *names);
+            if (!grown) {
+                free(p);
+                break;
+            }
+            names = grown;
+        }
+        names[n++] = p;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    for (size_t i = 0; i < n; i++) {
+        if (!st->dead)
+            replay_file(st, names[i]);
+        free(names[i]);
+    }
+    free(names);
+}
+
+static int parse_replay_opts(int argc, char **argv, replay_opts *o)
+{
+    enum { OPT_BACKEND = 256, OPT_TOL, OPT_JSON, OPT_KERNEL, OPT_DEBUG_INV };
+    static const struct option longopts[] = {
+        {"backend", required_argument, 0, OPT_BACKEND}, {"tol", required_argument, 0, OPT_TOL},
+        {"json", no_argument, 0, OPT_JSON}, {"kernel", required_argument, 0, OPT_KERNEL},
+        {"debug-invariants", no_argument, 0, OPT_DEBUG_INV},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    };
+    *o = (replay_opts){.backend = "auto", .tol = 1e-6};
+    int ch;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'h': return 1;
+        case OPT_BACKEND: o->backend = optarg; break;
+        case OPT_KERNEL:
+            if (!df_kernel_find(optarg)) {
+                df_usage_error("replay", "unknown kernel '%s'", optarg);
+                return -1;
+            }
+            o->kernel = optarg;
+            break;
+        case OPT_TOL:
+            if (df_parse_double(optarg, &o->tol) || o->tol < 0) {
+                df_usage_error("replay", "invalid --tol '%s'", optarg);
+                return -1;
+            }
+            break;
+        case OPT_JSON: o->json = 1; break;
+        case OPT_DEBUG_INV: o->debug_invariants = 1; break;
+        case ':': df_usage_error("replay", "option %s needs a value", argv[optind - 1]); return -1;
+        default: df_usage_error("replay", "unknown option '%s'", argv[optind - 1]); return -1;
+        }
+    }
+    if (optind >= argc) {
+        df_usage_error("replay", "%s", "no FILE or DIR given");
+        return -1;
+    }
+    return 0;
+}
+
+df_outcome df_cmd_replay(int argc, char **argv)
+{
+    replay_opts o;
+    int p = parse_replay_opts(argc, argv, &o);
+    if (p > 0) {
+        replay_usage(stdout);
+        return DF_OUTCOME_CLEAN;
+    }
+    if (p < 0)
+        return DF_OUTCOME_USAGE;
+    replay_state st = {.o = &o, .out = DF_OUTCOME_CLEAN};
+    char err[256];
+    if (df_backend_open(o.backend, &st.b, err, sizeof err) != 0) {
+        fprintf(stderr, "dotfuzz replay: %s\n", err);
+        return strncmp(err, "unknown backend", 15) == 0 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
+    }
+    df_backend_set_debug_invariants(st.b, o.debug_invariants);
+    fprintf(stderr, "dotfuzz replay: %s\n", df_backend_note(st.b));
+    for (int i = optind; i < argc && !st.dead; i++) {
+        struct stat sb;
+        if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+            replay_dir(&st, argv[i]);
+        else
+            replay_file(&st, argv[i]);
+    }
+    fprintf(stderr,
+            "dotfuzz replay: %llu file(s), %llu unreadable, %llu run(s): ok %llu, "
+            "precision %llu, bug %llu\n",
+            (unsigned long long)st.files, (unsigned long long)st.bad_files,
+            (unsigned long long)st.runs, (unsigned long long)st.verdicts[DF_V_OK],
+            (unsigned long long)st.verdicts[DF_V_PRECISION],
+            (unsigned long long)st.verdicts[DF_V_BUG]);
+    df_backend_close(st.b);
+    return st.out;
+}

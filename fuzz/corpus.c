@@ -1,0 +1,744 @@
+/* corpus.c — the case file (layout in corpus.h): encoding, a defensive
+ * decoder that trusts no byte of its input, content-hash names and atomic,
+ * durable writes.
+ *
+ * Every multi-byte field is assembled from bytes with shifts, so the format
+ * is the same on any host. The decoder checks in a fixed order (size,
+ * magic, version, header, type, length, checksum, kernel) and never sizes
+ * an allocation from n before n has been checked against the bytes present.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <nettle/sha1.h>
+#include <nettle/version.h>
+#include <zlib.h>
+
+#include "../kernels/kernel.h"
+#include "corpus.h"
+#include "oracle.h"
+
+/* Field offsets (corpus.h has the table). */
+enum {
+    OFF_MAGIC = 0,
+    OFF_VERSION = 8,
+    OFF_HSIZE = 10,
+    OFF_CRC = 12,
+    OFF_TYPE = 16,
+    OFF_VERDICT = 17,
+    OFF_FAMILY = 18,
+    OFF_BLOCK = 20,
+    OFF_GRID = 24,
+    OFF_OFFSET_A = 28,
+    OFF_OFFSET_B = 32,
+    OFF_RESERVED1 = 36,
+    OFF_N = 40,
+    OFF_SEED = 48,
+    OFF_INDEX = 56,
+    OFF_KERNEL = 64,
+    OFF_RESULT = 96,
+    OFF_REFERENCE = 104,
+    OFF_RESERVED2 = 112,
+};
+
+/* The largest file a reader accepts: the longest f64 case. */
+#define MAX_FILE_BYTES ((uint64_t)DF_CORPUS_HEADER + 2 * DF_CORPUS_MAX_N * 8)
+
+const char *df_corpus_strerror(df_corpus_err e)
+{
+    switch (e) {
+    case DF_CORPUS_OK: return "ok";
+    case DF_CORPUS_E_IO: return "cannot read file";
+    case DF_CORPUS_E_TRUNCATED: return "truncated file";
+    case DF_CORPUS_E_MAGIC: return "not a dotfuzz case file";
+    case DF_CORPUS_E_VERSION: return "unknown format version";
+    case DF_CORPUS_E_HEADER: return "malformed header";
+    case DF_CORPUS_E_TYPE: return "unknown element type";
+    case DF_CORPUS_E_SIZE: return "file size does not match n";
+    case DF_CORPUS_E_CHECKSUM: return "checksum mismatch";
+    case DF_CORPUS_E_KERNEL: return "bad kernel name";
+    case DF_CORPUS_E_NOMEM: return "out of memory";
+    }
+    return "unknown error";
+}
+
+/* ---- little-endian bytes ---------------------------------------------- */
+
+static void put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint16_t get_u16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint64_t double_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static double bits_double(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HOST_IS_LE 1
+#else
+#define HOST_IS_LE 0
+#endif
+
+/* Copies count elements of width size (4 or 8) from host order at src to
+ * little-endian at dst. Element bits go through memcpy, so float, double
+ * and int32 are handled alike and no aliasing rule is bent. */
+static void vec_to_le(uint8_t *dst, const void *src, uint64_t count,
+                      size_t size)
+{
+    if (count == 0) /* src may be NULL for an empty case */
+        return;
+    if (HOST_IS_LE) {
+        memcpy(dst, src, (size_t)(count * size));
+        return;
+    }
+    const uint8_t *s = src;
+    for (uint64_t i = 0; i < count; i++, s += size, dst += size) {
+        if (size == 4) {
+            uint32_t u;
+            memcpy(&u, s, 4);
+            put_u32(dst, u);
+        } else {
+            uint64_t u;
+            memcpy(&u, s, 8);
+            put_u64(dst, u);
+        }
+    }
+}
+
+static void vec_from_le(void *dst, const uint8_t *src, uint64_t count,
+                        size_t size)
+{
+    if (count == 0) /* src may be NULL for an empty case */
+        return;
+    if (HOST_IS_LE) {
+        memcpy(dst, src, (size_t)(count * size));
+        return;
+    }
+    uint8_t *d = dst;
+    for (uint64_t i = 0; i < count; i++, src += size, d += size) {
+        if (size == 4) {
+            uint32_t u = get_u32(src);
+            memcpy(d, &u, 4);
+        } else {
+            uint64_t u = get_u64(src);
+            memcpy(d, &u, 8);
+        }
+    }
+}
+
+static uint32_t payload_crc(const uint8_t *buf, size_t len)
+{
+    uLong crc = crc32_z(0L, Z_NULL, 0);
+    return (uint32_t)crc32_z(crc, buf + OFF_CRC + 4, len - (OFF_CRC + 4));
+}
+
+static void set_msg(char *msg, size_t msg_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_msg(char *msg, size_t msg_len, const char *fmt, ...)
+{
+    if (!msg || msg_len == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, msg_len, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- encode ------------------------------------------------------------ */
+
+/* 128 + 2 n size bytes, or 0 when that does not fit a size_t or n is over
+ * the format's limit. */
+static size_t file_bytes(df_type t, uint64_t n)
+{
+    size_t size = df_type_size(t);
+    if (size == 0 || n > DF_CORPUS_MAX_N)
+        return 0;
+    uint64_t total = DF_CORPUS_HEADER + 2 * n * size; /* <= 2^36 + 128 */
+    if (total > SIZE_MAX)
+        return 0;
+    return (size_t)total;
+}
+
+static void encode_header(uint8_t *p, const df_case *c, const df_case_meta *m)
+{
+    memcpy(p + OFF_MAGIC, DF_CORPUS_MAGIC, sizeof DF_CORPUS_MAGIC);
+    put_u16(p + OFF_VERSION, DF_CORPUS_VERSION);
+    put_u16(p + OFF_HSIZE, DF_CORPUS_HEADER);
+    p[OFF_TYPE] = (uint8_t)c->type;
+    p[OFF_VERDICT] = m ? m->verdict : 0;
+    put_u16(p + OFF_FAMILY, (uint16_t)c->family);
+    put_u32(p + OFF_BLOCK, c->launch.block);
+    put_u32(p + OFF_GRID, c->launch.grid);
+    put_u32(p + OFF_OFFSET_A, c->launch.offset_a);
+    put_u32(p + OFF_OFFSET_B, c->launch.offset_b);
+    put_u64(p + OFF_N, c->n);
+    put_u64(p + OFF_SEED, c->seed);
+    put_u64(p + OFF_INDEX, c->index);
+    memcpy(p + OFF_KERNEL, c->kernel, strlen(c->kernel));
+    if (m) {
+        uint64_t r = c->type == DF_I32 ? (uint64_t)m->iresult
+                                       : double_bits(m->result);
+        put_u64(p + OFF_RESULT, r);
+        put_u64(p + OFF_REFERENCE, double_bits(m->reference));
+    }
+}
+
+/* NUL-terminated within DF_NAME_MAX bytes, printable ASCII before it. */
+static int printable_name(const char *k)
+{
+    const char *nul = memchr(k, '\0', DF_NAME_MAX);
+    if (!nul)
+        return 0;
+    for (const char *s = k; s < nul; s++)
+        if (*s < 0x20 || *s > 0x7e)
+            return 0;
+    return 1;
+}
+
+int df_corpus_encode(const df_case *c, const df_case_meta *m, uint8_t **buf,
+                     size_t *len)
+{
+    size_t total = file_bytes(c->type, c->n);
+    /* Refuse fields the format cannot hold, so that what is written reads
+     * back (the kernel name's registry check is the caller's: it comes
+     * from the registry). */
+    if (total == 0 || c->family > UINT16_MAX || !printable_name(c->kernel) ||
+        (m && m->verdict >= DF_V_COUNT) || (c->n > 0 && (!c->a || !c->b))) {
+        errno = EINVAL;
+        return -1;
+    }
+    uint8_t *p = calloc(1, total);
+    if (!p)
+        return -1;
+    encode_header(p, c, m);
+    size_t size = df_type_size(c->type);
+    vec_to_le(p + DF_CORPUS_HEADER, c->a, c->n, size);
+    vec_to_le(p + DF_CORPUS_HEADER + c->n * size, c->b, c->n, size);
+    put_u32(p + OFF_CRC, payload_crc(p, total));
+    *buf = p;
+    *len = total;
+    return 0;
+}
+
+/* ---- decode ------------------------------------------------------------ */
+
+static int all_zero(const uint8_t *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+static df_corpus_err check_header(const uint8_t *buf, char *msg,
+                                  size_t msg_len)
+{
+    uint16_t hsize = get_u16(buf + OFF_HSIZE);
+    if (hsize != DF_CORPUS_HEADER) {
+        set_msg(msg, msg_len, "header size field is %u, expected %d", hsize,
+                DF_CORPUS_HEADER);
+        return DF_CORPUS_E_HEADER;
+    }
+    if (!all_zero(buf + OFF_RESERVED1, 4) ||
+        !all_zero(buf + OFF_RESERVED2, DF_CORPUS_HEADER - OFF_RESERVED2)) {
+        set_msg(msg, msg_len,
+                "reserved header bytes (36..39, 112..127) are not zero");
+        return DF_CORPUS_E_HEADER;
+    }
+    if (buf[OFF_VERDICT] >= DF_V_COUNT) {
+        set_msg(msg, msg_len, "recorded verdict %u is not a verdict (0..%d)",
+                buf[OFF_VERDICT], DF_V_COUNT - 1);
+        return DF_CORPUS_E_HEADER;
+    }
+    return DF_CORPUS_OK;
+}
+
+static df_corpus_err check_size(const uint8_t *buf, size_t len, char *msg,
+                                size_t msg_len)
+{
+    df_type t = (df_type)buf[OFF_TYPE];
+    uint64_t n = get_u64(buf + OFF_N);
+    if (n > DF_CORPUS_MAX_N) {
+        set_msg(msg, msg_len, "n=%llu exceeds the limit %llu",
+                (unsigned long long)n, (unsigned long long)DF_CORPUS_MAX_N);
+        return DF_CORPUS_E_SIZE;
+    }
+    /* n <= 2^32 and size <= 8: no overflow in 64 bits. */
+    uint64_t need = DF_CORPUS_HEADER + 2 * n * df_type_size(t);
+    if ((uint64_t)len != need) {
+        set_msg(msg, msg_len, "file is %zu bytes but n=%llu of %s needs %llu",
+                len, (unsigned long long)n, df_type_name(t),
+                (unsigned long long)need);
+        return DF_CORPUS_E_SIZE;
+    }
+    return DF_CORPUS_OK;
+}
+
+/* The kernel field: NUL-terminated, printable ASCII, NUL-padded, and
+ * either empty or a registered kernel of the file's element type. */
+static df_corpus_err check_kernel(const uint8_t *buf, char *msg,
+                                  size_t msg_len)
+{
+    const uint8_t *k = buf + OFF_KERNEL;
+    const uint8_t *nul = memchr(k, '\0', DF_NAME_MAX);
+    if (!nul) {
+        set_msg(msg, msg_len, "kernel name is not NUL-terminated within %d bytes",
+                DF_NAME_MAX);
+        return DF_CORPUS_E_KERNEL;
+    }
+    size_t klen = (size_t)(nul - k);
+    for (size_t i = 0; i < klen; i++)
+        if (k[i] < 0x20 || k[i] > 0x7e) {
+            set_msg(msg, msg_len,
+                    "kernel name byte %zu is 0x%02x, not printable ASCII", i,
+                    k[i]);
+            return DF_CORPUS_E_KERNEL;
+        }
+    if (!all_zero(nul, DF_NAME_MAX - klen)) {
+        set_msg(msg, msg_len, "kernel name is not NUL-padded after '%s'",
+                (const char *)k);
+        return DF_CORPUS_E_KERNEL;
+    }
+    if (klen == 0)
+        return DF_CORPUS_OK;
+    const df_kernel *kd = df_kernel_find((const char *)k);
+    df_type t = (df_type)buf[OFF_TYPE];
+    if (!kd) {
+        set_msg(msg, msg_len, "unknown kernel '%s'", (const char *)k);
+        return DF_CORPUS_E_KERNEL;
+    }
+    if (kd->elem != t) {
+        set_msg(msg, msg_len, "kernel '%s' takes %s, file has %s",
+                (const char *)k, df_type_name(kd->elem), df_type_name(t));
+        return DF_CORPUS_E_KERNEL;
+    }
+    return DF_CORPUS_OK;
+}
+
+static df_corpus_err check_all(const uint8_t *buf, size_t len, char *msg,
+                               size_t msg_len)
+{
+    if (len < DF_CORPUS_HEADER) {
+        set_msg(msg, msg_len, "file is %zu bytes, shorter than the %d-byte header",
+                len, DF_CORPUS_HEADER);
+        return DF_CORPUS_E_TRUNCATED;
+    }
+    if (memcmp(buf + OFF_MAGIC, DF_CORPUS_MAGIC, sizeof DF_CORPUS_MAGIC) != 0) {
+        set_msg(msg, msg_len, "bad magic (expected \"DOTFUZZ\\0\")");
+        return DF_CORPUS_E_MAGIC;
+    }
+    uint16_t version = get_u16(buf + OFF_VERSION);
+    if (version != DF_CORPUS_VERSION) {
+        set_msg(msg, msg_len, "unknown version %u (this dotfuzz reads %d)",
+                version, DF_CORPUS_VERSION);
+        return DF_CORPUS_E_VERSION;
+    }
+    df_corpus_err e = check_header(buf, msg, msg_len);
+    if (e)
+        return e;
+    if (df_type_size((df_type)buf[OFF_TYPE]) == 0) {
+        set_msg(msg, msg_len, "unknown element type %u (1 f32, 2 f64, 3 i32)",
+                buf[OFF_TYPE]);
+        return DF_CORPUS_E_TYPE;
+    }
+    if ((e = check_size(buf, len, msg, msg_len)))
+        return e;
+    uint32_t want = get_u32(buf + OFF_CRC), got = payload_crc(buf, len);
+    if (got != want) {
+        set_msg(msg, msg_len, "checksum 0x%08x != recorded 0x%08x", got, want);
+        return DF_CORPUS_E_CHECKSUM;
+    }
+    return check_kernel(buf, msg, msg_len);
+}
+
+static void decode_fields(const uint8_t *buf, df_case_file *out)
+{
+    df_case *c = &out->c;
+    c->type = (df_type)buf[OFF_TYPE];
+    c->n = get_u64(buf + OFF_N);
+    c->family = get_u16(buf + OFF_FAMILY);
+    c->launch.block = get_u32(buf + OFF_BLOCK);
+    c->launch.grid = get_u32(buf + OFF_GRID);
+    c->launch.offset_a = get_u32(buf + OFF_OFFSET_A);
+    c->launch.offset_b = get_u32(buf + OFF_OFFSET_B);
+    c->seed = get_u64(buf + OFF_SEED);
+    c->index = get_u64(buf + OFF_INDEX);
+    memcpy(c->kernel, buf + OFF_KERNEL, DF_NAME_MAX);
+    out->meta.verdict = buf[OFF_VERDICT];
+    uint64_t r = get_u64(buf + OFF_RESULT);
+    if (c->type == DF_I32)
+        out->meta.iresult = (int64_t)r;
+    else
+        out->meta.result = bits_double(r);
+    out->meta.reference = bits_double(get_u64(buf + OFF_REFERENCE));
+}
+
+df_corpus_err df_corpus_decode(const uint8_t *buf, size_t len,
+                               df_case_file *out, char *msg, size_t msg_len)
+{
+    memset(out, 0, sizeof *out);
+    set_msg(msg, msg_len, "ok");
+    df_corpus_err e = check_all(buf, len, msg, msg_len);
+    if (e)
+        return e;
+    decode_fields(buf, out);
+    /* Bounded by len, which check_size matched exactly. */
+    size_t vec_bytes = len - DF_CORPUS_HEADER;
+    out->data = malloc(vec_bytes ? vec_bytes : 1);
+    if (!out->data) {
+        set_msg(msg, msg_len, "cannot allocate %zu bytes for the vectors",
+                vec_bytes);
+        memset(out, 0, sizeof *out);
+        return DF_CORPUS_E_NOMEM;
+    }
+    size_t size = df_type_size(out->c.type);
+    uint8_t *a = out->data, *b = a + out->c.n * size;
+    vec_from_le(a, buf + DF_CORPUS_HEADER, out->c.n, size);
+    vec_from_le(b, buf + DF_CORPUS_HEADER + out->c.n * size, out->c.n, size);
+    out->c.a = a;
+    out->c.b = b;
+    return DF_CORPUS_OK;
+}
+
+void df_case_file_free(df_case_file *f)
+{
+    if (!f)
+        return;
+    free(f->data);
+    memset(f, 0, sizeof *f);
+}
+
+/* ---- reading files ----------------------------------------------------- */
+
+/* Reads all of fd into *buf, refusing more than MAX_FILE_BYTES. hint is the
+ * size fstat reported (0 for pipes); the loop does not rely on it, so a file
+ * that changes size while being read is still read correctly. */
+static df_corpus_err read_all(int fd, uint64_t hint, uint8_t **buf,
+                              size_t *len, char *msg, size_t msg_len)
+{
+    /* One byte past the limit, so that an oversized stream is detected. */
+    size_t limit = MAX_FILE_BYTES < SIZE_MAX ? (size_t)MAX_FILE_BYTES + 1
+                                             : SIZE_MAX;
+    size_t cap = hint < 4096 ? 4096 : (size_t)hint + 1, used = 0;
+    uint8_t *p = malloc(cap);
+    df_corpus_err e = DF_CORPUS_OK;
+    while (p && !e) {
+        if (used == cap) {
+            if (cap >= limit) {
+                set_msg(msg, msg_len, "file is larger than %llu bytes",
+                        (unsigned long long)MAX_FILE_BYTES);
+                e = DF_CORPUS_E_SIZE;
+                break;
+            }
+            cap = cap > limit / 2 ? limit : cap * 2;
+            uint8_t *np = realloc(p, cap);
+            if (!np) {
+                free(p);
+                p = NULL;
+                break;
+            }
+            p = np;
+        }
+        ssize_t r = read(fd, p + used, cap - used);
+        if (r == 0)
+            break;
+        if (r > 0)
+            used += (size_t)r;
+        else if (errno != EINTR) {
+            set_msg(msg, msg_len, "read failed: %s", strerror(errno));
+            e = DF_CORPUS_E_IO;
+        }
+    }
+    if (!p) {
+        set_msg(msg, msg_len, "cannot allocate %zu bytes", cap);
+        return DF_CORPUS_E_NOMEM;
+    }
+    if (e) {
+        free(p);
+        return e;
+    }
+    *buf = p;
+    *len = used;
+    return DF_CORPUS_OK;
+}
+
+static df_corpus_err open_case(const char *path, int *fd, uint64_t *hint,
+                               char *msg, size_t msg_len)
+{
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0) {
+        set_msg(msg, msg_len, "cannot open: %s", strerror(errno));
+        return DF_CORPUS_E_IO;
+    }
+    struct stat st;
+    if (fstat(*fd, &st) != 0) {
+        set_msg(msg, msg_len, "cannot stat: %s", strerror(errno));
+        close(*fd);
+        return DF_CORPUS_E_IO;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        set_msg(msg, msg_len, "is a directory, not a case file");
+        close(*fd);
+        return DF_CORPUS_E_IO;
+    }
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > MAX_FILE_BYTES) {
+        set_msg(msg, msg_len, "file is %llu bytes, more than the largest case (%llu)",
+                (unsigned long long)st.st_size,
+                (unsigned long long)MAX_FILE_BYTES);
+        close(*fd);
+        return DF_CORPUS_E_SIZE;
+    }
+    *hint = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    return DF_CORPUS_OK;
+}
+
+df_corpus_err df_corpus_read(const char *path, df_case_file *out, char *msg,
+                             size_t msg_len)
+{
+    memset(out, 0, sizeof *out);
+    int fd;
+    uint64_t hint;
+    df_corpus_err e = open_case(path, &fd, &hint, msg, msg_len);
+    if (e)
+        return e;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    e = read_all(fd, hint, &buf, &len, msg, msg_len);
+    close(fd);
+    if (e)
+        return e;
+    e = df_corpus_decode(buf, len, out, msg, msg_len);
+    free(buf);
+    return e;
+}
+
+/* ---- names and atomic writes ------------------------------------------ */
+
+void df_sha1_hex(const uint8_t *buf, size_t len, char hex[41])
+{
+    static const char digits[] = "0123456789abcdef";
+    struct sha1_ctx ctx;
+    uint8_t d[SHA1_DIGEST_SIZE];
+    sha1_init(&ctx);
+    sha1_update(&ctx, len, buf);
+#if NETTLE_VERSION_MAJOR > 3 || \
+    (NETTLE_VERSION_MAJOR == 3 && NETTLE_VERSION_MINOR >= 10)
+    sha1_digest(&ctx, d); /* nettle 3.10 dropped the length argument */
+#else
+    sha1_digest(&ctx, sizeof d, d);
+#endif
+    for (int i = 0; i < SHA1_DIGEST_SIZE; i++) {
+        hex[2 * i] = digits[d[i] >> 4];
+        hex[2 * i + 1] = digits[d[i] & 15];
+    }
+    hex[40] = '\0';
+}
+
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        buf += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* fsync of the directory holding path, so that the rename itself survives
+ * a crash. */
+static int sync_parent_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return -1;
+    int fd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    int saved = errno;
+    close(fd);
+    /* Some file systems cannot sync a directory; the rename has happened,
+     * so that is not a failure of this write. */
+    if (rc != 0 && (saved == EINVAL || saved == ENOTSUP))
+        rc = 0;
+    errno = saved;
+    return rc;
+}
+
+/* Writes buf to the open temp file fd and closes it, data on disk. */
+static int fill_temp(int fd, const uint8_t *buf, size_t len)
+{
+    /* mkstemp creates 0600; corpus files are meant to be shared and read by
+     * other users' replays, like any file the shell would create. */
+    if (fchmod(fd, 0644) != 0 || write_all(fd, buf, len) != 0 ||
+        fsync(fd) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return close(fd);
+}
+
+int df_write_file_atomic(const char *path, const uint8_t *buf, size_t len)
+{
+    static const char suffix[] = ".tmp.XXXXXX";
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + sizeof suffix);
+    if (!tmp)
+        return -1;
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, suffix, sizeof suffix);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        int saved = errno;
+        free(tmp);
+        errno = saved;
+        return -1;
+    }
+    if (fill_temp(fd, buf, len) != 0 || rename(tmp, path) != 0) {
+        int saved = errno;
+        unlink(tmp);
+        free(tmp);
+        errno = saved;
+        return -1;
+    }
+    free(tmp);
+    return sync_parent_dir(path);
+}
+
+static int mkdir_if_missing(const char *p)
+{
+    return mkdir(p, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+/* mkdir -p: creates dir and its missing parents; succeeds only if dir ends
+ * up a directory. */
+static int make_dirs(const char *dir)
+{
+    char *p = strdup(dir);
+    if (!p)
+        return -1;
+    int rc = 0;
+    for (char *s = p + 1; *s && rc == 0; s++)
+        if (*s == '/') {
+            *s = '\0';
+            rc = mkdir_if_missing(p);
+            *s = '/';
+        }
+    if (rc == 0)
+        rc = mkdir_if_missing(p);
+    int saved = errno;
+    free(p);
+    errno = saved;
+    if (rc != 0)
+        return -1;
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+int df_corpus_store(const char *dir, const uint8_t *buf, size_t len,
+                    char *path, size_t path_len, int *is_new)
+{
+    if (is_new)
+        *is_new = 0;
+    if (!dir || !*dir) {
+        errno = ENOENT;
+        return -1;
+    }
+    if (make_dirs(dir) != 0)
+        return -1;
+    char hex[41];
+    df_sha1_hex(buf, len, hex);
+    size_t need = strlen(dir) + 1 + 40 + 1;
+    char *full = malloc(need);
+    if (!full)
+        return -1;
+    snprintf(full, need, "%s/%s", dir, hex);
+    int rc = 0;
+    struct stat st;
+    if (stat(full, &st) == 0) {
+        /* Same name, same bytes: the case is already in the corpus. */
+        if (!S_ISREG(st.st_mode)) {
+            errno = EEXIST;
+            rc = -1;
+        }
+    } else if (errno != ENOENT) {
+        rc = -1;
+    } else if ((rc = df_write_file_atomic(full, buf, len)) == 0 && is_new) {
+        *is_new = 1;
+    }
+    if (rc == 0 && path && path_len > 0 &&
+        (size_t)snprintf(path, path_len, "%s", full) >= path_len) {
+        errno = ENAMETOOLONG; /* written, but the caller cannot hold the name */
+        rc = -1;
+    }
+    int saved = errno;
+    free(full);
+    errno = saved;
+    return rc;
+}

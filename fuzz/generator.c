@@ -1,0 +1,380 @@
+/* generator.c — random cases: the value families (one table entry each) and
+ * the edge-biased draw of length and launch configuration.
+ *
+ * Every draw comes from the case's own PCG32 stream and every value is made
+ * with exact integer operations or a single correctly rounded IEEE operation
+ * (no libm, nothing an FMA contraction or excess precision can change), so
+ * (seed, index, kernel limits, opts) names the same bytes on every platform
+ * and compiler. The draw order is generator.h's: family, block, grid,
+ * offsets, n, then the family's values.
+ */
+#include <string.h>
+
+#include "generator.h"
+
+/* ---- small exact helpers ------------------------------------------------ */
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static uint64_t sat_mul_u64(uint64_t a, uint64_t b)
+{
+    if (a != 0 && b > UINT64_MAX / a)
+        return UINT64_MAX;
+    return a * b;
+}
+
+/* floor(log2 x) for x >= 1 */
+static uint32_t floor_log2_u64(uint64_t x)
+{
+    uint32_t r = 0;
+    while (x >>= 1)
+        r++;
+    return r;
+}
+
+/* Uniform in [lo, hi], lo <= hi <= INT64_MAX (lengths are kept below
+ * INT64_MAX so they pass through df_pcg32_range's int64 unchanged). */
+static uint64_t draw_uniform_u64(df_pcg32 *r, uint64_t lo, uint64_t hi)
+{
+    return (uint64_t)df_pcg32_range(r, (int64_t)lo, (int64_t)hi);
+}
+
+/* Log-uniform in [lo, hi], 1 <= lo <= hi: an octave [2^e, 2^(e+1)) is
+ * chosen uniformly, then a value uniformly inside it (clipped to [lo, hi]),
+ * so 10 and 10^6 are about as likely as each other. */
+static uint64_t draw_log_uniform(df_pcg32 *r, uint64_t lo, uint64_t hi)
+{
+    uint32_t elo = floor_log2_u64(lo), ehi = floor_log2_u64(hi);
+    uint32_t e = elo + df_pcg32_bounded(r, ehi - elo + 1);
+    uint64_t top = e >= 63 ? UINT64_MAX : ((uint64_t)2 << e) - 1;
+    return draw_uniform_u64(r, max_u64(lo, (uint64_t)1 << e), min_u64(hi, top));
+}
+
+/* ---- launch: block, grid, offsets -------------------------------------- */
+
+/* A power of two in [lo, hi], or lo when the range holds none (the launch
+ * then fails to resolve: the descriptor, not the draw, is wrong). */
+static uint32_t draw_block_pow2(df_pcg32 *r, uint32_t lo, uint32_t hi)
+{
+    uint32_t emin = df_ceil_log2_u64(lo), emax = floor_log2_u64(hi);
+    if (emin > emax)
+        return lo;
+    return (uint32_t)1 << (emin + df_pcg32_bounded(r, emax - emin + 1));
+}
+
+/* The sizes where block-level bugs live: the range's ends, the kernel's
+ * default, and multiples of 32 (whole warps) and one either side of them
+ * (a partial warp). */
+static uint32_t draw_block_edge(df_pcg32 *r, uint32_t lo, uint32_t hi,
+                                uint32_t dflt)
+{
+    switch (df_pcg32_bounded(r, 4)) {
+    case 0: return lo;
+    case 1: return hi;
+    case 2: return dflt >= lo && dflt <= hi ? dflt : lo;
+    default: break;
+    }
+    /* 32m - 1 >= lo and 32m + 1 <= hi */
+    uint64_t mlo = max_u64(1, ((uint64_t)lo + 1 + 31) / 32);
+    uint64_t mhi = hi >= 1 ? ((uint64_t)hi - 1) / 32 : 0;
+    if (mlo > mhi)
+        return dflt >= lo && dflt <= hi ? dflt : lo;
+    uint64_t m = draw_uniform_u64(r, mlo, mhi);
+    return (uint32_t)(32 * m - 1 + df_pcg32_bounded(r, 3));
+}
+
+/* Whole warps only (DF_K_BLOCK_WARP): powers of two, the range's ends, the
+ * default, or any multiple of 32 in range. */
+static uint32_t draw_block_warp(df_pcg32 *r, uint32_t lo, uint32_t hi, uint32_t dflt)
+{
+    uint64_t mlo = max_u64(1, ((uint64_t)lo + 31) / 32), mhi = hi / 32;
+    if (mlo > mhi)
+        return lo; /* no multiple of 32 in range: df_launch_resolve reports it */
+    uint32_t c = df_pcg32_bounded(r, 10);
+    if (c < 4)
+        return draw_block_pow2(r, (uint32_t)(32 * mlo), hi);
+    if (c < 6)
+        return (uint32_t)(32 * (df_pcg32_bounded(r, 2) ? mlo : mhi));
+    if (c < 7 && dflt % 32 == 0 && dflt >= lo && dflt <= hi)
+        return dflt;
+    return (uint32_t)(32 * draw_uniform_u64(r, mlo, mhi));
+}
+
+static uint32_t draw_block(df_pcg32 *r, const df_kernel *k)
+{
+    uint32_t lo = k->block_min ? k->block_min : 1, hi = k->block_max;
+    if (hi < lo)
+        return lo; /* empty range: df_launch_resolve reports it */
+    if (k->flags & DF_K_BLOCK_POW2)
+        return draw_block_pow2(r, lo, hi);
+    if (k->flags & DF_K_BLOCK_WARP)
+        return draw_block_warp(r, lo, hi, k->block_default);
+    uint32_t c = df_pcg32_bounded(r, 10);
+    if (c < 4) {
+        if (df_ceil_log2_u64(lo) <= floor_log2_u64(hi))
+            return draw_block_pow2(r, lo, hi);
+        return (uint32_t)draw_uniform_u64(r, lo, hi);
+    }
+    if (c < 7)
+        return draw_block_edge(r, lo, hi, k->block_default);
+    return (uint32_t)draw_uniform_u64(r, lo, hi);
+}
+
+/* Largest grid the generator draws: the kernel's, or CUDA's classic
+ * 65535 (plenty to cover a GPU several times over). */
+static uint64_t grid_cap(const df_kernel *k)
+{
+    return k->grid_max ? k->grid_max : 65535u;
+}
+
+static uint32_t draw_grid(df_pcg32 *r, const df_kernel *k)
+{
+    if (!(k->flags & DF_K_GRID_FREE) || df_pcg32_bounded(r, 2) == 0)
+        return 0; /* derived from n by df_launch_resolve */
+    return (uint32_t)draw_log_uniform(r, 1, grid_cap(k));
+}
+
+static uint32_t draw_offset(df_pcg32 *r)
+{
+    if (df_pcg32_bounded(r, 2) == 0)
+        return 0;
+    return 1 + df_pcg32_bounded(r, 3);
+}
+
+/* ---- length ------------------------------------------------------------- */
+
+/* The longest n the draw may return: the caller's and the kernel's max_n,
+ * below INT64_MAX for the arithmetic, and short enough that a derived grid
+ * stays within CUDA's 2^31 - 1 blocks. */
+static uint64_t length_limit(const df_kernel *k, uint64_t max_n,
+                             uint64_t per_block)
+{
+    uint64_t lim = min_u64(max_n, (uint64_t)INT64_MAX);
+    if (k->max_n)
+        lim = min_u64(lim, k->max_n);
+    return min_u64(lim, sat_mul_u64(per_block, 0x7fffffffu));
+}
+
+/* A multiple of a whole launch, give or take one element: the grid is the
+ * chosen one when the kernel takes it, else one drawn log-uniform among the
+ * grids that fit within the limit. */
+static uint64_t draw_n_grid_edge(df_pcg32 *r, const df_kernel *k,
+                                 uint32_t grid, uint64_t per_block,
+                                 uint64_t lim)
+{
+    uint64_t g = grid;
+    if (g == 0)
+        g = draw_log_uniform(r, 1, max_u64(1, min_u64(grid_cap(k), lim / per_block)));
+    uint64_t whole = sat_mul_u64(g, per_block); /* >= 1 */
+    uint64_t n = whole - 1 + df_pcg32_bounded(r, 3);
+    return n < whole - 1 ? UINT64_MAX : n; /* saturate, the caller clamps */
+}
+
+static uint64_t draw_n(df_pcg32 *r, const df_kernel *k, uint64_t max_n,
+                       const df_launch *l)
+{
+    static const uint64_t warp_edges[] = {31, 32, 33, 63, 64, 65};
+    uint64_t per_block = (uint64_t)(l->block ? l->block : 1) *
+                         (k->per_thread ? k->per_thread : 1);
+    uint64_t lim = length_limit(k, max_n, per_block);
+    uint32_t c = df_pcg32_bounded(r, 100);
+    uint64_t n;
+    if (c < 8)
+        n = df_pcg32_bounded(r, 4);
+    else if (c < 20)
+        n = warp_edges[df_pcg32_bounded(r, 6)];
+    else if (c < 35)
+        n = (uint64_t)l->block - 1 + df_pcg32_bounded(r, 3); /* block >= 1 */
+    else if (c < 50)
+        n = draw_n_grid_edge(r, k, l->grid, per_block, lim);
+    else if (c < 65) /* up to the power of two at or above lim: lim itself occurs */
+        n = ((uint64_t)1 << df_pcg32_bounded(r, df_ceil_log2_u64(lim) + 1))
+            - 1 + df_pcg32_bounded(r, 3);
+    else
+        n = lim ? draw_log_uniform(r, 1, lim) : 0;
+    return min_u64(n, lim);
+}
+
+void df_draw_shape(df_pcg32 *rng, const df_kernel *k, uint64_t max_n,
+                   uint64_t *n, df_launch *launch)
+{
+    df_launch l = {0, 0, 0, 0};
+    l.block = draw_block(rng, k);
+    l.grid = draw_grid(rng, k);
+    if (k->flags & DF_K_ANY_ALIGNMENT) {
+        l.offset_a = draw_offset(rng);
+        l.offset_b = draw_offset(rng);
+    }
+    *n = draw_n(rng, k, max_n, &l);
+    *launch = l;
+}
+
+/* ---- value families ----------------------------------------------------- */
+
+/* Uniform integers in [lo, hi] (|lo|, |hi| <= 2^24, so exact in every
+ * element type). */
+static void fill_ints(df_pcg32 *r, df_type t, void *v, uint64_t n,
+                      int64_t lo, int64_t hi)
+{
+    switch (t) {
+    case DF_F32:
+        for (uint64_t i = 0; i < n; i++)
+            ((float *)v)[i] = (float)df_pcg32_range(r, lo, hi);
+        break;
+    case DF_F64:
+        for (uint64_t i = 0; i < n; i++)
+            ((double *)v)[i] = (double)df_pcg32_range(r, lo, hi);
+        break;
+    case DF_I32:
+        for (uint64_t i = 0; i < n; i++)
+            ((int32_t *)v)[i] = (int32_t)df_pcg32_range(r, lo, hi);
+        break;
+    }
+}
+
+static void fill_int_small(df_pcg32 *r, df_type t, void *a, void *b,
+                           uint64_t n)
+{
+    fill_ints(r, t, a, n, -50, 50);
+    fill_ints(r, t, b, n, -50, 50);
+}
+
+/* -50 + 100 x, computed as 100 (x - 0.5): x is on the 2^-24 (2^-53) grid
+ * of [0, 1), so x - 0.5 is exact and the product is the only rounding.
+ * Nothing is left for a compiler to fuse into an FMA (the sum-of-product
+ * form changes under -ffp-contract=fast) and x87 excess precision rounds
+ * the exact 31-bit (60-bit) product just once. */
+static void fill_uniform_vec(df_pcg32 *r, df_type t, void *v, uint64_t n)
+{
+    if (t == DF_F32) {
+        for (uint64_t i = 0; i < n; i++)
+            ((float *)v)[i] = 100.0f * (df_pcg32_float(r) - 0.5f);
+    } else if (t == DF_F64) {
+        for (uint64_t i = 0; i < n; i++)
+            ((double *)v)[i] = 100.0 * (df_pcg32_double(r) - 0.5);
+    }
+}
+
+static void fill_uniform(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    fill_uniform_vec(r, t, a, n);
+    fill_uniform_vec(r, t, b, n);
+}
+
+/* One magnitude per case, so a case is either all-moderate or all-large:
+ * products up to 2^48 leave the exact regime quickly, exercising rounding
+ * on data whose exact dot is still easy to compute. */
+static void fill_int_wide(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    int64_t span = (int64_t)1 << df_pcg32_range(r, 7, 24);
+    fill_ints(r, t, a, n, -span, span);
+    fill_ints(r, t, b, n, -span, span);
+}
+
+#define FLOATS (DF_TYPE_BIT(DF_F32) | DF_TYPE_BIT(DF_F64))
+
+static const df_family families[] = {
+    {DF_FAM_INT_SMALL, "int-small",
+     "uniform integers in [-50, 50] (seed 000): the exact regime",
+     FLOATS | DF_TYPE_BIT(DF_I32), 2, fill_int_small},
+    {DF_FAM_UNIFORM, "uniform", "uniform floats in [-50, 50]", FLOATS, 1,
+     fill_uniform},
+    {DF_FAM_INT_WIDE, "int-wide",
+     "integer-valued floats in [-2^k, 2^k], k in [7, 24] drawn per case",
+     FLOATS, 1, fill_int_wide},
+};
+
+size_t df_family_count(void) { return sizeof families / sizeof families[0]; }
+
+const df_family *df_family_at(size_t i)
+{
+    return i < df_family_count() ? &families[i] : NULL;
+}
+
+const df_family *df_family_find(const char *name)
+{
+    for (size_t i = 0; name && i < df_family_count(); i++)
+        if (strcmp(families[i].name, name) == 0)
+            return &families[i];
+    return NULL;
+}
+
+const df_family *df_family_by_id(uint32_t id)
+{
+    for (size_t i = 0; i < df_family_count(); i++)
+        if (families[i].id == id)
+            return &families[i];
+    return NULL;
+}
+
+/* ---- cases -------------------------------------------------------------- */
+
+/* The family draw happens whether or not a family is forced, so forcing
+ * the family a mixed campaign chose reproduces that case byte for byte. */
+static const df_family *pick_family(df_pcg32 *r, df_type t, uint32_t forced)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < df_family_count(); i++)
+        if (families[i].types & DF_TYPE_BIT(t))
+            total += families[i].weight;
+    uint32_t x = total ? df_pcg32_bounded(r, (uint32_t)total) : 0;
+    if (forced) {
+        const df_family *f = df_family_by_id(forced);
+        return f && (f->types & DF_TYPE_BIT(t)) ? f : NULL;
+    }
+    for (size_t i = 0; i < df_family_count(); i++) {
+        if (!(families[i].types & DF_TYPE_BIT(t)))
+            continue;
+        if (x < families[i].weight)
+            return &families[i];
+        x -= families[i].weight;
+    }
+    return NULL;
+}
+
+static void copy_name(char dst[DF_NAME_MAX], const char *src)
+{
+    size_t i = 0;
+    for (; src && src[i] && i + 1 < DF_NAME_MAX; i++)
+        dst[i] = src[i];
+    dst[i] = '\0';
+}
+
+int df_generate(uint64_t seed, uint64_t index, const df_kernel *k,
+                const df_gen_opts *o, df_scratch *buf, df_case *out)
+{
+    if (!k || !o || !buf || !out)
+        return -1;
+    df_pcg32 rng;
+    df_pcg32_seed(&rng, seed, index);
+    const df_family *fam = pick_family(&rng, k->elem, o->family);
+    if (!fam)
+        return -1;
+
+    uint64_t n;
+    df_launch launch;
+    df_draw_shape(&rng, k, o->max_n, &n, &launch);
+
+    size_t esz = df_type_size(k->elem);
+    if (esz == 0 || n > SIZE_MAX / 2 / esz)
+        return -1;
+    unsigned char *p = df_scratch_reserve(buf, (size_t)n * 2 * esz);
+    if (!p)
+        return -1;
+    fam->fill(&rng, k->elem, p, p + (size_t)n * esz, n);
+    if (df_launch_resolve(k, n, &launch, NULL, 0) != 0)
+        return -1;
+
+    memset(out, 0, sizeof *out);
+    out->type = k->elem;
+    out->n = n;
+    out->a = p;
+    out->b = p + (size_t)n * esz;
+    out->launch = launch;
+    copy_name(out->kernel, k->name);
+    out->seed = seed;
+    out->index = index;
+    out->family = fam->id;
+    return 0;
+}

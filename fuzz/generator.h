@@ -1,0 +1,66 @@
+/* generator.h — random cases from (seed, index, kernel).
+ *
+ * Case `index` of a campaign with seed `seed` draws everything from its own
+ * PCG32 stream: df_pcg32_seed(seed, index). For a given kernel's limits the
+ * case is fully determined by (seed, index, --max-n, --family). Order of
+ * draws: family, block, grid, offsets, n, then the values of a and b.
+ */
+#ifndef DOTFUZZ_GENERATOR_H
+#define DOTFUZZ_GENERATOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernels/kernel.h"
+#include "case.h"
+#include "pcg32.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Family ids are stable: they are written into case files. */
+enum {
+    DF_FAM_IMPORTED = 0,
+    DF_FAM_INT_SMALL = 1,   /* uniform integers in [-50, 50] (seed 000) */
+    DF_FAM_UNIFORM = 2,     /* uniform floats in [-50, 50] */
+    DF_FAM_INT_WIDE = 3,    /* integer-valued floats, magnitudes up to 2^24 */
+};
+
+#define DF_TYPE_BIT(t) (1u << (unsigned)(t))
+
+typedef struct df_family {
+    uint32_t id;
+    const char *name;     /* "int-small" */
+    const char *summary;
+    unsigned types;       /* DF_TYPE_BIT mask of supported element types */
+    unsigned weight;      /* relative frequency when mixing families */
+    /* Fills a[0..n) and b[0..n) of type t. */
+    void (*fill)(df_pcg32 *rng, df_type t, void *a, void *b, uint64_t n);
+} df_family;
+
+size_t df_family_count(void);
+const df_family *df_family_at(size_t i);
+const df_family *df_family_find(const char *name); /* NULL if unknown */
+const df_family *df_family_by_id(uint32_t id);     /* NULL if unknown */
+
+typedef struct df_gen_opts {
+    uint64_t max_n;     /* longest case (the kernel's max_n also applies) */
+    uint32_t family;    /* 0 = mix all families that support the type */
+} df_gen_opts;
+
+/* Generates case (seed, index) for kernel k into out; the vectors live in
+ * buf (grown as needed). The launch is resolved for k. Returns 0, or -1 if
+ * no family supports k's element type or memory runs out. */
+int df_generate(uint64_t seed, uint64_t index, const df_kernel *k,
+                const df_gen_opts *o, df_scratch *buf, df_case *out);
+
+/* The length and launch draw alone (exposed for tests): picks block, grid
+ * and offsets within k's ranges and n in [0, max_n] biased to edges. */
+void df_draw_shape(df_pcg32 *rng, const df_kernel *k, uint64_t max_n,
+                   uint64_t *n, df_launch *launch);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,347 @@
+/* oracle.c — judges one kernel result against the CPU references: bug,
+ * precision finding or ok, with the rule that decided and one line of why.
+ *
+ * The rules are DESIGN.md's ("The oracle: telling a bug from rounding"),
+ * checked in a fixed order: execution error, integer accumulators (exact
+ * or bust), NaN and Inf inputs, overflow, then for finite data the exact
+ * regime, the rounding bound gamma_h * G, the host-model match and last
+ * the user's relative tolerance. The oracle reads only the kernel's
+ * descriptor, never the registry.
+ */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "oracle.h"
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+#define DEFAULT_TOL 1e-6
+
+const char *df_verdict_name(df_verdict v)
+{
+    switch (v) {
+    case DF_V_OK: return "ok";
+    case DF_V_PRECISION: return "precision";
+    case DF_V_NONDET: return "nondeterministic";
+    case DF_V_SOFT_ERROR: return "soft-error";
+    case DF_V_BUG: return "bug";
+    }
+    return "?";
+}
+
+double df_gamma(uint64_t k, double u)
+{
+    double ku = (double)k * u;
+    if (ku >= 1.0)
+        return INFINITY;
+    return ku / (1.0 - ku);
+}
+
+static void verdict(df_judgement *out, df_verdict v, const char *rule,
+                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void verdict(df_judgement *out, df_verdict v, const char *rule,
+                    const char *fmt, ...)
+{
+    va_list ap;
+    out->verdict = v;
+    out->rule = rule;
+    va_start(ap, fmt);
+    vsnprintf(out->why, sizeof out->why, fmt, ap);
+    va_end(ap);
+}
+
+static i128 i128_unpack(df_i128 v)
+{
+    return (i128)(((u128)(uint64_t)v.hi << 64) | v.lo);
+}
+
+/* Decimal text of a 128-bit integer (at most 40 characters and a NUL). */
+static const char *i128_text(df_i128 v, char buf[48])
+{
+    i128 x = i128_unpack(v);
+    u128 m = x < 0 ? (u128)0 - (u128)x : (u128)x;
+    char *p = buf + 47;
+    *p = '\0';
+    do {
+        *--p = (char)('0' + (int)(m % 10));
+        m /= 10;
+    } while (m);
+    if (x < 0)
+        *--p = '-';
+    return p;
+}
+
+static int same_bits(double x, double y)
+{
+    if (isnan(x) && isnan(y))
+        return 1;
+    uint64_t bx, by;
+    memcpy(&bx, &x, sizeof bx);
+    memcpy(&by, &y, sizeof by);
+    return bx == by;
+}
+
+static double acc_unit(df_type acc)
+{
+    switch (acc) {
+    case DF_F32: return 0x1p-24;
+    case DF_F64: return 0x1p-53;
+    case DF_I32: return 0.0; /* integer sums do not round */
+    }
+    return 0.0;
+}
+
+static double acc_max(df_type acc)
+{
+    return acc == DF_F32 ? (double)FLT_MAX : DBL_MAX;
+}
+
+/* Allowance for products (and, when flushing, sums) that leave the normal
+ * range: gradual underflow loses at most half a subnormal ulp per product;
+ * flushing loses up to the smallest normal per product and per sum. */
+static double underflow_allowance(const df_kernel *k, uint64_t n)
+{
+    double dn = (double)n;
+    int flushes = (k->flags & DF_K_FLUSHES_SUBNORMALS) != 0;
+    if (k->acc == DF_F32)
+        return flushes ? 2.0 * dn * 0x1p-126 : dn * 0x1p-150;
+    if (flushes)
+        return 2.0 * dn * 0x1p-1022;
+    /* n * 2^-1075, rounded up: 2^-1075 itself is not a double. */
+    return (double)((n >> 1) + (n & 1)) * 0x1p-1074;
+}
+
+/* ---- rule 1: integer accumulators -------------------------------------- */
+
+static void judge_int(const df_refs *refs, const df_result *res,
+                      df_judgement *out)
+{
+    char buf[48];
+    out->is_int = 1;
+    out->iresult = res->i;
+    out->result = (double)res->i;
+    if (!refs->exact_known) {
+        verdict(out, DF_V_BUG, "exec",
+                "integer kernel given non-integer data: no exact reference");
+        return;
+    }
+    i128 diff = i128_unpack(refs->exact) - (i128)res->i;
+    out->abs_err = fabs((double)diff);
+    double s = fabs(refs->exact_hi);
+    out->rel_err = s > 0 ? out->abs_err / s : (res->i == 0 ? 0.0 : INFINITY);
+    out->err_ratio = out->abs_err == 0 ? 0.0 : INFINITY;
+    const char *ex = i128_text(refs->exact, buf);
+    if (df_i128_cmp_i64(refs->exact, INT32_MAX) > 0 ||
+        df_i128_cmp_i64(refs->exact, INT32_MIN) < 0)
+        verdict(out, DF_V_BUG, "overflow",
+                "exact %s does not fit int32; kernel returned %" PRId64
+                " (silent overflow, n beyond what an int32 sum can hold)",
+                ex, res->i);
+    else if (diff != 0)
+        verdict(out, DF_V_BUG, "exact",
+                "result %" PRId64 " != exact %s (integer kernel, G=%.17g)",
+                res->i, ex, refs->G);
+    else
+        verdict(out, DF_V_OK, "exact", "result %" PRId64 " == exact (integer kernel)",
+                res->i);
+}
+
+/* ---- rules 2-4: non-finite inputs or result ----------------------------- */
+
+/* The class of the value any order must produce from inputs holding +-Inf
+ * (no NaN): NaN when some product is 0 * Inf or infinite products of both
+ * signs exist, else Inf of their sign. *fin_g receives sum |a_i b_i| over
+ * the finite products, which could overflow on their own. */
+static double expected_with_inf(const df_case *c, double *fin_g)
+{
+    int pos = 0, neg = 0, zero_inf = 0;
+    double g = 0.0;
+    for (uint64_t i = 0; i < c->n; i++) {
+        double x = df_elem_as_double(c->type, c->a, i);
+        double y = df_elem_as_double(c->type, c->b, i);
+        if (isinf(x) || isinf(y)) {
+            if (x == 0 || y == 0)
+                zero_inf = 1;
+            else if ((x < 0) != (y < 0))
+                neg = 1;
+            else
+                pos = 1;
+        } else {
+            g += fabs(x * y);
+        }
+    }
+    *fin_g = g;
+    if (zero_inf || (pos && neg))
+        return NAN;
+    return pos ? INFINITY : -INFINITY;
+}
+
+static int same_class(double x, double y)
+{
+    if (isnan(x) || isnan(y))
+        return isnan(x) && isnan(y);
+    if (isinf(x) || isinf(y))
+        return x == y;
+    return 1;
+}
+
+/* G * (1 + gamma_h) bounds every partial sum of every order of evaluation,
+ * G itself widened for its own rounding (1 + n 2^-52). Below the largest
+ * finite value of the accumulator, no order can overflow. */
+static int may_overflow(const df_kernel *k, uint64_t n, double g, double gam)
+{
+    double top = g * (1.0 + (double)n * 0x1p-52) * (1.0 + gam);
+    return !(top < acc_max(k->acc));
+}
+
+static void judge_inf_inputs(const df_kernel *k, const df_case *c,
+                             df_judgement *out, double gam)
+{
+    double fin_g;
+    double want = expected_with_inf(c, &fin_g);
+    double got = out->result;
+    if (same_class(got, want))
+        verdict(out, DF_V_OK, "nonfinite", "Inf inputs: result %a as expected", got);
+    else if (isinf(want) && isnan(got) && may_overflow(k, c->n, fin_g, gam))
+        verdict(out, DF_V_PRECISION, "overflow",
+                "Inf inputs: expected %a, got NaN; the finite products "
+                "(sum %.6g) may overflow to the opposite infinity",
+                want, fin_g);
+    else
+        verdict(out, DF_V_BUG, "nonfinite", "Inf inputs: expected %a, got %a", want,
+                got);
+}
+
+/* ---- rule 5: finite inputs, finite result ------------------------------- */
+
+static void judge_finite(const df_kernel *k, const df_refs *refs,
+                         const df_result *model, const df_oracle_opts *opts,
+                         df_judgement *out)
+{
+    char buf[48];
+    double r = out->result;
+    int by_kahan = !refs->exact_known;
+    double s = by_kahan ? refs->kahan : refs->exact_hi;
+    double widen = by_kahan ? refs->kahan_err : 0.0;
+    const char *sname = by_kahan ? "kahan" : "exact";
+    double tol = opts ? opts->tol : DEFAULT_TOL;
+
+    if (!by_kahan) {
+        double ceiling = k->acc == DF_F32 ? 0x1p24 : 0x1p53;
+        /* For f64 accumulators G must stay strictly below 2^53: the
+         * computed G equals 2^53 both when the true G is 2^53 and when it
+         * is a little above, where a correct kernel may round. */
+        int exact_regime = refs->all_integer &&
+                           (k->acc == DF_F32 ? refs->G <= ceiling : refs->G < ceiling);
+        if (exact_regime && !(r == refs->exact_hi && refs->exact_lo == 0.0)) {
+            verdict(out, DF_V_BUG, "exact",
+                    "result %a != exact %s (exact regime, G=%.17g)", r,
+                    i128_text(refs->exact, buf), refs->G);
+            return;
+        }
+    }
+    if (out->abs_err > out->bound + widen) {
+        verdict(out, DF_V_BUG, "bound",
+                "|result %a - %s %a| = %.3g > bound %.3g (h=%" PRIu64
+                ", G=%.6g, %.3g u G)",
+                r, sname, s, out->abs_err, out->bound + widen, out->h, out->G,
+                out->err_ratio);
+        return;
+    }
+    if (model && model->status == DF_RUN_OK && (k->flags & DF_K_DETERMINISTIC) &&
+        !same_bits(r, model->f)) {
+        verdict(out, DF_V_BUG, "model",
+                "deterministic kernel %a != host model %a", r, model->f);
+        return;
+    }
+    int beyond_tol = by_kahan ? out->abs_err > tol * fabs(s) + widen : out->rel_err > tol;
+    if (beyond_tol)
+        verdict(out, DF_V_PRECISION, "tolerance",
+                "rel err %.3g > tol %.3g inside the bound (%.3g u G): "
+                "ill-conditioned, cond=%.3g",
+                out->rel_err, tol, out->err_ratio, out->cond);
+    else
+        verdict(out, DF_V_OK, "within-tolerance", "rel err %.3g <= tol %.3g (cond=%.3g)",
+                out->rel_err, tol, out->cond);
+}
+
+/* Error measures against the best reference: exact when known (head and
+ * tail, so the tail of a large exact value is not lost), else Kahan. */
+static void fill_errors(const df_refs *refs, df_judgement *out)
+{
+    double r = out->result;
+    double s = refs->exact_known ? refs->exact_hi : refs->kahan;
+    out->abs_err = refs->exact_known ? fabs((r - refs->exact_hi) - refs->exact_lo)
+                                     : fabs(r - refs->kahan);
+    if (s != 0)
+        out->rel_err = out->abs_err / fabs(s);
+    else
+        out->rel_err = r == 0 ? 0.0 : INFINITY;
+    out->err_ratio = out->G > 0 ? out->abs_err / (out->u * out->G) : 0.0;
+    out->cond = s != 0 ? 2.0 * out->G / fabs(s) : INFINITY;
+}
+
+void df_judge(const df_kernel *k, const df_case *c, const df_refs *refs,
+              const df_result *res, const df_result *model,
+              const df_oracle_opts *opts, df_judgement *out)
+{
+    memset(out, 0, sizeof *out);
+    out->u = acc_unit(k->acc);
+    out->h = k->tree_height ? k->tree_height(c->n, &c->launch) : c->n;
+    out->exact_known = refs->exact_known;
+    out->exact_hi = refs->exact_hi;
+    out->exact_lo = refs->exact_lo;
+    out->kahan = refs->kahan;
+    out->ref = refs->exact_known ? refs->exact_hi : refs->kahan;
+    out->G = refs->G;
+    out->result = res->f;
+    double s = out->ref;
+    out->cond = s != 0 ? 2.0 * out->G / fabs(s) : INFINITY;
+
+    if (res->status != DF_RUN_OK) {
+        out->is_int = k->acc == DF_I32;
+        verdict(out, DF_V_BUG, "exec", "%s", res->err);
+        return;
+    }
+    if (k->acc == DF_I32) {
+        judge_int(refs, res, out);
+        return;
+    }
+
+    double gam = df_gamma(out->h, out->u);
+    out->bound = gam * out->G * (1.0 + (double)c->n * 0x1p-52) +
+                 underflow_allowance(k, c->n);
+    double r = out->result;
+    if (refs->has_nan) {
+        out->abs_err = out->rel_err = out->err_ratio = NAN;
+        if (isnan(r))
+            verdict(out, DF_V_OK, "nan", "NaN input, NaN result");
+        else
+            verdict(out, DF_V_BUG, "nan", "NaN input, result %a is not NaN", r);
+        return;
+    }
+    if (refs->has_nonfinite) {
+        out->abs_err = out->rel_err = out->err_ratio = NAN;
+        judge_inf_inputs(k, c, out, gam);
+        return;
+    }
+    fill_errors(refs, out);
+    if (!isfinite(r)) {
+        if (!may_overflow(k, c->n, out->G, gam))
+            verdict(out, DF_V_BUG, "nonfinite",
+                    "finite inputs, result %a, but G=%.6g cannot overflow in any order",
+                    r, out->G);
+        else
+            verdict(out, DF_V_PRECISION, "overflow",
+                    "finite inputs, result %a: G=%.6g lets some orders overflow", r,
+                    out->G);
+        return;
+    }
+    judge_finite(k, refs, model, opts, out);
+}

@@ -1,0 +1,455 @@
+/* kernels/cuda_backend.cu — the cuda backend (API in cuda_backend.h): owns
+ * device 0, one non-blocking stream and the device and pinned buffers,
+ * grown on demand and reused across cases; copies a case in, lets the
+ * kernel's launcher enqueue its work, synchronizes, lets it finish, and
+ * turns every failed call into an error naming the kernel, the case and
+ * the call.
+ *
+ * Like the kernel files it is compiled twice (see Makefile). The nvcc half
+ * is the backend. The cc half is empty when the build has nvcc, and when it
+ * has none it is a backend that cannot open and says why.
+ *
+ * Launchers report a failure as a nonzero return with ctx->failed_call set:
+ * a cudaError_t, a cublasStatus_t (failed_call names a cublas* call), or a
+ * negative value for a failure found on the host (a broken loop invariant),
+ * described in ctx->detail.
+ *
+ * A sticky error (illegal address, ...) poisons the process's CUDA context
+ * for good: df_cuda_run returns -1 then and from then on, and df_cuda_open
+ * in the same process refuses with that reason (seen on an H200: even
+ * cudaDeviceReset does not bring it back). Recovery is a new process. */
+#include "kernel.h"
+#include "cuda_backend.h"
+
+#ifndef __CUDACC__
+#ifndef DOTFUZZ_CUDA
+/* ---- built without nvcc ---- */
+#include <stdio.h>
+
+int df_cuda_open(df_cuda **out, char *err, size_t err_len)
+{
+    *out = NULL;
+    if (err && err_len)
+        snprintf(err, err_len,
+                 "built without CUDA (no nvcc at build time): rebuild with "
+                 "nvcc on PATH or NVCC=/path/to/nvcc");
+    return -1;
+}
+
+void df_cuda_close(df_cuda *cu) { (void)cu; }
+
+const char *df_cuda_describe(const df_cuda *cu)
+{
+    (void)cu;
+    return "no CUDA (built without nvcc)";
+}
+
+void df_cuda_set_debug_invariants(df_cuda *cu, int on)
+{
+    (void)cu;
+    (void)on;
+}
+
+int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
+                df_result *res)
+{
+    (void)cu;
+    (void)k;
+    (void)c;
+    res->status = DF_RUN_ERROR;
+    snprintf(res->err, sizeof res->err, "built without CUDA");
+    return -1;
+}
+#else
+/* The nvcc half below is the backend; ISO C wants a declaration here. */
+typedef int df_cuda_backend_is_built_by_nvcc;
+#endif
+
+#else
+/* ---- the backend (CUDA C) ---- */
+#include <atomic>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct df_cuda {
+    int device;
+    cudaStream_t stream;
+    void *h_result, *d_result;   /* 16 bytes each */
+    void *d_a, *d_b;             /* cudaMalloc'd, so 256-byte aligned */
+    size_t d_a_cap, d_b_cap;
+    void *h_stage;               /* pinned: a then b, copied in from the case */
+    size_t h_stage_cap;
+    void *d_scratch, *h_scratch; /* kernel scratch and its pinned twin */
+    size_t d_scratch_cap, h_scratch_cap;
+    void *cublas;                /* cublasHandle_t, made by cublas kernels */
+    int debug_invariants;
+    int broken;                  /* a sticky error poisoned the context:
+                                    every run returns -1 */
+    char describe[256];
+};
+
+enum { RESULT_BYTES = 16, ALIGN = 256 };
+
+static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+/* Grows a buffer to at least need bytes (never shrinks). Doubling keeps
+ * reallocations rare when lengths creep up; if the doubled size does not
+ * fit, exactly what is needed is tried. */
+static cudaError_t grow(void **p, size_t *cap, size_t need, int pinned)
+{
+    if (*p && need <= *cap)
+        return cudaSuccess;
+    size_t want = round_up(need > 2 * *cap ? need : 2 * *cap, ALIGN);
+    if (*p) {
+        cudaError_t e = pinned ? cudaFreeHost(*p) : cudaFree(*p);
+        *p = NULL;
+        *cap = 0;
+        if (e != cudaSuccess)
+            return e;
+    }
+    for (;;) {
+        cudaError_t e = pinned ? cudaMallocHost(p, want) : cudaMalloc(p, want);
+        if (e == cudaSuccess) {
+            *cap = want;
+            return cudaSuccess;
+        }
+        *p = NULL;
+        size_t exact = round_up(need ? need : 1, ALIGN);
+        if (e != cudaErrorMemoryAllocation || want == exact)
+            return e;
+        (void)cudaGetLastError(); /* out of memory is not sticky: clear it */
+        want = exact;
+    }
+}
+
+/* A sticky error (illegal address, launch failure, ...) leaves the context
+ * unusable: every later call fails the same way. A non-sticky one (bad
+ * launch configuration, out of memory) is cleared by cudaGetLastError.
+ * Returns the sticky error, or cudaSuccess. */
+static cudaError_t sticky_error_now(void)
+{
+    (void)cudaGetLastError();
+    cudaError_t e = cudaDeviceSynchronize();
+    return e != cudaSuccess ? e : cudaGetLastError();
+}
+
+/* The context a sticky error poisons is the process's, not one df_cuda's:
+ * no later open in this process can work (cudaDeviceReset does not bring
+ * it back), so the first such error is kept to say so. Process-wide
+ * because the state it mirrors is. */
+static std::atomic<const char *> process_sticky_error{nullptr};
+
+static const char *error_string(const char *call, int code)
+{
+    if (code < 0)
+        return "check failed on the host";
+    if (strncmp(call, "cublas", 6) == 0)
+        return cublasGetStatusString((cublasStatus_t)code);
+    return cudaGetErrorString((cudaError_t)code);
+}
+
+static void set_error(df_result *res, const df_kernel *k, const df_case *c,
+                      const char *call, int code, const char *detail)
+{
+    int len = snprintf(res->err, sizeof res->err,
+                       "%s case seed=%llu index=%llu n=%llu: %s: %s",
+                       k->name, (unsigned long long)c->seed,
+                       (unsigned long long)c->index, (unsigned long long)c->n,
+                       call, code < 0 && detail && detail[0]
+                                 ? detail
+                                 : error_string(call, code));
+    if (code >= 0 && detail && detail[0] && len >= 0 &&
+        (size_t)len < sizeof res->err)
+        snprintf(res->err + len, sizeof res->err - (size_t)len, " (%s)",
+                 detail);
+    res->status = DF_RUN_ERROR;
+}
+
+/* The kernel module's version ("580.159.04") from the first line of the
+ * proc file the NVIDIA driver publishes on Linux ("NVRM version: NVIDIA
+ * UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...");
+ * 0 when it is not there. */
+static int driver_module_version(char *out, size_t len)
+{
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    char line[512];
+    int ok = 0;
+    if (!f)
+        return 0;
+    const char *p = fgets(line, sizeof line, f) ? strstr(line, "Kernel Module") : NULL;
+    while (p && *p && !ok) {
+        p += strcspn(p, " \t\n");
+        p += strspn(p, " \t\n");
+        size_t n = strcspn(p, " \t\n");
+        /* the first word after it made of digits and dots, e.g. 580.159.04 */
+        if (n > 0 && n < len && p[0] >= '0' && p[0] <= '9' &&
+            strspn(p, "0123456789.") == n && memchr(p, '.', n)) {
+            memcpy(out, p, n);
+            out[n] = '\0';
+            ok = 1;
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
+static void describe_device(df_cuda *cu, const cudaDeviceProp *prop)
+{
+    int drv = 0, rt = 0;
+    char module[32];
+    char driver[48];
+    (void)cudaDriverGetVersion(&drv);
+    (void)cudaRuntimeGetVersion(&rt);
+    if (driver_module_version(module, sizeof module))
+        snprintf(driver, sizeof driver, "%s", module);
+    else
+        snprintf(driver, sizeof driver, "CUDA %d.%d", drv / 1000,
+                 drv % 1000 / 10);
+    snprintf(cu->describe, sizeof cu->describe,
+             "%.120s, sm_%d%d, driver %s, runtime %d.%d", prop->name, prop->major,
+             prop->minor, driver, rt / 1000, rt % 1000 / 10);
+}
+
+static int open_fail(df_cuda *cu, char *err, size_t err_len, const char *call,
+                     cudaError_t e)
+{
+    if (err && err_len)
+        snprintf(err, err_len, "cannot open CUDA device 0: %s: %s", call,
+                 cudaGetErrorString(e));
+    df_cuda_close(cu);
+    return -1;
+}
+
+extern "C" int df_cuda_open(df_cuda **out, char *err, size_t err_len)
+{
+    const char *sticky = process_sticky_error.load();
+    *out = NULL;
+    if (sticky) {
+        if (err && err_len)
+            snprintf(err, err_len,
+                     "the CUDA context of this process is unusable after a "
+                     "sticky error (%s): open the backend in a new process",
+                     sticky);
+        return -1;
+    }
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        if (err && err_len)
+            snprintf(err, err_len, "no CUDA device: cudaGetDeviceCount: %s",
+                     e != cudaSuccess ? cudaGetErrorString(e)
+                                      : "found 0 devices");
+        return -1;
+    }
+    df_cuda *cu = (df_cuda *)calloc(1, sizeof *cu);
+    if (!cu) {
+        if (err && err_len)
+            snprintf(err, err_len, "cannot open CUDA device 0: out of memory");
+        return -1;
+    }
+    cudaDeviceProp prop;
+    if ((e = cudaSetDevice(0)) != cudaSuccess)
+        return open_fail(cu, err, err_len, "cudaSetDevice(0)", e);
+    if ((e = cudaGetDeviceProperties(&prop, 0)) != cudaSuccess)
+        return open_fail(cu, err, err_len, "cudaGetDeviceProperties", e);
+    if ((e = cudaStreamCreateWithFlags(&cu->stream, cudaStreamNonBlocking)) !=
+        cudaSuccess)
+        return open_fail(cu, err, err_len, "cudaStreamCreateWithFlags", e);
+    if ((e = cudaMallocHost(&cu->h_result, RESULT_BYTES)) != cudaSuccess)
+        return open_fail(cu, err, err_len, "cudaMallocHost(result)", e);
+    if ((e = cudaMalloc(&cu->d_result, RESULT_BYTES)) != cudaSuccess)
+        return open_fail(cu, err, err_len, "cudaMalloc(result)", e);
+    describe_device(cu, &prop);
+    *out = cu;
+    return 0;
+}
+
+extern "C" void df_cuda_close(df_cuda *cu)
+{
+    if (!cu)
+        return;
+    if (cu->cublas)
+        (void)cublasDestroy((cublasHandle_t)cu->cublas);
+    (void)cudaFree(cu->d_a);
+    (void)cudaFree(cu->d_b);
+    (void)cudaFree(cu->d_scratch);
+    (void)cudaFree(cu->d_result);
+    (void)cudaFreeHost(cu->h_stage);
+    (void)cudaFreeHost(cu->h_scratch);
+    (void)cudaFreeHost(cu->h_result);
+    if (cu->stream)
+        (void)cudaStreamDestroy(cu->stream);
+    free(cu);
+}
+
+extern "C" const char *df_cuda_describe(const df_cuda *cu)
+{
+    return cu ? cu->describe : "no CUDA device";
+}
+
+extern "C" void df_cuda_set_debug_invariants(df_cuda *cu, int on)
+{
+    cu->debug_invariants = on;
+}
+
+/* Places a and b (offset elements past 256-byte aligned bases) on the
+ * device through the pinned staging buffer, so the copies are truly
+ * asynchronous. Returns the failed call or NULL. */
+static const char *copy_case_in(df_cuda *cu, const df_case *c, size_t es,
+                                cudaError_t *e)
+{
+    size_t na = (size_t)c->n * es;
+    size_t off_a = (size_t)c->launch.offset_a * es;
+    size_t off_b = (size_t)c->launch.offset_b * es;
+    size_t stage_b = round_up(na, ALIGN);
+    if ((*e = grow(&cu->d_a, &cu->d_a_cap, round_up(off_a + na, ALIGN), 0)))
+        return "cudaMalloc(a)";
+    if ((*e = grow(&cu->d_b, &cu->d_b_cap, round_up(off_b + na, ALIGN), 0)))
+        return "cudaMalloc(b)";
+    if ((*e = grow(&cu->h_stage, &cu->h_stage_cap, stage_b + na, 1)))
+        return "cudaMallocHost(staging)";
+    if (na == 0)
+        return NULL;
+    memcpy(cu->h_stage, c->a, na);
+    memcpy((char *)cu->h_stage + stage_b, c->b, na);
+    if ((*e = cudaMemcpyAsync((char *)cu->d_a + off_a, cu->h_stage, na,
+                              cudaMemcpyHostToDevice, cu->stream)))
+        return "cudaMemcpyAsync(a)";
+    if ((*e = cudaMemcpyAsync((char *)cu->d_b + off_b,
+                              (char *)cu->h_stage + stage_b, na,
+                              cudaMemcpyHostToDevice, cu->stream)))
+        return "cudaMemcpyAsync(b)";
+    return NULL;
+}
+
+/* Checks what the launchers take for granted: the kernel's type, a launch
+ * valid for it (resolved into *rc), a size that fits in memory. */
+static int validate_case(const df_kernel *k, const df_case *c, df_case *rc,
+                         df_result *res)
+{
+    char why[112];
+    *rc = *c;
+    size_t es = df_type_size(c->type);
+    const char *what = NULL;
+    if (c->type != k->elem) {
+        snprintf(why, sizeof why, "case type %s, kernel wants %s",
+                 df_type_name(c->type), df_type_name(k->elem));
+        what = why;
+    } else if (df_launch_resolve(k, c->n, &rc->launch, why, sizeof why) != 0) {
+        what = why;
+    } else if (c->n > (SIZE_MAX / 4 - 2 * (size_t)UINT32_MAX) / es) {
+        snprintf(why, sizeof why, "n = %llu is too large for this host",
+                 (unsigned long long)c->n);
+        what = why;
+    }
+    if (!what)
+        return 0;
+    res->status = DF_RUN_ERROR;
+    snprintf(res->err, sizeof res->err, "%s case seed=%llu index=%llu n=%llu: %s",
+             k->name, (unsigned long long)c->seed,
+             (unsigned long long)c->index, (unsigned long long)c->n, what);
+    return -1;
+}
+
+/* After a failure: drain the stream so no work still uses the buffers,
+ * then tell an ordinary error (0) from a sticky one (-1: this process's
+ * CUDA context is gone; later runs and opens in it fail at once). */
+static int after_failure(df_cuda *cu)
+{
+    (void)cudaStreamSynchronize(cu->stream);
+    cudaError_t e = sticky_error_now();
+    if (e == cudaSuccess)
+        return 0;
+    cu->broken = 1;
+    const char *none = nullptr;
+    process_sticky_error.compare_exchange_strong(none, cudaGetErrorString(e));
+    return -1;
+}
+
+/* Copies the case in and grows the scratch its kernel asks for. Returns
+ * the failed call or NULL. */
+static const char *stage_case(df_cuda *cu, const df_kernel *k,
+                              const df_case *rc, cudaError_t *e)
+{
+    const char *call;
+    if ((*e = cudaSetDevice(cu->device)) != cudaSuccess)
+        return "cudaSetDevice";
+    if ((call = copy_case_in(cu, rc, df_type_size(rc->type), e)))
+        return call;
+    size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(rc->n, &rc->launch) : 0;
+    if (sb && (*e = grow(&cu->d_scratch, &cu->d_scratch_cap, sb, 0)))
+        return "cudaMalloc(scratch)";
+    if (sb && (*e = grow(&cu->h_scratch, &cu->h_scratch_cap, sb, 1)))
+        return "cudaMallocHost(scratch)";
+    return NULL;
+}
+
+static void fill_ctx(const df_cuda *cu, const df_case *rc, df_gpu_ctx *ctx)
+{
+    size_t es = df_type_size(rc->type);
+    memset(ctx, 0, sizeof *ctx);
+    ctx->a = (const char *)cu->d_a + (size_t)rc->launch.offset_a * es;
+    ctx->b = (const char *)cu->d_b + (size_t)rc->launch.offset_b * es;
+    ctx->d_scratch = cu->d_scratch;
+    ctx->h_scratch = cu->h_scratch;
+    ctx->d_scratch_bytes = cu->d_scratch_cap < cu->h_scratch_cap
+                               ? cu->d_scratch_cap : cu->h_scratch_cap;
+    ctx->d_result = cu->d_result;
+    ctx->h_result = cu->h_result;
+    ctx->stream = cu->stream;
+    ctx->cublas = cu->cublas;
+    ctx->debug_invariants = cu->debug_invariants;
+}
+
+/* Returns 0 when res is filled (check res->status), -1 after a sticky
+ * error (res says which). */
+extern "C" int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
+                           df_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (cu->broken) {
+        res->status = DF_RUN_ERROR;
+        snprintf(res->err, sizeof res->err,
+                 "%s case seed=%llu index=%llu n=%llu: not run: the CUDA "
+                 "context is unusable after a sticky error (%s)",
+                 k->name, (unsigned long long)c->seed,
+                 (unsigned long long)c->index, (unsigned long long)c->n,
+                 process_sticky_error.load());
+        return -1;
+    }
+    if (!k->gpu) {
+        res->status = DF_RUN_ERROR;
+        snprintf(res->err, sizeof res->err, "%s has no GPU launcher", k->name);
+        return 0;
+    }
+    df_case rc;
+    if (validate_case(k, c, &rc, res) != 0)
+        return 0;
+    cudaError_t e;
+    const char *call = stage_case(cu, k, &rc, &e);
+    if (call) {
+        set_error(res, k, c, call, (int)e, NULL);
+        return after_failure(cu);
+    }
+    df_gpu_ctx ctx;
+    fill_ctx(cu, &rc, &ctx);
+    int code = k->gpu->enqueue(&ctx, &rc);
+    cu->cublas = ctx.cublas; /* a handle made now outlives the case */
+    if (code == 0 && (e = cudaStreamSynchronize(cu->stream)) != cudaSuccess) {
+        code = (int)e;
+        ctx.failed_call = "cudaStreamSynchronize";
+    }
+    if (code == 0)
+        code = k->gpu->finish(&ctx, &rc, res);
+    if (code != 0) {
+        set_error(res, k, c, ctx.failed_call ? ctx.failed_call : "enqueue",
+                  code, ctx.detail);
+        return after_failure(cu);
+    }
+    res->status = DF_RUN_OK;
+    return 0;
+}
+#endif

@@ -1,0 +1,84 @@
+/* cuda_backend.h — the GPU half of the kernel interface, and the cuda
+ * backend that drives it (kernels/cuda_backend.cu).
+ *
+ * Each kernel file's nvcc half defines one `const struct df_gpu_ops` with
+ * C linkage; its descriptor points at it (DF_GPU_REF). The backend owns the
+ * device and pinned buffers, reuses them across cases, copies the case in,
+ * calls enqueue (asynchronous, on ctx->stream), synchronizes, then calls
+ * finish to read the result. Every CUDA call is checked; a failure becomes
+ * an execution error naming the kernel, the case and the call.
+ */
+#ifndef DOTFUZZ_CUDA_BACKEND_H
+#define DOTFUZZ_CUDA_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Per-case view of the backend's buffers handed to a kernel. */
+typedef struct df_gpu_ctx {
+    const void *a, *b;      /* device: the case's vectors, at their offsets */
+    void *d_scratch;        /* device scratch, >= ops->scratch_bytes() */
+    size_t d_scratch_bytes;
+    void *h_scratch;        /* pinned host scratch (block partials), same size */
+    void *d_result;         /* device: 16 bytes for the result */
+    void *h_result;         /* pinned host: 16 bytes the result is copied to */
+    void *stream;           /* cudaStream_t */
+    void *cublas;           /* cublasHandle_t, created on first use by cublas kernels */
+    int debug_invariants;   /* fold/tournament: check the loop invariant each round */
+    const char *failed_call; /* set by enqueue/finish on a CUDA error: the call */
+    char detail[160];       /* optional extra context (e.g. broken invariant) */
+} df_gpu_ctx;
+
+struct df_gpu_ops {
+    /* Device scratch the kernel needs for (n, launch); NULL = none. */
+    size_t (*scratch_bytes)(uint64_t n, const df_launch *launch);
+    /* Enqueues all GPU work for the case on ctx->stream, including the copy
+     * of the result into ctx->h_result (or partials into h_scratch).
+     * Returns 0, a cudaError_t / cublasStatus_t value (ctx->failed_call
+     * names the call; cuBLAS calls are named "cublas..."), or a negative
+     * value for a failure found on the host that is no CUDA error (a broken
+     * loop invariant), described in ctx->detail. May synchronize only in
+     * debug-invariant mode. */
+    int (*enqueue)(df_gpu_ctx *ctx, const df_case *c);
+    /* After the stream is synchronized: turns what enqueue copied into
+     * res (host sum of partials for tree-hostsum). Returns 0 or an error as
+     * enqueue. */
+    int (*finish)(df_gpu_ctx *ctx, const df_case *c, df_result *res);
+};
+
+#ifdef DOTFUZZ_CUDA
+#define DF_GPU_REF(sym) (&(sym))
+#else
+#define DF_GPU_REF(sym) NULL
+#endif
+
+/* The cuda backend. */
+typedef struct df_cuda df_cuda;
+
+/* Opens device 0 (CUDA_VISIBLE_DEVICES selects). Returns 0, or -1 with a
+ * reason (no device, driver too old, built without CUDA). */
+int df_cuda_open(df_cuda **out, char *err, size_t err_len);
+void df_cuda_close(df_cuda *cu);
+/* "NVIDIA H200, sm_90, driver 580.159, runtime 13.0" */
+const char *df_cuda_describe(const df_cuda *cu);
+void df_cuda_set_debug_invariants(df_cuda *cu, int on);
+
+/* Runs kernel k on case c: copies the vectors in, enqueue, sync, finish.
+ * Returns 0 when res is filled (res->status tells success or a CUDA error
+ * with context), -1 when the context is unusable: a sticky error (illegal
+ * address, launch failure) poisons the CUDA context for the rest of the
+ * process, so df_cuda_open refuses from then on and the work must go on in
+ * a new process (res still carries the error). */
+int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
+                df_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

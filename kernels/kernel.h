@@ -1,0 +1,111 @@
+/* kernel.h — the kernel descriptor: everything the harness knows about a dot
+ * kernel, and the result type every backend fills in.
+ *
+ * A kernel lives in one file under kernels/ that holds its host model and
+ * descriptor (compiled as C11 by cc) and its CUDA kernel and launcher
+ * (compiled by nvcc, inside #ifdef __CUDACC__). The host model performs the
+ * same floating-point operations in the same order as the GPU kernel, so a
+ * deterministic kernel must match it bit for bit.
+ */
+#ifndef DOTFUZZ_KERNEL_H
+#define DOTFUZZ_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../fuzz/case.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a kernel run produced. Float kernels widen their result exactly to
+ * double in f; integer kernels sign-extend theirs into i. status is
+ * DF_RUN_OK, or DF_RUN_ERROR with a one-line message in err (a CUDA error,
+ * a failed allocation, a broken invariant in debug mode). */
+enum { DF_RUN_OK = 0, DF_RUN_ERROR = 1 };
+
+typedef struct df_result {
+    double f;
+    int64_t i;
+    int status;
+    char err[160];
+} df_result;
+
+/* Scratch memory a host model may use (fold and tournament work in place).
+ * Owned by the backend, grown on demand, reused across cases. */
+typedef struct df_scratch {
+    void *p;
+    size_t cap;
+} df_scratch;
+
+/* Returns scratch->p with at least bytes available, or NULL. */
+void *df_scratch_reserve(df_scratch *s, size_t bytes);
+void df_scratch_free(df_scratch *s);
+
+/* Kernel traits (flags). */
+enum {
+    DF_K_DETERMINISTIC = 1u << 0,   /* same bits every run: model match applies */
+    DF_K_FLUSHES_SUBNORMALS = 1u << 1, /* e.g. float atomicAdd on global memory */
+    DF_K_ANY_ALIGNMENT = 1u << 2,   /* correct for any offset_a/offset_b */
+    DF_K_BLOCK_POW2 = 1u << 3,      /* needs a power-of-two block size */
+    DF_K_GRID_FREE = 1u << 4,       /* grid is a free parameter (grid-stride);
+                                       otherwise grid = ceil(n / (block*per_thread)) */
+    DF_K_DEBUG_INVARIANTS = 1u << 5, /* checks loop invariants when asked */
+    DF_K_BLOCK_WARP = 1u << 6,      /* needs a block size that is a multiple of 32 */
+};
+
+/* GPU side of a kernel, defined by its nvcc-compiled half (see
+ * kernels/cuda_backend.h). Opaque to host code. */
+struct df_gpu_ops;
+
+typedef struct df_kernel {
+    const char *name;      /* "atomic-block" */
+    const char *origin;    /* "seed 000", "dotfuzz" */
+    const char *summary;   /* one line: what differs from its siblings */
+    df_type elem;          /* element type of a and b */
+    df_type acc;           /* accumulator and result type */
+    unsigned flags;
+    uint32_t block_min, block_max, block_default;
+    uint32_t grid_max;      /* DF_K_GRID_FREE kernels: largest grid; 0 = no limit */
+    uint32_t per_thread;    /* elements per thread when grid is derived (>=1) */
+    uint64_t max_n;         /* longest case the kernel accepts; 0 = no limit */
+
+    /* Tree height h: the longest chain of roundings from an input to the
+     * result, the product's own rounding included (DESIGN.md, oracle rule 2).
+     * The oracle's bound is gamma_h * G. */
+    uint64_t (*tree_height)(uint64_t n, const df_launch *launch);
+
+    /* Host model: same operations, same order as the GPU kernel. NULL for
+     * kernels that have none (cuBLAS): the bound alone judges them. */
+    int (*host_model)(const df_case *c, df_scratch *scratch, df_result *out);
+
+    /* GPU launcher table; NULL when built without CUDA. */
+    const struct df_gpu_ops *gpu;
+} df_kernel;
+
+/* The registry (kernels/registry.c). */
+size_t df_kernel_count(void);
+const df_kernel *df_kernel_at(size_t i);
+const df_kernel *df_kernel_find(const char *name); /* NULL if unknown */
+
+/* Fills in the derived parts of a launch for kernel k and length n: the
+ * grid of kernels whose grid covers n, the block default when block is 0,
+ * and clamps nothing silently: returns 0 if the launch is valid for k,
+ * otherwise -1 with a reason in why (which may be NULL). */
+int df_launch_resolve(const df_kernel *k, uint64_t n, df_launch *launch,
+                      char *why, size_t why_len);
+
+static inline int df_is_pow2_u32(uint32_t x) { return x && !(x & (x - 1)); }
+static inline uint32_t df_ceil_log2_u64(uint64_t x)
+{
+    uint32_t r = 0;
+    while (r < 64 && ((uint64_t)1 << r) < x)
+        r++;
+    return r;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,113 @@
+/* kernels/shfl.cu — `shfl` and `shfl-f64acc`: the fast kernels, grown from
+ * seed 004's grid-stride loop and block tree. What differs from their
+ * siblings: 16-byte loads (float4, 4 pairs in flight per thread per
+ * iteration), one fused multiply-add per element into 4 per-thread lanes,
+ * warp-shuffle trees instead of shared-memory trees, any alignment, and a
+ * deterministic cross-block sum on the GPU (the last block to finish adds
+ * the block partials in a fixed order) in one launch, so they are
+ * bit-reproducible and match their host models bit for bit.
+ *   shfl         float in, float accumulators (fmaf), float result.
+ *   shfl-f64acc  float in, double accumulators: fma((double)a, (double)b,
+ *                acc), the product exact in double; double result.
+ * The map from elements to threads and the tree height are in
+ * kernels/shfl_common.h, the host model in kernels/shfl_model.h, shared
+ * with shfl-f64 (kernels/shfl_f64.cu).
+ */
+#include "kernel.h"
+#include "cuda_backend.h"
+#include "shfl_common.h"
+
+#ifndef __CUDACC__
+/* ---- host models and descriptors (C11) ---- */
+#include <math.h>
+
+#define SHFL_NAME shfl_f32
+#define SHFL_ELEM float
+#define SHFL_ACC float
+#define SHFL_TYPE DF_F32
+#define SHFL_V 4
+#define SHFL_FMA(x, y, z) fmaf((x), (y), (z))
+#include "shfl_model.h"
+
+#define SHFL_NAME shfl_f64acc
+#define SHFL_ELEM float
+#define SHFL_ACC double
+#define SHFL_TYPE DF_F32
+#define SHFL_V 4
+#define SHFL_FMA(x, y, z) fma((double)(x), (double)(y), (z))
+#include "shfl_model.h"
+
+static uint64_t shfl_height_f32(uint64_t n, const df_launch *l)
+{
+    return df_shfl_tree_height(n, l, 4);
+}
+
+#ifdef DOTFUZZ_CUDA
+extern const struct df_gpu_ops df_gpu_shfl;
+extern const struct df_gpu_ops df_gpu_shfl_f64acc;
+#endif
+
+const df_kernel df_kernel_shfl = {
+    .name = "shfl",
+    .origin = "seed 004",
+    .summary = "float4 loads, fmaf lanes, warp shuffles, deterministic "
+               "last-block sum: the fast kernel",
+    .elem = DF_F32,
+    .acc = DF_F32,
+    .flags = DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE |
+             DF_K_BLOCK_WARP,
+    .block_min = DF_SHFL_BLOCK_MIN,
+    .block_max = DF_SHFL_BLOCK_MAX,
+    .block_default = DF_SHFL_BLOCK_DEFAULT,
+    .grid_max = DF_SHFL_GRID_MAX,
+    .per_thread = DF_SHFL_PER_THREAD,
+    .max_n = 0,
+    .tree_height = shfl_height_f32,
+    .host_model = shfl_f32_model,
+    .gpu = DF_GPU_REF(df_gpu_shfl),
+};
+
+const df_kernel df_kernel_shfl_f64acc = {
+    .name = "shfl-f64acc",
+    .origin = "seed 004",
+    .summary = "shfl with double accumulation of float inputs (exact "
+               "products, double result)",
+    .elem = DF_F32,
+    .acc = DF_F64,
+    .flags = DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE |
+             DF_K_BLOCK_WARP,
+    .block_min = DF_SHFL_BLOCK_MIN,
+    .block_max = DF_SHFL_BLOCK_MAX,
+    .block_default = DF_SHFL_BLOCK_DEFAULT,
+    .grid_max = DF_SHFL_GRID_MAX,
+    .per_thread = DF_SHFL_PER_THREAD,
+    .max_n = 0,
+    .tree_height = shfl_height_f32,
+    .host_model = shfl_f64acc_model,
+    .gpu = DF_GPU_REF(df_gpu_shfl_f64acc),
+};
+
+#else
+/* ---- GPU kernels and launchers (CUDA C) ---- */
+extern "C" const struct df_gpu_ops df_gpu_shfl = {
+    df_shfl_scratch_bytes<float>,
+    df_shfl_enqueue<float, float>,
+    df_shfl_finish<float>,
+};
+
+extern "C" const struct df_gpu_ops df_gpu_shfl_f64acc = {
+    df_shfl_scratch_bytes<double>,
+    df_shfl_enqueue<float, double>,
+    df_shfl_finish<double>,
+};
+
+extern "C" int df_shfl_blocks_per_sm(uint32_t block, int *blocks_per_sm)
+{
+    return df_shfl_occupancy<float, float>(block, blocks_per_sm);
+}
+
+extern "C" int df_shfl_f64acc_blocks_per_sm(uint32_t block, int *blocks_per_sm)
+{
+    return df_shfl_occupancy<float, double>(block, blocks_per_sm);
+}
+#endif

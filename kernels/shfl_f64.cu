@@ -1,0 +1,66 @@
+/* kernels/shfl_f64.cu — `shfl-f64`: the fast kernel on double inputs
+ * (seed 004's grid-stride loop and block tree, grown). What differs from
+ * shfl (kernels/shfl.cu): double2 loads, so 2 elements per 16-byte vector
+ * and 2 accumulator lanes, fma in double, double result. Everything else
+ * (alignment paths, warp shuffles, deterministic last-block sum, the host
+ * model and tree height) is the same code: kernels/shfl_common.h and
+ * kernels/shfl_model.h.
+ */
+#include "kernel.h"
+#include "cuda_backend.h"
+#include "shfl_common.h"
+
+#ifndef __CUDACC__
+/* ---- host model and descriptor (C11) ---- */
+#include <math.h>
+
+#define SHFL_NAME shfl_f64
+#define SHFL_ELEM double
+#define SHFL_ACC double
+#define SHFL_TYPE DF_F64
+#define SHFL_V 2
+#define SHFL_FMA(x, y, z) fma((x), (y), (z))
+#include "shfl_model.h"
+
+static uint64_t shfl_height_f64(uint64_t n, const df_launch *l)
+{
+    return df_shfl_tree_height(n, l, 2);
+}
+
+#ifdef DOTFUZZ_CUDA
+extern const struct df_gpu_ops df_gpu_shfl_f64;
+#endif
+
+const df_kernel df_kernel_shfl_f64 = {
+    .name = "shfl-f64",
+    .origin = "seed 004",
+    .summary = "shfl on doubles: double2 loads, fma, warp shuffles, "
+               "deterministic last-block sum",
+    .elem = DF_F64,
+    .acc = DF_F64,
+    .flags = DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE |
+             DF_K_BLOCK_WARP,
+    .block_min = DF_SHFL_BLOCK_MIN,
+    .block_max = DF_SHFL_BLOCK_MAX,
+    .block_default = DF_SHFL_BLOCK_DEFAULT,
+    .grid_max = DF_SHFL_GRID_MAX,
+    .per_thread = DF_SHFL_PER_THREAD,
+    .max_n = 0,
+    .tree_height = shfl_height_f64,
+    .host_model = shfl_f64_model,
+    .gpu = DF_GPU_REF(df_gpu_shfl_f64),
+};
+
+#else
+/* ---- GPU kernel and launcher (CUDA C) ---- */
+extern "C" const struct df_gpu_ops df_gpu_shfl_f64 = {
+    df_shfl_scratch_bytes<double>,
+    df_shfl_enqueue<double, double>,
+    df_shfl_finish<double>,
+};
+
+extern "C" int df_shfl_f64_blocks_per_sm(uint32_t block, int *blocks_per_sm)
+{
+    return df_shfl_occupancy<double, double>(block, blocks_per_sm);
+}
+#endif

@@ -1,0 +1,176 @@
+/* shfl_model.h — the host model of the shfl kernels, written once and
+ * compiled per element/accumulator type (C has no templates, and the model
+ * must do its arithmetic in the accumulator's own type). Include it after
+ * defining:
+ *   SHFL_NAME          prefix of the functions it defines (shfl_f32)
+ *   SHFL_ELEM          element type (float, double)
+ *   SHFL_ACC           accumulator type (float, double)
+ *   SHFL_TYPE          element type tag (DF_F32, DF_F64)
+ *   SHFL_V             elements per 16-byte vector (4, 2)
+ *   SHFL_FMA(x, y, z)  the kernel's fused multiply-add, x * y + z
+ * It defines SHFL_NAME##_dot (the model's value) and SHFL_NAME##_model (the
+ * descriptor's host_model), then undefines the parameters, so it can be
+ * included again. It performs the operations of df_shfl_kernel
+ * (kernels/shfl_common.h, which describes the order) in the same order:
+ * warp by warp, so its 32 threads' accumulators walk memory in order, and
+ * without touching the threads, warps and blocks that hold only +0 (their
+ * totals are +0, which the model adds where the kernel adds them).
+ * Stack only: 32 x V accumulators and the last block's 1024 sums.
+ */
+#if !defined(SHFL_NAME) || !defined(SHFL_ELEM) || !defined(SHFL_ACC) || \
+    !defined(SHFL_TYPE) || !defined(SHFL_V) || !defined(SHFL_FMA)
+#error "define SHFL_NAME, SHFL_ELEM, SHFL_ACC, SHFL_TYPE, SHFL_V and SHFL_FMA first"
+#endif
+
+#include <stdio.h>
+
+#include "shfl_common.h"
+
+#define SHFL_CAT2(x, y) x##y
+#define SHFL_CAT(x, y) SHFL_CAT2(x, y)
+#define SHFL_FN(suffix) SHFL_CAT(SHFL_NAME, suffix)
+
+/* The __shfl_down_sync tree as lane 0 sees it: at offset off, lane l < off
+ * adds lane l + off. Lanes at or past off never reach lane 0. */
+static SHFL_ACC SHFL_FN(_warp_tree)(SHFL_ACC x[DF_SHFL_WARP])
+{
+    for (unsigned off = DF_SHFL_WARP / 2; off > 0; off /= 2)
+        for (unsigned l = 0; l < off; l++)
+            x[l] = x[l] + x[l + off];
+    return x[0];
+}
+
+/* Warp 0's tree over the warp totals; warps past nwarps read as +0. */
+static SHFL_ACC SHFL_FN(_warps_tree)(SHFL_ACC wv[DF_SHFL_WARP], uint32_t nwarps)
+{
+    for (uint32_t w = nwarps; w < DF_SHFL_WARP; w++)
+        wv[w] = (SHFL_ACC)0;
+    return SHFL_FN(_warp_tree)(wv);
+}
+
+/* Accumulators of the 32 threads base .. base + 31 after all their
+ * elements, each accumulator in increasing element order. */
+static void SHFL_FN(_warp_accs)(const SHFL_ELEM *a, const SHFL_ELEM *b,
+                                uint64_t n, const df_shfl_map *m, uint64_t base,
+                                SHFL_ACC acc[DF_SHFL_WARP][SHFL_V])
+{
+    for (unsigned l = 0; l < DF_SHFL_WARP; l++)
+        for (unsigned k = 0; k < SHFL_V; k++)
+            acc[l][k] = (SHFL_ACC)0;
+    const uint64_t T = m->threads;
+    if (!m->vector) {
+        unsigned k = 0; /* lane of row i0 / T */
+        for (uint64_t i0 = base; i0 < n; i0 += T, k = (k + 1) % SHFL_V) {
+            uint64_t lanes = df_shfl_min(DF_SHFL_WARP, n - i0);
+            for (uint64_t l = 0; l < lanes; l++)
+                acc[l][k] = SHFL_FMA(a[i0 + l], b[i0 + l], acc[l][k]);
+        }
+        return;
+    }
+    if (base == 0) /* head elements go to threads 0..head-1 (head < 32) */
+        for (uint64_t j = 0; j < m->head; j++)
+            acc[j][0] = SHFL_FMA(a[j], b[j], acc[j][0]);
+    for (uint64_t v0 = base; v0 < m->nvec; v0 += T) {
+        uint64_t lanes = df_shfl_min(DF_SHFL_WARP, m->nvec - v0);
+        const SHFL_ELEM *pa = a + m->head + v0 * SHFL_V;
+        const SHFL_ELEM *pb = b + m->head + v0 * SHFL_V;
+        for (uint64_t l = 0; l < lanes; l++)
+            for (unsigned k = 0; k < SHFL_V; k++)
+                acc[l][k] = SHFL_FMA(pa[l * SHFL_V + k], pb[l * SHFL_V + k],
+                                     acc[l][k]);
+    }
+    if (base == 0) /* tail elements go to threads 0..tail-1 too */
+        for (uint64_t j = 0; j < m->tail; j++) {
+            uint64_t i = m->head + m->nvec * SHFL_V + j;
+            acc[j][0] = SHFL_FMA(a[i], b[i], acc[j][0]);
+        }
+}
+
+/* A thread's lanes, pairwise: ((l0 + l1) + (l2 + l3)). */
+static SHFL_ACC SHFL_FN(_lanes)(SHFL_ACC acc[SHFL_V])
+{
+    for (unsigned s = 1; s < SHFL_V; s *= 2)
+        for (unsigned k = 0; k < SHFL_V; k += 2 * s)
+            acc[k] = acc[k] + acc[k + s];
+    return acc[0];
+}
+
+/* Block blk's partial, as its thread 0 writes it. */
+static SHFL_ACC SHFL_FN(_block)(const SHFL_ELEM *a, const SHFL_ELEM *b,
+                                uint64_t n, const df_shfl_map *m,
+                                uint32_t block, uint32_t blk)
+{
+    SHFL_ACC acc[DF_SHFL_WARP][SHFL_V];
+    SHFL_ACC x[DF_SHFL_WARP], wv[DF_SHFL_WARP];
+    const uint32_t nwarps = block / DF_SHFL_WARP;
+    for (uint32_t w = 0; w < nwarps; w++) {
+        uint64_t base = (uint64_t)blk * block + (uint64_t)w * DF_SHFL_WARP;
+        if (base >= m->active) {
+            wv[w] = (SHFL_ACC)0; /* a warp of +0 sums to +0 */
+            continue;
+        }
+        SHFL_FN(_warp_accs)(a, b, n, m, base, acc);
+        for (unsigned l = 0; l < DF_SHFL_WARP; l++)
+            x[l] = SHFL_FN(_lanes)(acc[l]);
+        wv[w] = SHFL_FN(_warp_tree)(x);
+    }
+    return SHFL_FN(_warps_tree)(wv, nwarps);
+}
+
+/* The kernel's result for a resolved launch (df_shfl_launch_ok(l)). */
+static SHFL_ACC SHFL_FN(_dot)(const SHFL_ELEM *a, const SHFL_ELEM *b,
+                              uint64_t n, const df_launch *l)
+{
+    df_shfl_map m;
+    df_shfl_map_make(n, l, SHFL_V, &m);
+    const uint32_t block = l->block;
+    /* the last block's per-thread sums: thread j adds partials j, j + block, ... */
+    SHFL_ACC last[DF_SHFL_BLOCK_MAX];
+    for (uint32_t j = 0; j < block; j++)
+        last[j] = (SHFL_ACC)0;
+    for (uint32_t blk = 0; blk < l->grid; blk++) {
+        SHFL_ACC partial = (SHFL_ACC)0;
+        if ((uint64_t)blk * block < m.active)
+            partial = SHFL_FN(_block)(a, b, n, &m, block, blk);
+        last[blk % block] = last[blk % block] + partial;
+    }
+    SHFL_ACC x[DF_SHFL_WARP], wv[DF_SHFL_WARP];
+    const uint32_t nwarps = block / DF_SHFL_WARP;
+    for (uint32_t w = 0; w < nwarps; w++) {
+        for (unsigned j = 0; j < DF_SHFL_WARP; j++)
+            x[j] = last[w * DF_SHFL_WARP + j];
+        wv[w] = SHFL_FN(_warp_tree)(x);
+    }
+    return SHFL_FN(_warps_tree)(wv, nwarps);
+}
+
+static int SHFL_FN(_model)(const df_case *c, df_scratch *scratch, df_result *out)
+{
+    (void)scratch;
+    out->i = 0;
+    out->f = 0.0;
+    if (c->type != SHFL_TYPE || !df_shfl_launch_ok(&c->launch)) {
+        out->status = DF_RUN_ERROR;
+        snprintf(out->err, sizeof out->err,
+                 "shfl model: type %s, block %u, grid %u: needs %s, a block "
+                 "that is a multiple of 32 in [32, 1024] and a grid in [1, %u]",
+                 df_type_name(c->type), c->launch.block, c->launch.grid,
+                 df_type_name(SHFL_TYPE), DF_SHFL_GRID_MAX);
+        return -1;
+    }
+    out->f = (double)SHFL_FN(_dot)((const SHFL_ELEM *)c->a,
+                                   (const SHFL_ELEM *)c->b, c->n, &c->launch);
+    out->status = DF_RUN_OK;
+    out->err[0] = '\0';
+    return 0;
+}
+
+#undef SHFL_FN
+#undef SHFL_CAT
+#undef SHFL_CAT2
+#undef SHFL_NAME
+#undef SHFL_ELEM
+#undef SHFL_ACC
+#undef SHFL_TYPE
+#undef SHFL_V
+#undef SHFL_FMA

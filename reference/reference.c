@@ -1,0 +1,446 @@
+/* reference.c — CPU references for a dot product: the exact integer dot
+ * (int64 where it cannot overflow, __int128 where it can), the
+ * Kahan-compensated dot with a rigorous error bound, and G = sum |a_i b_i|.
+ *
+ * Data are processed in chunks small enough to stay in L1: each chunk is
+ * classified (maxima, integrality, non-finite values) with branch-free
+ * integer reductions, then summed while it is still in cache, so every
+ * function reads memory once. Nothing here allocates or keeps state.
+ *
+ * The Kahan loop must run exactly as written: the project compiles host C
+ * with -ffp-contract=off and without -ffast-math (no reassociation), which
+ * is what keeps (t - s) - y from being folded to zero.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "reference.h"
+
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "reference.c needs FLT_EVAL_METHOD == 0 (no extended-precision temporaries)"
+#endif
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+/* Elements per chunk: 2^11, so a chunk of two f64 vectors (32 KiB) fits in L1. */
+#define CHUNK ((uint64_t)2048)
+
+#define F64_ABS_MASK UINT64_C(0x7fffffffffffffff)
+#define F64_INF_BITS UINT64_C(0x7ff0000000000000)
+#define F32_ABS_MASK UINT32_C(0x7fffffff)
+#define F32_INF_BITS UINT32_C(0x7f800000)
+#define TWO31 2147483648.0 /* largest magnitude the exact path accepts */
+
+static uint64_t f64_bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static double f64_from_bits(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+static uint32_t f32_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static float f32_from_bits(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* ---- chunk classification ------------------------------------------- */
+
+/* What one pass over a span tells about one vector. The maximum is taken
+ * over IEEE bit patterns with the sign cleared: for non-negative floats the
+ * bit order is the value order, and NaN > Inf > every finite value, so one
+ * integer max reduction (vectorizable without -ffast-math, unlike a
+ * floating-point max) yields the max magnitude and both non-finite flags. */
+typedef struct span_class {
+    double max_abs;   /* largest |x|; meaningful when !nonfinite */
+    int nonfinite;    /* some x is NaN or +-Inf */
+    int nan;          /* some x is NaN */
+    int nonint;       /* some finite x is not an integer */
+} span_class;
+
+/* x is an integer iff |x| >= 2^52 (no fraction bits left) or rounding |x|
+ * to an integer leaves it unchanged. Adding and subtracting 2^52 rounds
+ * |x| < 2^52 to an integer: the sum lies in [2^52, 2^53), whose ulp is 1.
+ * Without -fassociative-math the compiler cannot fold (ax + C) - C. */
+static span_class classify_f64(const double *x, uint64_t len)
+{
+    uint64_t maxbits = 0;
+    unsigned nonint = 0;
+    for (uint64_t i = 0; i < len; i++) {
+        uint64_t bits = f64_bits(x[i]) & F64_ABS_MASK;
+        double ax = fabs(x[i]);
+        double r = (ax + 0x1p52) - 0x1p52;
+        maxbits = bits > maxbits ? bits : maxbits;
+        nonint |= (unsigned)(ax < 0x1p52) & (unsigned)(r != ax);
+    }
+    span_class k;
+    k.nonfinite = maxbits >= F64_INF_BITS;
+    k.nan = maxbits > F64_INF_BITS;
+    k.max_abs = f64_from_bits(maxbits);
+    k.nonint = nonint != 0;
+    return k;
+}
+
+static span_class classify_f32(const float *x, uint64_t len)
+{
+    uint32_t maxbits = 0;
+    unsigned nonint = 0;
+    for (uint64_t i = 0; i < len; i++) {
+        uint32_t bits = f32_bits(x[i]) & F32_ABS_MASK;
+        float ax = fabsf(x[i]);
+        float r = (ax + 0x1p23f) - 0x1p23f;
+        maxbits = bits > maxbits ? bits : maxbits;
+        nonint |= (unsigned)(ax < 0x1p23f) & (unsigned)(r != ax);
+    }
+    span_class k;
+    k.nonfinite = maxbits >= F32_INF_BITS;
+    k.nan = maxbits > F32_INF_BITS;
+    k.max_abs = f32_from_bits(maxbits);
+    k.nonint = nonint != 0;
+    return k;
+}
+
+static span_class classify_i32(const int32_t *x, uint64_t len)
+{
+    uint64_t m = 0;
+    for (uint64_t i = 0; i < len; i++) {
+        int64_t v = x[i];
+        uint64_t av = (uint64_t)(v < 0 ? -v : v);
+        m = av > m ? av : m;
+    }
+    span_class k = {(double)m, 0, 0, 0};
+    return k;
+}
+
+static span_class classify(df_type t, const void *x, uint64_t off, uint64_t len)
+{
+    switch (t) {
+    case DF_F32: return classify_f32((const float *)x + off, len);
+    case DF_F64: return classify_f64((const double *)x + off, len);
+    case DF_I32: return classify_i32((const int32_t *)x + off, len);
+    }
+    span_class none = {0.0, 0, 0, 0};
+    return none;
+}
+
+/* The exact integer path applies: finite integers of magnitude <= 2^31,
+ * so every product fits in int64 (|a b| <= 2^62). */
+static int exact_eligible(span_class ka, span_class kb)
+{
+    return !ka.nonfinite && !kb.nonfinite && !ka.nonint && !kb.nonint &&
+           ka.max_abs <= TWO31 && kb.max_abs <= TWO31;
+}
+
+/* ---- exact integer dot ---------------------------------------------- */
+
+/* Where int64 switches to __int128: every partial sum of a span is bounded
+ * by len * max|a| * max|b|. When that product is at most INT64_MAX, a
+ * `long long` accumulator cannot overflow and the loop runs in plain
+ * 64-bit adds; otherwise the span accumulates in __int128 (each product
+ * still fits int64, so only the add is wide). The test is made once per
+ * span from the span's maxima (maxima <= 2^31, so ma * mb <= 2^62 fits
+ * uint64), never per element. Spans are chunks of at most CHUNK = 2^11
+ * elements, so int64 is chosen whenever max|a| max|b| <= 2^52 (the seeds'
+ * [-50, 50] data always), and a single large element sends only its own
+ * chunk down the __int128 path. Span sums are added into an __int128
+ * total, which cannot overflow: n < 2^64 products of magnitude <= 2^62. */
+#define EXACT_SPAN(NAME, T)                                                    \
+    static i128 NAME(const T *a, const T *b, uint64_t len, uint64_t mab)      \
+    {                                                                          \
+        if (len == 0)                                                          \
+            return 0;                                                          \
+        if (mab <= (uint64_t)INT64_MAX / len) {                                \
+            long long s = 0;                                                   \
+            for (uint64_t i = 0; i < len; i++)                                 \
+                s += (long long)a[i] * (long long)b[i];                        \
+            return s;                                                          \
+        }                                                                      \
+        i128 s = 0;                                                            \
+        for (uint64_t i = 0; i < len; i++)                                     \
+            s += (i128)((long long)a[i] * (long long)b[i]);                    \
+        return s;                                                              \
+    }
+
+EXACT_SPAN(exact_span_f32, float)
+EXACT_SPAN(exact_span_f64, double)
+EXACT_SPAN(exact_span_i32, int32_t)
+
+static i128 exact_span(df_type t, const void *a, const void *b, uint64_t off,
+                       uint64_t len, double max_a, double max_b)
+{
+    uint64_t mab = (uint64_t)max_a * (uint64_t)max_b;
+    switch (t) {
+    case DF_F32:
+        return exact_span_f32((const float *)a + off, (const float *)b + off, len, mab);
+    case DF_F64:
+        return exact_span_f64((const double *)a + off, (const double *)b + off, len, mab);
+    case DF_I32:
+        return exact_span_i32((const int32_t *)a + off, (const int32_t *)b + off, len, mab);
+    }
+    return 0;
+}
+
+static df_i128 i128_pack(i128 v)
+{
+    u128 u = (u128)v;
+    df_i128 r = {(int64_t)(uint64_t)(u >> 64), (uint64_t)u};
+    return r;
+}
+
+static i128 i128_unpack(df_i128 v)
+{
+    u128 u = ((u128)(uint64_t)v.hi << 64) | v.lo;
+    return (i128)u;
+}
+
+int df_exact_dot_int(df_type t, const void *a, const void *b, uint64_t n,
+                     df_i128 *out)
+{
+    i128 total = 0;
+    for (uint64_t off = 0; off < n; off += CHUNK) {
+        uint64_t len = n - off < CHUNK ? n - off : CHUNK;
+        span_class ka = classify(t, a, off, len);
+        span_class kb = classify(t, b, off, len);
+        if (!exact_eligible(ka, kb))
+            return -1;
+        total += exact_span(t, a, b, off, len, ka.max_abs, kb.max_abs);
+    }
+    *out = i128_pack(total);
+    return 0;
+}
+
+/* ---- 128-bit integer helpers ---------------------------------------- */
+
+static int clz_u128(u128 m) /* m != 0 */
+{
+    uint64_t hi = (uint64_t)(m >> 64);
+    return hi ? __builtin_clzll(hi) : 64 + __builtin_clzll((uint64_t)m);
+}
+
+/* Round-to-nearest-even of an unsigned 128-bit integer, done by hand so it
+ * does not depend on the runtime's int128 conversion. */
+static double u128_to_double_rn(u128 m)
+{
+    if ((m >> 53) == 0)
+        return (double)(uint64_t)m; /* fits in 53 bits: exact */
+    int top = 127 - clz_u128(m);    /* index of the leading bit, >= 53 */
+    int shift = top - 52;           /* keep 53 significant bits */
+    u128 q = m >> shift;
+    u128 rem = m & (((u128)1 << shift) - 1);
+    u128 half = (u128)1 << (shift - 1);
+    if (rem > half || (rem == half && (q & 1)))
+        q++; /* may carry to 2^53: still exact in double */
+    return ldexp((double)(uint64_t)q, shift);
+}
+
+static double i128_to_double_rn(i128 v)
+{
+    if (v < 0)
+        return -u128_to_double_rn((u128)0 - (u128)v);
+    return u128_to_double_rn((u128)v);
+}
+
+void df_i128_to_double2(df_i128 v, double *hi, double *lo)
+{
+    i128 x = i128_unpack(v);
+    double h = i128_to_double_rn(x);
+    /* h is an integer (|h| >= 2^53 or exact) of magnitude <= 2^127, and
+     * |x - h| <= ulp(h)/2 < 2^75. The difference is taken in wrapping
+     * unsigned arithmetic because h itself may be 2^127, which does not
+     * fit in a signed 128-bit integer; the true difference does. */
+    u128 mh = (u128)fabs(h);
+    u128 hx = h < 0 ? (u128)0 - mh : mh;
+    i128 d = (i128)((u128)x - hx);
+    *hi = h;
+    *lo = i128_to_double_rn(d);
+}
+
+int df_i128_fits_i64(df_i128 v)
+{
+    return v.hi == -(int64_t)(v.lo >> 63);
+}
+
+int df_i128_cmp_i64(df_i128 v, int64_t x)
+{
+    int64_t xhi = x < 0 ? -1 : 0;
+    if (v.hi != xhi)
+        return v.hi < xhi ? -1 : 1;
+    uint64_t xlo = (uint64_t)x;
+    return (v.lo > xlo) - (v.lo < xlo);
+}
+
+/* ---- Kahan and G ------------------------------------------------------ */
+
+/* Running state of the Kahan sum and of G, carried across chunks so that
+ * chunking does not change the order of operations. */
+typedef struct kahan_state {
+    double s, c;  /* Kahan sum and compensation */
+    double g;     /* recursive sum of |p_i| (G) */
+    double maxp;  /* largest |p_i| (tells whether i32 products rounded) */
+} kahan_state;
+
+/* Each product is formed in double: exact for f32 (24 + 24 bits) and for
+ * i32 when |p| < 2^53, rounded once for f64 (and for larger i32). */
+#define KAHAN_SPAN(NAME, T)                                                    \
+    static void NAME(const T *a, const T *b, uint64_t len, kahan_state *st)    \
+    {                                                                          \
+        double s = st->s, c = st->c, g = st->g, maxp = st->maxp;               \
+        for (uint64_t i = 0; i < len; i++) {                                   \
+            double p = (double)a[i] * (double)b[i];                            \
+            double y = p - c;                                                  \
+            double t = s + y;                                                  \
+            c = (t - s) - y;                                                   \
+            s = t;                                                             \
+            double ap = fabs(p);                                               \
+            g += ap;                                                           \
+            maxp = ap > maxp ? ap : maxp;                                      \
+        }                                                                      \
+        st->s = s, st->c = c, st->g = g, st->maxp = maxp;                      \
+    }
+
+KAHAN_SPAN(kahan_span_f32, float)
+KAHAN_SPAN(kahan_span_f64, double)
+KAHAN_SPAN(kahan_span_i32, int32_t)
+
+static void kahan_span(df_type t, const void *a, const void *b, uint64_t off,
+                       uint64_t len, kahan_state *st)
+{
+    switch (t) {
+    case DF_F32:
+        kahan_span_f32((const float *)a + off, (const float *)b + off, len, st);
+        break;
+    case DF_F64:
+        kahan_span_f64((const double *)a + off, (const double *)b + off, len, st);
+        break;
+    case DF_I32:
+        kahan_span_i32((const int32_t *)a + off, (const int32_t *)b + off, len, st);
+        break;
+    }
+}
+
+/* Rigorous bound on |kahan - exact| for finite inputs without overflow.
+ * With u = 2^-53, S = sum |p^_i| over the computed products:
+ *   Kahan's summation error (Higham, Accuracy and Stability, sec. 4.3):
+ *     (2u + 4 n u^2) S
+ *   product roundings, f64 data (and i32 data once some |p| >= 2^53):
+ *     u S, because |p - fl(p)| <= u |fl(p)| under round-to-nearest,
+ *   products that underflow (f64 only; f32 products are exact):
+ *     at most 2^-1075 each, covered by n 2^-1074.
+ * S is only known as g, its recursive sum: g >= S (1 - (n-1)u), so
+ * S <= g (1 + n 2^-52) while n u <= 1/4. The formula below is evaluated
+ * with at most 6 roundings, each toward zero by a factor >= (1 - u);
+ * the final factor (1 + 2^-50) more than undoes them. */
+static double kahan_bound(df_type t, uint64_t n, const kahan_state *st)
+{
+    const double u = 0x1p-53;
+    double dn = (double)n;
+    int rounded_products = t == DF_F64 || (t == DF_I32 && st->maxp >= 0x1p53);
+    double coef = 2.0 * u + 4.0 * dn * u * u;
+    if (rounded_products)
+        coef += u;
+    double bound = coef * (st->g * (1.0 + dn * 0x1p-52));
+    if (t == DF_F64)
+        bound += dn * 0x1p-1074;
+    return bound * (1.0 + 0x1p-50);
+}
+
+double df_kahan_dot(df_type t, const void *a, const void *b, uint64_t n,
+                    double *err_bound)
+{
+    kahan_state st = {0.0, 0.0, 0.0, 0.0};
+    kahan_span(t, a, b, 0, n, &st);
+    if (err_bound)
+        *err_bound = kahan_bound(t, n, &st);
+    return st.s;
+}
+
+/* G alone, summed in the same order as df_refs_compute's G, so the two
+ * agree bit for bit. */
+#define ABS_SPAN(NAME, T)                                                      \
+    static double NAME(const T *a, const T *b, uint64_t n)                     \
+    {                                                                          \
+        double g = 0.0;                                                        \
+        for (uint64_t i = 0; i < n; i++)                                       \
+            g += fabs((double)a[i] * (double)b[i]);                            \
+        return g;                                                              \
+    }
+
+ABS_SPAN(abs_dot_f32, float)
+ABS_SPAN(abs_dot_f64, double)
+ABS_SPAN(abs_dot_i32, int32_t)
+
+double df_abs_dot(df_type t, const void *a, const void *b, uint64_t n)
+{
+    switch (t) {
+    case DF_F32: return abs_dot_f32(a, b, n);
+    case DF_F64: return abs_dot_f64(a, b, n);
+    case DF_I32: return abs_dot_i32(a, b, n);
+    }
+    return 0.0;
+}
+
+/* ---- everything at once ------------------------------------------------ */
+
+/* One pass over memory: per chunk, classify both vectors, add the chunk's
+ * exact integer dot while the data still qualify, and run Kahan and G over
+ * it; the chunk is in L1 for the second and third reads. G is the Kahan
+ * loop's sequential sum of |p_i|: for integer data below 2^53 it is then
+ * exact, and it reaches 2^53 exactly when the true G does (the oracle's
+ * exact regime rests on that). */
+void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
+                     df_refs *out)
+{
+    memset(out, 0, sizeof *out);
+    kahan_state st = {0.0, 0.0, 0.0, 0.0};
+    i128 total = 0;
+    int eligible = 1, nonint = 0, inf_a = 0, inf_b = 0;
+    for (uint64_t off = 0; off < n; off += CHUNK) {
+        uint64_t len = n - off < CHUNK ? n - off : CHUNK;
+        span_class ka = classify(t, a, off, len);
+        span_class kb = classify(t, b, off, len);
+        inf_a |= ka.nonfinite;
+        inf_b |= kb.nonfinite;
+        out->has_nan |= ka.nan | kb.nan;
+        nonint |= ka.nonint | kb.nonint;
+        if (!ka.nonfinite && ka.max_abs > out->max_abs_a)
+            out->max_abs_a = ka.max_abs;
+        if (!kb.nonfinite && kb.max_abs > out->max_abs_b)
+            out->max_abs_b = kb.max_abs;
+        eligible = eligible && exact_eligible(ka, kb);
+        if (eligible)
+            total += exact_span(t, a, b, off, len, ka.max_abs, kb.max_abs);
+        kahan_span(t, a, b, off, len, &st);
+    }
+    /* A vector holding NaN or Inf has no finite maximum magnitude. */
+    if (inf_a)
+        out->max_abs_a = INFINITY;
+    if (inf_b)
+        out->max_abs_b = INFINITY;
+    out->has_nonfinite = inf_a | inf_b;
+    out->all_integer = !nonint && !out->has_nonfinite;
+    out->G = st.g;
+    out->kahan = st.s;
+    out->kahan_err = kahan_bound(t, n, &st);
+    out->exact_known = eligible;
+    if (eligible) {
+        out->exact = i128_pack(total);
+        df_i128_to_double2(out->exact, &out->exact_hi, &out->exact_lo);
+    }
+}

@@ -1,0 +1,72 @@
+/* reference.h — CPU references for a dot product: the exact integer dot,
+ * the Kahan-compensated dot, and G = sum |a_i b_i|.
+ *
+ * All functions read vectors of element type t (float, double or int32_t),
+ * allocate nothing and keep no state.
+ */
+#ifndef DOTFUZZ_REFERENCE_H
+#define DOTFUZZ_REFERENCE_H
+
+#include <stdint.h>
+
+#include "../fuzz/case.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The exact dot of integer data, as a signed 128-bit integer split in two
+ * 64-bit halves (value = hi * 2^64 + lo, two's complement). */
+typedef struct df_i128 {
+    int64_t hi;
+    uint64_t lo;
+} df_i128;
+
+/* Exact dot product of integer data. For DF_I32 it always succeeds. For
+ * DF_F32/DF_F64 it succeeds when every element is an integer of magnitude
+ * <= 2^31 (so each product fits in int64); otherwise it returns -1 and the
+ * caller must use the Kahan reference with its bound.
+ * Returns 0 on success. */
+int df_exact_dot_int(df_type t, const void *a, const void *b, uint64_t n,
+                     df_i128 *out);
+
+/* The exact integer as a head+tail pair of doubles: hi = round-to-nearest
+ * of the value, lo = round-to-nearest of (value - hi). hi + lo is exact
+ * whenever |value| < 2^106. */
+void df_i128_to_double2(df_i128 v, double *hi, double *lo);
+int df_i128_fits_i64(df_i128 v);
+int df_i128_cmp_i64(df_i128 v, int64_t x); /* <0, 0, >0 */
+
+/* Kahan-compensated dot in double. f32 products are exact in double; i32
+ * products are exact below 2^53 and rounded once above; f64 products are
+ * rounded once. *err_bound receives a rigorous bound on |result - exact|
+ * for finite inputs without overflow: (2u + 4n u^2) * sum|p_i| (Higham's
+ * bound for Kahan summation, u = 2^-53), plus u * G for rounded products
+ * and n * 2^-1074 for f64 underflow. */
+double df_kahan_dot(df_type t, const void *a, const void *b, uint64_t n,
+                    double *err_bound);
+
+/* G = sum |a_i b_i| in double (products exact for f32 and i32). */
+double df_abs_dot(df_type t, const void *a, const void *b, uint64_t n);
+
+/* Everything the oracle needs about a case's inputs, computed once. */
+typedef struct df_refs {
+    int exact_known;     /* the exact dot is known (integer data) */
+    df_i128 exact;       /* valid when exact_known */
+    double exact_hi, exact_lo; /* head+tail of exact (when known) */
+    double kahan;        /* Kahan reference, always computed */
+    double kahan_err;    /* bound on |kahan - exact| */
+    double G;            /* sum |a_i b_i| */
+    int all_integer;     /* every element is an integer */
+    int has_nonfinite;   /* some input is NaN or +-Inf */
+    int has_nan;         /* some input is NaN */
+    double max_abs_a, max_abs_b;
+} df_refs;
+
+void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
+                     df_refs *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

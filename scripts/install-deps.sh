@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# install-deps.sh — installs what dotfuzz needs to build and test, from
+# Debian's packages, when it is missing. Safe to rerun: it installs nothing
+# that is already there. The CUDA toolkit is optional (without nvcc the
+# build is host-only); it is not installed here.
+set -euo pipefail
+
+need=()
+have_header() { echo "#include <$1>" | cc -E -x c - >/dev/null 2>&1; }
+command -v cc >/dev/null 2>&1 || need+=(gcc)
+command -v make >/dev/null 2>&1 || need+=(make)
+have_header zlib.h || need+=(zlib1g-dev)
+have_header nettle/sha1.h || need+=(nettle-dev)
+have_header criterion/criterion.h || need+=(libcriterion-dev)
+
+if [ ${#need[@]} -eq 0 ]; then
+  echo "install-deps: all build and test dependencies present"
+  exit 0
+fi
+echo "install-deps: installing ${need[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${need[@]}"

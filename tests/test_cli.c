@@ -1,0 +1,292 @@
+/* test_cli.c — the dotfuzz executable end to end, on the host backend:
+ * help and exit codes, a clean campaign, a planted bug that is saved and
+ * replayed, and every corpus-reading failure through `replay`.
+ * Runs ./dotfuzz from the repository root (make test builds it first). */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define OUT_MAX (1 << 16)
+
+/* Runs a shell command, captures stdout+stderr into out, returns the exit
+ * status (or -1). */
+static int sh(char *out, const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, OUT_MAX - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *tmpdir(void)
+{
+    static char tmpl[64];
+    strcpy(tmpl, "/tmp/dotfuzz-cli-XXXXXX");
+    cr_assert_not_null(mkdtemp(tmpl));
+    return tmpl;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char out[OUT_MAX];
+
+Test(cli, help_goes_to_stdout_and_exits_0)
+{
+    cr_assert_eq(system("./dotfuzz --help >/dev/null 2>/tmp/dotfuzz-help-err"), 0);
+    cr_assert_eq(sh(out, "./dotfuzz --help"), 0);
+    cr_assert(strstr(out, "usage: dotfuzz COMMAND"));
+    cr_assert_eq(sh(out, "./dotfuzz run --help"), 0);
+    cr_assert(strstr(out, "--max-n"));
+    cr_assert_eq(sh(out, "./dotfuzz replay --help"), 0);
+    cr_assert_eq(sh(out, "./dotfuzz import --help"), 0);
+}
+
+Test(cli, usage_errors_exit_2)
+{
+    cr_assert_eq(sh(out, "./dotfuzz"), 2);
+    cr_assert_eq(sh(out, "./dotfuzz frobnicate"), 2);
+    cr_assert(strstr(out, "unknown command 'frobnicate'"));
+    cr_assert_eq(sh(out, "./dotfuzz run --bogus"), 2);
+    cr_assert_eq(sh(out, "./dotfuzz run --max-n abc"), 2);
+    cr_assert(strstr(out, "invalid value 'abc' for --max-n"));
+    cr_assert_eq(sh(out, "./dotfuzz run --backend warp-drive --cases 1"), 2);
+    cr_assert_eq(sh(out, "./dotfuzz run --backend host --kernel no-such --cases 1"), 2);
+    cr_assert_eq(sh(out, "./dotfuzz replay"), 2);
+}
+
+Test(cli, list_names_every_seed_kernel_and_family)
+{
+    cr_assert_eq(sh(out, "./dotfuzz list"), 0);
+    const char *names[] = {"atomic-block", "int-atomic", "fold", "tournament",
+                           "tree-hostsum", "shfl", "shfl-f64acc", "shfl-f64",
+                           "cublas-sdot", "int-small", "uniform", "int-wide"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        cr_assert(strstr(out, names[i]), "list lacks %s", names[i]);
+}
+
+Test(cli, host_campaign_on_correct_kernels_finds_no_bug)
+{
+    char *d = tmpdir();
+    int rc = sh(out, "./dotfuzz run --backend host --cases 600 --seed 7 --max-n 5000 "
+                     "--corpus %s/c",
+                d);
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, "backend host"));
+    cr_assert(strstr(out, "600 cases"));
+    cr_assert(strstr(out, "bug: 0"));
+}
+
+Test(cli, same_seed_gives_the_same_campaign)
+{
+    char *d = tmpdir();
+    char first[OUT_MAX];
+    cr_assert_eq(sh(first, "./dotfuzz run --backend host --cases 200 --seed 99 "
+                           "--family uniform --corpus %s/a | grep -v '^ *findings'",
+                    d),
+                 0);
+    cr_assert_eq(sh(out, "./dotfuzz run --backend host --cases 200 --seed 99 "
+                         "--family uniform --corpus %s/b | grep -v '^ *findings'",
+                    d),
+                 0);
+    /* the per-kernel table (counts by verdict, worst ratio) is identical */
+    const char *t1 = strstr(first, "  kernel"), *t2 = strstr(out, "  kernel");
+    cr_assert(t1 && t2);
+    cr_assert_str_eq(t1, t2);
+}
+
+/* int-atomic accumulates in int32, as seed 002's kernel does: a dot that
+ * overflows int32 comes back wrong without a word. */
+static void plant_overflow_case(const char *d, char *casefile)
+{
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/a.txt", d);
+    snprintf(b, sizeof b, "%s/b.txt", d);
+    write_text(a, "# two products of 2.5e9 each\n50000\n50000\n");
+    write_text(b, "50000\n\n50000\n");
+    sprintf(casefile, "%s/overflow.case", d);
+    cr_assert_eq(sh(out, "./dotfuzz import %s %s --type i32 --kernel int-atomic -o %s", a, b,
+                    casefile),
+                 0, "%s", out);
+}
+
+Test(cli, planted_bug_is_found_saved_and_replayed)
+{
+    char *d = tmpdir(), casefile[600];
+    plant_overflow_case(d, casefile);
+    int rc = sh(out, "./dotfuzz replay --backend host %s", casefile);
+    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, "int-atomic"));
+    cr_assert(strstr(out, "bug"));
+    cr_assert(strstr(out, "overflow"));
+    /* JSON carries the exact value 5e9 and the verdict */
+    rc = sh(out, "./dotfuzz replay --backend host --json %s 2>/dev/null", casefile);
+    cr_assert_eq(rc, 1);
+    cr_assert(strstr(out, "\"verdict\":\"bug\""), "%s", out);
+    cr_assert(strstr(out, "\"exact\":{\"known\":true"), "%s", out);
+    cr_assert(strstr(out, "5000000000"), "%s", out);
+}
+
+Test(cli, import_rejects_bad_numbers_with_file_and_line)
+{
+    char *d = tmpdir(), a[512], b[512];
+    snprintf(a, sizeof a, "%s/a.txt", d);
+    snprintf(b, sizeof b, "%s/b.txt", d);
+    write_text(a, "1\n2\n");
+    write_text(b, "1\nfoo\n");
+    cr_assert_eq(sh(out, "./dotfuzz import %s %s -o %s/x.case", a, b, d), 2);
+    cr_assert(strstr(out, "b.txt:2"), "%s", out);
+}
+
+/* Writes a valid f32 case (n = 3) to path via import, returns its bytes. */
+static size_t good_case(const char *d, const char *path, unsigned char *bytes, size_t cap)
+{
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/ga.txt", d);
+    snprintf(b, sizeof b, "%s/gb.txt", d);
+    write_text(a, "1\n2\n3\n");
+    write_text(b, "4\n5\n6\n");
+    cr_assert_eq(sh(out, "./dotfuzz import %s %s --kernel fold -o %s", a, b, path), 0);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f);
+    size_t n = fread(bytes, 1, cap, f);
+    fclose(f);
+    cr_assert_eq(n, 128 + 2 * 3 * 4);
+    return n;
+}
+
+static void write_bytes(const char *path, const unsigned char *bytes, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(bytes, 1, n, f), n);
+    fclose(f);
+}
+
+/* Each broken file: exit 2, one line naming the file and the problem. */
+static void expect_unreadable(const char *path, const char *fact)
+{
+    int rc = sh(out, "./dotfuzz replay --backend host %s", path);
+    cr_assert_eq(rc, 2, "exit %d for %s:\n%s", rc, path, out);
+    cr_assert(strstr(out, path), "message does not name %s:\n%s", path, out);
+    cr_assert(strstr(out, fact), "message lacks '%s':\n%s", fact, out);
+}
+
+Test(cli, good_case_replays_ok)
+{
+    char *d = tmpdir(), path[600];
+    unsigned char bytes[512];
+    snprintf(path, sizeof path, "%s/good", d);
+    good_case(d, path, bytes, sizeof bytes);
+    cr_assert_eq(sh(out, "./dotfuzz replay --backend host %s", path), 0, "%s", out);
+    cr_assert(strstr(out, "fold"));
+    cr_assert(strstr(out, " ok "), "%s", out);
+}
+
+Test(cli, corpus_read_failures_each_exit_2_with_a_message)
+{
+    char *d = tmpdir(), path[600];
+    unsigned char good[512], bad[512];
+    snprintf(path, sizeof path, "%s/good", d);
+    size_t n = good_case(d, path, good, sizeof good);
+
+    snprintf(path, sizeof path, "%s/truncated", d);
+    write_bytes(path, good, 100);
+    expect_unreadable(path, "trunc");
+
+    memcpy(bad, good, n);
+    bad[0] = 'X';
+    snprintf(path, sizeof path, "%s/magic", d);
+    write_bytes(path, bad, n);
+    expect_unreadable(path, "magic");
+
+    memcpy(bad, good, n);
+    bad[8] = 9;
+    snprintf(path, sizeof path, "%s/version", d);
+    write_bytes(path, bad, n);
+    expect_unreadable(path, "version");
+
+    memcpy(bad, good, n);
+    bad[n - 1] ^= 0x40;
+    snprintf(path, sizeof path, "%s/checksum", d);
+    write_bytes(path, bad, n);
+    expect_unreadable(path, "checksum");
+
+    snprintf(path, sizeof path, "%s/short-vectors", d);
+    write_bytes(path, good, n - 4);
+    expect_unreadable(path, "bytes");
+
+    snprintf(path, sizeof path, "%s/missing", d);
+    expect_unreadable(path, "missing");
+}
+
+Test(cli, unknown_kernel_in_a_file_is_an_input_error)
+{
+    char *d = tmpdir(), path[600];
+    unsigned char good[512];
+    snprintf(path, sizeof path, "%s/good", d);
+    size_t n = good_case(d, path, good, sizeof good);
+    /* rename the kernel and fix the CRC with python's zlib, another tool
+     * that reads the format */
+    memcpy(good + 64, "nosuch", 7);
+    snprintf(path, sizeof path, "%s/unknown-kernel", d);
+    write_bytes(path, good, n);
+    cr_assert_eq(sh(out, "python3 -c \"import sys,zlib,struct;p=sys.argv[1];b=bytearray(open(p,"
+                         "'rb').read());b[12:16]=struct.pack('<I',zlib.crc32(bytes(b[16:])));"
+                         "open(p,'wb').write(b)\" %s",
+                    path),
+                 0, "%s", out);
+    expect_unreadable(path, "nosuch");
+}
+
+Test(cli, a_bad_file_in_a_directory_loses_nothing_else)
+{
+    char *d = tmpdir(), path[700], dir[600];
+    unsigned char good[512];
+    snprintf(dir, sizeof dir, "%s/corpus", d);
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/aaa-good", dir);
+    size_t n = good_case(d, path, good, sizeof good);
+    snprintf(path, sizeof path, "%s/bbb-truncated", dir);
+    write_bytes(path, good, n / 2);
+    int rc = sh(out, "./dotfuzz replay --backend host %s", dir);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "aaa-good  fold"), "%s", out);
+    cr_assert(strstr(out, "bbb-truncated"), "%s", out);
+}
+
+Test(cli, campaign_findings_replay_with_the_same_verdict)
+{
+    /* uniform floats at n up to 20000 give precision findings (the seed's
+     * "big floating point errors"): each saved file replays as precision */
+    char *d = tmpdir();
+    int rc = sh(out, "./dotfuzz run --backend host --kernel atomic-block --family uniform "
+                     "--cases 400 --seed 3 --max-n 20000 --corpus %s/f",
+                d);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(!strstr(out, "findings saved: 0 "), "expected precision findings:\n%s", out);
+    rc = sh(out, "./dotfuzz replay --backend host %s/f", d);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "atomic-block  precision"), "%s", out);
+    cr_assert(strstr(out, "ok 0, precision"), "%s", out);
+    cr_assert(strstr(out, ", bug 0"), "%s", out);
+}

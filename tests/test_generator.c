@@ -1,0 +1,562 @@
+/* test_generator.c — fuzz/generator.c: reproducible cases, the value ranges
+ * of each family, the edge-biased shape draw and the kernel limits it
+ * respects. The kernels here are fake descriptors that carry only limits
+ * and flags; the generator never runs a kernel. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../fuzz/generator.h"
+
+/* grid-stride, any alignment, f32: everything fuzzable */
+static const df_kernel k_free_f32 = {
+    .name = "fake-free-f32", .origin = "test", .summary = "test",
+    .elem = DF_F32, .acc = DF_F32,
+    .flags = DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE,
+    .block_min = 32, .block_max = 1024, .block_default = 256,
+    .grid_max = 0, .per_thread = 1, .max_n = 1u << 20,
+};
+
+/* power-of-two tree, grid derived, f64, two elements per thread */
+static const df_kernel k_pow2_f64 = {
+    .name = "fake-pow2-f64", .origin = "test", .summary = "test",
+    .elem = DF_F64, .acc = DF_F64, .flags = DF_K_BLOCK_POW2,
+    .block_min = 64, .block_max = 512, .block_default = 256,
+    .grid_max = 0, .per_thread = 2, .max_n = 5000,
+};
+
+/* the seed-000 shape: int, atomics, grid derived */
+static const df_kernel k_i32 = {
+    .name = "fake-int", .origin = "test", .summary = "test",
+    .elem = DF_I32, .acc = DF_I32, .flags = 0,
+    .block_min = 1, .block_max = 1024, .block_default = 256,
+    .grid_max = 0, .per_thread = 1, .max_n = 0,
+};
+
+/* grid-stride with a grid cap and an odd block range */
+static const df_kernel k_capped_f64 = {
+    .name = "fake-capped-f64", .origin = "test", .summary = "test",
+    .elem = DF_F64, .acc = DF_F64, .flags = DF_K_GRID_FREE,
+    .block_min = 33, .block_max = 200, .block_default = 128,
+    .grid_max = 40, .per_thread = 4, .max_n = 0,
+};
+
+static const df_kernel *const all_kernels[] = {&k_free_f32, &k_pow2_f64,
+                                               &k_i32, &k_capped_f64};
+#define N_KERNELS (sizeof all_kernels / sizeof all_kernels[0])
+
+static double elem(const df_case *c, const void *v, uint64_t i)
+{
+    return df_elem_as_double(c->type, v, i);
+}
+
+static int is_integral(double x)
+{
+    return x >= -0x1p62 && x <= 0x1p62 && (double)(int64_t)x == x;
+}
+
+/* FNV-1a over everything a case is made of */
+static uint64_t case_hash(const df_case *c)
+{
+    uint64_t h = 14695981039346656037ull;
+    const unsigned char *parts[] = {(const unsigned char *)&c->n,
+                                    (const unsigned char *)&c->launch,
+                                    (const unsigned char *)&c->family,
+                                    c->a, c->b};
+    size_t esz = df_type_size(c->type);
+    size_t lens[] = {sizeof c->n, sizeof c->launch, sizeof c->family,
+                     (size_t)c->n * esz, (size_t)c->n * esz};
+    for (size_t p = 0; p < 5; p++)
+        for (size_t i = 0; i < lens[p]; i++) {
+            h ^= parts[p][i];
+            h *= 1099511628211ull;
+        }
+    return h;
+}
+
+Test(generator, same_seed_and_index_give_identical_bytes)
+{
+    df_scratch s1 = {0}, s2 = {0};
+    df_gen_opts o = {.max_n = 20000, .family = 0};
+    for (size_t k = 0; k < N_KERNELS; k++)
+        for (uint64_t i = 0; i < 50; i++) {
+            df_case c1, c2;
+            cr_assert_eq(df_generate(99, i, all_kernels[k], &o, &s1, &c1), 0);
+            cr_assert_eq(df_generate(99, i, all_kernels[k], &o, &s2, &c2), 0);
+            cr_assert_eq(c1.n, c2.n);
+            cr_assert_eq(c1.family, c2.family);
+            cr_assert_eq(memcmp(&c1.launch, &c2.launch, sizeof c1.launch), 0);
+            size_t bytes = (size_t)c1.n * df_type_size(c1.type);
+            cr_assert_eq(memcmp(c1.a, c2.a, bytes), 0, "a differs, index %llu",
+                         (unsigned long long)i);
+            cr_assert_eq(memcmp(c1.b, c2.b, bytes), 0, "b differs");
+        }
+    df_scratch_free(&s1);
+    df_scratch_free(&s2);
+}
+
+Test(generator, different_index_or_seed_gives_different_case)
+{
+    df_scratch s = {0};
+    df_gen_opts o = {.max_n = 20000, .family = 0};
+    uint64_t hashes[200];
+    for (uint64_t i = 0; i < 200; i++) {
+        df_case c;
+        cr_assert_eq(df_generate(7, i, &k_free_f32, &o, &s, &c), 0);
+        hashes[i] = case_hash(&c);
+    }
+    /* only the rare empty cases with the same launch may coincide */
+    int dup = 0;
+    for (int i = 0; i < 200; i++)
+        for (int j = 0; j < i; j++)
+            dup += hashes[i] == hashes[j];
+    cr_assert_lt(dup, 5, "%d of 200 cases repeat another", dup);
+    cr_assert_neq(hashes[0], hashes[1]);
+    df_case c;
+    cr_assert_eq(df_generate(8, 0, &k_free_f32, &o, &s, &c), 0);
+    cr_assert_neq(case_hash(&c), hashes[0], "seed 8 repeats seed 7");
+    df_scratch_free(&s);
+}
+
+Test(generator, case_fields_describe_the_case)
+{
+    df_scratch s = {0};
+    df_gen_opts o = {.max_n = 3000, .family = 0};
+    for (size_t k = 0; k < N_KERNELS; k++)
+        for (uint64_t i = 0; i < 30; i++) {
+            df_case c;
+            memset(&c, 0xa5, sizeof c);
+            cr_assert_eq(df_generate(123, i, all_kernels[k], &o, &s, &c), 0);
+            cr_assert_eq(c.type, all_kernels[k]->elem);
+            cr_assert_str_eq(c.kernel, all_kernels[k]->name);
+            cr_assert_eq(c.seed, 123u);
+            cr_assert_eq(c.index, i);
+            cr_assert_not_null(df_family_by_id(c.family));
+            /* a then b, back to back at the start of the buffer */
+            cr_assert_eq(c.a, s.p);
+            cr_assert_eq((const char *)c.b,
+                         (const char *)c.a + c.n * df_type_size(c.type));
+            cr_assert_geq(s.cap, 2 * c.n * df_type_size(c.type));
+            /* the launch is resolved: resolving again changes nothing */
+            df_launch again = c.launch;
+            cr_assert_eq(df_launch_resolve(all_kernels[k], c.n, &again, NULL, 0), 0);
+            cr_assert_eq(memcmp(&again, &c.launch, sizeof again), 0);
+            cr_assert_geq(c.launch.grid, 1u);
+        }
+    df_scratch_free(&s);
+}
+
+static void check_int_small(const df_kernel *k)
+{
+    df_scratch s = {0};
+    df_gen_opts o = {.max_n = 4000, .family = DF_FAM_INT_SMALL};
+    int saw_min = 0, saw_max = 0;
+    for (uint64_t i = 0; i < 200; i++) {
+        df_case c;
+        cr_assert_eq(df_generate(5, i, k, &o, &s, &c), 0);
+        cr_assert_eq(c.family, (uint32_t)DF_FAM_INT_SMALL);
+        for (uint64_t j = 0; j < c.n; j++) {
+            double x = elem(&c, c.a, j), y = elem(&c, c.b, j);
+            cr_assert(x >= -50 && x <= 50 && is_integral(x), "%s a[%llu] = %g",
+                      k->name, (unsigned long long)j, x);
+            cr_assert(y >= -50 && y <= 50 && is_integral(y), "%s b[%llu] = %g",
+                      k->name, (unsigned long long)j, y);
+            saw_min |= x == -50 || y == -50;
+            saw_max |= x == 50 || y == 50;
+        }
+    }
+    cr_assert(saw_min && saw_max, "%s: both ends of [-50, 50] occur", k->name);
+    df_scratch_free(&s);
+}
+
+Test(generator, int_small_is_integral_in_minus50_50_for_f32_f64_i32)
+{
+    check_int_small(&k_free_f32);
+    check_int_small(&k_pow2_f64);
+    check_int_small(&k_i32);
+}
+
+static void check_uniform(const df_kernel *k)
+{
+    df_scratch s = {0};
+    df_gen_opts o = {.max_n = 4000, .family = DF_FAM_UNIFORM};
+    uint64_t fractional = 0, total = 0;
+    for (uint64_t i = 0; i < 200; i++) {
+        df_case c;
+        cr_assert_eq(df_generate(6, i, k, &o, &s, &c), 0);
+        for (uint64_t j = 0; j < c.n; j++) {
+            double x = elem(&c, c.a, j), y = elem(&c, c.b, j);
+            cr_assert(x >= -50 && x <= 50, "%s a[%llu] = %a", k->name,
+                      (unsigned long long)j, x);
+            cr_assert(y >= -50 && y <= 50, "%s b[%llu] = %a", k->name,
+                      (unsigned long long)j, y);
+            fractional += !is_integral(x) + !is_integral(y);
+            total += 2;
+        }
+    }
+    cr_assert_gt(total, 1000u);
+    cr_assert_gt(fractional, total * 99 / 100, "%s: uniform values are not integers",
+                 k->name);
+    df_scratch_free(&s);
+}
+
+Test(generator, uniform_stays_within_minus50_50)
+{
+    check_uniform(&k_free_f32);
+    check_uniform(&k_pow2_f64);
+}
+
+Test(generator, uniform_f32_is_100_times_x_minus_half_rounded_once)
+{
+    /* -50 + 100 u with u on the 2^-24 grid, one rounding: replay the
+     * stream by hand and compare with the exact value rounded in double
+     * arithmetic (the 31-bit product is exact in double) */
+    df_scratch s = {0};
+    df_gen_opts o = {.max_n = 4000, .family = DF_FAM_UNIFORM};
+    df_case c;
+    uint64_t i = 0;
+    do
+        cr_assert_eq(df_generate(1, i++, &k_free_f32, &o, &s, &c), 0);
+    while (c.n == 0);
+    df_pcg32 rng;
+    df_pcg32_seed(&rng, 1, i - 1);
+    (void)df_pcg32_bounded(&rng, 4); /* family: weights 2 + 1 + 1 */
+    uint64_t n;
+    df_launch l;
+    df_draw_shape(&rng, &k_free_f32, o.max_n, &n, &l);
+    cr_assert_eq(n, c.n);
+    for (uint64_t j = 0; j < n; j++) {
+        uint32_t u24 = df_pcg32_next(&rng) >> 8;
+        double exact = 100.0 * ((double)u24 * 0x1p-24 - 0.5);
+        cr_assert_eq(((const float *)c.a)[j], (float)exact, "a[%llu]",
+                     (unsigned long long)j);
+    }
+    df_scratch_free(&s);
+}
+
+Test(generator, int_wide_is_integral_within_2_pow_24)
+{
+    df_scratch s = {0};
+    df_gen_opts o = {.max_n = 4000, .family = DF_FAM_INT_WIDE};
+    const df_kernel *ks[] = {&k_free_f32, &k_pow2_f64};
+    double biggest = 0, smallest_case_max = 0x1p30;
+    for (size_t k = 0; k < 2; k++)
+        for (uint64_t i = 0; i < 300; i++) {
+            df_case c;
+            cr_assert_eq(df_generate(9, i, ks[k], &o, &s, &c), 0);
+            double case_max = 0;
+            for (uint64_t j = 0; j < c.n; j++) {
+                double x = elem(&c, c.a, j), y = elem(&c, c.b, j);
+                cr_assert(is_integral(x) && x >= -0x1p24 && x <= 0x1p24, "a = %a", x);
+                cr_assert(is_integral(y) && y >= -0x1p24 && y <= 0x1p24, "b = %a", y);
+                case_max = x > case_max ? x : case_max;
+                case_max = -x > case_max ? -x : case_max;
+            }
+            biggest = case_max > biggest ? case_max : biggest;
+            if (c.n > 100 && case_max < smallest_case_max)
+                smallest_case_max = case_max;
+        }
+    /* magnitudes vary per case: some reach 2^23, some stay below 2^8 */
+    cr_assert_gt(biggest, 0x1p23);
+    cr_assert_lt(smallest_case_max, 0x1p8);
+    df_scratch_free(&s);
+}
+
+Test(generator, n_never_exceeds_max_n_or_kernel_max_n)
+{
+    df_scratch s = {0};
+    struct { const df_kernel *k; uint64_t max_n, limit; } runs[] = {
+        {&k_pow2_f64, 100000, 5000}, /* the kernel's limit binds */
+        {&k_pow2_f64, 300, 300},     /* the caller's limit binds */
+        {&k_i32, 777, 777},          /* kernel without a limit */
+        {&k_free_f32, 0, 0},         /* only empty cases */
+    };
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        df_gen_opts o = {.max_n = runs[r].max_n, .family = 0};
+        uint64_t longest = 0;
+        for (uint64_t i = 0; i < 1500; i++) {
+            df_case c;
+            cr_assert_eq(df_generate(11, i, runs[r].k, &o, &s, &c), 0);
+            cr_assert_leq(c.n, runs[r].limit, "run %zu: n = %llu", r,
+                          (unsigned long long)c.n);
+            longest = c.n > longest ? c.n : longest;
+        }
+        cr_assert_eq(longest, runs[r].limit, "run %zu: the limit itself occurs", r);
+    }
+    df_scratch_free(&s);
+}
+
+Test(generator, pow2_kernel_gets_power_of_two_blocks_in_range)
+{
+    uint32_t seen = 0; /* bit e: block 2^e seen */
+    for (uint64_t i = 0; i < 3000; i++) {
+        df_pcg32 rng;
+        df_pcg32_seed(&rng, 21, i);
+        uint64_t n;
+        df_launch l;
+        df_draw_shape(&rng, &k_pow2_f64, 5000, &n, &l);
+        cr_assert(l.block >= 64 && l.block <= 512, "block %u", l.block);
+        cr_assert(df_is_pow2_u32(l.block), "block %u", l.block);
+        seen |= l.block;
+    }
+    cr_assert_eq(seen, 64u | 128u | 256u | 512u, "every power of two in range occurs");
+}
+
+Test(generator, free_block_draw_covers_non_powers_of_two_and_warp_edges)
+{
+    int pow2 = 0, other = 0, saw_min = 0, saw_max = 0, saw_warp_minus = 0,
+        saw_warp_plus = 0;
+    for (uint64_t i = 0; i < 5000; i++) {
+        df_pcg32 rng;
+        df_pcg32_seed(&rng, 22, i);
+        uint64_t n;
+        df_launch l;
+        df_draw_shape(&rng, &k_capped_f64, 100000, &n, &l);
+        cr_assert(l.block >= 33 && l.block <= 200, "block %u", l.block);
+        pow2 += df_is_pow2_u32(l.block);
+        other += !df_is_pow2_u32(l.block);
+        saw_min |= l.block == 33;
+        saw_max |= l.block == 200;
+        saw_warp_minus |= l.block == 63 || l.block == 95 || l.block == 127 ||
+                          l.block == 159 || l.block == 191;
+        saw_warp_plus |= l.block == 65 || l.block == 97 || l.block == 129 ||
+                         l.block == 161;
+    }
+    cr_assert(pow2 > 1500 && other > 2000, "pow2 %d, other %d", pow2, other);
+    cr_assert(saw_min && saw_max && saw_warp_minus && saw_warp_plus);
+}
+
+Test(generator, offsets_zero_without_any_alignment_and_fuzzed_with_it)
+{
+    int nonzero_a = 0, nonzero_b = 0, zero_a = 0;
+    for (uint64_t i = 0; i < 2000; i++) {
+        df_pcg32 rng;
+        df_pcg32_seed(&rng, 23, i);
+        uint64_t n;
+        df_launch l;
+        df_draw_shape(&rng, &k_pow2_f64, 5000, &n, &l);
+        cr_assert_eq(l.offset_a, 0u);
+        cr_assert_eq(l.offset_b, 0u);
+        df_draw_shape(&rng, &k_i32, 5000, &n, &l);
+        cr_assert_eq(l.offset_a + l.offset_b, 0u);
+        df_draw_shape(&rng, &k_free_f32, 5000, &n, &l);
+        cr_assert_leq(l.offset_a, 3u);
+        cr_assert_leq(l.offset_b, 3u);
+        nonzero_a += l.offset_a != 0;
+        nonzero_b += l.offset_b != 0;
+        zero_a += l.offset_a == 0;
+    }
+    /* each offset is zero half the time */
+    cr_assert(nonzero_a > 850 && zero_a > 850, "offset_a nonzero %d", nonzero_a);
+    cr_assert_gt(nonzero_b, 850);
+}
+
+Test(generator, grid_free_kernels_get_derived_or_capped_grids)
+{
+    int derived = 0, drawn = 0;
+    for (uint64_t i = 0; i < 2000; i++) {
+        df_pcg32 rng;
+        df_pcg32_seed(&rng, 24, i);
+        uint64_t n;
+        df_launch l;
+        df_draw_shape(&rng, &k_capped_f64, 100000, &n, &l);
+        cr_assert_leq(l.grid, 40u);
+        derived += l.grid == 0;
+        drawn += l.grid != 0;
+        df_draw_shape(&rng, &k_pow2_f64, 5000, &n, &l);
+        cr_assert_eq(l.grid, 0u, "grid of a derived-grid kernel is left to resolve");
+    }
+    cr_assert(derived > 850 && drawn > 850, "derived %d, drawn %d", derived, drawn);
+}
+
+Test(generator, edge_lengths_occur)
+{
+    int saw0 = 0, saw1 = 0, saw32 = 0, saw_block_plus1 = 0, saw_grid_edge = 0;
+    int large = 0;
+    const df_kernel *k = &k_free_f32;
+    for (uint64_t i = 0; i < 5000; i++) {
+        df_pcg32 rng;
+        df_pcg32_seed(&rng, 25, i);
+        uint64_t n;
+        df_launch l;
+        df_draw_shape(&rng, k, (uint64_t)1 << 20, &n, &l);
+        cr_assert_leq(n, (uint64_t)1 << 20);
+        saw0 |= n == 0;
+        saw1 |= n == 1;
+        saw32 |= n == 32;
+        saw_block_plus1 |= n == (uint64_t)l.block + 1;
+        saw_grid_edge |= l.grid > 1 && n == (uint64_t)l.grid * l.block + 1;
+        large += n >= (uint64_t)1 << 19;
+    }
+    cr_assert(saw0 && saw1 && saw32, "n = 0: %d, 1: %d, 32: %d", saw0, saw1, saw32);
+    cr_assert(saw_block_plus1, "n = block + 1 never drawn");
+    cr_assert(saw_grid_edge, "n = grid * block + 1 never drawn");
+    cr_assert_gt(large, 50, "only %d cases of n >= 2^19", large);
+}
+
+Test(generator, mixed_families_follow_their_weights)
+{
+    df_scratch s = {0};
+    df_gen_opts o = {.max_n = 64, .family = 0};
+    int count[4] = {0};
+    for (uint64_t i = 0; i < 4000; i++) {
+        df_case c;
+        cr_assert_eq(df_generate(31, i, &k_free_f32, &o, &s, &c), 0);
+        cr_assert(c.family >= 1 && c.family <= 3);
+        count[c.family]++;
+    }
+    /* weights 2 : 1 : 1 */
+    cr_assert(count[DF_FAM_INT_SMALL] > 1800 && count[DF_FAM_INT_SMALL] < 2200,
+              "int-small %d of 4000", count[DF_FAM_INT_SMALL]);
+    cr_assert(count[DF_FAM_UNIFORM] > 850 && count[DF_FAM_INT_WIDE] > 850);
+    for (uint64_t i = 0; i < 200; i++) {
+        df_case c;
+        cr_assert_eq(df_generate(31, i, &k_i32, &o, &s, &c), 0);
+        cr_assert_eq(c.family, (uint32_t)DF_FAM_INT_SMALL, "i32 has one family");
+    }
+    df_scratch_free(&s);
+}
+
+Test(generator, forcing_a_family_works_and_unsupported_returns_minus1)
+{
+    df_scratch s = {0};
+    df_case c;
+    df_gen_opts o = {.max_n = 100, .family = DF_FAM_INT_WIDE};
+    for (uint64_t i = 0; i < 50; i++) {
+        cr_assert_eq(df_generate(3, i, &k_pow2_f64, &o, &s, &c), 0);
+        cr_assert_eq(c.family, (uint32_t)DF_FAM_INT_WIDE);
+    }
+    o.family = DF_FAM_UNIFORM;
+    cr_assert_eq(df_generate(3, 0, &k_i32, &o, &s, &c), -1, "no uniform i32");
+    o.family = DF_FAM_INT_WIDE;
+    cr_assert_eq(df_generate(3, 0, &k_i32, &o, &s, &c), -1, "no int-wide i32");
+    o.family = 999;
+    cr_assert_eq(df_generate(3, 0, &k_free_f32, &o, &s, &c), -1, "unknown id");
+    o.family = DF_FAM_IMPORTED;
+    cr_assert_eq(df_generate(3, 0, &k_i32, &o, &s, &c), 0, "0 mixes");
+    df_scratch_free(&s);
+}
+
+Test(generator, forcing_the_family_a_mix_chose_reproduces_the_case)
+{
+    df_scratch s1 = {0}, s2 = {0};
+    df_gen_opts mixed = {.max_n = 2000, .family = 0};
+    for (uint64_t i = 0; i < 60; i++) {
+        df_case c1, c2;
+        cr_assert_eq(df_generate(41, i, &k_free_f32, &mixed, &s1, &c1), 0);
+        df_gen_opts forced = {.max_n = 2000, .family = c1.family};
+        cr_assert_eq(df_generate(41, i, &k_free_f32, &forced, &s2, &c2), 0);
+        cr_assert_eq(case_hash(&c1), case_hash(&c2), "index %llu",
+                     (unsigned long long)i);
+    }
+    df_scratch_free(&s1);
+    df_scratch_free(&s2);
+}
+
+Test(generator, family_lookups_are_consistent)
+{
+    cr_assert_eq(df_family_count(), 3u);
+    static const char *names[] = {"int-small", "uniform", "int-wide"};
+    for (size_t i = 0; i < df_family_count(); i++) {
+        const df_family *f = df_family_at(i);
+        cr_assert_not_null(f);
+        cr_assert_eq(f->id, (uint32_t)(i + 1), "ids are stable: table order");
+        cr_assert_str_eq(f->name, names[i]);
+        cr_assert_eq(df_family_find(f->name), f);
+        cr_assert_eq(df_family_by_id(f->id), f);
+        cr_assert_gt(f->weight, 0u);
+        cr_assert(f->types & DF_TYPE_BIT(DF_F32));
+    }
+    cr_assert_eq(df_family_find("int-small")->weight, 2u);
+    cr_assert(df_family_find("int-small")->types & DF_TYPE_BIT(DF_I32));
+    cr_assert_null(df_family_at(df_family_count()));
+    cr_assert_null(df_family_find("nope"));
+    cr_assert_null(df_family_by_id(DF_FAM_IMPORTED));
+    cr_assert_null(df_family_by_id(4));
+}
+
+Test(generator, bad_arguments_return_minus1)
+{
+    df_scratch s = {0};
+    df_case c;
+    df_gen_opts o = {.max_n = 10, .family = 0};
+    cr_assert_eq(df_generate(1, 0, NULL, &o, &s, &c), -1);
+    cr_assert_eq(df_generate(1, 0, &k_i32, NULL, &s, &c), -1);
+    cr_assert_eq(df_generate(1, 0, &k_i32, &o, NULL, &c), -1);
+    cr_assert_eq(df_generate(1, 0, &k_i32, &o, &s, NULL), -1);
+    df_scratch_free(&s);
+}
+
+/* Stream layout guards: these values were derived once by running the
+ * generator; a change means old (seed, index) pairs name other cases. */
+static const df_kernel k_pin = {
+    .name = "fake-pin", .origin = "test", .summary = "test",
+    .elem = DF_F32, .acc = DF_F32, .flags = 0,
+    .block_min = 32, .block_max = 1024, .block_default = 256,
+    .grid_max = 0, .per_thread = 1, .max_n = 0,
+};
+
+Test(generator, known_answer_seed1_index0)
+{
+    df_scratch s = {0};
+    df_gen_opts o = {.max_n = 1000, .family = 0};
+    df_case c;
+    cr_assert_eq(df_generate(1, 0, &k_pin, &o, &s, &c), 0);
+    cr_assert_eq(c.n, 310u);
+    cr_assert_eq(c.launch.block, 256u);
+    cr_assert_eq(c.launch.grid, 2u);
+    cr_assert_eq(c.family, (uint32_t)DF_FAM_INT_SMALL);
+    const float *a = c.a, *b = c.b;
+    static const float want_a[] = {-18, -11, -43, 17}, want_b[] = {24, 10, -8, -41};
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(a[i], want_a[i], "a[%d] = %g", i, (double)a[i]);
+        cr_assert_eq(b[i], want_b[i], "b[%d] = %g", i, (double)b[i]);
+    }
+    cr_assert_eq(b[309], -3.0f);
+    df_scratch_free(&s);
+}
+
+Test(generator, known_answer_uniform_f32_seed1_index0)
+{
+    df_scratch s = {0};
+    df_gen_opts o = {.max_n = 1000, .family = DF_FAM_UNIFORM};
+    df_case c;
+    cr_assert_eq(df_generate(1, 0, &k_pin, &o, &s, &c), 0);
+    cr_assert_eq(c.n, 310u, "forcing the family keeps the shape");
+    const float *a = c.a, *b = c.b;
+    cr_assert_eq(a[0], 0x1.9a041cp+3f);
+    cr_assert_eq(a[1], 0x1.63a19ap+4f);
+    cr_assert_eq(b[0], -0x1.2a485ep+5f);
+    cr_assert_eq(b[309], 0x1.4e16f4p+5f);
+    df_scratch_free(&s);
+}
+
+Test(generator, known_answer_launch_fuzzed_kernel_seed1_index1)
+{
+    static const df_kernel k_pin_free = {
+        .name = "fake-pin-free", .origin = "test", .summary = "test",
+        .elem = DF_F64, .acc = DF_F64,
+        .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE,
+        .block_min = 32, .block_max = 1024, .block_default = 256,
+        .grid_max = 0, .per_thread = 1, .max_n = 0,
+    };
+    df_scratch s = {0};
+    df_gen_opts o = {.max_n = 1000, .family = 0};
+    df_case c;
+    cr_assert_eq(df_generate(1, 1, &k_pin_free, &o, &s, &c), 0);
+    cr_assert_eq(c.n, 1000u);
+    cr_assert_eq(c.launch.block, 607u);
+    cr_assert_eq(c.launch.grid, 115u);
+    cr_assert_eq(c.launch.offset_a, 0u);
+    cr_assert_eq(c.launch.offset_b, 2u);
+    cr_assert_eq(c.family, (uint32_t)DF_FAM_INT_SMALL);
+    cr_assert_eq(((const double *)c.a)[0], -7.0);
+    o.family = DF_FAM_UNIFORM;
+    cr_assert_eq(df_generate(1, 1, &k_pin_free, &o, &s, &c), 0);
+    cr_assert_eq(c.n, 1000u);
+    const double *a = c.a, *b = c.b;
+    cr_assert_eq(a[0], 0x1.802bc7aa1c788p+4);
+    cr_assert_eq(b[0], -0x1.863298450b5f5p+5);
+    cr_assert_eq(b[999], -0x1.0f3a2603929acp+4);
+    df_scratch_free(&s);
+}
