@@ -18,7 +18,7 @@
  * budget_s / reps per run get fewer runs (at least DF_BW_MIN_REPS).
  * Bytes: a dot reads 2*n*esize bytes; the copy row copies 2*n*esize bytes
  * and counts them twice (read + write).
- * Results of the first timed run are judged by the oracle (fuzz/oracle.h)
+ * The result of the last timed run is judged by the oracle (fuzz/oracle.h)
  * against the CPU references, except for kernels whose max_n < n, which
  * still run for timing ("not judged").
  */

@@ -290,3 +290,13 @@ Test(cli, campaign_findings_replay_with_the_same_verdict)
     cr_assert(strstr(out, "ok 0, precision"), "%s", out);
     cr_assert(strstr(out, ", bug 0"), "%s", out);
 }
+
+Test(cli, regression_corpus_replays_without_a_bug)
+{
+    int rc = sh(out, "./dotfuzz replay --backend host corpus/regression");
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, "7 file(s), 0 unreadable"), "%s", out);
+    cr_assert(strstr(out, "seed000-precision-n2000-cond2e4.f32  atomic-block  precision"), "%s",
+              out);
+    cr_assert(strstr(out, ", bug 0"), "%s", out);
+}
