@@ -6,10 +6,14 @@
 #   scripts/gpu-verify.sh bandwidth  bandwidth table at n = 2^28 -> OUTDIR/bandwidth.md
 #   scripts/gpu-verify.sh sanitize   compute-sanitizer memcheck + racecheck on every kernel
 #                                    -> OUTDIR/sanitizer.txt
-#   scripts/gpu-verify.sh campaign [SECONDS]
-#                                    a campaign over every kernel and family (default 600 s)
-#                                    beside one model-match run of 10^6 cases per deterministic
-#                                    kernel, all at once -> OUTDIR/campaign.txt, OUTDIR/model-match.txt
+#   scripts/gpu-verify.sh invariants fold/tournament with --debug-invariants -> OUTDIR/invariants.txt
+#   scripts/gpu-verify.sh start [SECONDS]
+#                                    starts, detached, a campaign over every kernel and family
+#                                    (default 660 s) and, beside it, 10^6 cases per deterministic
+#                                    kernel (model match), one kernel after another
+#   scripts/gpu-verify.sh collect [WAIT]
+#                                    waits up to WAIT s for both, then -> OUTDIR/campaign.txt,
+#                                    OUTDIR/model-match.txt
 #
 # OUTDIR is $OUT when set (the device tool), else results/local.
 set -uo pipefail
@@ -44,7 +48,7 @@ sanitize() {
   : >"$log"
   for k in $($DF list --names); do
     for tool in memcheck racecheck; do
-      local cmd="compute-sanitizer --tool $tool --error-exitcode 99 $DF run --backend cuda --kernel $k --cases 60 --max-n 3000 --seed 11 --corpus $WORK/san-$k"
+      local cmd="compute-sanitizer --tool $tool --error-exitcode 99 $DF run --backend cuda --kernel $k --cases 40 --max-n 3000 --seed 11 --corpus $WORK/san-$k"
       echo "\$ $cmd" >>"$log"
       $cmd >"$WORK/san.out" 2>&1
       local r=$?
@@ -58,36 +62,65 @@ sanitize() {
   return $rc
 }
 
-campaign() {
-  local secs=${1:-600} pids=() k
-  local det
-  det=$($DF list --names --model-checked)
-  echo "\$ $DF run --backend cuda --time ${secs}s --seed 20261121 --corpus $WORK/campaign" >"$OUTDIR/campaign.txt"
-  $DF run --backend cuda --time "${secs}s" --seed 20261121 --corpus "$WORK/campaign" \
-    >>"$OUTDIR/campaign.txt" 2>"$WORK/campaign.err" &
-  pids+=($!)
-  for k in $det; do
-    $DF run --backend cuda --kernel "$k" --cases 1000000 --max-n 2048 --seed 5 \
-      --save-precision none --corpus "$WORK/mm-$k" >"$WORK/mm-$k.out" 2>"$WORK/mm-$k.err" &
-    pids+=($!)
+invariants() {
+  local log="$OUTDIR/invariants.txt" rc=0 k
+  : >"$log"
+  for k in fold tournament; do
+    local cmd="$DF run --backend cuda --kernel $k --debug-invariants --cases 3000 --max-n 100000 --seed 12 --corpus $WORK/inv-$k"
+    echo "\$ $cmd" >>"$log"
+    $cmd >>"$log" 2>"$WORK/inv.err" || rc=1
+    grep -E 'DONE|BUG|invariant' "$WORK/inv.err" | head -n 5 >>"$log"
   done
-  local rc=0
-  for p in "${pids[@]}"; do wait "$p" || rc=1; done
-  grep -E '^BUG|^#.*DONE|backend' "$WORK/campaign.err" | head -n 40 >>"$OUTDIR/campaign.txt"
-  : >"$OUTDIR/model-match.txt"
-  for k in $det; do
-    echo "\$ $DF run --backend cuda --kernel $k --cases 1000000 --max-n 2048 --seed 5 --save-precision none" >>"$OUTDIR/model-match.txt"
-    cat "$WORK/mm-$k.out" >>"$OUTDIR/model-match.txt"
-    grep -E '^BUG' "$WORK/mm-$k.err" | head -n 5 >>"$OUTDIR/model-match.txt"
-  done
-  cat "$OUTDIR/campaign.txt" "$OUTDIR/model-match.txt"
+  cat "$log"
   return $rc
+}
+
+# The campaign outlives one device call (10 minutes at most), so it runs
+# detached (setsid) beside the model-match runs; `collect` waits for both.
+start() {
+  local secs=${1:-660}
+  rm -rf "$WORK/bg" && mkdir -p "$WORK/bg"
+  cat >"$WORK/bg/campaign.sh" <<EOS
+cd "$PWD"
+echo "\$ $DF run --backend cuda --time ${secs}s --seed 20261121 --corpus $WORK/campaign" >"$WORK/bg/campaign.txt"
+$DF run --backend cuda --time ${secs}s --seed 20261121 --corpus "$WORK/campaign" >>"$WORK/bg/campaign.txt" 2>"$WORK/bg/campaign.err"
+echo "exit \$?" >>"$WORK/bg/campaign.txt"
+touch "$WORK/bg/campaign.done"
+EOS
+  cat >"$WORK/bg/model.sh" <<EOS
+cd "$PWD"
+for k in \$($DF list --names --model-checked); do
+  echo "\$ $DF run --backend cuda --kernel \$k --cases 1000000 --max-n 2048 --seed 5 --save-precision none"
+  $DF run --backend cuda --kernel \$k --cases 1000000 --max-n 2048 --seed 5 --save-precision none --corpus "$WORK/mm-\$k" 2>"$WORK/bg/mm-\$k.err"
+  echo "exit \$?"
+  grep -E '^BUG' "$WORK/bg/mm-\$k.err" | head -n 5
+done >"$WORK/bg/model-match.txt"
+touch "$WORK/bg/model.done"
+EOS
+  setsid nohup bash "$WORK/bg/campaign.sh" >/dev/null 2>&1 < /dev/null &
+  setsid nohup bash "$WORK/bg/model.sh" >/dev/null 2>&1 < /dev/null &
+  echo "started: campaign ${secs}s and model-match runs (detached)"
+}
+
+collect() {
+  local limit=${1:-560} t=0
+  while [ ! -f "$WORK/bg/campaign.done" ] || [ ! -f "$WORK/bg/model.done" ]; do
+    [ $t -ge "$limit" ] && break
+    sleep 5; t=$((t + 5))
+  done
+  cp "$WORK/bg/campaign.txt" "$OUTDIR/campaign.txt" 2>/dev/null
+  grep -E '^BUG|DONE|INTERRUPTED|backend' "$WORK/bg/campaign.err" 2>/dev/null | head -n 40 >>"$OUTDIR/campaign.txt"
+  cp "$WORK/bg/model-match.txt" "$OUTDIR/model-match.txt" 2>/dev/null
+  tail -n 40 "$OUTDIR/campaign.txt" "$OUTDIR/model-match.txt"
+  [ -f "$WORK/bg/campaign.done" ] && [ -f "$WORK/bg/model.done" ] && echo "all done" || echo "STILL RUNNING"
 }
 
 case "${1:-}" in
   env) env_info ;;
   bandwidth) bandwidth ;;
   sanitize) sanitize ;;
-  campaign) campaign "${2:-600}" ;;
-  *) echo "usage: $0 env|bandwidth|sanitize|campaign [SECONDS]" >&2; exit 2 ;;
+  invariants) invariants ;;
+  start) start "${2:-660}" ;;
+  collect) collect "${2:-560}" ;;
+  *) echo "usage: $0 env|bandwidth|sanitize|invariants|start [SECONDS]|collect [WAIT]" >&2; exit 2 ;;
 esac
