@@ -83,7 +83,7 @@ $(BUILD)/%.gpu.o: %.cu
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/dotfuzz-tests: $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/libdotfuzz.a
-	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(CUDA_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lmpfr -lgmp $(CUDA_LIBS) $(LDLIBS)
 
 test: $(BUILD)/tests/dotfuzz-tests dotfuzz
 	$(BUILD)/tests/dotfuzz-tests --jobs 2

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "cli.h"
 #include "cli_util.h"
+#include "metamorphic.h"
 
 typedef struct replay_opts {
     const char *backend;
@@ -20,11 +21,13 @@ typedef struct replay_opts {
     double tol;
     int json;
     int debug_invariants;
+    df_meta_opts meta;
 } replay_opts;
 
 typedef struct replay_state {
     df_backend *b;
     const replay_opts *o;
+    df_scratch meta_buf;
     df_outcome out;
     int dead; /* the backend's context was poisoned: stop */
     uint64_t files, runs, bad_files, verdicts[DF_V_COUNT];
@@ -42,6 +45,7 @@ static void replay_usage(FILE *f)
           "  --tol X              relative tolerance of a precision finding (default 1e-6)\n"
           "  --json               one JSON object per case and kernel on stdout\n"
           "  --debug-invariants   fold/tournament check their loop invariant (cuda)\n"
+          "  --no-meta            skip the metamorphic checks (rerun, negate, scale, permute)\n"
           "  -h, --help           this text\n"
           "\n"
           "exit status: 1 if any case is still a bug, else 2 if any file could not be\n"
@@ -83,7 +87,12 @@ static void replay_on(replay_state *st, const char *path, const df_kernel *k,
         return;
     }
     df_checked r;
-    if (df_check_case_refs(st->b, k, &c, refs, &oo, &r) != 0) {
+    int unusable = df_check_case_refs(st->b, k, &c, refs, &oo, &r) != 0;
+    if (!unusable && df_meta_sampled(&st->o->meta, &c)) {
+        df_meta_report mr;
+        unusable = df_metamorphic(st->b, k, &c, &oo, &st->o->meta, &st->meta_buf, &r, &mr) != 0;
+    }
+    if (unusable) {
         fprintf(stderr, "dotfuzz replay: backend unusable after %s: %s\n", path, r.res.err);
         st->dead = 1;
     }
@@ -185,14 +194,15 @@ static void replay_dir(replay_state *st, const char *dir)
 
 static int parse_replay_opts(int argc, char **argv, replay_opts *o)
 {
-    enum { OPT_BACKEND = 256, OPT_TOL, OPT_JSON, OPT_KERNEL, OPT_DEBUG_INV };
+    enum { OPT_BACKEND = 256, OPT_TOL, OPT_JSON, OPT_KERNEL, OPT_DEBUG_INV, OPT_NO_META };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"tol", required_argument, 0, OPT_TOL},
         {"json", no_argument, 0, OPT_JSON}, {"kernel", required_argument, 0, OPT_KERNEL},
         {"debug-invariants", no_argument, 0, OPT_DEBUG_INV},
+        {"no-meta", no_argument, 0, OPT_NO_META},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
-    *o = (replay_opts){.backend = "auto", .tol = 1e-6};
+    *o = (replay_opts){.backend = "auto", .tol = 1e-6, .meta = {.every = 1, .reruns = 2}};
     int ch;
     optind = 1;
     opterr = 0;
@@ -215,6 +225,7 @@ static int parse_replay_opts(int argc, char **argv, replay_opts *o)
             break;
         case OPT_JSON: o->json = 1; break;
         case OPT_DEBUG_INV: o->debug_invariants = 1; break;
+        case OPT_NO_META: o->meta.every = 0; break;
         case ':': df_usage_error("replay", "option %s needs a value", argv[optind - 1]); return -1;
         default: df_usage_error("replay", "unknown option '%s'", argv[optind - 1]); return -1;
         }
@@ -259,5 +270,6 @@ df_outcome df_cmd_replay(int argc, char **argv)
             (unsigned long long)st.verdicts[DF_V_PRECISION],
             (unsigned long long)st.verdicts[DF_V_BUG]);
     df_backend_close(st.b);
+    df_scratch_free(&st.meta_buf);
     return st.out;
 }

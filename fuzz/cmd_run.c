@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "cli_util.h"
 #include "generator.h"
+#include "metamorphic.h"
 
 typedef struct run_opts {
     const char *kernel;
@@ -29,6 +30,7 @@ typedef struct run_opts {
     double tol;
     int debug_invariants;
     int save_precision; /* SAVE_ALL, SAVE_WORST or SAVE_NONE */
+    df_meta_opts meta;
 } run_opts;
 
 /* Precision findings can be a few percent of all cases (seed 000 saw one in
@@ -40,6 +42,7 @@ typedef struct kernel_tally {
     uint64_t cases;
     uint64_t verdicts[DF_V_COUNT];
     uint64_t model_equal; /* cuda: results equal to the host model bit for bit */
+    uint64_t meta_checked; /* cases that went through the metamorphic checks */
     double worst_ratio;
     double worst_rel_saved; /* worst relative error of a saved precision case */
 } kernel_tally;
@@ -80,6 +83,9 @@ static void run_usage(FILE *f)
           "                       kernel's worst relative error so far), all, none\n"
           "  --backend B          cuda, host or auto (default auto: cuda when a GPU is present)\n"
           "  --debug-invariants   fold/tournament check their loop invariant every round (cuda)\n"
+          "  --meta-every N       metamorphic checks (rerun, negate, scale, permute) on one\n"
+          "                       case in N (default 16; 0 = off)\n"
+          "  --reruns R           reruns of a sampled case for the determinism check (default 2)\n"
           "  -h, --help           this text\n"
           "\n"
           "exit status: 0 no bug found, 1 bug found, 2 usage error, 3 environment error\n",
@@ -106,7 +112,7 @@ static uint64_t fresh_seed(void)
 }
 
 enum { OPT_SEED = 256, OPT_MAXN, OPT_TOL, OPT_CORPUS, OPT_BACKEND, OPT_FAMILY,
-       OPT_DEBUG_INV, OPT_SAVE_PREC };
+       OPT_DEBUG_INV, OPT_SAVE_PREC, OPT_META_EVERY, OPT_RERUNS };
 
 static int parse_run_opts(int argc, char **argv, run_opts *o)
 {
@@ -119,11 +125,14 @@ static int parse_run_opts(int argc, char **argv, run_opts *o)
         {"family", required_argument, 0, OPT_FAMILY},
         {"debug-invariants", no_argument, 0, OPT_DEBUG_INV},
         {"save-precision", required_argument, 0, OPT_SAVE_PREC},
+        {"meta-every", required_argument, 0, OPT_META_EVERY},
+        {"reruns", required_argument, 0, OPT_RERUNS},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (run_opts){.kernel = "all", .backend = "auto", .corpus = "corpus/findings",
                     .family = "all", .time_s = -1, .max_n = 65536, .tol = 1e-6,
-                    .save_precision = SAVE_WORST};
+                    .save_precision = SAVE_WORST, .meta = {.every = 16, .reruns = 2}};
+    uint64_t v;
     int ch;
     optind = 1;
     opterr = 0;
@@ -144,6 +153,16 @@ static int parse_run_opts(int argc, char **argv, run_opts *o)
         case OPT_BACKEND: o->backend = optarg; break;
         case OPT_FAMILY: o->family = optarg; break;
         case OPT_DEBUG_INV: o->debug_invariants = 1; break;
+        case OPT_META_EVERY:
+            if (df_parse_u64(optarg, &v) || v > 0xffffffffu)
+                bad = "--meta-every";
+            o->meta.every = (uint32_t)v;
+            break;
+        case OPT_RERUNS:
+            if (df_parse_u64(optarg, &v) || v > 64)
+                bad = "--reruns";
+            o->meta.reruns = (uint32_t)v;
+            break;
         case OPT_SAVE_PREC:
             if (!strcmp(optarg, "all"))
                 o->save_precision = SAVE_ALL;
@@ -225,11 +244,13 @@ static int select_kernels(const run_opts *o, df_backend *b, run_state *st)
 static void status_line(const run_state *st, double elapsed, const char *tag)
 {
     fprintf(stderr,
-            "#%llu\t%s cases/s: %.0f ok: %llu precision: %llu bug: %llu worst-ratio: %.3g%s%s%s "
+            "#%llu\t%s cases/s: %.0f ok: %llu precision: %llu nondet: %llu bug: %llu "
+            "worst-ratio: %.3g%s%s%s "
             "elapsed: %.0fs\n",
             (unsigned long long)st->cases, tag, elapsed > 0 ? st->cases / elapsed : 0.0,
             (unsigned long long)st->verdicts[DF_V_OK],
             (unsigned long long)st->verdicts[DF_V_PRECISION],
+            (unsigned long long)st->verdicts[DF_V_NONDET],
             (unsigned long long)st->verdicts[DF_V_BUG], st->worst_ratio,
             st->worst_kernel ? " (" : "", st->worst_kernel ? st->worst_kernel : "",
             st->worst_kernel ? ")" : "", elapsed);
@@ -241,15 +262,17 @@ static void summary(const run_state *st, const run_opts *o, double elapsed,
     printf("dotfuzz run: %llu cases in %.1f s (%.0f cases/s) on backend %s, seed %llu\n",
            (unsigned long long)st->cases, elapsed, elapsed > 0 ? st->cases / elapsed : 0.0,
            backend, (unsigned long long)o->seed);
-    printf("  %-13s %10s %10s %10s %10s %12s %12s\n", "kernel", "cases", "ok", "precision",
-           "bug", "worst-ratio", "model-equal");
+    printf("  %-13s %10s %10s %10s %8s %8s %12s %12s %8s\n", "kernel", "cases", "ok",
+           "precision", "nondet", "bug", "worst-ratio", "model-equal", "meta");
     for (size_t i = 0; i < st->nk; i++) {
         const kernel_tally *t = &st->tally[i];
-        printf("  %-13s %10llu %10llu %10llu %10llu %12.3g %12llu\n", st->kernels[i]->name,
-               (unsigned long long)t->cases, (unsigned long long)t->verdicts[DF_V_OK],
+        printf("  %-13s %10llu %10llu %10llu %8llu %8llu %12.3g %12llu %8llu\n",
+               st->kernels[i]->name, (unsigned long long)t->cases,
+               (unsigned long long)t->verdicts[DF_V_OK],
                (unsigned long long)t->verdicts[DF_V_PRECISION],
+               (unsigned long long)t->verdicts[DF_V_NONDET],
                (unsigned long long)t->verdicts[DF_V_BUG], t->worst_ratio,
-               (unsigned long long)t->model_equal);
+               (unsigned long long)t->model_equal, (unsigned long long)t->meta_checked);
     }
     printf("  findings saved: %llu new file(s) in %s\n", (unsigned long long)st->saved,
            o->corpus);
@@ -293,8 +316,9 @@ static int record(run_state *st, size_t ki, const run_opts *o, const df_case *c,
         st->worst_ratio = j->err_ratio;
         st->worst_kernel = st->kernels[ki]->name;
     }
-    if (j->verdict == DF_V_OK || (j->verdict == DF_V_PRECISION && !save_precision(o, t, j)))
-        return 0;
+    if (j->verdict == DF_V_OK || j->verdict == DF_V_NONDET ||
+        (j->verdict == DF_V_PRECISION && !save_precision(o, t, j)))
+        return 0; /* nondeterministic: measured and counted, not failed */
     char path[4096];
     int is_new = 0;
     if (df_save_finding(o->corpus, c, r, path, sizeof path, &is_new) != 0) {
@@ -316,7 +340,7 @@ static df_outcome campaign(const run_opts *o, df_backend *b, run_state *st)
     if (strcmp(o->family, "all") != 0)
         go.family = df_family_find(o->family)->id; /* checked by select_kernels */
     df_oracle_opts oo = {.tol = o->tol};
-    df_scratch buf = {0};
+    df_scratch buf = {0}, meta_buf = {0};
     df_checked r;
     df_outcome out = DF_OUTCOME_CLEAN;
     double t0 = now_s(), next_status = t0 + 1;
@@ -340,6 +364,11 @@ static df_outcome campaign(const run_opts *o, df_backend *b, run_state *st)
             break;
         }
         int unusable = df_check_case(b, k, &c, &oo, &r) != 0;
+        if (!unusable && df_meta_sampled(&o->meta, &c)) {
+            df_meta_report mr;
+            unusable = df_metamorphic(b, k, &c, &oo, &o->meta, &meta_buf, &r, &mr) != 0;
+            st->tally[ki].meta_checked++;
+        }
         if (record(st, ki, o, &c, &r) != 0) {
             out = DF_OUTCOME_ENV;
             break;
@@ -352,6 +381,7 @@ static df_outcome campaign(const run_opts *o, df_backend *b, run_state *st)
         }
     }
     df_scratch_free(&buf);
+    df_scratch_free(&meta_buf);
     double elapsed = now_s() - t0;
     status_line(st, elapsed, interrupted ? "INTERRUPTED" : "DONE");
     summary(st, o, elapsed, df_backend_name(b));

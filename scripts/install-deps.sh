@@ -12,6 +12,7 @@ command -v make >/dev/null 2>&1 || need+=(make)
 have_header zlib.h || need+=(zlib1g-dev)
 have_header nettle/sha1.h || need+=(nettle-dev)
 have_header criterion/criterion.h || need+=(libcriterion-dev)
+have_header mpfr.h || need+=(libmpfr-dev)   # tests: MPFR is the independent exact oracle
 
 if [ ${#need[@]} -eq 0 ]; then
   echo "install-deps: all build and test dependencies present"

@@ -1,0 +1,53 @@
+/* metamorphic.h — checks that relate a kernel's results on one case to its
+ * results on the same case again or on transformed copies:
+ *   rerun    a deterministic kernel gives the same bits again (else bug); a
+ *            kernel that does not claim determinism is measured: distinct
+ *            results over the reruns make the verdict `nondeterministic`
+ *   negate   a -> -a negates a deterministic kernel's result exactly
+ *   scale    a -> 2^k a scales it exactly when no rounding can fall in the
+ *            subnormal range and nothing can overflow (see scale_is_exact)
+ *   permute  the same pairs in another order stay inside the bound (every
+ *            kernel: the permuted case is judged by the oracle)
+ * The transforms are drawn from (seed, index) of the case, so `replay`
+ * repeats exactly the checks that `run` made. */
+#ifndef DOTFUZZ_METAMORPHIC_H
+#define DOTFUZZ_METAMORPHIC_H
+
+#include "check.h"
+
+typedef struct df_meta_opts {
+    uint32_t every;   /* check one case in `every` (by index); 0 = never */
+    uint32_t reruns;  /* extra runs of the case itself (>= 1 when checking) */
+} df_meta_opts;
+
+/* What the checks found. When a check fails, the judged case's verdict
+ * becomes bug with rule "rerun", "negate", "scale" or "permute" (or
+ * nondeterministic with rule "rerun" for kernels that claim nothing). */
+typedef struct df_meta_report {
+    unsigned ran;        /* DF_META_* bits of the checks that ran */
+    unsigned distinct;   /* distinct results over 1 + reruns runs */
+    int scale_k;         /* the 2^k used (0 when scale did not run) */
+} df_meta_report;
+
+enum { DF_META_RERUN = 1, DF_META_NEGATE = 2, DF_META_SCALE = 4, DF_META_PERMUTE = 8 };
+
+/* Whether case c is in the sample of `o`. */
+int df_meta_sampled(const df_meta_opts *o, const df_case *c);
+
+/* Runs the checks on c, whose judged result is in r; updates r->j when a
+ * check fails. buf is scratch for the transformed vectors. Returns 0, or -1
+ * when the backend became unusable (as df_check_case). */
+int df_metamorphic(df_backend *b, const df_kernel *k, const df_case *c,
+                   const df_oracle_opts *oo, const df_meta_opts *mo,
+                   df_scratch *buf, df_checked *r, df_meta_report *rep);
+
+/* The sufficient condition for `scale` (exposed for tests): every value
+ * the evaluation can produce is a multiple of Q = min over nonzero products
+ * of quantum(a_i) * quantum(b_i); a rounding happens only when an exact
+ * value needs more than p bits, i.e. at magnitude >= 2^p Q. If 2^p Q 2^min(k,0)
+ * is at least the smallest normal of the accumulator, every rounding is in
+ * the normal range before and after scaling and commutes with 2^k. Also
+ * every a_i 2^k must be exact and G 2^max(k,0) far from overflow. */
+int df_scale_is_exact(const df_kernel *k, const df_case *c, double G, int kexp);
+
+#endif

@@ -1,0 +1,231 @@
+/* test_metamorphic.c — the rerun, negate, scale and permute checks catch
+ * kernels (host models here, on the host backend) that are each wrong in
+ * exactly the way one check can see, while staying inside the rounding
+ * bound on the original case; and correct kernels pass them all. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "fuzz/backend.h"
+#include "fuzz/metamorphic.h"
+
+static uint64_t height_n(uint64_t n, const df_launch *l)
+{
+    (void)l;
+    return n + 1;
+}
+
+static float serial_sum(const df_case *c)
+{
+    const float *a = c->a, *b = c->b;
+    float s = 0.0f;
+    for (uint64_t i = 0; i < c->n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+/* rounds up positive results by one ulp: within the bound, not odd */
+static int model_asymmetric(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    float r = serial_sum(c);
+    out->f = r > 0 ? nextafterf(r, INFINITY) : r;
+    return 0;
+}
+
+/* one ulp up on every other call: what a racy kernel looks like */
+static int calls;
+static int model_flaky(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    float r = serial_sum(c);
+    out->f = (calls++ & 1) ? nextafterf(r, INFINITY) : r;
+    return 0;
+}
+
+/* keeps the result on a fixed absolute grid of 2^-30: not scale-invariant */
+static int model_fixed_grid(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    out->f = (float)(nearbyint((double)serial_sum(c) * 0x1p30) * 0x1p-30);
+    return 0;
+}
+
+/* drops the last element (an unguarded tail) */
+static int model_drops_last(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    df_case shorter = *c;
+    shorter.n = c->n ? c->n - 1 : 0;
+    out->f = serial_sum(&shorter);
+    return 0;
+}
+
+static int model_serial(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    out->f = serial_sum(c);
+    return 0;
+}
+
+static df_kernel fake(int (*model)(const df_case *, df_scratch *, df_result *), unsigned flags)
+{
+    return (df_kernel){.name = "fake", .origin = "test", .summary = "test", .elem = DF_F32,
+                       .acc = DF_F32, .flags = flags, .block_min = 1, .block_max = 1,
+                       .block_default = 1, .per_thread = 1, .tree_height = height_n,
+                       .host_model = model};
+}
+
+static df_backend *host(void)
+{
+    df_backend *b = NULL;
+    char err[200];
+    cr_assert_eq(df_backend_open("host", &b, err, sizeof err), 0);
+    return b;
+}
+
+/* Judges c on k, then the metamorphic checks; returns the final verdict. */
+static df_verdict check(const df_kernel *k, df_case *c, df_checked *r, df_meta_report *rep)
+{
+    df_backend *b = host();
+    df_oracle_opts oo = {.tol = 1e-6};
+    df_meta_opts mo = {.every = 1, .reruns = 2};
+    df_scratch buf = {0};
+    cr_assert_eq(df_check_case(b, k, c, &oo, r), 0);
+    cr_assert_eq(df_metamorphic(b, k, c, &oo, &mo, &buf, r, rep), 0);
+    df_scratch_free(&buf);
+    df_backend_close(b);
+    return r->j.verdict;
+}
+
+static df_case make_case(const float *a, const float *b, uint64_t n, uint64_t index)
+{
+    return (df_case){.type = DF_F32, .n = n, .a = a, .b = b, .launch = {1, 1, 0, 0},
+                     .seed = 1, .index = index};
+}
+
+static const float pos_a[] = {1.5f, 2.25f, 0.1f, 3.0f, 7.75f, 0.3f};
+static const float ones[] = {1, 1, 1, 1, 1, 1};
+
+Test(metamorphic, correct_kernel_passes_every_check)
+{
+    df_kernel k = fake(model_serial, DF_K_DETERMINISTIC);
+    for (uint64_t idx = 0; idx < 16; idx++) {
+        df_case c = make_case(pos_a, ones, 6, idx);
+        df_checked r;
+        df_meta_report rep;
+        df_verdict v = check(&k, &c, &r, &rep);
+        cr_assert(v == DF_V_OK || v == DF_V_PRECISION, "index %llu: %s %s",
+                  (unsigned long long)idx, r.j.rule, r.j.why);
+        cr_assert_eq(rep.ran & (DF_META_RERUN | DF_META_NEGATE | DF_META_PERMUTE),
+                     DF_META_RERUN | DF_META_NEGATE | DF_META_PERMUTE);
+        cr_assert_eq(rep.distinct, 1);
+    }
+}
+
+Test(metamorphic, negate_catches_an_asymmetric_rounding)
+{
+    df_kernel k = fake(model_asymmetric, DF_K_DETERMINISTIC);
+    df_case c = make_case(pos_a, ones, 6, 3);
+    df_checked r;
+    df_meta_report rep;
+    /* the original result alone is inside the bound */
+    df_backend *b = host();
+    df_oracle_opts oo = {.tol = 1.0};
+    cr_assert_eq(df_check_case(b, &k, &c, &oo, &r), 0);
+    cr_assert_neq(r.j.verdict, DF_V_BUG, "%s", r.j.why);
+    df_backend_close(b);
+    cr_assert_eq(check(&k, &c, &r, &rep), DF_V_BUG);
+    cr_assert_str_eq(r.j.rule, "negate");
+}
+
+Test(metamorphic, rerun_fails_a_flaky_kernel_that_claims_determinism)
+{
+    df_kernel k = fake(model_flaky, DF_K_DETERMINISTIC);
+    df_case c = make_case(pos_a, ones, 6, 0);
+    df_checked r;
+    df_meta_report rep;
+    calls = 0;
+    cr_assert_eq(check(&k, &c, &r, &rep), DF_V_BUG);
+    cr_assert_str_eq(r.j.rule, "rerun");
+    cr_assert_eq(rep.distinct, 2);
+}
+
+Test(metamorphic, rerun_measures_a_kernel_that_claims_nothing)
+{
+    df_kernel k = fake(model_flaky, 0);
+    df_case c = make_case(pos_a, ones, 6, 0);
+    df_checked r;
+    df_meta_report rep;
+    calls = 0;
+    cr_assert_eq(check(&k, &c, &r, &rep), DF_V_NONDET);
+    cr_assert_str_eq(r.j.rule, "rerun");
+    cr_assert(strstr(r.j.why, "2 distinct results over 3 runs"), "%s", r.j.why);
+}
+
+Test(metamorphic, scale_catches_a_fixed_absolute_grid)
+{
+    /* s = 2^-24 + 2^-33: the grid drops 2^-33 (inside the bound, G = 2);
+     * scaled by 2^k with k >= 3 the bit survives, so f(2^k a) != 2^k f(a) */
+    static const float a[] = {1.0f, -1.0f, 0x1p-24f + 0x1p-33f};
+    static const float b3[] = {1, 1, 1};
+    df_kernel k = fake(model_fixed_grid, DF_K_DETERMINISTIC);
+    int caught = 0, passed = 0;
+    for (uint64_t idx = 0; idx < 64; idx++) {
+        df_case c = make_case(a, b3, 3, idx);
+        df_checked r;
+        df_meta_report rep;
+        df_verdict v = check(&k, &c, &r, &rep);
+        cr_assert(rep.ran & DF_META_SCALE, "scale did not run at index %llu",
+                  (unsigned long long)idx);
+        if (rep.scale_k >= 3) {
+            cr_assert_eq(v, DF_V_BUG, "k=%d: %s", rep.scale_k, r.j.why);
+            cr_assert_str_eq(r.j.rule, "scale");
+            caught++;
+        } else {
+            cr_assert_neq(v, DF_V_BUG, "k=%d: %s %s", rep.scale_k, r.j.rule, r.j.why);
+            passed++;
+        }
+    }
+    cr_assert_gt(caught, 0);
+    cr_assert_gt(passed, 0);
+}
+
+Test(metamorphic, permute_moves_a_nonzero_into_an_unguarded_tail)
+{
+    static const float a[] = {1, 2, 3, 4, 0};
+    static const float b5[] = {1, 1, 1, 1, 1};
+    df_kernel k = fake(model_drops_last, DF_K_DETERMINISTIC);
+    int caught = 0;
+    for (uint64_t idx = 0; idx < 10; idx++) {
+        df_case c = make_case(a, b5, 5, idx);
+        df_checked r;
+        df_meta_report rep;
+        if (check(&k, &c, &r, &rep) == DF_V_BUG) {
+            cr_assert_str_eq(r.j.rule, "permute", "%s", r.j.why);
+            caught++;
+        }
+    }
+    cr_assert_gt(caught, 5);
+}
+
+Test(metamorphic, scale_is_exact_only_where_it_provably_is)
+{
+    df_kernel k = fake(model_serial, DF_K_DETERMINISTIC);
+    static const float ints[] = {3, -7, 50};
+    static const float sub[] = {3, 0x1p-140f, 1};
+    static const float tiny[] = {0x1.000002p-70f, 1, 1};
+    static const float tiny_b[] = {0x1.000002p-70f, 1, 1};
+    df_case c = make_case(ints, ints, 3, 0);
+    cr_assert(df_scale_is_exact(&k, &c, 2558, 6));
+    cr_assert(df_scale_is_exact(&k, &c, 2558, -6));
+    cr_assert(!df_scale_is_exact(&k, &c, 0x1p126, 6), "G 2^132 overflows float");
+    c = make_case(sub, ones, 3, 0);
+    cr_assert(!df_scale_is_exact(&k, &c, 4, 1), "a subnormal input");
+    /* products of two 2^-70 values with full mantissas: quantum 2^-186 */
+    c = make_case(tiny, tiny_b, 3, 0);
+    cr_assert(!df_scale_is_exact(&k, &c, 2, -1));
+    df_kernel ftz = fake(model_serial, DF_K_DETERMINISTIC | DF_K_FLUSHES_SUBNORMALS);
+    c = make_case(ints, ints, 3, 0);
+    cr_assert(!df_scale_is_exact(&ftz, &c, 2558, 1), "flush-to-zero kernels are excluded");
+}
