@@ -43,6 +43,8 @@ typedef struct kernel_tally {
     uint64_t verdicts[DF_V_COUNT];
     uint64_t model_equal; /* cuda: results equal to the host model bit for bit */
     uint64_t meta_checked; /* cases that went through the metamorphic checks */
+    uint64_t seed_alarms;  /* cases seed 000's oracle flags: relative error > tol alone */
+    uint64_t seed_alarms_bug; /* ... of which ours calls bug */
     double worst_ratio;
     double worst_rel_saved; /* worst relative error of a saved precision case */
 } kernel_tally;
@@ -262,18 +264,28 @@ static void summary(const run_state *st, const run_opts *o, double elapsed,
     printf("dotfuzz run: %llu cases in %.1f s (%.0f cases/s) on backend %s, seed %llu\n",
            (unsigned long long)st->cases, elapsed, elapsed > 0 ? st->cases / elapsed : 0.0,
            backend, (unsigned long long)o->seed);
-    printf("  %-13s %10s %10s %10s %8s %8s %12s %12s %8s\n", "kernel", "cases", "ok",
-           "precision", "nondet", "bug", "worst-ratio", "model-equal", "meta");
+    printf("  %-13s %10s %10s %10s %8s %8s %12s %12s %8s %12s\n", "kernel", "cases", "ok",
+           "precision", "nondet", "bug", "worst-ratio", "model-equal", "meta", "seed-alarms");
     for (size_t i = 0; i < st->nk; i++) {
         const kernel_tally *t = &st->tally[i];
-        printf("  %-13s %10llu %10llu %10llu %8llu %8llu %12.3g %12llu %8llu\n",
+        printf("  %-13s %10llu %10llu %10llu %8llu %8llu %12.3g %12llu %8llu %12llu\n",
                st->kernels[i]->name, (unsigned long long)t->cases,
                (unsigned long long)t->verdicts[DF_V_OK],
                (unsigned long long)t->verdicts[DF_V_PRECISION],
                (unsigned long long)t->verdicts[DF_V_NONDET],
                (unsigned long long)t->verdicts[DF_V_BUG], t->worst_ratio,
-               (unsigned long long)t->model_equal, (unsigned long long)t->meta_checked);
+               (unsigned long long)t->model_equal, (unsigned long long)t->meta_checked,
+               (unsigned long long)t->seed_alarms);
     }
+    uint64_t alarms = 0, alarms_bug = 0;
+    for (size_t i = 0; i < st->nk; i++) {
+        alarms += st->tally[i].seed_alarms;
+        alarms_bug += st->tally[i].seed_alarms_bug;
+    }
+    printf("  seed 000's oracle (rel err > %g alone) would raise %llu alarm(s), %llu of them "
+           "bugs by this oracle; this oracle: %llu bug(s)\n",
+           o->tol, (unsigned long long)alarms, (unsigned long long)alarms_bug,
+           (unsigned long long)st->verdicts[DF_V_BUG]);
     printf("  findings saved: %llu new file(s) in %s\n", (unsigned long long)st->saved,
            o->corpus);
 }
@@ -310,6 +322,10 @@ static int record(run_state *st, size_t ki, const run_opts *o, const df_case *c,
     if (r->model_ran && r->model.status == DF_RUN_OK && r->res.status == DF_RUN_OK &&
         bit_equal(&r->res, &r->model))
         t->model_equal++;
+    if (j->rel_err > o->tol) { /* what seed 000's oracle alone would flag */
+        t->seed_alarms++;
+        t->seed_alarms_bug += j->verdict == DF_V_BUG;
+    }
     if (isfinite(j->err_ratio) && j->err_ratio > t->worst_ratio)
         t->worst_ratio = j->err_ratio;
     if (isfinite(j->err_ratio) && j->err_ratio > st->worst_ratio) {

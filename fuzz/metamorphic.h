@@ -16,7 +16,7 @@
 #include "check.h"
 
 typedef struct df_meta_opts {
-    uint32_t every;   /* check one case in `every` (by index); 0 = never */
+    uint32_t every;   /* check one case in `every` (by a hash of seed and index); 0 = never */
     uint32_t reruns;  /* extra runs of the case itself (>= 1 when checking) */
 } df_meta_opts;
 
