@@ -13,8 +13,8 @@
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
 #include <math.h>
-#include <stdio.h>
-#include <string.h>
+
+#include "model_common.h"
 
 extern const df_kernel df_kernel_atomic_block;
 
@@ -39,32 +39,13 @@ static float flush_subnormal(float x)
     return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x;
 }
 
-static int model_begin(const df_case *c, df_launch *l, df_result *out)
-{
-    char why[112];
-    memset(out, 0, sizeof *out);
-    *l = c->launch;
-    if (c->type != DF_F32) {
-        snprintf(out->err, sizeof out->err,
-                 "atomic-block model: needs f32 data, case is %s",
-                 df_type_name(c->type));
-    } else if (df_launch_resolve(&df_kernel_atomic_block, c->n, l, why,
-                                 sizeof why) != 0) {
-        snprintf(out->err, sizeof out->err, "atomic-block model: %s", why);
-    } else {
-        return 0;
-    }
-    out->status = DF_RUN_ERROR;
-    return -1;
-}
-
 /* The GPU adds block sums in whatever order blocks finish; the model takes
  * blocks 0..grid-1, one valid order among them. */
 static int atomic_block_model(const df_case *c, df_scratch *s, df_result *out)
 {
     df_launch l;
     (void)s;
-    if (model_begin(c, &l, out) != 0)
+    if (df_model_begin(&df_kernel_atomic_block, c, &l, out) != 0)
         return -1;
     const float *a = c->a, *b = c->b;
     float result = 0.0f; /* the launcher's cudaMemsetAsync */
@@ -106,17 +87,7 @@ const df_kernel df_kernel_atomic_block = {
 
 #else
 /* ---- GPU kernel and launcher (CUDA C) ---- */
-#include <cuda_runtime.h>
-#include <string.h>
-
-#define TRY(call, name)                                                       \
-    do {                                                                      \
-        cudaError_t e_ = (call);                                              \
-        if (e_ != cudaSuccess) {                                              \
-            ctx->failed_call = (name);                                        \
-            return (int)e_;                                                   \
-        }                                                                     \
-    } while (0)
+#include "gpu_common.h"
 
 /* Seed 000's kernel with N as a parameter and a 64-bit index, so any n and
  * any block in [1, 1024] work (the block sum reads blockDim.x entries, all
@@ -141,31 +112,14 @@ atomic_block_kernel(const float *a, const float *b, float *c,
     }
 }
 
+/* The result word starts at zero every case (seed 000's first bug: it did
+ * not), then each block adds its sum into it. */
 static int atomic_block_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    /* seed 000's first bug: the result must start at zero every case */
-    TRY(cudaMemsetAsync(ctx->d_result, 0, sizeof(float), st),
-        "cudaMemsetAsync(result)");
-    atomic_block_kernel<<<c->launch.grid, c->launch.block, 0, st>>>(
-        (const float *)ctx->a, (const float *)ctx->b, (float *)ctx->d_result,
-        (unsigned long long)c->n);
-    TRY(cudaGetLastError(), "atomic_block_kernel<<<>>>");
-    TRY(cudaMemcpyAsync(ctx->h_result, ctx->d_result, sizeof(float),
-                        cudaMemcpyDeviceToHost, st),
-        "cudaMemcpyAsync(result)");
-    return 0;
-}
-
-static int atomic_block_finish(df_gpu_ctx *ctx, const df_case *c, df_result *res)
-{
-    float v;
-    (void)c;
-    memcpy(&v, ctx->h_result, sizeof v);
-    res->f = v;
-    return 0;
+    return df_enqueue_one_word<float>(ctx, c, atomic_block_kernel,
+                                      "atomic_block_kernel<<<>>>");
 }
 
 extern "C" const struct df_gpu_ops df_gpu_atomic_block = {
-    NULL, atomic_block_enqueue, atomic_block_finish};
+    NULL, atomic_block_enqueue, df_finish_float<float>};
 #endif

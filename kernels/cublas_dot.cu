@@ -58,6 +58,8 @@ const df_kernel df_kernel_cublas_ddot = {
 #include <cublas_v2.h>
 #include <stdio.h>
 
+#include "gpu_common.h"
+
 template <typename E> struct cublas_dot;
 template <> struct cublas_dot<float> {
     static const df_type elem = DF_F32;
@@ -110,48 +112,25 @@ template <typename E> static int cublas_enqueue(df_gpu_ctx *ctx, const df_case *
     st = cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE);
     if (st != CUBLAS_STATUS_SUCCESS)
         return cublas_failed(ctx, "cublasSetPointerMode", st);
-    if (c->n == 0) {
-        /* cuBLAS returns early for n <= 0; the result must still be 0 */
-        cudaError_t e = cudaMemsetAsync(ctx->d_result, 0, sizeof(E), stream);
-        if (e != cudaSuccess) {
-            ctx->failed_call = "cudaMemsetAsync(result)";
-            return (int)e;
-        }
-    } else {
-        st = cublas_dot<E>::run(h, (int64_t)c->n, (const E *)ctx->a,
-                                (const E *)ctx->b, (E *)ctx->d_result);
-        if (st != CUBLAS_STATUS_SUCCESS)
-            return cublas_failed(ctx, cublas_dot<E>::name(), st);
-    }
-    cudaError_t e = cudaMemcpyAsync(ctx->h_result, ctx->d_result, sizeof(E),
-                                    cudaMemcpyDeviceToHost, stream);
-    if (e != cudaSuccess) {
-        ctx->failed_call = "cudaMemcpyAsync(result)";
-        return (int)e;
-    }
-    return 0;
-}
-
-template <typename E>
-static int cublas_finish(df_gpu_ctx *ctx, const df_case *c, df_result *res)
-{
-    (void)c;
-    res->f = (double)*(const E *)ctx->h_result;
-    res->i = 0;
-    res->status = DF_RUN_OK;
-    res->err[0] = '\0';
-    return 0;
+    /* cuBLAS returns early for n <= 0; the result must still be 0 */
+    if (c->n == 0)
+        return df_enqueue_zero_result(ctx, sizeof(E));
+    st = cublas_dot<E>::run(h, (int64_t)c->n, (const E *)ctx->a,
+                            (const E *)ctx->b, (E *)ctx->d_result);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return cublas_failed(ctx, cublas_dot<E>::name(), st);
+    return df_fetch_result(ctx, ctx->d_result, sizeof(E));
 }
 
 extern "C" const struct df_gpu_ops df_gpu_cublas_sdot = {
     NULL, /* no device scratch */
     cublas_enqueue<float>,
-    cublas_finish<float>,
+    df_finish_float<float>,
 };
 
 extern "C" const struct df_gpu_ops df_gpu_cublas_ddot = {
     NULL, /* no device scratch */
     cublas_enqueue<double>,
-    cublas_finish<double>,
+    df_finish_float<double>,
 };
 #endif

@@ -13,8 +13,7 @@
 
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
-#include <stdio.h>
-#include <string.h>
+#include "model_common.h"
 
 extern const df_kernel df_kernel_int_atomic;
 
@@ -24,25 +23,6 @@ static uint64_t int_atomic_height(uint64_t n, const df_launch *l)
     (void)n;
     (void)l;
     return 1;
-}
-
-static int model_begin(const df_case *c, df_launch *l, df_result *out)
-{
-    char why[112];
-    memset(out, 0, sizeof *out);
-    *l = c->launch;
-    if (c->type != DF_I32) {
-        snprintf(out->err, sizeof out->err,
-                 "int-atomic model: needs i32 data, case is %s",
-                 df_type_name(c->type));
-    } else if (df_launch_resolve(&df_kernel_int_atomic, c->n, l, why,
-                                 sizeof why) != 0) {
-        snprintf(out->err, sizeof out->err, "int-atomic model: %s", why);
-    } else {
-        return 0;
-    }
-    out->status = DF_RUN_ERROR;
-    return -1;
 }
 
 /* Two's complement value of a 32-bit pattern, without C's
@@ -58,7 +38,7 @@ static int int_atomic_model(const df_case *c, df_scratch *s, df_result *out)
 {
     df_launch l;
     (void)s;
-    if (model_begin(c, &l, out) != 0)
+    if (df_model_begin(&df_kernel_int_atomic, c, &l, out) != 0)
         return -1;
     const int32_t *a = c->a, *b = c->b;
     uint32_t result = 0;
@@ -103,17 +83,9 @@ const df_kernel df_kernel_int_atomic = {
 
 #else
 /* ---- GPU kernel and launcher (CUDA C) ---- */
-#include <cuda_runtime.h>
 #include <string.h>
 
-#define TRY(call, name)                                                       \
-    do {                                                                      \
-        cudaError_t e_ = (call);                                              \
-        if (e_ != cudaSuccess) {                                              \
-            ctx->failed_call = (name);                                        \
-            return (int)e_;                                                   \
-        }                                                                     \
-    } while (0)
+#include "gpu_common.h"
 
 /* Seed 002's multiblock dot. The arithmetic is written in unsigned int:
  * the same bits as the hardware's wrapping int32 multiply and add, without
@@ -140,17 +112,8 @@ int_atomic_kernel(const int *a, const int *b, int *c, unsigned long long n)
 
 static int int_atomic_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    TRY(cudaMemsetAsync(ctx->d_result, 0, sizeof(int), st),
-        "cudaMemsetAsync(result)");
-    int_atomic_kernel<<<c->launch.grid, c->launch.block, 0, st>>>(
-        (const int *)ctx->a, (const int *)ctx->b, (int *)ctx->d_result,
-        (unsigned long long)c->n);
-    TRY(cudaGetLastError(), "int_atomic_kernel<<<>>>");
-    TRY(cudaMemcpyAsync(ctx->h_result, ctx->d_result, sizeof(int),
-                        cudaMemcpyDeviceToHost, st),
-        "cudaMemcpyAsync(result)");
-    return 0;
+    return df_enqueue_one_word<int>(ctx, c, int_atomic_kernel,
+                                    "int_atomic_kernel<<<>>>");
 }
 
 static int int_atomic_finish(df_gpu_ctx *ctx, const df_case *c, df_result *res)

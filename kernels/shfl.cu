@@ -54,14 +54,7 @@ const df_kernel df_kernel_shfl = {
                "last-block sum: the fast kernel",
     .elem = DF_F32,
     .acc = DF_F32,
-    .flags = DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE |
-             DF_K_BLOCK_WARP,
-    .block_min = DF_SHFL_BLOCK_MIN,
-    .block_max = DF_SHFL_BLOCK_MAX,
-    .block_default = DF_SHFL_BLOCK_DEFAULT,
-    .grid_max = DF_SHFL_GRID_MAX,
-    .per_thread = DF_SHFL_PER_THREAD,
-    .max_n = 0,
+    DF_SHFL_LAUNCH,
     .tree_height = shfl_height_f32,
     .host_model = shfl_f32_model,
     .gpu = DF_GPU_REF(df_gpu_shfl),
@@ -74,14 +67,7 @@ const df_kernel df_kernel_shfl_f64acc = {
                "products, double result)",
     .elem = DF_F32,
     .acc = DF_F64,
-    .flags = DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE |
-             DF_K_BLOCK_WARP,
-    .block_min = DF_SHFL_BLOCK_MIN,
-    .block_max = DF_SHFL_BLOCK_MAX,
-    .block_default = DF_SHFL_BLOCK_DEFAULT,
-    .grid_max = DF_SHFL_GRID_MAX,
-    .per_thread = DF_SHFL_PER_THREAD,
-    .max_n = 0,
+    DF_SHFL_LAUNCH,
     .tree_height = shfl_height_f32,
     .host_model = shfl_f64acc_model,
     .gpu = DF_GPU_REF(df_gpu_shfl_f64acc),
@@ -92,13 +78,13 @@ const df_kernel df_kernel_shfl_f64acc = {
 extern "C" const struct df_gpu_ops df_gpu_shfl = {
     df_shfl_scratch_bytes<float>,
     df_shfl_enqueue<float, float>,
-    df_shfl_finish<float>,
+    df_finish_float<float>,
 };
 
 extern "C" const struct df_gpu_ops df_gpu_shfl_f64acc = {
     df_shfl_scratch_bytes<double>,
     df_shfl_enqueue<float, double>,
-    df_shfl_finish<double>,
+    df_finish_float<double>,
 };
 
 extern "C" int df_shfl_blocks_per_sm(uint32_t block, int *blocks_per_sm)

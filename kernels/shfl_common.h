@@ -50,6 +50,14 @@
 /* 16-byte vector pairs each thread loads per grid-stride iteration. */
 #define DF_SHFL_UNROLL 4u
 
+/* The descriptor fields the three shfl kernels share: traits and limits. */
+#define DF_SHFL_LAUNCH                                                      \
+    .flags = DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE |     \
+             DF_K_BLOCK_WARP,                                               \
+    .block_min = DF_SHFL_BLOCK_MIN, .block_max = DF_SHFL_BLOCK_MAX,         \
+    .block_default = DF_SHFL_BLOCK_DEFAULT, .grid_max = DF_SHFL_GRID_MAX,   \
+    .per_thread = DF_SHFL_PER_THREAD, .max_n = 0
+
 /* Which path a case takes and how its elements spread over the threads. */
 typedef struct df_shfl_map {
     int vector;        /* 1: head, 16-byte vector body, tail; 0: scalar path */
@@ -170,6 +178,7 @@ int df_shfl_f64_blocks_per_sm(uint32_t block, int *blocks_per_sm);
 #include <stdio.h>
 
 #include "cuda_backend.h"
+#include "gpu_common.h"
 
 template <typename E> struct df_shfl_vec;
 template <> struct df_shfl_vec<float> {
@@ -411,38 +420,12 @@ static int df_shfl_enqueue(df_gpu_ctx *ctx, const df_case *c)
     const int copy = df_shfl_result_target(ctx, &result);
     unsigned *ticket = (unsigned *)ctx->d_scratch;
     A *partials = (A *)((char *)ctx->d_scratch + DF_SHFL_SCRATCH_HEADER);
-    cudaError_t e = cudaMemsetAsync(ticket, 0, sizeof *ticket, stream);
-    if (e != cudaSuccess) {
-        ctx->failed_call = "cudaMemsetAsync(ticket)";
-        return (int)e;
-    }
+    DF_TRY(cudaMemsetAsync(ticket, 0, sizeof *ticket, stream),
+           "cudaMemsetAsync(ticket)");
     df_shfl_kernel<E, A><<<l->grid, l->block, 0, stream>>>(
         (const E *)ctx->a, (const E *)ctx->b, c->n, partials, ticket, (A *)result);
-    e = cudaGetLastError();
-    if (e != cudaSuccess) {
-        ctx->failed_call = "df_shfl_kernel<<<>>>";
-        return (int)e;
-    }
-    if (copy) {
-        e = cudaMemcpyAsync(ctx->h_result, ctx->d_result, sizeof(A),
-                            cudaMemcpyDeviceToHost, stream);
-        if (e != cudaSuccess) {
-            ctx->failed_call = "cudaMemcpyAsync(result)";
-            return (int)e;
-        }
-    }
-    return 0;
-}
-
-template <typename A>
-static int df_shfl_finish(df_gpu_ctx *ctx, const df_case *c, df_result *res)
-{
-    (void)c;
-    res->f = (double)*(const A *)ctx->h_result;
-    res->i = 0;
-    res->status = DF_RUN_OK;
-    res->err[0] = '\0';
-    return 0;
+    DF_TRY(cudaGetLastError(), "df_shfl_kernel<<<>>>");
+    return copy ? df_fetch_result(ctx, ctx->d_result, sizeof(A)) : 0;
 }
 
 /* Resident blocks per SM at this block size: the persistent grid's factor. */

@@ -38,14 +38,7 @@ const df_kernel df_kernel_shfl_f64 = {
                "deterministic last-block sum",
     .elem = DF_F64,
     .acc = DF_F64,
-    .flags = DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE |
-             DF_K_BLOCK_WARP,
-    .block_min = DF_SHFL_BLOCK_MIN,
-    .block_max = DF_SHFL_BLOCK_MAX,
-    .block_default = DF_SHFL_BLOCK_DEFAULT,
-    .grid_max = DF_SHFL_GRID_MAX,
-    .per_thread = DF_SHFL_PER_THREAD,
-    .max_n = 0,
+    DF_SHFL_LAUNCH,
     .tree_height = shfl_height_f64,
     .host_model = shfl_f64_model,
     .gpu = DF_GPU_REF(df_gpu_shfl_f64),
@@ -56,7 +49,7 @@ const df_kernel df_kernel_shfl_f64 = {
 extern "C" const struct df_gpu_ops df_gpu_shfl_f64 = {
     df_shfl_scratch_bytes<double>,
     df_shfl_enqueue<double, double>,
-    df_shfl_finish<double>,
+    df_finish_float<double>,
 };
 
 extern "C" int df_shfl_f64_blocks_per_sm(uint32_t block, int *blocks_per_sm)

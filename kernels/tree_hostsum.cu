@@ -15,7 +15,8 @@
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
 #include <stdio.h>
-#include <string.h>
+
+#include "model_common.h"
 
 extern const df_kernel df_kernel_tree_hostsum;
 
@@ -42,25 +43,6 @@ static uint64_t tree_hostsum_height(uint64_t n, const df_launch *l)
     return 1 + (n + stride - 1) / stride + df_ceil_log2_u64(l->block) + grid;
 }
 
-static int model_begin(const df_case *c, df_launch *l, df_result *out)
-{
-    char why[112];
-    memset(out, 0, sizeof *out);
-    *l = c->launch;
-    if (c->type != DF_F32) {
-        snprintf(out->err, sizeof out->err,
-                 "tree-hostsum model: needs f32 data, case is %s",
-                 df_type_name(c->type));
-    } else if (df_launch_resolve(&df_kernel_tree_hostsum, c->n, l, why,
-                                 sizeof why) != 0) {
-        snprintf(out->err, sizeof out->err, "tree-hostsum model: %s", why);
-    } else {
-        return 0;
-    }
-    out->status = DF_RUN_ERROR;
-    return -1;
-}
-
 /* One block: thread t's grid-stride sum lands in cache[t] (walked chunk by
  * chunk so memory is read in order; each thread's additions keep their
  * order), then the shared-memory tree. */
@@ -83,7 +65,7 @@ static float block_partial(const df_case *c, const df_launch *l, uint64_t blk,
 static int tree_hostsum_model(const df_case *c, df_scratch *s, df_result *out)
 {
     df_launch l;
-    if (model_begin(c, &l, out) != 0)
+    if (df_model_begin(&df_kernel_tree_hostsum, c, &l, out) != 0)
         return -1;
     float *cache = df_scratch_reserve(s, (size_t)l.block * sizeof(float));
     if (!cache) {
@@ -128,17 +110,7 @@ const df_kernel df_kernel_tree_hostsum = {
 
 #else
 /* ---- GPU kernel and launcher (CUDA C) ---- */
-#include <cuda_runtime.h>
-#include <string.h>
-
-#define TRY(call, name)                                                       \
-    do {                                                                      \
-        cudaError_t e_ = (call);                                              \
-        if (e_ != cudaSuccess) {                                              \
-            ctx->failed_call = (name);                                        \
-            return (int)e_;                                                   \
-        }                                                                     \
-    } while (0)
+#include "gpu_common.h"
 
 /* Seed 004's kernel with N as a parameter and 64-bit indices. The product
  * and the addition are separate roundings, as the C source reads (nvcc
@@ -183,11 +155,11 @@ static int tree_hostsum_enqueue(df_gpu_ctx *ctx, const df_case *c)
     tree_hostsum_kernel<<<c->launch.grid, c->launch.block, 0, st>>>(
         (const float *)ctx->a, (const float *)ctx->b, (float *)ctx->d_scratch,
         (unsigned long long)c->n);
-    TRY(cudaGetLastError(), "tree_hostsum_kernel<<<>>>");
-    TRY(cudaMemcpyAsync(ctx->h_scratch, ctx->d_scratch,
-                        (size_t)c->launch.grid * sizeof(float),
-                        cudaMemcpyDeviceToHost, st),
-        "cudaMemcpyAsync(block partials)");
+    DF_TRY(cudaGetLastError(), "tree_hostsum_kernel<<<>>>");
+    DF_TRY(cudaMemcpyAsync(ctx->h_scratch, ctx->d_scratch,
+                           (size_t)c->launch.grid * sizeof(float),
+                           cudaMemcpyDeviceToHost, st),
+           "cudaMemcpyAsync(block partials)");
     return 0;
 }
 

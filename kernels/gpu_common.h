@@ -1,0 +1,199 @@
+/* gpu_common.h — what the GPU halves of the kernels share (nvcc only): the
+ * checked CUDA call, the result word's zeroing, copy and reading, the
+ * launcher of the kernels that add into one result word (atomic-block,
+ * int-atomic), and the parts seed 003's two kernels (fold, tournament)
+ * share: launch 0 (the products), the blocks of a round, and the host-side
+ * check of the loop invariant after a round (debug-invariant mode).
+ * Every helper returns 0 or the failure, with the failed call named in
+ * ctx->failed_call, as the backend expects (kernels/cuda_backend.h).
+ */
+#ifndef DOTFUZZ_GPU_COMMON_H
+#define DOTFUZZ_GPU_COMMON_H
+
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "cuda_backend.h"
+
+/* Runs a CUDA call; on failure names it in ctx->failed_call and returns its
+ * cudaError_t from the enclosing function, which must have a df_gpu_ctx
+ * *ctx in scope. */
+#define DF_TRY(call, name)                                                    \
+    do {                                                                      \
+        cudaError_t e_ = (call);                                              \
+        if (e_ != cudaSuccess) {                                              \
+            ctx->failed_call = (name);                                        \
+            return (int)e_;                                                   \
+        }                                                                     \
+    } while (0)
+
+/* ---- the result word ---- */
+
+/* Zeroes the device result word (+0 for a float, 0 for an int). */
+static inline int df_zero_result(df_gpu_ctx *ctx, size_t bytes)
+{
+    DF_TRY(cudaMemsetAsync(ctx->d_result, 0, bytes, (cudaStream_t)ctx->stream),
+           "cudaMemsetAsync(result)");
+    return 0;
+}
+
+/* Copies the result, bytes at device address src, into ctx->h_result. */
+static inline int df_fetch_result(df_gpu_ctx *ctx, const void *src,
+                                  size_t bytes)
+{
+    DF_TRY(cudaMemcpyAsync(ctx->h_result, src, bytes, cudaMemcpyDeviceToHost,
+                           (cudaStream_t)ctx->stream),
+           "cudaMemcpyAsync(result)");
+    return 0;
+}
+
+/* A case with nothing to add: the result is zero, set on the device and
+ * copied like any other result. */
+static inline int df_enqueue_zero_result(df_gpu_ctx *ctx, size_t bytes)
+{
+    int rc = df_zero_result(ctx, bytes);
+    return rc != 0 ? rc : df_fetch_result(ctx, ctx->d_result, bytes);
+}
+
+/* finish of a kernel with a float or double result in h_result: widened
+ * exactly to double. */
+template <typename T>
+static int df_finish_float(df_gpu_ctx *ctx, const df_case *c, df_result *res)
+{
+    (void)c;
+    res->f = (double)*(const T *)ctx->h_result;
+    res->i = 0;
+    res->status = DF_RUN_OK;
+    res->err[0] = '\0';
+    return 0;
+}
+
+/* ---- kernels that add into one result word ---- */
+
+/* enqueue of atomic-block and int-atomic: zero the result word (it must
+ * start at zero every case: seed 000's first bug), launch kern(a, b,
+ * result, n) on the case's grid, copy the word to h_result. launch_name
+ * names the launch if it fails ("atomic_block_kernel<<<>>>"). */
+template <typename T>
+static int df_enqueue_one_word(df_gpu_ctx *ctx, const df_case *c,
+                               void (*kern)(const T *, const T *, T *,
+                                            unsigned long long),
+                               const char *launch_name)
+{
+    int rc = df_zero_result(ctx, sizeof(T));
+    if (rc != 0)
+        return rc;
+    kern<<<c->launch.grid, c->launch.block, 0, (cudaStream_t)ctx->stream>>>(
+        (const T *)ctx->a, (const T *)ctx->b, (T *)ctx->d_result,
+        (unsigned long long)c->n);
+    DF_TRY(cudaGetLastError(), launch_name);
+    return df_fetch_result(ctx, ctx->d_result, sizeof(T));
+}
+
+/* ---- seed 003: fold and tournament ---- */
+
+/* Launch 0 of both: A[i] = a[i]*b[i], one product per thread. It and its
+ * launcher are templates on the element type (only float is used) so that
+ * only the files that launch it compile the kernel. */
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_products_kernel(const T *a, const T *b, T *A, unsigned long long n)
+{
+    unsigned long long i =
+        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        A[i] = a[i] * b[i];
+}
+
+/* Enqueues launch 0 on the case's grid (ceil(n / block) blocks). */
+template <typename T>
+static int df_enqueue_products(df_gpu_ctx *ctx, const df_case *c, T *A)
+{
+    df_products_kernel<T><<<c->launch.grid, c->launch.block, 0,
+                            (cudaStream_t)ctx->stream>>>(
+        (const T *)ctx->a, (const T *)ctx->b, A, (unsigned long long)c->n);
+    DF_TRY(cudaGetLastError(), "df_products_kernel<<<>>>");
+    return 0;
+}
+
+/* Device scratch of both: one float cell per element. */
+static inline size_t df_cells_scratch_bytes(uint64_t n, const df_launch *l)
+{
+    (void)l;
+    return (size_t)n * sizeof(float);
+}
+
+/* Blocks that give a round one thread per pair. */
+static inline unsigned df_blocks_for(uint64_t threads, unsigned block)
+{
+    return (unsigned)((threads + block - 1) / block);
+}
+
+/* enqueue's return for a broken loop invariant: not a CUDA error; the
+ * backend reports failed_call and detail */
+enum { DF_INVARIANT_BROKEN = -1 };
+
+/* The loop invariant after round r (r = 0: the products) of either kernel:
+ * every live cell has gone through at most r + 1 roundings (its product,
+ * then one addition per round) and holds at most 2^r terms, so
+ *   |A[i] - s| <= gamma_{r+1} * g + 2^r * 2^-149,
+ * with s and g the sum and the sum of |.| of the cell's exact products,
+ * computed in double (whose rounding, ~2^-53 per step, is negligible beside
+ * float's); the last term covers products that underflow (each loses at
+ * most 2^-150). Cells whose terms include Inf/NaN, or whose g could overflow
+ * float, are not checked: the invariant is a statement about real sums. */
+typedef struct df_round_check {
+    const char *kernel;  /* "fold": names the kernel in ctx->detail */
+    unsigned round;      /* r */
+    const float *cells;  /* the GPU's cells, copied to pinned host memory */
+    double gamma;        /* gamma_{r+1} */
+    double underflow;    /* 2^r * 2^-149 */
+} df_round_check;
+
+/* Copies the first `live` cells of A to the host, waits for them, and sets
+ * the bound for round `round`. Synchronizes: debug-invariant mode only. */
+static inline int df_round_check_begin(df_round_check *chk, df_gpu_ctx *ctx,
+                                       const char *kernel, const float *A,
+                                       uint64_t live, unsigned round)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    float *h = (float *)ctx->h_scratch;
+    DF_TRY(cudaMemcpyAsync(h, A, live * sizeof(float), cudaMemcpyDeviceToHost,
+                           st),
+           "cudaMemcpyAsync(invariant cells)");
+    DF_TRY(cudaStreamSynchronize(st), "cudaStreamSynchronize(invariant)");
+    double ku = (round + 1) * 0x1p-24;
+    chk->kernel = kernel;
+    chk->round = round;
+    chk->cells = h;
+    /* slack 2^-30: double's own rounding in s and g */
+    chk->gamma = ku / (1.0 - ku) * (1.0 + 0x1p-30);
+    chk->underflow = ldexp(1.0, (int)round) * 0x1p-149;
+    return 0;
+}
+
+/* Checks cell i against s and g (see df_round_check). */
+static inline int df_round_check_cell(df_gpu_ctx *ctx,
+                                      const df_round_check *chk, uint64_t i,
+                                      double s, double g)
+{
+    if (!(g <= FLT_MAX / 2))
+        return 0;
+    double got = (double)chk->cells[i];
+    double bound = chk->gamma * g + chk->underflow;
+    if (!(fabs(got - s) <= bound)) {
+        snprintf(ctx->detail, sizeof ctx->detail,
+                 "%s invariant broken after round %u at cell %llu: "
+                 "%.9g, expected %.17g within %.3g",
+                 chk->kernel, chk->round, (unsigned long long)i, got, s, bound);
+        ctx->failed_call = "invariant check";
+        return DF_INVARIANT_BROKEN;
+    }
+    return 0;
+}
+#endif /* __CUDACC__ */
+
+#endif
