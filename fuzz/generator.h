@@ -25,6 +25,12 @@ enum {
     DF_FAM_INT_SMALL = 1,   /* uniform integers in [-50, 50] (seed 000) */
     DF_FAM_UNIFORM = 2,     /* uniform floats in [-50, 50] */
     DF_FAM_INT_WIDE = 3,    /* integer-valued floats, magnitudes up to 2^24 */
+    DF_FAM_COND = 4,        /* prescribed condition number (Ogita-Rump-Oishi GenDot) */
+    DF_FAM_WIDE_EXP = 5,    /* random exponents across the type's range */
+    DF_FAM_SPECIAL = 6,     /* ordinary values with +-0, subnormals, +-Inf, NaN, +-MAX */
+    DF_FAM_SPARSE = 7,      /* mostly zeros, a few nonzero pairs */
+    DF_FAM_CONSTANT = 8,    /* all a equal, all b equal */
+    DF_FAM_CANCEL = 9,      /* +-pairs that cancel exactly, plus a few small terms */
 };
 
 #define DF_TYPE_BIT(t) (1u << (unsigned)(t))

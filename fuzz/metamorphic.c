@@ -132,7 +132,8 @@ static int negate_check(df_backend *b, const df_kernel *k, const df_case *c,
         r->j.verdict == DF_V_BUG)
         return rc;
     int equal = k->acc == DF_I32 ? (int32_t)(0u - (uint32_t)r->res.i) == (int32_t)dr.res.i
-                                 : dr.res.f == -r->res.f; /* +0 and -0 compare equal */
+                                 : dr.res.f == -r->res.f || /* +0 and -0 compare equal */
+                                       (isnan(dr.res.f) && isnan(r->res.f)); /* NaN sign is not portable */
     if (!equal) {
         char why[240];
         if (k->acc == DF_I32)

@@ -3,7 +3,10 @@
  * respects. The kernels here are fake descriptors that carry only limits
  * and flags; the generator never runs a kernel. */
 #include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../fuzz/generator.h"
@@ -220,7 +223,7 @@ Test(generator, uniform_f32_is_100_times_x_minus_half_rounded_once)
     while (c.n == 0);
     df_pcg32 rng;
     df_pcg32_seed(&rng, 1, i - 1);
-    (void)df_pcg32_bounded(&rng, 4); /* family: weights 2 + 1 + 1 */
+    (void)df_pcg32_bounded(&rng, 10); /* family: float weights 2 + 8 * 1 */
     uint64_t n;
     df_launch l;
     df_draw_shape(&rng, &k_free_f32, o.max_n, &n, &l);
@@ -398,22 +401,32 @@ Test(generator, mixed_families_follow_their_weights)
 {
     df_scratch s = {0};
     df_gen_opts o = {.max_n = 64, .family = 0};
-    int count[4] = {0};
+    int count[10] = {0};
     for (uint64_t i = 0; i < 4000; i++) {
         df_case c;
         cr_assert_eq(df_generate(31, i, &k_free_f32, &o, &s, &c), 0);
-        cr_assert(c.family >= 1 && c.family <= 3);
+        cr_assert(c.family >= 1 && c.family <= 9);
         count[c.family]++;
     }
-    /* weights 2 : 1 : 1 */
-    cr_assert(count[DF_FAM_INT_SMALL] > 1800 && count[DF_FAM_INT_SMALL] < 2200,
+    /* floats: int-small 2, the eight others 1 each (expected 800 and 400) */
+    cr_assert(count[DF_FAM_INT_SMALL] > 700 && count[DF_FAM_INT_SMALL] < 900,
               "int-small %d of 4000", count[DF_FAM_INT_SMALL]);
-    cr_assert(count[DF_FAM_UNIFORM] > 850 && count[DF_FAM_INT_WIDE] > 850);
-    for (uint64_t i = 0; i < 200; i++) {
+    for (int f = DF_FAM_UNIFORM; f <= DF_FAM_CANCEL; f++)
+        cr_assert(count[f] > 320 && count[f] < 480, "family %d: %d of 4000", f, count[f]);
+    /* i32: int-small 2, sparse, constant and cancel 1 each (400 and 200) */
+    int icount[10] = {0};
+    for (uint64_t i = 0; i < 1000; i++) {
         df_case c;
         cr_assert_eq(df_generate(31, i, &k_i32, &o, &s, &c), 0);
-        cr_assert_eq(c.family, (uint32_t)DF_FAM_INT_SMALL, "i32 has one family");
+        icount[c.family]++;
     }
+    cr_assert(icount[DF_FAM_INT_SMALL] > 330 && icount[DF_FAM_INT_SMALL] < 470,
+              "i32 int-small %d of 1000", icount[DF_FAM_INT_SMALL]);
+    cr_assert(icount[DF_FAM_SPARSE] > 140 && icount[DF_FAM_CONSTANT] > 140 &&
+              icount[DF_FAM_CANCEL] > 140);
+    cr_assert_eq(icount[DF_FAM_INT_SMALL] + icount[DF_FAM_SPARSE] + icount[DF_FAM_CONSTANT] +
+                     icount[DF_FAM_CANCEL],
+                 1000, "i32 gets only the families that have int values");
     df_scratch_free(&s);
 }
 
@@ -430,6 +443,12 @@ Test(generator, forcing_a_family_works_and_unsupported_returns_minus1)
     cr_assert_eq(df_generate(3, 0, &k_i32, &o, &s, &c), -1, "no uniform i32");
     o.family = DF_FAM_INT_WIDE;
     cr_assert_eq(df_generate(3, 0, &k_i32, &o, &s, &c), -1, "no int-wide i32");
+    static const uint32_t float_only[] = {DF_FAM_COND, DF_FAM_WIDE_EXP, DF_FAM_SPECIAL};
+    for (size_t f = 0; f < 3; f++) {
+        o.family = float_only[f];
+        cr_assert_eq(df_generate(3, 0, &k_i32, &o, &s, &c), -1, "family %u on i32",
+                     float_only[f]);
+    }
     o.family = 999;
     cr_assert_eq(df_generate(3, 0, &k_free_f32, &o, &s, &c), -1, "unknown id");
     o.family = DF_FAM_IMPORTED;
@@ -455,8 +474,9 @@ Test(generator, forcing_the_family_a_mix_chose_reproduces_the_case)
 
 Test(generator, family_lookups_are_consistent)
 {
-    cr_assert_eq(df_family_count(), 3u);
-    static const char *names[] = {"int-small", "uniform", "int-wide"};
+    cr_assert_eq(df_family_count(), 9u);
+    static const char *names[] = {"int-small", "uniform", "int-wide", "cond", "wide-exp",
+                                  "special", "sparse", "constant", "cancel"};
     for (size_t i = 0; i < df_family_count(); i++) {
         const df_family *f = df_family_at(i);
         cr_assert_not_null(f);
@@ -468,11 +488,20 @@ Test(generator, family_lookups_are_consistent)
         cr_assert(f->types & DF_TYPE_BIT(DF_F32));
     }
     cr_assert_eq(df_family_find("int-small")->weight, 2u);
-    cr_assert(df_family_find("int-small")->types & DF_TYPE_BIT(DF_I32));
+    for (size_t i = 1; i < df_family_count(); i++)
+        cr_assert_eq(df_family_at(i)->weight, 1u);
+    /* i32 only where the values are integers by construction */
+    static const char *with_i32[] = {"int-small", "sparse", "constant", "cancel"};
+    unsigned n_i32 = 0;
+    for (size_t i = 0; i < df_family_count(); i++)
+        n_i32 += (df_family_at(i)->types & DF_TYPE_BIT(DF_I32)) != 0;
+    cr_assert_eq(n_i32, 4u);
+    for (size_t i = 0; i < 4; i++)
+        cr_assert(df_family_find(with_i32[i])->types & DF_TYPE_BIT(DF_I32), "%s", with_i32[i]);
     cr_assert_null(df_family_at(df_family_count()));
     cr_assert_null(df_family_find("nope"));
     cr_assert_null(df_family_by_id(DF_FAM_IMPORTED));
-    cr_assert_null(df_family_by_id(4));
+    cr_assert_null(df_family_by_id(10));
 }
 
 Test(generator, bad_arguments_return_minus1)
@@ -496,6 +525,10 @@ static const df_kernel k_pin = {
     .grid_max = 0, .per_thread = 1, .max_n = 0,
 };
 
+/* The mixed draw of (1, 0): first output 0xe2393051 mod 10 = 7, sparse (it was
+ * mod 4 = 1, int-small, while three families made the weights 2 + 1 + 1).
+ * Forcing int-small gives that family's old values: adding families moved
+ * no draw of the existing ones. */
 Test(generator, known_answer_seed1_index0)
 {
     df_scratch s = {0};
@@ -505,7 +538,21 @@ Test(generator, known_answer_seed1_index0)
     cr_assert_eq(c.n, 310u);
     cr_assert_eq(c.launch.block, 256u);
     cr_assert_eq(c.launch.grid, 2u);
-    cr_assert_eq(c.family, (uint32_t)DF_FAM_INT_SMALL);
+    cr_assert_eq(c.family, (uint32_t)DF_FAM_SPARSE);
+    const float *sa = c.a, *sb = c.b;
+    int nonzero = 0;
+    for (uint64_t i = 0; i < c.n; i++)
+        nonzero += sa[i] != 0;
+    cr_assert_eq(nonzero, 9);
+    cr_assert_eq(sa[0], 0.0f);
+    cr_assert_eq(sa[23], -0x1.0787ecp+0f);
+    cr_assert_eq(sb[23], 0x1.be95c4p+3f);
+    cr_assert_eq(sa[309], -0x1.13a22cp+5f, "the last position is a sparse favourite");
+    cr_assert_eq(sb[309], 0x1.0bd57ap+4f);
+
+    o.family = DF_FAM_INT_SMALL;
+    cr_assert_eq(df_generate(1, 0, &k_pin, &o, &s, &c), 0);
+    cr_assert_eq(c.n, 310u);
     const float *a = c.a, *b = c.b;
     static const float want_a[] = {-18, -11, -43, 17}, want_b[] = {24, 10, -8, -41};
     for (int i = 0; i < 4; i++) {
@@ -549,7 +596,12 @@ Test(generator, known_answer_launch_fuzzed_kernel_seed1_index1)
     cr_assert_eq(c.launch.grid, 115u);
     cr_assert_eq(c.launch.offset_a, 0u);
     cr_assert_eq(c.launch.offset_b, 2u);
-    cr_assert_eq(c.family, (uint32_t)DF_FAM_INT_SMALL);
+    /* first output 0xc9828f91 mod 10 = 9: cancel (mod 4 = 1, int-small, before) */
+    cr_assert_eq(c.family, (uint32_t)DF_FAM_CANCEL);
+    cr_assert_eq(((const double *)c.a)[0], -30.0);
+    cr_assert_eq(((const double *)c.b)[0], 3.0);
+    o.family = DF_FAM_INT_SMALL;
+    cr_assert_eq(df_generate(1, 1, &k_pin_free, &o, &s, &c), 0);
     cr_assert_eq(((const double *)c.a)[0], -7.0);
     o.family = DF_FAM_UNIFORM;
     cr_assert_eq(df_generate(1, 1, &k_pin_free, &o, &s, &c), 0);
@@ -559,4 +611,329 @@ Test(generator, known_answer_launch_fuzzed_kernel_seed1_index1)
     cr_assert_eq(b[0], -0x1.863298450b5f5p+5);
     cr_assert_eq(b[999], -0x1.0f3a2603929acp+4);
     df_scratch_free(&s);
+}
+
+Test(generator, known_answer_cond_f64_and_wide_exp_f32)
+{
+    static const df_kernel k_pin_free = {
+        .name = "fake-pin-free", .origin = "test", .summary = "test",
+        .elem = DF_F64, .acc = DF_F64,
+        .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE,
+        .block_min = 32, .block_max = 1024, .block_default = 256,
+        .grid_max = 0, .per_thread = 1, .max_n = 0,
+    };
+    df_scratch s = {0};
+    df_gen_opts o = {.max_n = 1000, .family = DF_FAM_COND};
+    df_case c;
+    cr_assert_eq(df_generate(1, 1, &k_pin_free, &o, &s, &c), 0);
+    cr_assert_eq(c.n, 1000u);
+    const double *a = c.a, *b = c.b;
+    cr_assert_eq(a[0], 0x1.84150200c327cp+15);
+    cr_assert_eq(b[0], 0x1.65ac25490b0ebp+15);
+    cr_assert_eq(a[999], -0x1.3c2f8b96b342dp+16);
+    cr_assert_eq(b[999], 0x1.f3a1289d79aefp+16);
+    o.family = DF_FAM_WIDE_EXP;
+    cr_assert_eq(df_generate(1, 0, &k_pin, &o, &s, &c), 0);
+    cr_assert_eq(c.n, 310u);
+    const float *fa = c.a, *fb = c.b;
+    cr_assert_eq(fa[0], 0x1.6062cap+4f);
+    cr_assert_eq(fb[0], 0x1.4390eep+5f);
+    cr_assert_eq(fb[309], -0x1.3e56fep-4f);
+    df_scratch_free(&s);
+}
+
+/* ---- the families that hunt for error (MPFR checks: test_families.c) ---- */
+
+static const uint32_t new_families[] = {DF_FAM_COND, DF_FAM_WIDE_EXP, DF_FAM_SPECIAL,
+                                        DF_FAM_SPARSE, DF_FAM_CONSTANT, DF_FAM_CANCEL};
+
+Test(generator, every_new_family_is_reproducible_and_varies_with_index)
+{
+    df_scratch s1 = {0}, s2 = {0};
+    const df_kernel *ks[] = {&k_free_f32, &k_pow2_f64, &k_i32};
+    for (size_t f = 0; f < 6; f++)
+        for (size_t k = 0; k < 3; k++) {
+            const df_family *fam = df_family_by_id(new_families[f]);
+            if (!(fam->types & DF_TYPE_BIT(ks[k]->elem)))
+                continue;
+            df_gen_opts o = {.max_n = 3000, .family = new_families[f]};
+            int differ = 0;
+            uint64_t prev = 0;
+            for (uint64_t i = 0; i < 40; i++) {
+                df_case c1, c2;
+                cr_assert_eq(df_generate(77, i, ks[k], &o, &s1, &c1), 0);
+                cr_assert_eq(df_generate(77, i, ks[k], &o, &s2, &c2), 0);
+                cr_assert_eq(c1.family, new_families[f]);
+                cr_assert_eq(case_hash(&c1), case_hash(&c2), "%s on %s, index %llu",
+                             fam->name, ks[k]->name, (unsigned long long)i);
+                differ += i > 0 && case_hash(&c1) != prev;
+                prev = case_hash(&c1);
+            }
+            cr_assert_gt(differ, 35, "%s on %s: cases repeat", fam->name, ks[k]->name);
+        }
+    df_scratch_free(&s1);
+    df_scratch_free(&s2);
+}
+
+/* Calls a family's fill on a stream of the test's choosing, n chosen. */
+static void fill_family(uint32_t id, df_type t, uint64_t seed, uint64_t index, void *a,
+                        void *b, uint64_t n)
+{
+    df_pcg32 r;
+    df_pcg32_seed(&r, seed, index);
+    df_family_by_id(id)->fill(&r, t, a, b, n);
+}
+
+enum { CL_POS_ZERO, CL_NEG_ZERO, CL_SUBNORMAL, CL_POS_INF, CL_NEG_INF, CL_NAN, CL_POS_MAX,
+       CL_NEG_MAX, CL_MIN_NORMAL, CL_ORDINARY, CL_COUNT };
+
+static int classify(df_type t, const void *v, uint64_t i)
+{
+    double x = df_elem_as_double(t, v, i);
+    double max = t == DF_F32 ? FLT_MAX : DBL_MAX, min = t == DF_F32 ? FLT_MIN : DBL_MIN;
+    if (isnan(x))
+        return CL_NAN;
+    if (x == 0)
+        return signbit(x) ? CL_NEG_ZERO : CL_POS_ZERO;
+    if (isinf(x))
+        return x > 0 ? CL_POS_INF : CL_NEG_INF;
+    if (x == max || x == -max)
+        return x > 0 ? CL_POS_MAX : CL_NEG_MAX;
+    if (fabs(x) < min)
+        return CL_SUBNORMAL;
+    if (fabs(x) == min)
+        return CL_MIN_NORMAL;
+    return CL_ORDINARY;
+}
+
+static void check_special(df_type t)
+{
+    size_t esz = df_type_size(t);
+    unsigned char *a = malloc(600 * esz), *b = malloc(600 * esz);
+    cr_assert(a && b);
+    int seen[CL_COUNT] = {0}, at_ends = 0, all_specials = 0;
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < 1000; i++) {
+        uint64_t n = 1 + i % 600;
+        fill_family(DF_FAM_SPECIAL, t, 13, i, a, b, n);
+        total += 2 * n;
+        int specials = 0;
+        for (uint64_t j = 0; j < n; j++)
+            for (int v = 0; v < 2; v++) {
+                const void *p = v ? b : a;
+                int cl = classify(t, p, j);
+                double x = df_elem_as_double(t, p, j);
+                seen[cl]++;
+                /* int-small's and uniform's values, +0 among them (so a
+                 * special +0 cannot be told from them) */
+                if (cl == CL_ORDINARY || cl == CL_POS_ZERO) {
+                    cr_assert(x >= -50 && x <= 50, "ordinary %a", x);
+                    continue;
+                }
+                specials++;
+                at_ends += j == 0 || j == n - 1;
+            }
+        cr_assert_leq(specials, 6, "case %llu: %d special values", (unsigned long long)i,
+                      specials);
+        all_specials += specials;
+    }
+    /* 1 to 6 drawn per case, some of them +0 or landing twice on a place */
+    cr_assert_gt(all_specials, 2500, "%d specials in 1000 cases", all_specials);
+    cr_assert_gt((uint64_t)(seen[CL_ORDINARY] + seen[CL_POS_ZERO]), total * 99 / 100,
+                 "mostly ordinary values");
+    static const char *names[] = {"+0", "-0", "subnormal", "+inf", "-inf", "nan",
+                                  "+max", "-max", "min normal"};
+    for (int cl = 0; cl < CL_ORDINARY; cl++)
+        cr_assert_gt(seen[cl], 0, "%s: no %s in 1000 cases", df_type_name(t), names[cl]);
+    cr_assert_gt(at_ends, 100, "specials at position 0 or n - 1: %d", at_ends);
+    free(a);
+    free(b);
+}
+
+Test(generator, special_holds_every_special_class_and_few_per_case)
+{
+    check_special(DF_F32);
+    check_special(DF_F64);
+}
+
+/* sum |a_i b_i| of i32 data, exactly */
+static uint64_t i32_abs_dot(const int32_t *a, const int32_t *b, uint64_t n)
+{
+    uint64_t g = 0;
+    for (uint64_t i = 0; i < n; i++)
+        g += (uint64_t)llabs((long long)a[i] * b[i]);
+    return g;
+}
+
+static int64_t i32_dot(const int32_t *a, const int32_t *b, uint64_t n)
+{
+    int64_t s = 0;
+    for (uint64_t i = 0; i < n; i++)
+        s += (int64_t)a[i] * b[i];
+    return s;
+}
+
+Test(generator, sparse_is_mostly_zeros_with_few_nonzero_pairs)
+{
+    df_type types[] = {DF_F32, DF_F64, DF_I32};
+    for (int k = 0; k < 3; k++) {
+        df_type t = types[k];
+        size_t esz = df_type_size(t);
+        unsigned char *a = malloc(2000 * esz), *b = malloc(2000 * esz);
+        cr_assert(a && b);
+        int first = 0, last = 0, ints = 0, fracs = 0;
+        uint64_t zeros = 0, total = 0;
+        for (uint64_t i = 0; i < 500; i++) {
+            uint64_t n = 1 + (i * 37) % 2000;
+            fill_family(DF_FAM_SPARSE, t, 14, i, a, b, n);
+            int nonzero = 0;
+            for (uint64_t j = 0; j < n; j++) {
+                double x = df_elem_as_double(t, a, j), y = df_elem_as_double(t, b, j);
+                cr_assert_eq(x != 0, y != 0, "a and b are nonzero together (%llu)",
+                             (unsigned long long)j);
+                cr_assert(!signbit(x) || x != 0, "zeros are +0");
+                if (x == 0) {
+                    zeros++;
+                } else {
+                    nonzero++;
+                    first += j == 0;
+                    last += j == n - 1 && n > 1;
+                    int integral = x == (double)(int64_t)x && y == (double)(int64_t)y;
+                    ints += integral;
+                    fracs += !integral;
+                    if (t != DF_I32)
+                        cr_assert(integral ? fabs(x) <= 50 && fabs(y) <= 50
+                                           : fabs(x) >= 0x1p-4 && fabs(x) < 0x1p6,
+                                  "%a %a", x, y);
+                }
+                total++;
+            }
+            cr_assert(nonzero >= 1 && nonzero <= 16, "n %llu: %d nonzero pairs",
+                      (unsigned long long)n, nonzero);
+            if (t == DF_I32)
+                cr_assert_leq(i32_abs_dot((const int32_t *)a, (const int32_t *)b, n),
+                              (uint64_t)INT32_MAX);
+        }
+        cr_assert_gt(zeros, total * 98 / 100, "%s: %llu zeros of %llu", df_type_name(t),
+                     (unsigned long long)zeros, (unsigned long long)total);
+        cr_assert(first > 20 && last > 20, "ends: first %d, last %d", first, last);
+        if (t != DF_I32)
+            cr_assert(ints > 100 && fracs > 100, "ints %d, fracs %d", ints, fracs);
+        free(a);
+        free(b);
+    }
+}
+
+Test(generator, constant_repeats_one_a_and_one_b)
+{
+    df_type types[] = {DF_F32, DF_F64, DF_I32};
+    for (int k = 0; k < 3; k++) {
+        df_type t = types[k];
+        size_t esz = df_type_size(t);
+        unsigned char *a = malloc(3000 * esz), *b = malloc(3000 * esz);
+        cr_assert(a && b);
+        int ints = 0, fracs = 0;
+        for (uint64_t i = 0; i < 300; i++) {
+            uint64_t n = 1 + (i * 101) % 3000;
+            fill_family(DF_FAM_CONSTANT, t, 15, i, a, b, n);
+            double x = df_elem_as_double(t, a, 0), y = df_elem_as_double(t, b, 0);
+            cr_assert(x != 0 && y != 0 && isfinite(x) && isfinite(y));
+            for (uint64_t j = 1; j < n; j++) {
+                cr_assert_eq(memcmp((unsigned char *)a + j * esz, a, esz), 0);
+                cr_assert_eq(memcmp((unsigned char *)b + j * esz, b, esz), 0);
+            }
+            int integral = x == (double)(int64_t)x && y == (double)(int64_t)y;
+            ints += integral;
+            fracs += !integral;
+            if (t == DF_I32)
+                cr_assert_leq((uint64_t)n * (uint64_t)llabs((long long)(x * y)),
+                              (uint64_t)INT32_MAX);
+            else if (integral)
+                cr_assert(fabs(x) <= 50 && fabs(y) <= 50);
+        }
+        if (t != DF_I32)
+            cr_assert(ints > 100 && fracs > 100, "ints %d, fracs %d", ints, fracs);
+        free(a);
+        free(b);
+    }
+}
+
+Test(generator, cancel_pairs_leave_only_the_small_terms)
+{
+    /* integer cases: the exact dot is the small terms' (1 to 5 of at most
+     * 3 * 3), while G grows with n */
+    df_type types[] = {DF_F32, DF_F64, DF_I32};
+    for (int k = 0; k < 3; k++) {
+        df_type t = types[k];
+        size_t esz = df_type_size(t);
+        unsigned char *a = malloc(1000 * esz), *b = malloc(1000 * esz);
+        int32_t *ia = malloc(1000 * sizeof *ia), *ib = malloc(1000 * sizeof *ib);
+        cr_assert(a && b && ia && ib);
+        int int_cases = 0;
+        for (uint64_t i = 0; i < 300; i++) {
+            uint64_t n = 1 + (i * 13) % 1000;
+            fill_family(DF_FAM_CANCEL, t, 16, i, a, b, n);
+            int integral = 1;
+            for (uint64_t j = 0; j < n; j++) {
+                double x = df_elem_as_double(t, a, j), y = df_elem_as_double(t, b, j);
+                cr_assert(x != 0 && y != 0 && isfinite(x) && isfinite(y));
+                integral &= x == (double)(int32_t)x && y == (double)(int32_t)y;
+                if (integral) {
+                    ia[j] = (int32_t)x;
+                    ib[j] = (int32_t)y;
+                }
+            }
+            if (!integral)
+                continue;
+            int_cases++;
+            int64_t sdot = i32_dot(ia, ib, n);
+            cr_assert(sdot >= -45 && sdot <= 45, "%s n %llu: s = %lld", df_type_name(t),
+                      (unsigned long long)n, (long long)sdot);
+            uint64_t g = i32_abs_dot(ia, ib, n);
+            if (t == DF_I32)
+                cr_assert_leq(g, (uint64_t)INT32_MAX);
+            else
+                for (uint64_t j = 0; j < n; j++)
+                    cr_assert(abs(ia[j]) <= 50 && abs(ib[j]) <= 50);
+        }
+        cr_assert_gt(int_cases, t == DF_I32 ? 299 : 100, "%s: %d integer cases",
+                     df_type_name(t), int_cases);
+        free(a);
+        free(b);
+        free(ia);
+        free(ib);
+    }
+}
+
+Test(generator, i32_families_keep_every_partial_sum_within_int32)
+{
+    /* |values| <= 46340 (each product fits) and sum |a_i b_i| <= INT32_MAX
+     * (no accumulation order overflows): large values in tiny cases, small
+     * ones in long cases, at most 50 from n = 858993 on */
+    static const uint32_t fams[] = {DF_FAM_SPARSE, DF_FAM_CONSTANT, DF_FAM_CANCEL};
+    static const uint64_t ns[] = {1, 2, 3, 10, 1000, 858993, 1000000};
+    int32_t *a = malloc(1000000 * sizeof *a), *b = malloc(1000000 * sizeof *b);
+    cr_assert(a && b);
+    int32_t biggest_tiny = 0;
+    for (size_t f = 0; f < 3; f++)
+        for (size_t m = 0; m < sizeof ns / sizeof ns[0]; m++)
+            for (uint64_t i = 0; i < (ns[m] > 1000 ? 2u : 60u); i++) {
+                uint64_t n = ns[m];
+                fill_family(fams[f], DF_I32, 17, i, a, b, n);
+                int32_t top = 0;
+                for (uint64_t j = 0; j < n; j++) {
+                    top = abs(a[j]) > top ? abs(a[j]) : top;
+                    top = abs(b[j]) > top ? abs(b[j]) : top;
+                }
+                cr_assert_leq(top, 46340);
+                if (fams[f] != DF_FAM_SPARSE && n >= 858993)
+                    cr_assert_leq(top, 50, "n %llu: |value| %d", (unsigned long long)n, top);
+                if (n <= 3)
+                    biggest_tiny = top > biggest_tiny ? top : biggest_tiny;
+                cr_assert_leq(i32_abs_dot(a, b, n), (uint64_t)INT32_MAX, "%s n %llu",
+                              df_family_by_id(fams[f])->name, (unsigned long long)n);
+            }
+    cr_assert_gt(biggest_tiny, 10000, "tiny cases use the wide range");
+    free(a);
+    free(b);
 }
