@@ -115,6 +115,8 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
     if (j->exact_known) {
         fprintf(f, ",\"hex\":\"%a\",\"tail_hex\":\"%a\",\"dec\":", j->exact_hi, j->exact_lo);
         json_num(f, j->exact_hi);
+        if (r->refs.fp_known) /* correctly rounded to float from s itself */
+            fprintf(f, ",\"f32_hex\":\"%a\"", (double)r->refs.fp.f32);
     }
     fputs("},", f);
     json_value(f, "kahan", j->kahan);
@@ -126,6 +128,8 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
     json_num(f, j->rel_err);
     fputs(",\"err_ratio\":", f);
     json_num(f, j->err_ratio);
+    fputs(",\"ulp_err\":", f);
+    json_num(f, j->ulp_err);
     fputs(",\"bound\":", f);
     json_num(f, j->bound);
     fputs(",\"cond\":", f);
@@ -140,7 +144,8 @@ void df_print_line(FILE *f, const char *source, const df_case *c,
                    const df_kernel *k, const df_checked *r)
 {
     const df_judgement *j = &r->j;
-    fprintf(f, "%s  %-13s %-9s n=%-8llu block=%-4u grid=%-6u %-10s rel=%.3g ratio=%.3g: %s\n",
+    fprintf(f, "%s  %-13s %-9s n=%-8llu block=%-4u grid=%-6u %-10s rel=%.3g ratio=%.3g ulp=%.3g: %s\n",
             source, k->name, df_verdict_name(j->verdict), (unsigned long long)c->n,
-            c->launch.block, c->launch.grid, j->rule, j->rel_err, j->err_ratio, j->why);
+            c->launch.block, c->launch.grid, j->rule, j->rel_err, j->err_ratio, j->ulp_err,
+            j->why);
 }

@@ -25,6 +25,7 @@ static void usage(FILE *f)
           "  replay      rerun saved case files (files or directories) and judge them\n"
           "  import      make a case file from two text files of numbers\n"
           "  bandwidth   GPU bandwidth table of every kernel beside cuBLAS and a copy\n"
+          "  bench-ref   time the CPU references (exact, exact-int, Kahan, G) on one core\n"
           "\n"
           "Run 'dotfuzz COMMAND --help' for a command's options.\n"
           "exit status: 0 no bug found, 1 bug found, 2 usage or input error,\n"
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"list", df_cmd_list},     {"run", df_cmd_run},
         {"replay", df_cmd_replay}, {"import", df_cmd_import},
-        {"bandwidth", df_cmd_bandwidth},
+        {"bandwidth", df_cmd_bandwidth}, {"bench-ref", df_cmd_bench_ref},
     };
     if (argc < 2) {
         usage(stderr);

@@ -133,6 +133,7 @@ static void judge_int(const df_refs *refs, const df_result *res,
     }
     i128 diff = i128_unpack(refs->exact) - (i128)res->i;
     out->abs_err = fabs((double)diff);
+    out->ulp_err = out->abs_err; /* an integer's ulp is 1 */
     double s = fabs(refs->exact_hi);
     out->rel_err = s > 0 ? out->abs_err / s : (res->i == 0 ? 0.0 : INFINITY);
     out->err_ratio = out->abs_err == 0 ? 0.0 : INFINITY;
@@ -239,7 +240,8 @@ static void judge_finite(const df_kernel *k, const df_refs *refs,
          * is a little above, where a correct kernel may round. */
         int exact_regime = refs->all_integer &&
                            (k->acc == DF_F32 ? refs->G <= ceiling : refs->G < ceiling);
-        if (exact_regime && !(r == refs->exact_hi && refs->exact_lo == 0.0)) {
+        if (exact_regime && refs->exact_is_int &&
+            !(r == refs->exact_hi && refs->exact_lo == 0.0)) {
             verdict(out, DF_V_BUG, "exact",
                     "result %a != exact %s (exact regime, G=%.17g)", r,
                     i128_text(refs->exact, buf), refs->G);
@@ -273,14 +275,23 @@ static void judge_finite(const df_kernel *k, const df_refs *refs,
 
 /* Error measures against the best reference: exact when known (head and
  * tail, so the tail of a large exact value is not lost), else Kahan. */
-static void fill_errors(const df_refs *refs, df_judgement *out)
+static void fill_errors(const df_kernel *k, const df_refs *refs, df_judgement *out)
 {
     double r = out->result;
     double s = refs->exact_known ? refs->exact_hi : refs->kahan;
-    out->abs_err = refs->exact_known ? fabs((r - refs->exact_hi) - refs->exact_lo)
-                                     : fabs(r - refs->kahan);
+    if (refs->fp_known) {
+        /* from the digits of s: exact even when |s| is tiny beside G */
+        out->abs_err = df_exact_abs_err(&refs->fp, r);
+        out->ulp_err = df_ulp_error(&refs->fp, k->acc, r);
+    } else {
+        out->abs_err = refs->exact_known ? fabs((r - refs->exact_hi) - refs->exact_lo)
+                                         : fabs(r - refs->kahan);
+        out->ulp_err = NAN;
+    }
     if (s != 0)
         out->rel_err = out->abs_err / fabs(s);
+    else if (refs->fp_known && !refs->fp.is_zero)
+        out->rel_err = out->abs_err == 0 ? 0.0 : INFINITY; /* s below the smallest double */
     else
         out->rel_err = r == 0 ? 0.0 : INFINITY;
     out->err_ratio = out->G > 0 ? out->abs_err / (out->u * out->G) : 0.0;
@@ -292,6 +303,7 @@ void df_judge(const df_kernel *k, const df_case *c, const df_refs *refs,
               const df_oracle_opts *opts, df_judgement *out)
 {
     memset(out, 0, sizeof *out);
+    out->ulp_err = NAN;
     out->u = acc_unit(k->acc);
     out->h = k->tree_height ? k->tree_height(c->n, &c->launch) : c->n;
     out->exact_known = refs->exact_known;
@@ -331,7 +343,7 @@ void df_judge(const df_kernel *k, const df_case *c, const df_refs *refs,
         judge_inf_inputs(k, c, out, gam);
         return;
     }
-    fill_errors(refs, out);
+    fill_errors(k, refs, out);
     if (!isfinite(r)) {
         if (!may_overflow(k, c->n, out->G, gam))
             verdict(out, DF_V_BUG, "nonfinite",

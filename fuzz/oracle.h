@@ -48,6 +48,8 @@ typedef struct df_judgement {
     double abs_err;     /* |result - s| (or vs Kahan when s unknown) */
     double rel_err;     /* abs_err / |s|; +inf when s == 0 != result */
     double err_ratio;   /* abs_err / (u * G), 0 when G == 0 */
+    double ulp_err;     /* |result - s| in ulps of the result type at s (NaN
+                           when s is not known exactly as digits) */
     double bound;       /* gamma_h * G + underflow allowance */
     double cond;        /* 2G/|s| (+inf when s == 0) */
     uint64_t h;         /* tree height used */

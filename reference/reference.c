@@ -439,8 +439,20 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
     out->kahan = st.s;
     out->kahan_err = kahan_bound(t, n, &st);
     out->exact_known = eligible;
+    out->exact_is_int = eligible;
     if (eligible) {
         out->exact = i128_pack(total);
         df_i128_to_double2(out->exact, &out->exact_hi, &out->exact_lo);
+    }
+    /* any finite float data: the superaccumulator (reference/exact.c) gives
+     * s exactly, and the errors of a result are measured against its digits */
+    if (t != DF_I32 && !out->has_nonfinite && df_exact_dot(t, a, b, n, &out->fp) == 0 &&
+        out->fp.kind == DF_EXACT_FINITE) {
+        out->fp_known = 1;
+        if (!eligible) {
+            out->exact_known = 1;
+            out->exact_hi = out->fp.hi;
+            out->exact_lo = out->fp.lo;
+        }
     }
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../fuzz/case.h"
+#include "exact.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,9 +52,13 @@ double df_abs_dot(df_type t, const void *a, const void *b, uint64_t n);
 
 /* Everything the oracle needs about a case's inputs, computed once. */
 typedef struct df_refs {
-    int exact_known;     /* the exact dot is known (integer data) */
-    df_i128 exact;       /* valid when exact_known */
+    int exact_known;     /* the exact dot is known: integer data, or any finite
+                            float data through the superaccumulator */
+    int exact_is_int;    /* exact holds it as an integer (integer data) */
+    df_i128 exact;       /* valid when exact_is_int */
     double exact_hi, exact_lo; /* head+tail of exact (when known) */
+    int fp_known;        /* fp holds the exact dot (finite f32/f64 inputs) */
+    df_exact fp;         /* digits of s: exact |r - s| and ULP errors */
     double kahan;        /* Kahan reference, always computed */
     double kahan_err;    /* bound on |kahan - exact| */
     double G;            /* sum |a_i b_i| */

@@ -316,11 +316,14 @@ Test(refs, all_integer_without_exact)
     double c[] = {1e300, -0x1p52 - 1.0};
     double d[] = {1.0, 1.0};
     df_refs_compute(DF_F64, c, d, 2, &r);
-    cr_assert(r.all_integer && !r.exact_known);
+    /* integers too large for the i128 path: exact through the superaccumulator */
+    cr_assert(r.all_integer && !r.exact_is_int && r.exact_known && r.fp_known);
+    cr_assert(r.exact_hi == 1e300 && r.exact_lo == -0x1p52 - 1.0);
     float e[] = {0.5f, 1.0f};
     float f[] = {2.0f, 0x1p23f + 1.0f};
     df_refs_compute(DF_F32, e, f, 2, &r);
-    cr_assert(!r.all_integer && !r.exact_known);
+    cr_assert(!r.all_integer && !r.exact_is_int && r.exact_known);
+    cr_assert(r.exact_hi == 0x1p23 + 2.0 && r.exact_lo == 0.0);
     cr_assert(r.kahan == 0x1p23 + 2.0);
     cr_assert(r.max_abs_a == 1.0 && r.max_abs_b == 0x1p23 + 1.0);
 }
