@@ -7,6 +7,10 @@
 #   scripts/gpu-verify.sh sanitize   compute-sanitizer memcheck + racecheck on every kernel
 #                                    -> OUTDIR/sanitizer.txt
 #   scripts/gpu-verify.sh invariants fold/tournament with --debug-invariants -> OUTDIR/invariants.txt
+#   scripts/gpu-verify.sh benchref   the CPU references' speed on one core -> OUTDIR/bench-ref.txt
+#   scripts/gpu-verify.sh compare [SECONDS]
+#                                    a campaign (default 300 s) judged by our oracle and counted
+#                                    by seed 000's -> OUTDIR/oracle-vs-seed.txt
 #   scripts/gpu-verify.sh start [SECONDS]
 #                                    starts, detached, a campaign over every kernel and family
 #                                    (default 660 s) and, beside it, 10^6 cases per deterministic
@@ -75,6 +79,28 @@ invariants() {
   return $rc
 }
 
+benchref() {
+  echo "\$ $DF bench-ref --n 16M --reps 5 --type all" >"$OUTDIR/bench-ref.txt"
+  $DF bench-ref --n 16M --reps 5 --type all >>"$OUTDIR/bench-ref.txt" 2>&1
+  local rc=$?
+  cat "$OUTDIR/bench-ref.txt"
+  return $rc
+}
+
+# Our oracle beside seed 000's (relative error > 1e-6 alone) over one campaign
+# on the correct kernels: the summary counts both.
+compare() {
+  local secs=${1:-300}
+  local cmd="$DF run --backend cuda --time ${secs}s --seed 4 --corpus $WORK/compare"
+  echo "\$ $cmd" >"$OUTDIR/oracle-vs-seed.txt"
+  $cmd >>"$OUTDIR/oracle-vs-seed.txt" 2>"$WORK/compare.err"
+  local rc=$?
+  echo "exit $rc" >>"$OUTDIR/oracle-vs-seed.txt"
+  grep -E '^BUG|DONE' "$WORK/compare.err" | head -n 20 >>"$OUTDIR/oracle-vs-seed.txt"
+  cat "$OUTDIR/oracle-vs-seed.txt"
+  return $rc
+}
+
 # The campaign outlives one device call (10 minutes at most), so it runs
 # detached (setsid) beside the model-match runs; `collect` waits for both.
 start() {
@@ -120,7 +146,9 @@ case "${1:-}" in
   bandwidth) bandwidth ;;
   sanitize) sanitize ;;
   invariants) invariants ;;
+  benchref) benchref ;;
+  compare) compare "${2:-300}" ;;
   start) start "${2:-660}" ;;
   collect) collect "${2:-560}" ;;
-  *) echo "usage: $0 env|bandwidth|sanitize|invariants|start [SECONDS]|collect [WAIT]" >&2; exit 2 ;;
+  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|compare [SECONDS]|start [SECONDS]|collect [WAIT]" >&2; exit 2 ;;
 esac
