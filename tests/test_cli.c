@@ -200,6 +200,13 @@ Test(cli, good_case_replays_ok)
     cr_assert_eq(sh(out, "./dotfuzz replay --backend host %s", path), 0, "%s", out);
     cr_assert(strstr(out, "fold"));
     cr_assert(strstr(out, " ok "), "%s", out);
+    /* 1*4 + 2*5 + 3*6 = 32: exact value, cond, ULP error and ratio in the JSON */
+    cr_assert_eq(sh(out, "./dotfuzz replay --backend host --json %s 2>/dev/null", path), 0);
+    cr_assert(strstr(out, "\"exact\":{\"known\":true,\"hex\":\"0x1p+5\""), "%s", out);
+    cr_assert(strstr(out, "\"ulp_err\":0,"), "%s", out);
+    cr_assert(strstr(out, "\"err_ratio\":0,"), "%s", out);
+    cr_assert(strstr(out, "\"cond\":2,"), "%s", out);
+    cr_assert(strstr(out, "\"kahan\":{\"hex\":\"0x1p+5\""), "%s", out);
 }
 
 Test(cli, corpus_read_failures_each_exit_2_with_a_message)
