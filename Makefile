@@ -30,31 +30,36 @@ CFLAGS   += -std=c11 $(WARN) -ffp-contract=off -fno-strict-aliasing -D_GNU_SOURC
 NVCCFLAGS ?= -O3
 NVCCFLAGS += -std=c++17 $(GENCODE) --fmad=false -Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror -DDOTFUZZ_CUDA
-LDLIBS   := -lz -lnettle -lm -lpthread
+# -ldl: --kernel-lib plugins (fuzz/plugin.c)
+LDLIBS   := -lz -lnettle -lm -lpthread -ldl
 # STATIC_DEPS=1 links zlib and nettle statically, for a binary carried to a
 # machine that may lack them (the GPU host of scripts/gpu-verify.sh).
 ifeq ($(STATIC_DEPS),1)
-  LDLIBS := -Wl,-Bstatic -lz -lnettle -Wl,-Bdynamic -lm -lpthread
+  LDLIBS := -Wl,-Bstatic -lz -lnettle -Wl,-Bdynamic -lm -lpthread -ldl
 endif
 
-LIB_SRCS  := $(filter-out fuzz/main.c,$(wildcard fuzz/*.c)) $(wildcard reference/*.c) $(wildcard kernels/*.c)
-KERN_CU   := $(wildcard kernels/*.cu)
+LIB_SRCS  := $(filter-out fuzz/main.c,$(wildcard fuzz/*.c)) $(wildcard reference/*.c) \
+             $(wildcard kernels/*.c) $(wildcard kernels/mutants/*.c)
+KERN_CU   := $(wildcard kernels/*.cu) $(wildcard kernels/mutants/*.cu)
 TEST_SRCS := $(wildcard tests/*.c)
 
 HOST_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(KERN_CU:%.cu=$(BUILD)/%.model.o)
 ifneq ($(NVCC),)
   CFLAGS    += -DDOTFUZZ_CUDA
   CUDA_OBJS := $(KERN_CU:%.cu=$(BUILD)/%.gpu.o)
+  # the plugin loader's device form copies the result back itself (C API)
+  $(BUILD)/fuzz/plugin.o: CFLAGS += -I$(CUDA_HOME)/include
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart_static -ldl -lrt -lstdc++
 endif
 
-.PHONY: all test help clean check-cuda
+.PHONY: all test help clean check-cuda example-plugin
 all: dotfuzz
 
 help:
 	@echo "make            build ./dotfuzz (CUDA sources too when nvcc is found: $(if $(NVCC),$(NVCC),none))"
 	@echo "make test       build and run the test suite (CPU only; prints 'N passed, N failed')"
 	@echo "make clean      remove $(BUILD)/ and ./dotfuzz"
+	@echo "make example-plugin  build $(BUILD)/examples/plugin/mydot.so (dotfuzz --kernel-lib)"
 	@echo "make help       this list"
 	@echo "variables: CUDA_ARCH=sm_90 (GPU target; now: $(GENCODE)), CC, NVCC, CUDA_HOME, BUILD"
 
@@ -87,6 +92,13 @@ $(BUILD)/tests/dotfuzz-tests: $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/libdotfuzz.
 
 test: $(BUILD)/tests/dotfuzz-tests dotfuzz
 	$(BUILD)/tests/dotfuzz-tests --jobs 2
+
+# the example plugin (examples/plugin/): a shared library that needs only
+# include/dotfuzz/plugin.h, built as a user would build theirs
+example-plugin: $(BUILD)/examples/plugin/mydot.so
+$(BUILD)/examples/plugin/mydot.so: examples/plugin/mydot.c include/dotfuzz/plugin.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -Iinclude -o $@ $<
 
 clean:
 	rm -rf $(BUILD) dotfuzz

@@ -1,5 +1,14 @@
 /* backend.c — the host backend (host models on the CPU) and the dispatch to
- * the cuda backend (kernels/cuda_backend.cu). */
+ * the cuda backend (kernels/cuda_backend.cu).
+ *
+ * Guard zones: a host model never reads the case's own buffers. Each case's
+ * vectors are copied into a scratch laid out [guard | a | guard | b | guard],
+ * every guard DF_GUARD_ELEMS elements of a poison value (NaN for floats,
+ * DF_GUARD_I32 for int32), so a model that reads a[-1] or a[n] (a mutant's
+ * unguarded tail, an off-by-one) puts the poison into its sum, exactly as the
+ * cuda backend's guarded device buffers do for the GPU kernel. */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +20,7 @@ struct df_backend {
     int is_cuda;
     df_cuda *cuda;        /* when is_cuda */
     df_scratch scratch;   /* host models' working memory */
+    df_scratch guarded;   /* the case's vectors inside guard zones */
     char note[256];
 };
 
@@ -71,6 +81,7 @@ void df_backend_close(df_backend *b)
         df_cuda_close(b->cuda);
 #endif
     df_scratch_free(&b->scratch);
+    df_scratch_free(&b->guarded);
     free(b);
 }
 
@@ -86,11 +97,58 @@ int df_backend_supports(const df_backend *b, const df_kernel *k)
     return b->is_cuda ? k->gpu != NULL : k->host_model != NULL;
 }
 
+/* Guard width and values: DF_GUARD_ELEMS and DF_GUARD_I32 (kernel.h), the
+ * same as the cuda backend's. */
+static void fill_guard(df_type t, void *p, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (t == DF_F32)
+            ((float *)p)[i] = NAN;
+        else if (t == DF_F64)
+            ((double *)p)[i] = NAN;
+        else
+            ((int32_t *)p)[i] = DF_GUARD_I32;
+    }
+}
+
+/* gc = c with a and b moved inside guard zones in b->guarded. Returns 0, or
+ * -1 when memory runs out. */
+static int guard_case(df_backend *b, const df_case *c, df_case *gc)
+{
+    size_t es = df_type_size(c->type), g = DF_GUARD_ELEMS;
+    *gc = *c;
+    if (c->n > (SIZE_MAX / es - 3 * g) / 2)
+        return -1;
+    size_t n = (size_t)c->n;
+    char *p = df_scratch_reserve(&b->guarded, (2 * n + 3 * g) * es);
+    if (!p)
+        return -1;
+    char *a = p + g * es, *bv = a + (n + g) * es;
+    fill_guard(c->type, p, g);
+    fill_guard(c->type, a + n * es, g);
+    fill_guard(c->type, bv + n * es, g);
+    if (n) {
+        memcpy(a, c->a, n * es);
+        memcpy(bv, c->b, n * es);
+    }
+    gc->a = a;
+    gc->b = bv;
+    return 0;
+}
+
 static void run_model(df_backend *b, const df_kernel *k, const df_case *c,
                       df_result *res)
 {
+    df_case gc;
     memset(res, 0, sizeof *res);
-    if (k->host_model(c, &b->scratch, res) != 0 && res->status == DF_RUN_OK) {
+    if (guard_case(b, c, &gc) != 0) {
+        res->status = DF_RUN_ERROR;
+        snprintf(res->err, sizeof res->err,
+                 "%s host model: out of memory for the guarded copy of n = %llu",
+                 k->name, (unsigned long long)c->n);
+        return;
+    }
+    if (k->host_model(&gc, &b->scratch, res) != 0 && res->status == DF_RUN_OK) {
         res->status = DF_RUN_ERROR;
         snprintf(res->err, sizeof res->err, "%s host model failed (out of memory?)",
                  k->name);

@@ -149,3 +149,10 @@ void df_print_line(FILE *f, const char *source, const df_case *c,
             c->launch.block, c->launch.grid, j->rule, j->rel_err, j->err_ratio, j->ulp_err,
             j->why);
 }
+
+int df_seed_oracle_alarm(const df_judgement *j, double tol)
+{
+    double got = j->is_int ? (double)j->iresult : j->result;
+    double rel = fabs(got - j->ref) / fabs(j->ref);
+    return rel > tol;
+}

@@ -44,4 +44,9 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
 void df_print_line(FILE *f, const char *source, const df_case *c,
                    const df_kernel *k, const df_checked *r);
 
+/* Seed 000's oracle, for comparison: |result - reference| / |reference| >
+ * tol in plain double arithmetic, nothing else (so a NaN result compares
+ * false and raises no alarm, as it would there). */
+int df_seed_oracle_alarm(const df_judgement *j, double tol);
+
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "backend.h"
 #include "cli_util.h"
 
 int df_exit_code(df_outcome o)
@@ -92,4 +93,30 @@ void df_usage_error(const char *cmd, const char *fmt, const char *arg)
     fprintf(stderr, "dotfuzz %s: ", cmd);
     fprintf(stderr, fmt, arg);
     fprintf(stderr, " (see dotfuzz %s --help)\n", cmd);
+}
+
+const char *df_option_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+    size_t len = strlen(name);
+    const char *arg = argv[*i];
+    if (strncmp(arg, name, len) != 0)
+        return NULL;
+    if (arg[len] == '=')
+        return arg + len + 1;
+    if (arg[len] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+df_outcome df_open_backend_cli(const char *cmd, const char *name, df_backend **b)
+{
+    char err[256];
+    if (df_backend_open(name, b, err, sizeof err) == 0)
+        return DF_OUTCOME_CLEAN;
+    fprintf(stderr, "dotfuzz %s: %s\n", cmd, err);
+    return strncmp(err, "unknown backend", 15) == 0 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
 }

@@ -17,4 +17,13 @@ void df_usage_error(const char *cmd, const char *fmt, const char *arg);
 /* The more severe of two outcomes (bug > usage > env > clean). */
 df_outcome df_outcome_worst(df_outcome a, df_outcome b);
 
+/* The value of option `name` at argv[*i]: "--name=V" or "--name V"; NULL
+ * when argv[*i] is not that option, with *missing set when V is absent. */
+const char *df_option_value(int argc, char **argv, int *i, const char *name, int *missing);
+
+struct df_backend;
+/* Opens backend `name` for subcommand cmd; on failure says why on stderr
+ * and returns USAGE (unknown name) or ENV (unavailable). */
+df_outcome df_open_backend_cli(const char *cmd, const char *name, struct df_backend **b);
+
 #endif

@@ -15,6 +15,7 @@
 
 #include "../kernels/bandwidth.h"
 #include "cli.h"
+#include "cli_util.h"
 
 static const char bandwidth_usage[] =
     "usage: dotfuzz bandwidth [--n N] [--reps R] [--peak-gbps X] [--markdown]\n"
@@ -85,26 +86,6 @@ static int parse_gbps(const char *s, double *out)
     return 0;
 }
 
-/* The value of option `name` at argv[*i]: "--name=V" or "--name V".
- * NULL when argv[*i] is not that option; *missing when V is absent. */
-static const char *option_value(int argc, char **argv, int *i, const char *name,
-                                int *missing)
-{
-    size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0)
-        return NULL;
-    if (arg[len] == '=')
-        return arg + len + 1;
-    if (arg[len] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 /* Returns 0, or -1 after saying on stderr what is wrong. */
 static int parse_args(int argc, char **argv, bw_cli *cli)
 {
@@ -119,11 +100,11 @@ static int parse_args(int argc, char **argv, bw_cli *cli)
         } else if (strcmp(arg, "--markdown") == 0) {
             cli->markdown = 1;
             continue;
-        } else if ((v = option_value(argc, argv, &i, "--n", &missing))) {
+        } else if ((v = df_option_value(argc, argv, &i, "--n", &missing))) {
             bad = parse_n(v, &cli->opts.n);
-        } else if ((v = option_value(argc, argv, &i, "--reps", &missing))) {
+        } else if ((v = df_option_value(argc, argv, &i, "--reps", &missing))) {
             bad = parse_reps(v, &cli->opts.reps);
-        } else if ((v = option_value(argc, argv, &i, "--peak-gbps", &missing))) {
+        } else if ((v = df_option_value(argc, argv, &i, "--peak-gbps", &missing))) {
             bad = parse_gbps(v, &cli->opts.peak_gbps);
         } else if (!missing) {
             fprintf(stderr, "dotfuzz bandwidth: unknown option '%s' (see --help)\n",

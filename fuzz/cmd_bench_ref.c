@@ -107,26 +107,6 @@ static int parse_types(const char *s, int *types)
     return 0;
 }
 
-/* The value of option `name` at argv[*i]: "--name=V" or "--name V".
- * NULL when argv[*i] is not that option; *missing when V is absent. */
-static const char *option_value(int argc, char **argv, int *i, const char *name,
-                                int *missing)
-{
-    size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0)
-        return NULL;
-    if (arg[len] == '=')
-        return arg + len + 1;
-    if (arg[len] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 /* Returns 0, or -1 after saying on stderr what is wrong. */
 static int parse_args(int argc, char **argv, bench_cli *cli)
 {
@@ -140,11 +120,11 @@ static int parse_args(int argc, char **argv, bench_cli *cli)
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             cli->help = 1;
             return 0;
-        } else if ((v = option_value(argc, argv, &i, "--n", &missing))) {
+        } else if ((v = df_option_value(argc, argv, &i, "--n", &missing))) {
             bad = parse_n(v, &cli->n);
-        } else if ((v = option_value(argc, argv, &i, "--reps", &missing))) {
+        } else if ((v = df_option_value(argc, argv, &i, "--reps", &missing))) {
             bad = parse_reps(v, &cli->reps);
-        } else if ((v = option_value(argc, argv, &i, "--type", &missing))) {
+        } else if ((v = df_option_value(argc, argv, &i, "--type", &missing))) {
             bad = parse_types(v, cli->types);
         } else if (!missing) {
             df_usage_error("bench-ref", "unknown option '%s'", arg);

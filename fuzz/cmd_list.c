@@ -6,6 +6,7 @@
 #include "../kernels/kernel.h"
 #include "cli.h"
 #include "generator.h"
+#include "plugin.h"
 
 static void block_range(const df_kernel *k, char *buf, size_t len)
 {
@@ -18,13 +19,20 @@ static void block_range(const df_kernel *k, char *buf, size_t len)
         snprintf(buf, len, "%u-%u%s", k->block_min, k->block_max, rule);
 }
 
+/* The i-th kernel listed: the built-ins, then those of --kernel-lib. */
+static const df_kernel *listed(size_t i)
+{
+    size_t nbuiltin = df_kernel_count();
+    return i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
+}
+
 /* `list --names [--model-checked]`: one kernel name a line, for scripts;
  * --model-checked keeps the deterministic kernels that have both a GPU
  * launcher and a host model (those the model-match rule applies to). */
 static void list_names(int model_checked)
 {
-    for (size_t i = 0; i < df_kernel_count(); i++) {
-        const df_kernel *k = df_kernel_at(i);
+    const df_kernel *k;
+    for (size_t i = 0; (k = listed(i)) != NULL; i++) {
         if (model_checked &&
             !((k->flags & DF_K_DETERMINISTIC) && k->gpu && k->host_model))
             continue;
@@ -35,36 +43,54 @@ static void list_names(int model_checked)
 df_outcome df_cmd_list(int argc, char **argv)
 {
     int names = 0, model_checked = 0;
+    df_plugin_paths libs = {0};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            puts("usage: dotfuzz list [--names [--model-checked]]\n\n"
+            puts("usage: dotfuzz list [--names [--model-checked]] [--kernel-lib PATH]...\n\n"
                  "Lists the kernels (name, origin, element and accumulator types,\n"
                  "determinism, block range, where they run) and the generator families.\n"
                  "--names prints kernel names only, one a line; --model-checked keeps the\n"
-                 "deterministic kernels with both a GPU launcher and a host model.");
+                 "deterministic kernels with both a GPU launcher and a host model.\n"
+                 "--kernel-lib PATH loads a plugin's kernels first (repeatable; the ABI is\n"
+                 "include/dotfuzz/plugin.h): they are listed after the built-in ones.");
             return DF_OUTCOME_CLEAN;
         } else if (!strcmp(argv[i], "--names")) {
             names = 1;
         } else if (!strcmp(argv[i], "--model-checked")) {
             model_checked = 1;
+        } else if (!strcmp(argv[i], "--kernel-lib") || !strncmp(argv[i], "--kernel-lib=", 13)) {
+            const char *path = argv[i][12] == '=' ? argv[i] + 13 : i + 1 < argc ? argv[++i] : NULL;
+            if (!path) {
+                fprintf(stderr, "dotfuzz list: option --kernel-lib needs a value\n");
+                return DF_OUTCOME_USAGE;
+            }
+            if (df_plugin_paths_add(&libs, path) != 0) {
+                fprintf(stderr, "dotfuzz list: more than %d --kernel-lib\n", DF_PLUGIN_PATHS_MAX);
+                return DF_OUTCOME_USAGE;
+            }
         } else {
             fprintf(stderr, "dotfuzz list: unexpected argument '%s'\n", argv[i]);
             return DF_OUTCOME_USAGE;
         }
     }
+    char err[512];
+    if (df_plugin_load_all(&libs, err, sizeof err) != 0) {
+        fprintf(stderr, "dotfuzz list: --kernel-lib %s\n", err);
+        return DF_OUTCOME_USAGE;
+    }
     if (names) {
         list_names(model_checked);
         return DF_OUTCOME_CLEAN;
     }
-    printf("kernels:\n  %-13s %-9s %-4s %-4s %-5s %-13s %-8s %s\n", "name", "origin",
+    printf("kernels:\n  %-16s %-9s %-4s %-4s %-5s %-13s %-8s %s\n", "name", "origin",
            "elem", "acc", "det", "block", "runs-on", "what differs");
-    for (size_t i = 0; i < df_kernel_count(); i++) {
-        const df_kernel *k = df_kernel_at(i);
+    const df_kernel *k;
+    for (size_t i = 0; (k = listed(i)) != NULL; i++) {
         char blocks[32], where[16];
         block_range(k, blocks, sizeof blocks);
         snprintf(where, sizeof where, "%s%s%s", k->gpu ? "gpu" : "",
                  k->gpu && k->host_model ? "+" : "", k->host_model ? "host" : "");
-        printf("  %-13s %-9s %-4s %-4s %-5s %-13s %-8s %s\n", k->name, k->origin,
+        printf("  %-16s %-9s %-4s %-4s %-5s %-13s %-8s %s\n", k->name, k->origin,
                df_type_name(k->elem), df_type_name(k->acc),
                (k->flags & DF_K_DETERMINISTIC) ? "yes" : "no", blocks, where,
                k->summary);

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cli_util.h"
 #include "metamorphic.h"
+#include "plugin.h"
 
 typedef struct replay_opts {
     const char *backend;
@@ -22,6 +23,7 @@ typedef struct replay_opts {
     int json;
     int debug_invariants;
     df_meta_opts meta;
+    df_plugin_paths libs; /* --kernel-lib, loaded before --kernel is checked */
 } replay_opts;
 
 typedef struct replay_state {
@@ -42,6 +44,8 @@ static void replay_usage(FILE *f)
           "\n"
           "  --backend B          cuda, host or auto (default auto)\n"
           "  --kernel NAME        run on this kernel only (files naming another are skipped)\n"
+          "  --kernel-lib PATH    load kernels from a plugin library (repeatable; the ABI\n"
+          "                       is include/dotfuzz/plugin.h)\n"
           "  --tol X              relative tolerance of a precision finding (default 1e-6)\n"
           "  --json               one JSON object per case and kernel on stdout\n"
           "  --debug-invariants   fold/tournament check their loop invariant (cuda)\n"
@@ -106,6 +110,16 @@ static void replay_on(replay_state *st, const char *path, const df_kernel *k,
         df_print_line(stdout, path, &c, k, &r);
 }
 
+/* The i-th kernel a case may run on: the one it names (a built-in, a
+ * mutant or a plugin's), else the built-ins then the plugins' kernels. */
+static const df_kernel *candidate(const df_case *c, size_t i)
+{
+    if (c->kernel[0])
+        return i == 0 ? df_kernel_find(c->kernel) : NULL;
+    size_t nbuiltin = df_kernel_count();
+    return i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
+}
+
 static void replay_file(replay_state *st, const char *path)
 {
     df_case_file f;
@@ -120,9 +134,9 @@ static void replay_file(replay_state *st, const char *path)
     }
     df_refs refs;
     df_refs_compute(f.c.type, f.c.a, f.c.b, f.c.n, &refs);
-    for (size_t i = 0; i < df_kernel_count(); i++) {
-        const df_kernel *k = df_kernel_at(i);
-        if (f.c.kernel[0] ? strcmp(k->name, f.c.kernel) != 0 : k->elem != f.c.type)
+    const df_kernel *k;
+    for (size_t i = 0; (k = candidate(&f.c, i)) != NULL; i++) {
+        if (!f.c.kernel[0] && k->elem != f.c.type)
             continue;
         if (st->o->kernel && strcmp(k->name, st->o->kernel) != 0)
             continue;
@@ -194,12 +208,14 @@ static void replay_dir(replay_state *st, const char *dir)
 
 static int parse_replay_opts(int argc, char **argv, replay_opts *o)
 {
-    enum { OPT_BACKEND = 256, OPT_TOL, OPT_JSON, OPT_KERNEL, OPT_DEBUG_INV, OPT_NO_META };
+    enum { OPT_BACKEND = 256, OPT_TOL, OPT_JSON, OPT_KERNEL, OPT_DEBUG_INV, OPT_NO_META,
+           OPT_KERNEL_LIB };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"tol", required_argument, 0, OPT_TOL},
         {"json", no_argument, 0, OPT_JSON}, {"kernel", required_argument, 0, OPT_KERNEL},
         {"debug-invariants", no_argument, 0, OPT_DEBUG_INV},
         {"no-meta", no_argument, 0, OPT_NO_META},
+        {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (replay_opts){.backend = "auto", .tol = 1e-6, .meta = {.every = 1, .reruns = 2}};
@@ -210,12 +226,13 @@ static int parse_replay_opts(int argc, char **argv, replay_opts *o)
         switch (ch) {
         case 'h': return 1;
         case OPT_BACKEND: o->backend = optarg; break;
-        case OPT_KERNEL:
-            if (!df_kernel_find(optarg)) {
-                df_usage_error("replay", "unknown kernel '%s'", optarg);
+        case OPT_KERNEL: o->kernel = optarg; break; /* checked once plugins are loaded */
+        case OPT_KERNEL_LIB:
+            if (df_plugin_paths_add(&o->libs, optarg) != 0) {
+                fprintf(stderr, "dotfuzz replay: more than %d --kernel-lib\n",
+                        DF_PLUGIN_PATHS_MAX);
                 return -1;
             }
-            o->kernel = optarg;
             break;
         case OPT_TOL:
             if (df_parse_double(optarg, &o->tol) || o->tol < 0) {
@@ -247,13 +264,21 @@ df_outcome df_cmd_replay(int argc, char **argv)
     }
     if (p < 0)
         return DF_OUTCOME_USAGE;
-    replay_state st = {.o = &o, .out = DF_OUTCOME_CLEAN};
-    char err[256];
-    if (df_backend_open(o.backend, &st.b, err, sizeof err) != 0) {
-        fprintf(stderr, "dotfuzz replay: %s\n", err);
-        return strncmp(err, "unknown backend", 15) == 0 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
+    char lib_err[512];
+    if (df_plugin_load_all(&o.libs, lib_err, sizeof lib_err) != 0) {
+        fprintf(stderr, "dotfuzz replay: --kernel-lib %s\n", lib_err);
+        return DF_OUTCOME_USAGE;
     }
+    if (o.kernel && !df_kernel_find(o.kernel)) {
+        df_usage_error("replay", "unknown kernel '%s'", o.kernel);
+        return DF_OUTCOME_USAGE;
+    }
+    replay_state st = {.o = &o, .out = DF_OUTCOME_CLEAN};
+    df_outcome opened = df_open_backend_cli("replay", o.backend, &st.b);
+    if (opened != DF_OUTCOME_CLEAN)
+        return opened;
     df_backend_set_debug_invariants(st.b, o.debug_invariants);
+    df_plugin_bind_backend(strcmp(df_backend_name(st.b), "cuda") == 0);
     fprintf(stderr, "dotfuzz replay: %s\n", df_backend_note(st.b));
     for (int i = optind; i < argc && !st.dead; i++) {
         struct stat sb;

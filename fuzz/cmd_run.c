@@ -16,6 +16,7 @@
 #include "cli_util.h"
 #include "generator.h"
 #include "metamorphic.h"
+#include "plugin.h"
 
 typedef struct run_opts {
     const char *kernel;
@@ -31,6 +32,7 @@ typedef struct run_opts {
     int debug_invariants;
     int save_precision; /* SAVE_ALL, SAVE_WORST or SAVE_NONE */
     df_meta_opts meta;
+    df_plugin_paths libs; /* --kernel-lib, loaded before kernels are selected */
 } run_opts;
 
 /* Precision findings can be a few percent of all cases (seed 000 saw one in
@@ -72,7 +74,10 @@ static void run_usage(FILE *f)
 {
     fputs("usage: dotfuzz run [OPTIONS]\n"
           "\n"
-          "  --kernel NAME|all    kernel to fuzz (default all that the backend runs)\n"
+          "  --kernel NAME|all    kernel to fuzz (default all that the backend runs,\n"
+          "                       those of --kernel-lib included)\n"
+          "  --kernel-lib PATH    load kernels from a plugin library (repeatable; the ABI\n"
+          "                       is include/dotfuzz/plugin.h)\n"
           "  --time DURATION      stop after this long: 10, 10s, 5m, 8h (default 60s\n"
           "                       when --cases is not given either)\n"
           "  --cases N            stop after N cases\n"
@@ -114,7 +119,8 @@ static uint64_t fresh_seed(void)
 }
 
 enum { OPT_SEED = 256, OPT_MAXN, OPT_TOL, OPT_CORPUS, OPT_BACKEND, OPT_FAMILY,
-       OPT_DEBUG_INV, OPT_SAVE_PREC, OPT_META_EVERY, OPT_RERUNS };
+       OPT_DEBUG_INV, OPT_SAVE_PREC, OPT_META_EVERY, OPT_RERUNS,
+       OPT_KERNEL_LIB };
 
 static int parse_run_opts(int argc, char **argv, run_opts *o)
 {
@@ -129,6 +135,7 @@ static int parse_run_opts(int argc, char **argv, run_opts *o)
         {"save-precision", required_argument, 0, OPT_SAVE_PREC},
         {"meta-every", required_argument, 0, OPT_META_EVERY},
         {"reruns", required_argument, 0, OPT_RERUNS},
+        {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (run_opts){.kernel = "all", .backend = "auto", .corpus = "corpus/findings",
@@ -155,6 +162,12 @@ static int parse_run_opts(int argc, char **argv, run_opts *o)
         case OPT_BACKEND: o->backend = optarg; break;
         case OPT_FAMILY: o->family = optarg; break;
         case OPT_DEBUG_INV: o->debug_invariants = 1; break;
+        case OPT_KERNEL_LIB:
+            if (df_plugin_paths_add(&o->libs, optarg) != 0) {
+                fprintf(stderr, "dotfuzz run: more than %d --kernel-lib\n", DF_PLUGIN_PATHS_MAX);
+                return -1;
+            }
+            break;
         case OPT_META_EVERY:
             if (df_parse_u64(optarg, &v) || v > 0xffffffffu)
                 bad = "--meta-every";
@@ -228,8 +241,9 @@ static int select_kernels(const run_opts *o, df_backend *b, run_state *st)
         st->kernels[st->nk++] = k;
         return 0;
     }
-    for (size_t i = 0; i < df_kernel_count() && st->nk < 64; i++) {
-        const df_kernel *k = df_kernel_at(i);
+    size_t nbuiltin = df_kernel_count(), nall = nbuiltin + df_plugin_count();
+    for (size_t i = 0; i < nall && st->nk < 64; i++) {
+        const df_kernel *k = i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
         if (df_backend_supports(b, k) && family_fits(o, k))
             st->kernels[st->nk++] = k;
         else if (!family_fits(o, k))
@@ -298,15 +312,6 @@ static int bit_equal(const df_result *x, const df_result *y)
     return memcmp(&x->f, &y->f, sizeof x->f) == 0 && x->i == y->i;
 }
 
-/* Seed 000's oracle: |gpu - cpu| / |cpu| > tol, in plain double arithmetic
- * (so Inf == Inf gives NaN and no alarm, as it would there). */
-static int seed_oracle_alarm(const df_judgement *j, double tol)
-{
-    double got = j->is_int ? (double)j->iresult : j->result;
-    double rel = fabs(got - j->ref) / fabs(j->ref);
-    return rel > tol;
-}
-
 static int save_precision(const run_opts *o, kernel_tally *t, const df_judgement *j)
 {
     if (o->save_precision == SAVE_ALL)
@@ -331,7 +336,7 @@ static int record(run_state *st, size_t ki, const run_opts *o, const df_case *c,
     if (r->model_ran && r->model.status == DF_RUN_OK && r->res.status == DF_RUN_OK &&
         bit_equal(&r->res, &r->model))
         t->model_equal++;
-    if (seed_oracle_alarm(j, o->tol)) {
+    if (df_seed_oracle_alarm(j, o->tol)) {
         t->seed_alarms++;
         t->seed_alarms_bug += j->verdict == DF_V_BUG;
     }
@@ -425,13 +430,17 @@ df_outcome df_cmd_run(int argc, char **argv)
     }
     if (p < 0)
         return DF_OUTCOME_USAGE;
-    df_backend *b = NULL;
-    char err[256];
-    if (df_backend_open(o.backend, &b, err, sizeof err) != 0) {
-        fprintf(stderr, "dotfuzz run: %s\n", err);
-        return strncmp(err, "unknown backend", 15) == 0 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
+    char lib_err[512];
+    if (df_plugin_load_all(&o.libs, lib_err, sizeof lib_err) != 0) {
+        fprintf(stderr, "dotfuzz run: --kernel-lib %s\n", lib_err);
+        return DF_OUTCOME_USAGE;
     }
+    df_backend *b = NULL;
+    df_outcome opened = df_open_backend_cli("run", o.backend, &b);
+    if (opened != DF_OUTCOME_CLEAN)
+        return opened;
     df_backend_set_debug_invariants(b, o.debug_invariants);
+    df_plugin_bind_backend(strcmp(df_backend_name(b), "cuda") == 0);
     run_state *st = calloc(1, sizeof *st);
     if (!st) {
         df_backend_close(b);

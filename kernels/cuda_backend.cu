@@ -3,7 +3,8 @@
  * grown on demand and reused across cases; copies a case in, lets the
  * kernel's launcher enqueue its work, synchronizes, lets it finish, and
  * turns every failed call into an error naming the kernel, the case and
- * the call.
+ * the call. Inputs sit between guard zones of poison (NaN), so an
+ * out-of-bounds read shows in the result (copy_case_in).
  *
  * Like the kernel files it is compiled twice (see Makefile). The nvcc half
  * is the backend. The cc half is empty when the build has nvcc, and when it
@@ -78,7 +79,8 @@ struct df_cuda {
     int device;
     cudaStream_t stream;
     void *h_result, *d_result;   /* 16 bytes each */
-    void *d_a, *d_b;             /* cudaMalloc'd, so 256-byte aligned */
+    void *d_a, *d_b;             /* cudaMalloc'd, so 256-byte aligned; each
+                                    vector inside guard zones */
     size_t d_a_cap, d_b_cap;
     void *h_stage;               /* pinned: a then b, copied in from the case */
     size_t h_stage_cap;
@@ -295,31 +297,82 @@ extern "C" void df_cuda_set_debug_invariants(df_cuda *cu, int on)
     cu->debug_invariants = on;
 }
 
-/* Places a and b (offset elements past 256-byte aligned bases) on the
- * device through the pinned staging buffer, so the copies are truly
- * asynchronous. Returns the failed call or NULL. */
+/* Guard zones: each vector lies inside its device buffer between guards of
+ * poison (NaN for floats; for int32, which has no NaN, 0x40000001: odd, so
+ * its product with any nonzero int32 is nonzero mod 2^32, and its square
+ * wraps to INT32_MIN + 1), so a kernel that reads before or past its
+ * inputs (an unguarded tail, an off-by-one) puts the poison into its sum.
+ * The same width and values as the host backend's (fuzz/backend.c). The
+ * leading guard is guard_bytes (>= 64 elements and >= 256 bytes, a multiple
+ * of 256), so the vector still starts at a 256-byte boundary plus its
+ * offset (the shfl kernels rely on that: shfl_common.h); the offset cells
+ * hold poison too. The trailing guard is a whole largest block of elements
+ * (tail_guard_bytes): a kernel that forgets its tail guard reads up to
+ * block - 1 elements past n, and those reads must stay inside the buffer
+ * (past it they may fault, and a fault poisons the context). */
+enum { TAIL_GUARD_ELEMS = 1024 }; /* m-tail reads up to block - 1 past n */
+
+static size_t guard_bytes(size_t es)
+{
+    size_t g = DF_GUARD_ELEMS * es;
+    return round_up(g > (size_t)ALIGN ? g : (size_t)ALIGN, ALIGN);
+}
+
+static size_t tail_guard_bytes(size_t es)
+{
+    return round_up(TAIL_GUARD_ELEMS * es, ALIGN);
+}
+
+static void fill_guard(df_type t, void *p, size_t bytes)
+{
+    size_t es = df_type_size(t);
+    for (size_t i = 0; i < bytes / es; i++) {
+        if (t == DF_F32)
+            ((float *)p)[i] = __builtin_nanf("");
+        else if (t == DF_F64)
+            ((double *)p)[i] = __builtin_nan("");
+        else
+            ((int32_t *)p)[i] = DF_GUARD_I32;
+    }
+}
+
+/* Stages one vector with its guards at stage: [guard + offset | v | guard],
+ * span bytes in all, the layout its device buffer gets. The guards move
+ * with n and the offset, so they are written with every case: a few
+ * kilobytes, copied in the same transfer as the vector. */
+static void stage_guarded(void *stage, df_type t, const void *v, size_t pre,
+                          size_t bytes, size_t post)
+{
+    fill_guard(t, stage, pre);
+    if (bytes)
+        memcpy((char *)stage + pre, v, bytes);
+    fill_guard(t, (char *)stage + pre + bytes, post);
+}
+
+/* Places a and b (offset elements past 256-byte aligned points inside their
+ * guarded buffers) on the device through the pinned staging buffer, so the
+ * copies are truly asynchronous. Returns the failed call or NULL. */
 static const char *copy_case_in(df_cuda *cu, const df_case *c, size_t es,
                                 cudaError_t *e)
 {
-    size_t na = (size_t)c->n * es;
-    size_t off_a = (size_t)c->launch.offset_a * es;
-    size_t off_b = (size_t)c->launch.offset_b * es;
-    size_t stage_b = round_up(na, ALIGN);
-    if ((*e = grow(&cu->d_a, &cu->d_a_cap, round_up(off_a + na, ALIGN), 0)))
+    size_t na = (size_t)c->n * es, g = guard_bytes(es);
+    size_t tg = tail_guard_bytes(es);
+    size_t pre_a = g + (size_t)c->launch.offset_a * es;
+    size_t pre_b = g + (size_t)c->launch.offset_b * es;
+    size_t span_a = pre_a + na + tg, span_b = pre_b + na + tg;
+    size_t stage_b = round_up(span_a, ALIGN);
+    if ((*e = grow(&cu->d_a, &cu->d_a_cap, round_up(span_a, ALIGN), 0)))
         return "cudaMalloc(a)";
-    if ((*e = grow(&cu->d_b, &cu->d_b_cap, round_up(off_b + na, ALIGN), 0)))
+    if ((*e = grow(&cu->d_b, &cu->d_b_cap, round_up(span_b, ALIGN), 0)))
         return "cudaMalloc(b)";
-    if ((*e = grow(&cu->h_stage, &cu->h_stage_cap, stage_b + na, 1)))
+    if ((*e = grow(&cu->h_stage, &cu->h_stage_cap, stage_b + span_b, 1)))
         return "cudaMallocHost(staging)";
-    if (na == 0)
-        return NULL;
-    memcpy(cu->h_stage, c->a, na);
-    memcpy((char *)cu->h_stage + stage_b, c->b, na);
-    if ((*e = cudaMemcpyAsync((char *)cu->d_a + off_a, cu->h_stage, na,
+    stage_guarded(cu->h_stage, c->type, c->a, pre_a, na, tg);
+    stage_guarded((char *)cu->h_stage + stage_b, c->type, c->b, pre_b, na, tg);
+    if ((*e = cudaMemcpyAsync(cu->d_a, cu->h_stage, span_a,
                               cudaMemcpyHostToDevice, cu->stream)))
         return "cudaMemcpyAsync(a)";
-    if ((*e = cudaMemcpyAsync((char *)cu->d_b + off_b,
-                              (char *)cu->h_stage + stage_b, na,
+    if ((*e = cudaMemcpyAsync(cu->d_b, (char *)cu->h_stage + stage_b, span_b,
                               cudaMemcpyHostToDevice, cu->stream)))
         return "cudaMemcpyAsync(b)";
     return NULL;
@@ -391,8 +444,10 @@ static void fill_ctx(const df_cuda *cu, const df_case *rc, df_gpu_ctx *ctx)
 {
     size_t es = df_type_size(rc->type);
     memset(ctx, 0, sizeof *ctx);
-    ctx->a = (const char *)cu->d_a + (size_t)rc->launch.offset_a * es;
-    ctx->b = (const char *)cu->d_b + (size_t)rc->launch.offset_b * es;
+    ctx->a = (const char *)cu->d_a + guard_bytes(es) +
+             (size_t)rc->launch.offset_a * es;
+    ctx->b = (const char *)cu->d_b + guard_bytes(es) +
+             (size_t)rc->launch.offset_b * es;
     ctx->d_scratch = cu->d_scratch;
     ctx->h_scratch = cu->h_scratch;
     ctx->d_scratch_bytes = cu->d_scratch_cap < cu->h_scratch_cap

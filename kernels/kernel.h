@@ -53,7 +53,16 @@ enum {
                                        otherwise grid = ceil(n / (block*per_thread)) */
     DF_K_DEBUG_INVARIANTS = 1u << 5, /* checks loop invariants when asked */
     DF_K_BLOCK_WARP = 1u << 6,      /* needs a block size that is a multiple of 32 */
+    DF_K_HOST_BLIND = 1u << 7,      /* mutants: the bug lives in GPU scheduling and its
+                                       host model cannot show it (hunt skips it on host) */
 };
+
+/* Guard zones: every backend places a case's vectors between guards of
+ * DF_GUARD_ELEMS elements (NaN for floats, DF_GUARD_I32 for int32: odd, so its
+ * product with any nonzero int32 is nonzero mod 2^32), so a kernel or host
+ * model that reads out of bounds sees poison, not plausible data. */
+#define DF_GUARD_ELEMS 64u
+#define DF_GUARD_I32 ((int32_t)0x40000001)
 
 /* GPU side of a kernel, defined by its nvcc-compiled half (see
  * kernels/cuda_backend.h). Opaque to host code. */
@@ -84,9 +93,20 @@ typedef struct df_kernel {
     const struct df_gpu_ops *gpu;
 } df_kernel;
 
-/* The registry (kernels/registry.c). */
+/* The registry (kernels/registry.c): the correct kernels (what `--kernel
+ * all` fuzzes), the mutants (kernels/mutants/: known-buggy variants that
+ * prove the oracle catches each bug class) and kernels added at run time
+ * (plugins). df_kernel_find searches all three, so a finding on a mutant or
+ * a plugin replays by name. */
 size_t df_kernel_count(void);
 const df_kernel *df_kernel_at(size_t i);
+size_t df_mutant_count(void);
+const df_kernel *df_mutant_at(size_t i);
+size_t df_plugin_count(void);
+const df_kernel *df_plugin_at(size_t i);
+/* Adds a kernel for this process (plugins). Returns 0, or -1 when its name
+ * is taken or the table is full. */
+int df_registry_add(const df_kernel *k);
 const df_kernel *df_kernel_find(const char *name); /* NULL if unknown */
 
 /* Fills in the derived parts of a launch for kernel k and length n: the

@@ -32,12 +32,40 @@ const df_kernel *df_kernel_at(size_t i)
     return i < df_kernel_count() ? registry[i] : NULL;
 }
 
+/* Kernels added at run time. A process-wide table: plugins are loaded once,
+ * at start-up, by the command that names them. */
+#define DF_PLUGIN_MAX 64
+static const df_kernel *plugins[DF_PLUGIN_MAX];
+static size_t nplugins;
+
+size_t df_plugin_count(void) { return nplugins; }
+
+const df_kernel *df_plugin_at(size_t i) { return i < nplugins ? plugins[i] : NULL; }
+
+static const df_kernel *find_in(const df_kernel *(*at)(size_t), size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(at(i)->name, name) == 0)
+            return at(i);
+    return NULL;
+}
+
 const df_kernel *df_kernel_find(const char *name)
 {
-    for (size_t i = 0; i < df_kernel_count(); i++)
-        if (strcmp(registry[i]->name, name) == 0)
-            return registry[i];
-    return NULL;
+    const df_kernel *k = find_in(df_kernel_at, df_kernel_count(), name);
+    if (!k)
+        k = find_in(df_mutant_at, df_mutant_count(), name);
+    if (!k)
+        k = find_in(df_plugin_at, df_plugin_count(), name);
+    return k;
+}
+
+int df_registry_add(const df_kernel *k)
+{
+    if (!k || !k->name || df_kernel_find(k->name) || nplugins == DF_PLUGIN_MAX)
+        return -1;
+    plugins[nplugins++] = k;
+    return 0;
 }
 
 int df_launch_resolve(const df_kernel *k, uint64_t n, df_launch *l,

@@ -307,3 +307,13 @@ Test(cli, regression_corpus_replays_without_a_bug)
               out);
     cr_assert(strstr(out, ", bug 0"), "%s", out);
 }
+
+Test(cli, hunt_catches_every_host_mutant_without_false_alarms, .timeout = 120)
+{
+    int rc = sh(out, "./dotfuzz hunt --backend host --cases 1000 --time 1");
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, "0 mutant(s) escaped this oracle, 0 correct kernel(s) with false alarms"),
+              "%s", out);
+    cr_assert(strstr(out, "m-tail"), "%s", out);
+    cr_assert(strstr(out, "m-fold-bounds"), "%s", out);
+}

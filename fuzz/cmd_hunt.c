@@ -1,0 +1,262 @@
+/* cmd_hunt.c — `dotfuzz hunt`: the detection benchmark. Every mutant the
+ * backend can run is fuzzed until our oracle and seed 000's oracle (relative
+ * error > tol alone) have each flagged it, or the budget runs out; every
+ * correct kernel gets the same budget, and each oracle's alarms on it are
+ * counted as false alarms. One line (or Markdown row) per kernel. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "cli.h"
+#include "cli_util.h"
+#include "generator.h"
+#include "metamorphic.h"
+
+typedef struct hunt_opts {
+    const char *backend;
+    uint64_t cases;   /* budget per kernel */
+    double time_s;    /* budget per kernel */
+    uint64_t seed;
+    uint64_t max_n;
+    double tol;
+    int markdown;
+} hunt_opts;
+
+/* First detection by one oracle. */
+typedef struct detection {
+    int found;
+    uint64_t cases;   /* cases run up to and including the first alarm */
+    double seconds;
+    char rule[24];
+} detection;
+
+typedef struct hunt_row {
+    const df_kernel *k;
+    int mutant;
+    uint64_t cases;
+    detection ours, seed;
+    uint64_t our_alarms, seed_alarms; /* correct kernels: false alarms */
+} hunt_row;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void hunt_usage(FILE *f)
+{
+    fputs("usage: dotfuzz hunt [OPTIONS]\n"
+          "\n"
+          "Fuzzes every mutant (known-buggy kernel) the backend can run until this oracle\n"
+          "and seed 000's oracle (relative error > tol alone) have each flagged it, then\n"
+          "every correct kernel for the same budget, counting false alarms.\n"
+          "\n"
+          "  --backend B     cuda, host or auto (default auto)\n"
+          "  --cases N       case budget per kernel (default 20000)\n"
+          "  --time D        time budget per kernel (default 10s)\n"
+          "  --seed S        seed (default 1)\n"
+          "  --max-n N       longest vector (default 65536)\n"
+          "  --tol X         tolerance of both oracles' precision rule (default 1e-6)\n"
+          "  --markdown      a Markdown table instead of aligned text\n"
+          "  -h, --help      this text\n"
+          "\n"
+          "exit status: 0 every mutant caught by this oracle and no false alarm on a correct\n"
+          "kernel; 1 otherwise; 2 usage error; 3 backend unavailable\n",
+          f);
+}
+
+static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
+{
+    enum { OPT_BACKEND = 256, OPT_SEED, OPT_MAXN, OPT_TOL, OPT_MD };
+    static const struct option longopts[] = {
+        {"backend", required_argument, 0, OPT_BACKEND}, {"cases", required_argument, 0, 'c'},
+        {"time", required_argument, 0, 't'}, {"seed", required_argument, 0, OPT_SEED},
+        {"max-n", required_argument, 0, OPT_MAXN}, {"tol", required_argument, 0, OPT_TOL},
+        {"markdown", no_argument, 0, OPT_MD}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    };
+    *o = (hunt_opts){.backend = "auto", .cases = 20000, .time_s = 10, .seed = 1,
+                     .max_n = 65536, .tol = 1e-6};
+    int ch;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        const char *bad = NULL;
+        switch (ch) {
+        case 'h': return 1;
+        case OPT_BACKEND: o->backend = optarg; break;
+        case 'c': if (df_parse_u64(optarg, &o->cases) || !o->cases) bad = "--cases"; break;
+        case 't': if (df_parse_duration(optarg, &o->time_s)) bad = "--time"; break;
+        case OPT_SEED: if (df_parse_u64(optarg, &o->seed)) bad = "--seed"; break;
+        case OPT_MAXN: if (df_parse_u64(optarg, &o->max_n) || !o->max_n) bad = "--max-n"; break;
+        case OPT_TOL: if (df_parse_double(optarg, &o->tol) || o->tol < 0) bad = "--tol"; break;
+        case OPT_MD: o->markdown = 1; break;
+        case ':': df_usage_error("hunt", "option %s needs a value", argv[optind - 1]); return -1;
+        default: df_usage_error("hunt", "unknown option '%s'", argv[optind - 1]); return -1;
+        }
+        if (bad) {
+            fprintf(stderr, "dotfuzz hunt: invalid value '%s' for %s\n", optarg, bad);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        df_usage_error("hunt", "unexpected argument '%s'", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+static void note(detection *d, uint64_t cases, double t, const char *rule)
+{
+    if (d->found)
+        return;
+    d->found = 1;
+    d->cases = cases;
+    d->seconds = t;
+    snprintf(d->rule, sizeof d->rule, "%s", rule);
+}
+
+/* Fuzzes one kernel within the budget. Mutants stop once both oracles have
+ * flagged them; correct kernels run the whole budget. Returns -1 when the
+ * backend became unusable (the row keeps what was seen). */
+static int hunt_kernel(df_backend *b, const hunt_opts *o, hunt_row *row, df_scratch *buf,
+                       df_scratch *meta_buf)
+{
+    df_gen_opts go = {.max_n = o->max_n};
+    df_oracle_opts oo = {.tol = o->tol};
+    df_meta_opts mo = {.every = 16, .reruns = 2};
+    double t0 = now_s();
+    for (uint64_t i = 0; i < o->cases; i++) {
+        double t = now_s() - t0;
+        if (t >= o->time_s)
+            break;
+        if (row->mutant && row->ours.found && row->seed.found)
+            break;
+        df_case c;
+        df_checked r;
+        if (df_generate(o->seed, i, row->k, &go, buf, &c) != 0)
+            return -1;
+        int dead = df_check_case(b, row->k, &c, &oo, &r) != 0;
+        if (!dead && df_meta_sampled(&mo, &c)) {
+            df_meta_report mr;
+            dead = df_metamorphic(b, row->k, &c, &oo, &mo, meta_buf, &r, &mr) != 0;
+        }
+        row->cases = i + 1;
+        t = now_s() - t0;
+        if (r.j.verdict == DF_V_BUG) {
+            row->our_alarms++;
+            note(&row->ours, i + 1, t, r.j.rule);
+        }
+        if (df_seed_oracle_alarm(&r.j, o->tol)) {
+            row->seed_alarms++;
+            note(&row->seed, i + 1, t, "rel-err");
+        }
+        if (dead)
+            return -1;
+    }
+    return 0;
+}
+
+static void detection_text(const detection *d, char *out, size_t len)
+{
+    if (d->found)
+        snprintf(out, len, "yes %7llu cases %7.3f s %-10s", (unsigned long long)d->cases,
+                 d->seconds, d->rule);
+    else
+        snprintf(out, len, "NO  %-35s", "");
+}
+
+static void print_row(const hunt_opts *o, const hunt_row *row)
+{
+    if (o->markdown) {
+        if (row->mutant)
+            printf("| %s | mutant | %llu | %s | %llu | %.3f | %s | %s | %llu | %.3f |\n",
+                   row->k->name, (unsigned long long)row->cases, row->ours.found ? "yes" : "**no**",
+                   (unsigned long long)row->ours.cases, row->ours.seconds,
+                   row->ours.found ? row->ours.rule : "-", row->seed.found ? "yes" : "no",
+                   (unsigned long long)row->seed.cases, row->seed.seconds);
+        else
+            printf("| %s | correct | %llu | false alarms: %llu | | | | false alarms: %llu | | |\n",
+                   row->k->name, (unsigned long long)row->cases,
+                   (unsigned long long)row->our_alarms, (unsigned long long)row->seed_alarms);
+        return;
+    }
+    if (row->mutant) {
+        char ours[80], seed[80];
+        detection_text(&row->ours, ours, sizeof ours);
+        detection_text(&row->seed, seed, sizeof seed);
+        printf("  %-20s mutant  ours: %s seed's: %s\n", row->k->name, ours, seed);
+    } else {
+        printf("  %-20s correct %llu cases, false alarms: ours %llu, seed's %llu\n",
+               row->k->name, (unsigned long long)row->cases,
+               (unsigned long long)row->our_alarms, (unsigned long long)row->seed_alarms);
+    }
+}
+
+static void print_header(const hunt_opts *o, const df_backend *b)
+{
+    printf("dotfuzz hunt: %s; seed %llu, budget %llu cases or %.0f s per kernel, max-n %llu, "
+           "tol %g\n",
+           df_backend_note(b), (unsigned long long)o->seed, (unsigned long long)o->cases,
+           o->time_s, (unsigned long long)o->max_n, o->tol);
+    if (o->markdown)
+        printf("\n| kernel | kind | cases run | ours: caught | cases to first | seconds to "
+               "first | rule | seed 000's: caught | cases to first | seconds to first |\n"
+               "|---|---|--:|---|--:|--:|---|---|--:|--:|\n");
+}
+
+df_outcome df_cmd_hunt(int argc, char **argv)
+{
+    hunt_opts o;
+    int p = parse_hunt_opts(argc, argv, &o);
+    if (p > 0) {
+        hunt_usage(stdout);
+        return DF_OUTCOME_CLEAN;
+    }
+    if (p < 0)
+        return DF_OUTCOME_USAGE;
+    df_backend *b = NULL;
+    df_outcome opened = df_open_backend_cli("hunt", o.backend, &b);
+    if (opened != DF_OUTCOME_CLEAN)
+        return opened;
+    print_header(&o, b);
+    df_scratch buf = {0}, meta_buf = {0};
+    unsigned escaped = 0, false_alarms = 0, skipped = 0;
+    df_outcome out = DF_OUTCOME_CLEAN;
+    size_t nm = df_mutant_count(), nk = df_kernel_count();
+    for (size_t i = 0; i < nm + nk && out == DF_OUTCOME_CLEAN; i++) {
+        hunt_row row = {.mutant = i < nm};
+        row.k = row.mutant ? df_mutant_at(i) : df_kernel_at(i - nm);
+        int blind = row.mutant && (row.k->flags & DF_K_HOST_BLIND) &&
+                    strcmp(df_backend_name(b), "host") == 0;
+        if (!df_backend_supports(b, row.k) || blind) {
+            skipped++;
+            fprintf(stderr, "dotfuzz hunt: skipping %s: %s on backend %s\n", row.k->name,
+                    blind ? "its bug cannot show" : "cannot run", df_backend_name(b));
+            continue;
+        }
+        if (hunt_kernel(b, &o, &row, &buf, &meta_buf) != 0) {
+            fprintf(stderr, "dotfuzz hunt: backend unusable after %s (a poisoned CUDA "
+                            "context ends this process's GPU work)\n", row.k->name);
+            out = DF_OUTCOME_ENV;
+        }
+        print_row(&o, &row);
+        fflush(stdout);
+        escaped += row.mutant && !row.ours.found;
+        false_alarms += !row.mutant && row.our_alarms > 0;
+    }
+    printf("%s%u mutant(s) escaped this oracle, %u correct kernel(s) with false alarms, "
+           "%u kernel(s) skipped on backend %s\n",
+           o.markdown ? "\n" : "dotfuzz hunt: ", escaped, false_alarms, skipped,
+           df_backend_name(b));
+    df_scratch_free(&buf);
+    df_scratch_free(&meta_buf);
+    df_backend_close(b);
+    if (out == DF_OUTCOME_CLEAN && (escaped || false_alarms))
+        out = DF_OUTCOME_BUG;
+    return out;
+}

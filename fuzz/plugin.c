@@ -1,0 +1,536 @@
+/* plugin.c — `--kernel-lib`: loads a shared library through the ABI of
+ * include/dotfuzz/plugin.h, checks every field of what it describes, and
+ * registers each of its kernels as a df_kernel.
+ *
+ * A df_kernel's callbacks (host_model, tree_height, the GPU ops) receive no
+ * pointer to their kernel, so each plugin kernel gets a slot with its own
+ * set of small trampoline functions that know the slot's number. The
+ * library is never closed: the registry points into it until exit. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../include/dotfuzz/plugin.h"
+#include "../kernels/cuda_backend.h"
+#include "../kernels/kernel.h"
+#include "../kernels/model_common.h"
+#include "plugin.h"
+
+#ifdef DOTFUZZ_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+typedef struct plug_slot {
+    df_kernel k;        /* what the registry holds */
+    dotfuzz_kernel pk;  /* the plugin's description, copied */
+    char name[DF_NAME_MAX];
+    char origin[24];
+    struct df_gpu_ops ops;
+} plug_slot;
+
+static plug_slot slots[DF_PLUGIN_KERNELS_MAX];
+static size_t nslots;
+static int bound_cuda; /* df_plugin_bind_backend's choice */
+
+/* A poisoned result (all bits set: NaN for floats, -1 for int32) shows a
+ * routine that accumulates into its output without zeroing it first. */
+enum { RESULT_BYTES = 16 };
+
+_Static_assert(DOTFUZZ_F32 == DF_F32 && DOTFUZZ_F64 == DF_F64 && DOTFUZZ_I32 == DF_I32,
+               "the ABI's type codes are dotfuzz's");
+
+static void widen(uint32_t acc, const void *r, df_result *out)
+{
+    if (acc == DOTFUZZ_F32) {
+        float f;
+        memcpy(&f, r, sizeof f);
+        out->f = f;
+    } else if (acc == DOTFUZZ_F64) {
+        memcpy(&out->f, r, sizeof out->f);
+    } else {
+        int32_t v;
+        memcpy(&v, r, sizeof v);
+        out->i = v;
+    }
+}
+
+static dotfuzz_launch to_plugin_launch(const df_launch *l)
+{
+    dotfuzz_launch p = {l->block, l->grid, l->offset_a, l->offset_b};
+    return p;
+}
+
+/* ---- vectors at the launch's offsets ---- */
+
+static size_t round64(size_t x) { return (x + 63) / 64 * 64; }
+
+/* Bytes to hold both vectors at their offsets; 0 when the case's own
+ * buffers serve (no offsets). The caller has bounded n. */
+static size_t placed_bytes(uint64_t n, const df_launch *l, size_t es)
+{
+    if (!l->offset_a && !l->offset_b)
+        return 0;
+    return round64(((size_t)l->offset_a + (size_t)n) * es) +
+           ((size_t)l->offset_b + (size_t)n) * es;
+}
+
+/* Copies the case's vectors into base (64-byte aligned, placed_bytes
+ * long) at their offsets, so the routine sees them where the launch says. */
+static void place(void *base, const df_case *c, const df_launch *l, size_t es,
+                  const void **a, const void **b)
+{
+    size_t na = (size_t)c->n * es;
+    char *pa = (char *)base + (size_t)l->offset_a * es;
+    char *pb = (char *)base + round64(((size_t)l->offset_a + (size_t)c->n) * es) +
+               (size_t)l->offset_b * es;
+    if (na) {
+        memcpy(pa, c->a, na);
+        memcpy(pb, c->b, na);
+    }
+    *a = pa;
+    *b = pb;
+}
+
+static int n_too_large(uint64_t n, size_t es)
+{
+    return n > (SIZE_MAX / 4 - 2 * (size_t)UINT32_MAX) / es;
+}
+
+/* ---- host forms: the whole routine and the model ---- */
+
+static int host_call(plug_slot *s, dotfuzz_dot_host_fn fn, const char *form,
+                     const df_case *c, df_scratch *scratch, df_result *out)
+{
+    df_launch l;
+    if (df_model_begin(&s->k, c, &l, out) != 0)
+        return -1;
+    size_t es = df_type_size(c->type);
+    const void *a = c->a, *b = c->b;
+    if (n_too_large(c->n, es)) {
+        snprintf(out->err, sizeof out->err, "%s %s: n = %llu too large", s->name, form,
+                 (unsigned long long)c->n);
+        out->status = DF_RUN_ERROR;
+        return -1;
+    }
+    size_t bytes = placed_bytes(c->n, &l, es);
+    if (bytes) {
+        void *base = df_scratch_reserve(scratch, bytes);
+        if (!base) {
+            snprintf(out->err, sizeof out->err, "%s %s: out of memory", s->name, form);
+            out->status = DF_RUN_ERROR;
+            return -1;
+        }
+        place(base, c, &l, es, &a, &b);
+    }
+    dotfuzz_launch pl = to_plugin_launch(&l);
+    unsigned char r[RESULT_BYTES];
+    memset(r, 0xff, sizeof r);
+    int rc = fn(a, b, c->n, &pl, r);
+    if (rc != 0) {
+        snprintf(out->err, sizeof out->err, "%s %s returned %d", s->name, form, rc);
+        out->status = DF_RUN_ERROR;
+        return -1;
+    }
+    widen(s->pk.acc, r, out);
+    return 0;
+}
+
+static int host_form(plug_slot *s, const df_case *c, df_scratch *scr, df_result *out)
+{
+    return host_call(s, s->pk.dot_host, "dot_host", c, scr, out);
+}
+
+static int model_form(plug_slot *s, const df_case *c, df_scratch *scr, df_result *out)
+{
+    return host_call(s, s->pk.host_model, "host_model", c, scr, out);
+}
+
+static uint64_t height(plug_slot *s, uint64_t n, const df_launch *l)
+{
+    dotfuzz_launch pl = to_plugin_launch(l);
+    return s->pk.tree_height(n, &pl);
+}
+
+/* ---- GPU forms (cuda backend) ---- */
+
+/* The whole routine, when it is the GPU form, gets pinned host scratch for
+ * vectors placed at offsets. */
+static size_t gpu_scratch(plug_slot *s, uint64_t n, const df_launch *l)
+{
+    if (s->pk.dot_device)
+        return 0;
+    size_t es = df_type_size((df_type)s->pk.elem);
+    return n_too_large(n, es) ? 0 : placed_bytes(n, l, es);
+}
+
+static int gpu_host_form(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
+{
+    size_t es = df_type_size(c->type);
+    const void *a = c->a, *b = c->b;
+    size_t bytes = placed_bytes(c->n, &c->launch, es);
+    if (bytes) {
+        if (!ctx->h_scratch || ctx->d_scratch_bytes < bytes) {
+            snprintf(ctx->detail, sizeof ctx->detail, "no host scratch for placed vectors");
+            ctx->failed_call = "dot_host";
+            return -1;
+        }
+        place(ctx->h_scratch, c, &c->launch, es, &a, &b);
+    }
+    dotfuzz_launch pl = to_plugin_launch(&c->launch);
+    memset(ctx->h_result, 0xff, RESULT_BYTES);
+    int rc = s->pk.dot_host(a, b, c->n, &pl, ctx->h_result);
+    if (rc != 0) {
+        snprintf(ctx->detail, sizeof ctx->detail, "%s dot_host returned %d", s->name, rc);
+        ctx->failed_call = "dot_host";
+        return -1;
+    }
+    return 0;
+}
+
+#ifdef DOTFUZZ_CUDA
+static size_t acc_size(uint32_t acc)
+{
+    return acc == DOTFUZZ_F64 ? sizeof(double) : acc == DOTFUZZ_F32 ? sizeof(float)
+                                                                    : sizeof(int32_t);
+}
+
+static int gpu_device_form(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
+{
+    cudaStream_t stream = (cudaStream_t)ctx->stream;
+    cudaError_t e = cudaMemsetAsync(ctx->d_result, 0xff, RESULT_BYTES, stream);
+    if (e != cudaSuccess) {
+        ctx->failed_call = "cudaMemsetAsync(result)";
+        return (int)e;
+    }
+    dotfuzz_launch pl = to_plugin_launch(&c->launch);
+    int rc = s->pk.dot_device(ctx->a, ctx->b, c->n, &pl, ctx->d_result, ctx->stream);
+    if (rc != 0) {
+        ctx->failed_call = "dot_device";
+        if (rc < 0)
+            snprintf(ctx->detail, sizeof ctx->detail, "%s dot_device returned %d",
+                     s->name, rc);
+        return rc;
+    }
+    e = cudaMemcpyAsync(ctx->h_result, ctx->d_result, acc_size(s->pk.acc),
+                        cudaMemcpyDeviceToHost, stream);
+    if (e != cudaSuccess) {
+        ctx->failed_call = "cudaMemcpyAsync(result)";
+        return (int)e;
+    }
+    return 0;
+}
+#endif
+
+static int gpu_enqueue(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
+{
+#ifdef DOTFUZZ_CUDA
+    if (s->pk.dot_device)
+        return gpu_device_form(s, ctx, c);
+#endif
+    return gpu_host_form(s, ctx, c);
+}
+
+static int gpu_finish(plug_slot *s, df_gpu_ctx *ctx, const df_case *c, df_result *res)
+{
+    (void)c;
+    widen(s->pk.acc, ctx->h_result, res);
+    return 0;
+}
+
+/* ---- one set of trampolines per slot ---- */
+
+#define DF_SLOT_FNS(i)                                                                 \
+    static int host_##i(const df_case *c, df_scratch *s, df_result *o)                 \
+    {                                                                                  \
+        return host_form(&slots[i], c, s, o);                                          \
+    }                                                                                  \
+    static int model_##i(const df_case *c, df_scratch *s, df_result *o)                \
+    {                                                                                  \
+        return model_form(&slots[i], c, s, o);                                         \
+    }                                                                                  \
+    static uint64_t height_##i(uint64_t n, const df_launch *l)                         \
+    {                                                                                  \
+        return height(&slots[i], n, l);                                                \
+    }                                                                                  \
+    static size_t scratch_##i(uint64_t n, const df_launch *l)                          \
+    {                                                                                  \
+        return gpu_scratch(&slots[i], n, l);                                           \
+    }                                                                                  \
+    static int enqueue_##i(df_gpu_ctx *ctx, const df_case *c)                          \
+    {                                                                                  \
+        return gpu_enqueue(&slots[i], ctx, c);                                         \
+    }                                                                                  \
+    static int finish_##i(df_gpu_ctx *ctx, const df_case *c, df_result *r)             \
+    {                                                                                  \
+        return gpu_finish(&slots[i], ctx, c, r);                                       \
+    }
+
+#define DF_SLOT_ENTRY(i) {host_##i, model_##i, height_##i, scratch_##i, enqueue_##i, finish_##i},
+
+#define DF_SLOTS_8(X, b) X(b##0) X(b##1) X(b##2) X(b##3) X(b##4) X(b##5) X(b##6) X(b##7)
+#define DF_SLOTS(X)                                                                    \
+    X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) DF_SLOTS_8(X, 1) X(18) X(19)        \
+    DF_SLOTS_8(X, 2) X(28) X(29) DF_SLOTS_8(X, 3) X(38) X(39) DF_SLOTS_8(X, 4) X(48)     \
+    X(49) DF_SLOTS_8(X, 5) X(58) X(59) X(60) X(61) X(62) X(63)
+
+DF_SLOTS(DF_SLOT_FNS)
+
+typedef struct slot_fns {
+    int (*host)(const df_case *, df_scratch *, df_result *);
+    int (*model)(const df_case *, df_scratch *, df_result *);
+    uint64_t (*height)(uint64_t, const df_launch *);
+    size_t (*scratch)(uint64_t, const df_launch *);
+    int (*enqueue)(df_gpu_ctx *, const df_case *);
+    int (*finish)(df_gpu_ctx *, const df_case *, df_result *);
+} slot_fns;
+
+static const slot_fns fns[] = {DF_SLOTS(DF_SLOT_ENTRY)};
+
+_Static_assert(sizeof fns / sizeof fns[0] == DF_PLUGIN_KERNELS_MAX,
+               "one set of trampolines per slot");
+
+/* ---- checking a description ---- */
+
+static int name_ok(const char *name)
+{
+    size_t len = name ? strlen(name) : 0;
+    if (len == 0 || len > DOTFUZZ_PLUGIN_NAME_MAX || len >= DF_NAME_MAX)
+        return 0;
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == '-'))
+            return 0;
+    return 1;
+}
+
+static int types_ok(uint32_t elem, uint32_t acc)
+{
+    switch (elem) {
+    case DOTFUZZ_F32: return acc == DOTFUZZ_F32 || acc == DOTFUZZ_F64;
+    case DOTFUZZ_F64: return acc == DOTFUZZ_F64;
+    case DOTFUZZ_I32: return acc == DOTFUZZ_I32;
+    default: return 0;
+    }
+}
+
+static const char *block_problem(const dotfuzz_kernel *k)
+{
+    if (k->block_min == 0 || k->block_min > k->block_max)
+        return "block range: need 1 <= block_min <= block_max";
+    if (k->block_max > 1024)
+        return "block_max above 1024";
+    if (k->block_default < k->block_min || k->block_default > k->block_max)
+        return "block_default outside [block_min, block_max]";
+    if ((k->flags & DOTFUZZ_BLOCK_POW2) && !df_is_pow2_u32(k->block_default))
+        return "block_default is not a power of two (DOTFUZZ_BLOCK_POW2)";
+    if ((k->flags & DOTFUZZ_BLOCK_WARP) && k->block_default % 32 != 0)
+        return "block_default is not a multiple of 32 (DOTFUZZ_BLOCK_WARP)";
+    return NULL;
+}
+
+/* The first problem with kernel k, or NULL. why is scratch for messages. */
+static const char *kernel_problem(const dotfuzz_kernel *k, char *why, size_t why_len)
+{
+    const char *p;
+    if (!name_ok(k->name))
+        return "bad name: need 1 to 31 characters from [A-Za-z0-9_.-]";
+    if (!types_ok(k->elem, k->acc)) {
+        snprintf(why, why_len,
+                 "unknown or unsupported types elem=%u acc=%u (f32=1, f64=2, i32=3; "
+                 "f32->f32|f64, f64->f64, i32->i32)",
+                 k->elem, k->acc);
+        return why;
+    }
+    if (k->flags & ~DOTFUZZ_KNOWN_FLAGS) {
+        snprintf(why, why_len, "unknown flag bits 0x%x", k->flags & ~DOTFUZZ_KNOWN_FLAGS);
+        return why;
+    }
+    if ((p = block_problem(k)))
+        return p;
+    if (!(k->flags & DOTFUZZ_GRID_FREE) && k->grid_max)
+        return "grid_max set without DOTFUZZ_GRID_FREE";
+    if (!k->dot_host && !k->dot_device)
+        return "neither dot_host nor dot_device";
+    return NULL;
+}
+
+/* Whether name is free: no built-in, loaded kernel or earlier kernel of
+ * this plugin (first..last-1 of the table) has it. */
+static int name_free(const dotfuzz_kernel *ks, uint32_t i)
+{
+    if (df_kernel_find(ks[i].name))
+        return 0;
+    for (uint32_t j = 0; j < i; j++)
+        if (strcmp(ks[j].name, ks[i].name) == 0)
+            return 0;
+    return 1;
+}
+
+static int check_plugin(const char *path, const dotfuzz_plugin *pl, char *err,
+                        size_t err_len)
+{
+    if (pl->abi_version != DOTFUZZ_PLUGIN_ABI_VERSION) {
+        snprintf(err, err_len,
+                 "%s: plugin ABI version %u, but this dotfuzz speaks version %u "
+                 "(rebuild the plugin against this dotfuzz's include/dotfuzz/plugin.h)",
+                 path, pl->abi_version, DOTFUZZ_PLUGIN_ABI_VERSION);
+        return -1;
+    }
+    if (pl->plugin_size != sizeof(dotfuzz_plugin) ||
+        pl->kernel_size != sizeof(dotfuzz_kernel)) {
+        snprintf(err, err_len,
+                 "%s: struct sizes %u/%u differ from this dotfuzz's %zu/%zu "
+                 "(dotfuzz_plugin/dotfuzz_kernel: a mismatched plugin.h or compiler)",
+                 path, pl->plugin_size, pl->kernel_size, sizeof(dotfuzz_plugin),
+                 sizeof(dotfuzz_kernel));
+        return -1;
+    }
+    if (pl->nkernels == 0 || !pl->kernels) {
+        snprintf(err, err_len, "%s: the plugin describes no kernels", path);
+        return -1;
+    }
+    if (pl->nkernels > DF_PLUGIN_KERNELS_MAX - nslots) {
+        snprintf(err, err_len, "%s: %u kernels, but only %zu more plugin kernels fit", path,
+                 pl->nkernels, DF_PLUGIN_KERNELS_MAX - nslots);
+        return -1;
+    }
+    for (uint32_t i = 0; i < pl->nkernels; i++) {
+        const dotfuzz_kernel *k = &pl->kernels[i];
+        char why[200];
+        const char *p = kernel_problem(k, why, sizeof why);
+        if (!p && !name_free(pl->kernels, i))
+            p = "name already taken (by a built-in or an already loaded kernel)";
+        if (p) {
+            snprintf(err, err_len, "%s: kernel %u '%.31s': %s", path, i,
+                     k->name ? k->name : "(null)", p);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- registering ---- */
+
+static unsigned to_df_flags(uint32_t f)
+{
+    unsigned out = 0;
+    out |= (f & DOTFUZZ_DETERMINISTIC) ? DF_K_DETERMINISTIC : 0u;
+    out |= (f & DOTFUZZ_FLUSHES_SUBNORMALS) ? DF_K_FLUSHES_SUBNORMALS : 0u;
+    out |= (f & DOTFUZZ_ANY_ALIGNMENT) ? DF_K_ANY_ALIGNMENT : 0u;
+    out |= (f & DOTFUZZ_BLOCK_POW2) ? DF_K_BLOCK_POW2 : 0u;
+    out |= (f & DOTFUZZ_BLOCK_WARP) ? DF_K_BLOCK_WARP : 0u;
+    out |= (f & DOTFUZZ_GRID_FREE) ? DF_K_GRID_FREE : 0u;
+    return out;
+}
+
+/* The form the host backend runs (the host_model slot) for the backend
+ * chosen: see df_plugin_bind_backend. */
+static void bind_slot(size_t i)
+{
+    plug_slot *s = &slots[i];
+    if (s->pk.dot_host && !bound_cuda)
+        s->k.host_model = fns[i].host;
+    else
+        s->k.host_model = s->pk.host_model ? fns[i].model : NULL;
+}
+
+static void fill_slot(size_t i, const dotfuzz_kernel *pk, const char *origin)
+{
+    plug_slot *s = &slots[i];
+    memset(s, 0, sizeof *s);
+    s->pk = *pk;
+    snprintf(s->name, sizeof s->name, "%s", pk->name);
+    snprintf(s->origin, sizeof s->origin, "%s", origin);
+    s->ops = (struct df_gpu_ops){fns[i].scratch, fns[i].enqueue, fns[i].finish};
+    s->k = (df_kernel){
+        .name = s->name,
+        .origin = s->origin,
+        .summary = pk->summary ? pk->summary : "",
+        .elem = (df_type)pk->elem,
+        .acc = (df_type)pk->acc,
+        .flags = to_df_flags(pk->flags),
+        .block_min = pk->block_min,
+        .block_max = pk->block_max,
+        .block_default = pk->block_default,
+        .grid_max = pk->grid_max,
+        .per_thread = pk->per_thread ? pk->per_thread : 1,
+        .max_n = pk->max_n,
+        .tree_height = pk->tree_height ? fns[i].height : NULL,
+        .gpu = NULL,
+    };
+#ifdef DOTFUZZ_CUDA
+    s->k.gpu = &s->ops;
+#endif
+    bind_slot(i);
+}
+
+static const dotfuzz_plugin *open_plugin(const char *path, char *err, size_t err_len)
+{
+    /* RTLD_LOCAL: two plugins may each define dotfuzz_plugin_entry */
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(err, err_len, "%s: cannot load: %s", path, e ? e : "dlopen failed");
+        return NULL;
+    }
+    dlerror();
+    void *sym = dlsym(h, DOTFUZZ_PLUGIN_ENTRY_SYMBOL);
+    if (!sym) {
+        snprintf(err, err_len, "%s: not a dotfuzz plugin: no symbol %s", path,
+                 DOTFUZZ_PLUGIN_ENTRY_SYMBOL);
+        dlclose(h);
+        return NULL;
+    }
+    dotfuzz_plugin_entry_fn entry;
+    memcpy(&entry, &sym, sizeof entry); /* ISO C has no object-to-function cast */
+    const dotfuzz_plugin *pl = entry();
+    if (!pl) {
+        snprintf(err, err_len, "%s: %s() returned NULL", path, DOTFUZZ_PLUGIN_ENTRY_SYMBOL);
+        dlclose(h);
+        return NULL;
+    }
+    return pl; /* h stays open: the kernels live in it */
+}
+
+int df_plugin_load(const char *path, char *err, size_t err_len)
+{
+    const dotfuzz_plugin *pl = open_plugin(path, err, err_len);
+    if (!pl || check_plugin(path, pl, err, err_len) != 0)
+        return -1;
+    size_t first = nslots;
+    for (uint32_t i = 0; i < pl->nkernels; i++) {
+        fill_slot(first + i, &pl->kernels[i], "plugin");
+        if (df_registry_add(&slots[first + i].k) != 0) {
+            /* checked above; only a full registry gets here */
+            snprintf(err, err_len, "%s: kernel '%s': the registry refused it (full)", path,
+                     pl->kernels[i].name);
+            return -1;
+        }
+        nslots++;
+    }
+    return 0;
+}
+
+void df_plugin_bind_backend(int is_cuda)
+{
+    bound_cuda = is_cuda;
+    for (size_t i = 0; i < nslots; i++)
+        bind_slot(i);
+}
+
+int df_plugin_paths_add(df_plugin_paths *p, const char *path)
+{
+    if (p->n == DF_PLUGIN_PATHS_MAX)
+        return -1;
+    p->path[p->n++] = path;
+    return 0;
+}
+
+int df_plugin_load_all(const df_plugin_paths *p, char *err, size_t err_len)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (df_plugin_load(p->path[i], err, err_len) != 0)
+            return -1;
+    return 0;
+}

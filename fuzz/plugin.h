@@ -1,0 +1,47 @@
+/* plugin.h — loads user kernels from shared libraries (`--kernel-lib`,
+ * the ABI of include/dotfuzz/plugin.h) and registers each as a df_kernel
+ * (df_registry_add), so run, replay and list treat them like built-ins. */
+#ifndef DOTFUZZ_FUZZ_PLUGIN_H
+#define DOTFUZZ_FUZZ_PLUGIN_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kernels all loaded plugins may add together (the registry's limit). */
+#define DF_PLUGIN_KERNELS_MAX 64
+
+/* Loads the library at path, checks every field of its description and
+ * registers its kernels. Returns 0, or -1 with a one-line reason in err
+ * that names the library and the problem (cannot be opened, no entry
+ * symbol, another ABI version, a bad field, a name already taken); then
+ * none of its kernels is registered. */
+int df_plugin_load(const char *path, char *err, size_t err_len);
+
+/* Which form a plugin kernel with a whole routine (dot_host) puts in its
+ * df_kernel's host_model slot, the one the host backend runs: the routine
+ * itself for the host backend (is_cuda 0, the state after loading), its
+ * host model for the cuda backend, where the routine runs as the GPU form
+ * and the slot serves the model-match rule. Call after opening the
+ * backend, before running anything. */
+void df_plugin_bind_backend(int is_cuda);
+
+/* The --kernel-lib paths of one command line, in order. */
+#define DF_PLUGIN_PATHS_MAX 16
+typedef struct df_plugin_paths {
+    const char *path[DF_PLUGIN_PATHS_MAX];
+    size_t n;
+} df_plugin_paths;
+
+/* Appends path; -1 when there are already DF_PLUGIN_PATHS_MAX. */
+int df_plugin_paths_add(df_plugin_paths *p, const char *path);
+
+/* Loads each path in order; stops at the first failure (-1, err set). */
+int df_plugin_load_all(const df_plugin_paths *p, char *err, size_t err_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

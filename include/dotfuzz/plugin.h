@@ -1,0 +1,214 @@
+/* dotfuzz/plugin.h — the C ABI through which `dotfuzz --kernel-lib lib.so`
+ * loads a user's own dot routines and fuzzes them beside the built-in ones.
+ *
+ * Self-contained: it needs only <stddef.h> and <stdint.h>, it is valid C89
+ * (with <stdint.h>), C99, C11 and C++, and it exposes nothing of dotfuzz's
+ * internals. A plugin is a shared library that defines one function,
+ *
+ *     const dotfuzz_plugin *dotfuzz_plugin_entry(void);
+ *
+ * returning a pointer to a static description of its kernels (a table of
+ * dotfuzz_kernel). dotfuzz calls it once, right after dlopen, and keeps the
+ * library loaded until it exits, so every pointer in the description (the
+ * strings included) must stay valid as long as the library is loaded.
+ *
+ * Versioning. The first field of dotfuzz_plugin is abi_version; it sits at
+ * offset 0 in every version of this ABI, so any dotfuzz can read it without
+ * knowing the rest of the layout. A dotfuzz refuses a plugin whose
+ * abi_version is not one it speaks, with a message that gives both
+ * numbers, and refuses a plugin whose struct sizes differ from its own (a
+ * header edited by hand, or a mismatched compiler). Fields are only ever
+ * added in a new ABI version, never reordered within one.
+ *
+ * A kernel comes in up to three forms; it needs dot_host or dot_device:
+ *
+ *   dot_host    the whole routine: host vectors in, host result out. This
+ *               is where host-side bugs live (a result buffer not zeroed,
+ *               a copy of the wrong size). It "runs anywhere": on the
+ *               host backend dotfuzz calls it directly, and on the cuda
+ *               backend (when there is no dot_device) it is called as is,
+ *               doing its own cudaMalloc and copies if it is a GPU routine.
+ *   dot_device  the device form: device pointers in, the result written to
+ *               device memory, asynchronously on the given cudaStream_t.
+ *               Used on the cuda backend only.
+ *   host_model  optional: the same operations in the same order on the
+ *               CPU. On the cuda backend a DOTFUZZ_DETERMINISTIC kernel's
+ *               result must equal its model's bit for bit (the model-match
+ *               rule). A kernel with dot_device and a model but no
+ *               dot_host runs its model on the host backend, as dotfuzz's
+ *               built-in kernels do.
+ *
+ * Every form returns 0 on success and writes the result, in the kernel's
+ * accumulator type (float, double or int32_t), to its result pointer. A
+ * nonzero return is reported as an execution failure of the kernel (a bug
+ * verdict, like a CUDA error). dotfuzz fills the result buffer with a
+ * poison pattern (all bits set: NaN, or -1) before each call, so a routine
+ * that adds into it without first zeroing it is caught.
+ *
+ * Build a plugin with, e.g.,
+ *     cc -std=c11 -O2 -fPIC -shared -I/path/to/dotfuzz/include -o mydot.so mydot.c
+ * (examples/plugin/ is a complete one), then
+ *     dotfuzz list --kernel-lib ./mydot.so
+ *     dotfuzz run  --kernel-lib ./mydot.so --kernel mydot --backend host
+ */
+#ifndef DOTFUZZ_PLUGIN_H
+#define DOTFUZZ_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of this ABI. A plugin puts it in dotfuzz_plugin.abi_version. */
+#define DOTFUZZ_PLUGIN_ABI_VERSION 1
+
+/* The name of the one symbol dotfuzz looks up with dlsym. */
+#define DOTFUZZ_PLUGIN_ENTRY_SYMBOL "dotfuzz_plugin_entry"
+
+/* Longest kernel name, in characters (names are also stored in case files). */
+#define DOTFUZZ_PLUGIN_NAME_MAX 31
+
+/* Element and accumulator types (dotfuzz_kernel.elem and .acc). The
+ * accumulator is also the type of the result a routine writes:
+ *   DOTFUZZ_F32: float     DOTFUZZ_F64: double     DOTFUZZ_I32: int32_t
+ * Allowed pairs (elem -> acc): f32 -> f32, f32 -> f64, f64 -> f64,
+ * i32 -> i32. */
+#define DOTFUZZ_F32 1u
+#define DOTFUZZ_F64 2u
+#define DOTFUZZ_I32 3u
+
+/* Kernel traits (dotfuzz_kernel.flags); any other bit is refused. */
+/* Same bits on every run: reruns must agree, and with a host_model the
+ * model-match rule applies. Leave it out for routines that sum in an order
+ * that varies (atomics): their differing reruns are then reported as
+ * nondeterministic, never as bugs. */
+#define DOTFUZZ_DETERMINISTIC 0x1u
+/* Subnormal values may be flushed to zero (float atomicAdd on global
+ * memory does this): the error bound gets a flush-to-zero term. */
+#define DOTFUZZ_FLUSHES_SUBNORMALS 0x2u
+/* Correct for vectors that start any number of elements past an aligned
+ * address: dotfuzz then also passes unaligned vectors (launch offsets). */
+#define DOTFUZZ_ANY_ALIGNMENT 0x4u
+/* Needs a power-of-two block size. */
+#define DOTFUZZ_BLOCK_POW2 0x8u
+/* Needs a block size that is a multiple of 32. */
+#define DOTFUZZ_BLOCK_WARP 0x10u
+/* The grid is a free parameter (a grid-stride loop): dotfuzz picks grids
+ * up to grid_max. Without it the grid is ceil(n / (block * per_thread)). */
+#define DOTFUZZ_GRID_FREE 0x20u
+
+#define DOTFUZZ_KNOWN_FLAGS 0x3fu
+
+/* The launch configuration dotfuzz chose for a case, valid for the kernel
+ * (inside its block range, grid derived or free as its flags say). A
+ * whole routine may use it or ignore it. offset_a and offset_b are
+ * nonzero only for DOTFUZZ_ANY_ALIGNMENT kernels: the vectors a routine
+ * receives then start that many elements past a 64-byte (host) or
+ * 256-byte (device) aligned address. */
+typedef struct dotfuzz_launch {
+    uint32_t block;
+    uint32_t grid;
+    uint32_t offset_a;
+    uint32_t offset_b;
+} dotfuzz_launch;
+
+/* The whole routine, and the host model (same signature): a and b are n
+ * elements of the kernel's element type in host memory (n may be 0: the
+ * dot of empty vectors is 0); result_out points at host memory for one
+ * value of the accumulator type. Synchronous: the result must be in
+ * result_out when it returns. Returns 0, or nonzero on failure. */
+typedef int (*dotfuzz_dot_host_fn)(const void *a, const void *b, uint64_t n,
+                                   const dotfuzz_launch *launch,
+                                   void *result_out);
+
+/* The device form: d_a and d_b are n elements in device memory, d_result
+ * is device memory for one value of the accumulator type (at least 16
+ * bytes, 16-byte aligned; its contents on entry are the poison pattern),
+ * stream is the cudaStream_t to enqueue all work on. Asynchronous: dotfuzz
+ * copies d_result back after the work on stream is done; the routine may
+ * not synchronize other streams' work into it. Returns 0, a cudaError_t
+ * value (> 0) when a CUDA call failed, or a negative value for any other
+ * failure. */
+typedef int (*dotfuzz_dot_device_fn)(const void *d_a, const void *d_b,
+                                     uint64_t n, const dotfuzz_launch *launch,
+                                     void *d_result, void *stream);
+
+/* Tree height h(n, launch): the longest chain of roundings from an input
+ * to the result, the product's own rounding included. The oracle bounds a
+ * float kernel's error by gamma_h * sum|a_i b_i| with gamma_h = h u /
+ * (1 - h u); a smaller h is a tighter check. A sequential sum has h = n,
+ * a pairwise tree 1 + ceil(log2 n). NULL: dotfuzz uses h = n, which holds
+ * for every evaluation order. Must not return less than the real height,
+ * or correct results are reported as bugs. */
+typedef uint64_t (*dotfuzz_tree_height_fn)(uint64_t n,
+                                           const dotfuzz_launch *launch);
+
+/* One kernel. Every field is checked when the library is loaded; a bad one
+ * refuses the whole library with a message naming the kernel and field. */
+typedef struct dotfuzz_kernel {
+    /* 1 to DOTFUZZ_PLUGIN_NAME_MAX characters from [A-Za-z0-9_.-], unique
+     * among all kernels (built-in and loaded); --kernel and case files
+     * name the kernel by it. */
+    const char *name;
+    /* One line for `dotfuzz list`: what the routine does. May be NULL. */
+    const char *summary;
+    uint32_t elem;          /* DOTFUZZ_F32, DOTFUZZ_F64 or DOTFUZZ_I32 */
+    uint32_t acc;           /* accumulator and result type (pairs above) */
+    uint32_t flags;         /* DOTFUZZ_* traits */
+    /* Block sizes dotfuzz may choose: 1 <= block_min <= block_default <=
+     * block_max <= 1024, and block_default obeying the block flags. A
+     * routine that takes no block size gives 1, 1, 1. */
+    uint32_t block_min;
+    uint32_t block_max;
+    uint32_t block_default;
+    /* DOTFUZZ_GRID_FREE kernels: the largest grid (0 = no limit); must be
+     * 0 otherwise. */
+    uint32_t grid_max;
+    /* Elements each thread handles when the grid is derived from n
+     * (1 or more; 0 means 1). */
+    uint32_t per_thread;
+    /* The longest n the routine accepts (0 = no limit). */
+    uint64_t max_n;
+    dotfuzz_tree_height_fn tree_height; /* may be NULL: h = n */
+    dotfuzz_dot_host_fn dot_host;       /* may be NULL if dot_device is set */
+    dotfuzz_dot_device_fn dot_device;   /* may be NULL if dot_host is set */
+    dotfuzz_dot_host_fn host_model;     /* may be NULL */
+} dotfuzz_kernel;
+
+/* What dotfuzz_plugin_entry returns. */
+typedef struct dotfuzz_plugin {
+    uint32_t abi_version;   /* DOTFUZZ_PLUGIN_ABI_VERSION; always first */
+    uint32_t plugin_size;   /* sizeof(dotfuzz_plugin) */
+    uint32_t kernel_size;   /* sizeof(dotfuzz_kernel) */
+    uint32_t nkernels;      /* entries in kernels, at least 1 */
+    const char *name;       /* the plugin's name, for messages; may be NULL */
+    const dotfuzz_kernel *kernels;
+} dotfuzz_plugin;
+
+/* The first three fields of a dotfuzz_plugin, for an initializer:
+ *   static const dotfuzz_plugin plugin = {
+ *       DOTFUZZ_PLUGIN_HEADER, 2, "mydot", kernels };                      */
+#define DOTFUZZ_PLUGIN_HEADER                                                  \
+    DOTFUZZ_PLUGIN_ABI_VERSION, (uint32_t)sizeof(dotfuzz_plugin),              \
+        (uint32_t)sizeof(dotfuzz_kernel)
+
+/* Keeps the entry point visible in a library built with
+ * -fvisibility=hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DOTFUZZ_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define DOTFUZZ_PLUGIN_EXPORT
+#endif
+
+/* The entry point a plugin defines (with C linkage: declared here inside
+ * extern "C", a C++ definition gets it too). */
+DOTFUZZ_PLUGIN_EXPORT const dotfuzz_plugin *dotfuzz_plugin_entry(void);
+
+typedef const dotfuzz_plugin *(*dotfuzz_plugin_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,28 @@
+/* registry.c — the table of mutants: known-buggy variants of the correct
+ * kernels, one bug each (kernels/mutants/README.md lists them). They are
+ * not fuzzed by `--kernel all`; df_kernel_find finds them by name. */
+#include <stddef.h>
+
+#include "../kernel.h"
+
+extern const df_kernel df_mutant_no_zero, df_mutant_tail,
+    df_mutant_read_past_end, df_mutant_wrong_copy_size, df_mutant_no_sync,
+    df_mutant_nonatomic, df_mutant_claims_det;
+extern const df_kernel df_mutant_pow2_tree, df_mutant_stride_off_by_one;
+extern const df_kernel df_mutant_fold_bounds, df_mutant_tournament_bounds;
+
+static const df_kernel *const mutants[] = {
+    &df_mutant_no_zero,         &df_mutant_tail,
+    &df_mutant_pow2_tree,       &df_mutant_stride_off_by_one,
+    &df_mutant_wrong_copy_size, &df_mutant_fold_bounds,
+    &df_mutant_tournament_bounds, &df_mutant_no_sync,
+    &df_mutant_nonatomic,       &df_mutant_claims_det,
+    &df_mutant_read_past_end,
+};
+
+size_t df_mutant_count(void) { return sizeof mutants / sizeof mutants[0]; }
+
+const df_kernel *df_mutant_at(size_t i)
+{
+    return i < df_mutant_count() ? mutants[i] : NULL;
+}

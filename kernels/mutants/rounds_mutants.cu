@@ -1,0 +1,165 @@
+/* kernels/mutants/rounds_mutants.cu — the mutants of seed 003's two
+ * round-per-launch kernels (kernels/fold.cu, kernels/tournament.cu): each
+ * is its parent with the loop bounds the seed wrote for n = 2^k only.
+ *
+ *   m-fold-bounds        a round folds m / 2 cells onto the m / 2 below
+ *                        them (the seed's "fold in half"): for odd m the
+ *                        last live cell is never added.
+ *   m-tournament-bounds  a round with distance D plays n / 2D matches
+ *                        (floor): a winner whose partner is the last cell of
+ *                        an unmatched stretch sits out, and its cells are
+ *                        lost once the next round has no match for it.
+ *
+ * For n a power of two both equal their parents; otherwise elements are
+ * dropped. Deterministic: the host models express the bugs. The parents'
+ * DF_K_DEBUG_INVARIANTS trait is not carried over: these launchers do not
+ * check the loop invariant (it would stop the run on the GPU before the
+ * oracle sees the result, and the point is that the oracle catches it).
+ * How it is compiled: twice (see Makefile), as the parents. */
+#include "../kernel.h"
+#include "../cuda_backend.h"
+
+#ifndef __CUDACC__
+/* ---- host models and descriptors (C11) ---- */
+#include "../model_common.h"
+
+extern const df_kernel df_mutant_fold_bounds, df_mutant_tournament_bounds;
+
+static int fold_bounds_model(const df_case *c, df_scratch *s, df_result *out)
+{
+    df_launch l;
+    if (df_model_begin(&df_mutant_fold_bounds, c, &l, out) != 0)
+        return -1;
+    if (c->n == 0)
+        return 0;
+    float *A = df_model_products(&df_mutant_fold_bounds, c, s, out);
+    if (!A)
+        return -1;
+    for (uint64_t m = c->n; m > 1; m /= 2)
+        for (uint64_t i = 0; i < m / 2; i++)
+            A[i] += A[i + m / 2];
+    out->f = A[0];
+    return 0;
+}
+
+static int tournament_bounds_model(const df_case *c, df_scratch *s,
+                                   df_result *out)
+{
+    df_launch l;
+    if (df_model_begin(&df_mutant_tournament_bounds, c, &l, out) != 0)
+        return -1;
+    if (c->n == 0)
+        return 0;
+    float *A = df_model_products(&df_mutant_tournament_bounds, c, s, out);
+    if (!A)
+        return -1;
+    for (uint64_t D = 1; D < c->n; D *= 2)
+        for (uint64_t t = 0; t < c->n / (2 * D); t++)
+            A[2 * D * t] += A[2 * D * t + D];
+    out->f = A[0];
+    return 0;
+}
+
+#ifdef DOTFUZZ_CUDA
+extern const struct df_gpu_ops df_gpu_m_fold_bounds,
+    df_gpu_m_tournament_bounds;
+#endif
+
+/* The parents' launch (DF_ROUNDS_LAUNCH) less DF_K_DEBUG_INVARIANTS. */
+#define ROUNDS_LAUNCH_NO_INVARIANTS                                          \
+    .elem = DF_F32, .acc = DF_F32, .flags = DF_K_DETERMINISTIC,             \
+    .block_min = 1, .block_max = 1024, .block_default = 256, .grid_max = 0, \
+    .per_thread = 1, .max_n = 0, .tree_height = df_model_rounds_height
+
+const df_kernel df_mutant_fold_bounds = {
+    .name = "m-fold-bounds",
+    .origin = "seed 003 (fold)",
+    .summary = "folds m/2 cells onto m/2 (power-of-two bounds): for odd m "
+               "the last live cell is dropped",
+    ROUNDS_LAUNCH_NO_INVARIANTS,
+    .host_model = fold_bounds_model,
+    .gpu = DF_GPU_REF(df_gpu_m_fold_bounds),
+};
+
+const df_kernel df_mutant_tournament_bounds = {
+    .name = "m-tournament-bounds",
+    .origin = "seed 003 (tournament)",
+    .summary = "plays n/2D matches per round (power-of-two bounds): cells "
+               "past the last full match are dropped",
+    ROUNDS_LAUNCH_NO_INVARIANTS,
+    .host_model = tournament_bounds_model,
+    .gpu = DF_GPU_REF(df_gpu_m_tournament_bounds),
+};
+
+#else
+/* ---- GPU kernels and launchers (CUDA C) ---- */
+#include "../gpu_common.h"
+
+/* fold's round: reads [upper, upper + pairs), writes [0, pairs). */
+__global__ void __launch_bounds__(1024)
+m_fold_round_kernel(float *A, unsigned long long pairs,
+                    unsigned long long upper)
+{
+    unsigned long long i =
+        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < pairs)
+        A[i] += A[i + upper];
+}
+
+/* tournament's round without the i + D < n test: the bug is in the count
+ * of matches, which keeps every partner inside [0, n). */
+__global__ void __launch_bounds__(1024)
+m_tournament_round_kernel(float *A, unsigned long long D,
+                          unsigned long long pairs)
+{
+    unsigned long long t =
+        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < pairs)
+        A[t * 2 * D] += A[t * 2 * D + D];
+}
+
+static int fold_bounds_enqueue(df_gpu_ctx *ctx, const df_case *c)
+{
+    if (c->n == 0)
+        return df_enqueue_zero_result(ctx, sizeof(float));
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    float *A = (float *)ctx->d_scratch;
+    unsigned block = c->launch.block;
+    int rc = df_enqueue_products(ctx, c, A);
+    if (rc != 0)
+        return rc;
+    for (uint64_t m = c->n; m > 1; m /= 2) {
+        m_fold_round_kernel<<<df_blocks_for(m / 2, block), block, 0, st>>>(
+            A, (unsigned long long)(m / 2), (unsigned long long)(m / 2));
+        DF_TRY(cudaGetLastError(), "m_fold_round_kernel<<<>>>");
+    }
+    return df_fetch_result(ctx, A, sizeof(float));
+}
+
+static int tournament_bounds_enqueue(df_gpu_ctx *ctx, const df_case *c)
+{
+    if (c->n == 0)
+        return df_enqueue_zero_result(ctx, sizeof(float));
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    float *A = (float *)ctx->d_scratch;
+    unsigned block = c->launch.block;
+    int rc = df_enqueue_products(ctx, c, A);
+    if (rc != 0)
+        return rc;
+    for (uint64_t D = 1; D < c->n; D *= 2) {
+        uint64_t pairs = c->n / (2 * D);
+        if (pairs == 0)
+            break; /* a launch of zero blocks is an error; nothing to play */
+        m_tournament_round_kernel<<<df_blocks_for(pairs, block), block, 0,
+                                    st>>>(A, (unsigned long long)D,
+                                          (unsigned long long)pairs);
+        DF_TRY(cudaGetLastError(), "m_tournament_round_kernel<<<>>>");
+    }
+    return df_fetch_result(ctx, A, sizeof(float));
+}
+
+extern "C" const struct df_gpu_ops df_gpu_m_fold_bounds = {
+    df_cells_scratch_bytes, fold_bounds_enqueue, df_finish_float<float>};
+extern "C" const struct df_gpu_ops df_gpu_m_tournament_bounds = {
+    df_cells_scratch_bytes, tournament_bounds_enqueue, df_finish_float<float>};
+#endif

@@ -1,0 +1,425 @@
+/* test_plugin.c — user kernels as plugins (`--kernel-lib`, the ABI of
+ * include/dotfuzz/plugin.h): the example plugin builds, loads and runs (in
+ * process and through ./dotfuzz on the host backend), its planted bug is
+ * found and replays, and every bad library is refused with exit status 2
+ * and a message naming it and the problem. Plugins are compiled here with
+ * cc into a temporary directory; each Criterion test runs in its own
+ * process, so each starts with an empty plugin registry. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../fuzz/plugin.h"
+#include "../include/dotfuzz/plugin.h"
+#include "../kernels/kernel.h"
+
+#define OUT_MAX (1 << 16)
+static char out[OUT_MAX];
+
+/* Runs a shell command, stdout and stderr into out; returns the exit
+ * status, or -1. */
+static int sh(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, OUT_MAX - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *tmpdir(void)
+{
+    static char tmpl[64];
+    strcpy(tmpl, "/tmp/dotfuzz-plugin-XXXXXX");
+    cr_assert_not_null(mkdtemp(tmpl));
+    return tmpl;
+}
+
+/* Compiles src (C source, or a file path when is_file) into dir/name.so
+ * against the repository's include/; returns the .so path. */
+static const char *build_so(const char *dir, const char *name, const char *src, int is_file)
+{
+    static char so[8][512];
+    static int next;
+    char *path = so[next++ % 8];
+    char c_path[512];
+    snprintf(path, 512, "%s/%s.so", dir, name);
+    if (!is_file) {
+        snprintf(c_path, sizeof c_path, "%s/%s.c", dir, name);
+        FILE *f = fopen(c_path, "w");
+        cr_assert_not_null(f);
+        fputs(src, f);
+        fclose(f);
+        src = c_path;
+    }
+    int rc = sh("cc -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -Iinclude -o %s %s",
+                path, src);
+    cr_assert_eq(rc, 0, "cc failed for %s: %s", name, out);
+    return path;
+}
+
+static const char *example_so(const char *dir)
+{
+    return build_so(dir, "mydot", "examples/plugin/mydot.c", 1);
+}
+
+/* A one-kernel plugin whose fields are given as C expressions; the routine
+ * writes `result` (an expression over a, b, n and r) and returns `ret`. */
+typedef struct pspec {
+    const char *abi, *name, *elem, *acc, *flags, *bmin, *bmax, *bdef;
+    const char *body;  /* the routine's statements */
+    const char *model; /* host_model: "0" or "model" */
+    const char *dev;   /* dot_device: "0" */
+    const char *host;  /* dot_host: "one" or "0" */
+} pspec;
+
+static pspec good_spec(void)
+{
+    return (pspec){"DOTFUZZ_PLUGIN_ABI_VERSION", "\"t-one\"", "DOTFUZZ_F32", "DOTFUZZ_F32",
+                   "DOTFUZZ_DETERMINISTIC", "1", "1", "1",
+                   "*(float *)r = 1.0f; return 0;", "model", "0", "one"};
+}
+
+static const char *spec_so(const char *dir, const char *name, pspec s)
+{
+    char src[4096];
+    snprintf(src, sizeof src,
+             "#include \"dotfuzz/plugin.h\"\n"
+             "static int one(const void *a, const void *b, uint64_t n,\n"
+             "               const dotfuzz_launch *l, void *r)\n"
+             "{ (void)a; (void)b; (void)n; (void)l; %s }\n"
+             "static int model(const void *a, const void *b, uint64_t n,\n"
+             "                 const dotfuzz_launch *l, void *r)\n"
+             "{ (void)a; (void)b; (void)n; (void)l; *(float *)r = 2.0f; return 0; }\n"
+             "static const dotfuzz_kernel ks[] = {{%s, \"test kernel\", %s, %s, %s,\n"
+             "    %s, %s, %s, 0, 1, 0, 0, %s, %s, %s}};\n"
+             "static const dotfuzz_plugin p = {%s, sizeof(dotfuzz_plugin),\n"
+             "    sizeof(dotfuzz_kernel), 1, \"t\", ks};\n"
+             "const dotfuzz_plugin *dotfuzz_plugin_entry(void) { (void)model; (void)one; return &p; }\n",
+             s.body, s.name, s.elem, s.acc, s.flags, s.bmin, s.bmax, s.bdef, s.host, s.dev,
+             s.model, s.abi);
+    return build_so(dir, name, src, 0);
+}
+
+static df_case f32_case(const float *a, const float *b, uint64_t n)
+{
+    df_case c;
+    memset(&c, 0, sizeof c);
+    c.type = DF_F32;
+    c.n = n;
+    c.a = a;
+    c.b = b;
+    return c;
+}
+
+/* ---- the example plugin ---- */
+
+Test(plugin, example_loads_with_its_declared_fields)
+{
+    const char *so = example_so(tmpdir());
+    char err[512] = "";
+    cr_assert_eq(df_plugin_load(so, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(df_plugin_count(), 2);
+    const df_kernel *k = df_kernel_find("mydot");
+    cr_assert_not_null(k);
+    cr_assert_str_eq(k->origin, "plugin");
+    cr_assert_eq(k->elem, DF_F32);
+    cr_assert_eq(k->acc, DF_F32);
+    cr_assert_eq(k->flags, (unsigned)(DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT));
+    cr_assert_eq(k->block_min, 1u);
+    cr_assert_eq(k->block_max, 1u);
+    cr_assert_not_null(k->host_model);
+    cr_assert_not_null(k->tree_height);
+    df_launch l = {0};
+    /* four lanes of ceil(n/4) products, then two pairwise levels */
+    cr_assert_eq(k->tree_height(100, &l), 27u);
+    cr_assert_eq(k->tree_height(1, &l), 3u);
+    cr_assert_not_null(df_kernel_find("mydot-droplast"));
+}
+
+Test(plugin, example_host_form_computes_the_dot_and_the_bug_drops_the_last_element)
+{
+    const char *so = example_so(tmpdir());
+    char err[512];
+    cr_assert_eq(df_plugin_load(so, err, sizeof err), 0, "%s", err);
+    float a[7] = {1, 2, 3, 4, 5, 6, 7}, b[7] = {1, 1, 1, 1, 1, 1, 10};
+    df_case c = f32_case(a, b, 7);
+    df_scratch s = {0};
+    df_result r;
+    const df_kernel *k = df_kernel_find("mydot");
+    cr_assert_eq(k->host_model(&c, &s, &r), 0);
+    cr_assert_eq(r.status, DF_RUN_OK);
+    cr_assert_eq(r.f, 91.0); /* 1+2+3+4+5+6+70 */
+    const df_kernel *bug = df_kernel_find("mydot-droplast");
+    cr_assert_eq(bug->host_model(&c, &s, &r), 0);
+    cr_assert_eq(r.f, 21.0);
+    /* at offsets (any alignment): the routine sees the same values */
+    c.launch.offset_a = 3;
+    c.launch.offset_b = 1;
+    cr_assert_eq(k->host_model(&c, &s, &r), 0);
+    cr_assert_eq(r.status, DF_RUN_OK, "%s", r.err);
+    cr_assert_eq(r.f, 91.0);
+    df_scratch_free(&s);
+}
+
+Test(plugin, list_shows_the_plugin_kernels)
+{
+    const char *so = example_so(tmpdir());
+    cr_assert_eq(sh("./dotfuzz list --kernel-lib %s", so), 0, "%s", out);
+    cr_assert(strstr(out, "mydot "), "%s", out);
+    cr_assert(strstr(out, "mydot-droplast"), "%s", out);
+    cr_assert(strstr(out, "4-way unrolled"), "%s", out);
+    cr_assert_eq(sh("./dotfuzz list --names --kernel-lib=%s", so), 0, "%s", out);
+    cr_assert(strstr(out, "\nmydot\n"), "%s", out);
+    cr_assert_eq(sh("./dotfuzz list --names"), 0);
+    cr_assert_null(strstr(out, "mydot"));
+}
+
+Test(plugin, run_on_the_correct_example_kernel_is_clean)
+{
+    const char *dir = tmpdir();
+    const char *so = example_so(dir);
+    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel mydot --cases 500 "
+                "--seed 7 --corpus %s/corpus",
+                so, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "  mydot "), "%s", out);
+    cr_assert(strstr(out, "this oracle: 0 bug(s)"), "%s", out);
+}
+
+/* The first file in dir, into path. */
+static void first_file(const char *dir, char *path, size_t len)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    struct dirent *de;
+    path[0] = '\0';
+    while ((de = readdir(d)) != NULL)
+        if (de->d_name[0] != '.') {
+            snprintf(path, len, "%s/%s", dir, de->d_name);
+            break;
+        }
+    closedir(d);
+    cr_assert(path[0], "no finding in %s", dir);
+}
+
+Test(plugin, planted_bug_is_found_and_its_finding_replays)
+{
+    const char *dir = tmpdir();
+    const char *so = example_so(dir);
+    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel mydot-droplast "
+                "--cases 200 --seed 7 --save-precision none --corpus %s/corpus",
+                so, dir);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert(strstr(out, "BUG    mydot-droplast"), "%s", out);
+    char corpus[512], file[1024];
+    snprintf(corpus, sizeof corpus, "%s/corpus", dir);
+    first_file(corpus, file, sizeof file);
+    rc = sh("./dotfuzz replay --backend host --kernel-lib %s %s", so, file);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert(strstr(out, "mydot-droplast bug"), "%s", out);
+    /* without its library the kernel is unknown: an input error, no crash */
+    cr_assert_eq(sh("./dotfuzz replay --backend host %s", file), 2, "%s", out);
+    cr_assert(strstr(out, "unknown kernel 'mydot-droplast'"), "%s", out);
+}
+
+Test(plugin, kernel_all_includes_plugin_kernels)
+{
+    const char *dir = tmpdir();
+    const char *so = example_so(dir);
+    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --cases 120 --seed 3 "
+                "--save-precision none --corpus %s/corpus",
+                so, dir);
+    cr_assert_eq(rc, 1, "%s", out); /* mydot-droplast is among them */
+    cr_assert(strstr(out, "  mydot "), "%s", out);
+    cr_assert(strstr(out, "  fold "), "%s", out);
+}
+
+/* ---- what the loader does around a routine ---- */
+
+Test(plugin, result_is_poisoned_so_a_missing_zero_init_shows)
+{
+    pspec s = good_spec();
+    s.body = "*(float *)r += 1.0f; return 0;"; /* adds into what it was given */
+    const char *so = spec_so(tmpdir(), "nozero", s);
+    char err[512];
+    cr_assert_eq(df_plugin_load(so, err, sizeof err), 0, "%s", err);
+    float a[1] = {1}, b[1] = {1};
+    df_case c = f32_case(a, b, 1);
+    df_scratch sc = {0};
+    df_result r;
+    const df_kernel *k = df_kernel_find("t-one");
+    cr_assert_eq(k->host_model(&c, &sc, &r), 0);
+    cr_assert(isnan(r.f), "got %g", r.f);
+    df_scratch_free(&sc);
+}
+
+Test(plugin, nonzero_return_is_an_execution_error_naming_the_kernel)
+{
+    pspec s = good_spec();
+    s.body = "*(float *)r = 0.0f; return 5;";
+    const char *so = spec_so(tmpdir(), "fails", s);
+    char err[512];
+    cr_assert_eq(df_plugin_load(so, err, sizeof err), 0, "%s", err);
+    float a[1] = {1}, b[1] = {1};
+    df_case c = f32_case(a, b, 1);
+    df_scratch sc = {0};
+    df_result r;
+    const df_kernel *k = df_kernel_find("t-one");
+    cr_assert_neq(k->host_model(&c, &sc, &r), 0);
+    cr_assert_eq(r.status, DF_RUN_ERROR);
+    cr_assert(strstr(r.err, "t-one dot_host returned 5"), "%s", r.err);
+    df_scratch_free(&sc);
+}
+
+Test(plugin, host_backend_runs_the_routine_cuda_backend_checks_the_model)
+{
+    const char *so = spec_so(tmpdir(), "bind", good_spec()); /* routine 1, model 2 */
+    char err[512];
+    cr_assert_eq(df_plugin_load(so, err, sizeof err), 0, "%s", err);
+    float a[1] = {1}, b[1] = {1};
+    df_case c = f32_case(a, b, 1);
+    df_scratch sc = {0};
+    df_result r;
+    const df_kernel *k = df_kernel_find("t-one");
+    cr_assert_null(k->tree_height); /* none given: the oracle uses h = n */
+    k->host_model(&c, &sc, &r);
+    cr_assert_eq(r.f, 1.0);
+    df_plugin_bind_backend(1);
+    k->host_model(&c, &sc, &r);
+    cr_assert_eq(r.f, 2.0);
+    df_plugin_bind_backend(0);
+    k->host_model(&c, &sc, &r);
+    cr_assert_eq(r.f, 1.0);
+    df_scratch_free(&sc);
+}
+
+/* ---- refusals: exit 2, one line naming the library and the problem ---- */
+
+static void refused(const char *so, const char *problem)
+{
+    const char *cmds[] = {"list", "run --backend host --cases 1", "replay --backend host /dev/null"};
+    for (size_t i = 0; i < 3; i++) {
+        int rc = sh("./dotfuzz %s --kernel-lib %s", cmds[i], so);
+        cr_assert_eq(rc, 2, "%s: rc %d: %s", cmds[i], rc, out);
+        cr_assert(strstr(out, so), "%s: message does not name %s: %s", cmds[i], so, out);
+        cr_assert(strstr(out, problem), "%s: message lacks '%s': %s", cmds[i], problem, out);
+        cr_assert_eq(strchr(out, '\n'), out + strlen(out) - 1, "not one line: %s", out);
+    }
+    char err[512] = "";
+    cr_assert_eq(df_plugin_load(so, err, sizeof err), -1);
+    cr_assert(strstr(err, problem), "%s", err);
+    cr_assert_eq(df_plugin_count(), 0); /* nothing of it registered */
+}
+
+Test(plugin, refuses_a_missing_file)
+{
+    char so[600];
+    snprintf(so, sizeof so, "%s/nothere.so", tmpdir());
+    refused(so, "cannot load");
+}
+
+Test(plugin, refuses_a_library_without_the_entry_symbol)
+{
+    const char *so = build_so(tmpdir(), "notplugin", "int not_a_plugin(void) { return 0; }\n", 0);
+    refused(so, "not a dotfuzz plugin: no symbol dotfuzz_plugin_entry");
+}
+
+Test(plugin, refuses_another_abi_version_naming_both)
+{
+    pspec s = good_spec();
+    s.abi = "2";
+    const char *so = spec_so(tmpdir(), "abi2", s);
+    refused(so, "plugin ABI version 2, but this dotfuzz speaks version 1");
+}
+
+Test(plugin, refuses_a_name_taken_by_a_builtin)
+{
+    pspec s = good_spec();
+    s.name = "\"fold\"";
+    const char *so = spec_so(tmpdir(), "dup", s);
+    refused(so, "'fold': name already taken");
+}
+
+Test(plugin, refuses_the_same_library_twice)
+{
+    const char *so = example_so(tmpdir());
+    cr_assert_eq(sh("./dotfuzz list --kernel-lib %s --kernel-lib %s", so, so), 2);
+    cr_assert(strstr(out, "'mydot': name already taken"), "%s", out);
+}
+
+Test(plugin, refuses_block_min_above_block_max)
+{
+    pspec s = good_spec();
+    s.bmin = "64";
+    s.bmax = "32";
+    s.bdef = "32";
+    const char *so = spec_so(tmpdir(), "blocks", s);
+    refused(so, "block_min <= block_max");
+}
+
+Test(plugin, refuses_an_unknown_type)
+{
+    pspec s = good_spec();
+    s.elem = "7";
+    const char *so = spec_so(tmpdir(), "type7", s);
+    refused(so, "unknown or unsupported types elem=7");
+}
+
+Test(plugin, refuses_a_narrowing_accumulator)
+{
+    pspec s = good_spec();
+    s.elem = "DOTFUZZ_F64";
+    const char *so = spec_so(tmpdir(), "narrow", s);
+    refused(so, "unsupported types elem=2 acc=1");
+}
+
+Test(plugin, refuses_unknown_flag_bits)
+{
+    pspec s = good_spec();
+    s.flags = "0x100u";
+    const char *so = spec_so(tmpdir(), "flags", s);
+    refused(so, "unknown flag bits 0x100");
+}
+
+Test(plugin, refuses_a_kernel_with_no_form)
+{
+    pspec s = good_spec();
+    s.host = "0";
+    const char *so = spec_so(tmpdir(), "noform", s);
+    refused(so, "neither dot_host nor dot_device");
+}
+
+Test(plugin, refuses_a_bad_name)
+{
+    pspec s = good_spec();
+    s.name = "\"has space\"";
+    const char *so = spec_so(tmpdir(), "badname", s);
+    refused(so, "bad name");
+}
+
+/* ---- the public header ---- */
+
+Test(plugin, header_is_c89_and_cpp_clean)
+{
+    cr_assert_eq(sh("echo '#include \"dotfuzz/plugin.h\"' | cc -std=c89 -pedantic -Wall "
+                    "-Wextra -Werror -Iinclude -fsyntax-only -x c -"),
+                 0, "%s", out);
+    cr_assert_eq(sh("c++ -std=c++11 -pedantic -Wall -Wextra -Werror -Iinclude -fPIC -shared "
+                    "-x c++ -o /dev/null examples/plugin/mydot.c"),
+                 0, "%s", out);
+}
