@@ -8,6 +8,7 @@
 #                                    -> OUTDIR/sanitizer.txt
 #   scripts/gpu-verify.sh invariants fold/tournament with --debug-invariants -> OUTDIR/invariants.txt
 #   scripts/gpu-verify.sh benchref   the CPU references' speed on one core -> OUTDIR/bench-ref.txt
+#   scripts/gpu-verify.sh hunt       every mutant and correct kernel, ours vs seed 000's -> OUTDIR/hunt.md
 #   scripts/gpu-verify.sh compare [SECONDS]
 #                                    a campaign (default 300 s) judged by our oracle and counted
 #                                    by seed 000's -> OUTDIR/oracle-vs-seed.txt
@@ -101,6 +102,17 @@ compare() {
   return $rc
 }
 
+hunt() {
+  local cmd="$DF hunt --backend cuda --markdown --cases 20000 --time 10"
+  echo "\$ $cmd" >"$OUTDIR/hunt.md"
+  $cmd >>"$OUTDIR/hunt.md" 2>"$WORK/hunt.err"
+  local rc=$?
+  echo "exit $rc" >>"$OUTDIR/hunt.md"
+  grep -v '^$' "$WORK/hunt.err" | head -n 20 | sed 's/^/    /' >>"$OUTDIR/hunt.md"
+  cat "$OUTDIR/hunt.md"
+  return $rc
+}
+
 # The campaign outlives one device call (10 minutes at most), so it runs
 # detached (setsid) beside the model-match runs; `collect` waits for both.
 start() {
@@ -148,7 +160,8 @@ case "${1:-}" in
   invariants) invariants ;;
   benchref) benchref ;;
   compare) compare "${2:-300}" ;;
+  hunt) hunt ;;
   start) start "${2:-660}" ;;
   collect) collect "${2:-560}" ;;
-  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|compare [SECONDS]|start [SECONDS]|collect [WAIT]" >&2; exit 2 ;;
+  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|hunt|compare [SECONDS]|start [SECONDS]|collect [WAIT]" >&2; exit 2 ;;
 esac
