@@ -94,7 +94,7 @@ const char *df_backend_note(const df_backend *b) { return b->note; }
 
 int df_backend_supports(const df_backend *b, const df_kernel *k)
 {
-    return b->is_cuda ? k->gpu != NULL : k->host_model != NULL;
+    return b->is_cuda ? k->gpu != NULL : (k->host_run || k->host_model);
 }
 
 /* Guard width and values: DF_GUARD_ELEMS and DF_GUARD_I32 (kernel.h), the
@@ -136,8 +136,10 @@ static int guard_case(df_backend *b, const df_case *c, df_case *gc)
     return 0;
 }
 
-static void run_model(df_backend *b, const df_kernel *k, const df_case *c,
-                      df_result *res)
+/* Runs fn (k's host model, or its host_run routine) on a guarded copy of c. */
+static void run_model(df_backend *b, const df_kernel *k,
+                      int (*fn)(const df_case *, df_scratch *, df_result *),
+                      const df_case *c, df_result *res)
 {
     df_case gc;
     memset(res, 0, sizeof *res);
@@ -148,7 +150,7 @@ static void run_model(df_backend *b, const df_kernel *k, const df_case *c,
                  k->name, (unsigned long long)c->n);
         return;
     }
-    if (k->host_model(&gc, &b->scratch, res) != 0 && res->status == DF_RUN_OK) {
+    if (fn(&gc, &b->scratch, res) != 0 && res->status == DF_RUN_OK) {
         res->status = DF_RUN_ERROR;
         snprintf(res->err, sizeof res->err, "%s host model failed (out of memory?)",
                  k->name);
@@ -168,7 +170,7 @@ int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
         return 0;
     }
     if (!b->is_cuda) {
-        run_model(b, k, c, res);
+        run_model(b, k, k->host_run ? k->host_run : k->host_model, c, res);
         return 0;
     }
 #ifdef DOTFUZZ_CUDA
@@ -176,7 +178,7 @@ int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
     if (df_cuda_run(b->cuda, k, c, res) != 0)
         return -1; /* poisoned context: only a new process can go on */
     if (model && model_ran && k->host_model && (k->flags & DF_K_DETERMINISTIC)) {
-        run_model(b, k, c, model);
+        run_model(b, k, k->host_model, c, model);
         *model_ran = 1;
     }
 #else

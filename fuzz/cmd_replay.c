@@ -278,7 +278,6 @@ df_outcome df_cmd_replay(int argc, char **argv)
     if (opened != DF_OUTCOME_CLEAN)
         return opened;
     df_backend_set_debug_invariants(st.b, o.debug_invariants);
-    df_plugin_bind_backend(strcmp(df_backend_name(st.b), "cuda") == 0);
     fprintf(stderr, "dotfuzz replay: %s\n", df_backend_note(st.b));
     for (int i = optind; i < argc && !st.dead; i++) {
         struct stat sb;

@@ -440,7 +440,6 @@ df_outcome df_cmd_run(int argc, char **argv)
     if (opened != DF_OUTCOME_CLEAN)
         return opened;
     df_backend_set_debug_invariants(b, o.debug_invariants);
-    df_plugin_bind_backend(strcmp(df_backend_name(b), "cuda") == 0);
     run_state *st = calloc(1, sizeof *st);
     if (!st) {
         df_backend_close(b);

@@ -31,7 +31,6 @@ typedef struct plug_slot {
 
 static plug_slot slots[DF_PLUGIN_KERNELS_MAX];
 static size_t nslots;
-static int bound_cuda; /* df_plugin_bind_backend's choice */
 
 /* A poisoned result (all bits set: NaN for floats, -1 for int32) shows a
  * routine that accumulates into its output without zeroing it first. */
@@ -424,15 +423,13 @@ static unsigned to_df_flags(uint32_t f)
     return out;
 }
 
-/* The form the host backend runs (the host_model slot) for the backend
- * chosen: see df_plugin_bind_backend. */
+/* The host backend runs a whole-routine kernel itself (host_run); the
+ * model-match rule on the cuda backend uses its host_model. */
 static void bind_slot(size_t i)
 {
     plug_slot *s = &slots[i];
-    if (s->pk.dot_host && !bound_cuda)
-        s->k.host_model = fns[i].host;
-    else
-        s->k.host_model = s->pk.host_model ? fns[i].model : NULL;
+    s->k.host_run = s->pk.dot_host ? fns[i].host : NULL;
+    s->k.host_model = s->pk.host_model ? fns[i].model : NULL;
 }
 
 static void fill_slot(size_t i, const dotfuzz_kernel *pk, const char *origin)
@@ -510,13 +507,6 @@ int df_plugin_load(const char *path, char *err, size_t err_len)
         nslots++;
     }
     return 0;
-}
-
-void df_plugin_bind_backend(int is_cuda)
-{
-    bound_cuda = is_cuda;
-    for (size_t i = 0; i < nslots; i++)
-        bind_slot(i);
 }
 
 int df_plugin_paths_add(df_plugin_paths *p, const char *path)

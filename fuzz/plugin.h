@@ -20,14 +20,6 @@ extern "C" {
  * none of its kernels is registered. */
 int df_plugin_load(const char *path, char *err, size_t err_len);
 
-/* Which form a plugin kernel with a whole routine (dot_host) puts in its
- * df_kernel's host_model slot, the one the host backend runs: the routine
- * itself for the host backend (is_cuda 0, the state after loading), its
- * host model for the cuda backend, where the routine runs as the GPU form
- * and the slot serves the model-match rule. Call after opening the
- * backend, before running anything. */
-void df_plugin_bind_backend(int is_cuda);
-
 /* The --kernel-lib paths of one command line, in order. */
 #define DF_PLUGIN_PATHS_MAX 16
 typedef struct df_plugin_paths {

@@ -89,6 +89,12 @@ typedef struct df_kernel {
      * kernels that have none (cuBLAS): the bound alone judges them. */
     int (*host_model)(const df_case *c, df_scratch *scratch, df_result *out);
 
+    /* The kernel itself on the CPU, when it is a routine rather than a model
+     * of a GPU kernel (a plugin's whole-routine form): the host backend runs
+     * it in place of host_model, and host_model stays the model the cuda
+     * backend compares against. NULL for the built-in kernels. */
+    int (*host_run)(const df_case *c, df_scratch *scratch, df_result *out);
+
     /* GPU launcher table; NULL when built without CUDA. */
     const struct df_gpu_ops *gpu;
 } df_kernel;

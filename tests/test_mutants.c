@@ -167,6 +167,21 @@ Test(mutants, tournament_bounds_caught_as_bound_on_uniform)
     expect_caught("m-tournament-bounds", "tournament", DF_FAM_UNIFORM, "bound");
 }
 
+Test(mutants, int16_sum_caught_as_exact)
+{
+    expect_caught("m-int16-sum", "int-atomic", 0, "exact");
+}
+
+Test(mutants, vec_tail_caught_as_exact)
+{
+    expect_caught("m-vec-tail", "shfl", DF_FAM_INT_SMALL, "exact");
+}
+
+Test(mutants, vec_tail_caught_as_bound_on_uniform)
+{
+    expect_caught("m-vec-tail", "shfl", DF_FAM_UNIFORM, "bound");
+}
+
 /* ---- the mutants' host models, pinned on hand-made cases ---- */
 
 /* Runs k on the host backend (so inside guard zones). */
@@ -229,6 +244,25 @@ Test(mutants, wrong_copy_size_keeps_low_16_bits)
     cr_assert_eq(run_host(find("m-wrong-copy-size"), DF_F32, a, b, 1, 32).f,
                  (double)want);
     cr_assert_neq(want, 0.0f);
+}
+
+Test(mutants, int16_sum_wraps_block_of_20_products_of_2500)
+{
+    int32_t a[20], b[20];
+    for (int i = 0; i < 20; i++) {
+        a[i] = 50;
+        b[i] = 50;
+    }
+    cr_assert_eq(run_host(find("int-atomic"), DF_I32, a, b, 20, 32).i, 50000);
+    /* 50000 wraps in 16 bits to 50000 - 65536 */
+    cr_assert_eq(run_host(find("m-int16-sum"), DF_I32, a, b, 20, 32).i, -15536);
+}
+
+Test(mutants, vec_tail_drops_fifth_element_of_five_ones)
+{
+    const float a[5] = {1, 1, 1, 1, 1}, b[5] = {1, 1, 1, 1, 1};
+    cr_assert_eq(run_host(find("shfl"), DF_F32, a, b, 5, 32).f, 5.0);
+    cr_assert_eq(run_host(find("m-vec-tail"), DF_F32, a, b, 5, 32).f, 4.0);
 }
 
 /* ---- guard zones ---- */
@@ -314,7 +348,7 @@ Test(guards, guards_follow_the_length_from_case_to_case)
 
 Test(mutants, registry_names_origins_and_parents_limits)
 {
-    cr_assert_geq(df_mutant_count(), 11);
+    cr_assert_geq(df_mutant_count(), 13);
     for (size_t i = 0; i < df_mutant_count(); i++) {
         const df_kernel *m = df_mutant_at(i);
         cr_assert_eq(strncmp(m->name, "m-", 2), 0, "%s", m->name);
