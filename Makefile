@@ -52,7 +52,7 @@ ifneq ($(NVCC),)
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart_static -ldl -lrt -lstdc++
 endif
 
-.PHONY: all test help clean check-cuda example-plugin
+.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda
 all: dotfuzz
 
 help:
@@ -60,6 +60,7 @@ help:
 	@echo "make test       build and run the test suite (CPU only; prints 'N passed, N failed')"
 	@echo "make clean      remove $(BUILD)/ and ./dotfuzz"
 	@echo "make example-plugin  build $(BUILD)/examples/plugin/mydot.so (dotfuzz --kernel-lib)"
+	@echo "make example-plugin-cuda  build $(BUILD)/examples/plugin/mydot_device.so (device form; needs nvcc)"
 	@echo "make help       this list"
 	@echo "variables: CUDA_ARCH=sm_90 (GPU target; now: $(GENCODE)), CC, NVCC, CUDA_HOME, BUILD"
 
@@ -99,6 +100,12 @@ example-plugin: $(BUILD)/examples/plugin/mydot.so
 $(BUILD)/examples/plugin/mydot.so: examples/plugin/mydot.c include/dotfuzz/plugin.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -Iinclude -o $@ $<
+
+example-plugin-cuda: $(BUILD)/examples/plugin/mydot_device.so
+$(BUILD)/examples/plugin/mydot_device.so: examples/plugin/mydot_device.cu include/dotfuzz/plugin.h
+	@mkdir -p $(@D)
+	$(NVCC) -O3 -std=c++17 $(GENCODE) -Werror all-warnings \
+	  -Xcompiler -fPIC,-Wall,-Wextra,-Werror,-ffp-contract=off -shared -Iinclude -o $@ $<
 
 clean:
 	rm -rf $(BUILD) dotfuzz
