@@ -24,26 +24,12 @@
 
 extern const df_kernel df_kernel_fold;
 
-/* The block size only decides how the GPU spreads a round over threads;
- * each round's additions are independent, so the model runs them in order. */
+/* Launch 0, then the rounds folding the upper half onto the lower
+ * (model_common.h: df_model_fold_rounds). */
 static int fold_model(const df_case *c, df_scratch *s, df_result *out)
 {
-    df_launch l;
-    if (df_model_begin(&df_kernel_fold, c, &l, out) != 0)
-        return -1;
-    if (c->n == 0)
-        return 0;
-    float *A = df_model_products(&df_kernel_fold, c, s, out);
-    if (!A)
-        return -1;
-    for (uint64_t m = c->n; m > 1;) {
-        uint64_t upper = m - m / 2, pairs = m / 2;
-        for (uint64_t i = 0; i < pairs; i++)
-            A[i] += A[i + upper];
-        m = upper;
-    }
-    out->f = A[0];
-    return 0;
+    return df_model_rounds(&df_kernel_fold, c, s, false, df_model_fold_rounds,
+                           out);
 }
 
 #ifdef DOTFUZZ_CUDA
@@ -67,18 +53,9 @@ const df_kernel df_kernel_fold = {
 #include <math.h>
 #include <stdlib.h>
 
+/* one round is df_fold_round_kernel: cell i + upper added into cell i for
+ * i < pairs (shared with m-fold-bounds) */
 #include "gpu_common.h"
-
-/* One round: reads [upper, upper + pairs) and writes [0, pairs), disjoint
- * since pairs <= upper, so no thread reads a cell another one writes. */
-__global__ void __launch_bounds__(1024)
-fold_round_kernel(float *A, unsigned long long pairs, unsigned long long upper)
-{
-    unsigned long long i =
-        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < pairs)
-        A[i] += A[i + upper];
-}
 
 /* The fold replayed on the host in double for the debug invariant: sum[i]
  * is the sum of the exact products over S(i), mag[i] the sum of their
@@ -135,9 +112,10 @@ static int fold_rounds(df_gpu_ctx *ctx, const df_case *c, fold_shadow *sh)
         return rc;
     for (uint64_t m = c->n; m > 1;) {
         uint64_t upper = m - m / 2, pairs = m / 2;
-        fold_round_kernel<<<df_blocks_for(pairs, block), block, 0, st>>>(
-            A, (unsigned long long)pairs, (unsigned long long)upper);
-        DF_TRY(cudaGetLastError(), "fold_round_kernel<<<>>>");
+        df_fold_round_kernel<float>
+            <<<df_blocks_for(pairs, block), block, 0, st>>>(
+                A, (unsigned long long)pairs, (unsigned long long)upper);
+        DF_TRY(cudaGetLastError(), "df_fold_round_kernel<<<>>>");
         m = upper;
         round++;
         if (sh) {

@@ -2,7 +2,8 @@
  * checked CUDA call, the result word's zeroing, copy and reading, the
  * launcher of the kernels that add into one result word (atomic-block,
  * int-atomic), and the parts seed 003's two kernels (fold, tournament)
- * share: launch 0 (the products), the blocks of a round, and the host-side
+ * share: launch 0 (the products), their round kernels (also their
+ * mutants'), the blocks of a round, and the host-side
  * check of the loop invariant after a round (debug-invariant mode).
  * Every helper returns 0 or the failure, with the failed call named in
  * ctx->failed_call, as the backend expects (kernels/cuda_backend.h).
@@ -117,6 +118,37 @@ static int df_enqueue_products(df_gpu_ctx *ctx, const df_case *c, T *A)
         (const T *)ctx->a, (const T *)ctx->b, A, (unsigned long long)c->n);
     DF_TRY(cudaGetLastError(), "df_products_kernel<<<>>>");
     return 0;
+}
+
+/* fold's round (and m-fold-bounds'): reads [upper, upper + pairs) and
+ * writes [0, pairs), disjoint since pairs <= upper, so no thread reads a
+ * cell another one writes. A template for the reason launch 0 is. */
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper)
+{
+    unsigned long long i =
+        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < pairs)
+        A[i] += A[i + upper];
+}
+
+/* tournament's round (and m-tournament-bounds'), thread t plays winner
+ * i = 2Dt against i + D. Winners are even multiples of D and partners odd
+ * ones, so no cell is both read and written in a round. A template for
+ * the reason launch 0 is. */
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_tournament_round_kernel(T *A, unsigned long long n, unsigned long long D,
+                           unsigned long long pairs)
+{
+    unsigned long long t =
+        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < pairs) {
+        unsigned long long i = t * 2 * D;
+        if (i + D < n)
+            A[i] += A[i + D];
+    }
 }
 
 /* Device scratch of both: one float cell per element. */

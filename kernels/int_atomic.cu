@@ -13,46 +13,16 @@
 
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
-#include "model_common.h"
+#include "int_atomic_model.h"
 
 extern const df_kernel df_kernel_int_atomic;
 
-/* Integer arithmetic does not round: the float bound does not apply. */
-static uint64_t int_atomic_height(uint64_t n, const df_launch *l)
-{
-    (void)n;
-    (void)l;
-    return 1;
-}
-
-/* Two's complement value of a 32-bit pattern, without C's
- * implementation-defined unsigned-to-signed conversion. */
-static int64_t int32_from_bits(uint32_t u)
-{
-    return (int64_t)u - ((u >> 31) ? (int64_t)4294967296 : 0);
-}
-
-/* uint32_t arithmetic wraps exactly like the GPU's 32-bit int multiply and
- * add, without signed-overflow undefined behaviour in C. */
+/* Each block's int sum, atomicAdd'ed into the result: int_atomic_model.h,
+ * in wrapping uint32_t arithmetic. */
 static int int_atomic_model(const df_case *c, df_scratch *s, df_result *out)
 {
-    df_launch l;
     (void)s;
-    if (df_model_begin(&df_kernel_int_atomic, c, &l, out) != 0)
-        return -1;
-    const int32_t *a = c->a, *b = c->b;
-    uint32_t result = 0;
-    for (uint64_t blk = 0; blk < l.grid; blk++) {
-        uint32_t sum = 0;
-        for (uint32_t t = 0; t < l.block; t++) {
-            uint64_t i = blk * l.block + t;
-            if (i < c->n)
-                sum += (uint32_t)a[i] * (uint32_t)b[i];
-        }
-        result += sum;
-    }
-    out->i = int32_from_bits(result);
-    return 0;
+    return df_int_atomic_model(&df_kernel_int_atomic, c, false, out);
 }
 
 #ifdef DOTFUZZ_CUDA
@@ -76,55 +46,16 @@ const df_kernel df_kernel_int_atomic = {
      * Overflow itself is the soft-error issue's and the overflow mutant's
      * business, not this kernel's. */
     .max_n = 858993,
-    .tree_height = int_atomic_height,
+    .tree_height = df_int_atomic_height,
     .host_model = int_atomic_model,
     .gpu = DF_GPU_REF(df_gpu_int_atomic),
 };
 
 #else
 /* ---- GPU kernel and launcher (CUDA C) ---- */
-#include <string.h>
-
-#include "gpu_common.h"
-
-/* Seed 002's multiblock dot. The arithmetic is written in unsigned int:
- * the same bits as the hardware's wrapping int32 multiply and add, without
- * C++'s undefined behaviour on signed overflow; the result word is the
- * seed's int *c. */
-__global__ void __launch_bounds__(1024)
-int_atomic_kernel(const int *a, const int *b, int *c, unsigned long long n)
-{
-    __shared__ unsigned int temp[1024];
-    unsigned long long index =
-        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (index < n)
-        temp[threadIdx.x] = (unsigned int)a[index] * (unsigned int)b[index];
-    else
-        temp[threadIdx.x] = 0u; /* the seed had no tail: N % block == 0 */
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned int sum = 0;
-        for (unsigned i = 0; i < blockDim.x; i++)
-            sum += temp[i];
-        atomicAdd((unsigned int *)c, sum);
-    }
-}
-
-static int int_atomic_enqueue(df_gpu_ctx *ctx, const df_case *c)
-{
-    return df_enqueue_one_word<int>(ctx, c, int_atomic_kernel,
-                                    "int_atomic_kernel<<<>>>");
-}
-
-static int int_atomic_finish(df_gpu_ctx *ctx, const df_case *c, df_result *res)
-{
-    int32_t v;
-    (void)c;
-    memcpy(&v, ctx->h_result, sizeof v);
-    res->i = v; /* sign-extends */
-    return 0;
-}
+/* the kernel, its launcher and finish, shared with the mutant m-int16-sum */
+#include "int_atomic_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_int_atomic = {
-    NULL, int_atomic_enqueue, int_atomic_finish};
+    NULL, int_atomic_enqueue<false>, int_atomic_finish};
 #endif

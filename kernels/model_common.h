@@ -1,12 +1,15 @@
 /* model_common.h — what the host halves of the seed kernels share (C11):
  * the start of a host model (result cleared, the case's type and launch
  * checked), and the parts of seed 003's two models (fold, tournament) that
- * are the same: the tree height of a sum with one addition per round, and
- * launch 0, the products, into scratch.
+ * are the same: the tree height of a sum with one addition per round,
+ * launch 0, the products, into scratch, and both models' rounds, with the
+ * power-of-two-only loop bounds of their mutants (kernels/mutants/
+ * rounds_mutants.cu) as a parameter.
  */
 #ifndef DOTFUZZ_MODEL_COMMON_H
 #define DOTFUZZ_MODEL_COMMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -74,6 +77,55 @@ static inline float *df_model_products(const df_kernel *k, const df_case *c,
     }
     out->status = DF_RUN_ERROR;
     return NULL;
+}
+
+/* Both models: the launch checked, launch 0, then rounds(A, n, pow2_bounds)
+ * and the sum in cell 0. The block size only decides how the GPU spreads a
+ * round over threads; each round's additions are independent, so the
+ * models run them in order. */
+static inline int df_model_rounds(const df_kernel *k, const df_case *c,
+                                  df_scratch *s, bool pow2_bounds,
+                                  void (*rounds)(float *, uint64_t, bool),
+                                  df_result *out)
+{
+    df_launch l;
+    if (df_model_begin(k, c, &l, out) != 0)
+        return -1;
+    if (c->n == 0)
+        return 0;
+    float *A = df_model_products(k, c, s, out);
+    if (!A)
+        return -1;
+    rounds(A, c->n, pow2_bounds);
+    out->f = A[0];
+    return 0;
+}
+
+/* fold's rounds: cell i + ceil(m/2) folds onto cell i. With pow2_bounds
+ * (m-fold-bounds) a round folds m/2 cells onto the m/2 below them, and for
+ * odd m the last live cell is never added. */
+static inline void df_model_fold_rounds(float *A, uint64_t n,
+                                        bool pow2_bounds)
+{
+    for (uint64_t m = n; m > 1;) {
+        uint64_t upper = pow2_bounds ? m / 2 : m - m / 2, pairs = m / 2;
+        for (uint64_t i = 0; i < pairs; i++)
+            A[i] += A[i + upper];
+        m = upper;
+    }
+}
+
+/* tournament's rounds: winner i = 2Dt plays i + D while i + D < n. With
+ * pow2_bounds (m-tournament-bounds) a round plays floor(n / 2D) matches,
+ * i + 2D <= n, and a winner whose partner ends an unmatched stretch sits
+ * out. */
+static inline void df_model_tournament_rounds(float *A, uint64_t n,
+                                              bool pow2_bounds)
+{
+    for (uint64_t D = 1; D < n; D *= 2)
+        for (uint64_t i = 0; pow2_bounds ? i + 2 * D <= n : i + D < n;
+             i += 2 * D)
+            A[i] += A[i + D];
 }
 
 #endif

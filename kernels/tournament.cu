@@ -23,23 +23,12 @@
 
 extern const df_kernel df_kernel_tournament;
 
-/* The block size only decides how the GPU spreads a round over threads;
- * each round's additions are independent, so the model runs them in order. */
+/* Launch 0, then the rounds adding neighbour winners (model_common.h:
+ * df_model_tournament_rounds). */
 static int tournament_model(const df_case *c, df_scratch *s, df_result *out)
 {
-    df_launch l;
-    if (df_model_begin(&df_kernel_tournament, c, &l, out) != 0)
-        return -1;
-    if (c->n == 0)
-        return 0;
-    float *A = df_model_products(&df_kernel_tournament, c, s, out);
-    if (!A)
-        return -1;
-    for (uint64_t D = 1; D < c->n; D *= 2)
-        for (uint64_t i = 0; i + D < c->n; i += 2 * D)
-            A[i] += A[i + D];
-    out->f = A[0];
-    return 0;
+    return df_model_rounds(&df_kernel_tournament, c, s, false,
+                           df_model_tournament_rounds, out);
 }
 
 #ifdef DOTFUZZ_CUDA
@@ -62,23 +51,9 @@ const df_kernel df_kernel_tournament = {
 /* ---- GPU kernels and launcher (CUDA C) ---- */
 #include <math.h>
 
+/* one round is df_tournament_round_kernel: thread t plays winner i = 2Dt
+ * against i + D when i + D < n (shared with m-tournament-bounds) */
 #include "gpu_common.h"
-
-/* One round, thread t plays winner i = 2Dt against i + D. Winners are even
- * multiples of D and partners odd ones, so no cell is both read and
- * written in a round. */
-__global__ void __launch_bounds__(1024)
-tournament_round_kernel(float *A, unsigned long long n, unsigned long long D,
-                        unsigned long long pairs)
-{
-    unsigned long long t =
-        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < pairs) {
-        unsigned long long i = t * 2 * D;
-        if (i + D < n)
-            A[i] += A[i + D];
-    }
-}
 
 /* After round r (round r used D = 2^(r-1)) each winner i, a multiple of
  * w = 2^r, holds the products over [i, min(i + w, n)): the bound of
@@ -120,10 +95,11 @@ static int tournament_enqueue(df_gpu_ctx *ctx, const df_case *c)
     for (uint64_t D = 1; D < n; D *= 2) {
         /* winners i = 2Dt with i + D < n: t < (n - D) / 2D, rounded up */
         uint64_t pairs = (n - D + 2 * D - 1) / (2 * D);
-        tournament_round_kernel<<<df_blocks_for(pairs, block), block, 0, st>>>(
-            A, (unsigned long long)n, (unsigned long long)D,
-            (unsigned long long)pairs);
-        DF_TRY(cudaGetLastError(), "tournament_round_kernel<<<>>>");
+        df_tournament_round_kernel<float>
+            <<<df_blocks_for(pairs, block), block, 0, st>>>(
+                A, (unsigned long long)n, (unsigned long long)D,
+                (unsigned long long)pairs);
+        DF_TRY(cudaGetLastError(), "df_tournament_round_kernel<<<>>>");
         round++;
         if (ctx->debug_invariants &&
             (rc = tournament_check(ctx, c, A, round)) != 0)

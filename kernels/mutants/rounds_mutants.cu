@@ -25,39 +25,18 @@
 
 extern const df_kernel df_mutant_fold_bounds, df_mutant_tournament_bounds;
 
+/* The parents' models with the power-of-two-only bounds. */
 static int fold_bounds_model(const df_case *c, df_scratch *s, df_result *out)
 {
-    df_launch l;
-    if (df_model_begin(&df_mutant_fold_bounds, c, &l, out) != 0)
-        return -1;
-    if (c->n == 0)
-        return 0;
-    float *A = df_model_products(&df_mutant_fold_bounds, c, s, out);
-    if (!A)
-        return -1;
-    for (uint64_t m = c->n; m > 1; m /= 2)
-        for (uint64_t i = 0; i < m / 2; i++)
-            A[i] += A[i + m / 2];
-    out->f = A[0];
-    return 0;
+    return df_model_rounds(&df_mutant_fold_bounds, c, s, true,
+                           df_model_fold_rounds, out);
 }
 
 static int tournament_bounds_model(const df_case *c, df_scratch *s,
                                    df_result *out)
 {
-    df_launch l;
-    if (df_model_begin(&df_mutant_tournament_bounds, c, &l, out) != 0)
-        return -1;
-    if (c->n == 0)
-        return 0;
-    float *A = df_model_products(&df_mutant_tournament_bounds, c, s, out);
-    if (!A)
-        return -1;
-    for (uint64_t D = 1; D < c->n; D *= 2)
-        for (uint64_t t = 0; t < c->n / (2 * D); t++)
-            A[2 * D * t] += A[2 * D * t + D];
-    out->f = A[0];
-    return 0;
+    return df_model_rounds(&df_mutant_tournament_bounds, c, s, true,
+                           df_model_tournament_rounds, out);
 }
 
 #ifdef DOTFUZZ_CUDA
@@ -93,30 +72,9 @@ const df_kernel df_mutant_tournament_bounds = {
 
 #else
 /* ---- GPU kernels and launchers (CUDA C) ---- */
+/* the parents' round kernels (df_fold_round_kernel,
+ * df_tournament_round_kernel): the bugs are in the launchers' bounds */
 #include "../gpu_common.h"
-
-/* fold's round: reads [upper, upper + pairs), writes [0, pairs). */
-__global__ void __launch_bounds__(1024)
-m_fold_round_kernel(float *A, unsigned long long pairs,
-                    unsigned long long upper)
-{
-    unsigned long long i =
-        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < pairs)
-        A[i] += A[i + upper];
-}
-
-/* tournament's round without the i + D < n test: the bug is in the count
- * of matches, which keeps every partner inside [0, n). */
-__global__ void __launch_bounds__(1024)
-m_tournament_round_kernel(float *A, unsigned long long D,
-                          unsigned long long pairs)
-{
-    unsigned long long t =
-        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < pairs)
-        A[t * 2 * D] += A[t * 2 * D + D];
-}
 
 static int fold_bounds_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {
@@ -129,9 +87,10 @@ static int fold_bounds_enqueue(df_gpu_ctx *ctx, const df_case *c)
     if (rc != 0)
         return rc;
     for (uint64_t m = c->n; m > 1; m /= 2) {
-        m_fold_round_kernel<<<df_blocks_for(m / 2, block), block, 0, st>>>(
-            A, (unsigned long long)(m / 2), (unsigned long long)(m / 2));
-        DF_TRY(cudaGetLastError(), "m_fold_round_kernel<<<>>>");
+        df_fold_round_kernel<float>
+            <<<df_blocks_for(m / 2, block), block, 0, st>>>(
+                A, (unsigned long long)(m / 2), (unsigned long long)(m / 2));
+        DF_TRY(cudaGetLastError(), "df_fold_round_kernel<<<>>>");
     }
     return df_fetch_result(ctx, A, sizeof(float));
 }
@@ -150,10 +109,13 @@ static int tournament_bounds_enqueue(df_gpu_ctx *ctx, const df_case *c)
         uint64_t pairs = c->n / (2 * D);
         if (pairs == 0)
             break; /* a launch of zero blocks is an error; nothing to play */
-        m_tournament_round_kernel<<<df_blocks_for(pairs, block), block, 0,
-                                    st>>>(A, (unsigned long long)D,
-                                          (unsigned long long)pairs);
-        DF_TRY(cudaGetLastError(), "m_tournament_round_kernel<<<>>>");
+        /* pairs <= n / 2D keeps every partner 2Dt + D below n: the
+         * parent kernel's i + D < n test always holds */
+        df_tournament_round_kernel<float>
+            <<<df_blocks_for(pairs, block), block, 0, st>>>(
+                A, (unsigned long long)c->n, (unsigned long long)D,
+                (unsigned long long)pairs);
+        DF_TRY(cudaGetLastError(), "df_tournament_round_kernel<<<>>>");
     }
     return df_fetch_result(ctx, A, sizeof(float));
 }

@@ -19,9 +19,8 @@
 
 #ifndef __CUDACC__
 /* ---- host models and descriptors (C11) ---- */
-#include <stdio.h>
-
-#include "../model_common.h"
+/* the parent's model, with the grid-stride step's extra as a parameter */
+#include "../tree_hostsum_model.h"
 
 extern const df_kernel df_mutant_pow2_tree, df_mutant_stride_off_by_one;
 
@@ -37,59 +36,15 @@ static uint64_t tree_height(uint64_t n, const df_launch *l)
            l->grid;
 }
 
-/* One block of the GPU kernel: thread t adds a[i]*b[i] for i = blk*block
- * + t, then steps `step` (stride, or stride + 1 for the mutant); then the
- * shared-memory tree halving from block / 2, whatever the block. */
-static float block_partial(const df_case *c, const df_launch *l, uint64_t blk,
-                           uint64_t step, float *cache)
-{
-    const float *a = c->a, *b = c->b;
-    for (uint32_t t = 0; t < l->block; t++) {
-        float temp = 0.0f;
-        for (uint64_t i = blk * l->block + t; i < c->n; i += step)
-            temp += a[i] * b[i];
-        cache[t] = temp;
-    }
-    for (uint32_t i = l->block / 2; i != 0; i /= 2)
-        for (uint32_t t = 0; t < i; t++)
-            cache[t] += cache[t + i];
-    return cache[0];
-}
-
-/* The CPU's sum of the grid partials in block order. A block that starts
- * at or past n has no element for any thread (each starts at blk * block
- * + t) and holds +0, which leaves ans bit for bit as it is (the parent's
- * argument), so the model stops at the first such block. */
-static int hostsum(const df_kernel *k, const df_case *c, df_scratch *s,
-                   uint64_t extra_step, df_result *out)
-{
-    df_launch l;
-    if (df_model_begin(k, c, &l, out) != 0)
-        return -1;
-    float *cache = df_scratch_reserve(s, (size_t)l.block * sizeof(float));
-    if (!cache) {
-        out->status = DF_RUN_ERROR;
-        snprintf(out->err, sizeof out->err,
-                 "%s model: out of memory for %u floats", k->name, l.block);
-        return -1;
-    }
-    uint64_t step = (uint64_t)l.grid * l.block + extra_step;
-    float ans = 0.0f;
-    for (uint64_t blk = 0; blk < l.grid && blk * l.block < c->n; blk++)
-        ans += block_partial(c, &l, blk, step, cache);
-    out->f = ans;
-    return 0;
-}
-
 static int pow2_tree_model(const df_case *c, df_scratch *s, df_result *out)
 {
-    return hostsum(&df_mutant_pow2_tree, c, s, 0, out);
+    return df_tree_hostsum_model(&df_mutant_pow2_tree, c, s, 0, out);
 }
 
 static int stride_off_by_one_model(const df_case *c, df_scratch *s,
                                    df_result *out)
 {
-    return hostsum(&df_mutant_stride_off_by_one, c, s, 1, out);
+    return df_tree_hostsum_model(&df_mutant_stride_off_by_one, c, s, 1, out);
 }
 
 #ifdef DOTFUZZ_CUDA
@@ -126,68 +81,10 @@ const df_kernel df_mutant_stride_off_by_one = {
 
 #else
 /* ---- GPU kernel and launcher (CUDA C) ---- */
-#include "../gpu_common.h"
-
-/* The parent's kernel with `tid += stride + 1`. */
-__global__ void __launch_bounds__(1024)
-m_stride_off_by_one_kernel(const float *a, const float *b, float *c,
-                           unsigned long long n)
-{
-    __shared__ float cache[1024];
-    unsigned long long tid =
-        threadIdx.x + (unsigned long long)blockIdx.x * blockDim.x;
-    unsigned long long stride = (unsigned long long)blockDim.x * gridDim.x;
-    unsigned cacheIndex = threadIdx.x;
-    float temp = 0.0f;
-    while (tid < n) {
-        temp += a[tid] * b[tid];
-        tid += stride + 1;
-    }
-    cache[cacheIndex] = temp;
-    __syncthreads();
-    unsigned i = blockDim.x / 2;
-    while (i != 0) {
-        if (cacheIndex < i)
-            cache[cacheIndex] += cache[cacheIndex + i];
-        __syncthreads();
-        i /= 2;
-    }
-    if (cacheIndex == 0)
-        c[blockIdx.x] = cache[0];
-}
-
-static size_t partials_bytes(uint64_t n, const df_launch *l)
-{
-    (void)n;
-    return (size_t)l->grid * sizeof(float);
-}
-
-static int stride_off_by_one_enqueue(df_gpu_ctx *ctx, const df_case *c)
-{
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    m_stride_off_by_one_kernel<<<c->launch.grid, c->launch.block, 0, st>>>(
-        (const float *)ctx->a, (const float *)ctx->b, (float *)ctx->d_scratch,
-        (unsigned long long)c->n);
-    DF_TRY(cudaGetLastError(), "m_stride_off_by_one_kernel<<<>>>");
-    DF_TRY(cudaMemcpyAsync(ctx->h_scratch, ctx->d_scratch,
-                           (size_t)c->launch.grid * sizeof(float),
-                           cudaMemcpyDeviceToHost, st),
-           "cudaMemcpyAsync(block partials)");
-    return 0;
-}
-
-/* seed 004's CPU sum of the partials, in block order */
-static int stride_off_by_one_finish(df_gpu_ctx *ctx, const df_case *c,
-                                    df_result *res)
-{
-    const float *partial = (const float *)ctx->h_scratch;
-    float ans = 0.0f;
-    for (uint32_t i = 0; i < c->launch.grid; i++)
-        ans += partial[i];
-    res->f = ans;
-    return 0;
-}
+/* The parent's kernel, launcher and finish; the mutant instantiates the
+ * kernel with `tid += stride + 1`. */
+#include "../tree_hostsum_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_m_stride_off_by_one = {
-    partials_bytes, stride_off_by_one_enqueue, stride_off_by_one_finish};
+    tree_hostsum_scratch_bytes, tree_hostsum_enqueue<1>, tree_hostsum_finish};
 #endif

@@ -1,0 +1,63 @@
+/* int_atomic_model.h — the host model of `int-atomic` (seed 002; C11),
+ * shared by kernels/int_atomic.cu and its mutant m-int16-sum
+ * (kernels/mutants/int_mutants.cu), with the width of thread 0's block sum
+ * (32 bits, or the mutant's 16) as a parameter.
+ */
+#ifndef DOTFUZZ_INT_ATOMIC_MODEL_H
+#define DOTFUZZ_INT_ATOMIC_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model_common.h"
+
+/* Integer arithmetic does not round: the float bound does not apply. */
+static inline uint64_t df_int_atomic_height(uint64_t n, const df_launch *l)
+{
+    (void)n;
+    (void)l;
+    return 1;
+}
+
+/* Two's complement value of a 32-bit pattern, without C's
+ * implementation-defined unsigned-to-signed conversion. */
+static inline int64_t df_int32_from_bits(uint32_t u)
+{
+    return (int64_t)u - ((u >> 31) ? (int64_t)4294967296 : 0);
+}
+
+/* The low 16 bits of u sign-extended to 32, in unsigned arithmetic:
+ * flipping bit 15 and subtracting it back leaves patterns below 0x8000 as
+ * they are and maps the rest to pattern - 2^16 (mod 2^32). */
+static inline uint32_t df_sext16(uint32_t u)
+{
+    return ((u & 0xffffu) ^ 0x8000u) - 0x8000u;
+}
+
+/* The model of k: uint32_t arithmetic wraps exactly like the GPU's 32-bit
+ * int multiply and add, without signed-overflow undefined behaviour in C.
+ * With int16_sum the block sum is kept in 16 bits: wrapping 16-bit adds
+ * leave the low 16 bits of the wrapping 32-bit sum, sign-extended before
+ * the atomicAdd. */
+static inline int df_int_atomic_model(const df_kernel *k, const df_case *c,
+                                      bool int16_sum, df_result *out)
+{
+    df_launch l;
+    if (df_model_begin(k, c, &l, out) != 0)
+        return -1;
+    const int32_t *a = c->a, *b = c->b;
+    uint32_t result = 0;
+    for (uint64_t blk = 0; blk < l.grid; blk++) {
+        uint32_t sum = 0;
+        for (uint32_t t = 0; t < l.block; t++) {
+            uint64_t i = blk * l.block + t;
+            if (i < c->n)
+                sum += (uint32_t)a[i] * (uint32_t)b[i];
+        }
+        result += int16_sum ? df_sext16(sum) : sum;
+    }
+    out->i = df_int32_from_bits(result);
+    return 0;
+}
+
+#endif
