@@ -213,7 +213,8 @@ static int parse_run_opts(int argc, char **argv, run_opts *o)
 static int family_fits(const run_opts *o, const df_kernel *k)
 {
     const df_family *f = strcmp(o->family, "all") ? df_family_find(o->family) : NULL;
-    return !f || (f->types & DF_TYPE_BIT(k->elem));
+    return !f || ((f->types & DF_TYPE_BIT(k->elem)) &&
+                  (!f->wide_only || (k->flags & DF_K_ACC_WIDE)));
 }
 
 static int select_kernels(const run_opts *o, df_backend *b, run_state *st)

@@ -827,31 +827,49 @@ static void fill_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
         shuffle_pairs(r, t, a, b, n);
 }
 
+/* int-big (i32 only, DF_K_ACC_WIDE kernels): a in [0, 46340] with one sign
+ * drawn per case, b in [0, 46340]: every product fits int32 (46340^2 <
+ * 2^31) but a few of them already carry the sum past int32, which a kernel
+ * that promises a 64-bit result must still get right. */
+static void fill_int_big(df_pcg32 *r, df_type t, void *va, void *vb, uint64_t n)
+{
+    int32_t *a = va, *b = vb;
+    int32_t sign = df_pcg32_bounded(r, 2) ? -1 : 1;
+    (void)t;
+    for (uint64_t i = 0; i < n; i++) {
+        a[i] = sign * (int32_t)df_pcg32_bounded(r, 46341);
+        b[i] = (int32_t)df_pcg32_bounded(r, 46341);
+    }
+}
+
 static const df_family families[] = {
     {DF_FAM_INT_SMALL, "int-small",
      "uniform integers in [-50, 50] (seed 000): the exact regime",
-     FLOATS | DF_TYPE_BIT(DF_I32), 2, fill_int_small},
+     FLOATS | DF_TYPE_BIT(DF_I32), 2, fill_int_small, 0},
     {DF_FAM_UNIFORM, "uniform", "uniform floats in [-50, 50]", FLOATS, 1,
-     fill_uniform},
+     fill_uniform, 0},
     {DF_FAM_INT_WIDE, "int-wide",
      "integer-valued floats in [-2^k, 2^k], k in [7, 24] drawn per case",
-     FLOATS, 1, fill_int_wide},
+     FLOATS, 1, fill_int_wide, 0},
     {DF_FAM_COND, "cond",
      "2G/|s| prescribed, log-uniform in [1, 1e30] (GenDot, Ogita-Rump-Oishi 2005)",
-     FLOATS, 1, fill_cond},
+     FLOATS, 1, fill_cond, 0},
     {DF_FAM_WIDE_EXP, "wide-exp",
      "random signs, exponents across the normal range, sum |a_i b_i| < 2^(emax-1)",
-     FLOATS, 1, fill_wide_exp},
+     FLOATS, 1, fill_wide_exp, 0},
     {DF_FAM_SPECIAL, "special",
      "ordinary values with 1-6 of +-0, subnormals, +-Inf, NaN, +-MAX, +-MIN",
-     FLOATS, 1, fill_special},
+     FLOATS, 1, fill_special, 0},
     {DF_FAM_SPARSE, "sparse", "zeros except 1-16 nonzero pairs, the ends included",
-     FLOATS | DF_TYPE_BIT(DF_I32), 1, fill_sparse},
+     FLOATS | DF_TYPE_BIT(DF_I32), 1, fill_sparse, 0},
     {DF_FAM_CONSTANT, "constant", "all a equal, all b equal",
-     FLOATS | DF_TYPE_BIT(DF_I32), 1, fill_constant},
+     FLOATS | DF_TYPE_BIT(DF_I32), 1, fill_constant, 0},
     {DF_FAM_CANCEL, "cancel",
      "pairs (x, y), (x, -y) that cancel exactly, plus 1-5 small terms",
-     FLOATS | DF_TYPE_BIT(DF_I32), 1, fill_cancel},
+     FLOATS | DF_TYPE_BIT(DF_I32), 1, fill_cancel, 0},
+    {DF_FAM_INT_BIG, "int-big",
+     "one-signed integers up to 46340: int32 sums that leave int32 (64-bit-result kernels only)",
+     DF_TYPE_BIT(DF_I32), 1, fill_int_big, 1},
 };
 
 size_t df_family_count(void) { return sizeof families / sizeof families[0]; }
@@ -881,19 +899,24 @@ const df_family *df_family_by_id(uint32_t id)
 
 /* The family draw happens whether or not a family is forced, so forcing
  * the family a mixed campaign chose reproduces that case byte for byte. */
-static const df_family *pick_family(df_pcg32 *r, df_type t, uint32_t forced)
+static int family_fits(const df_family *f, df_type t, int wide)
+{
+    return (f->types & DF_TYPE_BIT(t)) && (!f->wide_only || wide);
+}
+
+static const df_family *pick_family(df_pcg32 *r, df_type t, int wide, uint32_t forced)
 {
     uint64_t total = 0;
     for (size_t i = 0; i < df_family_count(); i++)
-        if (families[i].types & DF_TYPE_BIT(t))
+        if (family_fits(&families[i], t, wide))
             total += families[i].weight;
     uint32_t x = total ? df_pcg32_bounded(r, (uint32_t)total) : 0;
     if (forced) {
         const df_family *f = df_family_by_id(forced);
-        return f && (f->types & DF_TYPE_BIT(t)) ? f : NULL;
+        return f && family_fits(f, t, wide) ? f : NULL;
     }
     for (size_t i = 0; i < df_family_count(); i++) {
-        if (!(families[i].types & DF_TYPE_BIT(t)))
+        if (!family_fits(&families[i], t, wide))
             continue;
         if (x < families[i].weight)
             return &families[i];
@@ -917,7 +940,8 @@ int df_generate(uint64_t seed, uint64_t index, const df_kernel *k,
         return -1;
     df_pcg32 rng;
     df_pcg32_seed(&rng, seed, index);
-    const df_family *fam = pick_family(&rng, k->elem, o->family);
+    const df_family *fam =
+        pick_family(&rng, k->elem, (k->flags & DF_K_ACC_WIDE) != 0, o->family);
     if (!fam)
         return -1;
 

@@ -31,6 +31,7 @@ enum {
     DF_FAM_SPARSE = 7,      /* mostly zeros, a few nonzero pairs */
     DF_FAM_CONSTANT = 8,    /* all a equal, all b equal */
     DF_FAM_CANCEL = 9,      /* +-pairs that cancel exactly, plus a few small terms */
+    DF_FAM_INT_BIG = 10,    /* i32, one-signed, |x| <= 46340: sums past int32 (wide kernels) */
 };
 
 #define DF_TYPE_BIT(t) (1u << (unsigned)(t))
@@ -43,6 +44,9 @@ typedef struct df_family {
     unsigned weight;      /* relative frequency when mixing families */
     /* Fills a[0..n) and b[0..n) of type t. */
     void (*fill)(df_pcg32 *rng, df_type t, void *a, void *b, uint64_t n);
+    /* Only for kernels with DF_K_ACC_WIDE: the family's int32 sums leave
+     * int32, which a correct int32-result kernel cannot hold. */
+    unsigned wide_only;
 } df_family;
 
 size_t df_family_count(void);

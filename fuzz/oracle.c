@@ -119,9 +119,10 @@ static double underflow_allowance(const df_kernel *k, uint64_t n)
 
 /* ---- rule 1: integer accumulators -------------------------------------- */
 
-static void judge_int(const df_refs *refs, const df_result *res,
+static void judge_int(const df_kernel *k, const df_refs *refs, const df_result *res,
                       df_judgement *out)
 {
+    int wide = (k->flags & DF_K_ACC_WIDE) != 0; /* the result promised is 64-bit */
     char buf[48];
     out->is_int = 1;
     out->iresult = res->i;
@@ -138,12 +139,13 @@ static void judge_int(const df_refs *refs, const df_result *res,
     out->rel_err = s > 0 ? out->abs_err / s : (res->i == 0 ? 0.0 : INFINITY);
     out->err_ratio = out->abs_err == 0 ? 0.0 : INFINITY;
     const char *ex = i128_text(refs->exact, buf);
-    if (df_i128_cmp_i64(refs->exact, INT32_MAX) > 0 ||
-        df_i128_cmp_i64(refs->exact, INT32_MIN) < 0)
+    if (wide ? !df_i128_fits_i64(refs->exact)
+             : (df_i128_cmp_i64(refs->exact, INT32_MAX) > 0 ||
+                df_i128_cmp_i64(refs->exact, INT32_MIN) < 0))
         verdict(out, DF_V_BUG, "overflow",
-                "exact %s does not fit int32; kernel returned %" PRId64
-                " (silent overflow, n beyond what an int32 sum can hold)",
-                ex, res->i);
+                "exact %s does not fit %s; kernel returned %" PRId64
+                " (silent overflow, n beyond what its sum can hold)",
+                ex, wide ? "int64" : "int32", res->i);
     else if (diff != 0)
         verdict(out, DF_V_BUG, "exact",
                 "result %" PRId64 " != exact %s (integer kernel, G=%.17g)",
@@ -322,7 +324,7 @@ void df_judge(const df_kernel *k, const df_case *c, const df_refs *refs,
         return;
     }
     if (k->acc == DF_I32) {
-        judge_int(refs, res, out);
+        judge_int(k, refs, res, out);
         return;
     }
 

@@ -55,6 +55,9 @@ enum {
     DF_K_BLOCK_WARP = 1u << 6,      /* needs a block size that is a multiple of 32 */
     DF_K_HOST_BLIND = 1u << 7,      /* mutants: the bug lives in GPU scheduling and its
                                        host model cannot show it (hunt skips it on host) */
+    DF_K_ACC_WIDE = 1u << 8,        /* integer kernel that promises the exact dot as a
+                                       64-bit result (int32 inputs): sums past int32 are
+                                       in its domain, and the generator may produce them */
 };
 
 /* Guard zones: every backend places a case's vectors between guards of

@@ -172,6 +172,55 @@ Test(mutants, int16_sum_caught_as_exact)
     expect_caught("m-int16-sum", "int-atomic", 0, "exact");
 }
 
+static df_result run_host(const df_kernel *k, df_type t, const void *a,
+                          const void *b, uint64_t n, uint32_t block);
+
+/* m-int32-acc promises a 64-bit result, so the generator gives it int-big
+ * cases whose sums leave int32; its int32 accumulation wraps and the exact
+ * rule sees it. The parent (int32 result) never gets such a case: int-big
+ * is for 64-bit-result kernels only, and forcing it there is refused. */
+Test(mutants, int32_acc_caught_as_exact_on_sums_past_int32)
+{
+    const df_kernel *m = find("m-int32-acc"), *p = find("int-atomic");
+    df_backend *b = open_host();
+    df_scratch buf = {0};
+    df_gen_opts go = {.max_n = 4096, .family = DF_FAM_INT_BIG};
+    df_oracle_opts oo = {.tol = 1e-6};
+    int caught = 0;
+    for (uint64_t i = 0; i < 200 && !caught; i++) {
+        df_case c;
+        cr_assert_eq(df_generate(SEED, i, m, &go, &buf, &c), 0);
+        cr_assert_eq(c.family, DF_FAM_INT_BIG);
+        df_checked r;
+        cr_assert_eq(df_check_case(b, m, &c, &oo, &r), 0);
+        if (r.j.verdict == DF_V_BUG) {
+            cr_assert_str_eq(r.j.rule, "exact", "%s", r.j.why);
+            caught = 1;
+        }
+    }
+    cr_assert(caught, "m-int32-acc survived 200 int-big cases");
+    df_case c;
+    cr_assert_eq(df_generate(SEED, 0, p, &go, &buf, &c), -1,
+                 "int-big forced on an int32-result kernel");
+    go.family = 0;
+    for (uint64_t i = 0; i < 2000; i++) {
+        cr_assert_eq(df_generate(SEED, i, p, &go, &buf, &c), 0);
+        cr_assert_neq(c.family, DF_FAM_INT_BIG, "int-big drawn for int-atomic at %llu",
+                      (unsigned long long)i);
+    }
+    df_scratch_free(&buf);
+    df_backend_close(b);
+}
+
+Test(mutants, int32_acc_hand_case_wraps_past_int32)
+{
+    /* 2 * 46340 * 46340 = 4294791200: past int32, exact in the 64-bit
+     * result the descriptor promises; int32 accumulation wraps it to
+     * 4294791200 - 2^32 = -176096 */
+    const int32_t a[2] = {46340, 46340}, b[2] = {46340, 46340};
+    cr_assert_eq(run_host(find("m-int32-acc"), DF_I32, a, b, 2, 32).i, -176096);
+}
+
 Test(mutants, vec_tail_caught_as_exact)
 {
     expect_caught("m-vec-tail", "shfl", DF_FAM_INT_SMALL, "exact");

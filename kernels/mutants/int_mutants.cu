@@ -1,5 +1,13 @@
-/* kernels/mutants/int_mutants.cu — the mutant of `int-atomic` (seed 002;
- * kernels/int_atomic.cu): that kernel with one bug.
+/* kernels/mutants/int_mutants.cu — the mutants of `int-atomic` (seed 002;
+ * kernels/int_atomic.cu): that kernel with one bug each.
+ *
+ *   m-int32-acc  the parent's code unchanged, but its descriptor promises
+ *                the exact dot of int32 vectors as a 64-bit result
+ *                (DF_K_ACC_WIDE, no max_n) while it still accumulates in
+ *                int32: the int32 accumulation that overflows without a
+ *                word. The generator's int-big family (wide kernels only)
+ *                gives it sums past int32; the oracle's "exact" rule sees
+ *                the wrapped result.
  *
  *   m-int16-sum  thread 0 keeps its block's serial sum in a 16-bit integer
  *                (int16_t, wrapping), then atomicAdds it, sign-extended,
@@ -35,7 +43,36 @@ static int int16_sum_model(const df_case *c, df_scratch *s, df_result *out)
 
 #ifdef DOTFUZZ_CUDA
 extern const struct df_gpu_ops df_gpu_m_int16_sum;
+extern const struct df_gpu_ops df_gpu_int_atomic;
 #endif
+
+extern const df_kernel df_mutant_int32_acc;
+
+/* The parent's model, unchanged: the bug is in the promise. */
+static int int32_acc_model(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    return df_int_atomic_model(&df_mutant_int32_acc, c, false, out);
+}
+
+const df_kernel df_mutant_int32_acc = {
+    .name = "m-int32-acc",
+    .origin = "seed 002 (int-atomic)",
+    .summary = "promises the exact dot as a 64-bit result but accumulates in int32: "
+               "overflows without a word past 2^31",
+    .elem = DF_I32,
+    .acc = DF_I32,
+    .flags = DF_K_DETERMINISTIC | DF_K_ACC_WIDE,
+    .block_min = 1,
+    .block_max = 1024,
+    .block_default = 512,
+    .grid_max = 0,
+    .per_thread = 1,
+    .max_n = 0,
+    .tree_height = df_int_atomic_height,
+    .host_model = int32_acc_model,
+    .gpu = DF_GPU_REF(df_gpu_int_atomic),
+};
 
 /* The parent's traits and launch ranges. */
 const df_kernel df_mutant_int16_sum = {
