@@ -52,7 +52,7 @@ ifneq ($(NVCC),)
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart_static -ldl -lrt -lstdc++
 endif
 
-.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda
+.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda libfuzzer
 all: dotfuzz
 
 help:
@@ -61,6 +61,7 @@ help:
 	@echo "make clean      remove $(BUILD)/ and ./dotfuzz"
 	@echo "make example-plugin  build $(BUILD)/examples/plugin/mydot.so (dotfuzz --kernel-lib)"
 	@echo "make example-plugin-cuda  build $(BUILD)/examples/plugin/mydot_device.so (device form; needs nvcc)"
+	@echo "make libfuzzer  build $(BUILD)/libfuzzer/dotfuzz-fuzz and dotfuzz-fuzz-parser (clang, libFuzzer; host backend)"
 	@echo "make help       this list"
 	@echo "variables: CUDA_ARCH=sm_90 (GPU target; now: $(GENCODE)), CC, NVCC, CUDA_HOME, BUILD"
 
@@ -106,6 +107,32 @@ $(BUILD)/examples/plugin/mydot_device.so: examples/plugin/mydot_device.cu includ
 	@mkdir -p $(@D)
 	$(NVCC) -O3 -std=c++17 $(GENCODE) -Werror all-warnings \
 	  -Xcompiler -fPIC,-Wall,-Wextra,-Werror,-ffp-contract=off -shared -Iinclude -o $@ $<
+
+# libFuzzer targets (libfuzzer/): clang only. The library is built again by
+# clang into $(BUILD)/lf, host-only, with coverage instrumentation; the
+# parser target adds ASan+UBSan over fuzz/corpus.c and links the rest from
+# there. A flag inside CC: CFLAGS on a sub-make's command line would
+# replace the project's flags.
+LF_CC    := clang
+LF_DIR   := $(BUILD)/libfuzzer
+LF_LIB   := $(BUILD)/lf/libdotfuzz.a
+LF_FLAGS := -O2 -g -std=c11 $(WARN) -ffp-contract=off -fno-strict-aliasing -D_GNU_SOURCE -I.
+libfuzzer: $(LF_DIR)/dotfuzz-fuzz $(LF_DIR)/dotfuzz-fuzz-parser
+
+$(LF_LIB): FORCE
+	$(MAKE) BUILD=$(BUILD)/lf CC="$(LF_CC) -fsanitize=fuzzer-no-link" NVCC= $@
+
+$(LF_DIR)/dotfuzz-fuzz: libfuzzer/target.c libfuzzer/mutator.c libfuzzer/lf_common.h $(LF_LIB)
+	@mkdir -p $(@D)
+	$(LF_CC) $(LF_FLAGS) -fsanitize=fuzzer -o $@ libfuzzer/target.c libfuzzer/mutator.c $(LF_LIB) $(LDLIBS)
+
+$(LF_DIR)/dotfuzz-fuzz-parser: libfuzzer/parser.c fuzz/corpus.c fuzz/corpus.h $(LF_LIB)
+	@mkdir -p $(@D)
+	$(LF_CC) $(LF_FLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -o $@ libfuzzer/parser.c fuzz/corpus.c $(LF_LIB) $(LDLIBS)
+
+.PHONY: FORCE
+FORCE:
 
 clean:
 	rm -rf $(BUILD) dotfuzz

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "generator.h"
+#include "metamorphic.h"
 
 int df_check_case_refs(df_backend *b, const df_kernel *k, const df_case *c,
                        const df_refs *refs, const df_oracle_opts *o,
@@ -155,4 +156,32 @@ int df_seed_oracle_alarm(const df_judgement *j, double tol)
     double got = j->is_int ? (double)j->iresult : j->result;
     double rel = fabs(got - j->ref) / fabs(j->ref);
     return rel > tol;
+}
+
+int df_launch_for(const df_kernel *k, const df_case *src, df_case *c, char *why,
+                  size_t why_len)
+{
+    *c = *src;
+    if (df_launch_resolve(k, c->n, &c->launch, why, why_len) == 0)
+        return 0;
+    if (src->kernel[0])
+        return -1; /* the case names k: its launch must be valid */
+    c->launch = (df_launch){0};
+    if (k->flags & DF_K_ANY_ALIGNMENT) {
+        c->launch.offset_a = src->launch.offset_a;
+        c->launch.offset_b = src->launch.offset_b;
+    }
+    return df_launch_resolve(k, c->n, &c->launch, why, why_len);
+}
+
+int df_check_case_meta(df_backend *b, const df_kernel *k, const df_case *c,
+                       const df_oracle_opts *oo, const struct df_meta_opts *mo,
+                       df_scratch *buf, df_checked *out)
+{
+    if (df_check_case(b, k, c, oo, out) != 0)
+        return -1;
+    if (!df_meta_sampled(mo, c))
+        return 0;
+    df_meta_report mr;
+    return df_metamorphic(b, k, c, oo, mo, buf, out, &mr);
 }

@@ -44,6 +44,21 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
 void df_print_line(FILE *f, const char *source, const df_case *c,
                    const df_kernel *k, const df_checked *r);
 
+/* The launch a case runs with on kernel k, into *c (a copy of src): the
+ * case's own when valid for k; for a case that names no kernel, k's
+ * defaults (offsets kept where k accepts them) otherwise. Returns 0, or -1
+ * with the reason in why (a case naming k whose launch is invalid). */
+int df_launch_for(const df_kernel *k, const df_case *src, df_case *c, char *why,
+                  size_t why_len);
+
+struct df_meta_opts;
+/* df_check_case, then the metamorphic checks (metamorphic.h) when c is in
+ * mo's sample; buf is their scratch. Returns -1 when the backend became
+ * unusable, as df_check_case. */
+int df_check_case_meta(df_backend *b, const df_kernel *k, const df_case *c,
+                       const df_oracle_opts *oo, const struct df_meta_opts *mo,
+                       df_scratch *buf, df_checked *out);
+
 /* Seed 000's oracle, for comparison: |result - reference| / |reference| >
  * tol in plain double arithmetic, nothing else (so a NaN result compares
  * false and raises no alarm, as it would there). */

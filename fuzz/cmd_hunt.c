@@ -140,11 +140,7 @@ static int hunt_kernel(df_backend *b, const hunt_opts *o, hunt_row *row, df_scra
         df_checked r;
         if (df_generate(o->seed, i, row->k, &go, buf, &c) != 0)
             return -1;
-        int dead = df_check_case(b, row->k, &c, &oo, &r) != 0;
-        if (!dead && df_meta_sampled(&mo, &c)) {
-            df_meta_report mr;
-            dead = df_metamorphic(b, row->k, &c, &oo, &mo, meta_buf, &r, &mr) != 0;
-        }
+        int dead = df_check_case_meta(b, row->k, &c, &oo, &mo, meta_buf, &r) != 0;
         row->cases = i + 1;
         t = now_s() - t0;
         if (r.j.verdict == DF_V_BUG) {

@@ -57,31 +57,13 @@ static void replay_usage(FILE *f)
           f);
 }
 
-/* The launch a kernel-less case runs with on kernel k: the file's when it
- * is valid for k, else k's defaults (offsets kept where k accepts them). */
-static int launch_for(const df_kernel *k, const df_case *src, df_case *c, char *why,
-                      size_t why_len)
-{
-    *c = *src;
-    if (df_launch_resolve(k, c->n, &c->launch, why, why_len) == 0)
-        return 0;
-    if (src->kernel[0])
-        return -1; /* the file names k: its launch must be valid */
-    c->launch = (df_launch){0};
-    if (k->flags & DF_K_ANY_ALIGNMENT) {
-        c->launch.offset_a = src->launch.offset_a;
-        c->launch.offset_b = src->launch.offset_b;
-    }
-    return df_launch_resolve(k, c->n, &c->launch, why, why_len);
-}
-
 static void replay_on(replay_state *st, const char *path, const df_kernel *k,
                       const df_case *src, const df_refs *refs)
 {
     df_case c;
     char why[200];
     df_oracle_opts oo = {.tol = st->o->tol};
-    if (launch_for(k, src, &c, why, sizeof why) != 0) {
+    if (df_launch_for(k, src, &c, why, sizeof why) != 0) {
         if (src->kernel[0]) {
             fprintf(stderr, "dotfuzz replay: %s: %s\n", path, why);
             st->out = df_outcome_worst(st->out, DF_OUTCOME_USAGE);

@@ -394,12 +394,8 @@ static df_outcome campaign(const run_opts *o, df_backend *b, run_state *st)
             out = DF_OUTCOME_ENV;
             break;
         }
-        int unusable = df_check_case(b, k, &c, &oo, &r) != 0;
-        if (!unusable && df_meta_sampled(&o->meta, &c)) {
-            df_meta_report mr;
-            unusable = df_metamorphic(b, k, &c, &oo, &o->meta, &meta_buf, &r, &mr) != 0;
-            st->tally[ki].meta_checked++;
-        }
+        int unusable = df_check_case_meta(b, k, &c, &oo, &o->meta, &meta_buf, &r) != 0;
+        st->tally[ki].meta_checked += (uint64_t)df_meta_sampled(&o->meta, &c);
         if (record(st, ki, o, &c, &r) != 0) {
             out = DF_OUTCOME_ENV;
             break;

@@ -24,6 +24,8 @@ static void usage(FILE *f)
           "  run         fuzz kernels with generated cases, save findings to a corpus\n"
           "  replay      rerun saved case files (files or directories) and judge them\n"
           "  import      make a case file from two text files of numbers\n"
+          "  minimize    shrink a failing case while the same bug (rule) persists\n"
+          "  merge       merge corpora into one directory, one case per distinct finding\n"
           "  hunt        detection benchmark: every mutant, ours against seed 000's oracle\n"
           "  bandwidth   GPU bandwidth table of every kernel beside cuBLAS and a copy\n"
           "  bench-ref   time the CPU references (exact, exact-int, Kahan, G) on one core\n"
@@ -44,6 +46,7 @@ int main(int argc, char **argv)
         {"replay", df_cmd_replay}, {"import", df_cmd_import},
         {"bandwidth", df_cmd_bandwidth}, {"bench-ref", df_cmd_bench_ref},
         {"hunt", df_cmd_hunt},
+        {"minimize", df_cmd_minimize}, {"merge", df_cmd_merge},
     };
     if (argc < 2) {
         usage(stderr);

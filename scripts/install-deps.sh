@@ -13,6 +13,13 @@ have_header zlib.h || need+=(zlib1g-dev)
 have_header nettle/sha1.h || need+=(nettle-dev)
 have_header criterion/criterion.h || need+=(libcriterion-dev)
 have_header mpfr.h || need+=(libmpfr-dev)   # tests: MPFR is the independent exact oracle
+# `make libfuzzer` (scripts/fuzz-smoke.sh): clang and its libFuzzer runtime
+command -v clang >/dev/null 2>&1 || need+=(clang)
+if ! echo 'int LLVMFuzzerTestOneInput(const unsigned char*d, unsigned long n){return 0;}' |
+    clang -fsanitize=fuzzer -x c - -o /tmp/dotfuzz-lf-probe.$$ >/dev/null 2>&1; then
+  need+=(libclang-rt-14-dev)
+fi
+rm -f /tmp/dotfuzz-lf-probe.$$
 
 if [ ${#need[@]} -eq 0 ]; then
   echo "install-deps: all build and test dependencies present"

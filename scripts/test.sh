@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
 # test.sh — the test command: installs what is missing, builds, runs the
-# test suite (CPU only, host backend). Prints "N passed, N failed".
+# test suite (CPU only, host backend). Prints "N passed, N failed". Then
+# the libFuzzer smoke run (scripts/fuzz-smoke.sh, about 40 s) when clang and
+# its libFuzzer runtime are present; FUZZ_SMOKE=0 skips it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 make -j"$(nproc)" test
+if [ "${FUZZ_SMOKE:-1}" != 0 ]; then
+  if echo 'int LLVMFuzzerTestOneInput(const unsigned char*d, unsigned long n){return 0;}' |
+      clang -fsanitize=fuzzer -x c - -o /tmp/dotfuzz-lf-probe.$$ >/dev/null 2>&1; then
+    rm -f /tmp/dotfuzz-lf-probe.$$
+    bash scripts/fuzz-smoke.sh
+  else
+    echo "test.sh: clang with libFuzzer not found: fuzz smoke run skipped"
+  fi
+fi

@@ -1,0 +1,453 @@
+/* cmd_merge.c — `dotfuzz merge OUT IN...`: merges corpora (files or
+ * directories) into directory OUT, keeping one case per distinct finding.
+ * Every case is judged as `replay` judges it (on its kernel; a kernel-less
+ * case on every kernel of its type) and kept only when it adds a new
+ * signature (kernel, verdict, rule, error bucket), the bucket being
+ * floor(log2(err_ratio)) clamped, with one bucket of its own for a
+ * non-finite ratio. Cases already in OUT count as known first, so merging
+ * into an existing corpus adds only what it lacks. Files keep their bytes
+ * and their SHA-1 name (df_corpus_store), so a duplicate by content is
+ * recognised by name. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cli.h"
+#include "cli_util.h"
+#include "metamorphic.h"
+#include "plugin.h"
+
+#define BUCKET_MIN (-64)
+#define BUCKET_MAX 64
+#define BUCKET_NONFINITE 1000 /* NaN or infinite err_ratio */
+
+typedef struct merge_opts {
+    const char *out, *backend;
+    double tol;
+    df_plugin_paths libs;
+} merge_opts;
+
+typedef struct sig {
+    char kernel[DF_NAME_MAX];
+    int verdict, bucket;
+    const char *rule;
+} sig;
+
+typedef struct counts {
+    uint64_t read, kept, duplicate, redundant, unreadable;
+} counts;
+
+typedef struct merge_state {
+    df_backend *b;
+    df_oracle_opts oo;
+    df_meta_opts mo;
+    df_scratch meta_buf;
+    const char *out;
+    sig *sigs;
+    size_t nsigs, capsigs;
+    char (*hashes)[41];
+    size_t nhashes, caphashes;
+    int dead;      /* backend unusable */
+    int env_fail;  /* OUT not writable */
+} merge_state;
+
+static void merge_usage(FILE *f)
+{
+    fputs("usage: dotfuzz merge OUT IN... [OPTIONS]\n"
+          "\n"
+          "Merges case files and corpus directories (read one level deep, in name\n"
+          "order) into directory OUT. Each case is judged as replay judges it and kept\n"
+          "only when it adds a distinct (kernel, verdict, rule, error bucket), the\n"
+          "bucket being floor(log2(err_ratio)); duplicates by content are dropped.\n"
+          "Cases already in OUT count as known. Files are stored under their SHA-1.\n"
+          "\n"
+          "  --backend B          cuda, host or auto (default auto)\n"
+          "  --kernel-lib PATH    load kernels from a plugin library (repeatable)\n"
+          "  --tol X              relative tolerance of a precision finding (default 1e-6)\n"
+          "  -h, --help           this text\n"
+          "\n"
+          "exit status: 0 merged, 2 some input unreadable (the rest merged),\n"
+          "3 OUT cannot be written or the backend is unusable\n",
+          f);
+}
+
+static int parse_merge_opts(int argc, char **argv, merge_opts *o)
+{
+    enum { OPT_BACKEND = 256, OPT_TOL, OPT_KERNEL_LIB };
+    static const struct option longopts[] = {
+        {"backend", required_argument, 0, OPT_BACKEND}, {"tol", required_argument, 0, OPT_TOL},
+        {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    };
+    *o = (merge_opts){.backend = "auto", .tol = 1e-6};
+    int ch;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'h': return 1;
+        case OPT_BACKEND: o->backend = optarg; break;
+        case OPT_KERNEL_LIB:
+            if (df_plugin_paths_add(&o->libs, optarg) != 0) {
+                fprintf(stderr, "dotfuzz merge: more than %d --kernel-lib\n",
+                        DF_PLUGIN_PATHS_MAX);
+                return -1;
+            }
+            break;
+        case OPT_TOL:
+            if (df_parse_double(optarg, &o->tol) || o->tol < 0) {
+                df_usage_error("merge", "invalid --tol '%s'", optarg);
+                return -1;
+            }
+            break;
+        case ':': df_usage_error("merge", "option %s needs a value", argv[optind - 1]); return -1;
+        default: df_usage_error("merge", "unknown option '%s'", argv[optind - 1]); return -1;
+        }
+    }
+    if (argc - optind < 2) {
+        df_usage_error("merge", "%s", "needs OUT and at least one IN");
+        return -1;
+    }
+    o->out = argv[optind++];
+    return 0;
+}
+
+static int bucket_of(double err_ratio)
+{
+    if (!isfinite(err_ratio))
+        return BUCKET_NONFINITE;
+    if (err_ratio <= 0)
+        return BUCKET_MIN;
+    double e = floor(log2(err_ratio));
+    return e < BUCKET_MIN ? BUCKET_MIN : e > BUCKET_MAX ? BUCKET_MAX : (int)e;
+}
+
+static int sig_known(const merge_state *st, const sig *s)
+{
+    for (size_t i = 0; i < st->nsigs; i++) {
+        const sig *t = &st->sigs[i];
+        if (t->verdict == s->verdict && t->bucket == s->bucket &&
+            !strcmp(t->kernel, s->kernel) && !strcmp(t->rule, s->rule))
+            return 1;
+    }
+    return 0;
+}
+
+/* Grows *p (of *cap elements of size es) to hold one more than n. */
+static int grow(void **p, size_t *cap, size_t n, size_t es)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, nc * es);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+static int hash_known(const merge_state *st, const char *hex)
+{
+    for (size_t i = 0; i < st->nhashes; i++)
+        if (!strcmp(st->hashes[i], hex))
+            return 1;
+    return 0;
+}
+
+static int add_hash(merge_state *st, const char *hex)
+{
+    void *p = st->hashes;
+    if (grow(&p, &st->caphashes, st->nhashes, sizeof *st->hashes) != 0)
+        return -1;
+    st->hashes = p;
+    memcpy(st->hashes[st->nhashes++], hex, 41);
+    return 0;
+}
+
+/* Judges c on k as replay does; returns 0 and fills s, or -1 when c cannot
+ * run on k (launch invalid for k, or the backend cannot run k). */
+static int judge_on(merge_state *st, const df_kernel *k, const df_case_file *f, sig *s)
+{
+    df_case c;
+    if (df_launch_for(k, &f->c, &c, NULL, 0) != 0)
+        return -1;
+    if (!df_backend_supports(st->b, k))
+        return -1;
+    df_checked r;
+    if (df_check_case_meta(st->b, k, &c, &st->oo, &st->mo, &st->meta_buf, &r) != 0) {
+        fprintf(stderr, "dotfuzz merge: backend unusable: %s\n", r.res.err);
+        st->dead = 1;
+    }
+    snprintf(s->kernel, sizeof s->kernel, "%s", k->name);
+    s->verdict = r.j.verdict;
+    s->rule = r.j.rule;
+    s->bucket = bucket_of(r.j.err_ratio);
+    return 0;
+}
+
+static const df_kernel *candidate(const df_case *c, size_t i)
+{
+    if (c->kernel[0])
+        return i == 0 ? df_kernel_find(c->kernel) : NULL;
+    size_t nbuiltin = df_kernel_count();
+    return i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
+}
+
+/* Adds every new signature of f; returns how many were new, -1 on no
+ * memory. *runnable = 0 when no kernel could run it. */
+static int add_sigs(merge_state *st, const df_case_file *f, int *runnable)
+{
+    int added = 0;
+    *runnable = 0;
+    const df_kernel *k;
+    for (size_t i = 0; (k = candidate(&f->c, i)) != NULL && !st->dead; i++) {
+        sig s;
+        if (k->elem != f->c.type || judge_on(st, k, f, &s) != 0)
+            continue;
+        *runnable = 1;
+        if (sig_known(st, &s))
+            continue;
+        void *p = st->sigs;
+        if (grow(&p, &st->capsigs, st->nsigs, sizeof *st->sigs) != 0)
+            return -1;
+        st->sigs = p;
+        st->sigs[st->nsigs++] = s;
+        added++;
+    }
+    return added;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    uint8_t *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 4096;
+            uint8_t *q = realloc(buf, nc);
+            if (!q) {
+                free(buf);
+                fclose(fp);
+                return NULL;
+            }
+            buf = q;
+            cap = nc;
+        }
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+static void store_case(merge_state *st, const uint8_t *buf, size_t len, counts *cn)
+{
+    int is_new;
+    if (df_corpus_store(st->out, buf, len, NULL, 0, &is_new) != 0) {
+        fprintf(stderr, "dotfuzz merge: cannot write into %s: %s\n", st->out, strerror(errno));
+        st->env_fail = 1;
+    } else {
+        cn->kept++;
+    }
+}
+
+/* One file of an input (store = 1) or of OUT itself (store = 0: its
+ * signatures and hashes become known, nothing is written or counted). */
+static void merge_file(merge_state *st, const char *path, int store, counts *cn)
+{
+    size_t len = 0;
+    char msg[300];
+    cn->read++;
+    uint8_t *buf = slurp(path, &len);
+    df_case_file f;
+    df_corpus_err e = buf ? df_corpus_decode(buf, len, &f, msg, sizeof msg) : DF_CORPUS_E_IO;
+    if (e != DF_CORPUS_OK) {
+        if (!buf)
+            snprintf(msg, sizeof msg, "%s", df_corpus_strerror(e));
+        fprintf(stderr, "dotfuzz merge: %s: %s\n", path, msg);
+        cn->unreadable++;
+        free(buf);
+        return;
+    }
+    char hex[41];
+    df_sha1_hex(buf, len, hex);
+    if (hash_known(st, hex)) {
+        cn->duplicate++;
+    } else {
+        int runnable;
+        int added = add_sigs(st, &f, &runnable);
+        if (added < 0 || add_hash(st, hex) != 0) {
+            fprintf(stderr, "dotfuzz merge: out of memory\n");
+            st->dead = 1;
+        } else if (!store) {
+            cn->kept++;
+        } else if (added == 0 && (runnable || !f.c.kernel[0])) {
+            cn->redundant++;
+        } else {
+            if (!runnable) /* cannot be judged here: kept, it may hold a finding */
+                fprintf(stderr, "dotfuzz merge: %s: cannot run on %s with its launch on "
+                        "backend %s: kept unjudged\n", path, f.c.kernel, df_backend_name(st->b));
+            store_case(st, buf, len, cn);
+        }
+    }
+    df_case_file_free(&f);
+    free(buf);
+}
+
+static int by_name(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Regular, non-hidden files directly in dir, in name order; NULL when dir
+ * cannot be opened. */
+static char **list_dir(const char *dir, size_t *count)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' || !strcmp(de->d_name, "README.md"))
+            continue;
+        size_t len = strlen(dir) + strlen(de->d_name) + 2;
+        char *p = malloc(len);
+        struct stat sb;
+        void *np = names;
+        if (!p || grow(&np, &cap, n, sizeof *names) != 0) {
+            free(p);
+            break;
+        }
+        names = np;
+        snprintf(p, len, "%s/%s", dir, de->d_name);
+        if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            free(p);
+            continue;
+        }
+        names[n++] = p;
+    }
+    closedir(d);
+    if (!names)
+        names = calloc(1, sizeof *names);
+    qsort(names, n, sizeof *names, by_name);
+    *count = n;
+    return names;
+}
+
+static void merge_path(merge_state *st, const char *path, int store, counts *cn)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        merge_file(st, path, store, cn);
+        return;
+    }
+    size_t n = 0;
+    char **names = list_dir(path, &n);
+    if (!names) {
+        fprintf(stderr, "dotfuzz merge: %s: cannot open directory\n", path);
+        cn->read++;
+        cn->unreadable++;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!st->dead && !st->env_fail)
+            merge_path(st, names[i], store, cn);
+        free(names[i]);
+    }
+    free(names);
+}
+
+static void print_counts(const char *what, const counts *c)
+{
+    printf("%s: read %llu, kept %llu, duplicate %llu, redundant %llu, unreadable %llu\n", what,
+           (unsigned long long)c->read, (unsigned long long)c->kept,
+           (unsigned long long)c->duplicate, (unsigned long long)c->redundant,
+           (unsigned long long)c->unreadable);
+}
+
+/* OUT must be a directory this process can write into. */
+static int out_writable(const char *out)
+{
+    struct stat sb;
+    if (stat(out, &sb) != 0 && mkdir(out, 0777) != 0)
+        return 0;
+    return stat(out, &sb) == 0 && S_ISDIR(sb.st_mode) && access(out, W_OK | X_OK) == 0;
+}
+
+static df_outcome merge_all(merge_state *st, int nin, char **in)
+{
+    counts total = {0}, existing = {0};
+    merge_path(st, st->out, 0, &existing);
+    if (existing.kept)
+        printf("%s (already there): %llu case(s)\n", st->out,
+               (unsigned long long)existing.kept);
+    for (int i = 0; i < nin && !st->dead && !st->env_fail; i++) {
+        counts c = {0};
+        merge_path(st, in[i], 1, &c);
+        print_counts(in[i], &c);
+        total.read += c.read;
+        total.kept += c.kept;
+        total.duplicate += c.duplicate;
+        total.redundant += c.redundant;
+        total.unreadable += c.unreadable;
+    }
+    print_counts("total", &total);
+    printf("%zu distinct (kernel, verdict, rule, error bucket) signature(s) in %s\n",
+           st->nsigs, st->out);
+    if (st->dead || st->env_fail)
+        return DF_OUTCOME_ENV;
+    return total.unreadable ? DF_OUTCOME_USAGE : DF_OUTCOME_CLEAN;
+}
+
+df_outcome df_cmd_merge(int argc, char **argv)
+{
+    merge_opts o;
+    int p = parse_merge_opts(argc, argv, &o);
+    if (p > 0) {
+        merge_usage(stdout);
+        return DF_OUTCOME_CLEAN;
+    }
+    if (p < 0)
+        return DF_OUTCOME_USAGE;
+    char err[512];
+    if (df_plugin_load_all(&o.libs, err, sizeof err) != 0) {
+        fprintf(stderr, "dotfuzz merge: --kernel-lib %s\n", err);
+        return DF_OUTCOME_USAGE;
+    }
+    if (!out_writable(o.out)) {
+        fprintf(stderr, "dotfuzz merge: cannot write into directory %s\n", o.out);
+        return DF_OUTCOME_ENV;
+    }
+    merge_state st = {.oo = {.tol = o.tol}, .mo = {.every = 1, .reruns = 2}, .out = o.out};
+    df_outcome out = df_open_backend_cli("merge", o.backend, &st.b);
+    if (out != DF_OUTCOME_CLEAN)
+        return out;
+    fprintf(stderr, "dotfuzz merge: %s\n", df_backend_note(st.b));
+    out = merge_all(&st, argc - optind, argv + optind);
+    df_backend_close(st.b);
+    df_scratch_free(&st.meta_buf);
+    free(st.sigs);
+    free(st.hashes);
+    return out;
+}
