@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "../fuzz/corpus.h"
 #include "../kernels/kernel.h"
@@ -28,6 +29,15 @@ static inline const df_kernel *df_lf_kernel_of_type(df_type t, size_t i)
             return k;
     }
     return NULL;
+}
+
+/* DOTFUZZ_LF_KERNEL=NAME fuzzes one kernel (a mutant, a plugin's, any the
+ * registry knows): every input runs on it, whatever kernel it names, and the
+ * mutator's fresh cases are of its type. NULL when unset or unknown. */
+static inline const df_kernel *df_lf_forced_kernel(void)
+{
+    const char *name = getenv("DOTFUZZ_LF_KERNEL");
+    return name && *name ? df_kernel_find(name) : NULL;
 }
 
 static inline size_t df_lf_kernels_of_type(df_type t)

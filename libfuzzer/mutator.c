@@ -6,6 +6,7 @@
  * valid CRC. Input that does not decode falls back to LLVMFuzzerMutate. */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -365,12 +366,54 @@ static void mutate_once(mcase *m)
     fix_launch(m);
 }
 
+/* A fresh small case from the seed, for inputs that are no case file (an
+ * empty corpus starts there): small integers, n up to 64, of the forced
+ * kernel's type (DOTFUZZ_LF_KERNEL) or f32, naming that kernel or none. */
+static size_t fresh_case(uint8_t *out, size_t max_size, unsigned seed)
+{
+    const df_kernel *k = df_lf_forced_kernel();
+    df_type t = k ? k->elem : DF_F32;
+    mcase m;
+    memset(&m, 0, sizeof m);
+    df_pcg32_seed(&m.rng, seed, 0x66726573);
+    m.es = df_type_size(t);
+    m.cap = 1 + rnd(&m, 64);
+    if (max_n_for(t, max_size) < m.cap)
+        return 0;
+    m.a = calloc(m.cap, m.es);
+    m.b = calloc(m.cap, m.es);
+    size_t len = 0;
+    if (m.a && m.b) {
+        for (uint64_t i = 0; i < m.cap; i++) {
+            int32_t x = (int32_t)rnd(&m, 101) - 50, y = (int32_t)rnd(&m, 101) - 50;
+            if (t == DF_F32) {
+                float fx = (float)x, fy = (float)y;
+                memcpy(m.a + i * 4, &fx, 4), memcpy(m.b + i * 4, &fy, 4);
+            } else if (t == DF_F64) {
+                double dx = x, dy = y;
+                memcpy(m.a + i * 8, &dx, 8), memcpy(m.b + i * 8, &dy, 8);
+            } else {
+                memcpy(m.a + i * 4, &x, 4), memcpy(m.b + i * 4, &y, 4);
+            }
+        }
+        m.c.type = t;
+        m.c.n = m.cap;
+        if (k)
+            snprintf(m.c.kernel, sizeof m.c.kernel, "%s", k->name);
+        len = mcase_store(&m, out, max_size);
+    }
+    mcase_free(&m);
+    return len;
+}
+
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
                                unsigned int seed)
 {
     mcase m;
-    if (mcase_load(&m, data, size, max_size, seed) != 0)
-        return LLVMFuzzerMutate(data, size, max_size);
+    if (mcase_load(&m, data, size, max_size, seed) != 0) {
+        size_t len = fresh_case(data, max_size, seed);
+        return len ? len : LLVMFuzzerMutate(data, size, max_size);
+    }
     uint32_t rounds = 1 + rnd(&m, 4);
     for (uint32_t r = 0; r < rounds; r++)
         mutate_once(&m);

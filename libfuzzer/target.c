@@ -100,30 +100,12 @@ static int out_of_domain(const df_kernel *k, const df_judgement *j)
            strcmp(j->rule, "overflow") == 0;
 }
 
-/* The launch of c on k: the file's when valid for k; for a case that names
- * no kernel, k's defaults (offsets kept where k takes them) otherwise,
- * as replay does. */
-static int launch_for(const df_kernel *k, const df_case *src, df_case *c)
-{
-    *c = *src;
-    if (df_launch_resolve(k, c->n, &c->launch, NULL, 0) == 0)
-        return 0;
-    if (src->kernel[0])
-        return -1;
-    c->launch = (df_launch){0};
-    if (k->flags & DF_K_ANY_ALIGNMENT) {
-        c->launch.offset_a = src->launch.offset_a;
-        c->launch.offset_b = src->launch.offset_b;
-    }
-    return df_launch_resolve(k, c->n, &c->launch, NULL, 0);
-}
-
 /* Runs src on k; 1 when it ran, 0 when k cannot take it. */
 static int run_on(const df_kernel *k, const df_case *src, const df_refs *refs)
 {
     df_backend *b = lf_backend();
     df_case c;
-    if (!df_backend_supports(b, k) || launch_for(k, src, &c) != 0)
+    if (!df_backend_supports(b, k) || df_launch_for(k, src, &c, NULL, 0) != 0)
         return 0;
     df_oracle_opts oo = {.tol = 1e-6};
     df_checked r;
@@ -159,7 +141,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     df_refs refs;
     df_refs_compute(f.c.type, f.c.a, f.c.b, f.c.n, &refs);
     int ran = 0;
-    if (f.c.kernel[0]) {
+    const df_kernel *forced = df_lf_forced_kernel();
+    if (forced) {
+        f.c.kernel[0] = '\0'; /* the file's launch, where valid for the forced kernel */
+        ran = forced->elem == f.c.type && run_on(forced, &f.c, &refs);
+    } else if (f.c.kernel[0]) {
         ran = run_on(df_kernel_find(f.c.kernel), &f.c, &refs);
     } else {
         const df_kernel *k;

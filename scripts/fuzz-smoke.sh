@@ -3,7 +3,9 @@
 # each for a bounded time over a seed corpus copied from corpus/regression/.
 # Exits non-zero when a target crashes (an oracle `bug` on a correct kernel,
 # a parser round-trip failure, a sanitizer report). One summary line per
-# target. FUZZ_SECONDS sets each target's time (default 20).
+# target. FUZZ_SECONDS sets each target's time (default 20). Then libFuzzer
+# must find a mutant (m-fold-bounds) from an empty corpus, and its crash
+# artifact must replay as a bug and minimize to a handful of elements.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${FUZZ_SECONDS:-20}"
@@ -34,4 +36,33 @@ for target in dotfuzz-fuzz dotfuzz-fuzz-parser; do
     echo "fuzz-smoke: $target ok: ${execs:-?} execs in ${secs}s (${rate:-?}/s), ${first:-?}-> ${last:-?}"
   fi
 done
+# The other direction: libFuzzer must find a mutant's bug from an empty
+# corpus (the mutator builds fresh cases), the crash artifact must replay as
+# a bug, and minimize must shrink it to a handful of elements.
+hunt="$work/mutant"
+mkdir -p "$hunt/empty" "$hunt/artifacts"
+rc=0
+DOTFUZZ_LF_KERNEL=m-fold-bounds build/libfuzzer/dotfuzz-fuzz -max_total_time="$secs" -seed=1 \
+  -artifact_prefix="$hunt/artifacts/" "$hunt/empty" >"$hunt/log" 2>&1 || rc=$?
+crash=$(ls "$hunt/artifacts/"crash-* 2>/dev/null | head -n1 || true)
+if [ "$rc" -eq 0 ] || [ -z "$crash" ]; then
+  status=1
+  echo "fuzz-smoke: libFuzzer did not find m-fold-bounds from an empty corpus in ${secs}s"
+  tail -n 20 "$hunt/log"
+else
+  execs=$(grep -oE '^#[0-9]+' "$hunt/log" | tail -n1 | tr -d '#')
+  rrc=0
+  ./dotfuzz replay --backend host "$crash" >"$hunt/replay" 2>&1 || rrc=$?
+  ./dotfuzz minimize --backend host -o "$hunt/min" "$crash" >"$hunt/minimize" 2>&1 || true
+  after=$(sed -n 's/^after: n=\([0-9]*\).*/\1/p' "$hunt/minimize")
+  mrc=0
+  ./dotfuzz replay --backend host "$hunt/min" >/dev/null 2>&1 || mrc=$?
+  if [ "$rrc" -eq 1 ] && [ "$mrc" -eq 1 ] && [ -n "$after" ] && [ "$after" -le 8 ]; then
+    echo "fuzz-smoke: m-fold-bounds found from an empty corpus after ~${execs:-?} execs; the artifact replays as a bug and minimizes to n=$after"
+  else
+    status=1
+    echo "fuzz-smoke: mutant artifact check failed (replay exit $rrc, minimized n=${after:-?}, its replay exit $mrc)"
+    cat "$hunt/replay" "$hunt/minimize"
+  fi
+fi
 exit "$status"
