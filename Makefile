@@ -52,7 +52,7 @@ ifneq ($(NVCC),)
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart_static -ldl -lrt -lstdc++
 endif
 
-.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda libfuzzer
+.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda
 all: dotfuzz
 
 help:
@@ -62,6 +62,7 @@ help:
 	@echo "make example-plugin  build $(BUILD)/examples/plugin/mydot.so (dotfuzz --kernel-lib)"
 	@echo "make example-plugin-cuda  build $(BUILD)/examples/plugin/mydot_device.so (device form; needs nvcc)"
 	@echo "make libfuzzer  build $(BUILD)/libfuzzer/dotfuzz-fuzz and dotfuzz-fuzz-parser (clang, libFuzzer; host backend)"
+	@echo "make libfuzzer-cuda  build $(BUILD)/libfuzzer/dotfuzz-fuzz-cuda (clang + nvcc; DOTFUZZ_BACKEND=cuda runs the GPU kernels)"
 	@echo "make help       this list"
 	@echo "variables: CUDA_ARCH=sm_90 (GPU target; now: $(GENCODE)), CC, NVCC, CUDA_HOME, BUILD"
 
@@ -130,6 +131,20 @@ $(LF_DIR)/dotfuzz-fuzz-parser: libfuzzer/parser.c fuzz/corpus.c fuzz/corpus.h $(
 	@mkdir -p $(@D)
 	$(LF_CC) $(LF_FLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	  -o $@ libfuzzer/parser.c fuzz/corpus.c $(LF_LIB) $(LDLIBS)
+
+# The same target with the GPU kernels (clang for host code, nvcc for the
+# kernels); zlib and nettle static so the binary can be carried to a GPU
+# host that has no clang.
+LFC_LIB := $(BUILD)/lfc/libdotfuzz.a
+libfuzzer-cuda: $(LF_DIR)/dotfuzz-fuzz-cuda
+
+$(LFC_LIB): FORCE
+	$(MAKE) BUILD=$(BUILD)/lfc CC="$(LF_CC) -fsanitize=fuzzer-no-link" $@
+
+$(LF_DIR)/dotfuzz-fuzz-cuda: libfuzzer/target.c libfuzzer/mutator.c libfuzzer/lf_common.h $(LFC_LIB)
+	@mkdir -p $(@D)
+	$(LF_CC) $(LF_FLAGS) -DDOTFUZZ_CUDA -fsanitize=fuzzer -o $@ libfuzzer/target.c \
+	  libfuzzer/mutator.c $(LFC_LIB) $(CUDA_LIBS) -Wl,-Bstatic -lz -lnettle -Wl,-Bdynamic -lm -lpthread -ldl
 
 .PHONY: FORCE
 FORCE:

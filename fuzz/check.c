@@ -185,3 +185,40 @@ int df_check_case_meta(df_backend *b, const df_kernel *k, const df_case *c,
     df_meta_report mr;
     return df_metamorphic(b, k, c, oo, mo, buf, out, &mr);
 }
+
+/* floor(log2(r)) shifted so that ratios from 2^-30 up map to 1..47; 0 for
+ * an exact result, 48 for a non-finite ratio. */
+static unsigned ratio_bucket(double r)
+{
+    if (r == 0)
+        return 0;
+    if (!isfinite(r))
+        return 48;
+    int e = (int)floor(log2(r)) + 31;
+    return e < 1 ? 1 : e > 47 ? 47 : (unsigned)e;
+}
+
+/* floor(log10(cond)) clamped to 0..31 (an infinite or NaN cond is 31). */
+static unsigned cond_bucket(double c)
+{
+    if (!(c < 1e31))
+        return 31;
+    if (!(c >= 10))
+        return 0;
+    return (unsigned)floor(log10(c));
+}
+
+static uint32_t fnv1a(uint32_t h, const void *p, size_t n)
+{
+    const uint8_t *s = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 16777619u;
+    return h;
+}
+
+uint32_t df_error_bucket(const df_kernel *k, const df_judgement *j)
+{
+    uint32_t key[3] = {ratio_bucket(j->err_ratio), cond_bucket(j->cond), (uint32_t)j->verdict};
+    uint32_t h = fnv1a(2166136261u, k->name, strlen(k->name));
+    return fnv1a(h, key, sizeof key) % DF_BUCKETS;
+}

@@ -59,6 +59,13 @@ int df_check_case_meta(df_backend *b, const df_kernel *k, const df_case *c,
                        const df_oracle_opts *oo, const struct df_meta_opts *mo,
                        df_scratch *buf, df_checked *out);
 
+/* The error regime a judged case reached: a hash of (kernel, floor(log2
+ * err_ratio) bucket, floor(log10 cond) bucket, verdict). The libFuzzer
+ * target turns it into coverage; run and replay count the distinct ones.
+ * DF_BUCKETS is the size of the space it hashes into. */
+#define DF_BUCKETS 4096u
+uint32_t df_error_bucket(const df_kernel *k, const df_judgement *j);
+
 /* Seed 000's oracle, for comparison: |result - reference| / |reference| >
  * tol in plain double arithmetic, nothing else (so a NaN result compares
  * false and raises no alarm, as it would there). */

@@ -4,6 +4,7 @@
  * that cannot be read gets one line on stderr naming it and the problem,
  * and the replay goes on with the rest. */
 #include <dirent.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,10 @@ typedef struct replay_state {
     df_scratch meta_buf;
     df_outcome out;
     int dead; /* the backend's context was poisoned: stop */
+    uint8_t bucket_seen[DF_BUCKETS / 8]; /* error regimes reached (df_error_bucket) */
+    uint32_t buckets;
+    double worst_ratio;
+    const char *worst_kernel;
     uint64_t files, runs, bad_files, verdicts[DF_V_COUNT];
 } replay_state;
 
@@ -84,6 +89,15 @@ static void replay_on(replay_state *st, const char *path, const df_kernel *k,
     }
     st->runs++;
     st->verdicts[r.j.verdict]++;
+    uint32_t bk = df_error_bucket(k, &r.j);
+    if (!(st->bucket_seen[bk / 8] & (1u << (bk % 8)))) {
+        st->bucket_seen[bk / 8] |= (uint8_t)(1u << (bk % 8));
+        st->buckets++;
+    }
+    if (isfinite(r.j.err_ratio) && r.j.err_ratio > st->worst_ratio) {
+        st->worst_ratio = r.j.err_ratio;
+        st->worst_kernel = k->name;
+    }
     if (r.j.verdict == DF_V_BUG)
         st->out = df_outcome_worst(st->out, DF_OUTCOME_BUG);
     if (st->o->json)
@@ -270,11 +284,12 @@ df_outcome df_cmd_replay(int argc, char **argv)
     }
     fprintf(stderr,
             "dotfuzz replay: %llu file(s), %llu unreadable, %llu run(s): ok %llu, "
-            "precision %llu, bug %llu\n",
+            "precision %llu, bug %llu; %u distinct error buckets, worst ratio %.3g (%s)\n",
             (unsigned long long)st.files, (unsigned long long)st.bad_files,
             (unsigned long long)st.runs, (unsigned long long)st.verdicts[DF_V_OK],
             (unsigned long long)st.verdicts[DF_V_PRECISION],
-            (unsigned long long)st.verdicts[DF_V_BUG]);
+            (unsigned long long)st.verdicts[DF_V_BUG], st.buckets, st.worst_ratio,
+            st.worst_kernel ? st.worst_kernel : "-");
     df_backend_close(st.b);
     df_scratch_free(&st.meta_buf);
     return st.out;

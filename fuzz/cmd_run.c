@@ -60,6 +60,8 @@ typedef struct run_state {
     uint64_t saved;
     double worst_ratio;
     const char *worst_kernel;
+    uint8_t bucket_seen[DF_BUCKETS / 8]; /* error regimes reached (df_error_bucket) */
+    uint32_t buckets;
 } run_state;
 
 static volatile sig_atomic_t interrupted;
@@ -301,6 +303,8 @@ static void summary(const run_state *st, const run_opts *o, double elapsed,
            "bugs by this oracle; this oracle: %llu bug(s)\n",
            o->tol, (unsigned long long)alarms, (unsigned long long)alarms_bug,
            (unsigned long long)st->verdicts[DF_V_BUG]);
+    printf("  distinct error buckets (kernel x log2 ratio x log10 cond x verdict): %u\n",
+           st->buckets);
     printf("  findings saved: %llu new file(s) in %s\n", (unsigned long long)st->saved,
            o->corpus);
 }
@@ -334,6 +338,11 @@ static int record(run_state *st, size_t ki, const run_opts *o, const df_case *c,
     t->cases++;
     st->verdicts[j->verdict]++;
     t->verdicts[j->verdict]++;
+    uint32_t bk = df_error_bucket(st->kernels[ki], j);
+    if (!(st->bucket_seen[bk / 8] & (1u << (bk % 8)))) {
+        st->bucket_seen[bk / 8] |= (uint8_t)(1u << (bk % 8));
+        st->buckets++;
+    }
     if (r->model_ran && r->model.status == DF_RUN_OK && r->res.status == DF_RUN_OK &&
         bit_equal(&r->res, &r->model))
         t->model_equal++;

@@ -17,7 +17,7 @@
  * __start___libfuzzer_extra_counters and __stop___libfuzzer_extra_counters,
  * clears them word by word before each run and turns each nonzero byte into
  * features after it. A multiple of 8 bytes, aligned, kept by the linker. */
-#define DF_LF_COUNTERS 4096u
+#define DF_LF_COUNTERS DF_BUCKETS
 __attribute__((section("__libfuzzer_extra_counters"), used, aligned(64)))
 static uint8_t df_lf_counters[DF_LF_COUNTERS];
 
@@ -40,43 +40,9 @@ static df_backend *lf_backend(void)
     return backend;
 }
 
-/* floor(log2(r)) shifted so that ratios from 2^-30 up map to 1..47; 0 for
- * an exact result, 48 for a non-finite ratio. */
-static unsigned ratio_bucket(double r)
-{
-    if (r == 0)
-        return 0;
-    if (!isfinite(r) || isnan(r))
-        return 48;
-    int e = (int)floor(log2(r)) + 31;
-    return e < 1 ? 1 : e > 47 ? 47 : (unsigned)e;
-}
-
-/* floor(log10(cond)) clamped to 0..31 (an infinite or NaN cond is 31). */
-static unsigned cond_bucket(double c)
-{
-    if (!(c < 1e31))
-        return 31;
-    if (!(c >= 10))
-        return 0;
-    return (unsigned)floor(log10(c));
-}
-
-static uint32_t fnv1a(uint32_t h, const void *p, size_t n)
-{
-    const uint8_t *s = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * 16777619u;
-    return h;
-}
-
 static void bump_counter(const df_kernel *k, const df_judgement *j)
 {
-    uint32_t key[3] = {ratio_bucket(j->err_ratio), cond_bucket(j->cond),
-                       (uint32_t)j->verdict};
-    uint32_t h = fnv1a(2166136261u, k->name, strlen(k->name));
-    h = fnv1a(h, key, sizeof key);
-    uint8_t *c = &df_lf_counters[h % DF_LF_COUNTERS];
+    uint8_t *c = &df_lf_counters[df_error_bucket(k, j) % DF_LF_COUNTERS];
     if (*c < 255)
         (*c)++;
 }

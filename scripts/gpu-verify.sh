@@ -9,6 +9,8 @@
 #   scripts/gpu-verify.sh invariants fold/tournament with --debug-invariants -> OUTDIR/invariants.txt
 #   scripts/gpu-verify.sh benchref   the CPU references' speed on one core -> OUTDIR/bench-ref.txt
 #   scripts/gpu-verify.sh hunt       every mutant and correct kernel, ours vs seed 000's -> OUTDIR/hunt.md
+#   scripts/gpu-verify.sh lfcompare [SECONDS]
+#                                    error-guided libFuzzer vs plain random, same time -> OUTDIR/lf-vs-random.txt
 #   scripts/gpu-verify.sh compare [SECONDS]
 #                                    a campaign (default 300 s) judged by our oracle and counted
 #                                    by seed 000's -> OUTDIR/oracle-vs-seed.txt
@@ -113,6 +115,29 @@ hunt() {
   return $rc
 }
 
+# Error-guided libFuzzer (build/libfuzzer/dotfuzz-fuzz-cuda, `make
+# libfuzzer-cuda`) against plain random generation (`dotfuzz run`), the same
+# time each, the same n limit (the target's 128 KiB input cap: n <= 16368 for
+# f32), no metamorphic checks in either.
+lfcompare() {
+  local secs=${1:-90} lf=build/libfuzzer/dotfuzz-fuzz-cuda log="$OUTDIR/lf-vs-random.txt"
+  rm -rf "$WORK/lf" && mkdir -p "$WORK/lf/corpus" "$WORK/lf/seeds"
+  cp corpus/regression/*.f32 corpus/regression/*.f64 corpus/regression/*.i32 "$WORK/lf/seeds/"
+  local cmd="DOTFUZZ_BACKEND=cuda $lf -max_total_time=$secs -max_len=131072 -timeout=20 -print_final_stats=1 CORPUS SEEDS"
+  echo "\$ $cmd" >"$log"
+  DOTFUZZ_BACKEND=cuda $lf -max_total_time="$secs" -max_len=131072 -timeout=20 -print_final_stats=1 \
+    -artifact_prefix="$WORK/lf/" "$WORK/lf/corpus" "$WORK/lf/seeds" >"$WORK/lf/log" 2>&1
+  echo "exit $?" >>"$log"
+  grep -E 'INITED|DONE|^stat::number_of_executed_units|^stat::average_exec_per_sec|dotfuzz-fuzz: bug' "$WORK/lf/log" | head -n 8 >>"$log"
+  echo "corpus inputs: $(ls "$WORK/lf/corpus" | wc -l)" >>"$log"
+  echo "\$ $DF replay --backend cuda --no-meta CORPUS" >>"$log"
+  $DF replay --backend cuda --no-meta "$WORK/lf/corpus" 2>&1 >/dev/null | tail -n 1 >>"$log"
+  echo "\$ $DF run --backend cuda --time ${secs}s --max-n 16368 --seed 3 --meta-every 0 --save-precision none" >>"$log"
+  $DF run --backend cuda --time "${secs}s" --max-n 16368 --seed 3 --meta-every 0 --save-precision none \
+    --corpus "$WORK/rnd" 2>/dev/null >>"$log"
+  cat "$log"
+}
+
 # The campaign outlives one device call (10 minutes at most), so it runs
 # detached (setsid) beside the model-match runs; `collect` waits for both.
 start() {
@@ -161,7 +186,8 @@ case "${1:-}" in
   benchref) benchref ;;
   compare) compare "${2:-300}" ;;
   hunt) hunt ;;
+  lfcompare) lfcompare "${2:-90}" ;;
   start) start "${2:-660}" ;;
   collect) collect "${2:-560}" ;;
-  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|hunt|compare [SECONDS]|start [SECONDS]|collect [WAIT]" >&2; exit 2 ;;
+  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|hunt|lfcompare [SECONDS]|compare [SECONDS]|start [SECONDS]|collect [WAIT]" >&2; exit 2 ;;
 esac
