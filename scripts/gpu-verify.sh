@@ -11,6 +11,9 @@
 #   scripts/gpu-verify.sh hunt       every mutant and correct kernel, ours vs seed 000's -> OUTDIR/hunt.md
 #   scripts/gpu-verify.sh lfcompare [SECONDS]
 #                                    error-guided libFuzzer vs plain random, same time -> OUTDIR/lf-vs-random.txt
+#   scripts/gpu-verify.sh lfmutant [KERNEL]
+#                                    libFuzzer finds a mutant from an empty corpus; replay, minimize
+#                                    -> OUTDIR/lf-mutant.txt
 #   scripts/gpu-verify.sh compare [SECONDS]
 #                                    a campaign (default 300 s) judged by our oracle and counted
 #                                    by seed 000's -> OUTDIR/oracle-vs-seed.txt
@@ -138,6 +141,27 @@ lfcompare() {
   cat "$log"
 }
 
+# libFuzzer finds a mutant on the GPU from an empty corpus; its crash
+# artifact replays as a bug and minimizes.
+lfmutant() {
+  local k=${1:-m-nonatomic} log="$OUTDIR/lf-mutant.txt" c
+  rm -rf "$WORK/lfm" && mkdir -p "$WORK/lfm/empty" "$WORK/lfm/art"
+  echo "\$ DOTFUZZ_BACKEND=cuda DOTFUZZ_LF_KERNEL=$k build/libfuzzer/dotfuzz-fuzz-cuda -max_total_time=60 -seed=1 EMPTY" >"$log"
+  DOTFUZZ_BACKEND=cuda DOTFUZZ_LF_KERNEL=$k build/libfuzzer/dotfuzz-fuzz-cuda -max_total_time=60 -seed=1 \
+    -artifact_prefix="$WORK/lfm/art/" "$WORK/lfm/empty" >"$WORK/lfm/log" 2>&1
+  echo "exit $?" >>"$log"
+  grep -E 'INITED|dotfuzz-fuzz: bug|Test unit written' "$WORK/lfm/log" | head -n 3 >>"$log"
+  c=$(ls "$WORK/lfm/art/"crash-* 2>/dev/null | head -n 1)
+  [ -n "$c" ] || { echo "no crash artifact" >>"$log"; cat "$log"; return 1; }
+  echo "\$ $DF replay --backend cuda CRASH" >>"$log"
+  $DF replay --backend cuda "$c" >>"$log" 2>&1; echo "exit $?" >>"$log"
+  echo "\$ $DF minimize --backend cuda -o MIN CRASH" >>"$log"
+  $DF minimize --backend cuda -o "$WORK/lfm/min" "$c" >>"$log" 2>&1; echo "exit $?" >>"$log"
+  echo "\$ $DF replay --backend cuda MIN" >>"$log"
+  $DF replay --backend cuda "$WORK/lfm/min" >>"$log" 2>&1; echo "exit $?" >>"$log"
+  cat "$log"
+}
+
 # The campaign outlives one device call (10 minutes at most), so it runs
 # detached (setsid) beside the model-match runs; `collect` waits for both.
 start() {
@@ -187,7 +211,8 @@ case "${1:-}" in
   compare) compare "${2:-300}" ;;
   hunt) hunt ;;
   lfcompare) lfcompare "${2:-90}" ;;
+  lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   start) start "${2:-660}" ;;
   collect) collect "${2:-560}" ;;
-  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|hunt|lfcompare [SECONDS]|compare [SECONDS]|start [SECONDS]|collect [WAIT]" >&2; exit 2 ;;
+  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|hunt|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|start [SECONDS]|collect [WAIT]" >&2; exit 2 ;;
 esac
