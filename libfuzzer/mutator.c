@@ -281,9 +281,18 @@ static void resize(mcase *m)
     m->c.n = nn;
 }
 
-/* Another correct kernel of the case's type, or none (every kernel). */
+/* Another correct kernel of the case's type, or none (every kernel); with
+ * DOTFUZZ_LF_KERNEL always that kernel, so a crash artifact names the
+ * kernel it failed on and replays on it. */
 static void change_kernel(mcase *m)
 {
+    const df_kernel *forced = df_lf_forced_kernel();
+    if (forced) {
+        memset(m->c.kernel, 0, sizeof m->c.kernel);
+        strncpy(m->c.kernel, forced->name, DF_NAME_MAX - 1);
+        m->c.launch = (df_launch){0};
+        return;
+    }
     size_t nk = df_lf_kernels_of_type(m->c.type);
     uint32_t pick = rnd(m, (uint32_t)nk + 1);
     memset(m->c.kernel, 0, sizeof m->c.kernel);
@@ -298,8 +307,9 @@ static void change_kernel(mcase *m)
  * df_launch_resolve accepts it. */
 static void change_launch(mcase *m)
 {
-    const df_kernel *k = m->c.kernel[0] ? df_kernel_find(m->c.kernel)
-                                        : df_lf_kernel_of_type(m->c.type, 0);
+    const df_kernel *k = df_lf_forced_kernel();
+    if (!k)
+        k = m->c.kernel[0] ? df_kernel_find(m->c.kernel) : df_lf_kernel_of_type(m->c.type, 0);
     if (!k)
         return;
     df_launch l = m->c.launch;

@@ -109,8 +109,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int ran = 0;
     const df_kernel *forced = df_lf_forced_kernel();
     if (forced) {
-        f.c.kernel[0] = '\0'; /* the file's launch, where valid for the forced kernel */
-        ran = forced->elem == f.c.type && run_on(forced, &f.c, &refs);
+        /* only inputs that name the forced kernel (the mutator writes its
+         * name): a crash artifact must replay on the kernel it failed on */
+        ran = strcmp(f.c.kernel, forced->name) == 0 && run_on(forced, &f.c, &refs);
     } else if (f.c.kernel[0]) {
         ran = run_on(df_kernel_find(f.c.kernel), &f.c, &refs);
     } else {
