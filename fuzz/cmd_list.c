@@ -73,11 +73,8 @@ df_outcome df_cmd_list(int argc, char **argv)
             return DF_OUTCOME_USAGE;
         }
     }
-    char err[512];
-    if (df_plugin_load_all(&libs, err, sizeof err) != 0) {
-        fprintf(stderr, "dotfuzz list: --kernel-lib %s\n", err);
+    if (df_load_plugins_cli("list", &libs) != 0)
         return DF_OUTCOME_USAGE;
-    }
     if (names) {
         list_names(model_checked);
         return DF_OUTCOME_CLEAN;

@@ -430,11 +430,8 @@ df_outcome df_cmd_merge(int argc, char **argv)
     }
     if (p < 0)
         return DF_OUTCOME_USAGE;
-    char err[512];
-    if (df_plugin_load_all(&o.libs, err, sizeof err) != 0) {
-        fprintf(stderr, "dotfuzz merge: --kernel-lib %s\n", err);
+    if (df_load_plugins_cli("merge", &o.libs) != 0)
         return DF_OUTCOME_USAGE;
-    }
     if (!out_writable(o.out)) {
         fprintf(stderr, "dotfuzz merge: cannot write into directory %s\n", o.out);
         return DF_OUTCOME_ENV;

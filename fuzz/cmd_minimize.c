@@ -494,16 +494,14 @@ df_outcome df_cmd_minimize(int argc, char **argv)
     }
     if (p < 0)
         return DF_OUTCOME_USAGE;
-    char err[512];
-    if (df_plugin_load_all(&o.libs, err, sizeof err) != 0) {
-        fprintf(stderr, "dotfuzz minimize: --kernel-lib %s\n", err);
+    if (df_load_plugins_cli("minimize", &o.libs) != 0)
         return DF_OUTCOME_USAGE;
-    }
     if (o.kernel && !df_kernel_find(o.kernel)) {
         df_usage_error("minimize", "unknown kernel '%s'", o.kernel);
         return DF_OUTCOME_USAGE;
     }
     df_case_file f;
+    char err[512];
     if (df_corpus_read(o.file, &f, err, sizeof err) != DF_CORPUS_OK) {
         fprintf(stderr, "dotfuzz minimize: %s: %s\n", o.file, err);
         return DF_OUTCOME_USAGE;

@@ -260,11 +260,8 @@ df_outcome df_cmd_replay(int argc, char **argv)
     }
     if (p < 0)
         return DF_OUTCOME_USAGE;
-    char lib_err[512];
-    if (df_plugin_load_all(&o.libs, lib_err, sizeof lib_err) != 0) {
-        fprintf(stderr, "dotfuzz replay: --kernel-lib %s\n", lib_err);
+    if (df_load_plugins_cli("replay", &o.libs) != 0)
         return DF_OUTCOME_USAGE;
-    }
     if (o.kernel && !df_kernel_find(o.kernel)) {
         df_usage_error("replay", "unknown kernel '%s'", o.kernel);
         return DF_OUTCOME_USAGE;

@@ -436,11 +436,8 @@ df_outcome df_cmd_run(int argc, char **argv)
     }
     if (p < 0)
         return DF_OUTCOME_USAGE;
-    char lib_err[512];
-    if (df_plugin_load_all(&o.libs, lib_err, sizeof lib_err) != 0) {
-        fprintf(stderr, "dotfuzz run: --kernel-lib %s\n", lib_err);
+    if (df_load_plugins_cli("run", &o.libs) != 0)
         return DF_OUTCOME_USAGE;
-    }
     df_backend *b = NULL;
     df_outcome opened = df_open_backend_cli("run", o.backend, &b);
     if (opened != DF_OUTCOME_CLEAN)

@@ -524,3 +524,12 @@ int df_plugin_load_all(const df_plugin_paths *p, char *err, size_t err_len)
             return -1;
     return 0;
 }
+
+int df_load_plugins_cli(const char *cmd, const df_plugin_paths *p)
+{
+    char err[512];
+    if (df_plugin_load_all(p, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "dotfuzz %s: --kernel-lib %s\n", cmd, err);
+    return -1;
+}

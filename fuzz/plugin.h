@@ -33,6 +33,10 @@ int df_plugin_paths_add(df_plugin_paths *p, const char *path);
 /* Loads each path in order; stops at the first failure (-1, err set). */
 int df_plugin_load_all(const df_plugin_paths *p, char *err, size_t err_len);
 
+/* df_plugin_load_all for subcommand cmd: on failure one line on stderr,
+ * "dotfuzz CMD: --kernel-lib <why>", and -1 (the caller's usage error). */
+int df_load_plugins_cli(const char *cmd, const df_plugin_paths *p);
+
 #ifdef __cplusplus
 }
 #endif
