@@ -17,7 +17,7 @@ have_header mpfr.h || need+=(libmpfr-dev)   # tests: MPFR is the independent exa
 command -v clang >/dev/null 2>&1 || need+=(clang)
 if ! echo 'int LLVMFuzzerTestOneInput(const unsigned char*d, unsigned long n){return 0;}' |
     clang -fsanitize=fuzzer -x c - -o /tmp/dotfuzz-lf-probe.$$ >/dev/null 2>&1; then
-  need+=(libclang-rt-14-dev)
+  need+=(libclang-rt-dev)   # the runtime matching the default clang
 fi
 rm -f /tmp/dotfuzz-lf-probe.$$
 
