@@ -64,10 +64,8 @@ df_outcome df_cmd_list(int argc, char **argv)
                 fprintf(stderr, "dotfuzz list: option --kernel-lib needs a value\n");
                 return DF_OUTCOME_USAGE;
             }
-            if (df_plugin_paths_add(&libs, path) != 0) {
-                fprintf(stderr, "dotfuzz list: more than %d --kernel-lib\n", DF_PLUGIN_PATHS_MAX);
+            if (df_plugin_paths_add_cli("list", &libs, path) != 0)
                 return DF_OUTCOME_USAGE;
-            }
         } else {
             fprintf(stderr, "dotfuzz list: unexpected argument '%s'\n", argv[i]);
             return DF_OUTCOME_USAGE;

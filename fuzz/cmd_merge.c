@@ -95,11 +95,8 @@ static int parse_merge_opts(int argc, char **argv, merge_opts *o)
         case 'h': return 1;
         case OPT_BACKEND: o->backend = optarg; break;
         case OPT_KERNEL_LIB:
-            if (df_plugin_paths_add(&o->libs, optarg) != 0) {
-                fprintf(stderr, "dotfuzz merge: more than %d --kernel-lib\n",
-                        DF_PLUGIN_PATHS_MAX);
+            if (df_plugin_paths_add_cli("merge", &o->libs, optarg) != 0)
                 return -1;
-            }
             break;
         case OPT_TOL:
             if (df_parse_double(optarg, &o->tol) || o->tol < 0) {

@@ -224,11 +224,8 @@ static int parse_replay_opts(int argc, char **argv, replay_opts *o)
         case OPT_BACKEND: o->backend = optarg; break;
         case OPT_KERNEL: o->kernel = optarg; break; /* checked once plugins are loaded */
         case OPT_KERNEL_LIB:
-            if (df_plugin_paths_add(&o->libs, optarg) != 0) {
-                fprintf(stderr, "dotfuzz replay: more than %d --kernel-lib\n",
-                        DF_PLUGIN_PATHS_MAX);
+            if (df_plugin_paths_add_cli("replay", &o->libs, optarg) != 0)
                 return -1;
-            }
             break;
         case OPT_TOL:
             if (df_parse_double(optarg, &o->tol) || o->tol < 0) {

@@ -165,10 +165,8 @@ static int parse_run_opts(int argc, char **argv, run_opts *o)
         case OPT_FAMILY: o->family = optarg; break;
         case OPT_DEBUG_INV: o->debug_invariants = 1; break;
         case OPT_KERNEL_LIB:
-            if (df_plugin_paths_add(&o->libs, optarg) != 0) {
-                fprintf(stderr, "dotfuzz run: more than %d --kernel-lib\n", DF_PLUGIN_PATHS_MAX);
+            if (df_plugin_paths_add_cli("run", &o->libs, optarg) != 0)
                 return -1;
-            }
             break;
         case OPT_META_EVERY:
             if (df_parse_u64(optarg, &v) || v > 0xffffffffu)

@@ -533,3 +533,11 @@ int df_load_plugins_cli(const char *cmd, const df_plugin_paths *p)
     fprintf(stderr, "dotfuzz %s: --kernel-lib %s\n", cmd, err);
     return -1;
 }
+
+int df_plugin_paths_add_cli(const char *cmd, df_plugin_paths *p, const char *path)
+{
+    if (df_plugin_paths_add(p, path) == 0)
+        return 0;
+    fprintf(stderr, "dotfuzz %s: more than %d --kernel-lib\n", cmd, DF_PLUGIN_PATHS_MAX);
+    return -1;
+}

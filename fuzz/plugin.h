@@ -37,6 +37,10 @@ int df_plugin_load_all(const df_plugin_paths *p, char *err, size_t err_len);
  * "dotfuzz CMD: --kernel-lib <why>", and -1 (the caller's usage error). */
 int df_load_plugins_cli(const char *cmd, const df_plugin_paths *p);
 
+/* df_plugin_paths_add for subcommand cmd's --kernel-lib: on overflow one
+ * line on stderr and -1 (the caller's usage error). */
+int df_plugin_paths_add_cli(const char *cmd, df_plugin_paths *p, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

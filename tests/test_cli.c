@@ -3,6 +3,8 @@
  * replayed, and every corpus-reading failure through `replay`.
  * Runs ./dotfuzz from the repository root (make test builds it first). */
 #include <criterion/criterion.h>
+
+#include "cli_helpers.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,32 +15,8 @@
 
 #define OUT_MAX (1 << 16)
 
-/* Runs a shell command, captures stdout+stderr into out, returns the exit
- * status (or -1). */
-static int sh(char *out, const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(out, 1, OUT_MAX - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *tmpdir(void)
-{
-    static char tmpl[64];
-    strcpy(tmpl, "/tmp/dotfuzz-cli-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpl));
-    return tmpl;
-}
+#define sh(buf, ...) df_test_sh(buf, OUT_MAX, __VA_ARGS__)
+#define tmpdir() df_test_tmpdir("cli")
 
 static void write_text(const char *path, const char *text)
 {

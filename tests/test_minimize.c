@@ -6,6 +6,8 @@
  * an unreadable input is counted and the rest merged.
  * Runs ./dotfuzz from the repository root (make test builds it first). */
 #include <criterion/criterion.h>
+
+#include "cli_helpers.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,32 +18,8 @@
 
 static char out[OUT_MAX];
 
-/* Runs a shell command, captures stdout+stderr into buf, returns the exit
- * status (or -1). */
-static int sh(char *buf, const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(buf, 1, OUT_MAX - 1, p);
-    buf[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *tmpdir(void)
-{
-    static char tmpl[64];
-    strcpy(tmpl, "/tmp/dotfuzz-min-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpl));
-    return tmpl;
-}
+#define sh(buf, ...) df_test_sh(buf, OUT_MAX, __VA_ARGS__)
+#define tmpdir() df_test_tmpdir("min")
 
 /* From minimize's "LABEL: n=N kernel=K ... VERDICT (RULE): ..." line. */
 static void parse_state(const char *text, const char *label, unsigned long long *n, char *rule)

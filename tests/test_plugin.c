@@ -6,6 +6,8 @@
  * cc into a temporary directory; each Criterion test runs in its own
  * process, so each starts with an empty plugin registry. */
 #include <criterion/criterion.h>
+
+#include "cli_helpers.h"
 #include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
@@ -26,28 +28,14 @@ static char out[OUT_MAX];
  * status, or -1. */
 static int sh(const char *fmt, ...)
 {
-    char cmd[8192];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    int rc = df_test_shv(out, OUT_MAX, fmt, ap);
     va_end(ap);
-    strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(out, 1, OUT_MAX - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return rc;
 }
 
-static const char *tmpdir(void)
-{
-    static char tmpl[64];
-    strcpy(tmpl, "/tmp/dotfuzz-plugin-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpl));
-    return tmpl;
-}
+#define tmpdir() df_test_tmpdir("plugin")
 
 /* Compiles src (C source, or a file path when is_file) into dir/name.so
  * against the repository's include/; returns the .so path. */

@@ -1,0 +1,48 @@
+/* cli_helpers.h — what the tests that run ./dotfuzz (and cc) share: a shell
+ * command with its output captured, and a fresh temporary directory. */
+#ifndef DOTFUZZ_TEST_CLI_HELPERS_H
+#define DOTFUZZ_TEST_CLI_HELPERS_H
+
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* Runs a shell command with stdout and stderr into buf (cap bytes, NUL
+ * terminated); returns its exit status, or -1. */
+static inline int df_test_shv(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+    char cmd[8192];
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(buf, 1, cap - 1, p);
+    buf[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static inline int df_test_sh(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = df_test_shv(buf, cap, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* A new directory /tmp/dotfuzz-<tag>-XXXXXX; the name lives until the next
+ * call. */
+static inline char *df_test_tmpdir(const char *tag)
+{
+    static char path[96];
+    snprintf(path, sizeof path, "/tmp/dotfuzz-%s-XXXXXX", tag);
+    cr_assert_not_null(mkdtemp(path));
+    return path;
+}
+
+#endif
