@@ -48,7 +48,7 @@ int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
 }
 
 /* JSON has no inf/nan: those become strings. */
-static void json_num(FILE *f, double x)
+void df_json_num(FILE *f, double x)
 {
     if (isnan(x))
         fputs("\"nan\"", f);
@@ -61,11 +61,11 @@ static void json_num(FILE *f, double x)
 static void json_value(FILE *f, const char *key, double x)
 {
     fprintf(f, "\"%s\":{\"hex\":\"%a\",\"dec\":", key, x);
-    json_num(f, x);
+    df_json_num(f, x);
     fputc('}', f);
 }
 
-static void json_str(FILE *f, const char *s)
+void df_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -91,7 +91,7 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
 {
     const df_judgement *j = &r->j;
     fputs("{\"source\":", f);
-    json_str(f, source);
+    df_json_str(f, source);
     fprintf(f, ",\"kernel\":\"%s\",\"type\":\"%s\",\"n\":%llu,\"family\":\"%s\","
                "\"seed\":%llu,\"index\":%llu,",
             k->name, df_type_name(c->type), (unsigned long long)c->n,
@@ -102,9 +102,9 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
     fprintf(f, "\"inputs\":{\"all_integer\":%s,\"nonfinite\":%s,\"max_abs_a\":",
             r->refs.all_integer ? "true" : "false",
             r->refs.has_nonfinite ? "true" : "false");
-    json_num(f, r->refs.max_abs_a);
+    df_json_num(f, r->refs.max_abs_a);
     fputs(",\"max_abs_b\":", f);
-    json_num(f, r->refs.max_abs_b);
+    df_json_num(f, r->refs.max_abs_b);
     fputs("},", f);
     if (j->is_int)
         fprintf(f, "\"result\":{\"int\":%lld},", (long long)j->iresult);
@@ -115,29 +115,29 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
     fprintf(f, "\"exact\":{\"known\":%s", j->exact_known ? "true" : "false");
     if (j->exact_known) {
         fprintf(f, ",\"hex\":\"%a\",\"tail_hex\":\"%a\",\"dec\":", j->exact_hi, j->exact_lo);
-        json_num(f, j->exact_hi);
+        df_json_num(f, j->exact_hi);
         if (r->refs.fp_known) /* correctly rounded to float from s itself */
             fprintf(f, ",\"f32_hex\":\"%a\"", (double)r->refs.fp.f32);
     }
     fputs("},", f);
     json_value(f, "kahan", j->kahan);
     fputs(",\"G\":", f);
-    json_num(f, j->G);
+    df_json_num(f, j->G);
     fputs(",\"abs_err\":", f);
-    json_num(f, j->abs_err);
+    df_json_num(f, j->abs_err);
     fputs(",\"rel_err\":", f);
-    json_num(f, j->rel_err);
+    df_json_num(f, j->rel_err);
     fputs(",\"err_ratio\":", f);
-    json_num(f, j->err_ratio);
+    df_json_num(f, j->err_ratio);
     fputs(",\"ulp_err\":", f);
-    json_num(f, j->ulp_err);
+    df_json_num(f, j->ulp_err);
     fputs(",\"bound\":", f);
-    json_num(f, j->bound);
+    df_json_num(f, j->bound);
     fputs(",\"cond\":", f);
-    json_num(f, j->cond);
+    df_json_num(f, j->cond);
     fprintf(f, ",\"h\":%llu,\"verdict\":\"%s\",\"rule\":\"%s\",\"why\":",
             (unsigned long long)j->h, df_verdict_name(j->verdict), j->rule);
-    json_str(f, j->why);
+    df_json_str(f, j->why);
     fputs("}\n", f);
 }
 

@@ -40,6 +40,11 @@ int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
 void df_print_json(FILE *f, const char *source, const df_case *c,
                    const df_kernel *k, const df_checked *r);
 
+/* JSON pieces: a number (non-finite ones as the strings "inf", "-inf",
+ * "nan": JSON has none) and an escaped string. */
+void df_json_num(FILE *f, double x);
+void df_json_str(FILE *f, const char *s);
+
 /* One human line: "<source> <kernel> <verdict> (<rule>) ..." */
 void df_print_line(FILE *f, const char *source, const df_case *c,
                    const df_kernel *k, const df_checked *r);

@@ -35,6 +35,8 @@ df_outcome df_cmd_bench_ref(int argc, char **argv);
 df_outcome df_cmd_hunt(int argc, char **argv);
 df_outcome df_cmd_minimize(int argc, char **argv);
 df_outcome df_cmd_merge(int argc, char **argv);
+df_outcome df_cmd_report(int argc, char **argv);
+df_outcome df_cmd_smoke(int argc, char **argv);
 
 #ifdef __cplusplus
 }

@@ -229,10 +229,12 @@ df_outcome df_cmd_hunt(int argc, char **argv)
         row.k = row.mutant ? df_mutant_at(i) : df_kernel_at(i - nm);
         int blind = row.mutant && (row.k->flags & DF_K_HOST_BLIND) &&
                     strcmp(df_backend_name(b), "host") == 0;
-        if (!df_backend_supports(b, row.k) || blind) {
+        int kills = (row.k->flags & DF_K_KILLS_PROCESS) != 0;
+        if (!df_backend_supports(b, row.k) || blind || kills) {
             skipped++;
             fprintf(stderr, "dotfuzz hunt: skipping %s: %s on backend %s\n", row.k->name,
-                    blind ? "its bug cannot show" : "cannot run", df_backend_name(b));
+                    kills ? "it kills its process (a campaign, run --out, runs it)"
+                    : blind ? "its bug cannot show" : "cannot run", df_backend_name(b));
             continue;
         }
         if (hunt_kernel(b, &o, &row, &buf, &meta_buf) != 0) {

@@ -14,6 +14,7 @@
 #include "check.h"
 #include "cli.h"
 #include "cli_util.h"
+#include "guard.h"
 #include "metamorphic.h"
 #include "plugin.h"
 
@@ -23,6 +24,7 @@ typedef struct replay_opts {
     double tol;
     int json;
     int debug_invariants;
+    double watchdog_s; /* a case running longer is a reproduced hang */
     df_meta_opts meta;
     df_plugin_paths libs; /* --kernel-lib, loaded before --kernel is checked */
 } replay_opts;
@@ -55,6 +57,9 @@ static void replay_usage(FILE *f)
           "  --json               one JSON object per case and kernel on stdout\n"
           "  --debug-invariants   fold/tournament check their loop invariant (cuda)\n"
           "  --no-meta            skip the metamorphic checks (rerun, negate, scale, permute)\n"
+          "  --watchdog DURATION  a case running longer is reported as a reproduced hang\n"
+          "                       (bug, exit 1; default 60s); a case that crashes the\n"
+          "                       process is reported as a reproduced crash (bug, exit 1)\n"
           "  -h, --help           this text\n"
           "\n"
           "exit status: 1 if any case is still a bug, else 2 if any file could not be\n"
@@ -78,11 +83,15 @@ static void replay_on(replay_state *st, const char *path, const df_kernel *k,
         return;
     }
     df_checked r;
+    char what[600];
+    snprintf(what, sizeof what, "%s on %s", path, k->name);
+    df_guard_enter(what, st->o->watchdog_s);
     int unusable = df_check_case_refs(st->b, k, &c, refs, &oo, &r) != 0;
     if (!unusable && df_meta_sampled(&st->o->meta, &c)) {
         df_meta_report mr;
         unusable = df_metamorphic(st->b, k, &c, &oo, &st->o->meta, &st->meta_buf, &r, &mr) != 0;
     }
+    df_guard_leave();
     if (unusable) {
         fprintf(stderr, "dotfuzz replay: backend unusable after %s: %s\n", path, r.res.err);
         st->dead = 1;
@@ -205,16 +214,18 @@ static void replay_dir(replay_state *st, const char *dir)
 static int parse_replay_opts(int argc, char **argv, replay_opts *o)
 {
     enum { OPT_BACKEND = 256, OPT_TOL, OPT_JSON, OPT_KERNEL, OPT_DEBUG_INV, OPT_NO_META,
-           OPT_KERNEL_LIB };
+           OPT_KERNEL_LIB, OPT_WATCHDOG };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"tol", required_argument, 0, OPT_TOL},
         {"json", no_argument, 0, OPT_JSON}, {"kernel", required_argument, 0, OPT_KERNEL},
         {"debug-invariants", no_argument, 0, OPT_DEBUG_INV},
         {"no-meta", no_argument, 0, OPT_NO_META},
         {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
+        {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
-    *o = (replay_opts){.backend = "auto", .tol = 1e-6, .meta = {.every = 1, .reruns = 2}};
+    *o = (replay_opts){.backend = "auto", .tol = 1e-6, .meta = {.every = 1, .reruns = 2},
+                       .watchdog_s = 60};
     int ch;
     optind = 1;
     opterr = 0;
@@ -236,6 +247,12 @@ static int parse_replay_opts(int argc, char **argv, replay_opts *o)
         case OPT_JSON: o->json = 1; break;
         case OPT_DEBUG_INV: o->debug_invariants = 1; break;
         case OPT_NO_META: o->meta.every = 0; break;
+        case OPT_WATCHDOG:
+            if (df_parse_duration(optarg, &o->watchdog_s) || !(o->watchdog_s > 0)) {
+                df_usage_error("replay", "invalid --watchdog '%s'", optarg);
+                return -1;
+            }
+            break;
         case ':': df_usage_error("replay", "option %s needs a value", argv[optind - 1]); return -1;
         default: df_usage_error("replay", "unknown option '%s'", argv[optind - 1]); return -1;
         }
@@ -269,6 +286,7 @@ df_outcome df_cmd_replay(int argc, char **argv)
         return opened;
     df_backend_set_debug_invariants(st.b, o.debug_invariants);
     fprintf(stderr, "dotfuzz replay: %s\n", df_backend_note(st.b));
+    df_guard_install("replay");
     for (int i = optind; i < argc && !st.dead; i++) {
         struct stat sb;
         if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))

@@ -26,6 +26,9 @@ static void usage(FILE *f)
           "  import      make a case file from two text files of numbers\n"
           "  minimize    shrink a failing case while the same bug (rule) persists\n"
           "  merge       merge corpora into one directory, one case per distinct finding\n"
+          "  report      summarise a campaign directory: report.md and gnuplot plots\n"
+          "  smoke       CI gate: replay the regression corpus, fuzz every kernel briefly,\n"
+          "              write JUnit XML and a JSON summary\n"
           "  hunt        detection benchmark: every mutant, ours against seed 000's oracle\n"
           "  bandwidth   GPU bandwidth table of every kernel beside cuBLAS and a copy\n"
           "  bench-ref   time the CPU references (exact, exact-int, Kahan, G) on one core\n"
@@ -47,6 +50,7 @@ int main(int argc, char **argv)
         {"bandwidth", df_cmd_bandwidth}, {"bench-ref", df_cmd_bench_ref},
         {"hunt", df_cmd_hunt},
         {"minimize", df_cmd_minimize}, {"merge", df_cmd_merge},
+        {"report", df_cmd_report}, {"smoke", df_cmd_smoke},
     };
     if (argc < 2) {
         usage(stderr);

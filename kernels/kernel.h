@@ -58,6 +58,8 @@ enum {
     DF_K_ACC_WIDE = 1u << 8,        /* integer kernel that promises the exact dot as a
                                        64-bit result (int32 inputs): sums past int32 are
                                        in its domain, and the generator may produce them */
+    DF_K_KILLS_PROCESS = 1u << 9,   /* mutants that crash or hang the process running them:
+                                       only a supervised campaign (run --out) runs them */
 };
 
 /* Guard zones: every backend places a case's vectors between guards of

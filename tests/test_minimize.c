@@ -161,9 +161,9 @@ static unsigned count_files(const char *dir)
  * of every file of A. */
 static void make_overlapping(const char *d)
 {
-    cr_assert_eq(sh(out, "./dotfuzz run --backend host --kernel m-tail --cases 40 --seed 2 "
+    cr_assert_eq(sh(out, "./dotfuzz run --backend host --kernel m-tail --cases 40 --seed 2 --save-bugs all "
                          "--corpus %s/A", d), 1, "%s", out);
-    cr_assert_eq(sh(out, "./dotfuzz run --backend host --kernel m-fold-bounds --cases 40 "
+    cr_assert_eq(sh(out, "./dotfuzz run --backend host --kernel m-fold-bounds --cases 40 --save-bugs all "
                          "--seed 2 --corpus %s/B; cp %s/A/* %s/B/", d, d, d), 0, "%s", out);
 }
 

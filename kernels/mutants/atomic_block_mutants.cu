@@ -31,6 +31,18 @@
  *                      match) catches it on the GPU. Its host model is the
  *                      parent's: deterministic, so the host never sees it.
  *
+ *   m-wild-read        one thread reads 2^40 elements past a[] when n % 509 == 300:
+ *                      on the GPU an illegal address, which poisons the
+ *                      CUDA context of the process; on the host (its model
+ *                      does the same read) a segmentation fault. It exists
+ *                      to prove that a campaign survives a kernel that
+ *                      kills its process: the supervisor saves the case as
+ *                      a `bug` with rule "crash" and starts a new worker.
+ *   m-hang             never finishes when n % 1021 == 600 (thread 0 spins
+ *                      forever; its host model sleeps forever): the
+ *                      watchdog's test, saved as a `bug` with rule "hang".
+ *                      Other lengths: the parent, unchanged.
+ *
  * The host models of m-tail and m-read-past-end read past the end of the
  * case's vectors: they run only through a backend (fuzz/backend.c), which
  * hands every host model its vectors inside DF_GUARD_ELEMS elements
@@ -40,10 +52,17 @@
 #include "../kernel.h"
 #include "../cuda_backend.h"
 
+/* The lengths on which m-wild-read and m-hang misbehave: rare enough that
+ * a campaign spends its time fuzzing, not restarting workers. */
+#define DF_WILD_READ_TRIGGER(n) ((n) % 509 == 300)
+#define DF_WILD_READ_OFFSET ((unsigned long long)1 << 40)
+#define DF_HANG_TRIGGER(n) ((n) % 1021 == 600)
+
 #ifndef __CUDACC__
 /* ---- host models and descriptors (C11) ---- */
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../model_common.h"
 
@@ -52,7 +71,7 @@
 
 extern const df_kernel df_mutant_no_zero, df_mutant_tail,
     df_mutant_read_past_end, df_mutant_wrong_copy_size, df_mutant_no_sync,
-    df_mutant_nonatomic, df_mutant_claims_det;
+    df_mutant_nonatomic, df_mutant_claims_det, df_mutant_wild_read, df_mutant_hang;
 
 /* The parent's tree height: product, thread 0's serial loop over the
  * block, one atomic add per block. */
@@ -133,10 +152,30 @@ static int claims_det_model(const df_case *c, df_scratch *s, df_result *out)
     return atomic_block_sum(&df_mutant_claims_det, c, TAIL_ZERO, out);
 }
 
+/* m-wild-read: 2^40 floats (4 TiB) past a[] is mapped in no process. */
+static int wild_read_model(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    if (DF_WILD_READ_TRIGGER(c->n)) {
+        const volatile float *far = (const float *)c->a + DF_WILD_READ_OFFSET;
+        out->f = *far;
+        return 0;
+    }
+    return atomic_block_sum(&df_mutant_wild_read, c, TAIL_ZERO, out);
+}
+
+static int hang_model(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    while (DF_HANG_TRIGGER(c->n))
+        sleep(1); /* what a hung kernel looks like from the host */
+    return atomic_block_sum(&df_mutant_hang, c, TAIL_ZERO, out);
+}
+
 #ifdef DOTFUZZ_CUDA
 extern const struct df_gpu_ops df_gpu_atomic_block, df_gpu_m_no_zero,
     df_gpu_m_tail, df_gpu_m_read_past_end, df_gpu_m_wrong_copy_size,
-    df_gpu_m_no_sync, df_gpu_m_nonatomic;
+    df_gpu_m_no_sync, df_gpu_m_nonatomic, df_gpu_m_wild_read, df_gpu_m_hang;
 #endif
 
 /* The parent's traits and launch ranges. */
@@ -221,6 +260,27 @@ const df_kernel df_mutant_claims_det = {
     .gpu = DF_GPU_REF(df_gpu_atomic_block),
 };
 
+
+const df_kernel df_mutant_wild_read = {
+    .name = "m-wild-read",
+    .origin = "seed 000 (atomic-block)",
+    .summary = "reads 2^40 elements past a[] when n % 509 == 300: an illegal "
+               "address on the GPU, a segfault on the host (kills its process)",
+    .flags = DF_K_FLUSHES_SUBNORMALS | DF_K_KILLS_PROCESS,
+    ATOMIC_BLOCK_LAUNCH,
+    .host_model = wild_read_model,
+    .gpu = DF_GPU_REF(df_gpu_m_wild_read),
+};
+
+const df_kernel df_mutant_hang = {
+    .name = "m-hang",
+    .origin = "seed 000 (atomic-block)",
+    .summary = "never finishes when n % 1021 == 600 (the watchdog's test)",
+    .flags = DF_K_FLUSHES_SUBNORMALS | DF_K_KILLS_PROCESS,
+    ATOMIC_BLOCK_LAUNCH,
+    .host_model = hang_model,
+    .gpu = DF_GPU_REF(df_gpu_m_hang),
+};
 #else
 /* ---- GPU kernels and launchers (CUDA C) ---- */
 #include <string.h>
@@ -229,7 +289,8 @@ const df_kernel df_mutant_claims_det = {
 
 /* The parent's kernel, parameterised by the bug: every mutant below is
  * this with exactly one change. */
-enum ab_bug { AB_NONE, AB_TAIL, AB_READ_PAST_END, AB_NO_SYNC, AB_NONATOMIC };
+enum ab_bug { AB_NONE, AB_TAIL, AB_READ_PAST_END, AB_NO_SYNC, AB_NONATOMIC, AB_WILD_READ,
+              AB_HANG };
 
 template <int BUG>
 __global__ void __launch_bounds__(1024)
@@ -239,7 +300,12 @@ m_atomic_block_kernel(const float *a, const float *b, float *c,
     __shared__ float tmp[1024];
     unsigned long long index =
         (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (BUG == AB_TAIL)
+    if (BUG == AB_HANG && DF_HANG_TRIGGER(n) && index == 0)
+        for (;;)
+            __nanosleep(1000);
+    if (BUG == AB_WILD_READ && DF_WILD_READ_TRIGGER(n) && index == 0)
+        tmp[threadIdx.x] = *(const volatile float *)(a + DF_WILD_READ_OFFSET);
+    else if (BUG == AB_TAIL)
         tmp[threadIdx.x] = a[index] * b[index];
     else if (BUG == AB_READ_PAST_END ? index <= n : index < n)
         tmp[threadIdx.x] = a[index] * b[index];
@@ -305,4 +371,8 @@ extern "C" const struct df_gpu_ops df_gpu_m_no_sync = {
     NULL, m_atomic_block_enqueue<AB_NO_SYNC>, df_finish_float<float>};
 extern "C" const struct df_gpu_ops df_gpu_m_nonatomic = {
     NULL, m_atomic_block_enqueue<AB_NONATOMIC>, df_finish_float<float>};
+extern "C" const struct df_gpu_ops df_gpu_m_wild_read = {
+    NULL, m_atomic_block_enqueue<AB_WILD_READ>, df_finish_float<float>};
+extern "C" const struct df_gpu_ops df_gpu_m_hang = {
+    NULL, m_atomic_block_enqueue<AB_HANG>, df_finish_float<float>};
 #endif

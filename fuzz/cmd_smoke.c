@@ -1,0 +1,1054 @@
+/* cmd_smoke.c — `dotfuzz smoke`: the CI gate. Replays the committed
+ * regression corpus, then fuzzes every kernel for a fixed time from a fixed
+ * seed and a fresh one, stops at the first reproducible new bug, saves it,
+ * and writes what CI systems read: a JUnit XML report and a JSON summary.
+ *
+ * Judging is `replay`'s for the corpus (metamorphic checks on every case)
+ * and `run`'s for the fuzzing (one case in 16), so a failure here
+ * reproduces with the replay command printed beside it. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cli.h"
+#include "cli_util.h"
+#include "generator.h"
+#include "metamorphic.h"
+#include "plugin.h"
+
+/* The fixed seed: the same cases on every CI run, so a change that breaks
+ * one of them fails every time, not one run in N. */
+#define DF_SMOKE_SEED 1u
+#define SMOKE_MAX_KERNELS 64
+#define SMOKE_MAX_DIRS 16
+#define SMOKE_MAX_FLAKY 16 /* flaky cases listed in the JSON (all are counted) */
+
+typedef struct smoke_opts {
+    const char *backend, *findings, *junit, *json;
+    const char *dirs[SMOKE_MAX_DIRS];
+    size_t ndirs;
+    const char *kernels[SMOKE_MAX_KERNELS]; /* --kernel: none = the default set */
+    size_t nkernels;
+    double time_s;
+    uint64_t seed;
+    df_plugin_paths libs;
+} smoke_opts;
+
+enum { R_PASS, R_FAIL, R_ERROR, R_SKIP };
+
+/* One replayed (file, kernel); kernel NULL when the file could not be read. */
+typedef struct reg_result {
+    char *file, *message, *detail; /* owned */
+    const char *kernel;
+    int status;
+    int verdict, recorded; /* df_verdict, 0 = none */
+    double time_s;
+} reg_result;
+
+typedef struct kernel_tally {
+    uint64_t cases, flaky, known;
+    uint64_t verdicts[DF_V_COUNT]; /* flaky bugs are counted as flaky, not bug */
+    double time_s;
+} kernel_tally;
+
+typedef struct seed_run {
+    const char *label; /* "fixed" or "fresh" */
+    uint64_t seed, cases;
+    kernel_tally tally[SMOKE_MAX_KERNELS];
+    double elapsed;
+    int ran; /* 0: an earlier seed stopped at a bug */
+} seed_run;
+
+typedef struct flaky_case {
+    const char *kernel;
+    uint64_t seed, index;
+} flaky_case;
+
+typedef struct smoke_bug {
+    int found, rechecked;
+    size_t seed_i, ki;
+    uint64_t seed, index, n;
+    char rule[24], why[240], path[4096], replay[4600];
+} smoke_bug;
+
+typedef struct smoke_state {
+    const smoke_opts *o;
+    df_backend *b;
+    const df_kernel *kernels[SMOKE_MAX_KERNELS];
+    size_t nk;
+    reg_result *reg;
+    size_t nreg, capreg;
+    char (*known)[41]; /* SHA-1 names of the replayed corpus files */
+    size_t nknown, capknown;
+    seed_run seeds[2];
+    flaky_case flaky[SMOKE_MAX_FLAKY];
+    uint64_t nflaky;
+    smoke_bug bug;
+    df_outcome out;
+    int dead; /* the backend's context was poisoned: no more runs */
+    double t0;
+    df_scratch buf, meta_buf;
+} smoke_state;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Minimal copy of cmd_run.c's fresh_seed (static there). */
+static uint64_t fresh_seed(void)
+{
+    uint64_t s = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f) {
+        if (fread(&s, sizeof s, 1, f) != 1)
+            s = 0;
+        fclose(f);
+    }
+    return s ^ ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+}
+
+static void smoke_usage(FILE *f)
+{
+    fputs("usage: dotfuzz smoke [OPTIONS]\n"
+          "\n"
+          "The CI gate: replays the regression corpus, then fuzzes every kernel from a\n"
+          "fixed seed and a fresh one, stopping at the first reproducible new bug, which\n"
+          "is saved. Writes a JUnit XML report and a JSON summary when asked.\n"
+          "\n"
+          "  --corpus DIR         regression corpus to replay (repeatable; default\n"
+          "                       corpus/regression)\n"
+          "  --kernel NAME        fuzz only this kernel (repeatable; mutants allowed;\n"
+          "                       default all that the backend runs, as run --kernel all)\n"
+          "  --kernel-lib PATH    load kernels from a plugin library (repeatable)\n"
+          "  --backend B          cuda, host or auto (default auto)\n"
+          "  --time DURATION      fuzzing time, split over the two seeds (default 30s)\n"
+          "  --seed S             the fixed seed (default 1); the other is random, printed\n"
+          "  --findings DIR       where a new bug is saved (default corpus/findings)\n"
+          "  --junit FILE         write a JUnit XML report\n"
+          "  --json FILE          write a JSON summary\n"
+          "  -h, --help           this text\n"
+          "\n"
+          "A bug is reproducible when a second check of the case says bug again (else it\n"
+          "is reported as flaky and fuzzing goes on), new when its case file's SHA-1 name\n"
+          "is not one of the replayed corpus's. A regression case fails when its verdict\n"
+          "is bug or differs from the verdict its file records.\n"
+          "\n"
+          "exit status: 0 no bug, 1 a regression case failed or a reproducible new bug,\n"
+          "2 usage error or unreadable corpus file, 3 environment error\n",
+          f);
+}
+
+enum { OPT_CORPUS = 256, OPT_KERNEL, OPT_KERNEL_LIB, OPT_BACKEND, OPT_SEED, OPT_FINDINGS,
+       OPT_JUNIT, OPT_JSON };
+
+/* One option into o; returns the name of the option whose value is bad. */
+static const char *smoke_opt(int ch, const char *arg, smoke_opts *o, int *corpus_set)
+{
+    switch (ch) {
+    case OPT_CORPUS:
+        if (!*corpus_set)
+            o->ndirs = 0; /* the first --corpus replaces the default */
+        *corpus_set = 1;
+        if (o->ndirs == SMOKE_MAX_DIRS)
+            return "--corpus (too many)";
+        o->dirs[o->ndirs++] = arg;
+        return NULL;
+    case OPT_KERNEL:
+        if (o->nkernels == SMOKE_MAX_KERNELS)
+            return "--kernel (too many)";
+        o->kernels[o->nkernels++] = arg;
+        return NULL;
+    case OPT_BACKEND: o->backend = arg; return NULL;
+    case 't': return df_parse_duration(arg, &o->time_s) ? "--time" : NULL;
+    case OPT_SEED: return df_parse_u64(arg, &o->seed) ? "--seed" : NULL;
+    case OPT_FINDINGS: o->findings = arg; return NULL;
+    case OPT_JUNIT: o->junit = arg; return NULL;
+    case OPT_JSON: o->json = arg; return NULL;
+    }
+    return "?";
+}
+
+static int parse_smoke_opts(int argc, char **argv, smoke_opts *o)
+{
+    static const struct option longopts[] = {
+        {"corpus", required_argument, 0, OPT_CORPUS},
+        {"kernel", required_argument, 0, OPT_KERNEL},
+        {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
+        {"backend", required_argument, 0, OPT_BACKEND}, {"time", required_argument, 0, 't'},
+        {"seed", required_argument, 0, OPT_SEED},
+        {"findings", required_argument, 0, OPT_FINDINGS},
+        {"junit", required_argument, 0, OPT_JUNIT}, {"json", required_argument, 0, OPT_JSON},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    };
+    *o = (smoke_opts){.backend = "auto", .findings = "corpus/findings", .time_s = 30,
+                      .seed = DF_SMOKE_SEED, .dirs = {"corpus/regression"}, .ndirs = 1};
+    int ch, corpus_set = 0;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (ch == 'h')
+            return 1;
+        if (ch == ':') {
+            df_usage_error("smoke", "option %s needs a value", argv[optind - 1]);
+            return -1;
+        }
+        if (ch == '?') {
+            df_usage_error("smoke", "unknown option '%s'", argv[optind - 1]);
+            return -1;
+        }
+        if (ch == OPT_KERNEL_LIB) {
+            if (df_plugin_paths_add_cli("smoke", &o->libs, optarg) != 0)
+                return -1;
+            continue;
+        }
+        const char *bad = smoke_opt(ch, optarg, o, &corpus_set);
+        if (bad) {
+            fprintf(stderr, "dotfuzz smoke: invalid value '%s' for %s\n", optarg, bad);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        df_usage_error("smoke", "unexpected argument '%s'", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+/* The kernels to fuzz: those named, else `run --kernel all`'s set (every
+ * built-in and plugin kernel the backend runs). Minimal copy of the part of
+ * cmd_run.c's select_kernels (static there) without --family. Returns an
+ * outcome. */
+static df_outcome select_kernels(smoke_state *st)
+{
+    const smoke_opts *o = st->o;
+    int all = o->nkernels == 0;
+    for (size_t i = 0; i < o->nkernels; i++)
+        all |= strcmp(o->kernels[i], "all") == 0;
+    if (all) {
+        size_t nbuiltin = df_kernel_count(), nall = nbuiltin + df_plugin_count();
+        for (size_t i = 0; i < nall && st->nk < SMOKE_MAX_KERNELS; i++) {
+            const df_kernel *k = i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
+            if (df_backend_supports(st->b, k))
+                st->kernels[st->nk++] = k;
+        }
+        if (st->nk)
+            return DF_OUTCOME_CLEAN;
+        fprintf(stderr, "dotfuzz smoke: no kernel runs on backend %s\n",
+                df_backend_name(st->b));
+        return DF_OUTCOME_ENV;
+    }
+    for (size_t i = 0; i < o->nkernels; i++) {
+        const df_kernel *k = df_kernel_find(o->kernels[i]);
+        if (!k) {
+            df_usage_error("smoke", "unknown kernel '%s'", o->kernels[i]);
+            return DF_OUTCOME_USAGE;
+        }
+        if (!df_backend_supports(st->b, k)) {
+            fprintf(stderr, "dotfuzz smoke: kernel %s cannot run on backend %s\n", k->name,
+                    df_backend_name(st->b));
+            return DF_OUTCOME_ENV;
+        }
+        if (k->flags & DF_K_KILLS_PROCESS) {
+            fprintf(stderr, "dotfuzz smoke: kernel %s kills its process: fuzz it in a "
+                            "supervised campaign (run --out DIR)\n", k->name);
+            return DF_OUTCOME_USAGE;
+        }
+        size_t j = 0;
+        while (j < st->nk && st->kernels[j] != k)
+            j++;
+        if (j == st->nk) /* named twice: fuzzed once */
+            st->kernels[st->nk++] = k;
+    }
+    return DF_OUTCOME_CLEAN;
+}
+
+/* ---- text helpers ---- */
+
+/* Length of the valid UTF-8 sequence at s, 0 if there is none. */
+static size_t utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0xc2 || s[0] > 0xf4)
+        return 0;
+    size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+    /* no overlong forms, no surrogates, nothing past U+10FFFF */
+    unsigned lo = s[0] == 0xe0 ? 0xa0 : s[0] == 0xf0 ? 0x90 : 0x80;
+    unsigned hi = s[0] == 0xed ? 0x9f : s[0] == 0xf4 ? 0x8f : 0xbf;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* s escaped for an XML attribute or text (xml) or a JSON string (!xml).
+ * Bytes neither may carry (controls in XML, invalid UTF-8) become '?'. */
+static void put_escaped(FILE *f, const char *s, int xml)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p >= 0x80) {
+            size_t n = utf8_len(p);
+            if (n == 0) {
+                fputc('?', f);
+                continue;
+            }
+            fwrite(p, 1, n, f);
+            p += n - 1;
+        } else if (xml && (*p == '&' || *p == '<' || *p == '>' || *p == '"' || *p == '\'')) {
+            fputs(*p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;"
+                  : *p == '"' ? "&quot;" : "&apos;", f);
+        } else if (xml && *p < 0x20) {
+            if (*p == '\n' || *p == '\t')
+                fputc(*p, f);
+            else if (*p == '\r')
+                fputs("&#13;", f);
+            else
+                fputc('?', f);
+        } else if (!xml && (*p == '"' || *p == '\\')) {
+            fprintf(f, "\\%c", *p);
+        } else if (!xml && *p < 0x20) {
+            fprintf(f, "\\u%04x", *p);
+        } else {
+            fputc(*p, f);
+        }
+    }
+}
+
+static void put_json_str(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    put_escaped(f, s, 0);
+    fputc('"', f);
+}
+
+/* Appends s to a command line, single-quoted when the shell needs it. */
+static void put_shell_word(FILE *f, const char *s)
+{
+    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                        "/._-+=:,@%") == strlen(s)) {
+        fprintf(f, " %s", s);
+        return;
+    }
+    fputs(" '", f);
+    for (; *s; s++)
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    fputc('\'', f);
+}
+
+/* The command that replays path on kernel (NULL: as the file says). */
+static void replay_command(const smoke_state *st, const char *path, const char *kernel,
+                           char *out, size_t len)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (!f) {
+        snprintf(out, len, "dotfuzz replay %s", path);
+        return;
+    }
+    fprintf(f, "dotfuzz replay --backend %s", df_backend_name(st->b));
+    for (size_t i = 0; i < st->o->libs.n; i++) {
+        fputs(" --kernel-lib", f);
+        put_shell_word(f, st->o->libs.path[i]);
+    }
+    if (kernel)
+        fprintf(f, " --kernel %s", kernel);
+    put_shell_word(f, path);
+    fclose(f);
+    snprintf(out, len, "%s", text ? text : "");
+    free(text);
+}
+
+/* ---- regression replay ---- */
+
+static reg_result *add_result(smoke_state *st, const char *file, const df_kernel *k,
+                              int status, const char *message)
+{
+    if (st->nreg == st->capreg) {
+        size_t cap = st->capreg ? 2 * st->capreg : 32;
+        reg_result *grown = realloc(st->reg, cap * sizeof *grown);
+        if (!grown) {
+            st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
+            return NULL;
+        }
+        st->reg = grown;
+        st->capreg = cap;
+    }
+    if (status == R_ERROR)
+        st->out = df_outcome_worst(st->out, DF_OUTCOME_USAGE);
+    if (status == R_FAIL)
+        st->out = df_outcome_worst(st->out, DF_OUTCOME_BUG);
+    reg_result *r = &st->reg[st->nreg];
+    *r = (reg_result){.file = strdup(file), .kernel = k ? k->name : NULL, .status = status,
+                      .message = message ? strdup(message) : NULL};
+    if (!r->file || (message && !r->message)) {
+        free(r->file);
+        free(r->message);
+        return NULL;
+    }
+    st->nreg++;
+    return r;
+}
+
+/* A kernel that claims no determinism may land on any non-bug verdict from
+ * one run to the next (its summation order varies), so ok, precision and
+ * nondeterministic are one verdict for it. */
+static int verdict_matches(const df_kernel *k, int recorded, int now)
+{
+    if (recorded == 0 || recorded == now)
+        return 1;
+    return !(k->flags & DF_K_DETERMINISTIC) && recorded != DF_V_BUG &&
+           recorded != DF_V_SOFT_ERROR && now != DF_V_BUG && now != DF_V_SOFT_ERROR;
+}
+
+static void regress_on(smoke_state *st, const char *path, const df_kernel *k,
+                       const df_case_file *f)
+{
+    /* replay's defaults: every metamorphic check on every case */
+    static const df_meta_opts meta = {.every = 1, .reruns = 2};
+    df_oracle_opts oo = {.tol = 1e-6};
+    df_case c;
+    char why[200], msg[400];
+    if (df_launch_for(k, &f->c, &c, why, sizeof why) != 0) {
+        add_result(st, path, k, f->c.kernel[0] ? R_ERROR : R_SKIP, why);
+        return;
+    }
+    df_checked r;
+    double t = now_s();
+    if (df_check_case_meta(st->b, k, &c, &oo, &meta, &st->meta_buf, &r) != 0) {
+        fprintf(stderr, "dotfuzz smoke: backend unusable after %s: %s\n", path, r.res.err);
+        st->dead = 1;
+    }
+    /* the verdict recorded belongs to the kernel the file names */
+    int recorded = f->c.kernel[0] ? f->meta.verdict : 0;
+    int status = R_PASS;
+    if (r.j.verdict == DF_V_BUG) {
+        snprintf(msg, sizeof msg, "bug (%s): %s", r.j.rule, r.j.why);
+        status = R_FAIL;
+    } else if (!verdict_matches(k, recorded, (int)r.j.verdict)) {
+        snprintf(msg, sizeof msg, "verdict %s (%s), the file records %s",
+                 df_verdict_name(r.j.verdict), r.j.rule, df_verdict_name((df_verdict)recorded));
+        status = R_FAIL;
+    }
+    reg_result *res = add_result(st, path, k, status, status == R_FAIL ? msg : NULL);
+    if (!res)
+        return;
+    res->time_s = now_s() - t;
+    res->verdict = (int)r.j.verdict;
+    res->recorded = recorded;
+    size_t n = 0;
+    FILE *m = open_memstream(&res->detail, &n);
+    if (m) {
+        char cmd[4600];
+        df_print_line(m, path, &c, k, &r);
+        replay_command(st, path, k->name, cmd, sizeof cmd);
+        fprintf(m, "replay: %s\n", cmd);
+        fclose(m);
+    }
+}
+
+/* The file's SHA-1 name: its bytes are the canonical encoding of what was
+ * read (the reader refuses anything else). */
+static void remember_sha1(smoke_state *st, const df_case_file *f)
+{
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    if (df_corpus_encode(&f->c, &f->meta, &bytes, &len) != 0)
+        return;
+    if (st->nknown == st->capknown) {
+        size_t cap = st->capknown ? 2 * st->capknown : 32;
+        char(*grown)[41] = realloc(st->known, cap * sizeof *grown);
+        if (!grown) {
+            free(bytes);
+            return;
+        }
+        st->known = grown;
+        st->capknown = cap;
+    }
+    df_sha1_hex(bytes, len, st->known[st->nknown++]);
+    free(bytes);
+}
+
+/* Minimal copy of cmd_replay.c's candidate() (static there): the i-th
+ * kernel a case may run on. */
+static const df_kernel *candidate(const df_case *c, size_t i)
+{
+    if (c->kernel[0])
+        return i == 0 ? df_kernel_find(c->kernel) : NULL;
+    size_t nbuiltin = df_kernel_count();
+    return i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
+}
+
+static void regress_file(smoke_state *st, const char *path)
+{
+    df_case_file f;
+    char msg[300];
+    if (df_corpus_read(path, &f, msg, sizeof msg) != DF_CORPUS_OK) {
+        fprintf(stderr, "dotfuzz smoke: %s: %s\n", path, msg);
+        add_result(st, path, NULL, R_ERROR, msg);
+        return;
+    }
+    remember_sha1(st, &f);
+    const df_kernel *k;
+    for (size_t i = 0; (k = candidate(&f.c, i)) != NULL && !st->dead; i++) {
+        if (!f.c.kernel[0] && k->elem != f.c.type)
+            continue;
+        if (k->flags & DF_K_KILLS_PROCESS) {
+            /* it would end this process, report and all */
+            add_result(st, path, k, R_SKIP, "kernel kills its process: use dotfuzz replay");
+        } else if (df_backend_supports(st->b, k)) {
+            regress_on(st, path, k, &f);
+        } else if (f.c.kernel[0]) {
+            /* a GPU-only case in a host CI job: shown, not failed */
+            snprintf(msg, sizeof msg, "kernel %s cannot run on backend %s", k->name,
+                     df_backend_name(st->b));
+            add_result(st, path, k, R_SKIP, msg);
+        }
+    }
+    df_case_file_free(&f);
+}
+
+static int by_name(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Minimal copy of cmd_replay.c's replay_dir listing: every regular,
+ * non-hidden file directly in dir but README.md, in name order. */
+static void regress_dir(smoke_state *st, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "dotfuzz smoke: %s: cannot open directory\n", dir);
+        add_result(st, dir, NULL, R_ERROR, "cannot open directory");
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' || !strcmp(de->d_name, "README.md"))
+            continue;
+        char *p = NULL;
+        struct stat sb;
+        if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
+            break;
+        if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            free(p);
+            continue;
+        }
+        if (n == cap) {
+            size_t c2 = cap ? 2 * cap : 64;
+            char **grown = realloc(names, c2 * sizeof *names);
+            if (!grown) {
+                free(p);
+                break;
+            }
+            names = grown;
+            cap = c2;
+        }
+        names[n++] = p;
+    }
+    closedir(d);
+    if (n)
+        qsort(names, n, sizeof *names, by_name);
+    for (size_t i = 0; i < n; i++) {
+        if (!st->dead)
+            regress_file(st, names[i]);
+        free(names[i]);
+    }
+    free(names);
+}
+
+/* ---- fuzzing ---- */
+
+/* Whether the finding that r makes of c is already in the replayed corpus. */
+static int is_known(const smoke_state *st, const df_case *c, const df_checked *r)
+{
+    /* the bytes df_save_finding would write (minimal copy of its encoding) */
+    df_case_meta m = {.verdict = (uint8_t)r->j.verdict, .result = r->j.result,
+                      .iresult = r->j.iresult, .reference = r->j.ref};
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    char hex[41];
+    if (df_corpus_encode(c, &m, &bytes, &len) != 0)
+        return 0;
+    df_sha1_hex(bytes, len, hex);
+    free(bytes);
+    for (size_t i = 0; i < st->nknown; i++)
+        if (!strcmp(st->known[i], hex))
+            return 1;
+    return 0;
+}
+
+/* A first check said bug. Checks the case again (unless the backend is
+ * gone), and saves and records it when it is reproducible and new.
+ * Returns 1 to stop fuzzing, 0 to go on. */
+static int on_bug(smoke_state *st, size_t si, size_t ki, const df_case *c, const df_checked *r,
+                  int dead)
+{
+    seed_run *sr = &st->seeds[si];
+    kernel_tally *t = &sr->tally[ki];
+    const df_kernel *k = st->kernels[ki];
+    if (!dead) {
+        df_oracle_opts oo = {.tol = 1e-6};
+        df_meta_opts mo = {.every = 16, .reruns = 2};
+        df_checked again;
+        dead = df_check_case_meta(st->b, k, c, &oo, &mo, &st->meta_buf, &again) != 0;
+        st->dead |= dead;
+        if (again.j.verdict != DF_V_BUG) {
+            fprintf(stderr, "FLAKY  %s seed=%llu index=%llu: bug (%s) then %s\n", k->name,
+                    (unsigned long long)c->seed, (unsigned long long)c->index, r->j.rule,
+                    df_verdict_name(again.j.verdict));
+            t->flaky++;
+            if (st->nflaky < SMOKE_MAX_FLAKY)
+                st->flaky[st->nflaky] = (flaky_case){k->name, c->seed, c->index};
+            st->nflaky++;
+            return dead;
+        }
+        st->bug.rechecked = 1;
+    }
+    t->verdicts[DF_V_BUG]++;
+    if (!dead && is_known(st, c, r)) {
+        t->known++;
+        fprintf(stderr, "KNOWN  %s seed=%llu index=%llu: already in the regression corpus\n",
+                k->name, (unsigned long long)c->seed, (unsigned long long)c->index);
+        return 0;
+    }
+    smoke_bug *bug = &st->bug;
+    int is_new = 0;
+    if (df_save_finding(st->o->findings, c, r, bug->path, sizeof bug->path, &is_new) != 0) {
+        perror("dotfuzz smoke: cannot save finding");
+        st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
+        return 1;
+    }
+    bug->found = 1;
+    bug->seed_i = si;
+    bug->ki = ki;
+    bug->seed = c->seed;
+    bug->index = c->index;
+    bug->n = c->n;
+    snprintf(bug->rule, sizeof bug->rule, "%s", r->j.rule);
+    snprintf(bug->why, sizeof bug->why, "%s", r->j.why);
+    replay_command(st, bug->path, NULL, bug->replay, sizeof bug->replay);
+    fprintf(stderr, "BUG    %s n=%llu seed=%llu index=%llu %s: %s -> %s\n", k->name,
+            (unsigned long long)c->n, (unsigned long long)c->seed,
+            (unsigned long long)c->index, r->j.rule, r->j.why, bug->path);
+    st->out = df_outcome_worst(st->out, DF_OUTCOME_BUG);
+    return 1;
+}
+
+/* Seed si for budget seconds, case i on kernel i mod K as `run` does.
+ * Returns 1 when fuzzing must stop. */
+static int fuzz_seed(smoke_state *st, size_t si, double budget)
+{
+    seed_run *sr = &st->seeds[si];
+    df_gen_opts go = {.max_n = 65536};
+    df_oracle_opts oo = {.tol = 1e-6};
+    df_meta_opts mo = {.every = 16, .reruns = 2}; /* run's defaults */
+    double t0 = now_s();
+    int stop = 0;
+    sr->ran = 1;
+    for (uint64_t i = 0; !stop && now_s() - t0 < budget; i++) {
+        size_t ki = (size_t)(i % st->nk);
+        const df_kernel *k = st->kernels[ki];
+        kernel_tally *t = &sr->tally[ki];
+        df_case c;
+        df_checked r;
+        double tc = now_s();
+        if (df_generate(sr->seed, i, k, &go, &st->buf, &c) != 0) {
+            fprintf(stderr, "dotfuzz smoke: cannot generate case %llu for %s\n",
+                    (unsigned long long)i, k->name);
+            st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
+            stop = 1;
+            break;
+        }
+        int dead = df_check_case_meta(st->b, k, &c, &oo, &mo, &st->meta_buf, &r) != 0;
+        t->cases++;
+        sr->cases++;
+        if (r.j.verdict == DF_V_BUG)
+            stop = on_bug(st, si, ki, &c, &r, dead);
+        else
+            t->verdicts[r.j.verdict]++;
+        t->time_s += now_s() - tc;
+        if (dead) {
+            fprintf(stderr, "dotfuzz smoke: backend unusable after %s: %s\n", k->name,
+                    r.res.err);
+            st->dead = stop = 1;
+        }
+    }
+    sr->elapsed = now_s() - t0;
+    return stop;
+}
+
+/* ---- reports ---- */
+
+typedef struct reg_counts {
+    size_t fail, error, skip;
+    double time_s;
+} reg_counts;
+
+static reg_counts count_regression(const smoke_state *st)
+{
+    reg_counts n = {0};
+    for (size_t i = 0; i < st->nreg; i++) {
+        n.fail += st->reg[i].status == R_FAIL;
+        n.error += st->reg[i].status == R_ERROR;
+        n.skip += st->reg[i].status == R_SKIP;
+        n.time_s += st->reg[i].time_s;
+    }
+    return n;
+}
+
+static void put_xml_attr(FILE *f, const char *name, const char *value)
+{
+    fprintf(f, " %s=\"", name);
+    put_escaped(f, value, 1);
+    fputc('"', f);
+}
+
+static void junit_regression(FILE *f, const smoke_state *st, reg_counts n)
+{
+    fprintf(f, "  <testsuite name=\"regression\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+               "skipped=\"%zu\" time=\"%.3f\">\n",
+            st->nreg, n.fail, n.error, n.skip, n.time_s);
+    for (size_t i = 0; i < st->nreg; i++) {
+        const reg_result *r = &st->reg[i];
+        char name[4200];
+        snprintf(name, sizeof name, "%s%s%s", r->file, r->kernel ? " on " : "",
+                 r->kernel ? r->kernel : "");
+        fputs("    <testcase classname=\"regression\"", f);
+        put_xml_attr(f, "name", name);
+        fprintf(f, " time=\"%.3f\">\n", r->time_s);
+        static const char *const tag[] = {"", "failure", "error", "skipped"};
+        if (r->status != R_PASS) {
+            fprintf(f, "      <%s", tag[r->status]);
+            put_xml_attr(f, "message", r->message ? r->message : "");
+            if (r->status == R_SKIP) {
+                fputs("/>\n", f);
+            } else {
+                fprintf(f, " type=\"%s\">", r->status == R_ERROR ? "input"
+                                            : r->verdict == DF_V_BUG ? "bug" : "verdict-changed");
+                put_escaped(f, r->detail ? r->detail : "", 1);
+                fprintf(f, "</%s>\n", tag[r->status]);
+            }
+        }
+        if (r->detail) {
+            fputs("      <system-out>", f);
+            put_escaped(f, r->detail, 1);
+            fputs("</system-out>\n", f);
+        }
+        fputs("    </testcase>\n", f);
+    }
+    fputs("  </testsuite>\n", f);
+}
+
+static void tally_text(FILE *f, const kernel_tally *t)
+{
+    fprintf(f, "cases %llu:", (unsigned long long)t->cases);
+    for (int v = DF_V_OK; v <= DF_V_BUG; v++)
+        fprintf(f, "%s %s %llu", v == DF_V_OK ? "" : ",", df_verdict_name((df_verdict)v),
+                (unsigned long long)t->verdicts[v]);
+    fprintf(f, "; flaky %llu, known %llu", (unsigned long long)t->flaky,
+            (unsigned long long)t->known);
+}
+
+static void junit_bug(FILE *f, const smoke_state *st)
+{
+    const smoke_bug *b = &st->bug;
+    char msg[5400];
+    snprintf(msg, sizeof msg, "bug (%s) at seed %llu index %llu, n=%llu: %s; replay: %s",
+             b->rule, (unsigned long long)b->seed, (unsigned long long)b->index,
+             (unsigned long long)b->n, b->why, b->replay);
+    fputs("      <failure", f);
+    put_xml_attr(f, "message", msg);
+    fputs(" type=\"bug\">", f);
+    put_escaped(f, b->why, 1);
+    fputs("\nsaved: ", f);
+    put_escaped(f, b->path, 1);
+    fputs("\nreplay: ", f);
+    put_escaped(f, b->replay, 1);
+    fputs(b->rechecked ? "\n" : "\n(not checked again: the backend became unusable)\n", f);
+    fputs("</failure>\n", f);
+}
+
+static void junit_seed(FILE *f, const smoke_state *st, size_t si)
+{
+    const seed_run *sr = &st->seeds[si];
+    int failed = st->bug.found && st->bug.seed_i == si;
+    fprintf(f, "  <testsuite name=\"fuzz seed %llu (%s)\" tests=\"%zu\" failures=\"%d\" "
+               "errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n",
+            (unsigned long long)sr->seed, sr->label, st->nk, failed, sr->ran ? 0 : st->nk,
+            sr->elapsed);
+    fprintf(f, "    <properties><property name=\"seed\" value=\"%llu\"/>"
+               "<property name=\"backend\" value=\"%s\"/></properties>\n",
+            (unsigned long long)sr->seed, df_backend_name(st->b));
+    for (size_t ki = 0; ki < st->nk; ki++) {
+        const kernel_tally *t = &sr->tally[ki];
+        fprintf(f, "    <testcase classname=\"fuzz.seed-%llu\"", (unsigned long long)sr->seed);
+        put_xml_attr(f, "name", st->kernels[ki]->name);
+        fprintf(f, " time=\"%.3f\">\n", t->time_s);
+        if (!sr->ran)
+            fputs("      <skipped message=\"not run: fuzzing stopped before this seed (a bug, "
+                  "or the backend became unusable)\"/>\n", f);
+        if (failed && st->bug.ki == ki)
+            junit_bug(f, st);
+        fputs("      <system-out>", f);
+        tally_text(f, t);
+        fputs("</system-out>\n    </testcase>\n", f);
+    }
+    fputs("  </testsuite>\n", f);
+}
+
+static void write_junit(FILE *f, const smoke_state *st, double elapsed)
+{
+    reg_counts n = count_regression(st);
+    size_t tests = st->nreg + 2 * st->nk;
+    size_t failures = n.fail + (size_t)st->bug.found;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<testsuites name=\"dotfuzz smoke\" tests=\"%zu\" failures=\"%zu\" "
+               "errors=\"%zu\" time=\"%.3f\">\n",
+            tests, failures, n.error, elapsed);
+    junit_regression(f, st, n);
+    junit_seed(f, st, 0);
+    junit_seed(f, st, 1);
+    fputs("</testsuites>\n", f);
+}
+
+static const char *const status_name[] = {"pass", "fail", "error", "skipped"};
+
+static void json_regression(FILE *f, const smoke_state *st)
+{
+    reg_counts n = count_regression(st);
+    fprintf(f, "  \"regression\": {\"corpora\": [");
+    for (size_t i = 0; i < st->o->ndirs; i++) {
+        fputs(i ? ", " : "", f);
+        put_json_str(f, st->o->dirs[i]);
+    }
+    fprintf(f, "], \"runs\": %zu, \"failures\": %zu, \"errors\": %zu, \"skipped\": %zu, "
+               "\"results\": [",
+            st->nreg, n.fail, n.error, n.skip);
+    for (size_t i = 0; i < st->nreg; i++) {
+        const reg_result *r = &st->reg[i];
+        fputs(i ? ",\n    {\"file\": " : "\n    {\"file\": ", f);
+        put_json_str(f, r->file);
+        fputs(", \"kernel\": ", f);
+        put_json_str(f, r->kernel);
+        fprintf(f, ", \"status\": \"%s\", \"verdict\": ", status_name[r->status]);
+        put_json_str(f, r->verdict ? df_verdict_name((df_verdict)r->verdict) : NULL);
+        fputs(", \"recorded\": ", f);
+        put_json_str(f, r->recorded ? df_verdict_name((df_verdict)r->recorded) : NULL);
+        fputs(", \"message\": ", f);
+        put_json_str(f, r->message);
+        fputc('}', f);
+    }
+    fputs("]},\n", f);
+}
+
+static void json_seed(FILE *f, const smoke_state *st, size_t si)
+{
+    const seed_run *sr = &st->seeds[si];
+    fprintf(f, "    {\"seed\": %llu, \"kind\": \"%s\", \"ran\": %s, \"cases\": %llu, "
+               "\"elapsed_s\": %.3f, \"kernels\": [",
+            (unsigned long long)sr->seed, sr->label, sr->ran ? "true" : "false",
+            (unsigned long long)sr->cases, sr->elapsed);
+    for (size_t ki = 0; ki < st->nk; ki++) {
+        const kernel_tally *t = &sr->tally[ki];
+        fprintf(f, "%s\n      {\"kernel\": ", ki ? "," : "");
+        put_json_str(f, st->kernels[ki]->name);
+        fprintf(f, ", \"cases\": %llu, \"verdicts\": {", (unsigned long long)t->cases);
+        for (int v = DF_V_OK; v <= DF_V_BUG; v++)
+            fprintf(f, "%s\"%s\": %llu", v == DF_V_OK ? "" : ", ",
+                    df_verdict_name((df_verdict)v), (unsigned long long)t->verdicts[v]);
+        fprintf(f, "}, \"flaky\": %llu, \"known\": %llu}", (unsigned long long)t->flaky,
+                (unsigned long long)t->known);
+    }
+    fputs("]}", f);
+}
+
+static void json_bug(FILE *f, const smoke_state *st)
+{
+    const smoke_bug *b = &st->bug;
+    if (!b->found) {
+        fputs("  \"bug\": null,\n", f);
+        return;
+    }
+    fputs("  \"bug\": {\"kernel\": ", f);
+    put_json_str(f, st->kernels[b->ki]->name);
+    fprintf(f, ", \"seed\": %llu, \"index\": %llu, \"n\": %llu, \"rule\": ",
+            (unsigned long long)b->seed, (unsigned long long)b->index,
+            (unsigned long long)b->n);
+    put_json_str(f, b->rule);
+    fputs(", \"why\": ", f);
+    put_json_str(f, b->why);
+    fprintf(f, ", \"rechecked\": %s, \"file\": ", b->rechecked ? "true" : "false");
+    put_json_str(f, b->path);
+    fputs(", \"replay\": ", f);
+    put_json_str(f, b->replay);
+    fputs("},\n", f);
+}
+
+static void write_json(FILE *f, const smoke_state *st, double elapsed, df_outcome out)
+{
+    fputs("{\n  \"backend\": ", f);
+    put_json_str(f, df_backend_name(st->b));
+    fprintf(f, ",\n  \"seeds\": {\"fixed\": %llu, \"fresh\": %llu},\n  \"time_budget_s\": %.3f,\n",
+            (unsigned long long)st->seeds[0].seed, (unsigned long long)st->seeds[1].seed,
+            st->o->time_s);
+    json_regression(f, st);
+    fputs("  \"fuzz\": [\n", f);
+    json_seed(f, st, 0);
+    fputs(",\n", f);
+    json_seed(f, st, 1);
+    fprintf(f, "\n  ],\n  \"flaky\": %llu, \"flaky_cases\": [", (unsigned long long)st->nflaky);
+    for (uint64_t i = 0; i < st->nflaky && i < SMOKE_MAX_FLAKY; i++) {
+        fputs(i ? ", {\"kernel\": " : "{\"kernel\": ", f);
+        put_json_str(f, st->flaky[i].kernel);
+        fprintf(f, ", \"seed\": %llu, \"index\": %llu}", (unsigned long long)st->flaky[i].seed,
+                (unsigned long long)st->flaky[i].index);
+    }
+    fputs("],\n", f);
+    json_bug(f, st);
+    fprintf(f, "  \"elapsed_s\": %.3f,\n  \"exit_status\": %d\n}\n", elapsed, df_exit_code(out));
+}
+
+/* Builds a report in memory and writes it atomically: a CI system never
+ * reads half a file. Returns 0, or -1 (said on stderr). */
+static int write_report(const char *path, const smoke_state *st, double elapsed,
+                        df_outcome out, int junit)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        perror("dotfuzz smoke: out of memory");
+        return -1;
+    }
+    if (junit)
+        write_junit(f, st, elapsed);
+    else
+        write_json(f, st, elapsed, out);
+    fclose(f);
+    int rc = df_write_file_atomic(path, (const uint8_t *)text, len);
+    if (rc != 0)
+        fprintf(stderr, "dotfuzz smoke: cannot write %s: %s\n", path, strerror(errno));
+    free(text);
+    return rc;
+}
+
+static void print_summary(const smoke_state *st, double elapsed)
+{
+    reg_counts n = count_regression(st);
+    for (size_t i = 0; i < st->nreg; i++)
+        if (st->reg[i].status == R_FAIL || st->reg[i].status == R_ERROR)
+            printf("%s  regression %s%s%s: %s\n",
+                   st->reg[i].status == R_FAIL ? "FAIL " : "ERROR", st->reg[i].file,
+                   st->reg[i].kernel ? " on " : "", st->reg[i].kernel ? st->reg[i].kernel : "",
+                   st->reg[i].message ? st->reg[i].message : "");
+    printf("dotfuzz smoke: regression: %zu run(s), %zu failed, %zu error(s), %zu skipped\n",
+           st->nreg, n.fail, n.error, n.skip);
+    for (size_t si = 0; si < 2; si++) {
+        const seed_run *sr = &st->seeds[si];
+        printf("dotfuzz smoke: seed %llu (%s): %llu case(s) in %.1f s over %zu kernel(s)%s\n",
+               (unsigned long long)sr->seed, sr->label, (unsigned long long)sr->cases,
+               sr->elapsed, st->nk, sr->ran ? "" : " (not run: stopped before it)");
+    }
+    if (st->bug.found)
+        printf("dotfuzz smoke: BUG on %s (%s), saved to %s\n  replay: %s\n",
+               st->kernels[st->bug.ki]->name, st->bug.rule, st->bug.path, st->bug.replay);
+    else
+        printf("dotfuzz smoke: no new bug; %llu flaky case(s)\n",
+               (unsigned long long)st->nflaky);
+    printf("dotfuzz smoke: %.1f s on backend %s\n", elapsed, df_backend_name(st->b));
+}
+
+static void smoke_free(smoke_state *st)
+{
+    for (size_t i = 0; i < st->nreg; i++) {
+        free(st->reg[i].file);
+        free(st->reg[i].message);
+        free(st->reg[i].detail);
+    }
+    free(st->reg);
+    free(st->known);
+    df_scratch_free(&st->buf);
+    df_scratch_free(&st->meta_buf);
+    if (st->b)
+        df_backend_close(st->b);
+    free(st);
+}
+
+/* Regression replay, then the two seeds; the outcome so far in st->out. */
+static void smoke_run(smoke_state *st)
+{
+    const smoke_opts *o = st->o;
+    for (size_t i = 0; i < o->ndirs && !st->dead; i++) {
+        struct stat sb;
+        if (stat(o->dirs[i], &sb) == 0 && S_ISREG(sb.st_mode))
+            regress_file(st, o->dirs[i]);
+        else
+            regress_dir(st, o->dirs[i]);
+    }
+    for (size_t si = 0; si < 2 && !st->dead; si++)
+        if (fuzz_seed(st, si, o->time_s / 2))
+            break;
+}
+
+df_outcome df_cmd_smoke(int argc, char **argv)
+{
+    smoke_opts o;
+    int p = parse_smoke_opts(argc, argv, &o);
+    if (p > 0) {
+        smoke_usage(stdout);
+        return DF_OUTCOME_CLEAN;
+    }
+    if (p < 0 || df_load_plugins_cli("smoke", &o.libs) != 0)
+        return DF_OUTCOME_USAGE;
+    smoke_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return DF_OUTCOME_ENV;
+    st->o = &o;
+    df_outcome out = df_open_backend_cli("smoke", o.backend, &st->b);
+    if (out == DF_OUTCOME_CLEAN)
+        out = select_kernels(st);
+    if (out != DF_OUTCOME_CLEAN) {
+        smoke_free(st);
+        return out;
+    }
+    st->seeds[0] = (seed_run){.label = "fixed", .seed = o.seed};
+    st->seeds[1] = (seed_run){.label = "fresh", .seed = fresh_seed()};
+    fprintf(stderr, "dotfuzz smoke: %s\n", df_backend_note(st->b));
+    printf("dotfuzz smoke: seeds %llu (fixed) and %llu (fresh), %zu kernel(s), %.0f s of "
+           "fuzzing\n",
+           (unsigned long long)st->seeds[0].seed, (unsigned long long)st->seeds[1].seed,
+           st->nk, o.time_s);
+    fflush(stdout);
+    double t0 = now_s();
+    smoke_run(st);
+    double elapsed = now_s() - t0;
+    print_summary(st, elapsed);
+    out = st->out;
+    if (o.junit && write_report(o.junit, st, elapsed, out, 1) != 0)
+        out = df_outcome_worst(out, DF_OUTCOME_ENV);
+    if (o.json && write_report(o.json, st, elapsed, out, 0) != 0)
+        out = df_outcome_worst(out, DF_OUTCOME_ENV);
+    smoke_free(st);
+    return out;
+}

@@ -1,0 +1,450 @@
+/* engine.c — the case loop of `dotfuzz run` over a range of indices, the
+ * per-kernel tallies it keeps, kernel selection and the summary table.
+ * One process runs it directly (no --out) or as a campaign worker
+ * (fuzz/campaign.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "run.h"
+
+double df_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+uint32_t df_nbin_of(uint64_t n)
+{
+    uint32_t b = 0;
+    while (n) {
+        b++;
+        n >>= 1;
+    }
+    return b < DF_NBINS ? b : DF_NBINS - 1;
+}
+
+static int rhist_bin(double ratio)
+{
+    if (!(ratio > 0))
+        return 0;
+    double l = floor(log2(ratio));
+    if (l < DF_RHIST_MIN)
+        l = DF_RHIST_MIN;
+    if (l > DF_RHIST_MAX)
+        l = DF_RHIST_MAX;
+    return (int)l - DF_RHIST_MIN;
+}
+
+/* Whether the case's error is a rounding error the bound speaks of: not
+ * in the overflow regime (G past the type's range: the error is anything
+ * up to G) and not a NaN or infinity, whose "error" measures nothing. */
+static int rounding_measured(const df_judgement *j)
+{
+    return j->rule && strcmp(j->rule, "overflow") != 0 && strcmp(j->rule, "nan") != 0 &&
+           strcmp(j->rule, "nonfinite") != 0;
+}
+
+void df_tally_case(df_tally *t, uint64_t n, const df_judgement *j)
+{
+    t->cases++;
+    t->verdicts[j->verdict]++;
+    df_nbin *nb = &t->nbin[df_nbin_of(n)];
+    nb->cases++;
+    if (!rounding_measured(j))
+        return;
+    if (isfinite(j->err_ratio)) {
+        t->rhist[rhist_bin(j->err_ratio)]++;
+        if (j->err_ratio > t->worst_ratio)
+            t->worst_ratio = j->err_ratio;
+        if (j->err_ratio > nb->worst_ratio)
+            nb->worst_ratio = j->err_ratio;
+    }
+    if (isfinite(j->rel_err)) {
+        if (j->rel_err > t->worst_rel)
+            t->worst_rel = j->rel_err;
+        if (j->rel_err > nb->worst_rel)
+            nb->worst_rel = j->rel_err;
+    }
+}
+
+static double maxd(double a, double b) { return b > a ? b : a; }
+
+void df_tally_add(df_tally *d, const df_tally *s)
+{
+    d->cases += s->cases;
+    for (int v = 0; v < DF_V_COUNT; v++)
+        d->verdicts[v] += s->verdicts[v];
+    d->model_equal += s->model_equal;
+    d->meta_checked += s->meta_checked;
+    d->seed_alarms += s->seed_alarms;
+    d->seed_alarms_bug += s->seed_alarms_bug;
+    d->crashes += s->crashes;
+    d->hangs += s->hangs;
+    d->saved += s->saved;
+    d->worst_ratio = maxd(d->worst_ratio, s->worst_ratio);
+    d->worst_rel = maxd(d->worst_rel, s->worst_rel);
+    for (int b = 0; b < DF_NBINS; b++) {
+        d->nbin[b].cases += s->nbin[b].cases;
+        d->nbin[b].worst_ratio = maxd(d->nbin[b].worst_ratio, s->nbin[b].worst_ratio);
+        d->nbin[b].worst_rel = maxd(d->nbin[b].worst_rel, s->nbin[b].worst_rel);
+    }
+    for (int h = 0; h < DF_RHIST; h++)
+        d->rhist[h] += s->rhist[h];
+}
+
+void df_totals_add(df_totals *d, const df_totals *s, size_t nk)
+{
+    for (size_t k = 0; k < nk; k++)
+        df_tally_add(&d->tally[k], &s->tally[k]);
+    for (size_t i = 0; i < sizeof d->bucket_seen; i++)
+        d->bucket_seen[i] |= s->bucket_seen[i];
+}
+
+uint32_t df_totals_buckets(const df_totals *t)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < sizeof t->bucket_seen; i++)
+        n += (uint32_t)__builtin_popcount(t->bucket_seen[i]);
+    return n;
+}
+
+uint64_t df_totals_verdict(const df_totals *t, size_t nk, int verdict)
+{
+    uint64_t n = 0;
+    for (size_t k = 0; k < nk; k++)
+        n += t->tally[k].verdicts[verdict];
+    return n;
+}
+
+int df_run_parse_save(const char *v, int *s)
+{
+    if (!strcmp(v, "all"))
+        *s = DF_SAVE_ALL;
+    else if (!strcmp(v, "none"))
+        *s = DF_SAVE_NONE;
+    else if (!strcmp(v, "new") || !strcmp(v, "worst"))
+        *s = DF_SAVE_NEW;
+    else
+        return -1;
+    return 0;
+}
+
+/* ---- the engine ---- */
+
+typedef struct df_sig {
+    size_t ki;
+    int verdict, bucket;
+    const char *rule;
+} df_sig;
+
+void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
+                    const df_kernel *const *kernels, size_t nk)
+{
+    *e = (df_engine){.o = o, .b = b, .kernels = kernels, .nk = nk};
+    e->go.max_n = o->max_n;
+    if (strcmp(o->family, "all") != 0)
+        e->go.family = df_family_find(o->family)->id; /* checked by df_run_select */
+    e->oo.tol = o->tol;
+}
+
+void df_engine_free(df_engine *e)
+{
+    df_scratch_free(&e->buf);
+    df_scratch_free(&e->meta_buf);
+    free(e->sigs);
+    e->sigs = NULL;
+}
+
+/* Same result to the bit (two NaNs are equal: payloads are not portable). */
+static int bit_equal(const df_result *x, const df_result *y)
+{
+    if (isnan(x->f) && isnan(y->f))
+        return x->i == y->i;
+    return memcmp(&x->f, &y->f, sizeof x->f) == 0 && x->i == y->i;
+}
+
+static int ratio_log2(double r)
+{
+    return isfinite(r) ? (r > 0 ? (int)fmax(-64, fmin(64, floor(log2(r)))) : -65) : 1000;
+}
+
+/* Whether a bug (or soft error) adds a new signature; records it if so. */
+static int new_signature(df_engine *e, size_t ki, const df_judgement *j)
+{
+    df_sig s = {ki, (int)j->verdict, ratio_log2(j->err_ratio), j->rule};
+    for (size_t i = 0; i < e->nsigs; i++) {
+        const df_sig *x = &e->sigs[i];
+        if (x->ki == s.ki && x->verdict == s.verdict && x->bucket == s.bucket &&
+            strcmp(x->rule, s.rule) == 0)
+            return 0;
+    }
+    if (e->nsigs == e->capsigs) {
+        size_t cap = e->capsigs ? 2 * e->capsigs : 64;
+        df_sig *p = realloc(e->sigs, cap * sizeof *p);
+        if (!p)
+            return 1; /* cannot remember it: save rather than lose it */
+        e->sigs = p;
+        e->capsigs = cap;
+    }
+    e->sigs[e->nsigs++] = s;
+    return 1;
+}
+
+static int wants_saving(df_engine *e, size_t ki, const df_judgement *j)
+{
+    switch (j->verdict) {
+    case DF_V_OK:
+    case DF_V_NONDET: /* measured and counted, not failed */
+        return 0;
+    case DF_V_PRECISION:
+        if (e->o->save_precision == DF_SAVE_ALL)
+            return 1;
+        if (e->o->save_precision == DF_SAVE_NONE || !(j->rel_err > e->worst_rel_saved[ki]))
+            return 0;
+        e->worst_rel_saved[ki] = j->rel_err;
+        return 1;
+    default:
+        if (e->o->save_bugs == DF_SAVE_ALL)
+            return 1;
+        return e->o->save_bugs == DF_SAVE_NEW && new_signature(e, ki, j);
+    }
+}
+
+/* Tallies one judged case and saves it if it is a finding. Returns -1 if
+ * the corpus cannot be written or the finding cannot be logged. */
+static int record(df_engine *e, size_t ki, const df_case *c, const df_checked *r,
+                  df_totals *t)
+{
+    const df_judgement *j = &r->j;
+    df_tally *k = &t->tally[ki];
+    df_tally_case(k, c->n, j);
+    uint32_t bk = df_error_bucket(e->kernels[ki], j);
+    t->bucket_seen[bk / 8] |= (uint8_t)(1u << (bk % 8));
+    if (r->model_ran && r->model.status == DF_RUN_OK && r->res.status == DF_RUN_OK &&
+        bit_equal(&r->res, &r->model))
+        k->model_equal++;
+    if (df_seed_oracle_alarm(j, e->o->tol)) {
+        k->seed_alarms++;
+        k->seed_alarms_bug += j->verdict == DF_V_BUG;
+    }
+    if (!wants_saving(e, ki, j))
+        return 0;
+    char path[4096];
+    int is_new = 0;
+    if (df_save_finding(e->o->corpus, c, r, path, sizeof path, &is_new) != 0) {
+        perror("dotfuzz run: cannot save finding");
+        return -1;
+    }
+    k->saved += (uint64_t)is_new;
+    df_finding f = {ki, e->kernels[ki], c, r, path, is_new};
+    return e->on_finding ? e->on_finding(e->ctx, &f) : 0;
+}
+
+int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
+                    df_totals *t, uint64_t *next)
+{
+    df_checked r;
+    uint64_t i = lo;
+    int rc = DF_RANGE_DONE;
+    for (; i < hi; i++) {
+        if (e->stop && *e->stop) {
+            rc = DF_RANGE_STOPPED;
+            break;
+        }
+        if (deadline > 0 && df_now() >= deadline) {
+            rc = DF_RANGE_STOPPED;
+            break;
+        }
+        size_t ki = df_run_kernel_of(i, e->nk);
+        const df_kernel *k = e->kernels[ki];
+        df_case c;
+        if (df_generate(e->o->seed, i, k, &e->go, &e->buf, &c) != 0) {
+            fprintf(stderr, "dotfuzz run: cannot generate case %llu for %s (out of memory?)\n",
+                    (unsigned long long)i, k->name);
+            rc = DF_RANGE_ENV;
+            break;
+        }
+        if (e->hb) {
+            e->hb->index = i;
+            e->hb->started = df_now();
+            e->hb->busy = 1;
+        }
+        int dead = df_check_case_meta(e->b, k, &c, &e->oo, &e->o->meta, &e->meta_buf, &r) != 0;
+        if (e->hb)
+            e->hb->busy = 0;
+        t->tally[ki].meta_checked += (uint64_t)df_meta_sampled(&e->o->meta, &c);
+        if (record(e, ki, &c, &r, t) != 0) {
+            rc = DF_RANGE_ENV;
+            break;
+        }
+        if (dead) {
+            /* judged and saved; this process's CUDA context is gone */
+            fprintf(stderr, "dotfuzz run: backend unusable after %s: %s\n", k->name,
+                    r.res.err);
+            i++;
+            rc = DF_RANGE_POISONED;
+            break;
+        }
+    }
+    *next = i;
+    return rc;
+}
+
+/* ---- kernel selection ---- */
+
+/* Whether the forced family (if any) can fill k's element type. */
+static int family_fits(const df_run_opts *o, const df_kernel *k)
+{
+    const df_family *f = strcmp(o->family, "all") ? df_family_find(o->family) : NULL;
+    return !f || ((f->types & DF_TYPE_BIT(k->elem)) &&
+                  (!f->wide_only || (k->flags & DF_K_ACC_WIDE)));
+}
+
+/* Whether worker processes run the cases (a campaign directory). */
+static int supervised(const df_run_opts *o) { return o->out || o->resume; }
+
+static int already(const df_kernel **ks, size_t n, const df_kernel *k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ks[i] == k)
+            return 1;
+    return 0;
+}
+
+/* Adds one kernel of a group ("all", "mutants"): skipped with a note when
+ * the backend or the family cannot serve it. */
+static void add_group_member(const df_run_opts *o, const df_backend *b, const df_kernel *k,
+                             const df_kernel **ks, size_t *nk)
+{
+    if (already(ks, *nk, k) || *nk >= DF_RUN_MAX_KERNELS)
+        return;
+    if ((k->flags & DF_K_KILLS_PROCESS) && !supervised(o))
+        fprintf(stderr, "dotfuzz run: skipping %s: it kills its process; a campaign "
+                        "(--out DIR) runs it\n", k->name);
+    else if (!family_fits(o, k))
+        fprintf(stderr, "dotfuzz run: skipping %s: family %s has no %s values\n", k->name,
+                o->family, df_type_name(k->elem));
+    else if (!df_backend_supports(b, k))
+        fprintf(stderr, "dotfuzz run: skipping %s: no %s on backend %s\n", k->name,
+                strcmp(df_backend_name(b), "host") == 0 ? "host model" : "GPU launcher",
+                df_backend_name(b));
+    else
+        ks[(*nk)++] = k;
+}
+
+/* One named kernel: an error when it cannot run. */
+static int add_named(const df_run_opts *o, const df_backend *b, const char *name,
+                     const df_kernel **ks, size_t *nk)
+{
+    const df_kernel *k = df_kernel_find(name);
+    if (!k) {
+        fprintf(stderr, "dotfuzz run: unknown kernel '%s' (see dotfuzz list)\n", name);
+        return -1;
+    }
+    if (!df_backend_supports(b, k)) {
+        fprintf(stderr, "dotfuzz run: kernel %s cannot run on backend %s\n", k->name,
+                df_backend_name(b));
+        return -2;
+    }
+    if ((k->flags & DF_K_KILLS_PROCESS) && !supervised(o)) {
+        fprintf(stderr, "dotfuzz run: kernel %s kills its process: run it in a campaign "
+                        "(--out DIR), whose supervisor survives it\n", k->name);
+        return -1;
+    }
+    if (!family_fits(o, k)) {
+        fprintf(stderr, "dotfuzz run: family %s has no %s values for kernel %s\n", o->family,
+                df_type_name(k->elem), k->name);
+        return -1;
+    }
+    if (already(ks, *nk, k))
+        return 0;
+    if (*nk >= DF_RUN_MAX_KERNELS) {
+        fprintf(stderr, "dotfuzz run: more than %d kernels\n", DF_RUN_MAX_KERNELS);
+        return -1;
+    }
+    ks[(*nk)++] = k;
+    return 0;
+}
+
+int df_run_select(const df_run_opts *o, const df_backend *b, const df_kernel **ks,
+                  size_t *nk)
+{
+    *nk = 0;
+    if (strcmp(o->family, "all") != 0 && !df_family_find(o->family)) {
+        fprintf(stderr, "dotfuzz run: unknown family '%s' (see dotfuzz list)\n", o->family);
+        return -1;
+    }
+    char *list = strdup(o->kernel), *save = NULL;
+    if (!list)
+        return -2;
+    int rc = 0;
+    for (char *tok = strtok_r(list, ",", &save); tok && rc == 0;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(tok, "all")) {
+            size_t nb = df_kernel_count(), np = df_plugin_count();
+            for (size_t i = 0; i < nb + np; i++)
+                add_group_member(o, b, i < nb ? df_kernel_at(i) : df_plugin_at(i - nb), ks, nk);
+        } else if (!strcmp(tok, "mutants")) {
+            for (size_t i = 0; i < df_mutant_count(); i++)
+                add_group_member(o, b, df_mutant_at(i), ks, nk);
+        } else {
+            rc = add_named(o, b, tok, ks, nk);
+        }
+    }
+    free(list);
+    if (rc == 0 && *nk == 0) {
+        fprintf(stderr, "dotfuzz run: no kernel of '%s' runs on backend %s\n", o->kernel,
+                df_backend_name(b));
+        rc = -2;
+    }
+    return rc;
+}
+
+/* ---- summary ---- */
+
+void df_run_summary(FILE *f, const df_run_opts *o, const df_kernel *const *kernels,
+                    size_t nk, const df_totals *t, uint64_t saved, double elapsed,
+                    const char *backend)
+{
+    uint64_t cases = 0, alarms = 0, alarms_bug = 0, crashes = 0, hangs = 0;
+    for (size_t i = 0; i < nk; i++) {
+        cases += t->tally[i].cases;
+        alarms += t->tally[i].seed_alarms;
+        alarms_bug += t->tally[i].seed_alarms_bug;
+        crashes += t->tally[i].crashes;
+        hangs += t->tally[i].hangs;
+    }
+    fprintf(f, "dotfuzz run: %llu cases in %.1f s (%.0f cases/s) on backend %s, seed %llu\n",
+            (unsigned long long)cases, elapsed, elapsed > 0 ? cases / elapsed : 0.0, backend,
+            (unsigned long long)o->seed);
+    fprintf(f, "  %-19s %10s %10s %10s %8s %6s %8s %12s %12s %8s %12s\n", "kernel", "cases",
+            "ok", "precision", "nondet", "soft", "bug", "worst-ratio", "model-equal", "meta",
+            "seed-alarms");
+    for (size_t i = 0; i < nk; i++) {
+        const df_tally *k = &t->tally[i];
+        fprintf(f, "  %-19s %10llu %10llu %10llu %8llu %6llu %8llu %12.3g %12llu %8llu %12llu\n",
+                kernels[i]->name, (unsigned long long)k->cases,
+                (unsigned long long)k->verdicts[DF_V_OK],
+                (unsigned long long)k->verdicts[DF_V_PRECISION],
+                (unsigned long long)k->verdicts[DF_V_NONDET],
+                (unsigned long long)k->verdicts[DF_V_SOFT_ERROR],
+                (unsigned long long)k->verdicts[DF_V_BUG], k->worst_ratio,
+                (unsigned long long)k->model_equal, (unsigned long long)k->meta_checked,
+                (unsigned long long)k->seed_alarms);
+    }
+    fprintf(f,
+            "  seed 000's oracle (rel err > %g alone) would raise %llu alarm(s), %llu of them "
+            "bugs by this oracle; this oracle: %llu bug(s)\n",
+            o->tol, (unsigned long long)alarms, (unsigned long long)alarms_bug,
+            (unsigned long long)df_totals_verdict(t, nk, DF_V_BUG));
+    if (crashes || hangs)
+        fprintf(f, "  worker processes lost: %llu crash(es), %llu hang(s) (each saved as a bug)\n",
+                (unsigned long long)crashes, (unsigned long long)hangs);
+    fprintf(f, "  distinct error buckets (kernel x log2 ratio x log10 cond x verdict): %u\n",
+            df_totals_buckets(t));
+    fprintf(f, "  findings saved: %llu new file(s) in %s\n", (unsigned long long)saved,
+            o->corpus);
+}

@@ -1,0 +1,169 @@
+/* run.h — the pieces of `dotfuzz run`: its options, the per-kernel tallies,
+ * the engine that runs a range of case indices in one process, and the
+ * campaign directory with its supervisor (fuzz/campaign.c).
+ *
+ * Case i of seed S goes to kernel i mod K of the campaign's K kernels and
+ * is generated from (S, i) alone, so any range of indices can run in any
+ * process, in any order, and be rerun after a crash with the same result.
+ */
+#ifndef DOTFUZZ_RUN_H
+#define DOTFUZZ_RUN_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "generator.h"
+#include "metamorphic.h"
+#include "plugin.h"
+
+#define DF_RUN_MAX_KERNELS 64
+
+/* Which precision or bug findings are saved (all, or only those that add
+ * something: a kernel's worst relative error so far for precision, a new
+ * (kernel, verdict, rule, log2 ratio) signature for bugs). */
+enum { DF_SAVE_NONE, DF_SAVE_NEW, DF_SAVE_ALL };
+/* "all", "none", "new" or "worst" (both DF_SAVE_NEW); 0 or -1. */
+int df_run_parse_save(const char *v, int *save);
+
+typedef struct df_run_opts {
+    const char *kernel;     /* "all", "mutants", names, comma-separated */
+    const char *backend;
+    const char *corpus;
+    const char *family;
+    double time_s;          /* this session's time limit, 0 = none */
+    uint64_t cases;         /* the campaign's total case count, 0 = none */
+    uint64_t seed;
+    int seed_set;
+    uint64_t max_n;
+    double tol;
+    int debug_invariants;
+    int save_precision;     /* DF_SAVE_* (NEW = worst so far) */
+    int save_bugs;          /* DF_SAVE_* */
+    df_meta_opts meta;
+    df_plugin_paths libs;
+    const char *out;        /* campaign directory (--out) */
+    const char *resume;     /* campaign directory to continue (--resume) */
+    uint32_t jobs;          /* worker processes; 0 = one per GPU */
+    double watchdog_s;      /* a case running longer is a hang */
+    double stats_every_s;   /* fuzzer_stats rewrite period */
+    int quiet;              /* no status lines */
+} df_run_opts;
+
+/* Length bins of the report: bin b holds the n of bit length b. */
+#define DF_NBINS 34
+/* log2 error-ratio histogram, clamped to [-64, 64]. */
+#define DF_RHIST_MIN (-64)
+#define DF_RHIST_MAX 64
+#define DF_RHIST (DF_RHIST_MAX - DF_RHIST_MIN + 1)
+
+typedef struct df_nbin {
+    uint64_t cases;
+    double worst_ratio, worst_rel;
+} df_nbin;
+
+typedef struct df_tally {
+    uint64_t cases;
+    uint64_t verdicts[DF_V_COUNT];
+    uint64_t model_equal;     /* cuda: results equal to the host model bit for bit */
+    uint64_t meta_checked;    /* cases that went through the metamorphic checks */
+    uint64_t seed_alarms;     /* cases seed 000's oracle flags: rel err > tol alone */
+    uint64_t seed_alarms_bug; /* ... of which ours calls bug */
+    uint64_t crashes, hangs;  /* worker processes lost on a case of this kernel */
+    uint64_t saved;           /* new finding files */
+    double worst_ratio, worst_rel;
+    df_nbin nbin[DF_NBINS];
+    uint64_t rhist[DF_RHIST];
+} df_tally;
+
+/* Counts one judged case of length n. */
+void df_tally_case(df_tally *t, uint64_t n, const df_judgement *j);
+void df_tally_add(df_tally *dst, const df_tally *src);
+uint32_t df_nbin_of(uint64_t n);
+
+/* What a range of cases produced: per-kernel tallies and the error buckets
+ * reached (df_error_bucket). */
+typedef struct df_totals {
+    df_tally tally[DF_RUN_MAX_KERNELS];
+    uint8_t bucket_seen[DF_BUCKETS / 8];
+} df_totals;
+
+void df_totals_add(df_totals *dst, const df_totals *src, size_t nk);
+uint32_t df_totals_buckets(const df_totals *t);
+uint64_t df_totals_verdict(const df_totals *t, size_t nk, int verdict);
+
+/* A finding just saved, as the engine reports it to its caller. */
+typedef struct df_finding {
+    size_t ki;                /* kernel index */
+    const df_kernel *k;
+    const df_case *c;
+    const df_checked *r;
+    const char *path;         /* the case file */
+    int is_new;
+} df_finding;
+
+/* The case a process is on, in memory the supervisor shares with it: the
+ * index and when it started (CLOCK_MONOTONIC seconds), so a crash names
+ * its case and a hang is seen. */
+typedef struct df_heartbeat {
+    volatile uint64_t index;
+    volatile double started;
+    volatile int busy;
+} df_heartbeat;
+
+/* One process's case loop. */
+typedef struct df_engine {
+    const df_run_opts *o;
+    df_backend *b;
+    const df_kernel *const *kernels;
+    size_t nk;
+    df_gen_opts go;
+    df_oracle_opts oo;
+    df_scratch buf, meta_buf;
+    double worst_rel_saved[DF_RUN_MAX_KERNELS];
+    struct df_sig *sigs;      /* bug signatures saved (DF_SAVE_NEW) */
+    size_t nsigs, capsigs;
+    df_heartbeat *hb;         /* NULL when unsupervised */
+    volatile sig_atomic_t *stop;
+    /* called for each saved finding; returns -1 to stop (cannot log) */
+    int (*on_finding)(void *ctx, const df_finding *f);
+    void *ctx;
+} df_engine;
+
+enum {
+    DF_RANGE_DONE = 0,        /* every index in [lo, hi) ran */
+    DF_RANGE_STOPPED = 1,     /* *stop was set: [lo, *next) ran */
+    DF_RANGE_POISONED = 2,    /* the backend died on *next - 1 (judged, saved) */
+    DF_RANGE_ENV = 3,         /* cannot generate or save: [lo, *next) ran */
+};
+
+void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
+                    const df_kernel *const *kernels, size_t nk);
+void df_engine_free(df_engine *e);
+/* Runs indices [lo, hi) (hi = UINT64_MAX: until stopped or deadline, a
+ * CLOCK_MONOTONIC time, 0 = none), tallying into t. *next gets the first
+ * index not run. */
+int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
+                    df_totals *t, uint64_t *next);
+
+/* The kernel of case i. */
+static inline size_t df_run_kernel_of(uint64_t i, size_t nk) { return (size_t)(i % nk); }
+
+double df_now(void); /* CLOCK_MONOTONIC seconds */
+
+/* Selects kernels for o (kernel list, family, backend support). Returns 0,
+ * -1 (usage error, message printed) or -2 (nothing can run). */
+int df_run_select(const df_run_opts *o, const df_backend *b,
+                  const df_kernel **kernels, size_t *nk);
+
+/* The summary table to f. */
+void df_run_summary(FILE *f, const df_run_opts *o, const df_kernel *const *kernels,
+                    size_t nk, const df_totals *t, uint64_t saved, double elapsed,
+                    const char *backend);
+
+/* A supervised campaign in o->out (or o->resume); argv is the command
+ * line recorded in the directory. Returns an outcome (cli.h values). */
+int df_campaign_run(df_run_opts *o, int argc, char **argv);
+
+#endif

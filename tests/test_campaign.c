@@ -1,0 +1,272 @@
+/* test_campaign.c — `dotfuzz run --out/--resume`: the supervisor, its
+ * crash and hang handling, and the kill-and-resume promise (a campaign
+ * SIGKILLed at 20 random moments and resumed each time ends with exactly
+ * the findings and counts of one that never stopped, and no file it ever
+ * showed is corrupt or lost). Runs the built ./dotfuzz on the host backend. */
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../fuzz/corpus.h"
+#include "cli_helpers.h"
+
+#define CAMPAIGN_KERNELS "shfl,fold,m-tail,m-wild-read"
+#define CAMPAIGN_ARGS                                                                  \
+    "--backend host --kernel " CAMPAIGN_KERNELS " --seed 5 --cases 12000 --jobs 2 "    \
+    "--save-precision all --save-bugs all --stats-every 0.2 --quiet"
+
+static char out[1 << 16];
+
+static char *slurp(const char *dir, const char *name)
+{
+    static char buf[4][1 << 17];
+    static int slot;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *b = buf[slot++ % 4];
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot open %s", path);
+    size_t n = fread(b, 1, sizeof buf[0] - 1, f);
+    b[n] = 0;
+    fclose(f);
+    return b;
+}
+
+/* Every file in DIR/findings reads back as a valid case; returns how many. */
+static size_t check_findings(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/findings", dir);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.' || strstr(de->d_name, ".tmp."))
+            continue; /* a temporary file of an interrupted write is not a finding */
+        char f[1024], msg[256];
+        snprintf(f, sizeof f, "%s/%s", path, de->d_name);
+        df_case_file cf;
+        cr_assert_eq(df_corpus_read(f, &cf, msg, sizeof msg), DF_CORPUS_OK, "%s: %s", f, msg);
+        df_case_file_free(&cf);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* The complete lines of findings.jsonl are JSON objects naming files that
+ * exist; returns the number of lines, and their names in names. */
+static size_t check_log(const char *dir, char (*names)[41], size_t cap)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/findings.jsonl", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[4096];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        size_t len = strlen(line);
+        if (line[len - 1] != '\n')
+            break; /* a torn last line: cut on resume */
+        cr_assert_eq(line[0], '{', "%s", line);
+        cr_assert_eq(line[len - 2], '}', "%s", line);
+        const char *p = strstr(line, "\"file\":\"findings/");
+        cr_assert_not_null(p, "%s", line);
+        p += strlen("\"file\":\"findings/");
+        char file[600];
+        snprintf(file, sizeof file, "%s/findings/%.40s", dir, p);
+        cr_assert_eq(access(file, R_OK), 0, "logged finding %s is missing", file);
+        if (n < cap)
+            snprintf(names[n], 41, "%.40s", p);
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+static int logged(char (*names)[41], size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return 1;
+    return 0;
+}
+
+/* Starts dotfuzz with args in its own process group. */
+static pid_t start(const char *args)
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "exec ./dotfuzz %s >/dev/null 2>&1", args);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    return pid;
+}
+
+static int wait_status(pid_t pid)
+{
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+Test(campaign, kill_at_20_random_moments_and_resume_loses_nothing, .timeout = 240)
+{
+    char ref[128], dir[128];
+    snprintf(ref, sizeof ref, "%s", df_test_tmpdir("camp-ref"));
+    snprintf(dir, sizeof dir, "%s", df_test_tmpdir("camp-kill"));
+    int rc = df_test_sh(out, sizeof out, "./dotfuzz run %s --out %s", CAMPAIGN_ARGS, ref);
+    cr_assert_eq(rc, 1, "reference campaign: m-tail's bugs give exit 1\n%s", out);
+    size_t ref_files = check_findings(ref);
+    cr_assert_gt(ref_files, 10);
+
+    static char before[4096][41];
+    unsigned seed = (unsigned)time(NULL);
+    cr_log_info("kill moments drawn with srand(%u)", seed);
+    srand(seed);
+    int kills = 0;
+    for (int k = 0; k < 20; k++) {
+        char args[1024], campaign_file[256];
+        snprintf(campaign_file, sizeof campaign_file, "%s/campaign", dir);
+        if (access(campaign_file, F_OK) != 0) /* killed before it existed: start again */
+            snprintf(args, sizeof args, "run %s --out %s", CAMPAIGN_ARGS, dir);
+        else /* --resume takes only the session's options */
+            snprintf(args, sizeof args,
+                     "run --resume %s --cases 12000 --jobs 2 --stats-every 0.2 --quiet", dir);
+        size_t nlog = check_log(dir, before, 4096);
+        pid_t pid = start(args);
+        usleep(20000 + (useconds_t)(rand() % 380000));
+        /* half the time the whole group, half the supervisor alone (its
+         * workers must die with it) */
+        kill(k % 2 ? pid : -pid, SIGKILL);
+        int st = wait_status(pid);
+        cr_assert(st == 128 + SIGKILL || st == 1, "session %d ended with status %d", k, st);
+        kills += st == 128 + SIGKILL;
+        usleep(50000); /* the workers' death signal */
+        check_findings(dir);
+        static char after[4096][41];
+        size_t nafter = check_log(dir, after, 4096);
+        cr_assert_geq(nafter, nlog);
+        for (size_t i = 0; i < nlog && i < 4096; i++)
+            cr_assert(logged(after, nafter, before[i]), "finding %s lost", before[i]);
+    }
+    cr_assert_gt(kills, 10, "too few kills landed while running: %d", kills);
+    rc = df_test_sh(out, sizeof out, "./dotfuzz run --resume %s --cases 12000 --quiet", dir);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert_eq(check_findings(dir), ref_files);
+    static char names_ref[4096][41], names_dir[4096][41];
+    size_t nr = check_log(ref, names_ref, 4096), nd = check_log(dir, names_dir, 4096);
+    cr_assert_eq(nd, nr, "log lines: %zu resumed, %zu uninterrupted", nd, nr);
+    for (size_t i = 0; i < nr && i < 4096; i++)
+        cr_assert(logged(names_dir, nd, names_ref[i]), "finding %s missing", names_ref[i]);
+    cr_assert_str_eq(slurp(dir, "kernels.tsv"), slurp(ref, "kernels.tsv"));
+    cr_assert_str_eq(slurp(dir, "profile.tsv"), slurp(ref, "profile.tsv"));
+    cr_assert_str_eq(slurp(dir, "ratio_hist.tsv"), slurp(ref, "ratio_hist.tsv"));
+    cr_assert_not_null(strstr(slurp(dir, "fuzzer_stats"), "cases_done        : 12000\n"));
+    df_test_sh(out, sizeof out, "rm -rf %s %s", ref, dir);
+}
+
+Test(campaign, crash_and_hang_are_saved_and_replay_as_bugs, .timeout = 120)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s", df_test_tmpdir("camp-fault"));
+    int rc = df_test_sh(out, sizeof out,
+                        "./dotfuzz run --backend host --kernel m-wild-read,m-hang "
+                        "--seed 13 --cases 12000 --jobs 2 --watchdog 0.5s --quiet --out %s/c",
+                        dir);
+    cr_assert_eq(rc, 1, "%s", out);
+    char c[160];
+    snprintf(c, sizeof c, "%s/c", dir);
+    char *log = slurp(c, "findings.jsonl");
+    cr_assert_not_null(strstr(log, "\"kernel\":\"m-wild-read\",\"verdict\":\"bug\",\"rule\":\"crash\""));
+    cr_assert_not_null(strstr(log, "\"kernel\":\"m-hang\",\"verdict\":\"bug\",\"rule\":\"hang\""));
+    cr_assert_not_null(strstr(log, "\"signal\":11"));
+    char *stats = slurp(c, "fuzzer_stats");
+    cr_assert_not_null(strstr(stats, "cases_done        : 12000\n"), "%s", stats);
+    cr_assert_null(strstr(stats, "crashes           : 0\n"), "%s", stats);
+    cr_assert_null(strstr(stats, "hangs             : 0\n"), "%s", stats);
+    /* the first crash and hang findings replay as reproduced bugs */
+    rc = df_test_sh(out, sizeof out,
+                    "f=$(grep -m1 '\"rule\":\"crash\"' %s/findings.jsonl | "
+                    "sed 's/.*\"file\":\"\\([^\"]*\\)\".*/\\1/'); "
+                    "./dotfuzz replay --backend host %s/$f", c, c);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert_not_null(strstr(out, "bug (crash): the process died of signal 11"), "%s", out);
+    rc = df_test_sh(out, sizeof out,
+                    "f=$(grep -m1 '\"rule\":\"hang\"' %s/findings.jsonl | "
+                    "sed 's/.*\"file\":\"\\([^\"]*\\)\".*/\\1/'); "
+                    "./dotfuzz replay --backend host --watchdog 0.5 %s/$f", c, c);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert_not_null(strstr(out, "bug (hang)"), "%s", out);
+    df_test_sh(out, sizeof out, "rm -rf %s", dir);
+}
+
+Test(campaign, sigint_finishes_with_a_summary_and_resume_continues, .timeout = 60)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s", df_test_tmpdir("camp-int"));
+    char args[512];
+    snprintf(args, sizeof args, "run --backend host --kernel shfl --seed 3 --time 30 "
+                                "--quiet --out %s/c", dir);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "exec ./dotfuzz %s >%s/summary 2>&1", args, dir);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    usleep(800000);
+    kill(pid, SIGINT);
+    cr_assert_eq(wait_status(pid), 0);
+    char *sum = slurp(dir, "summary");
+    cr_assert_not_null(strstr(sum, "continue with `dotfuzz run --resume"), "%s", sum);
+    char c[160];
+    snprintf(c, sizeof c, "%s/c", dir);
+    char *stats = slurp(c, "fuzzer_stats");
+    unsigned long long done1 = 0, done2 = 0;
+    cr_assert_eq(sscanf(strstr(stats, "cases_done"), "cases_done : %llu", &done1), 1);
+    cr_assert_gt(done1, 0);
+    int rc = df_test_sh(out, sizeof out, "./dotfuzz run --resume %s --time 0.5 --quiet", c);
+    cr_assert_eq(rc, 0, "%s", out);
+    stats = slurp(c, "fuzzer_stats");
+    cr_assert_eq(sscanf(strstr(stats, "cases_done"), "cases_done : %llu", &done2), 1);
+    cr_assert_gt(done2, done1);
+    cr_assert_not_null(strstr(stats, "sessions          : 2\n"), "%s", stats);
+    df_test_sh(out, sizeof out, "rm -rf %s", dir);
+}
+
+Test(campaign, bad_directories_and_fixed_options_are_refused)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s", df_test_tmpdir("camp-bad"));
+    int rc = df_test_sh(out, sizeof out, "./dotfuzz run --resume %s/none --time 1", dir);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert_not_null(strstr(out, "not a campaign directory"), "%s", out);
+    rc = df_test_sh(out, sizeof out, "echo x > %s/file; ./dotfuzz run --backend host --out %s "
+                                     "--time 1", dir, dir);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert_not_null(strstr(out, "not empty"), "%s", out);
+    rc = df_test_sh(out, sizeof out, "./dotfuzz run --backend host --kernel shfl --out %s/c "
+                                     "--cases 50 --quiet && ./dotfuzz run --resume %s/c --seed 9",
+                    dir, dir);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert_not_null(strstr(out, "--seed cannot be given"), "%s", out);
+    rc = df_test_sh(out, sizeof out, "./dotfuzz run --backend host --out %s/c --time 1", dir);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert_not_null(strstr(out, "holds a campaign already"), "%s", out);
+    rc = df_test_sh(out, sizeof out, "./dotfuzz run --backend host --kernel m-hang --time 1");
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert_not_null(strstr(out, "kills its process"), "%s", out);
+    df_test_sh(out, sizeof out, "rm -rf %s", dir);
+}
