@@ -29,8 +29,7 @@ int df_check_case(df_backend *b, const df_kernel *k, const df_case *c,
     return df_check_case_refs(b, k, c, &out->refs, o, out);
 }
 
-int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
-                    char *path, size_t path_len, int *is_new)
+int df_finding_encode(const df_case *c, const df_checked *r, uint8_t **buf, size_t *len)
 {
     df_case_meta m = {
         .verdict = (uint8_t)r->j.verdict,
@@ -38,9 +37,15 @@ int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
         .iresult = r->j.iresult,
         .reference = r->j.ref,
     };
+    return df_corpus_encode(c, &m, buf, len);
+}
+
+int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
+                    char *path, size_t path_len, int *is_new)
+{
     uint8_t *buf = NULL;
     size_t len = 0;
-    if (df_corpus_encode(c, &m, &buf, &len) != 0)
+    if (df_finding_encode(c, r, &buf, &len) != 0)
         return -1;
     int rc = df_corpus_store(dir, buf, len, path, path_len, is_new);
     free(buf);
@@ -172,6 +177,14 @@ int df_launch_for(const df_kernel *k, const df_case *src, df_case *c, char *why,
         c->launch.offset_b = src->launch.offset_b;
     }
     return df_launch_resolve(k, c->n, &c->launch, why, why_len);
+}
+
+const df_kernel *df_case_candidate(const df_case *c, size_t i)
+{
+    if (c->kernel[0])
+        return i == 0 ? df_kernel_find(c->kernel) : NULL;
+    size_t nbuiltin = df_kernel_count();
+    return i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
 }
 
 int df_check_case_meta(df_backend *b, const df_kernel *k, const df_case *c,

@@ -31,8 +31,13 @@ int df_check_case_refs(df_backend *b, const df_kernel *k, const df_case *c,
                        const df_refs *refs, const df_oracle_opts *o,
                        df_checked *out);
 
-/* Saves a judged case into dir with its verdict and result recorded.
- * path receives the file's path; *is_new = 0 for a duplicate. */
+/* The bytes of the case file that records judged case c: its verdict and
+ * result in the header (a freshly malloc'd *buf of *len bytes). 0 or -1. */
+int df_finding_encode(const df_case *c, const df_checked *r, uint8_t **buf, size_t *len);
+
+/* Saves a judged case into dir with its verdict and result recorded
+ * (df_finding_encode's bytes). path receives the file's path; *is_new = 0
+ * for a duplicate. */
 int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
                     char *path, size_t path_len, int *is_new);
 
@@ -55,6 +60,11 @@ void df_print_line(FILE *f, const char *source, const df_case *c,
  * with the reason in why (a case naming k whose launch is invalid). */
 int df_launch_for(const df_kernel *k, const df_case *src, df_case *c, char *why,
                   size_t why_len);
+
+/* The i-th kernel case c may run on (NULL past the last): the one it names
+ * (a built-in, a mutant or a plugin's), else the built-ins then the
+ * plugins' kernels, whatever their element type. */
+const df_kernel *df_case_candidate(const df_case *c, size_t i);
 
 struct df_meta_opts;
 /* df_check_case, then the metamorphic checks (metamorphic.h) when c is in

@@ -1,10 +1,12 @@
-/* cli.c — the outcome-to-exit-code mapping (the only one) and the option
- * parsers the subcommands share. */
+/* cli.c — the outcome-to-exit-code mapping (the only one), the option
+ * parsers the subcommands share, their array growth and their fresh seed. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "backend.h"
@@ -119,4 +121,30 @@ df_outcome df_open_backend_cli(const char *cmd, const char *name, df_backend **b
         return DF_OUTCOME_CLEAN;
     fprintf(stderr, "dotfuzz %s: %s\n", cmd, err);
     return strncmp(err, "unknown backend", 15) == 0 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
+}
+
+uint64_t df_fresh_seed(void)
+{
+    uint64_t s = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f) {
+        if (fread(&s, sizeof s, 1, f) != 1)
+            s = 0;
+        fclose(f);
+    }
+    return s ^ ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+}
+
+int df_grow(void *array, size_t *cap, size_t n, size_t size)
+{
+    void **p = array;
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? 2 * *cap : 16;
+    void *q = realloc(*p, nc * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
 }

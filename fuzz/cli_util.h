@@ -1,7 +1,8 @@
-/* cli_util.h — option parsing helpers shared by the subcommands. */
+/* cli_util.h — option parsing and other helpers shared by the subcommands. */
 #ifndef DOTFUZZ_CLI_UTIL_H
 #define DOTFUZZ_CLI_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cli.h"
@@ -25,5 +26,15 @@ struct df_backend;
 /* Opens backend `name` for subcommand cmd; on failure says why on stderr
  * and returns USAGE (unknown name) or ENV (unavailable). */
 df_outcome df_open_backend_cli(const char *cmd, const char *name, struct df_backend **b);
+
+/* Makes room for element n of a growing array: array is the address of
+ * its pointer (any element type), *cap its capacity in elements of size
+ * bytes, doubled when full. Returns 0, or -1 (no memory, array kept). */
+int df_grow(void *array, size_t *cap, size_t n, size_t size);
+
+/* A seed no earlier run is likely to have used: /dev/urandom mixed with the
+ * time and the pid (either alone may repeat: a failed read, two runs in
+ * one second). */
+uint64_t df_fresh_seed(void);
 
 #endif

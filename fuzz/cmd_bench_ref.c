@@ -17,13 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../reference/exact.h"
 #include "../reference/reference.h"
 #include "cli.h"
 #include "cli_util.h"
 #include "pcg32.h"
+#include "run.h"
 
 static const char bench_ref_usage[] =
     "usage: dotfuzz bench-ref [--n N] [--reps R] [--type f32|f64|i32|all]\n"
@@ -224,13 +224,6 @@ typedef struct ref_results {
     double kahan, kahan_err, G;
 } ref_results;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* One call; returns the reference's value (hi for the exact dots). */
 static double call_ref(int ref, df_type t, const void *a, const void *b,
                        uint64_t n, ref_results *res)
@@ -267,9 +260,9 @@ static double time_ref(int ref, df_type t, const void *a, const void *b,
     double times[MAX_REPS];
     *value = call_ref(ref, t, a, b, n, res);
     for (unsigned k = 0; k < reps; k++) {
-        double t0 = now_s();
+        double t0 = df_now();
         *value = call_ref(ref, t, a, b, n, res);
-        times[k] = now_s() - t0;
+        times[k] = df_now() - t0;
     }
     qsort(times, reps, sizeof times[0], cmp_double);
     return reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);

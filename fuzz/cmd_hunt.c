@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
 #include "cli.h"
 #include "cli_util.h"
 #include "generator.h"
 #include "metamorphic.h"
+#include "run.h"
 
 typedef struct hunt_opts {
     const char *backend;
@@ -40,13 +40,6 @@ typedef struct hunt_row {
     detection ours, seed;
     uint64_t our_alarms, seed_alarms; /* correct kernels: false alarms */
 } hunt_row;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void hunt_usage(FILE *f)
 {
@@ -129,9 +122,9 @@ static int hunt_kernel(df_backend *b, const hunt_opts *o, hunt_row *row, df_scra
     df_gen_opts go = {.max_n = o->max_n};
     df_oracle_opts oo = {.tol = o->tol};
     df_meta_opts mo = {.every = 16, .reruns = 2};
-    double t0 = now_s();
+    double t0 = df_now();
     for (uint64_t i = 0; i < o->cases; i++) {
-        double t = now_s() - t0;
+        double t = df_now() - t0;
         if (t >= o->time_s)
             break;
         if (row->mutant && row->ours.found && row->seed.found)
@@ -142,7 +135,7 @@ static int hunt_kernel(df_backend *b, const hunt_opts *o, hunt_row *row, df_scra
             return -1;
         int dead = df_check_case_meta(b, row->k, &c, &oo, &mo, meta_buf, &r) != 0;
         row->cases = i + 1;
-        t = now_s() - t0;
+        t = df_now() - t0;
         if (r.j.verdict == DF_V_BUG) {
             row->our_alarms++;
             note(&row->ours, i + 1, t, r.j.rule);

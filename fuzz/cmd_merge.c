@@ -8,7 +8,6 @@
  * into an existing corpus adds only what it lacks. Files keep their bytes
  * and their SHA-1 name (df_corpus_store), so a duplicate by content is
  * recognised by name. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -137,20 +136,6 @@ static int sig_known(const merge_state *st, const sig *s)
     return 0;
 }
 
-/* Grows *p (of *cap elements of size es) to hold one more than n. */
-static int grow(void **p, size_t *cap, size_t n, size_t es)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? 2 * *cap : 64;
-    void *q = realloc(*p, nc * es);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
-}
-
 static int hash_known(const merge_state *st, const char *hex)
 {
     for (size_t i = 0; i < st->nhashes; i++)
@@ -161,10 +146,8 @@ static int hash_known(const merge_state *st, const char *hex)
 
 static int add_hash(merge_state *st, const char *hex)
 {
-    void *p = st->hashes;
-    if (grow(&p, &st->caphashes, st->nhashes, sizeof *st->hashes) != 0)
+    if (df_grow(&st->hashes, &st->caphashes, st->nhashes, sizeof *st->hashes) != 0)
         return -1;
-    st->hashes = p;
     memcpy(st->hashes[st->nhashes++], hex, 41);
     return 0;
 }
@@ -190,14 +173,6 @@ static int judge_on(merge_state *st, const df_kernel *k, const df_case_file *f, 
     return 0;
 }
 
-static const df_kernel *candidate(const df_case *c, size_t i)
-{
-    if (c->kernel[0])
-        return i == 0 ? df_kernel_find(c->kernel) : NULL;
-    size_t nbuiltin = df_kernel_count();
-    return i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
-}
-
 /* Adds every new signature of f; returns how many were new, -1 on no
  * memory. *runnable = 0 when no kernel could run it. */
 static int add_sigs(merge_state *st, const df_case_file *f, int *runnable)
@@ -205,17 +180,15 @@ static int add_sigs(merge_state *st, const df_case_file *f, int *runnable)
     int added = 0;
     *runnable = 0;
     const df_kernel *k;
-    for (size_t i = 0; (k = candidate(&f->c, i)) != NULL && !st->dead; i++) {
+    for (size_t i = 0; (k = df_case_candidate(&f->c, i)) != NULL && !st->dead; i++) {
         sig s;
         if (k->elem != f->c.type || judge_on(st, k, f, &s) != 0)
             continue;
         *runnable = 1;
         if (sig_known(st, &s))
             continue;
-        void *p = st->sigs;
-        if (grow(&p, &st->capsigs, st->nsigs, sizeof *st->sigs) != 0)
+        if (df_grow(&st->sigs, &st->capsigs, st->nsigs, sizeof *st->sigs) != 0)
             return -1;
-        st->sigs = p;
         st->sigs[st->nsigs++] = s;
         added++;
     }
@@ -310,48 +283,6 @@ static void merge_file(merge_state *st, const char *path, int store, counts *cn)
     free(buf);
 }
 
-static int by_name(const void *x, const void *y)
-{
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-/* Regular, non-hidden files directly in dir, in name order; NULL when dir
- * cannot be opened. */
-static char **list_dir(const char *dir, size_t *count)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return NULL;
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.' || !strcmp(de->d_name, "README.md"))
-            continue;
-        size_t len = strlen(dir) + strlen(de->d_name) + 2;
-        char *p = malloc(len);
-        struct stat sb;
-        void *np = names;
-        if (!p || grow(&np, &cap, n, sizeof *names) != 0) {
-            free(p);
-            break;
-        }
-        names = np;
-        snprintf(p, len, "%s/%s", dir, de->d_name);
-        if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-            free(p);
-            continue;
-        }
-        names[n++] = p;
-    }
-    closedir(d);
-    if (!names)
-        names = calloc(1, sizeof *names);
-    qsort(names, n, sizeof *names, by_name);
-    *count = n;
-    return names;
-}
-
 static void merge_path(merge_state *st, const char *path, int store, counts *cn)
 {
     struct stat sb;
@@ -360,19 +291,16 @@ static void merge_path(merge_state *st, const char *path, int store, counts *cn)
         return;
     }
     size_t n = 0;
-    char **names = list_dir(path, &n);
-    if (!names) {
+    char **names;
+    if (df_corpus_list(path, &names, &n) != 0) {
         fprintf(stderr, "dotfuzz merge: %s: cannot open directory\n", path);
         cn->read++;
         cn->unreadable++;
         return;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (!st->dead && !st->env_fail)
-            merge_path(st, names[i], store, cn);
-        free(names[i]);
-    }
-    free(names);
+    for (size_t i = 0; i < n && !st->dead && !st->env_fail; i++)
+        merge_path(st, names[i], store, cn);
+    df_corpus_list_free(names, n);
 }
 
 static void print_counts(const char *what, const counts *c)

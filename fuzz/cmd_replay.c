@@ -3,7 +3,6 @@
  * runs on every kernel of its element type that the backend can run. A file
  * that cannot be read gets one line on stderr naming it and the problem,
  * and the replay goes on with the rest. */
-#include <dirent.h>
 #include <math.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -115,16 +114,6 @@ static void replay_on(replay_state *st, const char *path, const df_kernel *k,
         df_print_line(stdout, path, &c, k, &r);
 }
 
-/* The i-th kernel a case may run on: the one it names (a built-in, a
- * mutant or a plugin's), else the built-ins then the plugins' kernels. */
-static const df_kernel *candidate(const df_case *c, size_t i)
-{
-    if (c->kernel[0])
-        return i == 0 ? df_kernel_find(c->kernel) : NULL;
-    size_t nbuiltin = df_kernel_count();
-    return i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
-}
-
 static void replay_file(replay_state *st, const char *path)
 {
     df_case_file f;
@@ -140,7 +129,7 @@ static void replay_file(replay_state *st, const char *path)
     df_refs refs;
     df_refs_compute(f.c.type, f.c.a, f.c.b, f.c.n, &refs);
     const df_kernel *k;
-    for (size_t i = 0; (k = candidate(&f.c, i)) != NULL; i++) {
+    for (size_t i = 0; (k = df_case_candidate(&f.c, i)) != NULL; i++) {
         if (!f.c.kernel[0] && k->elem != f.c.type)
             continue;
         if (st->o->kernel && strcmp(k->name, st->o->kernel) != 0)
@@ -160,55 +149,19 @@ static void replay_file(replay_state *st, const char *path)
     df_case_file_free(&f);
 }
 
-static int by_name(const void *x, const void *y)
-{
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-/* Every regular, non-hidden file directly in dir, in name order. */
+/* Every case file of dir (df_corpus_list), in name order. */
 static void replay_dir(replay_state *st, const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
+    char **names;
+    size_t n;
+    if (df_corpus_list(dir, &names, &n) != 0) {
         fprintf(stderr, "dotfuzz replay: %s: cannot open directory\n", dir);
         st->out = df_outcome_worst(st->out, DF_OUTCOME_USAGE);
         return;
     }
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.' || !strcmp(de->d_name, "README.md"))
-            continue;
-        size_t len = strlen(dir) + strlen(de->d_name) + 2;
-        char *p = malloc(len);
-        struct stat sb;
-        if (!p)
-            break;
-        snprintf(p, len, "%s/%s", dir, de->d_name);
-        if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-            free(p);
-            continue;
-        }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            char **grown = realloc(names, cap * sizeof *names);
-            if (!grown) {
-                free(p);
-                break;
-            }
-            names = grown;
-        }
-        names[n++] = p;
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, by_name);
-    for (size_t i = 0; i < n; i++) {
-        if (!st->dead)
-            replay_file(st, names[i]);
-        free(names[i]);
-    }
-    free(names);
+    for (size_t i = 0; i < n && !st->dead; i++)
+        replay_file(st, names[i]);
+    df_corpus_list_free(names, n);
 }
 
 static int parse_replay_opts(int argc, char **argv, replay_opts *o)

@@ -159,22 +159,7 @@ static int parse_report_opts(int argc, char **argv, report_opts *o)
     return 0;
 }
 
-/* ---- growing arrays ---- */
-
-/* Makes room in *p (*cap elements of size es) for element n. */
-static int grow(void *p, size_t *cap, size_t n, size_t es)
-{
-    void **pp = p;
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? 2 * *cap : 16;
-    void *q = realloc(*pp, nc * es);
-    if (!q)
-        return -1;
-    *pp = q;
-    *cap = nc;
-    return 0;
-}
+/* ---- key : value tables ---- */
 
 static char *trim(char *s)
 {
@@ -188,7 +173,7 @@ static char *trim(char *s)
 
 static int kv_add(kv *t, const char *k, const char *v)
 {
-    if (grow(&t->keys, &t->cap, t->n, sizeof *t->keys))
+    if (df_grow(&t->keys, &t->cap, t->n, sizeof *t->keys))
         return -1;
     /* vals follows keys' capacity */
     void *q = realloc(t->vals, t->cap * sizeof *t->vals);
@@ -300,7 +285,7 @@ static size_t kernel_index(campaign *c, const char *name)
         if (!strcmp(c->kernels[i], name))
             return i;
     char *s = strdup(name);
-    if (!s || grow(&c->kernels, &c->capk, c->nk, sizeof *c->kernels)) {
+    if (!s || df_grow(&c->kernels, &c->capk, c->nk, sizeof *c->kernels)) {
         free(s);
         return SIZE_MAX;
     }
@@ -357,7 +342,7 @@ static int kernel_row_fn(campaign *c, char *line)
     for (size_t i = 1; i < KT_COLS; i++)
         if (num(f[i], &d))
             return -1;
-    if (kernel_index(c, f[0]) == SIZE_MAX || grow(&c->krows, &c->capkrows, c->nkrows, sizeof *c->krows))
+    if (kernel_index(c, f[0]) == SIZE_MAX || df_grow(&c->krows, &c->capkrows, c->nkrows, sizeof *c->krows))
         return -1;
     kernel_row *r = &c->krows[c->nkrows];
     for (size_t i = 0; i < KT_COLS; i++)
@@ -380,7 +365,7 @@ static int prof_row_fn(campaign *c, char *line)
         if (num(f[i], &v[i]))
             return -1;
     size_t k = kernel_index(c, f[0]);
-    if (k == SIZE_MAX || grow(&c->prof, &c->capprof, c->nprof, sizeof *c->prof))
+    if (k == SIZE_MAX || df_grow(&c->prof, &c->capprof, c->nprof, sizeof *c->prof))
         return -1;
     c->prof[c->nprof++] = (prof_row){k, v[1], v[2], v[3], v[4], v[5]};
     return 0;
@@ -396,7 +381,7 @@ static int hist_row_fn(campaign *c, char *line)
         if (num(f[i], &v[i]) || !isfinite(v[i]))
             return -1;
     size_t k = kernel_index(c, f[0]);
-    if (k == SIZE_MAX || grow(&c->hist, &c->caphist, c->nhist, sizeof *c->hist))
+    if (k == SIZE_MAX || df_grow(&c->hist, &c->caphist, c->nhist, sizeof *c->hist))
         return -1;
     c->hist[c->nhist++] = (hist_row){k, v[1], v[2]};
     return 0;
@@ -411,7 +396,7 @@ static int pd_row_fn(campaign *c, char *line)
     for (size_t i = 0; i < PD_COLS; i++)
         if (num(f[i], &v[i]))
             return -1;
-    if (!isfinite(v[0]) || grow(&c->pd, &c->cappd, c->npd, sizeof *c->pd))
+    if (!isfinite(v[0]) || df_grow(&c->pd, &c->cappd, c->npd, sizeof *c->pd))
         return -1;
     memcpy(c->pd[c->npd++], v, sizeof v);
     return 0;
@@ -626,7 +611,7 @@ static int finding_row_fn(campaign *c, char *line)
 {
     finding f;
     if (parse_finding(line, &f) || kernel_index(c, f.kernel) == SIZE_MAX ||
-        grow(&c->fs, &c->capfs, c->nfs, sizeof *c->fs)) {
+        df_grow(&c->fs, &c->capfs, c->nfs, sizeof *c->fs)) {
         finding_free(&f);
         return -1;
     }

@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cli_util.h"
@@ -70,18 +68,6 @@ static void run_usage(FILE *f)
           "\n"
           "exit status: 0 no bug found, 1 bug found, 2 usage error, 3 environment error\n",
           f);
-}
-
-static uint64_t fresh_seed(void)
-{
-    uint64_t s = 0;
-    FILE *f = fopen("/dev/urandom", "rb");
-    if (f) {
-        if (fread(&s, sizeof s, 1, f) != 1)
-            s = 0;
-        fclose(f);
-    }
-    return s ^ ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
 }
 
 enum { OPT_SEED = 256, OPT_MAXN, OPT_TOL, OPT_CORPUS, OPT_BACKEND, OPT_FAMILY,
@@ -222,7 +208,7 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
     if (o->time_s < 0)
         o->time_s = o->cases ? 0 : 60;
     if (!o->seed_set)
-        o->seed = fresh_seed();
+        o->seed = df_fresh_seed();
     return 0;
 }
 

@@ -6,15 +6,12 @@
  * Judging is `replay`'s for the corpus (metamorphic checks on every case)
  * and `run`'s for the fuzzing (one case in 16), so a failure here
  * reproduces with the replay command printed beside it. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "check.h"
 #include "cli.h"
@@ -22,11 +19,11 @@
 #include "generator.h"
 #include "metamorphic.h"
 #include "plugin.h"
+#include "run.h"
 
 /* The fixed seed: the same cases on every CI run, so a change that breaks
  * one of them fails every time, not one run in N. */
 #define DF_SMOKE_SEED 1u
-#define SMOKE_MAX_KERNELS 64
 #define SMOKE_MAX_DIRS 16
 #define SMOKE_MAX_FLAKY 16 /* flaky cases listed in the JSON (all are counted) */
 
@@ -34,7 +31,7 @@ typedef struct smoke_opts {
     const char *backend, *findings, *junit, *json;
     const char *dirs[SMOKE_MAX_DIRS];
     size_t ndirs;
-    const char *kernels[SMOKE_MAX_KERNELS]; /* --kernel: none = the default set */
+    const char *kernels[DF_RUN_MAX_KERNELS]; /* --kernel: none = the default set */
     size_t nkernels;
     double time_s;
     uint64_t seed;
@@ -61,7 +58,7 @@ typedef struct kernel_tally {
 typedef struct seed_run {
     const char *label; /* "fixed" or "fresh" */
     uint64_t seed, cases;
-    kernel_tally tally[SMOKE_MAX_KERNELS];
+    kernel_tally tally[DF_RUN_MAX_KERNELS];
     double elapsed;
     int ran; /* 0: an earlier seed stopped at a bug */
 } seed_run;
@@ -81,7 +78,7 @@ typedef struct smoke_bug {
 typedef struct smoke_state {
     const smoke_opts *o;
     df_backend *b;
-    const df_kernel *kernels[SMOKE_MAX_KERNELS];
+    const df_kernel *kernels[DF_RUN_MAX_KERNELS];
     size_t nk;
     reg_result *reg;
     size_t nreg, capreg;
@@ -96,26 +93,6 @@ typedef struct smoke_state {
     double t0;
     df_scratch buf, meta_buf;
 } smoke_state;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Minimal copy of cmd_run.c's fresh_seed (static there). */
-static uint64_t fresh_seed(void)
-{
-    uint64_t s = 0;
-    FILE *f = fopen("/dev/urandom", "rb");
-    if (f) {
-        if (fread(&s, sizeof s, 1, f) != 1)
-            s = 0;
-        fclose(f);
-    }
-    return s ^ ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
-}
 
 static void smoke_usage(FILE *f)
 {
@@ -164,7 +141,7 @@ static const char *smoke_opt(int ch, const char *arg, smoke_opts *o, int *corpus
         o->dirs[o->ndirs++] = arg;
         return NULL;
     case OPT_KERNEL:
-        if (o->nkernels == SMOKE_MAX_KERNELS)
+        if (o->nkernels == DF_RUN_MAX_KERNELS)
             return "--kernel (too many)";
         o->kernels[o->nkernels++] = arg;
         return NULL;
@@ -224,52 +201,28 @@ static int parse_smoke_opts(int argc, char **argv, smoke_opts *o)
     return 0;
 }
 
-/* The kernels to fuzz: those named, else `run --kernel all`'s set (every
- * built-in and plugin kernel the backend runs). Minimal copy of the part of
- * cmd_run.c's select_kernels (static there) without --family. Returns an
- * outcome. */
+/* The kernels to fuzz: `run --kernel LIST`'s selection (df_run_select),
+ * LIST being the names given, else "all" (every built-in and plugin
+ * kernel the backend runs). Returns an outcome. */
 static df_outcome select_kernels(smoke_state *st)
 {
     const smoke_opts *o = st->o;
-    int all = o->nkernels == 0;
+    size_t len = 4; /* "all" */
     for (size_t i = 0; i < o->nkernels; i++)
-        all |= strcmp(o->kernels[i], "all") == 0;
-    if (all) {
-        size_t nbuiltin = df_kernel_count(), nall = nbuiltin + df_plugin_count();
-        for (size_t i = 0; i < nall && st->nk < SMOKE_MAX_KERNELS; i++) {
-            const df_kernel *k = i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
-            if (df_backend_supports(st->b, k))
-                st->kernels[st->nk++] = k;
-        }
-        if (st->nk)
-            return DF_OUTCOME_CLEAN;
-        fprintf(stderr, "dotfuzz smoke: no kernel runs on backend %s\n",
-                df_backend_name(st->b));
+        len += strlen(o->kernels[i]) + 1;
+    char *list = malloc(len);
+    if (!list)
         return DF_OUTCOME_ENV;
-    }
+    strcpy(list, o->nkernels ? "" : "all");
     for (size_t i = 0; i < o->nkernels; i++) {
-        const df_kernel *k = df_kernel_find(o->kernels[i]);
-        if (!k) {
-            df_usage_error("smoke", "unknown kernel '%s'", o->kernels[i]);
-            return DF_OUTCOME_USAGE;
-        }
-        if (!df_backend_supports(st->b, k)) {
-            fprintf(stderr, "dotfuzz smoke: kernel %s cannot run on backend %s\n", k->name,
-                    df_backend_name(st->b));
-            return DF_OUTCOME_ENV;
-        }
-        if (k->flags & DF_K_KILLS_PROCESS) {
-            fprintf(stderr, "dotfuzz smoke: kernel %s kills its process: fuzz it in a "
-                            "supervised campaign (run --out DIR)\n", k->name);
-            return DF_OUTCOME_USAGE;
-        }
-        size_t j = 0;
-        while (j < st->nk && st->kernels[j] != k)
-            j++;
-        if (j == st->nk) /* named twice: fuzzed once */
-            st->kernels[st->nk++] = k;
+        strcat(list, i ? "," : "");
+        strcat(list, o->kernels[i]);
     }
-    return DF_OUTCOME_CLEAN;
+    /* no .out: unsupervised, so a kernel that kills its process is refused */
+    df_run_opts ro = {.kernel = list, .family = "all"};
+    int rc = df_run_select(&ro, st->b, st->kernels, &st->nk);
+    free(list);
+    return rc == 0 ? DF_OUTCOME_CLEAN : rc == -1 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
 }
 
 /* ---- text helpers ---- */
@@ -381,15 +334,9 @@ static void replay_command(const smoke_state *st, const char *path, const char *
 static reg_result *add_result(smoke_state *st, const char *file, const df_kernel *k,
                               int status, const char *message)
 {
-    if (st->nreg == st->capreg) {
-        size_t cap = st->capreg ? 2 * st->capreg : 32;
-        reg_result *grown = realloc(st->reg, cap * sizeof *grown);
-        if (!grown) {
-            st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
-            return NULL;
-        }
-        st->reg = grown;
-        st->capreg = cap;
+    if (df_grow(&st->reg, &st->capreg, st->nreg, sizeof *st->reg) != 0) {
+        st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
+        return NULL;
     }
     if (status == R_ERROR)
         st->out = df_outcome_worst(st->out, DF_OUTCOME_USAGE);
@@ -431,7 +378,7 @@ static void regress_on(smoke_state *st, const char *path, const df_kernel *k,
         return;
     }
     df_checked r;
-    double t = now_s();
+    double t = df_now();
     if (df_check_case_meta(st->b, k, &c, &oo, &meta, &st->meta_buf, &r) != 0) {
         fprintf(stderr, "dotfuzz smoke: backend unusable after %s: %s\n", path, r.res.err);
         st->dead = 1;
@@ -450,7 +397,7 @@ static void regress_on(smoke_state *st, const char *path, const df_kernel *k,
     reg_result *res = add_result(st, path, k, status, status == R_FAIL ? msg : NULL);
     if (!res)
         return;
-    res->time_s = now_s() - t;
+    res->time_s = df_now() - t;
     res->verdict = (int)r.j.verdict;
     res->recorded = recorded;
     size_t n = 0;
@@ -472,28 +419,9 @@ static void remember_sha1(smoke_state *st, const df_case_file *f)
     size_t len = 0;
     if (df_corpus_encode(&f->c, &f->meta, &bytes, &len) != 0)
         return;
-    if (st->nknown == st->capknown) {
-        size_t cap = st->capknown ? 2 * st->capknown : 32;
-        char(*grown)[41] = realloc(st->known, cap * sizeof *grown);
-        if (!grown) {
-            free(bytes);
-            return;
-        }
-        st->known = grown;
-        st->capknown = cap;
-    }
-    df_sha1_hex(bytes, len, st->known[st->nknown++]);
+    if (df_grow(&st->known, &st->capknown, st->nknown, sizeof *st->known) == 0)
+        df_sha1_hex(bytes, len, st->known[st->nknown++]);
     free(bytes);
-}
-
-/* Minimal copy of cmd_replay.c's candidate() (static there): the i-th
- * kernel a case may run on. */
-static const df_kernel *candidate(const df_case *c, size_t i)
-{
-    if (c->kernel[0])
-        return i == 0 ? df_kernel_find(c->kernel) : NULL;
-    size_t nbuiltin = df_kernel_count();
-    return i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
 }
 
 static void regress_file(smoke_state *st, const char *path)
@@ -507,7 +435,7 @@ static void regress_file(smoke_state *st, const char *path)
     }
     remember_sha1(st, &f);
     const df_kernel *k;
-    for (size_t i = 0; (k = candidate(&f.c, i)) != NULL && !st->dead; i++) {
+    for (size_t i = 0; (k = df_case_candidate(&f.c, i)) != NULL && !st->dead; i++) {
         if (!f.c.kernel[0] && k->elem != f.c.type)
             continue;
         if (k->flags & DF_K_KILLS_PROCESS) {
@@ -525,56 +453,19 @@ static void regress_file(smoke_state *st, const char *path)
     df_case_file_free(&f);
 }
 
-static int by_name(const void *x, const void *y)
-{
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-/* Minimal copy of cmd_replay.c's replay_dir listing: every regular,
- * non-hidden file directly in dir but README.md, in name order. */
+/* Every case file of dir (df_corpus_list), in name order. */
 static void regress_dir(smoke_state *st, const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
+    char **names;
+    size_t n;
+    if (df_corpus_list(dir, &names, &n) != 0) {
         fprintf(stderr, "dotfuzz smoke: %s: cannot open directory\n", dir);
         add_result(st, dir, NULL, R_ERROR, "cannot open directory");
         return;
     }
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.' || !strcmp(de->d_name, "README.md"))
-            continue;
-        char *p = NULL;
-        struct stat sb;
-        if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
-            break;
-        if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-            free(p);
-            continue;
-        }
-        if (n == cap) {
-            size_t c2 = cap ? 2 * cap : 64;
-            char **grown = realloc(names, c2 * sizeof *names);
-            if (!grown) {
-                free(p);
-                break;
-            }
-            names = grown;
-            cap = c2;
-        }
-        names[n++] = p;
-    }
-    closedir(d);
-    if (n)
-        qsort(names, n, sizeof *names, by_name);
-    for (size_t i = 0; i < n; i++) {
-        if (!st->dead)
-            regress_file(st, names[i]);
-        free(names[i]);
-    }
-    free(names);
+    for (size_t i = 0; i < n && !st->dead; i++)
+        regress_file(st, names[i]);
+    df_corpus_list_free(names, n);
 }
 
 /* ---- fuzzing ---- */
@@ -582,13 +473,10 @@ static void regress_dir(smoke_state *st, const char *dir)
 /* Whether the finding that r makes of c is already in the replayed corpus. */
 static int is_known(const smoke_state *st, const df_case *c, const df_checked *r)
 {
-    /* the bytes df_save_finding would write (minimal copy of its encoding) */
-    df_case_meta m = {.verdict = (uint8_t)r->j.verdict, .result = r->j.result,
-                      .iresult = r->j.iresult, .reference = r->j.ref};
-    uint8_t *bytes = NULL;
+    uint8_t *bytes = NULL; /* what df_save_finding would write */
     size_t len = 0;
     char hex[41];
-    if (df_corpus_encode(c, &m, &bytes, &len) != 0)
+    if (df_finding_encode(c, r, &bytes, &len) != 0)
         return 0;
     df_sha1_hex(bytes, len, hex);
     free(bytes);
@@ -663,16 +551,16 @@ static int fuzz_seed(smoke_state *st, size_t si, double budget)
     df_gen_opts go = {.max_n = 65536};
     df_oracle_opts oo = {.tol = 1e-6};
     df_meta_opts mo = {.every = 16, .reruns = 2}; /* run's defaults */
-    double t0 = now_s();
+    double t0 = df_now();
     int stop = 0;
     sr->ran = 1;
-    for (uint64_t i = 0; !stop && now_s() - t0 < budget; i++) {
+    for (uint64_t i = 0; !stop && df_now() - t0 < budget; i++) {
         size_t ki = (size_t)(i % st->nk);
         const df_kernel *k = st->kernels[ki];
         kernel_tally *t = &sr->tally[ki];
         df_case c;
         df_checked r;
-        double tc = now_s();
+        double tc = df_now();
         if (df_generate(sr->seed, i, k, &go, &st->buf, &c) != 0) {
             fprintf(stderr, "dotfuzz smoke: cannot generate case %llu for %s\n",
                     (unsigned long long)i, k->name);
@@ -687,14 +575,14 @@ static int fuzz_seed(smoke_state *st, size_t si, double budget)
             stop = on_bug(st, si, ki, &c, &r, dead);
         else
             t->verdicts[r.j.verdict]++;
-        t->time_s += now_s() - tc;
+        t->time_s += df_now() - tc;
         if (dead) {
             fprintf(stderr, "dotfuzz smoke: backend unusable after %s: %s\n", k->name,
                     r.res.err);
             st->dead = stop = 1;
         }
     }
-    sr->elapsed = now_s() - t0;
+    sr->elapsed = df_now() - t0;
     return stop;
 }
 
@@ -1033,16 +921,16 @@ df_outcome df_cmd_smoke(int argc, char **argv)
         return out;
     }
     st->seeds[0] = (seed_run){.label = "fixed", .seed = o.seed};
-    st->seeds[1] = (seed_run){.label = "fresh", .seed = fresh_seed()};
+    st->seeds[1] = (seed_run){.label = "fresh", .seed = df_fresh_seed()};
     fprintf(stderr, "dotfuzz smoke: %s\n", df_backend_note(st->b));
     printf("dotfuzz smoke: seeds %llu (fixed) and %llu (fresh), %zu kernel(s), %.0f s of "
            "fuzzing\n",
            (unsigned long long)st->seeds[0].seed, (unsigned long long)st->seeds[1].seed,
            st->nk, o.time_s);
     fflush(stdout);
-    double t0 = now_s();
+    double t0 = df_now();
     smoke_run(st);
-    double elapsed = now_s() - t0;
+    double elapsed = df_now() - t0;
     print_summary(st, elapsed);
     out = st->out;
     if (o.junit && write_report(o.junit, st, elapsed, out, 1) != 0)

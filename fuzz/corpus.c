@@ -6,7 +6,9 @@
  * is the same on any host. The decoder checks in a fixed order (size,
  * magic, version, header, type, length, checksum, kernel) and never sizes
  * an allocation from n before n has been checked against the bytes present.
+ * Also: the listing of a corpus directory that replay, merge and smoke read.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -741,4 +743,74 @@ int df_corpus_store(const char *dir, const uint8_t *buf, size_t len,
     free(full);
     errno = saved;
     return rc;
+}
+
+void df_corpus_list_free(char **paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+}
+
+static int by_name(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* dir/name when it is a regular file; NULL with *err = 0 when it is not,
+ * with *err = -1 when out of memory. */
+static char *regular_file(const char *dir, const char *name, int *err)
+{
+    size_t len = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(len);
+    struct stat sb;
+    *err = p ? 0 : -1;
+    if (!p)
+        return NULL;
+    snprintf(p, len, "%s/%s", dir, name);
+    if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+        return p;
+    free(p);
+    return NULL;
+}
+
+int df_corpus_list(const char *dir, char ***paths, size_t *n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    char **names = NULL;
+    size_t count = 0, cap = 0;
+    int err = 0;
+    struct dirent *de;
+    while (!err && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' || !strcmp(de->d_name, "README.md"))
+            continue;
+        char *p = regular_file(dir, de->d_name, &err);
+        if (!p)
+            continue;
+        if (count == cap) {
+            size_t nc = cap ? 2 * cap : 64;
+            char **grown = realloc(names, nc * sizeof *names);
+            if (!grown) {
+                free(p);
+                err = -1;
+                break;
+            }
+            names = grown;
+            cap = nc;
+        }
+        names[count++] = p;
+    }
+    closedir(d);
+    if (err) {
+        df_corpus_list_free(names, count);
+        errno = ENOMEM;
+        return -1;
+    }
+    if (count)
+        qsort(names, count, sizeof *names, by_name);
+    *paths = names;
+    *n = count;
+    return 0;
 }

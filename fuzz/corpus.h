@@ -105,6 +105,14 @@ int df_corpus_store(const char *dir, const uint8_t *buf, size_t len,
 /* Writes buf atomically to exactly `path` (temp, fsync, rename). */
 int df_write_file_atomic(const char *path, const uint8_t *buf, size_t len);
 
+/* The case files of a corpus directory: every regular, non-hidden file
+ * directly in dir but README.md (a corpus's own description), as paths
+ * "dir/name" in name order (strcmp), into a malloc'd array of *n strings
+ * (NULL when *n is 0); df_corpus_list_free frees it. Returns 0, or -1 with
+ * errno set (dir cannot be opened, or no memory) and nothing to free. */
+int df_corpus_list(const char *dir, char ***paths, size_t *n);
+void df_corpus_list_free(char **paths, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
