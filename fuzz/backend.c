@@ -19,8 +19,7 @@
 struct df_backend {
     int is_cuda;
     df_cuda *cuda;        /* when is_cuda */
-    df_scratch scratch;   /* host models' working memory */
-    df_scratch guarded;   /* the case's vectors inside guard zones */
+    df_model_ctx m;       /* host models' working memory and guarded copies */
     char note[256];
 };
 
@@ -80,8 +79,7 @@ void df_backend_close(df_backend *b)
     if (b->cuda)
         df_cuda_close(b->cuda);
 #endif
-    df_scratch_free(&b->scratch);
-    df_scratch_free(&b->guarded);
+    df_model_ctx_free(&b->m);
     free(b);
 }
 
@@ -111,16 +109,16 @@ static void fill_guard(df_type t, void *p, size_t count)
     }
 }
 
-/* gc = c with a and b moved inside guard zones in b->guarded. Returns 0, or
+/* gc = c with a and b moved inside guard zones in m->guarded. Returns 0, or
  * -1 when memory runs out. */
-static int guard_case(df_backend *b, const df_case *c, df_case *gc)
+static int guard_case(df_model_ctx *m, const df_case *c, df_case *gc)
 {
     size_t es = df_type_size(c->type), g = DF_GUARD_ELEMS;
     *gc = *c;
     if (c->n > (SIZE_MAX / es - 3 * g) / 2)
         return -1;
     size_t n = (size_t)c->n;
-    char *p = df_scratch_reserve(&b->guarded, (2 * n + 3 * g) * es);
+    char *p = df_scratch_reserve(&m->guarded, (2 * n + 3 * g) * es);
     if (!p)
         return -1;
     char *a = p + g * es, *bv = a + (n + g) * es;
@@ -137,24 +135,51 @@ static int guard_case(df_backend *b, const df_case *c, df_case *gc)
 }
 
 /* Runs fn (k's host model, or its host_run routine) on a guarded copy of c. */
-static void run_model(df_backend *b, const df_kernel *k,
-                      int (*fn)(const df_case *, df_scratch *, df_result *),
-                      const df_case *c, df_result *res)
+void df_model_ctx_free(df_model_ctx *m)
 {
+    df_scratch_free(&m->scratch);
+    df_scratch_free(&m->guarded);
+}
+
+void df_run_model(df_model_ctx *m, const df_kernel *k, int whole, const df_case *c,
+                  df_result *res)
+{
+    int (*fn)(const df_case *, df_scratch *, df_result *) =
+        whole && k->host_run ? k->host_run : k->host_model;
     df_case gc;
     memset(res, 0, sizeof *res);
-    if (guard_case(b, c, &gc) != 0) {
+    if (guard_case(m, c, &gc) != 0) {
         res->status = DF_RUN_ERROR;
         snprintf(res->err, sizeof res->err,
                  "%s host model: out of memory for the guarded copy of n = %llu",
                  k->name, (unsigned long long)c->n);
         return;
     }
-    if (fn(&gc, &b->scratch, res) != 0 && res->status == DF_RUN_OK) {
+    if (fn(&gc, &m->scratch, res) != 0 && res->status == DF_RUN_OK) {
         res->status = DF_RUN_ERROR;
         snprintf(res->err, sizeof res->err, "%s host model failed (out of memory?)",
                  k->name);
     }
+}
+
+int df_backend_is_host(const df_backend *b) { return !b->is_cuda; }
+
+int df_backend_run_batch(df_backend *b, const df_kernel *k, const df_case *const *cases,
+                         size_t n, df_result *res, size_t *done)
+{
+    *done = 0;
+#ifdef DOTFUZZ_CUDA
+    if (b->is_cuda && df_backend_supports(b, k))
+        return df_cuda_run_batch(b->cuda, k, cases, n, res, done);
+#endif
+    for (size_t i = 0; i < n; i++) {
+        if (df_backend_run(b, k, cases[i], &res[i], NULL, NULL) != 0) {
+            *done = i + 1;
+            return -1;
+        }
+    }
+    *done = n;
+    return 0;
 }
 
 int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
@@ -170,7 +195,7 @@ int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
         return 0;
     }
     if (!b->is_cuda) {
-        run_model(b, k, k->host_run ? k->host_run : k->host_model, c, res);
+        df_run_model(&b->m, k, 1, c, res);
         return 0;
     }
 #ifdef DOTFUZZ_CUDA
@@ -178,7 +203,7 @@ int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
     if (df_cuda_run(b->cuda, k, c, res) != 0)
         return -1; /* poisoned context: only a new process can go on */
     if (model && model_ran && k->host_model && (k->flags & DF_K_DETERMINISTIC)) {
-        run_model(b, k, k->host_model, c, model);
+        df_run_model(&b->m, k, 0, c, model);
         *model_ran = 1;
     }
 #else

@@ -37,6 +37,31 @@ int df_backend_supports(const df_backend *b, const df_kernel *k);
 int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
                    df_result *res, df_result *model, int *model_ran);
 
+/* The GPU half of a batch: k run on cases[0..n) (cuda backend only), one
+ * result per case in res (no host model: the caller runs those in
+ * parallel). Kernels with a batched launcher run the whole batch in few
+ * launches; the others run one case after the other. Returns 0, or -1
+ * when the backend became unusable: then *done cases have results (the
+ * last of them carries the error) and the rest none. */
+int df_backend_run_batch(df_backend *b, const df_kernel *k, const df_case *const *cases,
+                         size_t n, df_result *res, size_t *done);
+
+/* A host-model runner for one thread: its own working memory and guarded
+ * copies, so that batches run models on every core (fuzz/pool.h). */
+typedef struct df_model_ctx {
+    df_scratch scratch;   /* host models' working memory */
+    df_scratch guarded;   /* the case's vectors inside guard zones */
+} df_model_ctx;
+void df_model_ctx_free(df_model_ctx *m);
+/* Runs k's host model on c, its vectors copied inside NaN guard zones
+ * (DF_GUARD_ELEMS each side). whole: a plugin's whole-routine form
+ * (host_run) where it has one, as the host backend runs it; else the
+ * model the cuda backend compares against. */
+void df_run_model(df_model_ctx *m, const df_kernel *k, int whole, const df_case *c,
+                  df_result *res);
+/* Whether b runs kernels as host models on the CPU. */
+int df_backend_is_host(const df_backend *b);
+
 /* cuda: fold/tournament check their loop invariant after every round. */
 void df_backend_set_debug_invariants(df_backend *b, int on);
 

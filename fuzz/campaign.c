@@ -54,8 +54,11 @@ typedef struct msg_head {
     uint64_t lo, hi, next, len; /* len: payload bytes that follow */
 } msg_head;
 
+/* Indices [lo, hi); solo: one case at a time (a batch died and the case
+ * that killed it must be found). */
 typedef struct range {
     uint64_t lo, hi;
+    uint64_t solo;
 } range;
 
 typedef struct worker {
@@ -251,7 +254,7 @@ static int read_campaign_file(campaign *cp, char **kernels)
         return -1;
     }
     char line[8192], *key, *val;
-    int bad = 0, have_seed = 0;
+    int bad = 0, have_seed = 0, merged = 0;
     while (fgets(line, sizeof line, f)) {
         if (kv(line, &key, &val) != 0)
             continue;
@@ -287,9 +290,17 @@ static int read_campaign_file(campaign *cp, char **kernels)
             o->debug_invariants = !strcmp(v, "1");
         else if (!strcmp(key, "kernel_lib"))
             bad |= df_plugin_paths_add(&o->libs, v) != 0, v = NULL;
+        else if (!strcmp(key, "merged"))
+            merged = 1;
         free(v);
     }
     fclose(f);
+    if (merged) {
+        fprintf(stderr, "dotfuzz run: %s was made by dotfuzz merge: it can be reported, not "
+                        "resumed (resume the campaigns it merged)\n", cp->dir);
+        free(path);
+        return -1;
+    }
     if (bad || !have_seed || !*kernels) {
         fprintf(stderr, "dotfuzz run: %s is damaged or of another version\n", path);
         free(path);
@@ -337,12 +348,12 @@ static int write_state(campaign *cp)
             (unsigned long long)(cp->prev_restarts + cp->restarts));
     fprintf(f, "start_time : %.0f\n", cp->start_time);
     for (size_t i = 0; i < cp->nqueue; i++)
-        fprintf(f, "pending : %llu %llu\n", (unsigned long long)cp->queue[i].lo,
-                (unsigned long long)cp->queue[i].hi);
+        fprintf(f, "pending : %llu %llu %llu\n", (unsigned long long)cp->queue[i].lo,
+                (unsigned long long)cp->queue[i].hi, (unsigned long long)cp->queue[i].solo);
     for (uint32_t w = 0; w < cp->jobs; w++)
         if (cp->w[w].busy)
-            fprintf(f, "pending : %llu %llu\n", (unsigned long long)cp->w[w].r.lo,
-                    (unsigned long long)cp->w[w].r.hi);
+            fprintf(f, "pending : %llu %llu %llu\n", (unsigned long long)cp->w[w].r.lo,
+                    (unsigned long long)cp->w[w].r.hi, (unsigned long long)cp->w[w].r.solo);
     for (size_t k = 0; k < cp->nk; k++)
         put_tally(f, k, &cp->tot->tally[k]);
     fprintf(f, "buckets : ");
@@ -355,7 +366,7 @@ static int write_state(campaign *cp)
     return rc;
 }
 
-static int push_range(campaign *cp, uint64_t lo, uint64_t hi)
+static int push_range_as(campaign *cp, uint64_t lo, uint64_t hi, uint64_t solo)
 {
     if (lo >= hi)
         return 0;
@@ -367,8 +378,13 @@ static int push_range(campaign *cp, uint64_t lo, uint64_t hi)
         cp->queue = p;
         cp->capqueue = cap;
     }
-    cp->queue[cp->nqueue++] = (range){lo, hi};
+    cp->queue[cp->nqueue++] = (range){lo, hi, solo};
     return 0;
+}
+
+static int push_range(campaign *cp, uint64_t lo, uint64_t hi)
+{
+    return push_range_as(cp, lo, hi, 0);
 }
 
 static int parse_tally_line(campaign *cp, const char *key, const char *v)
@@ -443,7 +459,7 @@ static int read_state(campaign *cp)
     while (!bad && fgets(line, sizeof line, f)) {
         if (kv(line, &key, &val) != 0)
             continue;
-        unsigned long long a, b;
+        unsigned long long a, b, c = 0;
         if (!strcmp(key, "next_index"))
             bad = sscanf(val, "%llu", &a) != 1, cp->next_index = a;
         else if (!strcmp(key, "run_time"))
@@ -455,7 +471,7 @@ static int read_state(campaign *cp)
         else if (!strcmp(key, "start_time"))
             bad = sscanf(val, "%lf", &cp->start_time) != 1;
         else if (!strcmp(key, "pending"))
-            bad = sscanf(val, "%llu %llu", &a, &b) != 2 || push_range(cp, a, b) != 0;
+            bad = sscanf(val, "%llu %llu %llu", &a, &b, &c) < 2 || push_range_as(cp, a, b, c) != 0;
         else if (!strcmp(key, "kernel") || !strcmp(key, "nbin") || !strcmp(key, "rhist"))
             bad = parse_tally_line(cp, key, val) != 0;
         else if (!strcmp(key, "buckets"))
@@ -654,6 +670,14 @@ static int worker_main(campaign *cp, int id, int cmd_fd, int msg_fd)
     worker_ctx wc = {msg_fd, id, cp->o->quiet};
     df_engine e;
     df_engine_init(&e, cp->o, b, cp->kernels, cp->nk);
+    e.batch = cp->o->batch;
+    if (e.batch > 1) {
+        /* the cores shared among the workers */
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        unsigned share = cp->o->threads ? cp->o->threads
+                                        : (unsigned)((ncpu > 0 ? ncpu : 1) / cp->jobs);
+        e.pool = df_pool_create(share ? share : 1);
+    }
     e.hb = &cp->hb[id];
     e.stop = &stop_requested;
     e.on_finding = worker_on_finding;
@@ -665,6 +689,7 @@ static int worker_main(campaign *cp, int id, int cmd_fd, int msg_fd)
         write_inflight(ifd, id, &r);
         memset(t, 0, sizeof *t);
         uint64_t next;
+        e.batch = r.solo ? 1 : cp->o->batch;
         int rc = df_engine_range(&e, r.lo, r.hi, 0, t, &next);
         msg_head h = {.type = MSG_DONE, .status = (uint32_t)rc, .lo = r.lo, .hi = r.hi,
                       .next = next, .len = cp->nk * sizeof(df_tally) + sizeof t->bucket_seen};
@@ -678,6 +703,7 @@ static int worker_main(campaign *cp, int id, int cmd_fd, int msg_fd)
     }
     free(t);
     df_engine_free(&e);
+    df_pool_destroy(e.pool);
     if (ifd >= 0)
         close(ifd);
     if (status != WORKER_EXIT_POISONED) /* a poisoned context may hang on teardown */
@@ -739,7 +765,7 @@ static int next_range(campaign *cp, range *r)
     if (cp->nqueue) {
         *r = cp->queue[--cp->nqueue];
         if (r->hi - r->lo > cp->batch) { /* hand it out in batch-sized pieces */
-            cp->queue[cp->nqueue++] = (range){r->lo + cp->batch, r->hi};
+            cp->queue[cp->nqueue++] = (range){r->lo + cp->batch, r->hi, r->solo};
             r->hi = r->lo + cp->batch;
         }
         return 1;
@@ -749,7 +775,7 @@ static int next_range(campaign *cp, range *r)
         hi = cp->o->cases;
     if (hi <= cp->next_index)
         return 0;
-    *r = (range){cp->next_index, hi};
+    *r = (range){cp->next_index, hi, 0};
     cp->next_index = hi;
     return 1;
 }
@@ -770,7 +796,7 @@ static int assign(campaign *cp, uint32_t id)
 
 static void tell_stop(worker *w)
 {
-    range r = {0, 0};
+    range r = {0, 0, 0};
     if (w->pid > 0 && write_all(w->to, &r, sizeof r) != 0)
         kill(w->pid, SIGKILL);
 }
@@ -827,6 +853,15 @@ static int record_death(campaign *cp, uint32_t id, uint64_t index, int hang, int
     return rc;
 }
 
+static int restart(campaign *cp, uint32_t id)
+{
+    if (start_worker(cp, id) == 0)
+        return 0;
+    perror("dotfuzz run: cannot start a worker");
+    cp->env_fail = 1;
+    return -1;
+}
+
 /* A worker's pipe closed: reap it, record what killed it, requeue its
  * range (minus the case it died on) and start another. */
 static int handle_death(campaign *cp, uint32_t id, int stopping)
@@ -844,6 +879,17 @@ static int handle_death(campaign *cp, uint32_t id, int stopping)
         return -1;
     }
     int died_on_case = w->busy && cp->hb[id].busy;
+    if (died_on_case && cp->hb[id].count > 1) {
+        /* it died in a batch: which case did it is not known; the batch is
+         * run again one case at a time, where the culprit dies alone */
+        uint64_t first = cp->hb[id].index, end = first + cp->hb[id].count;
+        if (push_range(cp, w->r.lo, first) || push_range_as(cp, first, end, 1) ||
+            push_range(cp, end, w->r.hi))
+            return -1;
+        w->busy = 0;
+        cp->restarts++;
+        return stopping ? 0 : restart(cp, id);
+    }
     if (w->busy) {
         uint64_t at = died_on_case ? cp->hb[id].index : w->r.lo;
         if (died_on_case) {
@@ -869,14 +915,7 @@ static int handle_death(campaign *cp, uint32_t id, int stopping)
     }
     if (!clean)
         cp->restarts++;
-    if (stopping)
-        return 0;
-    if (start_worker(cp, id) != 0) {
-        perror("dotfuzz run: cannot start a worker");
-        cp->env_fail = 1;
-        return -1;
-    }
-    return 0;
+    return stopping ? 0 : restart(cp, id);
 }
 
 /* Reads one message from worker id. Returns 0, or -1 when its pipe closed. */

@@ -37,6 +37,11 @@ int df_finding_encode(const df_case *c, const df_checked *r, uint8_t **buf, size
         .iresult = r->j.iresult,
         .reference = r->j.ref,
     };
+    /* the soft errors the kernel reported travel with the case, so replay
+     * can show what it reported when it was found */
+    for (uint32_t code = 1; code <= DF_SOFT_CODES; code++)
+        if (r->res.soft_mask & (1u << (code - 1)))
+            m.soft[m.nsoft++] = r->res.soft[code - 1];
     return df_corpus_encode(c, &m, buf, len);
 }
 
@@ -143,7 +148,22 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
     fprintf(f, ",\"h\":%llu,\"verdict\":\"%s\",\"rule\":\"%s\",\"why\":",
             (unsigned long long)j->h, df_verdict_name(j->verdict), j->rule);
     df_json_str(f, j->why);
-    fputs("}\n", f);
+    fputs(",\"soft_errors\":[", f);
+    const char *sep = "";
+    for (uint32_t code = 1; code <= DF_SOFT_CODES; code++) {
+        const df_soft_report *s = &r->res.soft[code - 1];
+        if (!(r->res.soft_mask & (1u << (code - 1))))
+            continue;
+        fprintf(f, "%s{\"code\":\"%s\",\"kernel\":\"%s\",\"line\":%u,\"block\":%u,"
+                   "\"thread\":%u,\"round\":%u,\"index\":%llu,\"ivalue\":%lld,\"fvalue\":",
+                sep, df_soft_code_name(s->code), df_soft_kernel_name(s->kernel), s->line,
+                s->block, s->thread, s->round, (unsigned long long)s->index,
+                (long long)s->ivalue);
+        df_json_num(f, s->fvalue);
+        fputc('}', f);
+        sep = ",";
+    }
+    fputs("]}\n", f);
 }
 
 void df_print_line(FILE *f, const char *source, const df_case *c,
@@ -154,6 +174,20 @@ void df_print_line(FILE *f, const char *source, const df_case *c,
             source, k->name, df_verdict_name(j->verdict), (unsigned long long)c->n,
             c->launch.block, c->launch.grid, j->rule, j->rel_err, j->err_ratio, j->ulp_err,
             j->why);
+    for (uint32_t code = 1; code <= DF_SOFT_CODES; code++)
+        if (r->res.soft_mask & (1u << (code - 1)))
+            df_print_soft(f, "    soft error: ", &r->res.soft[code - 1]);
+}
+
+void df_print_soft(FILE *f, const char *lead, const df_soft_report *s)
+{
+    fprintf(f, "%s%s reported by %s (line %u): block %u thread %u round %u index %llu value ",
+            lead, df_soft_code_name(s->code), df_soft_kernel_name(s->kernel), s->line, s->block,
+            s->thread, s->round, (unsigned long long)s->index);
+    if (s->code == DF_SOFT_INT_OVERFLOW)
+        fprintf(f, "%lld\n", (long long)s->ivalue);
+    else
+        fprintf(f, "%a\n", s->fvalue);
 }
 
 int df_seed_oracle_alarm(const df_judgement *j, double tol)

@@ -50,6 +50,9 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
 void df_json_num(FILE *f, double x);
 void df_json_str(FILE *f, const char *s);
 
+/* One line describing a soft-error report, after lead. */
+void df_print_soft(FILE *f, const char *lead, const df_soft_report *s);
+
 /* One human line: "<source> <kernel> <verdict> (<rule>) ..." */
 void df_print_line(FILE *f, const char *source, const df_case *c,
                    const df_kernel *k, const df_checked *r);

@@ -1,5 +1,7 @@
 /* cmd_merge.c — `dotfuzz merge OUT IN...`: merges corpora (files or
- * directories) into directory OUT, keeping one case per distinct finding.
+ * directories) into directory OUT, keeping one case per distinct finding;
+ * when every IN is a campaign directory, merges the campaigns instead
+ * (campaign_merge.c: nothing is run, no backend is opened).
  * Every case is judged as `replay` judges it (on its kernel; a kernel-less
  * case on every kernel of its type) and kept only when it adds a new
  * signature (kernel, verdict, rule, error bucket), the bucket being
@@ -10,22 +12,18 @@
  * recognised by name. */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "campaign_merge.h"
 #include "check.h"
 #include "cli.h"
 #include "cli_util.h"
 #include "metamorphic.h"
 #include "plugin.h"
-
-#define BUCKET_MIN (-64)
-#define BUCKET_MAX 64
-#define BUCKET_NONFINITE 1000 /* NaN or infinite err_ratio */
 
 typedef struct merge_opts {
     const char *out, *backend;
@@ -60,6 +58,7 @@ typedef struct merge_state {
 static void merge_usage(FILE *f)
 {
     fputs("usage: dotfuzz merge OUT IN... [OPTIONS]\n"
+          "       dotfuzz merge OUT CAMPAIGN_DIR...\n"
           "\n"
           "Merges case files and corpus directories (read one level deep, in name\n"
           "order) into directory OUT. Each case is judged as replay judges it and kept\n"
@@ -72,7 +71,17 @@ static void merge_usage(FILE *f)
           "  --tol X              relative tolerance of a precision finding (default 1e-6)\n"
           "  -h, --help           this text\n"
           "\n"
-          "exit status: 0 merged, 2 some input unreadable (the rest merged),\n"
+          "When every IN is a campaign directory (dotfuzz run --out DIR; e.g. the\n"
+          "array tasks of scripts/slurm-campaign.sh), OUT (new or empty) becomes one\n"
+          "campaign directory that dotfuzz report reads: fuzzer_stats and the tables\n"
+          "summed per kernel, and the findings (lines and files) of every input, a\n"
+          "finding kept when its file is new and its (kernel, verdict, rule, error\n"
+          "bucket) is new; crashes and hangs whenever their file is new. Findings are\n"
+          "not rerun, and the options above are not used. IN of both kinds is an\n"
+          "error.\n"
+          "\n"
+          "exit status: 0 merged, 2 some input unreadable (the rest merged), OUT not\n"
+          "empty for a campaign merge, or campaign and corpus inputs mixed,\n"
           "3 OUT cannot be written or the backend is unusable\n",
           f);
 }
@@ -113,16 +122,6 @@ static int parse_merge_opts(int argc, char **argv, merge_opts *o)
     }
     o->out = argv[optind++];
     return 0;
-}
-
-static int bucket_of(double err_ratio)
-{
-    if (!isfinite(err_ratio))
-        return BUCKET_NONFINITE;
-    if (err_ratio <= 0)
-        return BUCKET_MIN;
-    double e = floor(log2(err_ratio));
-    return e < BUCKET_MIN ? BUCKET_MIN : e > BUCKET_MAX ? BUCKET_MAX : (int)e;
 }
 
 static int sig_known(const merge_state *st, const sig *s)
@@ -169,7 +168,7 @@ static int judge_on(merge_state *st, const df_kernel *k, const df_case_file *f, 
     snprintf(s->kernel, sizeof s->kernel, "%s", k->name);
     s->verdict = r.j.verdict;
     s->rule = r.j.rule;
-    s->bucket = bucket_of(r.j.err_ratio);
+    s->bucket = df_ratio_bucket(r.j.err_ratio);
     return 0;
 }
 
@@ -195,40 +194,6 @@ static int add_sigs(merge_state *st, const df_case_file *f, int *runnable)
     return added;
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    uint8_t *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 4096;
-            uint8_t *q = realloc(buf, nc);
-            if (!q) {
-                free(buf);
-                fclose(fp);
-                return NULL;
-            }
-            buf = q;
-            cap = nc;
-        }
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
 static void store_case(merge_state *st, const uint8_t *buf, size_t len, counts *cn)
 {
     int is_new;
@@ -247,7 +212,7 @@ static void merge_file(merge_state *st, const char *path, int store, counts *cn)
     size_t len = 0;
     char msg[300];
     cn->read++;
-    uint8_t *buf = slurp(path, &len);
+    uint8_t *buf = df_read_whole_file(path, &len);
     df_case_file f;
     df_corpus_err e = buf ? df_corpus_decode(buf, len, &f, msg, sizeof msg) : DF_CORPUS_E_IO;
     if (e != DF_CORPUS_OK) {
@@ -345,6 +310,24 @@ static df_outcome merge_all(merge_state *st, int nin, char **in)
     return total.unreadable ? DF_OUTCOME_USAGE : DF_OUTCOME_CLEAN;
 }
 
+/* 1 when every input is a campaign directory, 0 when none is, -1 (said)
+ * when they are mixed. */
+static int campaign_inputs(int nin, char **in)
+{
+    int ncamp = 0;
+    for (int i = 0; i < nin; i++)
+        ncamp += df_is_campaign_dir(in[i]);
+    if (ncamp == 0 || ncamp == nin)
+        return ncamp > 0;
+    for (int i = 0; i < nin; i++)
+        if (!df_is_campaign_dir(in[i])) {
+            df_usage_error("merge", "'%s' is not a campaign directory, but other inputs are "
+                           "(merge campaigns or corpora, not both)", in[i]);
+            break;
+        }
+    return -1;
+}
+
 df_outcome df_cmd_merge(int argc, char **argv)
 {
     merge_opts o;
@@ -355,6 +338,11 @@ df_outcome df_cmd_merge(int argc, char **argv)
     }
     if (p < 0)
         return DF_OUTCOME_USAGE;
+    int kind = campaign_inputs(argc - optind, argv + optind);
+    if (kind < 0)
+        return DF_OUTCOME_USAGE;
+    if (kind > 0)
+        return df_campaign_merge(o.out, argv + optind, (size_t)(argc - optind));
     if (df_load_plugins_cli("merge", &o.libs) != 0)
         return DF_OUTCOME_USAGE;
     if (!out_writable(o.out)) {

@@ -60,7 +60,8 @@ static void min_usage(FILE *f)
           "  -h, --help           this text\n"
           "\n"
           "exit status: 0 minimized (or no reduction possible), 2 unreadable file or\n"
-          "not a bug on that kernel, 3 backend unavailable or OUT not writable\n",
+          "neither a bug nor a soft error on that kernel, 3 backend unavailable or OUT\n"
+          "not writable\n",
           f);
 }
 
@@ -114,8 +115,9 @@ static int parse_min_opts(int argc, char **argv, min_opts *o)
     return 0;
 }
 
-/* Judges c as replay does. Returns 1 when it is a bug with st->rule (or,
- * when st->rule is NULL, any bug), 0 otherwise; out gets the judgement. */
+/* Judges c as replay does. Returns 1 when it is a bug or a soft error
+ * (the kernel's own report) with st->rule (or, when st->rule is NULL, any
+ * such verdict), 0 otherwise; out gets the judgement. */
 static int judge(min_state *st, const df_case *c, df_checked *out)
 {
     df_case r = *c;
@@ -124,7 +126,7 @@ static int judge(min_state *st, const df_case *c, df_checked *out)
     st->tries++;
     if (df_check_case_meta(st->b, st->k, &r, &st->oo, &st->mo, &st->meta_buf, out) != 0)
         st->dead = 1;
-    if (out->j.verdict != DF_V_BUG)
+    if (out->j.verdict != DF_V_BUG && out->j.verdict != DF_V_SOFT_ERROR)
         return 0;
     return !st->rule || strcmp(out->j.rule, st->rule) == 0;
 }
@@ -453,7 +455,8 @@ static df_outcome minimize_case(const min_opts *o, df_backend *b, df_case_file *
     df_outcome out = DF_OUTCOME_CLEAN;
     if (!judge(&st, &st.c, &st.last)) {
         print_state("before", &st, &st.last);
-        fprintf(stderr, "dotfuzz minimize: %s is not a bug on %s: nothing to minimize\n",
+        fprintf(stderr, "dotfuzz minimize: %s is neither a bug nor a soft error on %s: nothing to "
+                "minimize\n",
                 o->file, k->name);
         out = st.dead ? DF_OUTCOME_ENV : DF_OUTCOME_USAGE;
     } else {

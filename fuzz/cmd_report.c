@@ -5,12 +5,11 @@
  * child process) in PNG and SVG. The .gp scripts and .dat files stay in
  * RDIR so that any plot can be remade or restyled by hand.
  *
- * The reader is defensive: the campaign may still be running. The two
- * append-only logs may end in a torn line (no '\n'), which is skipped;
- * any line of any file that does not parse is skipped; both are counted
- * and the counts are in the report. A missing optional file is named in
- * the report and the rest goes on. Only DIR/campaign and DIR/fuzzer_stats
- * are required. */
+ * The reader (campaign_read.c) is defensive: the campaign may still be
+ * running. Torn and unparsable lines are skipped and counted, and the
+ * counts are in the report. A missing optional file is named in the
+ * report and the rest goes on. Only DIR/campaign and DIR/fuzzer_stats are
+ * required. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -24,74 +23,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "campaign_read.h"
 #include "cli.h"
 #include "cli_util.h"
 
-#define PATH_CAP 4096
+#define PATH_CAP DF_CAMPAIGN_PATH_CAP
 #define PATH_MARGIN 256 /* room left in a path for the names joined to DIR */
-#define N_VERDICTS 5
-#define KT_COLS 13 /* kernels.tsv */
-#define PROF_COLS 6
-#define HIST_COLS 3
-#define PD_COLS 8 /* plot_data */
-
-static const char *const verdict_names[N_VERDICTS] = {"ok", "precision", "nondet",
-                                                       "soft-error", "bug"};
 
 typedef struct report_opts {
     const char *dir, *out;
     uint64_t top;
     int no_plots;
 } report_opts;
-
-/* key : value lines (campaign, fuzzer_stats) */
-typedef struct kv {
-    char **keys, **vals;
-    size_t n, cap;
-} kv;
-
-/* what reading one line-oriented file gave */
-typedef struct file_stat {
-    int present;
-    uint64_t rows, torn, bad;
-} file_stat;
-
-typedef struct kernel_row { /* kernels.tsv, kept as written */
-    char *f[KT_COLS];
-} kernel_row;
-
-typedef struct prof_row {
-    size_t k;
-    double n_lo, n_hi, cases, worst_ratio, worst_rel_err;
-} prof_row;
-
-typedef struct hist_row {
-    size_t k;
-    double log2_ratio, count;
-} hist_row;
-
-typedef struct finding {
-    char *kernel, *verdict, *rule, *file, *why;
-    double elapsed, n, rel_err, err_ratio, signal, watchdog_s;
-    int v; /* index into verdict_names */
-} finding;
-
-typedef struct campaign {
-    kv camp, stats;
-    char **kernels; /* campaign order, then first sight in the other files */
-    size_t nk, capk;
-    kernel_row *krows;
-    size_t nkrows, capkrows;
-    prof_row *prof;
-    size_t nprof, capprof;
-    hist_row *hist;
-    size_t nhist, caphist;
-    double (*pd)[PD_COLS];
-    size_t npd, cappd;
-    finding *fs;
-    size_t nfs, capfs;
-    file_stat st_kernels, st_prof, st_hist, st_pd, st_find;
-} campaign;
 
 /* One plot: made, or the reason it was not. */
 typedef struct plot_result {
@@ -159,538 +102,6 @@ static int parse_report_opts(int argc, char **argv, report_opts *o)
     return 0;
 }
 
-/* ---- key : value tables ---- */
-
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-        s[--n] = '\0';
-    return s;
-}
-
-static int kv_add(kv *t, const char *k, const char *v)
-{
-    if (df_grow(&t->keys, &t->cap, t->n, sizeof *t->keys))
-        return -1;
-    /* vals follows keys' capacity */
-    void *q = realloc(t->vals, t->cap * sizeof *t->vals);
-    if (!q)
-        return -1;
-    t->vals = q;
-    t->keys[t->n] = strdup(k);
-    t->vals[t->n] = strdup(v);
-    if (!t->keys[t->n] || !t->vals[t->n]) {
-        free(t->keys[t->n]);
-        free(t->vals[t->n]);
-        return -1;
-    }
-    t->n++;
-    return 0;
-}
-
-/* The last value of key (a rewritten file may repeat none, but be safe). */
-static const char *kv_get(const kv *t, const char *key)
-{
-    for (size_t i = t->n; i-- > 0;)
-        if (!strcmp(t->keys[i], key))
-            return t->vals[i];
-    return NULL;
-}
-
-static void kv_free(kv *t)
-{
-    for (size_t i = 0; i < t->n; i++) {
-        free(t->keys[i]);
-        free(t->vals[i]);
-    }
-    free(t->keys);
-    free(t->vals);
-}
-
-/* ---- line reading ---- */
-
-typedef int (*row_fn)(campaign *c, char *line);
-
-/* Calls row() for each line of path that is not blank (nor a '#' header
- * when skip_hash). A last line without '\n' is torn when torn_rule (the
- * append-only logs) and skipped. Returns -1 when path cannot be opened. */
-static int read_lines(const char *path, int skip_hash, int torn_rule, row_fn row, campaign *c,
-                      file_stat *st)
-{
-    FILE *f = fopen(path, "r");
-    *st = (file_stat){0};
-    if (!f)
-        return -1;
-    st->present = 1;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    while ((len = getline(&line, &cap, f)) > 0) {
-        int terminated = line[len - 1] == '\n';
-        if (terminated)
-            line[--len] = '\0';
-        if (!terminated && torn_rule) {
-            st->torn++;
-            break;
-        }
-        /* a NUL inside the line (a torn write filled with zeros) */
-        if (strlen(line) != (size_t)len) {
-            st->bad++;
-            continue;
-        }
-        char *t = trim(line);
-        if (!*t || (skip_hash && *t == '#'))
-            continue;
-        if (row(c, t) == 0)
-            st->rows++;
-        else
-            st->bad++;
-    }
-    free(line);
-    fclose(f);
-    return 0;
-}
-
-static int load_kv(const char *path, kv *t)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char *line = NULL;
-    size_t cap = 0;
-    int rc = 0;
-    while (getline(&line, &cap, f) > 0) {
-        char *colon = strstr(line, " : ");
-        if (!colon)
-            continue; /* not a key : value line; unknown forms are ignored */
-        *colon = '\0';
-        if (kv_add(t, trim(line), trim(colon + 3))) {
-            rc = -1;
-            break;
-        }
-    }
-    free(line);
-    fclose(f);
-    return rc;
-}
-
-/* ---- kernels ---- */
-
-static size_t kernel_index(campaign *c, const char *name)
-{
-    for (size_t i = 0; i < c->nk; i++)
-        if (!strcmp(c->kernels[i], name))
-            return i;
-    char *s = strdup(name);
-    if (!s || df_grow(&c->kernels, &c->capk, c->nk, sizeof *c->kernels)) {
-        free(s);
-        return SIZE_MAX;
-    }
-    c->kernels[c->nk] = s;
-    return c->nk++;
-}
-
-static void kernels_from_campaign(campaign *c)
-{
-    const char *list = kv_get(&c->camp, "kernels");
-    if (!list)
-        return;
-    char *copy = strdup(list), *save = NULL;
-    if (!copy)
-        return;
-    for (char *k = strtok_r(copy, ",", &save); k; k = strtok_r(NULL, ",", &save))
-        if (*trim(k))
-            kernel_index(c, trim(k));
-    free(copy);
-}
-
-/* Splits line at tabs into exactly n fields; -1 for another count. */
-static int split_tabs(char *line, char **f, size_t n)
-{
-    size_t i = 0;
-    for (char *p = line, *tok; (tok = strsep(&p, "\t"));) {
-        if (i == n)
-            return -1;
-        f[i++] = trim(tok);
-    }
-    return i == n ? 0 : -1;
-}
-
-/* A whole field as a double ("inf" and "nan" included). */
-static int num(const char *s, double *out)
-{
-    char *end;
-    if (!*s)
-        return -1;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end || errno == EINVAL)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int kernel_row_fn(campaign *c, char *line)
-{
-    char *f[KT_COLS];
-    double d;
-    if (split_tabs(line, f, KT_COLS) || !*f[0])
-        return -1;
-    for (size_t i = 1; i < KT_COLS; i++)
-        if (num(f[i], &d))
-            return -1;
-    if (kernel_index(c, f[0]) == SIZE_MAX || df_grow(&c->krows, &c->capkrows, c->nkrows, sizeof *c->krows))
-        return -1;
-    kernel_row *r = &c->krows[c->nkrows];
-    for (size_t i = 0; i < KT_COLS; i++)
-        if (!(r->f[i] = strdup(f[i]))) {
-            while (i-- > 0)
-                free(r->f[i]);
-            return -1;
-        }
-    c->nkrows++;
-    return 0;
-}
-
-static int prof_row_fn(campaign *c, char *line)
-{
-    char *f[PROF_COLS];
-    double v[PROF_COLS];
-    if (split_tabs(line, f, PROF_COLS) || !*f[0])
-        return -1;
-    for (size_t i = 1; i < PROF_COLS; i++)
-        if (num(f[i], &v[i]))
-            return -1;
-    size_t k = kernel_index(c, f[0]);
-    if (k == SIZE_MAX || df_grow(&c->prof, &c->capprof, c->nprof, sizeof *c->prof))
-        return -1;
-    c->prof[c->nprof++] = (prof_row){k, v[1], v[2], v[3], v[4], v[5]};
-    return 0;
-}
-
-static int hist_row_fn(campaign *c, char *line)
-{
-    char *f[HIST_COLS];
-    double v[HIST_COLS];
-    if (split_tabs(line, f, HIST_COLS) || !*f[0])
-        return -1;
-    for (size_t i = 1; i < HIST_COLS; i++)
-        if (num(f[i], &v[i]) || !isfinite(v[i]))
-            return -1;
-    size_t k = kernel_index(c, f[0]);
-    if (k == SIZE_MAX || df_grow(&c->hist, &c->caphist, c->nhist, sizeof *c->hist))
-        return -1;
-    c->hist[c->nhist++] = (hist_row){k, v[1], v[2]};
-    return 0;
-}
-
-static int pd_row_fn(campaign *c, char *line)
-{
-    char *f[PD_COLS];
-    double v[PD_COLS];
-    if (split_tabs(line, f, PD_COLS))
-        return -1;
-    for (size_t i = 0; i < PD_COLS; i++)
-        if (num(f[i], &v[i]))
-            return -1;
-    if (!isfinite(v[0]) || df_grow(&c->pd, &c->cappd, c->npd, sizeof *c->pd))
-        return -1;
-    memcpy(c->pd[c->npd++], v, sizeof v);
-    return 0;
-}
-
-/* ---- findings.jsonl: flat objects, string or number values ---- */
-
-static const char *skip_ws(const char *p)
-{
-    while (*p == ' ' || *p == '\t')
-        p++;
-    return p;
-}
-
-static void put_utf8(char **o, unsigned cp)
-{
-    unsigned char *q = (unsigned char *)*o;
-    if (cp < 0x80) {
-        *q++ = (unsigned char)cp;
-    } else if (cp < 0x800) {
-        *q++ = (unsigned char)(0xC0 | cp >> 6);
-        *q++ = (unsigned char)(0x80 | (cp & 0x3F));
-    } else {
-        *q++ = (unsigned char)(0xE0 | cp >> 12);
-        *q++ = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
-        *q++ = (unsigned char)(0x80 | (cp & 0x3F));
-    }
-    *o = (char *)q;
-}
-
-/* p at '"': the unescaped string in *out (malloc'd); returns the position
- * after the closing quote, or NULL. A \u escape of a surrogate becomes '?'
- * (the fields read here are ASCII; 'why' is shown, never compared). */
-static const char *json_string(const char *p, char **out)
-{
-    const char *s = p + 1;
-    size_t n = 0;
-    for (; s[n] && s[n] != '"'; n++)
-        if (s[n] == '\\' && !s[++n])
-            return NULL;
-    if (s[n] != '"')
-        return NULL;
-    char *o = malloc(n + 1), *q = o; /* unescaped is never longer */
-    if (!o)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        char ch = s[i];
-        if ((unsigned char)ch < 0x20)
-            goto bad;
-        if (ch != '\\') {
-            *q++ = ch;
-            continue;
-        }
-        ch = s[++i];
-        switch (ch) {
-        case '"': case '\\': case '/': *q++ = ch; break;
-        case 'b': *q++ = '\b'; break;
-        case 'f': *q++ = '\f'; break;
-        case 'n': *q++ = '\n'; break;
-        case 'r': *q++ = '\r'; break;
-        case 't': *q++ = '\t'; break;
-        case 'u': {
-            unsigned cp = 0;
-            if (i + 4 >= n + 1)
-                goto bad;
-            for (int k = 1; k <= 4; k++) {
-                char h = s[i + k];
-                int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                      : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
-                if (d < 0)
-                    goto bad;
-                cp = cp << 4 | (unsigned)d;
-            }
-            i += 4;
-            if (cp == 0)
-                goto bad; /* would cut the string */
-            if (cp >= 0xD800 && cp <= 0xDFFF)
-                cp = '?';
-            put_utf8(&q, cp);
-            break;
-        }
-        default: goto bad;
-        }
-    }
-    *q = '\0';
-    *out = o;
-    return s + n + 1;
-bad:
-    free(o);
-    return NULL;
-}
-
-/* A JSON number or literal: the token's characters, copied into *out. */
-static const char *json_scalar(const char *p, char **out)
-{
-    size_t n = strspn(p, "0123456789+-.eEtruefalsn");
-    if (!n)
-        return NULL;
-    if (!(*out = strndup(p, n)))
-        return NULL;
-    return p + n;
-}
-
-/* A number field: a JSON number, or the strings "inf", "-inf", "nan". */
-static int json_num(const char *v, int is_str, double *out)
-{
-    if (is_str && strcmp(v, "inf") && strcmp(v, "-inf") && strcmp(v, "nan"))
-        return -1;
-    if (!is_str && (strspn(v, "0123456789+-.eE") != strlen(v)))
-        return -1;
-    return num(v, out);
-}
-
-static int verdict_index(const char *v)
-{
-    for (int i = 0; i < N_VERDICTS; i++)
-        if (!strcmp(v, verdict_names[i]))
-            return i;
-    /* df_verdict_name's spelling, should a writer use it */
-    return strcmp(v, "nondeterministic") ? -1 : 2;
-}
-
-/* Stores one key's value in f; takes val. Unknown keys are ignored. */
-static int set_field(finding *f, const char *key, char *val, int is_str)
-{
-    static const struct {
-        const char *key;
-        size_t off;
-    } strs[] = {
-        {"kernel", offsetof(finding, kernel)}, {"verdict", offsetof(finding, verdict)},
-        {"rule", offsetof(finding, rule)},     {"file", offsetof(finding, file)},
-        {"why", offsetof(finding, why)},
-    }, nums[] = {
-        {"elapsed", offsetof(finding, elapsed)},   {"n", offsetof(finding, n)},
-        {"rel_err", offsetof(finding, rel_err)},   {"err_ratio", offsetof(finding, err_ratio)},
-        {"signal", offsetof(finding, signal)},     {"watchdog_s", offsetof(finding, watchdog_s)},
-    };
-    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
-        if (!strcmp(key, strs[i].key)) {
-            char **slot = (char **)((char *)f + strs[i].off);
-            if (!is_str) {
-                free(val);
-                return -1;
-            }
-            free(*slot);
-            *slot = val;
-            return 0;
-        }
-    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
-        if (!strcmp(key, nums[i].key)) {
-            int rc = json_num(val, is_str, (double *)((char *)f + nums[i].off));
-            free(val);
-            return rc;
-        }
-    free(val);
-    return 0;
-}
-
-static void finding_free(finding *f)
-{
-    free(f->kernel);
-    free(f->verdict);
-    free(f->rule);
-    free(f->file);
-    free(f->why);
-}
-
-/* Parses one line into f: a flat object holding at least kernel, verdict
- * (a known one), rule and file. */
-static int parse_finding(const char *line, finding *f)
-{
-    *f = (finding){.elapsed = NAN, .n = NAN, .rel_err = NAN, .err_ratio = NAN,
-                   .signal = NAN, .watchdog_s = NAN};
-    const char *p = skip_ws(line);
-    if (*p++ != '{')
-        return -1;
-    p = skip_ws(p);
-    if (*p == '}')
-        return -1;
-    for (;;) {
-        char *key = NULL, *val = NULL;
-        if (*p != '"' || !(p = json_string(p, &key)))
-            return -1;
-        p = skip_ws(p);
-        if (*p++ != ':') {
-            free(key);
-            return -1;
-        }
-        p = skip_ws(p);
-        int is_str = *p == '"';
-        p = is_str ? json_string(p, &val) : json_scalar(p, &val);
-        int rc = p ? set_field(f, key, val, is_str) : -1;
-        free(key);
-        if (rc)
-            return -1;
-        p = skip_ws(p);
-        if (*p == '}')
-            break;
-        if (*p++ != ',')
-            return -1;
-        p = skip_ws(p);
-    }
-    if (*skip_ws(p + 1))
-        return -1;
-    if (!f->kernel || !f->verdict || !f->rule || !f->file || !*f->kernel)
-        return -1;
-    f->v = verdict_index(f->verdict);
-    return f->v < 0 ? -1 : 0;
-}
-
-static int finding_row_fn(campaign *c, char *line)
-{
-    finding f;
-    if (parse_finding(line, &f) || kernel_index(c, f.kernel) == SIZE_MAX ||
-        df_grow(&c->fs, &c->capfs, c->nfs, sizeof *c->fs)) {
-        finding_free(&f);
-        return -1;
-    }
-    c->fs[c->nfs++] = f;
-    return 0;
-}
-
-static void campaign_free(campaign *c)
-{
-    kv_free(&c->camp);
-    kv_free(&c->stats);
-    for (size_t i = 0; i < c->nk; i++)
-        free(c->kernels[i]);
-    free(c->kernels);
-    for (size_t i = 0; i < c->nkrows; i++)
-        for (size_t j = 0; j < KT_COLS; j++)
-            free(c->krows[i].f[j]);
-    free(c->krows);
-    free(c->prof);
-    free(c->hist);
-    free(c->pd);
-    for (size_t i = 0; i < c->nfs; i++)
-        finding_free(&c->fs[i]);
-    free(c->fs);
-}
-
-/* dir/name into buf (PATH_CAP); df_cmd_report keeps DIR and RDIR short
- * enough (PATH_MARGIN) for every name joined here, finding files aside. */
-static int join(char *buf, const char *dir, const char *name)
-{
-    size_t n = strlen(dir);
-    int w = snprintf(buf, PATH_CAP, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
-    return w < 0 || w >= PATH_CAP ? -1 : 0;
-}
-
-/* Reads DIR. USAGE (said on stderr) when it is not a campaign directory. */
-static df_outcome load_campaign(const char *dir, campaign *c)
-{
-    char path[PATH_CAP];
-    struct stat sb;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "dotfuzz report: cannot read campaign directory '%s': %s\n", dir,
-                stat(dir, &sb) != 0 ? strerror(errno) : "not a directory");
-        return DF_OUTCOME_USAGE;
-    }
-    static const char *const required[] = {"campaign", "fuzzer_stats"};
-    for (size_t i = 0; i < 2; i++) {
-        join(path, dir, required[i]);
-        kv *t = i ? &c->stats : &c->camp;
-        if (load_kv(path, t) != 0) {
-            fprintf(stderr,
-                    "dotfuzz report: '%s' is not a campaign directory: cannot read %s: %s\n",
-                    dir, path, strerror(errno));
-            return DF_OUTCOME_USAGE;
-        }
-    }
-    kernels_from_campaign(c);
-    static const struct {
-        const char *name;
-        int log;
-        row_fn fn;
-        size_t off;
-    } files[] = {
-        {"kernels.tsv", 0, kernel_row_fn, offsetof(campaign, st_kernels)},
-        {"profile.tsv", 0, prof_row_fn, offsetof(campaign, st_prof)},
-        {"ratio_hist.tsv", 0, hist_row_fn, offsetof(campaign, st_hist)},
-        {"plot_data", 1, pd_row_fn, offsetof(campaign, st_pd)},
-        {"findings.jsonl", 1, finding_row_fn, offsetof(campaign, st_find)},
-    };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        join(path, dir, files[i].name);
-        /* findings.jsonl has no header: a '#' line there is garbage */
-        int skip_hash = strcmp(files[i].name, "findings.jsonl") != 0;
-        read_lines(path, skip_hash, files[i].log, files[i].fn, c,
-                   (file_stat *)((char *)c + files[i].off));
-    }
-    return DF_OUTCOME_CLEAN;
-}
-
 /* ---- Markdown helpers ---- */
 
 /* s in a table cell: '|' escaped, line breaks and other controls blanked. */
@@ -719,7 +130,7 @@ static void md_code(FILE *f, const char *s)
 static void replay_cmd(char *buf, size_t cap, const char *dir, const char *file)
 {
     char path[PATH_CAP];
-    if (join(path, dir, file) != 0) {
+    if (df_campaign_join(path, dir, file) != 0) {
         snprintf(buf, cap, "(path of %s too long to show)", file);
         return;
     }
@@ -743,11 +154,11 @@ static void fmt_g(char *buf, size_t cap, double v)
         snprintf(buf, cap, "%.6g", v);
 }
 
-static void write_campaign_section(FILE *f, const campaign *c)
+static void write_campaign_section(FILE *f, const df_campaign_data *c)
 {
-    const kv *cp = &c->camp, *st = &c->stats;
+    const df_kv *cp = &c->camp, *st = &c->stats;
     const char *na = "(not recorded)";
-#define V(t, k) (kv_get((t), (k)) ? kv_get((t), (k)) : na)
+#define V(t, k) (df_kv_get((t), (k)) ? df_kv_get((t), (k)) : na)
     fputs("## Campaign\n\n| | |\n|---|---|\n", f);
     fprintf(f, "| seed | %s |\n", V(cp, "seed"));
     fprintf(f, "| backend | %s |\n", V(cp, "backend"));
@@ -760,8 +171,8 @@ static void write_campaign_section(FILE *f, const campaign *c)
     fprintf(f, "| max n | %s |\n", V(cp, "max_n"));
     fprintf(f, "| family | %s |\n", V(cp, "family"));
     double rt;
-    const char *rts = kv_get(st, "run_time");
-    if (rts && num(rts, &rt) == 0 && isfinite(rt) && rt >= 0)
+    const char *rts = df_kv_get(st, "run_time");
+    if (rts && df_campaign_num(rts, &rt) == 0 && isfinite(rt) && rt >= 0)
         fprintf(f, "| run time | %s s (%.0f h %02.0f min %02.0f s) |\n", rts, floor(rt / 3600),
                 floor(fmod(rt, 3600) / 60), floor(fmod(rt, 60)));
     else
@@ -780,9 +191,9 @@ static void write_campaign_section(FILE *f, const campaign *c)
     static const char *const times[] = {"start_time", "last_update"};
     for (size_t i = 0; i < 2; i++) {
         double t;
-        const char *s = kv_get(st, times[i]);
+        const char *s = df_kv_get(st, times[i]);
         char when[64] = "(not recorded)";
-        if (s && num(s, &t) == 0 && isfinite(t) && t >= 0 && t < 1e12) {
+        if (s && df_campaign_num(s, &t) == 0 && isfinite(t) && t >= 0 && t < 1e12) {
             time_t tt = (time_t)t;
             struct tm tm;
             if (gmtime_r(&tt, &tm))
@@ -791,15 +202,15 @@ static void write_campaign_section(FILE *f, const campaign *c)
         fprintf(f, "| %s | %s |\n", i ? "last update" : "started", when);
     }
     fputs("| command line | ", f);
-    if (kv_get(st, "command_line"))
-        md_code(f, kv_get(st, "command_line"));
+    if (df_kv_get(st, "command_line"))
+        md_code(f, df_kv_get(st, "command_line"));
     else
         fputs(na, f);
     fputs(" |\n\n", f);
 #undef V
 }
 
-static void say_file(FILE *f, const char *name, const file_stat *s)
+static void say_file(FILE *f, const char *name, const df_file_stat *s)
 {
     if (!s->present) {
         fprintf(f, "`%s` is not present in the campaign directory.\n\n", name);
@@ -812,7 +223,7 @@ static void say_file(FILE *f, const char *name, const file_stat *s)
                 s->torn == 1 ? "" : "s", (unsigned long long)s->bad, s->bad == 1 ? "" : "s");
 }
 
-static void write_kernels_section(FILE *f, const campaign *c)
+static void write_kernels_section(FILE *f, const df_campaign_data *c)
 {
     fputs("## Kernels\n\n", f);
     say_file(f, "kernels.tsv", &c->st_kernels);
@@ -824,7 +235,7 @@ static void write_kernels_section(FILE *f, const campaign *c)
           f);
     for (size_t i = 0; i < c->nkrows; i++) {
         fputs("|", f);
-        for (size_t j = 0; j < KT_COLS; j++) {
+        for (size_t j = 0; j < DF_KT_COLS; j++) {
             fputs(" ", f);
             md_cell(f, c->krows[i].f[j]);
             fputs(" |", f);
@@ -834,7 +245,7 @@ static void write_kernels_section(FILE *f, const campaign *c)
     fputs("\n", f);
 }
 
-static int is_crash_or_hang(const finding *f)
+static int is_crash_or_hang(const df_logged_finding *f)
 {
     return !strcmp(f->rule, "crash") || !strcmp(f->rule, "hang");
 }
@@ -857,15 +268,15 @@ static int cmp_rule_count(const void *a, const void *b)
 }
 
 /* (kernel, verdict, rule) -> count, in kernel order; NULL when out of memory. */
-static rule_count *count_rules(campaign *c, size_t *n)
+static rule_count *count_rules(df_campaign_data *c, size_t *n)
 {
     rule_count *r = calloc(c->nfs ? c->nfs : 1, sizeof *r);
     *n = 0;
     if (!r)
         return NULL;
     for (size_t i = 0; i < c->nfs; i++) {
-        const finding *f = &c->fs[i];
-        size_t k = kernel_index(c, f->kernel), j = 0;
+        const df_logged_finding *f = &c->fs[i];
+        size_t k = df_campaign_kernel_index(c, f->kernel), j = 0;
         while (j < *n && !(r[j].k == k && r[j].v == f->v && !strcmp(r[j].rule, f->rule)))
             j++;
         if (j == *n)
@@ -876,39 +287,39 @@ static rule_count *count_rules(campaign *c, size_t *n)
     return r;
 }
 
-static void write_findings_section(FILE *f, campaign *c)
+static void write_findings_section(FILE *f, df_campaign_data *c)
 {
     fputs("## Findings\n\n", f);
     say_file(f, "findings.jsonl", &c->st_find);
     if (!c->st_find.present)
         return;
-    uint64_t byv[N_VERDICTS] = {0};
-    uint64_t *kv_counts = calloc(c->nk * N_VERDICTS + 1, sizeof *kv_counts);
+    uint64_t byv[DF_N_VERDICTS] = {0};
+    uint64_t *kv_counts = calloc(c->nk * DF_N_VERDICTS + 1, sizeof *kv_counts);
     for (size_t i = 0; i < c->nfs; i++) {
         byv[c->fs[i].v]++;
         if (kv_counts)
-            kv_counts[kernel_index(c, c->fs[i].kernel) * N_VERDICTS + (size_t)c->fs[i].v]++;
+            kv_counts[df_campaign_kernel_index(c, c->fs[i].kernel) * DF_N_VERDICTS + (size_t)c->fs[i].v]++;
     }
     fprintf(f, "%zu findings.\n\n### By verdict\n\n| verdict | findings |\n|---|--:|\n", c->nfs);
-    for (int v = 0; v < N_VERDICTS; v++)
-        fprintf(f, "| %s | %llu |\n", verdict_names[v], (unsigned long long)byv[v]);
+    for (int v = 0; v < DF_N_VERDICTS; v++)
+        fprintf(f, "| %s | %llu |\n", df_campaign_verdicts[v], (unsigned long long)byv[v]);
     fprintf(f, "| total | %zu |\n\n", c->nfs);
     if (kv_counts && c->nfs) {
         fputs("### By kernel and verdict\n\n| kernel |", f);
-        for (int v = 0; v < N_VERDICTS; v++)
-            fprintf(f, " %s |", verdict_names[v]);
+        for (int v = 0; v < DF_N_VERDICTS; v++)
+            fprintf(f, " %s |", df_campaign_verdicts[v]);
         fputs(" total |\n|---|--:|--:|--:|--:|--:|--:|\n", f);
         for (size_t k = 0; k < c->nk; k++) {
             uint64_t tot = 0;
-            for (int v = 0; v < N_VERDICTS; v++)
-                tot += kv_counts[k * N_VERDICTS + (size_t)v];
+            for (int v = 0; v < DF_N_VERDICTS; v++)
+                tot += kv_counts[k * DF_N_VERDICTS + (size_t)v];
             if (!tot)
                 continue;
             fputs("| ", f);
             md_cell(f, c->kernels[k]);
             fputs(" |", f);
-            for (int v = 0; v < N_VERDICTS; v++)
-                fprintf(f, " %llu |", (unsigned long long)kv_counts[k * N_VERDICTS + (size_t)v]);
+            for (int v = 0; v < DF_N_VERDICTS; v++)
+                fprintf(f, " %llu |", (unsigned long long)kv_counts[k * DF_N_VERDICTS + (size_t)v]);
             fprintf(f, " %llu |\n", (unsigned long long)tot);
         }
         fputs("\n", f);
@@ -923,7 +334,7 @@ static void write_findings_section(FILE *f, campaign *c)
         for (size_t i = 0; i < nr; i++) {
             fputs("| ", f);
             md_cell(f, c->kernels[r[i].k]);
-            fprintf(f, " | %s | ", verdict_names[r[i].v]);
+            fprintf(f, " | %s | ", df_campaign_verdicts[r[i].v]);
             md_cell(f, r[i].rule);
             fprintf(f, " | %llu |\n", (unsigned long long)r[i].count);
         }
@@ -935,7 +346,7 @@ static void write_findings_section(FILE *f, campaign *c)
 /* Worst first: +inf, then finite descending, NaN last; ties in file order. */
 static int cmp_ratio_desc(const void *a, const void *b)
 {
-    const finding *const *x = a, *const *y = b;
+    const df_logged_finding *const *x = a, *const *y = b;
     double p = (*x)->err_ratio, q = (*y)->err_ratio;
     int pn = isnan(p), qn = isnan(q);
     if (pn != qn)
@@ -945,7 +356,7 @@ static int cmp_ratio_desc(const void *a, const void *b)
     return *x < *y ? -1 : *x > *y;
 }
 
-static void finding_row(FILE *f, const char *dir, size_t rank, const finding *x, int detail)
+static void finding_row(FILE *f, const char *dir, size_t rank, const df_logged_finding *x, int detail)
 {
     char a[32], b[32], n[32], e[32], cmd[PATH_CAP + 64];
     fmt_g(a, sizeof a, x->err_ratio);
@@ -955,7 +366,7 @@ static void finding_row(FILE *f, const char *dir, size_t rank, const finding *x,
     replay_cmd(cmd, sizeof cmd, dir, x->file);
     fprintf(f, "| %zu | ", rank);
     md_cell(f, x->kernel);
-    fprintf(f, " | %s | ", verdict_names[x->v]);
+    fprintf(f, " | %s | ", df_campaign_verdicts[x->v]);
     md_cell(f, x->rule);
     fprintf(f, " | %s | %s | %s | %s | ", n, a, b, e);
     if (detail) {
@@ -973,14 +384,14 @@ static void finding_row(FILE *f, const char *dir, size_t rank, const finding *x,
     fputs(" |\n", f);
 }
 
-static void write_worst_section(FILE *f, const campaign *c, const report_opts *o)
+static void write_worst_section(FILE *f, const df_campaign_data *c, const report_opts *o)
 {
     fputs("## Worst cases\n\n", f);
     if (!c->st_find.present || !c->nfs) {
         fputs("No findings to list.\n\n", f);
         return;
     }
-    const finding **ord = malloc(c->nfs * sizeof *ord);
+    const df_logged_finding **ord = malloc(c->nfs * sizeof *ord);
     if (!ord) {
         fputs("(out of memory listing the findings)\n\n", f);
         return;
@@ -1035,14 +446,14 @@ static int pos_finite(double v)
 }
 
 typedef struct plot_ctx {
-    const campaign *c;
+    const df_campaign_data *c;
     const char *rdir;
     int printed_fail; /* a write failure was said on stderr */
 } plot_ctx;
 
 static FILE *open_out(const plot_ctx *p, const char *name, char *path)
 {
-    join(path, p->rdir, name);
+    df_campaign_join(path, p->rdir, name);
     FILE *f = fopen(path, "w");
     if (!f)
         fprintf(stderr, "dotfuzz report: cannot write %s: %s\n", path, strerror(errno));
@@ -1063,13 +474,13 @@ static int close_out(FILE *f, const char *path)
 /* Writes one index block per kernel with a point on the log-log axes
  * (x = bin midpoint, y = column col of profile.tsv) and the plot command
  * into cmd. Returns the number of series. */
-static size_t profile_dat(FILE *d, const campaign *c, int col, const char *dat, FILE *cmd)
+static size_t profile_dat(FILE *d, const df_campaign_data *c, int col, const char *dat, FILE *cmd)
 {
     size_t series = 0;
     for (size_t k = 0; k < c->nk; k++) {
         int any = 0;
         for (size_t i = 0; i < c->nprof; i++) {
-            const prof_row *r = &c->prof[i];
+            const df_prof_row *r = &c->prof[i];
             double x = (r->n_lo + r->n_hi) / 2, y = col ? r->worst_rel_err : r->worst_ratio;
             if (r->k != k || !pos_finite(x) || !pos_finite(y))
                 continue;
@@ -1089,13 +500,13 @@ static size_t profile_dat(FILE *d, const campaign *c, int col, const char *dat, 
     return series;
 }
 
-static size_t hist_dat(FILE *d, const campaign *c, const char *dat, FILE *cmd)
+static size_t hist_dat(FILE *d, const df_campaign_data *c, const char *dat, FILE *cmd)
 {
     size_t series = 0;
     for (size_t k = 0; k < c->nk; k++) {
         int any = 0;
         for (size_t i = 0; i < c->nhist; i++) {
-            const hist_row *r = &c->hist[i];
+            const df_hist_row *r = &c->hist[i];
             if (r->k != k || !pos_finite(r->count))
                 continue;
             if (!any)
@@ -1115,15 +526,15 @@ static size_t hist_dat(FILE *d, const campaign *c, const char *dat, FILE *cmd)
 
 static int cmp_elapsed(const void *a, const void *b)
 {
-    double p = (*(const finding *const *)a)->elapsed, q = (*(const finding *const *)b)->elapsed;
+    double p = (*(const df_logged_finding *const *)a)->elapsed, q = (*(const df_logged_finding *const *)b)->elapsed;
     return (p > q) - (p < q);
 }
 
 /* Cumulative findings (all, bug, crash, hang) against elapsed time, and
  * plot_data's cases_done on the second axis. */
-static size_t time_dat(FILE *d, const campaign *c, const char *dat, FILE *cmd)
+static size_t time_dat(FILE *d, const df_campaign_data *c, const char *dat, FILE *cmd)
 {
-    const finding **ord = malloc((c->nfs + 1) * sizeof *ord);
+    const df_logged_finding **ord = malloc((c->nfs + 1) * sizeof *ord);
     size_t m = 0, series = 0;
     if (!ord)
         return 0;
@@ -1219,7 +630,7 @@ static void make_plot(plot_ctx *p, plot_result *r, int kind)
             fclose(cmd);
         return;
     }
-    const campaign *c = p->c;
+    const df_campaign_data *c = p->c;
     size_t series = kind < 2 ? profile_dat(d, c, kind, dat, cmd)
                   : kind == 2 ? hist_dat(d, c, dat, cmd) : time_dat(d, c, dat, cmd);
     if (close_out(d, datp) != 0) {
@@ -1284,7 +695,7 @@ static void make_plot(plot_ctx *p, plot_result *r, int kind)
     for (int svg = 0; svg < 2; svg++) {
         char name[80];
         snprintf(name, sizeof name, "%s.%s", r->name, svg ? "svg" : "png");
-        join(img, p->rdir, name);
+        df_campaign_join(img, p->rdir, name);
         if (image_ok(img, svg)) {
             printf("%s\n", img);
         } else {
@@ -1329,11 +740,11 @@ static void write_plots_section(FILE *f, const plot_result *pr, const char *not_
     }
 }
 
-static void write_inputs_section(FILE *f, const campaign *c)
+static void write_inputs_section(FILE *f, const df_campaign_data *c)
 {
     static const char *const names[] = {"kernels.tsv", "profile.tsv", "ratio_hist.tsv",
                                         "plot_data", "findings.jsonl"};
-    const file_stat *st[] = {&c->st_kernels, &c->st_prof, &c->st_hist, &c->st_pd, &c->st_find};
+    const df_file_stat *st[] = {&c->st_kernels, &c->st_prof, &c->st_hist, &c->st_pd, &c->st_find};
     fputs("## Inputs\n\n| file | rows read | torn last line skipped | unparsable lines skipped |\n"
           "|---|--:|--:|--:|\n",
           f);
@@ -1347,7 +758,7 @@ static void write_inputs_section(FILE *f, const campaign *c)
     fputs("\n", f);
 }
 
-static df_outcome write_markdown(const plot_ctx *p, const report_opts *o, campaign *c,
+static df_outcome write_markdown(const plot_ctx *p, const report_opts *o, df_campaign_data *c,
                                  const plot_result *pr, const char *not_made)
 {
     char path[PATH_CAP], when[64] = "";
@@ -1403,19 +814,19 @@ df_outcome df_cmd_report(int argc, char **argv)
         df_usage_error("report", "%s", "path of DIR or RDIR too long");
         return DF_OUTCOME_USAGE;
     }
-    campaign c = {0};
-    df_outcome out = load_campaign(o.dir, &c);
+    df_campaign_data c = {0};
+    df_outcome out = df_campaign_load("report", o.dir, &c);
     char rdir[PATH_CAP];
     if (out == DF_OUTCOME_CLEAN) {
         if (o.out)
             snprintf(rdir, sizeof rdir, "%s", o.out);
         else
-            join(rdir, o.dir, "report");
+            df_campaign_join(rdir, o.dir, "report");
         if (make_rdir(rdir) != 0)
             out = DF_OUTCOME_ENV;
     }
     if (out != DF_OUTCOME_CLEAN) {
-        campaign_free(&c);
+        df_campaign_free(&c);
         return out;
     }
     plot_ctx p = {.c = &c, .rdir = rdir};
@@ -1439,6 +850,6 @@ df_outcome df_cmd_report(int argc, char **argv)
         }
     }
     out = df_outcome_worst(out, write_markdown(&p, &o, &c, pr, not_made));
-    campaign_free(&c);
+    df_campaign_free(&c);
     return out;
 }

@@ -51,6 +51,12 @@ static void run_usage(FILE *f)
           "  --meta-every N       metamorphic checks (rerun, negate, scale, permute) on one\n"
           "                       case in N (default 16; 0 = off)\n"
           "  --reruns R           reruns of a sampled case for the determinism check (default 2)\n"
+          "  --batch N            cases checked together: generated, referenced, modelled and\n"
+          "                       judged on every core, run a kernel at a time on the backend,\n"
+          "                       recorded in order (default 256; 1 = one at a time; the\n"
+          "                       verdicts are the same either way)\n"
+          "  --threads N          CPU threads for a batch (default 0: every core, shared\n"
+          "                       among the campaign's workers)\n"
           "\n"
           "campaigns (a supervisor and worker processes that may crash or hang):\n"
           "  --out DIR            keep the campaign's state, stats, log and findings in DIR\n"
@@ -73,7 +79,7 @@ static void run_usage(FILE *f)
 enum { OPT_SEED = 256, OPT_MAXN, OPT_TOL, OPT_CORPUS, OPT_BACKEND, OPT_FAMILY,
        OPT_DEBUG_INV, OPT_SAVE_PREC, OPT_META_EVERY, OPT_RERUNS,
        OPT_KERNEL_LIB, OPT_SAVE_BUGS, OPT_OUT, OPT_RESUME, OPT_JOBS, OPT_WATCHDOG,
-       OPT_STATS_EVERY, OPT_QUIET };
+       OPT_STATS_EVERY, OPT_QUIET, OPT_BATCH, OPT_THREADS };
 
 /* Options that fix what a campaign's cases are: a resumed campaign takes
  * them from its directory, not from the command line. */
@@ -131,6 +137,16 @@ static const char *parse_one(df_run_opts *o, int ch, const char *arg)
         return df_parse_duration(arg, &o->stats_every_s) || !(o->stats_every_s > 0)
                    ? "--stats-every" : NULL;
     case OPT_QUIET: o->quiet = 1; return NULL;
+    case OPT_BATCH:
+        if (df_parse_u64(arg, &v) || v == 0 || v > 65536)
+            return "--batch";
+        o->batch = (uint32_t)v;
+        return NULL;
+    case OPT_THREADS:
+        if (df_parse_u64(arg, &v) || v > 1024)
+            return "--threads";
+        o->threads = (uint32_t)v;
+        return NULL;
     }
     return NULL;
 }
@@ -156,13 +172,15 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
         {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"stats-every", required_argument, 0, OPT_STATS_EVERY},
         {"quiet", no_argument, 0, OPT_QUIET},
+        {"batch", required_argument, 0, OPT_BATCH},
+        {"threads", required_argument, 0, OPT_THREADS},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (df_run_opts){.kernel = "all", .backend = "auto", .corpus = "corpus/findings",
                        .family = "all", .time_s = -1, .max_n = 65536, .tol = 1e-6,
                        .save_precision = DF_SAVE_NEW, .save_bugs = DF_SAVE_NEW,
                        .meta = {.every = 16, .reruns = 2}, .watchdog_s = 60,
-                       .stats_every_s = 5};
+                       .stats_every_s = 5, .batch = 256};
     const char *fixed = NULL;
     int ch, li = -1;
     optind = 1;
@@ -256,6 +274,8 @@ static df_outcome in_process(const df_run_opts *o, df_backend *b, const df_kerne
 {
     df_engine e;
     df_engine_init(&e, o, b, ks, nk);
+    e.batch = o->batch;
+    e.pool = o->batch > 1 ? df_pool_create(o->threads) : NULL;
     e.stop = &interrupted;
     e.on_finding = print_bug;
     e.ctx = (void *)&o->quiet;
@@ -272,6 +292,7 @@ static df_outcome in_process(const df_run_opts *o, df_backend *b, const df_kerne
             status_line(t, nk, ks, df_now() - t0, "pulse");
     }
     df_engine_free(&e);
+    df_pool_destroy(e.pool);
     double elapsed = df_now() - t0;
     if (!o->quiet)
         status_line(t, nk, ks, elapsed, interrupted ? "INTERRUPTED" : "DONE");

@@ -51,7 +51,14 @@ enum {
 };
 
 /* The largest file a reader accepts: the longest f64 case. */
-#define MAX_FILE_BYTES ((uint64_t)DF_CORPUS_HEADER + 2 * DF_CORPUS_MAX_N * 8)
+#define MAX_FILE_BYTES                                                              \
+    ((uint64_t)DF_CORPUS_HEADER + 2 * DF_CORPUS_MAX_N * 8 + DF_SOFT_CODES * DF_CORPUS_SOFT_RECORD)
+
+/* Version 2 adds soft-error records after the vectors; byte 36 (reserved,
+ * zero, in version 1) holds their count. A file without any is written as
+ * version 1, byte for byte what earlier versions wrote, so its SHA-1 name
+ * does not change. */
+#define OFF_NSOFT OFF_RESERVED1
 
 const char *df_corpus_strerror(df_corpus_err e)
 {
@@ -216,7 +223,8 @@ static size_t file_bytes(df_type t, uint64_t n)
 static void encode_header(uint8_t *p, const df_case *c, const df_case_meta *m)
 {
     memcpy(p + OFF_MAGIC, DF_CORPUS_MAGIC, sizeof DF_CORPUS_MAGIC);
-    put_u16(p + OFF_VERSION, DF_CORPUS_VERSION);
+    put_u16(p + OFF_VERSION, m && m->nsoft ? 2 : 1);
+    p[OFF_NSOFT] = m ? (uint8_t)m->nsoft : 0;
     put_u16(p + OFF_HSIZE, DF_CORPUS_HEADER);
     p[OFF_TYPE] = (uint8_t)c->type;
     p[OFF_VERDICT] = m ? m->verdict : 0;
@@ -249,10 +257,40 @@ static int printable_name(const char *k)
     return 1;
 }
 
+static void encode_soft(uint8_t *p, const df_soft_report *r)
+{
+    put_u32(p, r->code);
+    put_u32(p + 4, r->kernel);
+    put_u32(p + 8, r->line);
+    put_u32(p + 12, r->block);
+    put_u32(p + 16, r->thread);
+    put_u32(p + 20, r->round);
+    put_u64(p + 24, r->index);
+    put_u64(p + 32, (uint64_t)r->ivalue);
+    put_u64(p + 40, double_bits(r->fvalue));
+}
+
+static void decode_soft(const uint8_t *p, df_soft_report *r)
+{
+    r->code = get_u32(p);
+    r->kernel = get_u32(p + 4);
+    r->line = get_u32(p + 8);
+    r->block = get_u32(p + 12);
+    r->thread = get_u32(p + 16);
+    r->round = get_u32(p + 20);
+    r->index = get_u64(p + 24);
+    r->ivalue = (int64_t)get_u64(p + 32);
+    r->fvalue = bits_double(get_u64(p + 40));
+}
+
 int df_corpus_encode(const df_case *c, const df_case_meta *m, uint8_t **buf,
                      size_t *len)
 {
-    size_t total = file_bytes(c->type, c->n);
+    size_t vec_total = file_bytes(c->type, c->n);
+    size_t nsoft = m ? m->nsoft : 0;
+    size_t total = vec_total ? vec_total + nsoft * DF_CORPUS_SOFT_RECORD : 0;
+    if (nsoft > DF_SOFT_CODES)
+        total = 0;
     /* Refuse fields the format cannot hold, so that what is written reads
      * back (the kernel name's registry check is the caller's: it comes
      * from the registry). */
@@ -268,6 +306,8 @@ int df_corpus_encode(const df_case *c, const df_case_meta *m, uint8_t **buf,
     size_t size = df_type_size(c->type);
     vec_to_le(p + DF_CORPUS_HEADER, c->a, c->n, size);
     vec_to_le(p + DF_CORPUS_HEADER + c->n * size, c->b, c->n, size);
+    for (size_t i = 0; i < nsoft; i++)
+        encode_soft(p + vec_total + i * DF_CORPUS_SOFT_RECORD, &m->soft[i]);
     put_u32(p + OFF_CRC, payload_crc(p, total));
     *buf = p;
     *len = total;
@@ -293,10 +333,16 @@ static df_corpus_err check_header(const uint8_t *buf, char *msg,
                 DF_CORPUS_HEADER);
         return DF_CORPUS_E_HEADER;
     }
-    if (!all_zero(buf + OFF_RESERVED1, 4) ||
+    int v2 = get_u16(buf + OFF_VERSION) == 2;
+    if (!all_zero(buf + OFF_RESERVED1 + v2, 4 - v2) ||
         !all_zero(buf + OFF_RESERVED2, DF_CORPUS_HEADER - OFF_RESERVED2)) {
-        set_msg(msg, msg_len,
-                "reserved header bytes (36..39, 112..127) are not zero");
+        set_msg(msg, msg_len, "reserved header bytes (%d..39, 112..127) are not zero",
+                36 + v2);
+        return DF_CORPUS_E_HEADER;
+    }
+    if (v2 && (buf[OFF_NSOFT] == 0 || buf[OFF_NSOFT] > DF_SOFT_CODES)) {
+        set_msg(msg, msg_len, "version 2 file with %u soft-error records (1..%d)",
+                buf[OFF_NSOFT], DF_SOFT_CODES);
         return DF_CORPUS_E_HEADER;
     }
     if (buf[OFF_VERDICT] >= DF_V_COUNT) {
@@ -318,7 +364,8 @@ static df_corpus_err check_size(const uint8_t *buf, size_t len, char *msg,
         return DF_CORPUS_E_SIZE;
     }
     /* n <= 2^32 and size <= 8: no overflow in 64 bits. */
-    uint64_t need = DF_CORPUS_HEADER + 2 * n * df_type_size(t);
+    uint64_t need = DF_CORPUS_HEADER + 2 * n * df_type_size(t) +
+                    (uint64_t)buf[OFF_NSOFT] * DF_CORPUS_SOFT_RECORD;
     if ((uint64_t)len != need) {
         set_msg(msg, msg_len, "file is %zu bytes but n=%llu of %s needs %llu",
                 len, (unsigned long long)n, df_type_name(t),
@@ -382,8 +429,8 @@ static df_corpus_err check_all(const uint8_t *buf, size_t len, char *msg,
         return DF_CORPUS_E_MAGIC;
     }
     uint16_t version = get_u16(buf + OFF_VERSION);
-    if (version != DF_CORPUS_VERSION) {
-        set_msg(msg, msg_len, "unknown version %u (this dotfuzz reads %d)",
+    if (version < 1 || version > DF_CORPUS_VERSION) {
+        set_msg(msg, msg_len, "unknown version %u (this dotfuzz reads 1..%d)",
                 version, DF_CORPUS_VERSION);
         return DF_CORPUS_E_VERSION;
     }
@@ -425,6 +472,10 @@ static void decode_fields(const uint8_t *buf, df_case_file *out)
     else
         out->meta.result = bits_double(r);
     out->meta.reference = bits_double(get_u64(buf + OFF_REFERENCE));
+    out->meta.nsoft = buf[OFF_NSOFT];
+    size_t vec_end = DF_CORPUS_HEADER + 2 * c->n * df_type_size(c->type);
+    for (uint32_t i = 0; i < out->meta.nsoft; i++)
+        decode_soft(buf + vec_end + i * DF_CORPUS_SOFT_RECORD, &out->meta.soft[i]);
 }
 
 df_corpus_err df_corpus_decode(const uint8_t *buf, size_t len,
@@ -437,7 +488,7 @@ df_corpus_err df_corpus_decode(const uint8_t *buf, size_t len,
         return e;
     decode_fields(buf, out);
     /* Bounded by len, which check_size matched exactly. */
-    size_t vec_bytes = len - DF_CORPUS_HEADER;
+    size_t vec_bytes = len - DF_CORPUS_HEADER - out->meta.nsoft * DF_CORPUS_SOFT_RECORD;
     out->data = malloc(vec_bytes ? vec_bytes : 1);
     if (!out->data) {
         set_msg(msg, msg_len, "cannot allocate %zu bytes for the vectors",

@@ -34,13 +34,15 @@
 #include <stdint.h>
 
 #include "case.h"
+#include "../kernels/soft_error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define DF_CORPUS_MAGIC "DOTFUZZ"   /* 7 chars + NUL = 8 bytes */
-#define DF_CORPUS_VERSION 1
+#define DF_CORPUS_VERSION 2   /* written when soft-error records follow; else 1 */
+#define DF_CORPUS_SOFT_RECORD 48 /* bytes per soft-error record */
 #define DF_CORPUS_HEADER 128
 #define DF_CORPUS_MAX_N ((uint64_t)1 << 32) /* readers refuse longer cases */
 
@@ -51,6 +53,8 @@ typedef struct df_case_meta {
     double result;        /* float kernels */
     int64_t iresult;      /* integer kernels (stored instead of result) */
     double reference;     /* exact value when known, else Kahan */
+    uint32_t nsoft;       /* soft errors the kernel reported (version 2 records) */
+    df_soft_report soft[DF_SOFT_CODES];
 } df_case_meta;
 
 /* A case read from a file; owns its vectors. */

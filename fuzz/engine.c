@@ -156,6 +156,20 @@ void df_engine_free(df_engine *e)
     df_scratch_free(&e->meta_buf);
     free(e->sigs);
     e->sigs = NULL;
+    for (size_t s = 0; s < e->nslots; s++)
+        df_scratch_free(&e->slots[s].buf);
+    if (e->mctx)
+        for (unsigned w = 0; w < df_pool_size(e->pool); w++)
+            df_model_ctx_free(&e->mctx[w]);
+    free(e->slots);
+    free(e->mctx);
+    free(e->cptr);
+    free(e->bres);
+    e->slots = NULL;
+    e->mctx = NULL;
+    e->cptr = NULL;
+    e->bres = NULL;
+    e->nslots = 0;
 }
 
 /* Same result to the bit (two NaNs are equal: payloads are not portable). */
@@ -243,7 +257,7 @@ static int record(df_engine *e, size_t ki, const df_case *c, const df_checked *r
     return e->on_finding ? e->on_finding(e->ctx, &f) : 0;
 }
 
-int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
+static int one_at_a_time(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
                     df_totals *t, uint64_t *next)
 {
     df_checked r;
@@ -269,6 +283,7 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
         }
         if (e->hb) {
             e->hb->index = i;
+            e->hb->count = 1;
             e->hb->started = df_now();
             e->hb->busy = 1;
         }
@@ -288,6 +303,185 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
             rc = DF_RANGE_POISONED;
             break;
         }
+    }
+    *next = i;
+    return rc;
+}
+
+/* ---- batches ---- */
+
+static void prepare_slot(void *ctx, size_t s, unsigned w)
+{
+    (void)w;
+    df_engine *e = ctx;
+    df_slot *sl = &e->slots[s];
+    const df_kernel *k = e->kernels[sl->ki];
+    sl->ran = 0;
+    sl->gen_failed = df_generate(e->o->seed, sl->c.index, k, &e->go, &sl->buf, &sl->c) != 0;
+    memset(&sl->r, 0, sizeof sl->r);
+    if (!sl->gen_failed)
+        df_refs_compute(sl->c.type, sl->c.a, sl->c.b, sl->c.n, &sl->r.refs);
+}
+
+/* The host backend's run, or the cuda backend's model beside it. */
+static void model_slot(void *ctx, size_t s, unsigned w)
+{
+    df_engine *e = ctx;
+    df_slot *sl = &e->slots[s];
+    const df_kernel *k = e->kernels[sl->ki];
+    if (sl->gen_failed)
+        return;
+    if (df_backend_is_host(e->b)) {
+        df_run_model(&e->mctx[w], k, 1, &sl->c, &sl->r.res);
+        sl->ran = 1;
+    } else if (sl->ran && k->host_model && (k->flags & DF_K_DETERMINISTIC)) {
+        df_run_model(&e->mctx[w], k, 0, &sl->c, &sl->r.model);
+        sl->r.model_ran = 1;
+    }
+}
+
+/* Model and judgement of one case, while its vectors are in cache. */
+static void finish_slot(void *ctx, size_t s, unsigned w)
+{
+    df_engine *e = ctx;
+    df_slot *sl = &e->slots[s];
+    model_slot(ctx, s, w);
+    if (sl->ran)
+        df_judge(e->kernels[sl->ki], &sl->c, &sl->r.refs, &sl->r.res,
+                 sl->r.model_ran ? &sl->r.model : NULL, &e->oo, &sl->r.j);
+}
+
+/* The host backend's whole case in one pass over its vectors. */
+static void whole_slot(void *ctx, size_t s, unsigned w)
+{
+    prepare_slot(ctx, s, w);
+    finish_slot(ctx, s, w);
+}
+
+static int batch_alloc(df_engine *e)
+{
+    if (e->slots && e->nslots >= e->batch)
+        return 0;
+    for (size_t s = 0; s < e->nslots; s++)
+        df_scratch_free(&e->slots[s].buf);
+    free(e->slots);
+    free(e->cptr);
+    free(e->bres);
+    unsigned nw = df_pool_size(e->pool);
+    e->nslots = e->batch;
+    e->slots = calloc(e->batch, sizeof *e->slots);
+    if (!e->mctx)
+        e->mctx = calloc(nw, sizeof *e->mctx);
+    e->cptr = calloc(e->batch, sizeof *e->cptr);
+    e->bres = calloc(e->batch, sizeof *e->bres);
+    return e->slots && e->mctx && e->cptr && e->bres ? 0 : -1;
+}
+
+/* The cuda backend's part: each kernel's cases of the batch in one call.
+ * Returns 0, or -1 when the context died (slots that ran keep results). */
+static int run_gpu(df_engine *e, size_t n)
+{
+    for (size_t ki = 0; ki < e->nk; ki++) {
+        size_t m = 0;
+        for (size_t s = 0; s < n; s++)
+            if (e->slots[s].ki == ki && !e->slots[s].gen_failed)
+                e->cptr[m++] = &e->slots[s].c;
+        if (m == 0)
+            continue;
+        size_t done = 0;
+        int rc = df_backend_run_batch(e->b, e->kernels[ki], e->cptr, m, e->bres, &done);
+        for (size_t s = 0, j = 0; s < n && j < done; s++)
+            if (e->slots[s].ki == ki && !e->slots[s].gen_failed) {
+                e->slots[s].r.res = e->bres[j++];
+                e->slots[s].ran = 1;
+            }
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Checks indices [lo, lo + n) as one batch and records them in order.
+ * *next: the first index not recorded. */
+static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t *next)
+{
+    for (size_t s = 0; s < n; s++) {
+        e->slots[s].c.index = lo + s;
+        e->slots[s].ki = df_run_kernel_of(lo + s, e->nk);
+    }
+    if (e->hb) {
+        e->hb->index = lo;
+        e->hb->count = n;
+        e->hb->started = df_now();
+        e->hb->busy = 1;
+    }
+    int dead = 0;
+    if (df_backend_is_host(e->b)) {
+        df_pool_for(e->pool, n, whole_slot, e);
+    } else {
+        df_pool_for(e->pool, n, prepare_slot, e);
+        dead = run_gpu(e, n) != 0;
+        df_pool_for(e->pool, n, finish_slot, e);
+    }
+    if (e->hb)
+        e->hb->busy = 0;
+    int rc = DF_RANGE_DONE;
+    size_t s = 0;
+    for (; s < n; s++) {
+        df_slot *sl = &e->slots[s];
+        const df_kernel *k = e->kernels[sl->ki];
+        if (sl->gen_failed) {
+            fprintf(stderr, "dotfuzz run: cannot generate case %llu for %s (out of memory?)\n",
+                    (unsigned long long)sl->c.index, k->name);
+            rc = DF_RANGE_ENV;
+            break;
+        }
+        if (!sl->ran) /* after the case that killed the context: not run */
+            break;
+        int poisoned = dead && sl->r.res.status != DF_RUN_OK;
+        if (!poisoned && df_meta_sampled(&e->o->meta, &sl->c)) {
+            df_meta_report mr;
+            poisoned = df_metamorphic(e->b, k, &sl->c, &e->oo, &e->o->meta, &e->meta_buf,
+                                      &sl->r, &mr) != 0;
+            dead |= poisoned;
+        }
+        t->tally[sl->ki].meta_checked += (uint64_t)df_meta_sampled(&e->o->meta, &sl->c);
+        if (record(e, sl->ki, &sl->c, &sl->r, t) != 0) {
+            rc = DF_RANGE_ENV;
+            break;
+        }
+        if (poisoned) {
+            fprintf(stderr, "dotfuzz run: backend unusable after %s: %s\n", k->name,
+                    sl->r.res.err);
+            s++;
+            rc = DF_RANGE_POISONED;
+            break;
+        }
+    }
+    if (rc == DF_RANGE_DONE && s < n)
+        rc = DF_RANGE_POISONED;
+    *next = lo + s;
+    return rc;
+}
+
+int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
+                    df_totals *t, uint64_t *next)
+{
+    if (e->batch <= 1)
+        return one_at_a_time(e, lo, hi, deadline, t, next);
+    if (batch_alloc(e) != 0) {
+        *next = lo;
+        return DF_RANGE_ENV;
+    }
+    uint64_t i = lo;
+    int rc = DF_RANGE_DONE;
+    while (i < hi && rc == DF_RANGE_DONE) {
+        if ((e->stop && *e->stop) || (deadline > 0 && df_now() >= deadline)) {
+            rc = DF_RANGE_STOPPED;
+            break;
+        }
+        size_t n = hi - i < e->batch ? (size_t)(hi - i) : e->batch;
+        rc = one_batch(e, i, n, t, &i);
     }
     *next = i;
     return rc;

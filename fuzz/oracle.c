@@ -300,9 +300,51 @@ static void fill_errors(const df_kernel *k, const df_refs *refs, df_judgement *o
     out->cond = s != 0 ? 2.0 * out->G / fabs(s) : INFINITY;
 }
 
+/* ---- rule 0': the kernel's own soft-error reports ---------------------- */
+
+/* A kernel that reported a soft error (kernels/soft_error.h) said itself
+ * that this case went wrong: an overflow it noticed is no longer silent,
+ * so the verdict is soft-error, with the first report (lowest code) in the
+ * why. A result that is wrong for another reason (exact, bound, model,
+ * nonfinite where nothing can overflow) stays a bug: reporting one
+ * condition does not excuse another. */
+static void apply_soft(const df_result *res, df_judgement *out)
+{
+    if (!res->soft_mask)
+        return;
+    uint32_t code = 1;
+    while (!(res->soft_mask & (1u << (code - 1))))
+        code++;
+    const df_soft_report *s = &res->soft[code - 1];
+    char what[160];
+    snprintf(what, sizeof what, "%s at block %u thread %u index %llu%s", df_soft_code_name(code),
+             s->block, s->thread, (unsigned long long)s->index,
+             code == DF_SOFT_INVARIANT ? " (round recorded)" : "");
+    int excused = out->verdict != DF_V_BUG || strcmp(out->rule, "overflow") == 0;
+    char prev[sizeof out->why];
+    snprintf(prev, sizeof prev, "%s", out->why);
+    if (excused)
+        verdict(out, DF_V_SOFT_ERROR, "soft-error", "kernel reported %s; %s", what, prev);
+    else
+        verdict(out, out->verdict, out->rule, "%s; the kernel also reported %s", prev, what);
+}
+
+static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
+                      const df_result *res, const df_result *model,
+                      const df_oracle_opts *opts, df_judgement *out);
+
 void df_judge(const df_kernel *k, const df_case *c, const df_refs *refs,
               const df_result *res, const df_result *model,
               const df_oracle_opts *opts, df_judgement *out)
+{
+    judge_all(k, c, refs, res, model, opts, out);
+    if (res->status == DF_RUN_OK)
+        apply_soft(res, out);
+}
+
+static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
+                      const df_result *res, const df_result *model,
+                      const df_oracle_opts *opts, df_judgement *out)
 {
     memset(out, 0, sizeof *out);
     out->ulp_err = NAN;

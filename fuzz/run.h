@@ -17,6 +17,7 @@
 #include "generator.h"
 #include "metamorphic.h"
 #include "plugin.h"
+#include "pool.h"
 
 #define DF_RUN_MAX_KERNELS 64
 
@@ -49,6 +50,8 @@ typedef struct df_run_opts {
     double watchdog_s;      /* a case running longer is a hang */
     double stats_every_s;   /* fuzzer_stats rewrite period */
     int quiet;              /* no status lines */
+    uint32_t batch;         /* cases checked together (1 = one at a time) */
+    uint32_t threads;       /* CPU threads for a batch's CPU work; 0 = all cores */
 } df_run_opts;
 
 /* Length bins of the report: bin b holds the n of bit length b. */
@@ -107,10 +110,21 @@ typedef struct df_finding {
  * index and when it started (CLOCK_MONOTONIC seconds), so a crash names
  * its case and a hang is seen. */
 typedef struct df_heartbeat {
-    volatile uint64_t index;
+    volatile uint64_t index;  /* the case running, or the first of a batch */
+    volatile uint64_t count;  /* cases in flight from index on (1: that case alone) */
     volatile double started;
     volatile int busy;
 } df_heartbeat;
+
+/* One case of a batch: its vectors, the case and what checking it gave. */
+typedef struct df_slot {
+    df_scratch buf;
+    df_case c;
+    df_checked r;
+    size_t ki;
+    int gen_failed;
+    int ran;                  /* the backend produced res */
+} df_slot;
 
 /* One process's case loop. */
 typedef struct df_engine {
@@ -125,6 +139,13 @@ typedef struct df_engine {
     struct df_sig *sigs;      /* bug signatures saved (DF_SAVE_NEW) */
     size_t nsigs, capsigs;
     df_heartbeat *hb;         /* NULL when unsupervised */
+    df_pool *pool;            /* batches: CPU work over these threads (NULL: caller) */
+    uint32_t batch;           /* cases per batch; <= 1: one case at a time */
+    df_slot *slots;
+    size_t nslots;            /* slots allocated */
+    df_model_ctx *mctx;       /* one per pool thread */
+    const df_case **cptr;     /* a kernel's cases of the batch, for the backend */
+    df_result *bres;
     volatile sig_atomic_t *stop;
     /* called for each saved finding; returns -1 to stop (cannot log) */
     int (*on_finding)(void *ctx, const df_finding *f);
@@ -143,7 +164,11 @@ void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
 void df_engine_free(df_engine *e);
 /* Runs indices [lo, hi) (hi = UINT64_MAX: until stopped or deadline, a
  * CLOCK_MONOTONIC time, 0 = none), tallying into t. *next gets the first
- * index not run. */
+ * index not run. With e->batch > 1 the cases go in batches: generated,
+ * referenced, modelled and judged on e->pool's threads, run on the backend
+ * a kernel at a time (df_backend_run_batch), then checked metamorphically
+ * and recorded in index order — so the verdicts, the counts and the files
+ * saved are the ones of one case at a time. */
 int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
                     df_totals *t, uint64_t *next);
 

@@ -5,6 +5,9 @@
  * What differs from its siblings: the cross-block sum is a float atomicAdd,
  * so blocks land in a different order each run (not deterministic), and that
  * atomic flushes subnormals to zero.
+ * Soft error: a block sum that is Inf/NaN although every product of the
+ * block is finite (DF_SOFT_NONFINITE, thread 0, index: the block's first
+ * element).
  * How it is compiled: twice (see Makefile): cc -x c builds the host model
  * and descriptor, nvcc -DDOTFUZZ_CUDA the kernel and its launcher. */
 #include "kernel.h"
@@ -13,6 +16,7 @@
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
 #include <math.h>
+#include <stdbool.h>
 
 #include "model_common.h"
 
@@ -39,8 +43,21 @@ static float flush_subnormal(float x)
     return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x;
 }
 
+/* Whether the products of the block starting at element first are all
+ * finite (a non-finite block sum from them is a soft error). */
+static bool atomic_block_products_finite(const df_case *c, uint64_t first, uint32_t block)
+{
+    const float *a = c->a, *b = c->b;
+    for (uint64_t i = first; i < c->n && i < first + block; i++)
+        if (!isfinite(a[i] * b[i]))
+            return false;
+    return true;
+}
+
 /* The GPU adds block sums in whatever order blocks finish; the model takes
- * blocks 0..grid-1, one valid order among them. */
+ * blocks 0..grid-1, one valid order among them. A block sum that is
+ * Inf/NaN from finite products is noted as the GPU reports it (the report
+ * is per block, so its order does not matter). */
 static int atomic_block_model(const df_case *c, df_scratch *s, df_result *out)
 {
     df_launch l;
@@ -56,6 +73,9 @@ static int atomic_block_model(const df_case *c, df_scratch *s, df_result *out)
             float p = i < c->n ? a[i] * b[i] : 0.0f;
             sum += p;
         }
+        if (!isfinite(sum) && atomic_block_products_finite(c, blk * l.block, l.block))
+            df_soft_note(out, DF_SOFT_NONFINITE, DF_SOFT_K_ATOMIC_BLOCK, __LINE__,
+                         (uint32_t)blk, 0, 0, blk * l.block, 0, (double)sum);
         result = flush_subnormal(flush_subnormal(result) + flush_subnormal(sum));
     }
     out->f = result;
@@ -92,9 +112,21 @@ const df_kernel df_kernel_atomic_block = {
 /* Seed 000's kernel with N as a parameter and a 64-bit index, so any n and
  * any block in [1, 1024] work (the block sum reads blockDim.x entries, all
  * written before the barrier). */
+/* Rare path: the block sum is not finite; reported when every product of
+ * the block is finite. Out of line: the hot path keeps only the test. */
+static __device__ __noinline__ void atomic_block_soft(const float *tmp, df_soft_dev soft,
+                                                      float sum)
+{
+    for (unsigned i = 0; i < blockDim.x; i++)
+        if (!isfinite(tmp[i]))
+            return;
+    df_soft_raise(soft, DF_SOFT_NONFINITE, DF_SOFT_K_ATOMIC_BLOCK, __LINE__, 0,
+                  (unsigned long long)blockIdx.x * blockDim.x, 0, (double)sum);
+}
+
 __global__ void __launch_bounds__(1024)
 atomic_block_kernel(const float *a, const float *b, float *c,
-                    unsigned long long n)
+                    unsigned long long n, df_soft_dev soft)
 {
     __shared__ float tmp[1024];
     unsigned long long index =
@@ -108,6 +140,12 @@ atomic_block_kernel(const float *a, const float *b, float *c,
         float sum = 0.0f;
         for (unsigned i = 0; i < blockDim.x; i++)
             sum += tmp[i];
+#if DF_SOFT_MODE != 0
+        if (__builtin_expect(!isfinite(sum), 0))
+            atomic_block_soft(tmp, soft, sum);
+#else
+        (void)soft;
+#endif
         atomicAdd(c, sum);
     }
 }

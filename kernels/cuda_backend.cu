@@ -15,6 +15,11 @@
  * negative value for a failure found on the host (a broken loop invariant),
  * described in ctx->detail.
  *
+ * Soft errors (kernels/soft_error.h): the slots are allocated once at open
+ * (kernels/soft_error_host.h), cleared on the stream before each case,
+ * polled without a CUDA call once the case is enqueued and read again
+ * after the synchronization; each reported payload lands in res->soft.
+ *
  * A sticky error (illegal address, ...) poisons the process's CUDA context
  * for good: df_cuda_run returns -1 then and from then on, and df_cuda_open
  * in the same process refuses with that reason (seen on an H200: even
@@ -75,6 +80,8 @@ typedef int df_cuda_backend_is_built_by_nvcc;
 #include <stdlib.h>
 #include <string.h>
 
+#include "soft_error_host.h"
+
 struct df_cuda {
     int device;
     cudaStream_t stream;
@@ -87,6 +94,7 @@ struct df_cuda {
     void *d_scratch, *h_scratch; /* kernel scratch and its pinned twin */
     size_t d_scratch_cap, h_scratch_cap;
     void *cublas;                /* cublasHandle_t, made by cublas kernels */
+    df_soft_slots soft;          /* soft-error slots, one per kind */
     int debug_invariants;
     int broken;                  /* a sticky error poisoned the context:
                                     every run returns -1 */
@@ -264,6 +272,9 @@ extern "C" int df_cuda_open(df_cuda **out, char *err, size_t err_len)
         return open_fail(cu, err, err_len, "cudaMallocHost(result)", e);
     if ((e = cudaMalloc(&cu->d_result, RESULT_BYTES)) != cudaSuccess)
         return open_fail(cu, err, err_len, "cudaMalloc(result)", e);
+    const char *call = NULL;
+    if ((e = df_soft_slots_open(&cu->soft, &call)) != cudaSuccess)
+        return open_fail(cu, err, err_len, call, e);
     describe_device(cu, &prop);
     *out = cu;
     return 0;
@@ -282,6 +293,7 @@ extern "C" void df_cuda_close(df_cuda *cu)
     (void)cudaFreeHost(cu->h_stage);
     (void)cudaFreeHost(cu->h_scratch);
     (void)cudaFreeHost(cu->h_result);
+    df_soft_slots_close(&cu->soft);
     if (cu->stream)
         (void)cudaStreamDestroy(cu->stream);
     free(cu);
@@ -422,14 +434,27 @@ static int after_failure(df_cuda *cu)
     return -1;
 }
 
-/* Copies the case in and grows the scratch its kernel asks for. Returns
- * the failed call or NULL. */
+/* after_failure, then the soft errors the case's kernels reported before
+ * it failed (the slots are host memory, readable after a sticky error;
+ * the stream is drained, so every report is in). */
+static int after_failure_soft(df_cuda *cu, df_result *res)
+{
+    int rc = after_failure(cu);
+    (void)df_soft_slots_read(&cu->soft, res, 1);
+    return rc;
+}
+
+/* Clears the soft-error slots, copies the case in and grows the scratch
+ * its kernel asks for, all on the stream. Returns the failed call or
+ * NULL. */
 static const char *stage_case(df_cuda *cu, const df_kernel *k,
                               const df_case *rc, cudaError_t *e)
 {
     const char *call;
     if ((*e = cudaSetDevice(cu->device)) != cudaSuccess)
         return "cudaSetDevice";
+    if ((*e = df_soft_slots_clear(&cu->soft, cu->stream, &call)) != cudaSuccess)
+        return call;
     if ((call = copy_case_in(cu, rc, df_type_size(rc->type), e)))
         return call;
     size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(rc->n, &rc->launch) : 0;
@@ -457,6 +482,7 @@ static void fill_ctx(const df_cuda *cu, const df_case *rc, df_gpu_ctx *ctx)
     ctx->stream = cu->stream;
     ctx->cublas = cu->cublas;
     ctx->debug_invariants = cu->debug_invariants;
+    ctx->soft = df_soft_slots_dev(&cu->soft);
 }
 
 /* Returns 0 when res is filled (check res->status), -1 after a sticky
@@ -487,24 +513,44 @@ extern "C" int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
     const char *call = stage_case(cu, k, &rc, &e);
     if (call) {
         set_error(res, k, c, call, (int)e, NULL);
-        return after_failure(cu);
+        return after_failure_soft(cu, res);
     }
     df_gpu_ctx ctx;
     fill_ctx(cu, &rc, &ctx);
     int code = k->gpu->enqueue(&ctx, &rc);
     cu->cublas = ctx.cublas; /* a handle made now outlives the case */
+    /* whatever is reported already: no CUDA call, nothing waits */
+    (void)df_soft_slots_read(&cu->soft, res, 0);
     if (code == 0 && (e = cudaStreamSynchronize(cu->stream)) != cudaSuccess) {
         code = (int)e;
         ctx.failed_call = "cudaStreamSynchronize";
     }
-    if (code == 0)
+    if (code == 0) {
+        (void)df_soft_slots_read(&cu->soft, res, 1); /* every report is in */
         code = k->gpu->finish(&ctx, &rc, res);
+    }
     if (code != 0) {
         set_error(res, k, c, ctx.failed_call ? ctx.failed_call : "enqueue",
                   code, ctx.detail);
-        return after_failure(cu);
+        return after_failure_soft(cu, res);
     }
     res->status = DF_RUN_OK;
     return 0;
 }
+/* Batches: one case after the other for now, each with its own launch and
+ * sync (fuzz/engine.c batches the CPU work around it). */
+extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                                 size_t n, df_result *res, size_t *done)
+{
+    *done = 0;
+    for (size_t i = 0; i < n; i++) {
+        memset(&res[i], 0, sizeof res[i]);
+        int rc = df_cuda_run(cu, k, cases[i], &res[i]);
+        *done = i + 1;
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
 #endif

@@ -31,6 +31,7 @@ typedef struct df_gpu_ctx {
     void *stream;           /* cudaStream_t */
     void *cublas;           /* cublasHandle_t, created on first use by cublas kernels */
     int debug_invariants;   /* fold/tournament: check the loop invariant each round */
+    df_soft_dev soft;       /* soft-error slots (kernels/soft_error.h); claim NULL = off */
     const char *failed_call; /* set by enqueue/finish on a CUDA error: the call */
     char detail[160];       /* optional extra context (e.g. broken invariant) */
 } df_gpu_ctx;
@@ -77,6 +78,13 @@ void df_cuda_set_debug_invariants(df_cuda *cu, int on);
  * a new process (res still carries the error). */
 int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
                 df_result *res);
+
+/* Runs k on cases[0..n): through the kernel's batched launcher when it
+ * has one (df_gpu_ops.enqueue_batch), else df_cuda_run case after case.
+ * Returns 0, or -1 when the context became unusable (*done cases have
+ * results, the last carrying the error). */
+int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases, size_t n,
+                      df_result *res, size_t *done);
 
 #ifdef __cplusplus
 }

@@ -8,8 +8,11 @@
  * General n (the seed only sketches n = 2^k): with m live cells, round r
  * does A[i] += A[i + ceil(m/2)] for i < floor(m/2), then m = ceil(m/2); for
  * odd m the middle cell A[floor(m/2)] carries over untouched. There are
- * ceil(log2 n) rounds. Loop invariant (checked after every round when the
- * backend runs in debug-invariant mode): cell i < m holds the sum of the
+ * ceil(log2 n) rounds. Loop invariant (checked after every round on the
+ * host when the backend runs in debug-invariant mode, and on the GPU,
+ * reported as a soft error, whenever its soft-error slots are on; an
+ * addition of two finite cells that overflows is a soft error too): cell
+ * i < m holds the sum of the
  * products over its index set S(i), where S(i) = {i} after the products and
  * a fold merges S(i + ceil(m/2)) into S(i). For n = 2^k this is the seed's
  * {j : j = i mod m}.
@@ -29,7 +32,7 @@ extern const df_kernel df_kernel_fold;
 static int fold_model(const df_case *c, df_scratch *s, df_result *out)
 {
     return df_model_rounds(&df_kernel_fold, c, s, false, df_model_fold_rounds,
-                           out);
+                           DF_SOFT_K_FOLD, out);
 }
 
 #ifdef DOTFUZZ_CUDA
@@ -98,6 +101,23 @@ static int fold_check(df_gpu_ctx *ctx, const fold_shadow *sh, const float *A,
     return rc;
 }
 
+/* The same invariant checked on the GPU after round sz->rounds, reported
+ * through the soft-error slot (gpu_common.h): enqueued whenever the slots
+ * are on, no synchronization. */
+static int fold_gpu_check(df_gpu_ctx *ctx, const df_case *c, const float *A,
+                          const df_fold_sizes *sz)
+{
+    if (!ctx->soft.claim || DF_SOFT_MODE == 0)
+        return 0;
+    unsigned block = c->launch.block;
+    df_fold_invariant_kernel<float>
+        <<<df_blocks_for(sz->m[sz->rounds], block), block, 0, (cudaStream_t)ctx->stream>>>(
+            A, (const float *)ctx->a, (const float *)ctx->b, *sz,
+            df_round_bound_for(sz->rounds), ctx->soft);
+    DF_TRY(cudaGetLastError(), "df_fold_invariant_kernel<<<>>>");
+    return 0;
+}
+
 /* sh is NULL unless the backend runs in debug-invariant mode. */
 static int fold_rounds(df_gpu_ctx *ctx, const df_case *c, fold_shadow *sh)
 {
@@ -108,16 +128,25 @@ static int fold_rounds(df_gpu_ctx *ctx, const df_case *c, fold_shadow *sh)
     if ((rc = df_enqueue_products(ctx, c, A)) != 0)
         return rc;
     unsigned round = 0;
+    df_fold_sizes sz;
+    sz.rounds = 0;
+    sz.m[0] = c->n;
     if (sh && (rc = fold_check(ctx, sh, A, c->n, round)) != 0)
+        return rc;
+    if ((rc = fold_gpu_check(ctx, c, A, &sz)) != 0)
         return rc;
     for (uint64_t m = c->n; m > 1;) {
         uint64_t upper = m - m / 2, pairs = m / 2;
         df_fold_round_kernel<float>
             <<<df_blocks_for(pairs, block), block, 0, st>>>(
-                A, (unsigned long long)pairs, (unsigned long long)upper);
+                A, (unsigned long long)pairs, (unsigned long long)upper, ctx->soft, round + 1);
         DF_TRY(cudaGetLastError(), "df_fold_round_kernel<<<>>>");
         m = upper;
         round++;
+        sz.rounds = round;
+        sz.m[round] = m;
+        if ((rc = fold_gpu_check(ctx, c, A, &sz)) != 0)
+            return rc;
         if (sh) {
             fold_shadow_step(sh, pairs, upper);
             if ((rc = fold_check(ctx, sh, A, m, round)) != 0)

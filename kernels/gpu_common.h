@@ -3,8 +3,10 @@
  * launcher of the kernels that add into one result word (atomic-block,
  * int-atomic), and the parts seed 003's two kernels (fold, tournament)
  * share: launch 0 (the products), their round kernels (also their
- * mutants'), the blocks of a round, and the host-side
- * check of the loop invariant after a round (debug-invariant mode).
+ * mutants'; they report an addition of finite cells that overflows), the
+ * blocks of a round, the host-side check of the loop invariant after a
+ * round (debug-invariant mode, with a synchronization) and the same check
+ * on the GPU, reported through the soft-error slot (no synchronization).
  * Every helper returns 0 or the failure, with the failed call named in
  * ctx->failed_call, as the backend expects (kernels/cuda_backend.h).
  */
@@ -94,6 +96,24 @@ static int df_enqueue_one_word(df_gpu_ctx *ctx, const df_case *c,
     return df_fetch_result(ctx, ctx->d_result, sizeof(T));
 }
 
+/* The same for a kernel that reports soft errors: kern(a, b, result, n,
+ * ctx->soft). */
+template <typename T>
+static int df_enqueue_one_word(df_gpu_ctx *ctx, const df_case *c,
+                               void (*kern)(const T *, const T *, T *,
+                                            unsigned long long, df_soft_dev),
+                               const char *launch_name)
+{
+    int rc = df_zero_result(ctx, sizeof(T));
+    if (rc != 0)
+        return rc;
+    kern<<<c->launch.grid, c->launch.block, 0, (cudaStream_t)ctx->stream>>>(
+        (const T *)ctx->a, (const T *)ctx->b, (T *)ctx->d_result,
+        (unsigned long long)c->n, ctx->soft);
+    DF_TRY(cudaGetLastError(), launch_name);
+    return df_fetch_result(ctx, ctx->d_result, sizeof(T));
+}
+
 /* ---- seed 003: fold and tournament ---- */
 
 /* Launch 0 of both: A[i] = a[i]*b[i], one product per thread. It and its
@@ -120,17 +140,31 @@ static int df_enqueue_products(df_gpu_ctx *ctx, const df_case *c, T *A)
     return 0;
 }
 
+/* One round's addition x + y into a cell: DF_SOFT_NONFINITE when it
+ * gives Inf/NaN from two finite values (kernel: DF_SOFT_K_*, index: the
+ * cell, round: 1 for the first round). */
+__device__ __forceinline__ float df_round_add(float x, float y, df_soft_dev soft,
+                                              unsigned kernel, unsigned round,
+                                              unsigned long long cell)
+{
+    const float r = x + y;
+    DF_SOFT_CHECK(!isfinite(r) && isfinite(x) && isfinite(y), soft, DF_SOFT_NONFINITE,
+                  kernel, round, cell, 0, (double)r);
+    return r;
+}
+
 /* fold's round (and m-fold-bounds'): reads [upper, upper + pairs) and
  * writes [0, pairs), disjoint since pairs <= upper, so no thread reads a
  * cell another one writes. A template for the reason launch 0 is. */
 template <typename T>
 __global__ void __launch_bounds__(1024)
-df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper)
+df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper,
+                     df_soft_dev soft, unsigned round)
 {
     unsigned long long i =
         (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < pairs)
-        A[i] += A[i + upper];
+        A[i] = df_round_add(A[i], A[i + upper], soft, DF_SOFT_K_FOLD, round, i);
 }
 
 /* tournament's round (and m-tournament-bounds'), thread t plays winner
@@ -140,14 +174,14 @@ df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper)
 template <typename T>
 __global__ void __launch_bounds__(1024)
 df_tournament_round_kernel(T *A, unsigned long long n, unsigned long long D,
-                           unsigned long long pairs)
+                           unsigned long long pairs, df_soft_dev soft, unsigned round)
 {
     unsigned long long t =
         (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t < pairs) {
         unsigned long long i = t * 2 * D;
         if (i + D < n)
-            A[i] += A[i + D];
+            A[i] = df_round_add(A[i], A[i + D], soft, DF_SOFT_K_TOURNAMENT, round, i);
     }
 }
 
@@ -185,6 +219,22 @@ typedef struct df_round_check {
     double underflow;    /* 2^r * 2^-149 */
 } df_round_check;
 
+/* The bound of the invariant after round `round` (see df_round_check). */
+typedef struct df_round_bound {
+    unsigned round;
+    double gamma;     /* gamma_{r+1}, with slack 2^-30 for double's own
+                         rounding in s and g */
+    double underflow; /* 2^r * 2^-149 */
+} df_round_bound;
+
+static inline df_round_bound df_round_bound_for(unsigned round)
+{
+    double ku = (round + 1) * 0x1p-24;
+    df_round_bound bd = {round, ku / (1.0 - ku) * (1.0 + 0x1p-30),
+                         ldexp(1.0, (int)round) * 0x1p-149};
+    return bd;
+}
+
 /* Copies the first `live` cells of A to the host, waits for them, and sets
  * the bound for round `round`. Synchronizes: debug-invariant mode only. */
 static inline int df_round_check_begin(df_round_check *chk, df_gpu_ctx *ctx,
@@ -197,13 +247,12 @@ static inline int df_round_check_begin(df_round_check *chk, df_gpu_ctx *ctx,
                            st),
            "cudaMemcpyAsync(invariant cells)");
     DF_TRY(cudaStreamSynchronize(st), "cudaStreamSynchronize(invariant)");
-    double ku = (round + 1) * 0x1p-24;
+    df_round_bound bd = df_round_bound_for(round);
     chk->kernel = kernel;
     chk->round = round;
     chk->cells = h;
-    /* slack 2^-30: double's own rounding in s and g */
-    chk->gamma = ku / (1.0 - ku) * (1.0 + 0x1p-30);
-    chk->underflow = ldexp(1.0, (int)round) * 0x1p-149;
+    chk->gamma = bd.gamma;
+    chk->underflow = bd.underflow;
     return 0;
 }
 
@@ -225,6 +274,101 @@ static inline int df_round_check_cell(df_gpu_ctx *ctx,
         return DF_INVARIANT_BROKEN;
     }
     return 0;
+}
+/* ---- the invariant checked on the GPU, reported through the slot ----
+ * The same check as df_round_check_cell, made by a kernel launched after
+ * the products and after each round, one thread per live cell: it sums the
+ * exact products of the cell's index set from a and b in double and raises
+ * DF_SOFT_INVARIANT (index: the cell, round: r, fvalue: the cell) when the
+ * cell is off by more than the bound. No copy, no synchronization: the
+ * launcher enqueues it when the slots are on (ctx->soft.claim), and the
+ * backend reads the report after its one synchronization. Each round reads
+ * every input once, so the check costs O(n) per round. */
+
+/* A cell's terms accumulated: s, g of df_round_check. */
+typedef struct df_round_terms {
+    double s, g;
+} df_round_terms;
+
+__device__ __forceinline__ void df_round_term(df_round_terms *t, const float *a, const float *b,
+                                              unsigned long long j)
+{
+    double p = (double)a[j] * (double)b[j]; /* exact: 24+24 bits */
+    t->s += p;
+    t->g += fabs(p);
+}
+
+__device__ __forceinline__ void df_round_verify(const float *A, unsigned long long cell,
+                                                df_round_terms t, df_round_bound bd,
+                                                df_soft_dev soft, unsigned kernel)
+{
+    if (!(t.g <= FLT_MAX / 2)) /* Inf/NaN terms, or a g float cannot hold */
+        return;
+    const double got = (double)A[cell];
+    (void)got; /* DF_SOFT_MODE 0 checks nothing */
+    DF_SOFT_CHECK(!(fabs(got - t.s) <= bd.gamma * t.g + bd.underflow), soft, DF_SOFT_INVARIANT,
+                  kernel, bd.round, cell, 0, got);
+}
+
+/* The live lengths of fold: m[0] = n, m[k] = ceil(m[k-1] / 2) after round k. */
+#define DF_FOLD_MAX_ROUNDS 64
+typedef struct df_fold_sizes {
+    unsigned rounds; /* rounds done: m[0..rounds] are valid */
+    unsigned long long m[DF_FOLD_MAX_ROUNDS + 1];
+} df_fold_sizes;
+
+/* fold after round r = sz.rounds: cell i < m[r] holds S_r(i), where
+ * S_k(i) = S_{k-1}(i), plus S_{k-1}(i + m[k]) when i < floor(m[k-1] / 2);
+ * walked depth first with a stack of (cell, level). */
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_fold_invariant_kernel(const T *A, const T *a, const T *b, df_fold_sizes sz,
+                         df_round_bound bd, df_soft_dev soft)
+{
+    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= sz.m[sz.rounds])
+        return;
+    unsigned long long cell[DF_FOLD_MAX_ROUNDS + 1];
+    unsigned level[DF_FOLD_MAX_ROUNDS + 1];
+    unsigned top = 0;
+    df_round_terms t = {0.0, 0.0};
+    cell[0] = i;
+    level[0] = sz.rounds;
+    for (;;) {
+        unsigned long long c = cell[top];
+        unsigned k = level[top];
+        if (k == 0) {
+            df_round_term(&t, a, b, c);
+            if (top == 0)
+                break;
+            top--;
+            continue;
+        }
+        level[top] = k - 1; /* S_{k-1}(c) stays on the stack */
+        if (c < sz.m[k - 1] / 2) {
+            top++;
+            cell[top] = c + sz.m[k];
+            level[top] = k - 1;
+        }
+    }
+    df_round_verify(A, i, t, bd, soft, DF_SOFT_K_FOLD);
+}
+
+/* tournament after round r: winner i = t 2^r holds [i, min(i + 2^r, n)). */
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_tournament_invariant_kernel(const T *A, const T *a, const T *b, unsigned long long n,
+                               df_round_bound bd, df_soft_dev soft)
+{
+    unsigned long long w = 1ull << bd.round;
+    unsigned long long i = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * w;
+    if (i >= n)
+        return;
+    unsigned long long end = n - i < w ? n : i + w;
+    df_round_terms t = {0.0, 0.0};
+    for (unsigned long long j = i; j < end; j++)
+        df_round_term(&t, a, b, j);
+    df_round_verify(A, i, t, bd, soft, DF_SOFT_K_TOURNAMENT);
 }
 #endif /* __CUDACC__ */
 

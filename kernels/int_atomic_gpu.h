@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpu_common.h"
+#include "soft_error.h"
 
 /* Seed 002's multiblock dot. The arithmetic is written in unsigned int:
  * the same bits as the hardware's wrapping int32 multiply and add, without
@@ -17,33 +18,64 @@
  * seed's int *c. With INT16_SUM (the mutant) the block sum is an int16_t:
  * wrapping 16-bit adds leave the low 16 bits of the 32-bit sum, which is
  * then sign-extended from bit 15 in unsigned arithmetic. */
+/* An int32 value held exactly in 64 bits: whether it left int32's range. */
+static __device__ __forceinline__ bool df_outside_i32(long long v)
+{
+    return v < -2147483648LL || v > 2147483647LL;
+}
+
 template <bool INT16_SUM>
 __global__ void __launch_bounds__(1024)
-int_atomic_kernel(const int *a, const int *b, int *c, unsigned long long n)
+int_atomic_kernel(const int *a, const int *b, int *c, unsigned long long n,
+                  df_soft_dev soft)
 {
     __shared__ unsigned int temp[1024];
     unsigned long long index =
         (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (index < n)
+    if (index < n) {
+        /* soft error: a product that int32 cannot hold (reported once per
+         * kind, kernels/soft_error.h; the arithmetic below still wraps) */
+        long long p = (long long)a[index] * b[index];
+        DF_SOFT_CHECK(df_outside_i32(p), soft, DF_SOFT_INT_OVERFLOW, DF_SOFT_K_INT_ATOMIC, 0,
+                      index, p, 0.0);
         temp[threadIdx.x] = (unsigned int)a[index] * (unsigned int)b[index];
-    else
+    } else {
         temp[threadIdx.x] = 0u; /* the seed had no tail: N % block == 0 */
+    }
     __syncthreads();
     if (threadIdx.x == 0) {
         unsigned int sum = 0;
-        for (unsigned i = 0; i < blockDim.x; i++)
+        unsigned long long first = (unsigned long long)blockIdx.x * blockDim.x;
+        for (unsigned i = 0; i < blockDim.x; i++) {
+            /* soft error: the block's running sum leaves int32 */
+            DF_SOFT_CHECK(df_outside_i32((long long)(int)sum + (int)temp[i]), soft,
+                          DF_SOFT_INT_OVERFLOW, DF_SOFT_K_INT_ATOMIC, 0, first + i,
+                          (long long)(int)sum + (int)temp[i], 0.0);
             sum += temp[i];
+        }
         if (INT16_SUM)
             sum = ((sum & 0xffffu) ^ 0x8000u) - 0x8000u;
-        atomicAdd((unsigned int *)c, sum);
+        unsigned int old = atomicAdd((unsigned int *)c, sum);
+        /* soft error: the total leaves int32 when this block's sum lands */
+        DF_SOFT_CHECK(df_outside_i32((long long)(int)old + (int)sum), soft, DF_SOFT_INT_OVERFLOW,
+                      DF_SOFT_K_INT_ATOMIC, 0, first, (long long)(int)old + (int)sum, 0.0);
     }
 }
 
+/* The result word starts at zero, the kernel adds each block's sum into
+ * it, the word is copied to h_result; ctx->soft carries the slots. */
 template <bool INT16_SUM>
 static int int_atomic_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {
-    return df_enqueue_one_word<int>(ctx, c, int_atomic_kernel<INT16_SUM>,
-                                    "int_atomic_kernel<<<>>>");
+    int rc = df_zero_result(ctx, sizeof(int));
+    if (rc != 0)
+        return rc;
+    int_atomic_kernel<INT16_SUM>
+        <<<c->launch.grid, c->launch.block, 0, (cudaStream_t)ctx->stream>>>(
+            (const int *)ctx->a, (const int *)ctx->b, (int *)ctx->d_result,
+            (unsigned long long)c->n, ctx->soft);
+    DF_TRY(cudaGetLastError(), "int_atomic_kernel<<<>>>");
+    return df_fetch_result(ctx, ctx->d_result, sizeof(int));
 }
 
 static inline int int_atomic_finish(df_gpu_ctx *ctx, const df_case *c,

@@ -34,11 +34,16 @@ static inline uint32_t df_sext16(uint32_t u)
     return ((u & 0xffffu) ^ 0x8000u) - 0x8000u;
 }
 
+static inline int df_outside_i32(int64_t v) { return v < INT32_MIN || v > INT32_MAX; }
+
 /* The model of k: uint32_t arithmetic wraps exactly like the GPU's 32-bit
  * int multiply and add, without signed-overflow undefined behaviour in C.
  * With int16_sum the block sum is kept in 16 bits: wrapping 16-bit adds
  * leave the low 16 bits of the wrapping 32-bit sum, sign-extended before
- * the atomicAdd. */
+ * the atomicAdd. The soft errors the GPU kernel reports (int_atomic_gpu.h)
+ * are reported here in one order the GPU may take: every product first,
+ * then each block's running sum and its landing in the total, blocks in
+ * index order. */
 static inline int df_int_atomic_model(const df_kernel *k, const df_case *c,
                                       bool int16_sum, df_result *out)
 {
@@ -46,15 +51,31 @@ static inline int df_int_atomic_model(const df_kernel *k, const df_case *c,
     if (df_model_begin(k, c, &l, out) != 0)
         return -1;
     const int32_t *a = c->a, *b = c->b;
+    for (uint64_t i = 0; i < c->n; i++) {
+        int64_t p = (int64_t)a[i] * b[i];
+        if (df_outside_i32(p))
+            df_soft_note(out, DF_SOFT_INT_OVERFLOW, DF_SOFT_K_INT_ATOMIC, __LINE__,
+                         (uint32_t)(i / l.block), (uint32_t)(i % l.block), 0, i, p, 0.0);
+    }
     uint32_t result = 0;
     for (uint64_t blk = 0; blk < l.grid; blk++) {
         uint32_t sum = 0;
+        uint64_t first = blk * l.block;
         for (uint32_t t = 0; t < l.block; t++) {
-            uint64_t i = blk * l.block + t;
-            if (i < c->n)
-                sum += (uint32_t)a[i] * (uint32_t)b[i];
+            uint64_t i = first + t;
+            uint32_t p = i < c->n ? (uint32_t)a[i] * (uint32_t)b[i] : 0u;
+            int64_t wide = df_int32_from_bits(sum) + df_int32_from_bits(p);
+            if (df_outside_i32(wide))
+                df_soft_note(out, DF_SOFT_INT_OVERFLOW, DF_SOFT_K_INT_ATOMIC, __LINE__,
+                             (uint32_t)blk, 0, 0, i, wide, 0.0);
+            sum += p;
         }
-        result += int16_sum ? df_sext16(sum) : sum;
+        uint32_t add = int16_sum ? df_sext16(sum) : sum;
+        int64_t total = df_int32_from_bits(result) + df_int32_from_bits(add);
+        if (df_outside_i32(total))
+            df_soft_note(out, DF_SOFT_INT_OVERFLOW, DF_SOFT_K_INT_ATOMIC, __LINE__,
+                         (uint32_t)blk, 0, 0, first, total, 0.0);
+        result += add;
     }
     out->i = df_int32_from_bits(result);
     return 0;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "../fuzz/case.h"
+#include "soft_error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,7 +31,25 @@ typedef struct df_result {
     int64_t i;
     int status;
     char err[160];
+    /* Soft errors the kernel reported (kernels/soft_error.h): bit code-1 of
+     * soft_mask set when soft[code-1] holds the first report of that kind. */
+    uint32_t soft_mask;
+    df_soft_report soft[DF_SOFT_CODES];
 } df_result;
+
+/* A host model's soft-error report: the first of its kind is kept, as the
+ * GPU slot's atomicCAS keeps the first (kernels/soft_error.h). */
+static inline void df_soft_note(df_result *r, uint32_t code, uint32_t kernel, uint32_t line,
+                                uint32_t block, uint32_t thread, uint32_t round,
+                                uint64_t index, int64_t ivalue, double fvalue)
+{
+    uint32_t bit = 1u << (code - 1);
+    if (code < 1 || code > DF_SOFT_CODES || (r->soft_mask & bit))
+        return;
+    r->soft_mask |= bit;
+    r->soft[code - 1] = (df_soft_report){code, kernel, line, block, thread, round,
+                                         index, ivalue, fvalue};
+}
 
 /* Scratch memory a host model may use (fold and tournament work in place).
  * Owned by the backend, grown on demand, reused across cases. */

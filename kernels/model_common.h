@@ -9,6 +9,7 @@
 #ifndef DOTFUZZ_MODEL_COMMON_H
 #define DOTFUZZ_MODEL_COMMON_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,14 +80,39 @@ static inline float *df_model_products(const df_kernel *k, const df_case *c,
     return NULL;
 }
 
+/* Where a round's soft-error notes go: the GPU spreads a round over
+ * blocks of `block` threads, one thread per addition. */
+typedef struct df_model_rounds_soft {
+    df_result *out;
+    uint32_t block;
+    uint32_t kernel; /* DF_SOFT_K_FOLD, DF_SOFT_K_TOURNAMENT */
+} df_model_rounds_soft;
+
+/* One round's addition x + y, by GPU thread t of the round (global
+ * number), into cell: noted when it gives Inf/NaN from two finite values,
+ * as df_round_add does on the GPU. */
+static inline float df_model_round_add(float x, float y, const df_model_rounds_soft *ms,
+                                       uint32_t round, uint64_t t, uint64_t cell)
+{
+    float r = x + y;
+    if (!isfinite(r) && isfinite(x) && isfinite(y))
+        df_soft_note(ms->out, DF_SOFT_NONFINITE, ms->kernel, __LINE__,
+                     (uint32_t)(t / ms->block), (uint32_t)(t % ms->block), round, cell, 0,
+                     (double)r);
+    return r;
+}
+
 /* Both models: the launch checked, launch 0, then rounds(A, n, pow2_bounds)
  * and the sum in cell 0. The block size only decides how the GPU spreads a
- * round over threads; each round's additions are independent, so the
- * models run them in order. */
+ * round over threads (and so the block and thread of a soft-error note);
+ * each round's additions are independent, so the models run them in order.
+ * The loop invariant the GPU also checks (DF_SOFT_INVARIANT) holds for
+ * every model run, which computes exactly these sums: it is not noted. */
 static inline int df_model_rounds(const df_kernel *k, const df_case *c,
                                   df_scratch *s, bool pow2_bounds,
-                                  void (*rounds)(float *, uint64_t, bool),
-                                  df_result *out)
+                                  void (*rounds)(float *, uint64_t, bool,
+                                                 const df_model_rounds_soft *),
+                                  uint32_t soft_kernel, df_result *out)
 {
     df_launch l;
     if (df_model_begin(k, c, &l, out) != 0)
@@ -96,21 +122,24 @@ static inline int df_model_rounds(const df_kernel *k, const df_case *c,
     float *A = df_model_products(k, c, s, out);
     if (!A)
         return -1;
-    rounds(A, c->n, pow2_bounds);
+    const df_model_rounds_soft ms = {out, l.block, soft_kernel};
+    rounds(A, c->n, pow2_bounds, &ms);
     out->f = A[0];
     return 0;
 }
 
 /* fold's rounds: cell i + ceil(m/2) folds onto cell i. With pow2_bounds
  * (m-fold-bounds) a round folds m/2 cells onto the m/2 below them, and for
- * odd m the last live cell is never added. */
-static inline void df_model_fold_rounds(float *A, uint64_t n,
-                                        bool pow2_bounds)
+ * odd m the last live cell is never added. Thread i adds into cell i. */
+static inline void df_model_fold_rounds(float *A, uint64_t n, bool pow2_bounds,
+                                        const df_model_rounds_soft *ms)
 {
+    uint32_t round = 0;
     for (uint64_t m = n; m > 1;) {
         uint64_t upper = pow2_bounds ? m / 2 : m - m / 2, pairs = m / 2;
+        round++;
         for (uint64_t i = 0; i < pairs; i++)
-            A[i] += A[i + upper];
+            A[i] = df_model_round_add(A[i], A[i + upper], ms, round, i, i);
         m = upper;
     }
 }
@@ -118,14 +147,18 @@ static inline void df_model_fold_rounds(float *A, uint64_t n,
 /* tournament's rounds: winner i = 2Dt plays i + D while i + D < n. With
  * pow2_bounds (m-tournament-bounds) a round plays floor(n / 2D) matches,
  * i + 2D <= n, and a winner whose partner ends an unmatched stretch sits
- * out. */
+ * out. Thread t plays winner 2Dt. */
 static inline void df_model_tournament_rounds(float *A, uint64_t n,
-                                              bool pow2_bounds)
+                                              bool pow2_bounds,
+                                              const df_model_rounds_soft *ms)
 {
-    for (uint64_t D = 1; D < n; D *= 2)
+    uint32_t round = 0;
+    for (uint64_t D = 1; D < n; D *= 2) {
+        round++;
         for (uint64_t i = 0; pow2_bounds ? i + 2 * D <= n : i + D < n;
              i += 2 * D)
-            A[i] += A[i + D];
+            A[i] = df_model_round_add(A[i], A[i + D], ms, round, i / (2 * D), i);
+    }
 }
 
 #endif

@@ -25,14 +25,33 @@
  * j + 2 block, ... in turn, then the same block tree. So every run does the
  * same operations in the same order: the kernel is deterministic and the
  * host model repeats it bit for bit.
+ *
+ * Soft errors (kernels/soft_error.h, DF_SOFT_NONFINITE): a thread whose
+ * sum (its lanes combined) is Inf/NaN while all its inputs are finite
+ * (checked once per thread; the rare path rescans its elements), and every
+ * addition of the warp and block trees and of the last block's sum of
+ * partials that gives Inf/NaN from two finite operands. Only lanes whose
+ * sum reaches lane 0 are checked (lane < offset): the others add values
+ * nobody uses. The index is the first element of the partial sum's first
+ * thread (df_shfl_first_elem). The last block's steps report the block
+ * that finished last, which no model can know: the host model says
+ * DF_SHFL_LAST_BLOCK there.
  */
 #ifndef DOTFUZZ_SHFL_COMMON_H
 #define DOTFUZZ_SHFL_COMMON_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kernel.h"
+
+/* The map helpers run on the device too, on the soft-error rare path. */
+#ifdef __CUDACC__
+#define DF_SHFL_HD __host__ __device__
+#else
+#define DF_SHFL_HD
+#endif
 
 #define DF_SHFL_WARP 32u
 #define DF_SHFL_BLOCK_MIN 32u   /* any multiple of 32 in [32, 1024] */
@@ -69,13 +88,13 @@ typedef struct df_shfl_map {
     uint64_t chain;    /* most elements that any one accumulator takes */
 } df_shfl_map;
 
-static inline uint64_t df_shfl_ceil_div(uint64_t x, uint64_t y)
+static inline DF_SHFL_HD uint64_t df_shfl_ceil_div(uint64_t x, uint64_t y)
 {
     return x / y + (x % y != 0);
 }
 
-static inline uint64_t df_shfl_min(uint64_t x, uint64_t y) { return x < y ? x : y; }
-static inline uint64_t df_shfl_max(uint64_t x, uint64_t y) { return x > y ? x : y; }
+static inline DF_SHFL_HD uint64_t df_shfl_min(uint64_t x, uint64_t y) { return x < y ? x : y; }
+static inline DF_SHFL_HD uint64_t df_shfl_max(uint64_t x, uint64_t y) { return x > y ? x : y; }
 
 /* A launch the kernel runs as described above. */
 static inline int df_shfl_launch_ok(const df_launch *l)
@@ -90,7 +109,7 @@ static inline int df_shfl_launch_ok(const df_launch *l)
  * offsets: the backend places a and b offset_a / offset_b elements past a
  * cudaMalloc base, which is 256-byte aligned, so offset % V is exactly the
  * pointer's misalignment in elements that the GPU reads off the address. */
-static inline void df_shfl_map_make(uint64_t n, const df_launch *l, uint32_t V,
+static inline DF_SHFL_HD void df_shfl_map_make(uint64_t n, const df_launch *l, uint32_t V,
                                     df_shfl_map *m)
 {
     const uint64_t T = (uint64_t)l->grid * l->block;
@@ -109,6 +128,59 @@ static inline void df_shfl_map_make(uint64_t n, const df_launch *l, uint32_t V,
         m->active = df_shfl_min(T, n);
         m->chain = df_shfl_ceil_div(n, (uint64_t)V * T);
     }
+}
+
+/* The block field of the host model's reports from the last block's sum
+ * of partials: on the GPU that is whichever block took the last ticket. */
+#define DF_SHFL_LAST_BLOCK UINT32_MAX
+
+/* The first element global thread t takes, or n when it takes none: the
+ * index of a soft-error report about a partial sum that starts with t. */
+static inline DF_SHFL_HD uint64_t df_shfl_first_elem(const df_shfl_map *m, uint64_t n,
+                                                     uint32_t V, uint64_t t)
+{
+    if (!m->vector)
+        return t < n ? t : n;
+    if (t < m->head)
+        return t;
+    if (t < m->nvec)
+        return m->head + t * V;
+    if (t < m->tail)
+        return m->head + m->nvec * V + t;
+    return n;
+}
+
+/* Element i of a and b both finite; es is the element size (4 or 8). */
+static inline DF_SHFL_HD int df_shfl_pair_finite(const void *a, const void *b, size_t es,
+                                                 uint64_t i)
+{
+    if (es == sizeof(float))
+        return isfinite(((const float *)a)[i]) && isfinite(((const float *)b)[i]);
+    return isfinite(((const double *)a)[i]) && isfinite(((const double *)b)[i]);
+}
+
+/* Whether every input of global thread t is finite: the confirmation a
+ * non-finite thread sum needs before it is reported (rare path only). */
+static inline DF_SHFL_HD int df_shfl_thread_finite(const void *a, const void *b, size_t es,
+                                                   uint64_t n, const df_shfl_map *m,
+                                                   uint32_t V, uint64_t t)
+{
+    const uint64_t T = m->threads;
+    if (!m->vector) {
+        for (uint64_t i = t; i < n; i += T)
+            if (!df_shfl_pair_finite(a, b, es, i))
+                return 0;
+        return 1;
+    }
+    if (t < m->head && !df_shfl_pair_finite(a, b, es, t))
+        return 0;
+    for (uint64_t v = t; v < m->nvec; v += T)
+        for (uint32_t k = 0; k < V; k++)
+            if (!df_shfl_pair_finite(a, b, es, m->head + v * V + k))
+                return 0;
+    if (t < m->tail && !df_shfl_pair_finite(a, b, es, m->head + m->nvec * V + t))
+        return 0;
+    return 1;
 }
 
 /* Rounding levels of the __shfl_down_sync tree when only its first m
@@ -290,28 +362,100 @@ __device__ __forceinline__ void df_shfl_scalar_path(const E *__restrict__ a,
             acc[k] = df_shfl_fma(__ldg(a + i + k * T), __ldg(b + i + k * T), acc[k]);
 }
 
-template <typename A> __device__ __forceinline__ A df_shfl_warp_sum(A v)
+/* What the soft-error rare paths need: the slots and the kernel's
+ * arguments, from which they rebuild the map (df_shfl_map_make). */
+template <typename E> struct df_shfl_soft {
+    df_soft_dev s;
+    const E *a, *b;
+    uint64_t n;
+};
+
+/* The map of this launch, from the addresses as the kernel sees them. */
+template <typename E>
+static __device__ void df_shfl_device_map(const df_shfl_soft<E> &sf, df_shfl_map *m)
 {
+    const unsigned V = df_shfl_vec<E>::width;
+    df_launch l;
+    l.block = blockDim.x;
+    l.grid = gridDim.x;
+    l.offset_a = (uint32_t)(((uintptr_t)sf.a / sizeof(E)) % V);
+    l.offset_b = (uint32_t)(((uintptr_t)sf.b / sizeof(E)) % V);
+    df_shfl_map_make(sf.n, &l, V, m);
+}
+
+/* Rare path: global thread t's sum is not finite; reported when all its
+ * inputs are. Out of line, so the hot path keeps only the test. */
+template <typename E>
+static __device__ __noinline__ void df_shfl_soft_partial(df_shfl_soft<E> sf, uint64_t t,
+                                                          double value)
+{
+    const unsigned V = df_shfl_vec<E>::width;
+    df_shfl_map m;
+    df_shfl_device_map(sf, &m);
+    if (df_shfl_thread_finite(sf.a, sf.b, sizeof(E), sf.n, &m, V, t))
+        df_soft_raise(sf.s, DF_SOFT_NONFINITE, DF_SOFT_K_SHFL, __LINE__, 0,
+                      df_shfl_first_elem(&m, sf.n, V, t), 0, value);
+}
+
+/* Rare path: a tree addition of two finite values gave Inf/NaN; rep is
+ * the first thread of the partial sum it made. */
+template <typename E>
+static __device__ __noinline__ void df_shfl_soft_combine(df_shfl_soft<E> sf, uint64_t rep,
+                                                          double value)
+{
+    const unsigned V = df_shfl_vec<E>::width;
+    df_shfl_map m;
+    df_shfl_device_map(sf, &m);
+    df_soft_raise(sf.s, DF_SOFT_NONFINITE, DF_SOFT_K_SHFL, __LINE__, 0,
+                  df_shfl_first_elem(&m, sf.n, V, rep), 0, value);
+}
+
+/* x + y, reported when it is not finite and both are (DF_SOFT_MODE 0:
+ * just the addition). rep: the first thread of the sum. */
+template <typename E, typename A>
+__device__ __forceinline__ A df_shfl_add_checked(A x, A y, bool live,
+                                                 const df_shfl_soft<E> &sf, uint64_t rep)
+{
+    const A r = x + y;
+#if DF_SOFT_MODE != 0
+    if (__builtin_expect(live && !isfinite(r) && isfinite(x) && isfinite(y), 0))
+        df_shfl_soft_combine(sf, rep, (double)r);
+#else
+    (void)live, (void)sf, (void)rep;
+#endif
+    return r;
+}
+
+/* The shuffle tree; lane l's sum starts with thread rep0 + l * stride. */
+template <typename E, typename A>
+__device__ __forceinline__ A df_shfl_warp_sum(A v, const df_shfl_soft<E> &sf, uint64_t rep0,
+                                             uint64_t stride)
+{
+    const unsigned lane = threadIdx.x % DF_SHFL_WARP;
 #pragma unroll
     for (unsigned off = DF_SHFL_WARP / 2; off > 0; off /= 2)
-        v = v + __shfl_down_sync(0xffffffffu, v, off);
+        v = df_shfl_add_checked(v, __shfl_down_sync(0xffffffffu, v, off), lane < off, sf,
+                                rep0 + lane * stride);
     return v;
 }
 
 /* Block total, valid in thread 0. blockDim.x is a multiple of 32, so every
- * warp is full and the full shuffle mask is right. */
-template <typename A> __device__ __forceinline__ A df_shfl_block_sum(A v, A *s_warp)
+ * warp is full and the full shuffle mask is right. Thread j's value is the
+ * sum that starts with thread base + j * stride (for the reports). */
+template <typename E, typename A>
+__device__ __forceinline__ A df_shfl_block_sum(A v, A *s_warp, const df_shfl_soft<E> &sf,
+                                              uint64_t base, uint64_t stride)
 {
     const unsigned lane = threadIdx.x % DF_SHFL_WARP;
     const unsigned warp = threadIdx.x / DF_SHFL_WARP;
-    v = df_shfl_warp_sum(v);
+    v = df_shfl_warp_sum(v, sf, base + (uint64_t)warp * DF_SHFL_WARP * stride, stride);
     if (lane == 0)
         s_warp[warp] = v;
     __syncthreads();
     A r = A(0);
     if (warp == 0) {
         r = lane < blockDim.x / DF_SHFL_WARP ? s_warp[lane] : A(0);
-        r = df_shfl_warp_sum(r);
+        r = df_shfl_warp_sum(r, sf, base, DF_SHFL_WARP * stride);
     }
     return r;
 }
@@ -319,13 +463,14 @@ template <typename A> __device__ __forceinline__ A df_shfl_block_sum(A v, A *s_w
 template <typename E, typename A>
 __global__ void __launch_bounds__(DF_SHFL_BLOCK_MAX, 1)
 df_shfl_kernel(const E *__restrict__ a, const E *__restrict__ b, uint64_t n,
-               A *partials, unsigned *ticket, A *result)
+               A *partials, unsigned *ticket, A *result, df_soft_dev soft)
 {
     const unsigned V = df_shfl_vec<E>::width;
     __shared__ A s_warp[DF_SHFL_WARP];
     __shared__ unsigned s_last;
     const uint64_t T = (uint64_t)gridDim.x * blockDim.x;
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const df_shfl_soft<E> sf = {soft, a, b, n};
 
     A acc[V];
 #pragma unroll
@@ -344,8 +489,13 @@ df_shfl_kernel(const E *__restrict__ a, const E *__restrict__ b, uint64_t n,
 #pragma unroll
         for (unsigned k = 0; k < V; k += 2 * s)
             acc[k] = acc[k] + acc[k + s];
+#if DF_SOFT_MODE != 0
+    if (__builtin_expect(!isfinite(acc[0]), 0)) /* once per thread */
+        df_shfl_soft_partial(sf, t, (double)acc[0]);
+#endif
 
-    const A block_total = df_shfl_block_sum(acc[0], s_warp);
+    const A block_total =
+        df_shfl_block_sum(acc[0], s_warp, sf, (uint64_t)blockIdx.x * blockDim.x, 1);
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = block_total;
         __threadfence(); /* release: the partial before the ticket */
@@ -357,12 +507,14 @@ df_shfl_kernel(const E *__restrict__ a, const E *__restrict__ b, uint64_t n,
     if (!s_last)
         return;
     /* The last block: fixed-order sum of all partials. __ldcg reads them
-     * from L2, past this SM's (incoherent) L1. */
+     * from L2, past this SM's (incoherent) L1. Thread j's sum starts with
+     * partial j, whose first thread is j * block. */
     A s = A(0);
+    const uint64_t rep = (uint64_t)threadIdx.x * blockDim.x;
 #pragma unroll 4
     for (unsigned p = threadIdx.x; p < gridDim.x; p += blockDim.x)
-        s = s + __ldcg(partials + p);
-    s = df_shfl_block_sum(s, s_warp);
+        s = df_shfl_add_checked(s, __ldcg(partials + p), true, sf, rep);
+    s = df_shfl_block_sum(s, s_warp, sf, 0, blockDim.x);
     if (threadIdx.x == 0)
         *result = s;
 }
@@ -423,7 +575,8 @@ static int df_shfl_enqueue(df_gpu_ctx *ctx, const df_case *c)
     DF_TRY(cudaMemsetAsync(ticket, 0, sizeof *ticket, stream),
            "cudaMemsetAsync(ticket)");
     df_shfl_kernel<E, A><<<l->grid, l->block, 0, stream>>>(
-        (const E *)ctx->a, (const E *)ctx->b, c->n, partials, ticket, (A *)result);
+        (const E *)ctx->a, (const E *)ctx->b, c->n, partials, ticket, (A *)result,
+        ctx->soft);
     DF_TRY(cudaGetLastError(), "df_shfl_kernel<<<>>>");
     return copy ? df_fetch_result(ctx, ctx->d_result, sizeof(A)) : 0;
 }

@@ -16,6 +16,9 @@
  * without touching the threads, warps and blocks that hold only +0 (their
  * totals are +0, which the model adds where the kernel adds them).
  * Stack only: 32 x V accumulators and the last block's 1024 sums.
+ * It notes the kernel's soft errors (shfl_common.h) in its own order:
+ * block by block, a warp's thread sums, then its tree, then the block's
+ * tree over warps; then the last block's sums of partials and its tree.
  */
 #if !defined(SHFL_NAME) || !defined(SHFL_ELEM) || !defined(SHFL_ACC) || \
     !defined(SHFL_TYPE) || !defined(SHFL_V) || !defined(SHFL_FMA)
@@ -30,22 +33,59 @@
 #define SHFL_CAT(x, y) SHFL_CAT2(x, y)
 #define SHFL_FN(suffix) SHFL_CAT(SHFL_NAME, suffix)
 
+#ifndef DF_SHFL_MODEL_SOFT_DEFINED
+#define DF_SHFL_MODEL_SOFT_DEFINED
+/* Where a model's soft-error notes go, and what their indices need. */
+typedef struct df_shfl_model_soft {
+    df_result *out;
+    const df_shfl_map *m;
+    uint64_t n;
+    uint32_t V;
+} df_shfl_model_soft;
+
+/* An addition of two finite values that gave Inf/NaN, in block blk's
+ * thread thr, whose sum starts with global thread rep. */
+static inline void df_shfl_model_note(const df_shfl_model_soft *ms, uint32_t blk, uint32_t thr,
+                                      uint64_t rep, double value)
+{
+    df_soft_note(ms->out, DF_SOFT_NONFINITE, DF_SOFT_K_SHFL, __LINE__, blk, thr, 0,
+                 df_shfl_first_elem(ms->m, ms->n, ms->V, rep), 0, value);
+}
+
+/* Where one tree of 32 lanes sits: lane l is thread thr0 + l of block blk,
+ * and its sum starts with global thread rep0 + l * stride. */
+typedef struct df_shfl_model_tree {
+    uint32_t blk, thr0;
+    uint64_t rep0, stride;
+} df_shfl_model_tree;
+#endif
+
 /* The __shfl_down_sync tree as lane 0 sees it: at offset off, lane l < off
  * adds lane l + off. Lanes at or past off never reach lane 0. */
-static SHFL_ACC SHFL_FN(_warp_tree)(SHFL_ACC x[DF_SHFL_WARP])
+static SHFL_ACC SHFL_FN(_warp_tree)(SHFL_ACC x[DF_SHFL_WARP], const df_shfl_model_soft *ms,
+                                     df_shfl_model_tree at)
 {
     for (unsigned off = DF_SHFL_WARP / 2; off > 0; off /= 2)
-        for (unsigned l = 0; l < off; l++)
-            x[l] = x[l] + x[l + off];
+        for (unsigned l = 0; l < off; l++) {
+            SHFL_ACC r = x[l] + x[l + off];
+            if (!isfinite(r) && isfinite(x[l]) && isfinite(x[l + off]))
+                df_shfl_model_note(ms, at.blk, at.thr0 + l, at.rep0 + l * at.stride,
+                                   (double)r);
+            x[l] = r;
+        }
     return x[0];
 }
 
-/* Warp 0's tree over the warp totals; warps past nwarps read as +0. */
-static SHFL_ACC SHFL_FN(_warps_tree)(SHFL_ACC wv[DF_SHFL_WARP], uint32_t nwarps)
+/* Warp 0's tree over the warp totals; warps past nwarps read as +0. Lane w
+ * holds warp w's total, whose sum starts with thread base + 32 w stride. */
+static SHFL_ACC SHFL_FN(_warps_tree)(SHFL_ACC wv[DF_SHFL_WARP], uint32_t nwarps,
+                                      const df_shfl_model_soft *ms, uint32_t blk,
+                                      uint64_t base, uint64_t stride)
 {
     for (uint32_t w = nwarps; w < DF_SHFL_WARP; w++)
         wv[w] = (SHFL_ACC)0;
-    return SHFL_FN(_warp_tree)(wv);
+    df_shfl_model_tree at = {blk, 0, base, DF_SHFL_WARP * stride};
+    return SHFL_FN(_warp_tree)(wv, ms, at);
 }
 
 /* Accumulators of the 32 threads base .. base + 31 after all their
@@ -98,7 +138,8 @@ static SHFL_ACC SHFL_FN(_lanes)(SHFL_ACC acc[SHFL_V])
 /* Block blk's partial, as its thread 0 writes it. */
 static SHFL_ACC SHFL_FN(_block)(const SHFL_ELEM *a, const SHFL_ELEM *b,
                                 uint64_t n, const df_shfl_map *m,
-                                uint32_t block, uint32_t blk)
+                                uint32_t block, uint32_t blk,
+                                const df_shfl_model_soft *ms)
 {
     SHFL_ACC acc[DF_SHFL_WARP][SHFL_V];
     SHFL_ACC x[DF_SHFL_WARP], wv[DF_SHFL_WARP];
@@ -110,19 +151,25 @@ static SHFL_ACC SHFL_FN(_block)(const SHFL_ELEM *a, const SHFL_ELEM *b,
             continue;
         }
         SHFL_FN(_warp_accs)(a, b, n, m, base, acc);
-        for (unsigned l = 0; l < DF_SHFL_WARP; l++)
+        for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
             x[l] = SHFL_FN(_lanes)(acc[l]);
-        wv[w] = SHFL_FN(_warp_tree)(x);
+            if (!isfinite(x[l]) &&
+                df_shfl_thread_finite(a, b, sizeof(SHFL_ELEM), n, m, SHFL_V, base + l))
+                df_shfl_model_note(ms, blk, w * DF_SHFL_WARP + l, base + l, (double)x[l]);
+        }
+        df_shfl_model_tree at = {blk, w * DF_SHFL_WARP, base, 1};
+        wv[w] = SHFL_FN(_warp_tree)(x, ms, at);
     }
-    return SHFL_FN(_warps_tree)(wv, nwarps);
+    return SHFL_FN(_warps_tree)(wv, nwarps, ms, blk, (uint64_t)blk * block, 1);
 }
 
 /* The kernel's result for a resolved launch (df_shfl_launch_ok(l)). */
 static SHFL_ACC SHFL_FN(_dot)(const SHFL_ELEM *a, const SHFL_ELEM *b,
-                              uint64_t n, const df_launch *l)
+                              uint64_t n, const df_launch *l, df_result *out)
 {
     df_shfl_map m;
     df_shfl_map_make(n, l, SHFL_V, &m);
+    const df_shfl_model_soft ms = {out, &m, n, SHFL_V};
     const uint32_t block = l->block;
     /* the last block's per-thread sums: thread j adds partials j, j + block, ... */
     SHFL_ACC last[DF_SHFL_BLOCK_MAX];
@@ -131,17 +178,23 @@ static SHFL_ACC SHFL_FN(_dot)(const SHFL_ELEM *a, const SHFL_ELEM *b,
     for (uint32_t blk = 0; blk < l->grid; blk++) {
         SHFL_ACC partial = (SHFL_ACC)0;
         if ((uint64_t)blk * block < m.active)
-            partial = SHFL_FN(_block)(a, b, n, &m, block, blk);
-        last[blk % block] = last[blk % block] + partial;
+            partial = SHFL_FN(_block)(a, b, n, &m, block, blk, &ms);
+        const uint32_t j = blk % block; /* its sum starts with partial j */
+        SHFL_ACC r = last[j] + partial;
+        if (!isfinite(r) && isfinite(last[j]) && isfinite(partial))
+            df_shfl_model_note(&ms, DF_SHFL_LAST_BLOCK, j, (uint64_t)j * block, (double)r);
+        last[j] = r;
     }
     SHFL_ACC x[DF_SHFL_WARP], wv[DF_SHFL_WARP];
     const uint32_t nwarps = block / DF_SHFL_WARP;
     for (uint32_t w = 0; w < nwarps; w++) {
         for (unsigned j = 0; j < DF_SHFL_WARP; j++)
             x[j] = last[w * DF_SHFL_WARP + j];
-        wv[w] = SHFL_FN(_warp_tree)(x);
+        df_shfl_model_tree at = {DF_SHFL_LAST_BLOCK, w * DF_SHFL_WARP,
+                                 (uint64_t)w * DF_SHFL_WARP * block, block};
+        wv[w] = SHFL_FN(_warp_tree)(x, &ms, at);
     }
-    return SHFL_FN(_warps_tree)(wv, nwarps);
+    return SHFL_FN(_warps_tree)(wv, nwarps, &ms, DF_SHFL_LAST_BLOCK, 0, block);
 }
 
 static int SHFL_FN(_model)(const df_case *c, df_scratch *scratch, df_result *out)
@@ -149,6 +202,7 @@ static int SHFL_FN(_model)(const df_case *c, df_scratch *scratch, df_result *out
     (void)scratch;
     out->i = 0;
     out->f = 0.0;
+    out->soft_mask = 0;
     if (c->type != SHFL_TYPE || !df_shfl_launch_ok(&c->launch)) {
         out->status = DF_RUN_ERROR;
         snprintf(out->err, sizeof out->err,
@@ -159,7 +213,7 @@ static int SHFL_FN(_model)(const df_case *c, df_scratch *scratch, df_result *out
         return -1;
     }
     out->f = (double)SHFL_FN(_dot)((const SHFL_ELEM *)c->a,
-                                   (const SHFL_ELEM *)c->b, c->n, &c->launch);
+                                   (const SHFL_ELEM *)c->b, c->n, &c->launch, out);
     out->status = DF_RUN_OK;
     out->err[0] = '\0';
     return 0;

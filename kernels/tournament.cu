@@ -9,7 +9,10 @@
  *
  * Any n works: a winner whose partner i + D is past the end sits the round
  * out. There are ceil(log2 n) rounds. Loop invariant (the seed's, checked
- * after every round when the backend runs in debug-invariant mode): after
+ * after every round on the host when the backend runs in debug-invariant
+ * mode, and on the GPU, reported as a soft error, whenever its soft-error
+ * slots are on; an addition of two finite cells that overflows is a soft
+ * error too): after
  * the round with D, A[i] == sum of the products over [i, min(i + 2D, n))
  * for every i that is a multiple of 2D.
  * How it is compiled: twice (see Makefile): cc -x c builds the host model
@@ -28,7 +31,7 @@ extern const df_kernel df_kernel_tournament;
 static int tournament_model(const df_case *c, df_scratch *s, df_result *out)
 {
     return df_model_rounds(&df_kernel_tournament, c, s, false,
-                           df_model_tournament_rounds, out);
+                           df_model_tournament_rounds, DF_SOFT_K_TOURNAMENT, out);
 }
 
 #ifdef DOTFUZZ_CUDA
@@ -78,6 +81,24 @@ static int tournament_check(df_gpu_ctx *ctx, const df_case *c, const float *A,
     return rc;
 }
 
+/* The same invariant checked on the GPU after round r, reported through
+ * the soft-error slot (gpu_common.h): enqueued whenever the slots are on,
+ * no synchronization. One thread per winner, ceil(n / 2^r) of them. */
+static int tournament_gpu_check(df_gpu_ctx *ctx, const df_case *c, const float *A,
+                                unsigned round)
+{
+    if (!ctx->soft.claim || DF_SOFT_MODE == 0)
+        return 0;
+    uint64_t w = (uint64_t)1 << round, winners = (c->n + w - 1) / w;
+    unsigned block = c->launch.block;
+    df_tournament_invariant_kernel<float>
+        <<<df_blocks_for(winners, block), block, 0, (cudaStream_t)ctx->stream>>>(
+            A, (const float *)ctx->a, (const float *)ctx->b, (unsigned long long)c->n,
+            df_round_bound_for(round), ctx->soft);
+    DF_TRY(cudaGetLastError(), "df_tournament_invariant_kernel<<<>>>");
+    return 0;
+}
+
 static int tournament_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
@@ -92,15 +113,19 @@ static int tournament_enqueue(df_gpu_ctx *ctx, const df_case *c)
     unsigned round = 0;
     if (ctx->debug_invariants && (rc = tournament_check(ctx, c, A, round)) != 0)
         return rc;
+    if ((rc = tournament_gpu_check(ctx, c, A, round)) != 0)
+        return rc;
     for (uint64_t D = 1; D < n; D *= 2) {
         /* winners i = 2Dt with i + D < n: t < (n - D) / 2D, rounded up */
         uint64_t pairs = (n - D + 2 * D - 1) / (2 * D);
         df_tournament_round_kernel<float>
             <<<df_blocks_for(pairs, block), block, 0, st>>>(
                 A, (unsigned long long)n, (unsigned long long)D,
-                (unsigned long long)pairs);
+                (unsigned long long)pairs, ctx->soft, round + 1);
         DF_TRY(cudaGetLastError(), "df_tournament_round_kernel<<<>>>");
         round++;
+        if ((rc = tournament_gpu_check(ctx, c, A, round)) != 0)
+            return rc;
         if (ctx->debug_invariants &&
             (rc = tournament_check(ctx, c, A, round)) != 0)
             return rc;

@@ -93,7 +93,8 @@ Test(cli, same_seed_gives_the_same_campaign)
 }
 
 /* int-atomic accumulates in int32, as seed 002's kernel does: a dot that
- * overflows int32 comes back wrong without a word. */
+ * overflows int32 comes back wrong, and the kernel now says so through its
+ * soft-error slot (kernels/soft_error.h). */
 static void plant_overflow_case(const char *d, char *casefile)
 {
     char a[512], b[512];
@@ -107,21 +108,25 @@ static void plant_overflow_case(const char *d, char *casefile)
                  0, "%s", out);
 }
 
-Test(cli, planted_bug_is_found_saved_and_replayed)
+Test(cli, planted_overflow_is_reported_by_the_kernel_and_replayed)
 {
     char *d = tmpdir(), casefile[600];
     plant_overflow_case(d, casefile);
     int rc = sh(out, "./dotfuzz replay --backend host %s", casefile);
-    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, out);
-    cr_assert(strstr(out, "int-atomic"));
-    cr_assert(strstr(out, "bug"));
-    cr_assert(strstr(out, "overflow"));
-    /* JSON carries the exact value 5e9 and the verdict */
+    cr_assert_eq(rc, 0, "a soft error is no silent bug: exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, "int-atomic    soft-error"), "%s", out);
+    cr_assert(strstr(out, "kernel reported int32-overflow at block 0 thread 0 index 0"), "%s",
+              out);
+    cr_assert(strstr(out, "does not fit int32"), "%s", out);
+    /* JSON carries the exact value 5e9, the verdict and the payload */
     rc = sh(out, "./dotfuzz replay --backend host --json %s 2>/dev/null", casefile);
-    cr_assert_eq(rc, 1);
-    cr_assert(strstr(out, "\"verdict\":\"bug\""), "%s", out);
+    cr_assert_eq(rc, 0);
+    cr_assert(strstr(out, "\"verdict\":\"soft-error\""), "%s", out);
     cr_assert(strstr(out, "\"exact\":{\"known\":true"), "%s", out);
     cr_assert(strstr(out, "5000000000"), "%s", out);
+    cr_assert(strstr(out, "\"soft_errors\":[{\"code\":\"int32-overflow\",\"kernel\":"
+                          "\"int-atomic\""), "%s", out);
+    cr_assert(strstr(out, "\"ivalue\":2500000000"), "%s", out);
 }
 
 Test(cli, import_rejects_bad_numbers_with_file_and_line)

@@ -14,7 +14,10 @@
  * dropped. Deterministic: the host models express the bugs. The parents'
  * DF_K_DEBUG_INVARIANTS trait is not carried over: these launchers do not
  * check the loop invariant (it would stop the run on the GPU before the
- * oracle sees the result, and the point is that the oracle catches it).
+ * oracle sees the result, and the point is that the oracle catches it),
+ * neither on the host nor on the GPU. Their round kernels are the
+ * parents', so an addition of finite cells that overflows is reported as
+ * in the parents (and noted by the shared models).
  * How it is compiled: twice (see Makefile), as the parents. */
 #include "../kernel.h"
 #include "../cuda_backend.h"
@@ -29,14 +32,14 @@ extern const df_kernel df_mutant_fold_bounds, df_mutant_tournament_bounds;
 static int fold_bounds_model(const df_case *c, df_scratch *s, df_result *out)
 {
     return df_model_rounds(&df_mutant_fold_bounds, c, s, true,
-                           df_model_fold_rounds, out);
+                           df_model_fold_rounds, DF_SOFT_K_FOLD, out);
 }
 
 static int tournament_bounds_model(const df_case *c, df_scratch *s,
                                    df_result *out)
 {
     return df_model_rounds(&df_mutant_tournament_bounds, c, s, true,
-                           df_model_tournament_rounds, out);
+                           df_model_tournament_rounds, DF_SOFT_K_TOURNAMENT, out);
 }
 
 #ifdef DOTFUZZ_CUDA
@@ -86,10 +89,12 @@ static int fold_bounds_enqueue(df_gpu_ctx *ctx, const df_case *c)
     int rc = df_enqueue_products(ctx, c, A);
     if (rc != 0)
         return rc;
+    unsigned round = 0;
     for (uint64_t m = c->n; m > 1; m /= 2) {
         df_fold_round_kernel<float>
             <<<df_blocks_for(m / 2, block), block, 0, st>>>(
-                A, (unsigned long long)(m / 2), (unsigned long long)(m / 2));
+                A, (unsigned long long)(m / 2), (unsigned long long)(m / 2), ctx->soft,
+                ++round);
         DF_TRY(cudaGetLastError(), "df_fold_round_kernel<<<>>>");
     }
     return df_fetch_result(ctx, A, sizeof(float));
@@ -105,8 +110,10 @@ static int tournament_bounds_enqueue(df_gpu_ctx *ctx, const df_case *c)
     int rc = df_enqueue_products(ctx, c, A);
     if (rc != 0)
         return rc;
+    unsigned round = 0;
     for (uint64_t D = 1; D < c->n; D *= 2) {
         uint64_t pairs = c->n / (2 * D);
+        round++;
         if (pairs == 0)
             break; /* a launch of zero blocks is an error; nothing to play */
         /* pairs <= n / 2D keeps every partner 2Dt + D below n: the
@@ -114,7 +121,7 @@ static int tournament_bounds_enqueue(df_gpu_ctx *ctx, const df_case *c)
         df_tournament_round_kernel<float>
             <<<df_blocks_for(pairs, block), block, 0, st>>>(
                 A, (unsigned long long)c->n, (unsigned long long)D,
-                (unsigned long long)pairs);
+                (unsigned long long)pairs, ctx->soft, round);
         DF_TRY(cudaGetLastError(), "df_tournament_round_kernel<<<>>>");
     }
     return df_fetch_result(ctx, A, sizeof(float));
