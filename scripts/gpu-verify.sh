@@ -17,6 +17,10 @@
 #   scripts/gpu-verify.sh compare [SECONDS]
 #                                    a campaign (default 300 s) judged by our oracle and counted
 #                                    by seed 000's -> OUTDIR/oracle-vs-seed.txt
+#   scripts/gpu-verify.sh soft       soft errors on the GPU: an int32 overflow (int-atomic) and a
+#                                    non-finite partial (shfl) reported with the block, thread and
+#                                    index the host backend reports; the register/occupancy/time
+#                                    table of scripts/soft-cost.sh -> OUTDIR/soft.txt, soft-cost.md
 #   scripts/gpu-verify.sh start [SECONDS]
 #                                    starts, detached, a campaign over every kernel and family
 #                                    (default 660 s) and, beside it, 10^6 cases per deterministic
@@ -33,6 +37,45 @@ mkdir -p "$OUTDIR"
 DF=./dotfuzz
 WORK=${TMPDIR:-/tmp}/dotfuzz-verify
 mkdir -p "$WORK"
+
+# The soft_errors of a replay --json line, without the source line (the host
+# model's lines are not the kernel's).
+soft_fields() { grep -o '"soft_errors":\[.*\]' "$1" | sed 's/"line":[0-9]*,//g'; }
+
+soft_case() {  # NAME TYPE KERNEL N BLOCK HOTLINE HOTA HOTB
+  local name=$1 type=$2 kernel=$3 n=$4 block=$5 hot=$6 ha=$7 hb=$8
+  awk -v n="$n" -v hot="$hot" -v v="$ha" 'BEGIN { for (i = 1; i <= n; i++) print (i == hot ? v : 1) }' >"$WORK/$name.a"
+  awk -v n="$n" -v hot="$hot" -v v="$hb" 'BEGIN { for (i = 1; i <= n; i++) print (i == hot ? v : 1) }' >"$WORK/$name.b"
+  $DF import "$WORK/$name.a" "$WORK/$name.b" --type "$type" --kernel "$kernel" --block "$block" \
+      -o "$WORK/$name.case" >/dev/null
+  local b
+  for b in cuda host; do
+    echo "\$ $DF replay --backend $b --no-meta --json $WORK/$name.case"
+    $DF replay --backend $b --no-meta --json "$WORK/$name.case" >"$WORK/$name.$b.json" 2>/dev/null
+    echo "exit $?: $(grep -o '"verdict":"[^"]*"' "$WORK/$name.$b.json")"
+    soft_fields "$WORK/$name.$b.json"
+  done
+  if [ -n "$(soft_fields "$WORK/$name.cuda.json")" ] &&
+     [ "$(soft_fields "$WORK/$name.cuda.json")" = "$(soft_fields "$WORK/$name.host.json")" ]; then
+    echo "PASS $name: the GPU reports what the host backend reports"
+  else
+    echo "FAIL $name"; return 1
+  fi
+}
+
+soft() {
+  local log="$OUTDIR/soft.txt" rc=0
+  {
+    # int-atomic, n = 2000, block 256: 65536 * 65536 at index 1500 (block 5, thread 220)
+    soft_case int-overflow i32 int-atomic 2000 256 1501 65536 65536 || rc=1
+    # shfl, n = 4096, block 256: 3e38 * 4 overflows float at index 3000
+    soft_case shfl-nonfinite f32 shfl 4096 256 3001 3e38 4 || rc=1
+  } >"$log" 2>&1
+  cat "$log"
+  scripts/soft-cost.sh "$OUTDIR/soft-cost.md" 28 >"$WORK/soft-cost.log" 2>&1 || rc=1
+  tail -n 40 "$WORK/soft-cost.log"
+  return $rc
+}
 
 env_info() {
   {
@@ -210,6 +253,7 @@ case "${1:-}" in
   benchref) benchref ;;
   compare) compare "${2:-300}" ;;
   hunt) hunt ;;
+  soft) soft ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   start) start "${2:-660}" ;;
