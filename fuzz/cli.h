@@ -32,6 +32,7 @@ df_outcome df_cmd_replay(int argc, char **argv);
 df_outcome df_cmd_import(int argc, char **argv);
 df_outcome df_cmd_bandwidth(int argc, char **argv);
 df_outcome df_cmd_bench_ref(int argc, char **argv);
+df_outcome df_cmd_bench(int argc, char **argv);
 df_outcome df_cmd_hunt(int argc, char **argv);
 df_outcome df_cmd_minimize(int argc, char **argv);
 df_outcome df_cmd_merge(int argc, char **argv);

@@ -165,6 +165,8 @@ void df_engine_free(df_engine *e)
     free(e->mctx);
     free(e->cptr);
     free(e->bres);
+    free(e->cpu_s);
+    e->cpu_s = NULL;
     e->slots = NULL;
     e->mctx = NULL;
     e->cptr = NULL;
@@ -312,15 +314,26 @@ static int one_at_a_time(df_engine *e, uint64_t lo, uint64_t hi, double deadline
 
 static void prepare_slot(void *ctx, size_t s, unsigned w)
 {
-    (void)w;
     df_engine *e = ctx;
     df_slot *sl = &e->slots[s];
     const df_kernel *k = e->kernels[sl->ki];
     sl->ran = 0;
+    double t0 = df_now();
     sl->gen_failed = df_generate(e->o->seed, sl->c.index, k, &e->go, &sl->buf, &sl->c) != 0;
     memset(&sl->r, 0, sizeof sl->r);
+    double t1 = df_now();
     if (!sl->gen_failed)
         df_refs_compute(sl->c.type, sl->c.a, sl->c.b, sl->c.n, &sl->r.refs);
+    e->cpu_s[w][DF_CPU_GENERATE] += t1 - t0;
+    e->cpu_s[w][DF_CPU_REFS] += df_now() - t1;
+}
+
+double df_engine_cpu_seconds(const df_engine *e, int kind)
+{
+    double sum = 0;
+    for (unsigned w = 0; e->cpu_s && w < df_pool_size(e->pool); w++)
+        sum += e->cpu_s[w][kind];
+    return sum;
 }
 
 /* The host backend's run, or the cuda backend's model beside it. */
@@ -331,6 +344,7 @@ static void model_slot(void *ctx, size_t s, unsigned w)
     const df_kernel *k = e->kernels[sl->ki];
     if (sl->gen_failed)
         return;
+    double t0 = df_now();
     if (df_backend_is_host(e->b)) {
         df_run_model(&e->mctx[w], k, 1, &sl->c, &sl->r.res);
         sl->ran = 1;
@@ -338,6 +352,7 @@ static void model_slot(void *ctx, size_t s, unsigned w)
         df_run_model(&e->mctx[w], k, 0, &sl->c, &sl->r.model);
         sl->r.model_ran = 1;
     }
+    e->cpu_s[w][DF_CPU_MODEL] += df_now() - t0;
 }
 
 /* Model and judgement of one case, while its vectors are in cache. */
@@ -346,9 +361,11 @@ static void finish_slot(void *ctx, size_t s, unsigned w)
     df_engine *e = ctx;
     df_slot *sl = &e->slots[s];
     model_slot(ctx, s, w);
+    double t0 = df_now();
     if (sl->ran)
         df_judge(e->kernels[sl->ki], &sl->c, &sl->r.refs, &sl->r.res,
                  sl->r.model_ran ? &sl->r.model : NULL, &e->oo, &sl->r.j);
+    e->cpu_s[w][DF_CPU_JUDGE] += df_now() - t0;
 }
 
 /* The host backend's whole case in one pass over its vectors. */
@@ -372,9 +389,11 @@ static int batch_alloc(df_engine *e)
     e->slots = calloc(e->batch, sizeof *e->slots);
     if (!e->mctx)
         e->mctx = calloc(nw, sizeof *e->mctx);
+    if (!e->cpu_s)
+        e->cpu_s = calloc(nw, sizeof *e->cpu_s);
     e->cptr = calloc(e->batch, sizeof *e->cptr);
     e->bres = calloc(e->batch, sizeof *e->bres);
-    return e->slots && e->mctx && e->cptr && e->bres ? 0 : -1;
+    return e->slots && e->mctx && e->cptr && e->bres && e->cpu_s ? 0 : -1;
 }
 
 /* The cuda backend's part: each kernel's cases of the batch in one call.
@@ -416,13 +435,21 @@ static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t
         e->hb->busy = 1;
     }
     int dead = 0;
+    double t0 = df_now(), t1, t2;
     if (df_backend_is_host(e->b)) {
         df_pool_for(e->pool, n, whole_slot, e);
+        t1 = t2 = df_now();
     } else {
         df_pool_for(e->pool, n, prepare_slot, e);
+        t1 = df_now();
         dead = run_gpu(e, n) != 0;
+        t2 = df_now();
         df_pool_for(e->pool, n, finish_slot, e);
     }
+    double t3 = df_now();
+    e->stage_s[DF_STAGE_PREPARE] += t1 - t0;
+    e->stage_s[DF_STAGE_GPU] += t2 - t1;
+    e->stage_s[DF_STAGE_FINISH] += t3 - t2;
     if (e->hb)
         e->hb->busy = 0;
     int rc = DF_RANGE_DONE;
@@ -460,6 +487,7 @@ static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t
     }
     if (rc == DF_RANGE_DONE && s < n)
         rc = DF_RANGE_POISONED;
+    e->stage_s[DF_STAGE_RECORD] += df_now() - t3;
     *next = lo + s;
     return rc;
 }

@@ -948,6 +948,8 @@ int df_generate(uint64_t seed, uint64_t index, const df_kernel *k,
     uint64_t n;
     df_launch launch;
     df_draw_shape(&rng, k, o->max_n, &n, &launch);
+    if (o->fixed_n) /* the draw still happens: the values' stream is unchanged */
+        n = k->max_n && o->fixed_n > k->max_n ? k->max_n : o->fixed_n;
 
     size_t esz = df_type_size(k->elem);
     if (esz == 0 || n > SIZE_MAX / 2 / esz)

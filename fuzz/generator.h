@@ -57,6 +57,9 @@ const df_family *df_family_by_id(uint32_t id);     /* NULL if unknown */
 typedef struct df_gen_opts {
     uint64_t max_n;     /* longest case (the kernel's max_n also applies) */
     uint32_t family;    /* 0 = mix all families that support the type */
+    uint64_t fixed_n;   /* 0 = draw n; else every case has this length (the
+                           kernel's max_n still caps it; the launch and the
+                           values are drawn as always) */
 } df_gen_opts;
 
 /* Generates case (seed, index) for kernel k into out; the vectors live in

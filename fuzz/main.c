@@ -31,6 +31,7 @@ static void usage(FILE *f)
           "              write JUnit XML and a JSON summary\n"
           "  hunt        detection benchmark: every mutant, ours against seed 000's oracle\n"
           "  bandwidth   GPU bandwidth table of every kernel beside cuBLAS and a copy\n"
+          "  bench       throughput: seed loop vs the batched harness, references, memory\n"
           "  bench-ref   time the CPU references (exact, exact-int, Kahan, G) on one core\n"
           "\n"
           "Run 'dotfuzz COMMAND --help' for a command's options.\n"
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
         {"list", df_cmd_list},     {"run", df_cmd_run},
         {"replay", df_cmd_replay}, {"import", df_cmd_import},
         {"bandwidth", df_cmd_bandwidth}, {"bench-ref", df_cmd_bench_ref},
+        {"bench", df_cmd_bench},
         {"hunt", df_cmd_hunt},
         {"minimize", df_cmd_minimize}, {"merge", df_cmd_merge},
         {"report", df_cmd_report}, {"smoke", df_cmd_smoke},

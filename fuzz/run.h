@@ -146,11 +146,24 @@ typedef struct df_engine {
     df_model_ctx *mctx;       /* one per pool thread */
     const df_case **cptr;     /* a kernel's cases of the batch, for the backend */
     df_result *bres;
+    /* batches: seconds spent so far in each stage (DF_STAGE_*), and CPU
+     * seconds summed over the pool's threads in each piece of CPU work
+     * (DF_CPU_*; row w of cpu_s is thread w's) */
+    double stage_s[4];
+    double (*cpu_s)[4];
     volatile sig_atomic_t *stop;
     /* called for each saved finding; returns -1 to stop (cannot log) */
     int (*on_finding)(void *ctx, const df_finding *f);
     void *ctx;
 } df_engine;
+
+/* The stages of a batch: generation and references (the host backend's
+ * whole case: also its model and judgement), the GPU run, host model and
+ * judgement, then metamorphic checks and recording in index order. */
+enum { DF_STAGE_PREPARE, DF_STAGE_GPU, DF_STAGE_FINISH, DF_STAGE_RECORD };
+enum { DF_CPU_GENERATE, DF_CPU_REFS, DF_CPU_MODEL, DF_CPU_JUDGE };
+/* CPU seconds of one kind of work summed over the pool's threads. */
+double df_engine_cpu_seconds(const df_engine *e, int kind);
 
 enum {
     DF_RANGE_DONE = 0,        /* every index in [lo, hi) ran */

@@ -126,11 +126,13 @@ extern "C" const struct df_gpu_ops df_gpu_cublas_sdot = {
     NULL, /* no device scratch */
     cublas_enqueue<float>,
     df_finish_float<float>,
+    NULL,
 };
 
 extern "C" const struct df_gpu_ops df_gpu_cublas_ddot = {
     NULL, /* no device scratch */
     cublas_enqueue<double>,
     df_finish_float<double>,
+    NULL,
 };
 #endif

@@ -82,6 +82,18 @@ typedef int df_cuda_backend_is_built_by_nvcc;
 
 #include "soft_error_host.h"
 
+extern "C" const struct df_gpu_ops df_gpu_shfl, df_gpu_shfl_f64acc, df_gpu_shfl_f64;
+
+/* A valid case of a batch: the resolved case, its place in the caller's
+ * array and its layout in the staging buffer and the scratch. */
+typedef struct batch_item {
+    df_case rc;
+    size_t pos;
+    size_t off_a, off_b;   /* spans of a and b from the staging base */
+    size_t pre_a, pre_b;   /* leading guard + offset, in bytes */
+    size_t scratch_off;
+} batch_item;
+
 struct df_cuda {
     int device;
     cudaStream_t stream;
@@ -95,6 +107,18 @@ struct df_cuda {
     size_t d_scratch_cap, h_scratch_cap;
     void *cublas;                /* cublasHandle_t, made by cublas kernels */
     df_soft_slots soft;          /* soft-error slots, one per kind */
+    /* batches (df_cuda_run_batch): grown, never shrunk */
+    void *h_batch, *d_batch;     /* [case table | each case's a, b with guards] */
+    size_t h_batch_cap, d_batch_cap;
+    void *d_bscratch;            /* every case's scratch */
+    size_t d_bscratch_cap;
+    void *d_bres, *h_bres;       /* 16 bytes of result per case */
+    size_t d_bres_cap, h_bres_cap;
+    batch_item *items;           /* host: the batch's valid cases, by block */
+    size_t items_cap;
+    df_gpu_batch_group *groups;
+    size_t groups_cap;
+    unsigned char *poison[3];    /* guard templates per element type */
     int debug_invariants;
     int broken;                  /* a sticky error poisoned the context:
                                     every run returns -1 */
@@ -293,6 +317,15 @@ extern "C" void df_cuda_close(df_cuda *cu)
     (void)cudaFreeHost(cu->h_stage);
     (void)cudaFreeHost(cu->h_scratch);
     (void)cudaFreeHost(cu->h_result);
+    (void)cudaFree(cu->d_batch);
+    (void)cudaFree(cu->d_bscratch);
+    (void)cudaFree(cu->d_bres);
+    (void)cudaFreeHost(cu->h_batch);
+    (void)cudaFreeHost(cu->h_bres);
+    free(cu->items);
+    free(cu->groups);
+    for (int t = 0; t < 3; t++)
+        free(cu->poison[t]);
     df_soft_slots_close(&cu->soft);
     if (cu->stream)
         (void)cudaStreamDestroy(cu->stream);
@@ -537,19 +570,290 @@ extern "C" int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
     res->status = DF_RUN_OK;
     return 0;
 }
-/* Batches: one case after the other for now, each with its own launch and
- * sync (fuzz/engine.c batches the CPU work around it). */
-extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                                 size_t n, df_result *res, size_t *done)
+/* ---- batches ----
+ * A kernel with a batched launcher (df_gpu_ops.enqueue_batch) runs a whole
+ * batch with one copy in, one launch per block size, one copy out and one
+ * synchronization: every valid case's vectors, inside the same guard zones
+ * as one case's (so each keeps its misalignment and its poison), and the
+ * table of cases are staged into one pinned buffer and copied as one
+ * transfer. Soft-error slots are one set for the batch: when any reports,
+ * the batch's cases run again one at a time so each gets its own report.
+ * Other kernels, and every batch once the context is broken, run case
+ * after case through df_cuda_run. */
+
+static int run_one_by_one(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                          size_t n, df_result *res, size_t *done)
 {
     *done = 0;
     for (size_t i = 0; i < n; i++) {
-        memset(&res[i], 0, sizeof res[i]);
         int rc = df_cuda_run(cu, k, cases[i], &res[i]);
         *done = i + 1;
         if (rc != 0)
             return -1;
     }
+    return 0;
+}
+
+/* Sorted by block, then by position in the batch. */
+static int item_cmp(const void *x, const void *y)
+{
+    const batch_item *p = (const batch_item *)x, *q = (const batch_item *)y;
+    if (p->rc.launch.block != q->rc.launch.block)
+        return p->rc.launch.block < q->rc.launch.block ? -1 : 1;
+    return p->pos < q->pos ? -1 : p->pos > q->pos;
+}
+
+static int grow_host(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t want = need > 2 * *cap ? need : 2 * *cap;
+    void *q = realloc(*p, want * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = want;
+    return 0;
+}
+
+/* The guards' poison from a template made once per type: memcpy, not an
+ * element loop, since a batch writes thousands of guards. */
+static const size_t POISON_BYTES = 8192;
+static void fill_guard_fast(df_cuda *cu, df_type t, void *p, size_t bytes)
+{
+    unsigned char *tpl = cu->poison[t - DF_F32];
+    if (!tpl && (tpl = (unsigned char *)malloc(POISON_BYTES)) != NULL) {
+        fill_guard(t, tpl, POISON_BYTES);
+        cu->poison[t - DF_F32] = tpl;
+    }
+    if (!tpl) {
+        fill_guard(t, p, bytes);
+        return;
+    }
+    for (size_t off = 0; off < bytes; off += POISON_BYTES)
+        memcpy((char *)p + off, tpl, bytes - off < POISON_BYTES ? bytes - off : POISON_BYTES);
+}
+
+/* Validates the cases (the invalid ones get their error in res now, as
+ * df_cuda_run gives it), sorts the valid ones by block and lays them out:
+ * each one's vector spans in the staging buffer and its scratch. Returns
+ * the number of valid cases, or (size_t)-1 when host memory runs out. */
+static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                         size_t n, df_result *res, size_t *stage_bytes, size_t *scratch_bytes)
+{
+    if (grow_host((void **)&cu->items, &cu->items_cap, n, sizeof *cu->items) != 0)
+        return (size_t)-1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        memset(&res[i], 0, sizeof res[i]);
+        batch_item *it = &cu->items[m];
+        if (validate_case(k, cases[i], &it->rc, &res[i]) != 0)
+            continue;
+        it->pos = i;
+        m++;
+    }
+    qsort(cu->items, m, sizeof *cu->items, item_cmp);
+    size_t off = round_up(m * sizeof(df_gpu_batch_case), ALIGN), sc = 0;
+    for (size_t j = 0; j < m; j++) {
+        batch_item *it = &cu->items[j];
+        const df_case *c = &it->rc;
+        size_t es = df_type_size(c->type), g = guard_bytes(es), tg = tail_guard_bytes(es);
+        size_t na = (size_t)c->n * es;
+        it->pre_a = g + (size_t)c->launch.offset_a * es;
+        it->pre_b = g + (size_t)c->launch.offset_b * es;
+        it->off_a = off;
+        off += round_up(it->pre_a + na + tg, ALIGN);
+        it->off_b = off;
+        off += round_up(it->pre_b + na + tg, ALIGN);
+        it->scratch_off = sc;
+        size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(c->n, &c->launch) : 0;
+        sc += round_up(sb, ALIGN);
+    }
+    *stage_bytes = off;
+    *scratch_bytes = sc ? sc : (size_t)ALIGN;
+    return m;
+}
+
+/* Groups of equal block size, each within one launch's 2^31 - 1 blocks;
+ * fills the table (first_block within the group). Returns 0 or -1. */
+static int batch_groups(df_cuda *cu, size_t m, size_t *ngroups)
+{
+    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->h_batch;
+    size_t ng = 0;
+    for (size_t j = 0; j < m; j++) {
+        const df_case *c = &cu->items[j].rc;
+        df_gpu_batch_group *g = ng ? &cu->groups[ng - 1] : NULL;
+        if (!g || g->block != c->launch.block ||
+            (uint64_t)g->blocks + c->launch.grid > (uint64_t)INT32_MAX) {
+            if (grow_host((void **)&cu->groups, &cu->groups_cap, ng + 1, sizeof *cu->groups))
+                return -1;
+            g = &cu->groups[ng++];
+            *g = df_gpu_batch_group{j, 0, c->launch.block, 0};
+        }
+        tbl[j].first_block = g->blocks;
+        g->blocks += c->launch.grid;
+        g->count++;
+    }
+    *ngroups = ng;
+    return 0;
+}
+
+/* The table entries and the guarded vectors, into the staging buffer. */
+static void batch_stage(df_cuda *cu, size_t m)
+{
+    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->h_batch;
+    char *h = (char *)cu->h_batch, *d = (char *)cu->d_batch;
+    for (size_t j = 0; j < m; j++) {
+        const batch_item *it = &cu->items[j];
+        const df_case *c = &it->rc;
+        size_t es = df_type_size(c->type), na = (size_t)c->n * es, tg = tail_guard_bytes(es);
+        df_gpu_batch_case *e = &tbl[j];
+        e->a = d + it->off_a + it->pre_a;
+        e->b = d + it->off_b + it->pre_b;
+        e->n = c->n;
+        e->scratch_off = it->scratch_off;
+        e->grid = c->launch.grid;
+        e->block = c->launch.block;
+        e->result = (uint32_t)j;
+        e->ticket = 0;
+        e->pad = 0;
+        fill_guard_fast(cu, c->type, h + it->off_a, it->pre_a);
+        if (na)
+            memcpy(h + it->off_a + it->pre_a, c->a, na);
+        fill_guard_fast(cu, c->type, h + it->off_a + it->pre_a + na, tg);
+        fill_guard_fast(cu, c->type, h + it->off_b, it->pre_b);
+        if (na)
+            memcpy(h + it->off_b + it->pre_b, c->b, na);
+        fill_guard_fast(cu, c->type, h + it->off_b + it->pre_b + na, tg);
+    }
+}
+
+/* Buffers for m cases; returns the failed call or NULL. */
+static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t scratch,
+                                 cudaError_t *e)
+{
+    if ((*e = grow(&cu->h_batch, &cu->h_batch_cap, stage, 1)))
+        return "cudaMallocHost(batch staging)";
+    if ((*e = grow(&cu->d_batch, &cu->d_batch_cap, stage, 0)))
+        return "cudaMalloc(batch)";
+    if ((*e = grow(&cu->d_bscratch, &cu->d_bscratch_cap, scratch, 0)))
+        return "cudaMalloc(batch scratch)";
+    if ((*e = grow(&cu->d_bres, &cu->d_bres_cap, m * RESULT_BYTES, 0)))
+        return "cudaMalloc(batch results)";
+    if ((*e = grow(&cu->h_bres, &cu->h_bres_cap, m * RESULT_BYTES, 1)))
+        return "cudaMallocHost(batch results)";
+    return NULL;
+}
+
+/* Copy in, launches, copy out, one synchronization. Returns 0 or the
+ * error, with *call the failed call (detail: the launcher's words). */
+static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, size_t stage,
+                         size_t ngroups, const char **call, char *detail, size_t dlen)
+{
+    cudaError_t e;
+    if ((e = cudaSetDevice(cu->device)) != cudaSuccess)
+        return *call = "cudaSetDevice", (int)e;
+    if ((e = df_soft_slots_clear(&cu->soft, cu->stream, call)) != cudaSuccess)
+        return (int)e;
+    if ((e = cudaMemcpyAsync(cu->d_batch, cu->h_batch, stage, cudaMemcpyHostToDevice,
+                             cu->stream)) != cudaSuccess)
+        return *call = "cudaMemcpyAsync(batch)", (int)e;
+    df_gpu_batch bt;
+    memset(&bt, 0, sizeof bt);
+    bt.d_cases = (df_gpu_batch_case *)cu->d_batch;
+    bt.groups = cu->groups;
+    bt.ngroups = ngroups;
+    bt.d_scratch = cu->d_bscratch;
+    bt.d_results = cu->d_bres;
+    bt.stream = cu->stream;
+    bt.soft = df_soft_slots_dev(&cu->soft);
+    int code = launch(&bt);
+    if (code != 0) {
+        *call = bt.failed_call ? bt.failed_call : "enqueue_batch";
+        snprintf(detail, dlen, "%s", bt.detail);
+        return code;
+    }
+    if ((e = cudaMemcpyAsync(cu->h_bres, cu->d_bres, m * RESULT_BYTES, cudaMemcpyDeviceToHost,
+                             cu->stream)) != cudaSuccess)
+        return *call = "cudaMemcpyAsync(batch results)", (int)e;
+    if ((e = cudaStreamSynchronize(cu->stream)) != cudaSuccess)
+        return *call = "cudaStreamSynchronize", (int)e;
+    return 0;
+}
+
+/* Each case's result through the kernel's finish, from its slot. */
+static int batch_finish(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                        size_t m, df_result *res)
+{
+    for (size_t j = 0; j < m; j++) {
+        const batch_item *it = &cu->items[j];
+        df_gpu_ctx ctx;
+        fill_ctx(cu, &it->rc, &ctx);
+        ctx.h_result = (char *)cu->h_bres + (size_t)RESULT_BYTES * j;
+        df_result *r = &res[it->pos];
+        int code = k->gpu->finish(&ctx, &it->rc, r);
+        if (code != 0) {
+            set_error(r, k, cases[it->pos], ctx.failed_call ? ctx.failed_call : "finish", code,
+                      ctx.detail);
+            continue;
+        }
+        r->status = DF_RUN_OK;
+    }
+    return 0;
+}
+
+/* A failed batch: an ordinary error reruns the cases one at a time, so
+ * each gets its own result or error; a sticky one leaves no context to
+ * rerun in: the batch's first case carries it (*done = 1), saying that
+ * the culprit is one of the batch's cases. */
+static int batch_failed(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                        size_t n, df_result *res, size_t *done, const char *call, int code,
+                        const char *detail)
+{
+    if (after_failure(cu) == 0)
+        return run_one_by_one(cu, k, cases, n, res, done);
+    char why[96];
+    snprintf(why, sizeof why, "batched launch of %zu cases from index %llu", n,
+             (unsigned long long)cases[0]->index);
+    memset(&res[0], 0, sizeof res[0]);
+    set_error(&res[0], k, cases[0], call, code, detail && detail[0] ? detail : why);
+    (void)df_soft_slots_read(&cu->soft, &res[0], 1);
+    *done = 1;
+    return -1;
+}
+
+extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                                 size_t n, df_result *res, size_t *done)
+{
+    *done = 0;
+    df_gpu_enqueue_batch launch = k->gpu ? k->gpu->enqueue_batch : NULL;
+    if (!launch || cu->broken || n < 2)
+        return run_one_by_one(cu, k, cases, n, res, done);
+    size_t stage = 0, scratch = 0, ngroups = 0;
+    size_t m = batch_plan(cu, k, cases, n, res, &stage, &scratch);
+    if (m == (size_t)-1)
+        return run_one_by_one(cu, k, cases, n, res, done); /* no host memory for the plan */
+    if (m == 0) {
+        *done = n;
+        return 0;
+    }
+    cudaError_t e;
+    const char *call = batch_buffers(cu, m, stage, scratch, &e);
+    if (call)
+        return batch_failed(cu, k, cases, n, res, done, call, (int)e, NULL);
+    if (batch_groups(cu, m, &ngroups) != 0)
+        return run_one_by_one(cu, k, cases, n, res, done);
+    batch_stage(cu, m);
+    char detail[160] = "";
+    int code = batch_enqueue(cu, launch, m, stage, ngroups, &call, detail, sizeof detail);
+    if (code != 0)
+        return batch_failed(cu, k, cases, n, res, done, call, code, detail);
+    df_result soft;
+    memset(&soft, 0, sizeof soft);
+    if (df_soft_slots_read(&cu->soft, &soft, 1) != 0) /* rare: who reported? */
+        return run_one_by_one(cu, k, cases, n, res, done);
+    batch_finish(cu, k, cases, m, res);
+    *done = n;
     return 0;
 }
 

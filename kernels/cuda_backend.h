@@ -36,6 +36,45 @@ typedef struct df_gpu_ctx {
     char detail[160];       /* optional extra context (e.g. broken invariant) */
 } df_gpu_ctx;
 
+/* One case of a batched launch (df_gpu_ops.enqueue_batch), in device
+ * memory. The backend sorts a batch's cases by block size into groups;
+ * inside a group, case j's CUDA blocks are first_block .. first_block +
+ * grid - 1 of the group's launch, so a block finds its case by binary
+ * search on first_block. */
+typedef struct df_gpu_batch_case {
+    const void *a, *b;      /* device: the case's vectors, at their offsets */
+    uint64_t n;
+    uint64_t scratch_off;   /* bytes into d_scratch: this case's scratch
+                               (>= scratch_bytes(n, launch), 256-aligned) */
+    uint32_t grid, block;   /* the case's own resolved launch */
+    uint32_t first_block;   /* within its group's launch */
+    uint32_t result;        /* the case's result slot: d_results + 16 * result */
+    unsigned ticket;        /* 0 on arrival: a counter the kernel may use */
+    uint32_t pad;
+} df_gpu_batch_case;
+
+/* Cases of one block size, one launch of `blocks` blocks of `block`
+ * threads over d_cases[first .. first + count). */
+typedef struct df_gpu_batch_group {
+    size_t first, count;
+    uint32_t block;
+    uint32_t blocks;
+} df_gpu_batch_group;
+
+/* What enqueue_batch gets: every buffer is in place on the device (or its
+ * copy is enqueued before, on the same stream). */
+typedef struct df_gpu_batch {
+    df_gpu_batch_case *d_cases;
+    const df_gpu_batch_group *groups; /* host */
+    size_t ngroups;
+    void *d_scratch;
+    void *d_results;        /* device: 16 bytes per case */
+    void *stream;           /* cudaStream_t */
+    df_soft_dev soft;
+    const char *failed_call;
+    char detail[160];
+} df_gpu_batch;
+
 struct df_gpu_ops {
     /* Device scratch the kernel needs for (n, launch); NULL = none. */
     size_t (*scratch_bytes)(uint64_t n, const df_launch *launch);
@@ -51,7 +90,28 @@ struct df_gpu_ops {
      * res (host sum of partials for tree-hostsum). Returns 0 or an error as
      * enqueue. */
     int (*finish)(df_gpu_ctx *ctx, const df_case *c, df_result *res);
+    /* Optional (NULL = none): enqueues a whole batch (df_gpu_batch, below)
+     * whose every case's result equals, bit for bit, what enqueue gives for
+     * that case alone. */
+    int (*enqueue_batch)(struct df_gpu_batch *bt);
 };
+
+/* A batched launcher: every case of the batch, each case's result (what
+ * enqueue would have put in h_result, bit for bit) written to its slot of
+ * d_results, one launch per group. Asynchronous; returns 0 or an error as
+ * enqueue (bt->failed_call names the call). The backend then copies all
+ * results back at once and calls finish per case with h_result at the
+ * case's slot. Not a df_gpu_ops member: the kernels' positional
+ * initializers (and the plugin loader's) would each need a NULL added, or
+ * -Wmissing-field-initializers fails the build; the backend finds a
+ * kernel's launcher by its ops instead (df_cuda_batch_launcher). */
+typedef int (*df_gpu_enqueue_batch)(df_gpu_batch *bt);
+#ifdef DOTFUZZ_CUDA
+/* The shfl family's (kernels/shfl_common.h). */
+int df_shfl_enqueue_batch(df_gpu_batch *bt);
+int df_shfl_f64acc_enqueue_batch(df_gpu_batch *bt);
+int df_shfl_f64_enqueue_batch(df_gpu_batch *bt);
+#endif
 
 #ifdef DOTFUZZ_CUDA
 #define DF_GPU_REF(sym) (&(sym))

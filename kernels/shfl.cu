@@ -79,12 +79,14 @@ extern "C" const struct df_gpu_ops df_gpu_shfl = {
     df_shfl_scratch_bytes<float>,
     df_shfl_enqueue<float, float>,
     df_finish_float<float>,
+    df_shfl_enqueue_batch,
 };
 
 extern "C" const struct df_gpu_ops df_gpu_shfl_f64acc = {
     df_shfl_scratch_bytes<double>,
     df_shfl_enqueue<float, double>,
     df_finish_float<double>,
+    df_shfl_f64acc_enqueue_batch,
 };
 
 extern "C" int df_shfl_blocks_per_sm(uint32_t block, int *blocks_per_sm)
@@ -95,5 +97,15 @@ extern "C" int df_shfl_blocks_per_sm(uint32_t block, int *blocks_per_sm)
 extern "C" int df_shfl_f64acc_blocks_per_sm(uint32_t block, int *blocks_per_sm)
 {
     return df_shfl_occupancy<float, double>(block, blocks_per_sm);
+}
+
+extern "C" int df_shfl_enqueue_batch(df_gpu_batch *bt)
+{
+    return df_shfl_enqueue_batch_t<float, float>(bt);
+}
+
+extern "C" int df_shfl_f64acc_enqueue_batch(df_gpu_batch *bt)
+{
+    return df_shfl_enqueue_batch_t<float, double>(bt);
 }
 #endif

@@ -368,6 +368,7 @@ template <typename E> struct df_shfl_soft {
     df_soft_dev s;
     const E *a, *b;
     uint64_t n;
+    unsigned grid;  /* the case's grid (a batched launch holds several) */
 };
 
 /* The map of this launch, from the addresses as the kernel sees them. */
@@ -377,7 +378,7 @@ static __device__ void df_shfl_device_map(const df_shfl_soft<E> &sf, df_shfl_map
     const unsigned V = df_shfl_vec<E>::width;
     df_launch l;
     l.block = blockDim.x;
-    l.grid = gridDim.x;
+    l.grid = sf.grid;
     l.offset_a = (uint32_t)(((uintptr_t)sf.a / sizeof(E)) % V);
     l.offset_b = (uint32_t)(((uintptr_t)sf.b / sizeof(E)) % V);
     df_shfl_map_make(sf.n, &l, V, m);
@@ -460,17 +461,22 @@ __device__ __forceinline__ A df_shfl_block_sum(A v, A *s_warp, const df_shfl_sof
     return r;
 }
 
+/* One block's work for a case whose launch is grid blocks of blockDim.x
+ * threads, this block being block `blk` of them: the whole kernel, with
+ * the case's own block index and grid in place of blockIdx and gridDim,
+ * so a batched launch (df_shfl_batch_kernel) does for each case exactly
+ * what the case's own launch does. s_warp and s_last are the block's
+ * shared memory. */
 template <typename E, typename A>
-__global__ void __launch_bounds__(DF_SHFL_BLOCK_MAX, 1)
-df_shfl_kernel(const E *__restrict__ a, const E *__restrict__ b, uint64_t n,
-               A *partials, unsigned *ticket, A *result, df_soft_dev soft)
+__device__ __forceinline__ void df_shfl_block(const E *__restrict__ a, const E *__restrict__ b,
+                                              uint64_t n, unsigned blk, unsigned grid,
+                                              A *partials, unsigned *ticket, A *result,
+                                              df_soft_dev soft, A *s_warp, unsigned &s_last)
 {
     const unsigned V = df_shfl_vec<E>::width;
-    __shared__ A s_warp[DF_SHFL_WARP];
-    __shared__ unsigned s_last;
-    const uint64_t T = (uint64_t)gridDim.x * blockDim.x;
-    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const df_shfl_soft<E> sf = {soft, a, b, n};
+    const uint64_t T = (uint64_t)grid * blockDim.x;
+    const uint64_t t = (uint64_t)blk * blockDim.x + threadIdx.x;
+    const df_shfl_soft<E> sf = {soft, a, b, n, grid};
 
     A acc[V];
 #pragma unroll
@@ -495,11 +501,11 @@ df_shfl_kernel(const E *__restrict__ a, const E *__restrict__ b, uint64_t n,
 #endif
 
     const A block_total =
-        df_shfl_block_sum(acc[0], s_warp, sf, (uint64_t)blockIdx.x * blockDim.x, 1);
+        df_shfl_block_sum(acc[0], s_warp, sf, (uint64_t)blk * blockDim.x, 1);
     if (threadIdx.x == 0) {
-        partials[blockIdx.x] = block_total;
+        partials[blk] = block_total;
         __threadfence(); /* release: the partial before the ticket */
-        s_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+        s_last = atomicAdd(ticket, 1u) == grid - 1;
         if (s_last)
             __threadfence(); /* acquire: every partial after the last ticket */
     }
@@ -512,11 +518,54 @@ df_shfl_kernel(const E *__restrict__ a, const E *__restrict__ b, uint64_t n,
     A s = A(0);
     const uint64_t rep = (uint64_t)threadIdx.x * blockDim.x;
 #pragma unroll 4
-    for (unsigned p = threadIdx.x; p < gridDim.x; p += blockDim.x)
+    for (unsigned p = threadIdx.x; p < grid; p += blockDim.x)
         s = df_shfl_add_checked(s, __ldcg(partials + p), true, sf, rep);
     s = df_shfl_block_sum(s, s_warp, sf, 0, blockDim.x);
     if (threadIdx.x == 0)
         *result = s;
+}
+
+template <typename E, typename A>
+__global__ void __launch_bounds__(DF_SHFL_BLOCK_MAX, 1)
+df_shfl_kernel(const E *__restrict__ a, const E *__restrict__ b, uint64_t n,
+               A *partials, unsigned *ticket, A *result, df_soft_dev soft)
+{
+    __shared__ A s_warp[DF_SHFL_WARP];
+    __shared__ unsigned s_last;
+    df_shfl_block<E, A>(a, b, n, blockIdx.x, gridDim.x, partials, ticket, result, soft,
+                        s_warp, s_last);
+}
+
+/* A group of a batch (cuda_backend.h): count cases of blockDim.x threads
+ * each; block X belongs to the last case whose first_block <= X (thread 0
+ * finds it by binary search and tells the block). Each case keeps its
+ * ticket in its table entry, its partials in its scratch (past the
+ * header, as in df_shfl_enqueue) and writes its result to its slot. */
+template <typename E, typename A>
+__global__ void __launch_bounds__(DF_SHFL_BLOCK_MAX, 1)
+df_shfl_batch_kernel(df_gpu_batch_case *cases, size_t count, char *scratch, char *results,
+                     df_soft_dev soft)
+{
+    __shared__ A s_warp[DF_SHFL_WARP];
+    __shared__ unsigned s_last;
+    __shared__ size_t s_case;
+    if (threadIdx.x == 0) {
+        size_t lo = 0, hi = count;
+        while (hi - lo > 1) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (cases[mid].first_block <= blockIdx.x)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        s_case = lo;
+    }
+    __syncthreads();
+    df_gpu_batch_case *c = cases + s_case;
+    A *partials = (A *)(scratch + c->scratch_off + DF_SHFL_SCRATCH_HEADER);
+    df_shfl_block<E, A>((const E *)c->a, (const E *)c->b, c->n, blockIdx.x - c->first_block,
+                        c->grid, partials, &c->ticket,
+                        (A *)(results + (size_t)16 * c->result), soft, s_warp, s_last);
 }
 
 template <typename A>
@@ -579,6 +628,35 @@ static int df_shfl_enqueue(df_gpu_ctx *ctx, const df_case *c)
         ctx->soft);
     DF_TRY(cudaGetLastError(), "df_shfl_kernel<<<>>>");
     return copy ? df_fetch_result(ctx, ctx->d_result, sizeof(A)) : 0;
+}
+
+/* The batched launcher: one launch per group of equal block size. The
+ * backend resolved and checked every case's launch (the kernel's limits);
+ * the block is checked again here, as df_shfl_enqueue does. */
+template <typename E, typename A>
+static int df_shfl_enqueue_batch_t(df_gpu_batch *bt)
+{
+    cudaStream_t stream = (cudaStream_t)bt->stream;
+    for (size_t g = 0; g < bt->ngroups; g++) {
+        const df_gpu_batch_group *gr = &bt->groups[g];
+        if (gr->block < DF_SHFL_BLOCK_MIN || gr->block > DF_SHFL_BLOCK_MAX ||
+            gr->block % DF_SHFL_WARP != 0 || gr->blocks == 0) {
+            bt->failed_call = "shfl launch check";
+            snprintf(bt->detail, sizeof bt->detail,
+                     "batch group of block %u, %u blocks: needs a block that is a "
+                     "multiple of 32 in [32, 1024]", gr->block, gr->blocks);
+            return (int)cudaErrorInvalidConfiguration;
+        }
+        df_shfl_batch_kernel<E, A><<<gr->blocks, gr->block, 0, stream>>>(
+            bt->d_cases + gr->first, gr->count, (char *)bt->d_scratch, (char *)bt->d_results,
+            bt->soft);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) {
+            bt->failed_call = "df_shfl_batch_kernel<<<>>>";
+            return (int)e;
+        }
+    }
+    return 0;
 }
 
 /* Resident blocks per SM at this block size: the persistent grid's factor. */

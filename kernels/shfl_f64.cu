@@ -50,10 +50,16 @@ extern "C" const struct df_gpu_ops df_gpu_shfl_f64 = {
     df_shfl_scratch_bytes<double>,
     df_shfl_enqueue<double, double>,
     df_finish_float<double>,
+    df_shfl_f64_enqueue_batch,
 };
 
 extern "C" int df_shfl_f64_blocks_per_sm(uint32_t block, int *blocks_per_sm)
 {
     return df_shfl_occupancy<double, double>(block, blocks_per_sm);
+}
+
+extern "C" int df_shfl_f64_enqueue_batch(df_gpu_batch *bt)
+{
+    return df_shfl_enqueue_batch_t<double, double>(bt);
 }
 #endif

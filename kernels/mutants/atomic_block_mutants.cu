@@ -360,19 +360,19 @@ static int wrong_copy_size_enqueue(df_gpu_ctx *ctx, const df_case *c)
 }
 
 extern "C" const struct df_gpu_ops df_gpu_m_no_zero = {
-    NULL, no_zero_enqueue, df_finish_float<float>};
+    NULL, no_zero_enqueue, df_finish_float<float>, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_tail = {
-    NULL, m_atomic_block_enqueue<AB_TAIL>, df_finish_float<float>};
+    NULL, m_atomic_block_enqueue<AB_TAIL>, df_finish_float<float>, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_read_past_end = {
-    NULL, m_atomic_block_enqueue<AB_READ_PAST_END>, df_finish_float<float>};
+    NULL, m_atomic_block_enqueue<AB_READ_PAST_END>, df_finish_float<float>, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_wrong_copy_size = {
-    NULL, wrong_copy_size_enqueue, df_finish_float<float>};
+    NULL, wrong_copy_size_enqueue, df_finish_float<float>, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_no_sync = {
-    NULL, m_atomic_block_enqueue<AB_NO_SYNC>, df_finish_float<float>};
+    NULL, m_atomic_block_enqueue<AB_NO_SYNC>, df_finish_float<float>, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_nonatomic = {
-    NULL, m_atomic_block_enqueue<AB_NONATOMIC>, df_finish_float<float>};
+    NULL, m_atomic_block_enqueue<AB_NONATOMIC>, df_finish_float<float>, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_wild_read = {
-    NULL, m_atomic_block_enqueue<AB_WILD_READ>, df_finish_float<float>};
+    NULL, m_atomic_block_enqueue<AB_WILD_READ>, df_finish_float<float>, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_hang = {
-    NULL, m_atomic_block_enqueue<AB_HANG>, df_finish_float<float>};
+    NULL, m_atomic_block_enqueue<AB_HANG>, df_finish_float<float>, NULL};
 #endif

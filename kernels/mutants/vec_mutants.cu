@@ -78,5 +78,6 @@ extern "C" const struct df_gpu_ops df_gpu_m_vec_tail = {
     df_shfl_scratch_bytes<float>,
     vec_tail_enqueue,
     df_finish_float<float>,
+    NULL,
 };
 #endif

@@ -1,0 +1,333 @@
+/* cmd_bench.c — `dotfuzz bench`: the harness's throughput, measured side
+ * by side with what it is compared against:
+ *   seed loop   cases/s of the seeds' way at n = 2000: per case, generate
+ *               it, run the kernel alone through the backend's one-case
+ *               path (df_backend_run, no host model; cuda: pinned staging
+ *               of both vectors with their guards, copy in, launch, result
+ *               copy, one synchronization; host: the kernel's model), then
+ *               a plain double dot and a relative-error compare;
+ *   harness     verified cases/s of the engine's batch path at n = 2000 and
+ *               n = 65536: generation, every reference (exact, Kahan, G),
+ *               the run, the model match (cuda), the judgement, the
+ *               metamorphic checks on 1 case in 16, the tallies (nothing
+ *               is saved);
+ *   big n       at n = 2^26 (2^20 with --quick): the harness's verified
+ *               elements/s against the bare references alone
+ *               (df_refs_compute, the oracle's, on the same pool over the
+ *               same cases) and their ratio.
+ * After each row: the process's peak resident memory (ru_maxrss), and for
+ * harness rows the share of time in each stage of a batch.
+ * Every number printed is measured in this run. Outcomes: clean; usage for
+ * a bad option; env when the backend, the kernel or memory is missing.
+ * argv[0] is the subcommand's name ("bench"); options start at argv[1].
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "../reference/reference.h"
+#include "backend.h"
+#include "cli.h"
+#include "cli_util.h"
+#include "run.h"
+
+static const char bench_usage[] =
+    "usage: dotfuzz bench [--backend B] [--kernel K] [--time S] [--threads N]\n"
+    "                     [--batch N] [--meta-every N] [--quick]\n"
+    "\n"
+    "Measures, on one kernel (default shfl):\n"
+    "  seed loop   cases/s at n = 2000 of the seeds' loop: per case generate,\n"
+    "              run through the backend's one-case path (cuda: stage, copy\n"
+    "              in, launch, copy out, sync; host: the model), plain double\n"
+    "              dot, compare\n"
+    "  harness     verified cases/s of `dotfuzz run --batch` at n = 2000 and\n"
+    "              65536: every reference, model match, judgement, metamorphic\n"
+    "              checks on 1 case in --meta-every, tallies (no files saved)\n"
+    "  big n       verified elements/s at n = 2^26 against the bare references\n"
+    "              (df_refs_compute) on the same threads and cases\n"
+    "and the peak resident memory after each row.\n"
+    "\n"
+    "  --backend B   host, cuda or auto (default auto)\n"
+    "  --kernel K    the kernel (default shfl)\n"
+    "  --time S      seconds per measurement (default 5)\n"
+    "  --threads N   CPU threads (default 0: every core)\n"
+    "  --batch N     cases per batch for n = 2000 (default 4096; n = 65536\n"
+    "                uses N/8, at least 64; the big n one case per thread)\n"
+    "  --meta-every N  metamorphic checks on 1 case in N (default 16, as run; 0 = off)\n"
+    "  --quick       0.3 s per measurement and 2^20 for the big n (for CI)\n"
+    "  -h, --help    this text\n";
+
+typedef struct bench_opts {
+    const char *backend, *kernel;
+    double time_s;
+    uint64_t threads, batch, meta_every;
+    int quick, help;
+} bench_opts;
+
+static int parse_args(int argc, char **argv, bench_opts *o)
+{
+    *o = (bench_opts){.backend = "auto", .kernel = "shfl", .time_s = 5, .batch = 4096,
+                      .meta_every = 16};
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v;
+        int missing = 0, bad = 0;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            o->help = 1;
+            return 0;
+        } else if (!strcmp(arg, "--quick")) {
+            o->quick = 1;
+            continue;
+        } else if ((v = df_option_value(argc, argv, &i, "--backend", &missing))) {
+            o->backend = v;
+        } else if ((v = df_option_value(argc, argv, &i, "--kernel", &missing))) {
+            o->kernel = v;
+        } else if ((v = df_option_value(argc, argv, &i, "--time", &missing))) {
+            bad = df_parse_duration(v, &o->time_s) != 0 || !(o->time_s > 0);
+        } else if ((v = df_option_value(argc, argv, &i, "--threads", &missing))) {
+            bad = df_parse_u64(v, &o->threads) != 0 || o->threads > 4096;
+        } else if ((v = df_option_value(argc, argv, &i, "--meta-every", &missing))) {
+            bad = df_parse_u64(v, &o->meta_every) != 0 || o->meta_every > 0xffffffffu;
+        } else if ((v = df_option_value(argc, argv, &i, "--batch", &missing))) {
+            bad = df_parse_u64(v, &o->batch) != 0 || o->batch < 2 || o->batch > (1u << 20);
+        } else if (!missing) {
+            df_usage_error("bench", "unknown option '%s'", arg);
+            return -1;
+        }
+        if (missing) {
+            df_usage_error("bench", "%s needs a value", arg);
+            return -1;
+        }
+        if (bad) {
+            fprintf(stderr, "dotfuzz bench: bad value '%s' for %s (see dotfuzz bench --help)\n",
+                    v, arg);
+            return -1;
+        }
+    }
+    if (o->quick)
+        o->time_s = 0.3;
+    return 0;
+}
+
+static double peak_rss_mib(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0;
+}
+
+static double plain_dot(const df_case *c)
+{
+    double s = 0.0;
+    for (uint64_t i = 0; i < c->n; i++) {
+        if (c->type == DF_F32)
+            s += (double)((const float *)c->a)[i] * ((const float *)c->b)[i];
+        else if (c->type == DF_F64)
+            s += ((const double *)c->a)[i] * ((const double *)c->b)[i];
+        else
+            s += (double)((const int32_t *)c->a)[i] * ((const int32_t *)c->b)[i];
+    }
+    return s;
+}
+
+/* The seeds' loop for time_s; returns cases/s, or -1 (cannot generate,
+ * backend unusable). */
+static double seed_loop(df_backend *b, const df_kernel *k, uint64_t n, double time_s,
+                        uint64_t *alarms)
+{
+    df_gen_opts go = {.max_n = n, .fixed_n = n};
+    df_scratch buf = {0};
+    df_case c;
+    df_result res;
+    uint64_t i = 0;
+    double t0 = df_now(), t = t0;
+    for (; t - t0 < time_s; i++) {
+        if (df_generate(1, i, k, &go, &buf, &c) != 0 ||
+            df_backend_run(b, k, &c, &res, NULL, NULL) != 0) {
+            df_scratch_free(&buf);
+            return -1;
+        }
+        double ref = plain_dot(&c);
+        *alarms += res.status != DF_RUN_OK || fabs(res.f - ref) > 1e-6 * fabs(ref);
+        if ((i & 15) == 15)
+            t = df_now();
+    }
+    t = df_now();
+    df_scratch_free(&buf);
+    return (double)i / (t - t0);
+}
+
+typedef struct harness_row {
+    uint64_t cases;
+    double secs;
+    double stage_s[4];
+    double cpu_s[4]; /* CPU seconds over the pool: generate, refs, model, judge */
+    int rc;
+} harness_row;
+
+/* The engine's batch path on cases of length n for time_s. e is set up
+ * by the caller (pool, batch); its slots keep the last batch's cases. */
+static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
+{
+    df_totals *t = calloc(1, sizeof *t);
+    e->go.max_n = n;
+    e->go.fixed_n = n;
+    memset(e->stage_s, 0, sizeof e->stage_s);
+    if (e->cpu_s)
+        memset(e->cpu_s, 0, df_pool_size(e->pool) * sizeof *e->cpu_s);
+    double t0 = df_now();
+    uint64_t next = 0;
+    row->rc = t ? df_engine_range(e, 0, UINT64_MAX, t0 + time_s, t, &next) : DF_RANGE_ENV;
+    row->secs = df_now() - t0;
+    row->cases = t ? t->tally[0].cases : 0;
+    memcpy(row->stage_s, e->stage_s, sizeof row->stage_s);
+    for (int kind = 0; kind < 4; kind++)
+        row->cpu_s[kind] = df_engine_cpu_seconds(e, kind);
+    free(t);
+}
+
+static void refs_slot(void *ctx, size_t s, unsigned w)
+{
+    (void)w;
+    df_slot *sl = &((df_engine *)ctx)->slots[s];
+    df_refs refs;
+    if (!sl->gen_failed)
+        df_refs_compute(sl->c.type, sl->c.a, sl->c.b, sl->c.n, &refs);
+}
+
+/* The bare references over the engine's last batch of cases, for time_s:
+ * elements/s. */
+static double bare_refs(df_engine *e, size_t cases, double time_s)
+{
+    uint64_t elems = 0;
+    double t0 = df_now(), t = t0;
+    do {
+        df_pool_for(e->pool, cases, refs_slot, e);
+        for (size_t s = 0; s < cases; s++)
+            elems += e->slots[s].c.n;
+        t = df_now();
+    } while (t - t0 < time_s);
+    return (double)elems / (t - t0);
+}
+
+static void print_stages(const harness_row *r, int host)
+{
+    double sum = r->stage_s[0] + r->stage_s[1] + r->stage_s[2] + r->stage_s[3];
+    if (!(sum > 0))
+        return;
+    /* the host backend models and judges in the same pass as the refs */
+    printf("%-34s %s %4.0f%%  gpu %4.0f%%  model+judge %4.0f%%  meta+record %4.0f%%\n",
+           "    time per stage", host ? "generate+refs+model+judge" : "generate+refs",
+           100 * r->stage_s[DF_STAGE_PREPARE] / sum, 100 * r->stage_s[DF_STAGE_GPU] / sum,
+           100 * r->stage_s[DF_STAGE_FINISH] / sum, 100 * r->stage_s[DF_STAGE_RECORD] / sum);
+    double cpu = r->cpu_s[0] + r->cpu_s[1] + r->cpu_s[2] + r->cpu_s[3];
+    if (cpu > 0)
+        printf("%-34s generate %4.0f%%  references %4.0f%%  %s %4.0f%%  judge %4.0f%%  "
+               "(%.3g thread-s per s)\n",
+               "    CPU time of the pool", 100 * r->cpu_s[0] / cpu, 100 * r->cpu_s[1] / cpu,
+               host ? "model (the run)" : "model", 100 * r->cpu_s[2] / cpu,
+               100 * r->cpu_s[3] / cpu, cpu / r->secs);
+}
+
+static int harness_row_print(const char *what, const harness_row *r, uint64_t n, size_t batch,
+                             int host)
+{
+    if (r->rc == DF_RANGE_ENV || r->rc == DF_RANGE_POISONED || r->cases == 0) {
+        fprintf(stderr, "dotfuzz bench: %s: the harness stopped (%s)\n", what,
+                r->rc == DF_RANGE_POISONED ? "backend unusable" : "cannot generate");
+        return -1;
+    }
+    printf("%-34s %14.0f cases/s  %12.3g elem/s  batch %-6zu peak RSS %8.1f MiB\n", what,
+           r->cases / r->secs, (double)r->cases * (double)n / r->secs, batch, peak_rss_mib());
+    print_stages(r, host);
+    return 0;
+}
+
+/* The harness at n with batches of batch cases, printed as one row. */
+static int harness_measure(df_engine *e, const char *what, uint64_t n, size_t batch,
+                           double time_s, harness_row *r)
+{
+    e->batch = (uint32_t)batch;
+    df_engine_free(e); /* new slot count: slots are remade */
+    harness(e, n, time_s, r);
+    return harness_row_print(what, r, n, batch, df_backend_is_host(e->b));
+}
+
+static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel *k)
+{
+    const df_kernel *ks[1] = {k};
+    df_run_opts ro = {.kernel = k->name, .backend = o->backend, .corpus = "", .family = "all",
+                      .max_n = 2000, .tol = 1e-6, .save_precision = DF_SAVE_NONE,
+                      .save_bugs = DF_SAVE_NONE,
+                      .meta = {.every = (uint32_t)o->meta_every, .reruns = 2},
+                      .seed = 1, .seed_set = 1};
+    uint64_t alarms = 0;
+    double seed = seed_loop(b, k, 2000, o->time_s, &alarms);
+    if (seed < 0) {
+        fprintf(stderr, "dotfuzz bench: the seed loop could not run %s\n", k->name);
+        return DF_OUTCOME_ENV;
+    }
+    printf("%-34s %14.0f cases/s  %12.3g elem/s  (%llu rel. err > 1e-6)  peak RSS %8.1f MiB\n",
+           "seed loop, n = 2000", seed, seed * 2000, (unsigned long long)alarms, peak_rss_mib());
+    df_engine e;
+    df_engine_init(&e, &ro, b, ks, 1);
+    e.pool = df_pool_create((unsigned)o->threads);
+    if (!e.pool) {
+        fprintf(stderr, "dotfuzz bench: cannot start threads\n");
+        return DF_OUTCOME_ENV;
+    }
+    unsigned nt = df_pool_size(e.pool);
+    printf("%-34s %u threads, kernel %s, backend %s\n", "setup", nt, k->name,
+           df_backend_name(b));
+    harness_row r2k, r64k, rbig;
+    size_t b64 = o->batch / 8 < 64 ? 64 : (size_t)(o->batch / 8);
+    uint64_t big = o->quick ? (UINT64_C(1) << 20) : (UINT64_C(1) << 26);
+    char what[64];
+    snprintf(what, sizeof what, "harness n = 2^%d, verified", o->quick ? 20 : 26);
+    int bad = harness_measure(&e, "harness n = 2000, verified", 2000, (size_t)o->batch,
+                              o->time_s, &r2k) != 0 ||
+              harness_measure(&e, "harness n = 65536, verified", 65536, b64, o->time_s,
+                              &r64k) != 0 ||
+              harness_measure(&e, what, big, nt < 2 ? 2 : nt, o->time_s, &rbig) != 0;
+    if (!bad) {
+        double bare = bare_refs(&e, e.nslots, o->time_s);
+        double h = (double)rbig.cases * (double)big / rbig.secs;
+        snprintf(what, sizeof what, "bare MT references n = 2^%d", o->quick ? 20 : 26);
+        printf("%-34s %14.0f cases/s  %12.3g elem/s  ratio harness/bare %.3f  peak RSS "
+               "%8.1f MiB\n", what, bare / (double)big, bare, h / bare, peak_rss_mib());
+        printf("%-34s %.2fx the seed loop\n", "harness n = 2000 vs seed loop",
+               (r2k.cases / r2k.secs) / seed);
+    }
+    df_engine_free(&e);
+    df_pool_destroy(e.pool);
+    return bad ? DF_OUTCOME_ENV : DF_OUTCOME_CLEAN;
+}
+
+df_outcome df_cmd_bench(int argc, char **argv)
+{
+    bench_opts o;
+    if (parse_args(argc, argv, &o) != 0)
+        return DF_OUTCOME_USAGE;
+    if (o.help) {
+        fputs(bench_usage, stdout);
+        return DF_OUTCOME_CLEAN;
+    }
+    const df_kernel *k = df_kernel_find(o.kernel);
+    if (!k) {
+        df_usage_error("bench", "unknown kernel '%s'", o.kernel);
+        return DF_OUTCOME_USAGE;
+    }
+    df_backend *b;
+    df_outcome oc = df_open_backend_cli("bench", o.backend, &b);
+    if (oc != DF_OUTCOME_CLEAN)
+        return oc;
+    if (!df_backend_supports(b, k)) {
+        fprintf(stderr, "dotfuzz bench: kernel %s cannot run on backend %s\n", k->name,
+                df_backend_name(b));
+        df_backend_close(b);
+        return DF_OUTCOME_USAGE;
+    }
+    oc = bench_rows(&o, b, k);
+    df_backend_close(b);
+    return oc;
+}
