@@ -21,6 +21,18 @@
 #                                    non-finite partial (shfl) reported with the block, thread and
 #                                    index the host backend reports; the register/occupancy/time
 #                                    table of scripts/soft-cost.sh -> OUTDIR/soft.txt, soft-cost.md
+#   scripts/gpu-verify.sh perf       issue 9: batched == one-case results on the GPU (shfl family),
+#                                    and `dotfuzz bench` with and without metamorphic checks
+#                                    -> OUTDIR/batch-identity.txt, bench.txt
+#   scripts/gpu-verify.sh campaign-start [SECONDS]
+#                                    starts, detached, a supervised campaign (run --out) over every
+#                                    kernel and every mutant, the crashing and hanging ones included
+#                                    (default 1810 s, --jobs 4, --watchdog 5s)
+#   scripts/gpu-verify.sh campaign-collect [WAIT]
+#                                    waits up to WAIT s for it to end (its own done marker, not a
+#                                    process match), replays one crash and one hang finding, and
+#                                    packs the directory (findings but those two left out) into
+#                                    OUTDIR/campaign.tar.gz; `dotfuzz report` it where gnuplot is
 #   scripts/gpu-verify.sh start [SECONDS]
 #                                    starts, detached, a campaign over every kernel and family
 #                                    (default 660 s) and, beside it, 10^6 cases per deterministic
@@ -205,6 +217,67 @@ lfmutant() {
   cat "$log"
 }
 
+perf() {
+  local C="run --backend cuda --kernel shfl,shfl-f64acc,shfl-f64 --seed 77 --cases 20000 --save-precision none --save-bugs none --quiet --corpus $WORK/perf"
+  {
+    echo "\$ $DF $C --batch 1    vs    --batch 4096"
+    $DF $C --batch 1 >"$WORK/one.txt" 2>&1
+    $DF $C --batch 4096 >"$WORK/many.txt" 2>&1
+    cat "$WORK/one.txt" "$WORK/many.txt"
+    if diff <(sed 1d "$WORK/one.txt") <(sed 1d "$WORK/many.txt"); then
+      echo "IDENTICAL (every line but the timing line)"
+    else
+      echo "DIFFERENT"
+    fi
+  } >"$OUTDIR/batch-identity.txt" 2>&1
+  tail -n 2 "$OUTDIR/batch-identity.txt"
+  {
+    echo "\$ $DF bench --backend cuda --kernel shfl --time 3"
+    $DF bench --backend cuda --kernel shfl --time 3
+    echo "\$ $DF bench --backend cuda --kernel shfl --time 3 --meta-every 0"
+    $DF bench --backend cuda --kernel shfl --time 3 --meta-every 0
+  } >"$OUTDIR/bench.txt" 2>&1
+  cat "$OUTDIR/bench.txt"
+}
+
+campaign_start() {
+  local secs=${1:-1810}
+  rm -rf "$WORK/camp" && mkdir -p "$WORK/camp"
+  cat >"$WORK/camp/run.sh" <<EOS
+cd "$PWD"
+$DF run --out "$WORK/camp/c" --kernel all,mutants --seed 20261121 --time ${secs}s --jobs 4 \\
+    --watchdog 5s --quiet >"$WORK/camp/summary.txt" 2>&1
+echo "exit \$?" >>"$WORK/camp/summary.txt"
+touch "$WORK/camp/done"
+EOS
+  setsid nohup bash "$WORK/camp/run.sh" >/dev/null 2>&1 </dev/null &
+  echo "started: supervised campaign, ${secs}s, in $WORK/camp/c (detached)"
+}
+
+# The first finding of a log line matching PATTERN: its file, relative to the directory.
+first_file() { grep -m1 "$1" "$2/findings.jsonl" | sed 's/.*"file":"\([^"]*\)".*/\1/'; }
+
+campaign_collect() {
+  local limit=${1:-560} t=0 d="$WORK/camp/c"
+  while [ ! -f "$WORK/camp/done" ] && [ $t -lt "$limit" ]; do sleep 5; t=$((t + 5)); done
+  if [ ! -f "$WORK/camp/done" ]; then
+    head -n 30 "$d/fuzzer_stats"; echo "STILL RUNNING"; return 0
+  fi
+  local crash hang
+  crash=$(first_file '"kernel":"m-wild-read","verdict":"bug","rule":"\(exec\|crash\)"' "$d")
+  hang=$(first_file '"rule":"hang"' "$d")
+  {
+    cat "$WORK/camp/summary.txt"
+    echo "\$ $DF replay --no-meta $d/$crash"; $DF replay --no-meta "$d/$crash"; echo "exit $?"
+    echo "\$ $DF replay --no-meta --watchdog 5 $d/$hang"; $DF replay --no-meta --watchdog 5 "$d/$hang"; echo "exit $?"
+  } >"$OUTDIR/campaign-summary.txt" 2>&1
+  mkdir -p "$WORK/camp/sel/findings"
+  cp "$d/$crash" "$d/$hang" "$WORK/camp/sel/findings/" 2>/dev/null
+  tar czf "$OUTDIR/campaign.tar.gz" -C "$WORK/camp" --exclude=c/findings c sel
+  tail -n 45 "$OUTDIR/campaign-summary.txt"
+  echo "all done"
+}
+
 # The campaign outlives one device call (10 minutes at most), so it runs
 # detached (setsid) beside the model-match runs; `collect` waits for both.
 start() {
@@ -254,9 +327,12 @@ case "${1:-}" in
   compare) compare "${2:-300}" ;;
   hunt) hunt ;;
   soft) soft ;;
+  perf) perf ;;
+  campaign-start) campaign_start "${2:-1810}" ;;
+  campaign-collect) campaign_collect "${2:-560}" ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   start) start "${2:-660}" ;;
   collect) collect "${2:-560}" ;;
-  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|hunt|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|start [SECONDS]|collect [WAIT]" >&2; exit 2 ;;
+  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|hunt|soft|perf|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
 esac
