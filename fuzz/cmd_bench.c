@@ -216,7 +216,7 @@ static void print_stages(const harness_row *r, int host)
     if (!(sum > 0))
         return;
     /* the host backend models and judges in the same pass as the refs */
-    printf("%-34s %s %4.0f%%  gpu %4.0f%%  model+judge %4.0f%%  meta+record %4.0f%%\n",
+    printf("%-34s %s %4.0f%%  gpu %4.0f%%  model+judge+metamorphic %4.0f%%  record %4.0f%%\n",
            "    time per stage", host ? "generate+refs+model+judge" : "generate+refs",
            100 * r->stage_s[DF_STAGE_PREPARE] / sum, 100 * r->stage_s[DF_STAGE_GPU] / sum,
            100 * r->stage_s[DF_STAGE_FINISH] / sum, 100 * r->stage_s[DF_STAGE_RECORD] / sum);

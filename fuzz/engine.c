@@ -164,8 +164,17 @@ void df_engine_free(df_engine *e)
     df_scratch_free(&e->meta_buf);
     free(e->sigs);
     e->sigs = NULL;
-    for (size_t s = 0; s < e->nslots; s++)
+    for (size_t s = 0; s < e->nslots; s++) {
         df_scratch_free(&e->slots[s].buf);
+        df_meta_plan_free(&e->slots[s].plan);
+    }
+    free(e->vref);
+    free(e->vptr);
+    free(e->vres);
+    e->vref = NULL;
+    e->vptr = NULL;
+    e->vres = NULL;
+    e->capvref = 0;
     if (e->mctx)
         for (unsigned w = 0; w < df_pool_size(e->pool); w++)
             df_model_ctx_free(&e->mctx[w]);
@@ -326,6 +335,7 @@ static void prepare_slot(void *ctx, size_t s, unsigned w)
     df_slot *sl = &e->slots[s];
     const df_kernel *k = e->kernels[sl->ki];
     sl->ran = 0;
+    sl->planned = 0;
     double t0 = df_now();
     sl->gen_failed = df_generate(e->o->seed, sl->c.index, k, &e->go, &sl->buf, &sl->c) != 0;
     memset(&sl->r, 0, sizeof sl->r);
@@ -387,8 +397,10 @@ static int batch_alloc(df_engine *e)
 {
     if (e->slots && e->nslots >= e->batch)
         return 0;
-    for (size_t s = 0; s < e->nslots; s++)
+    for (size_t s = 0; s < e->nslots; s++) {
         df_scratch_free(&e->slots[s].buf);
+        df_meta_plan_free(&e->slots[s].plan);
+    }
     free(e->slots);
     free(e->cptr);
     free(e->bres);
@@ -428,6 +440,131 @@ static int run_gpu(df_engine *e, size_t n)
     return 0;
 }
 
+
+/* ---- a batch's metamorphic checks ---- */
+
+static void plan_slot(void *ctx, size_t s, unsigned w)
+{
+    (void)w;
+    df_engine *e = ctx;
+    df_slot *sl = &e->slots[s];
+    sl->planned = sl->ran && !sl->gen_failed && df_meta_sampled(&e->o->meta, &sl->c);
+    if (sl->planned && df_meta_plan_make(e->kernels[sl->ki], &sl->c, &sl->r, &e->o->meta,
+                                         &sl->plan) != 0)
+        sl->plan.nvar = 0; /* out of memory: checked without variants */
+}
+
+static int vref_reserve(df_engine *e, size_t need)
+{
+    if (need <= e->capvref)
+        return 0;
+    size_t cap = need + need / 2 + 16;
+    df_vref *v = realloc(e->vref, cap * sizeof *v);
+    if (v)
+        e->vref = v;
+    const df_case **p = realloc(e->vptr, cap * sizeof *p);
+    if (p)
+        e->vptr = p;
+    df_result *r = realloc(e->vres, cap * sizeof *r);
+    if (r)
+        e->vres = r;
+    if (!v || !p || !r)
+        return -1;
+    e->capvref = cap;
+    return 0;
+}
+
+static int collect_variants(df_engine *e, size_t n)
+{
+    size_t need = 0;
+    for (size_t s = 0; s < n; s++)
+        need += e->slots[s].planned ? e->slots[s].plan.nvar : 0;
+    if (vref_reserve(e, need) != 0)
+        return -1;
+    e->nvref = 0;
+    for (size_t s = 0; s < n; s++)
+        for (size_t v = 0; e->slots[s].planned && v < e->slots[s].plan.nvar; v++)
+            e->vref[e->nvref++] = (df_vref){(uint32_t)s, (uint32_t)v};
+    return 0;
+}
+
+/* Host backend: a variant runs as the host model, on any thread. */
+static void host_variant(void *ctx, size_t i, unsigned w)
+{
+    df_engine *e = ctx;
+    df_slot *sl = &e->slots[e->vref[i].slot];
+    df_meta_plan *p = &sl->plan;
+    size_t v = e->vref[i].var;
+    const df_kernel *k = e->kernels[sl->ki];
+    df_run_model(&e->mctx[w], k, 1, &p->var[v], &p->out[v].res);
+    p->ran[v] = 1;
+    if (p->kind[v] != DF_META_RERUN)
+        df_meta_plan_judge(k, &e->oo, p, v);
+}
+
+/* cuda backend: a copy's model (deterministic kernels) and judgement. */
+static void judge_variant(void *ctx, size_t i, unsigned w)
+{
+    df_engine *e = ctx;
+    df_slot *sl = &e->slots[e->vref[i].slot];
+    df_meta_plan *p = &sl->plan;
+    size_t v = e->vref[i].var;
+    const df_kernel *k = e->kernels[sl->ki];
+    if (p->kind[v] == DF_META_RERUN || p->ran[v] == 0)
+        return;
+    df_checked *o = &p->out[v];
+    if (p->ran[v] == 1 && k->host_model && (k->flags & DF_K_DETERMINISTIC)) {
+        df_run_model(&e->mctx[w], k, 0, &p->var[v], &o->model);
+        o->model_ran = 1;
+    }
+    df_meta_plan_judge(k, &e->oo, p, v);
+}
+
+/* Every variant of the batch through the GPU, a kernel at a time. Returns
+ * 0, or -1 when the context died (variants after that one did not run). */
+static int gpu_variants(df_engine *e)
+{
+    for (size_t ki = 0; ki < e->nk; ki++) {
+        size_t m = 0;
+        for (size_t i = 0; i < e->nvref; i++) {
+            df_slot *sl = &e->slots[e->vref[i].slot];
+            if (sl->ki == ki)
+                e->vptr[m++] = &sl->plan.var[e->vref[i].var];
+        }
+        if (m == 0)
+            continue;
+        size_t done = 0;
+        int rc = df_backend_run_batch(e->b, e->kernels[ki], e->vptr, m, e->vres, &done);
+        for (size_t i = 0, j = 0; i < e->nvref && j < done; i++) {
+            df_slot *sl = &e->slots[e->vref[i].slot];
+            if (sl->ki != ki)
+                continue;
+            size_t v = e->vref[i].var;
+            sl->plan.out[v].res = e->vres[j++];
+            sl->plan.ran[v] = rc != 0 && j == done ? -1 : 1;
+        }
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Plans, runs and judges the metamorphic variants of a batch's sampled
+ * cases; each is finished in index order when it is recorded. */
+static int batch_metamorphic(df_engine *e, size_t n)
+{
+    df_pool_for(e->pool, n, plan_slot, e);
+    if (collect_variants(e, n) != 0)
+        return -1;
+    if (df_backend_is_host(e->b)) {
+        df_pool_for(e->pool, e->nvref, host_variant, e);
+        return 0;
+    }
+    int rc = gpu_variants(e);
+    df_pool_for(e->pool, e->nvref, judge_variant, e);
+    return rc;
+}
+
 /* Checks indices [lo, lo + n) as one batch and records them in order.
  * *next: the first index not recorded. */
 static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t *next)
@@ -454,6 +591,8 @@ static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t
         t2 = df_now();
         df_pool_for(e->pool, n, finish_slot, e);
     }
+    if (!dead && e->o->meta.every)
+        dead = batch_metamorphic(e, n) != 0;
     double t3 = df_now();
     e->stage_s[DF_STAGE_PREPARE] += t1 - t0;
     e->stage_s[DF_STAGE_GPU] += t2 - t1;
@@ -476,9 +615,8 @@ static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t
         int poisoned = dead && sl->r.res.status != DF_RUN_OK;
         if (!poisoned && df_meta_sampled(&e->o->meta, &sl->c)) {
             df_meta_report mr;
-            poisoned = df_metamorphic(e->b, k, &sl->c, &e->oo, &e->o->meta, &e->meta_buf,
-                                      &sl->r, &mr) != 0;
-            dead |= poisoned;
+            poisoned = !sl->planned ||
+                       df_meta_plan_finish(k, &e->o->meta, &sl->plan, &sl->r, &mr) != 0;
         }
         t->tally[sl->ki].meta_checked += (uint64_t)df_meta_sampled(&e->o->meta, &sl->c);
         if (record(e, sl->ki, &sl->c, &sl->r, t) != 0) {

@@ -2,6 +2,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "metamorphic.h"
@@ -42,52 +43,6 @@ static void fail(df_checked *r, df_verdict v, const char *rule, const char *why)
     r->j.why[len] = '\0';
 }
 
-static int rerun_check(df_backend *b, const df_kernel *k, const df_case *c,
-                       const df_meta_opts *mo, df_checked *r, df_meta_report *rep)
-{
-    df_result seen[8];
-    unsigned nseen = 1;
-    seen[0] = r->res;
-    for (uint32_t i = 0; i < mo->reruns; i++) {
-        df_result again;
-        if (df_backend_run(b, k, c, &again, NULL, NULL) != 0)
-            return -1;
-        if (again.status != DF_RUN_OK)
-            continue; /* an execution error on a rerun is judged when it recurs */
-        unsigned j = 0;
-        while (j < nseen && !same_bits(&seen[j], &again))
-            j++;
-        if (j == nseen && nseen < 8)
-            seen[nseen++] = again;
-    }
-    rep->ran |= DF_META_RERUN;
-    rep->distinct = nseen;
-    if (nseen == 1 || r->j.verdict == DF_V_BUG)
-        return 0;
-    char why[240];
-    snprintf(why, sizeof why, "%u distinct results over %u runs (first %a, then %a)", nseen,
-             mo->reruns + 1, seen[0].f, seen[1].f);
-    if (k->flags & DF_K_DETERMINISTIC)
-        fail(r, DF_V_BUG, "rerun", why);
-    else
-        fail(r, DF_V_NONDET, "rerun", why);
-    return 0;
-}
-
-/* Runs a transformed copy; a bug on the copy is a bug of the case. */
-static int run_derived(df_backend *b, const df_kernel *k, const df_case *d,
-                       const df_oracle_opts *oo, df_checked *out, df_checked *r,
-                       const char *rule)
-{
-    int rc = df_check_case(b, k, d, oo, out);
-    if (out->j.verdict == DF_V_BUG && r->j.verdict != DF_V_BUG) {
-        char why[sizeof out->j.why + 16];
-        snprintf(why, sizeof why, "%s copy: %s", rule, out->j.why);
-        fail(r, DF_V_BUG, rule, why);
-    }
-    return rc;
-}
-
 static int has_int_min_or_nan(const df_case *c)
 {
     for (uint64_t i = 0; i < c->n; i++) {
@@ -110,40 +65,6 @@ static void negate_into(const df_case *c, void *dst)
         case DF_I32: ((int32_t *)dst)[i] = -((const int32_t *)c->a)[i]; break;
         }
     }
-}
-
-static int negate_check(df_backend *b, const df_kernel *k, const df_case *c,
-                        const df_oracle_opts *oo, df_scratch *buf, df_checked *r,
-                        df_meta_report *rep)
-{
-    if (has_int_min_or_nan(c) || r->res.status != DF_RUN_OK)
-        return 0;
-    size_t es = df_type_size(c->type);
-    void *na = df_scratch_reserve(buf, (size_t)c->n * es + 64);
-    if (!na)
-        return 0;
-    negate_into(c, na);
-    df_case d = *c;
-    d.a = na;
-    df_checked dr;
-    int rc = run_derived(b, k, &d, oo, &dr, r, "negate");
-    rep->ran |= DF_META_NEGATE;
-    if (rc != 0 || !(k->flags & DF_K_DETERMINISTIC) || dr.res.status != DF_RUN_OK ||
-        r->j.verdict == DF_V_BUG)
-        return rc;
-    int equal = k->acc == DF_I32 ? (int32_t)(0u - (uint32_t)r->res.i) == (int32_t)dr.res.i
-                                 : dr.res.f == -r->res.f || /* +0 and -0 compare equal */
-                                       (isnan(dr.res.f) && isnan(r->res.f)); /* NaN sign is not portable */
-    if (!equal) {
-        char why[240];
-        if (k->acc == DF_I32)
-            snprintf(why, sizeof why, "f(-a) = %lld but -f(a) = %lld", (long long)dr.res.i,
-                     -(long long)r->res.i);
-        else
-            snprintf(why, sizeof why, "f(-a) = %a but -f(a) = %a", dr.res.f, -r->res.f);
-        fail(r, DF_V_BUG, "negate", why);
-    }
-    return 0;
 }
 
 /* floor(log2 |x|) of a nonzero finite x, exactly (frexp is exact). */
@@ -188,54 +109,87 @@ int df_scale_is_exact(const df_kernel *k, const df_case *c, double G, int kexp)
     return ldexp(G, kexp > 0 ? kexp + 2 : 2) < maxf;
 }
 
-static int scale_check(df_backend *b, const df_kernel *k, const df_case *c,
-                       const df_oracle_opts *oo, df_scratch *buf, df_pcg32 *rng,
-                       df_checked *r, df_meta_report *rep)
+/* ---- the plan: the checks' runs, made, run and applied apart ----
+ * df_metamorphic is make, run every variant in order, finish; the batched
+ * engine makes the plans of a batch on every core, runs all their variants
+ * through the backend a kernel at a time (df_backend_run_batch), judges the
+ * transformed copies on every core, and finishes each plan in index order.
+ * The variants and the order their results are applied in are the same, so
+ * the verdicts are too. */
+
+static df_case *add_var(df_meta_plan *p, int kind, const df_case *c)
+{
+    if (p->nvar == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 8;
+        df_case *v = realloc(p->var, cap * sizeof *v);
+        if (v)
+            p->var = v;
+        df_checked *o = realloc(p->out, cap * sizeof *o);
+        if (o)
+            p->out = o;
+        int *kd = realloc(p->kind, cap * sizeof *kd);
+        if (kd)
+            p->kind = kd;
+        int *rn = realloc(p->ran, cap * sizeof *rn);
+        if (rn)
+            p->ran = rn;
+        if (!v || !o || !kd || !rn)
+            return NULL;
+        p->cap = cap;
+    }
+    size_t i = p->nvar++;
+    p->kind[i] = kind;
+    p->ran[i] = 0;
+    p->var[i] = *c;
+    memset(&p->out[i], 0, sizeof p->out[i]);
+    return &p->var[i];
+}
+
+/* The transformed copies' vectors, one block for the plan: negate's a,
+ * scale's a, permute's a and b, each n elements. */
+static unsigned char *plan_vectors(df_meta_plan *p, const df_case *c, size_t *es)
+{
+    *es = df_type_size(c->type);
+    return df_scratch_reserve(&p->buf, 4 * (size_t)c->n * *es + 64);
+}
+
+static void make_negate(const df_case *c, const df_checked *r, unsigned char *dst,
+                        df_meta_plan *p)
+{
+    if (has_int_min_or_nan(c) || r->res.status != DF_RUN_OK)
+        return;
+    negate_into(c, dst);
+    df_case *d = add_var(p, DF_META_NEGATE, c);
+    if (d)
+        d->a = dst;
+}
+
+static void make_scale(const df_kernel *k, const df_case *c, const df_checked *r,
+                       df_pcg32 *rng, unsigned char *dst, df_meta_plan *p)
 {
     int kexp = 1 + (int)df_pcg32_bounded(rng, 6);
     if (df_pcg32_bounded(rng, 2))
         kexp = -kexp;
+    p->kexp = kexp;
     if (r->res.status != DF_RUN_OK || !df_scale_is_exact(k, c, r->refs.G, kexp))
-        return 0;
-    size_t es = df_type_size(c->type);
-    void *sa = df_scratch_reserve(buf, (size_t)c->n * es + 64);
-    if (!sa)
-        return 0;
+        return;
     for (uint64_t i = 0; i < c->n; i++) {
         if (c->type == DF_F32)
-            ((float *)sa)[i] = ldexpf(((const float *)c->a)[i], kexp);
+            ((float *)dst)[i] = ldexpf(((const float *)c->a)[i], kexp);
         else
-            ((double *)sa)[i] = ldexp(((const double *)c->a)[i], kexp);
+            ((double *)dst)[i] = ldexp(((const double *)c->a)[i], kexp);
     }
-    df_case d = *c;
-    d.a = sa;
-    df_checked dr;
-    int rc = run_derived(b, k, &d, oo, &dr, r, "scale");
-    rep->ran |= DF_META_SCALE;
-    rep->scale_k = kexp;
-    if (rc != 0 || !(k->flags & DF_K_DETERMINISTIC) || dr.res.status != DF_RUN_OK ||
-        r->j.verdict == DF_V_BUG)
-        return rc;
-    double want = ldexp(r->res.f, kexp);
-    if (!(dr.res.f == want || (isnan(dr.res.f) && isnan(want)))) {
-        char why[240];
-        snprintf(why, sizeof why, "f(2^%d a) = %a but 2^%d f(a) = %a", kexp, dr.res.f, kexp,
-                 want);
-        fail(r, DF_V_BUG, "scale", why);
-    }
-    return 0;
+    df_case *d = add_var(p, DF_META_SCALE, c);
+    if (d)
+        d->a = dst;
 }
 
-static int permute_check(df_backend *b, const df_kernel *k, const df_case *c,
-                         const df_oracle_opts *oo, df_scratch *buf, df_pcg32 *rng,
-                         df_checked *r, df_meta_report *rep)
+static void make_permute(const df_case *c, df_pcg32 *rng, unsigned char *pa, size_t es,
+                         df_meta_plan *p)
 {
     if (c->n < 2 || c->n > 0xffffffffu)
-        return 0;
-    size_t es = df_type_size(c->type), bytes = (size_t)c->n * es;
-    unsigned char *pa = df_scratch_reserve(buf, 2 * bytes + 64);
-    if (!pa)
-        return 0;
+        return;
+    size_t bytes = (size_t)c->n * es;
     unsigned char *pb = pa + bytes;
     memcpy(pa, c->a, bytes);
     memcpy(pb, c->b, bytes);
@@ -246,12 +200,169 @@ static int permute_check(df_backend *b, const df_kernel *k, const df_case *c,
         memcpy(t, pa + i * es, es), memcpy(pa + i * es, pa + j * es, es), memcpy(pa + j * es, t, es);
         memcpy(t, pb + i * es, es), memcpy(pb + i * es, pb + j * es, es), memcpy(pb + j * es, t, es);
     }
-    df_case d = *c;
-    d.a = pa;
-    d.b = pb;
-    df_checked dr;
-    int rc = run_derived(b, k, &d, oo, &dr, r, "permute");
-    rep->ran |= DF_META_PERMUTE;
+    df_case *d = add_var(p, DF_META_PERMUTE, c);
+    if (d) {
+        d->a = pa;
+        d->b = pb;
+    }
+}
+
+int df_meta_plan_make(const df_kernel *k, const df_case *c, const df_checked *r,
+                      const df_meta_opts *mo, df_meta_plan *p)
+{
+    p->nvar = 0;
+    p->kexp = 0;
+    df_pcg32 rng;
+    df_pcg32_seed(&rng, c->seed ^ META_STREAM_SALT, c->index);
+    for (uint32_t i = 0; i < mo->reruns; i++)
+        if (!add_var(p, DF_META_RERUN, c))
+            return -1;
+    size_t es;
+    unsigned char *v = plan_vectors(p, c, &es);
+    if (!v)
+        return 0; /* no memory for copies: the reruns alone */
+    size_t bytes = (size_t)c->n * es;
+    make_negate(c, r, v, p);
+    if (c->type != DF_I32)
+        make_scale(k, c, r, &rng, v + bytes, p);
+    make_permute(c, &rng, v + 2 * bytes, es, p);
+    for (size_t i = 0; i < p->nvar; i++)
+        if (p->kind[i] != DF_META_RERUN)
+            df_refs_compute(p->var[i].type, p->var[i].a, p->var[i].b, p->var[i].n,
+                            &p->out[i].refs);
+    return 0;
+}
+
+void df_meta_plan_judge(const df_kernel *k, const df_oracle_opts *oo, df_meta_plan *p,
+                        size_t i)
+{
+    df_checked *o = &p->out[i];
+    df_judge(k, &p->var[i], &o->refs, &o->res, o->model_ran ? &o->model : NULL, oo, &o->j);
+}
+
+void df_meta_plan_free(df_meta_plan *p)
+{
+    free(p->var);
+    free(p->out);
+    free(p->kind);
+    free(p->ran);
+    df_scratch_free(&p->buf);
+    memset(p, 0, sizeof *p);
+}
+
+/* rerun: the results of the reruns that ran, against the case's own. */
+static void finish_rerun(const df_kernel *k, const df_meta_opts *mo, const df_meta_plan *p,
+                         df_checked *r, df_meta_report *rep)
+{
+    df_result seen[8];
+    unsigned nseen = 1;
+    seen[0] = r->res;
+    for (size_t i = 0; i < p->nvar; i++) {
+        const df_result *again = &p->out[i].res;
+        if (p->kind[i] != DF_META_RERUN || again->status != DF_RUN_OK)
+            continue; /* an execution error on a rerun is judged when it recurs */
+        unsigned j = 0;
+        while (j < nseen && !same_bits(&seen[j], again))
+            j++;
+        if (j == nseen && nseen < 8)
+            seen[nseen++] = *again;
+    }
+    rep->ran |= DF_META_RERUN;
+    rep->distinct = nseen;
+    if (nseen == 1 || r->j.verdict == DF_V_BUG)
+        return;
+    char why[240];
+    snprintf(why, sizeof why, "%u distinct results over %u runs (first %a, then %a)", nseen,
+             mo->reruns + 1, seen[0].f, seen[1].f);
+    fail(r, (k->flags & DF_K_DETERMINISTIC) ? DF_V_BUG : DF_V_NONDET, "rerun", why);
+}
+
+/* A transformed copy's own verdict: a bug on the copy is a bug of the case. */
+static void copy_verdict(const df_checked *out, df_checked *r, const char *rule)
+{
+    if (out->j.verdict == DF_V_BUG && r->j.verdict != DF_V_BUG) {
+        char why[sizeof out->j.why + 16];
+        snprintf(why, sizeof why, "%s copy: %s", rule, out->j.why);
+        fail(r, DF_V_BUG, rule, why);
+    }
+}
+
+static void finish_negate(const df_kernel *k, const df_checked *dr, df_checked *r)
+{
+    if (!(k->flags & DF_K_DETERMINISTIC) || dr->res.status != DF_RUN_OK ||
+        r->j.verdict == DF_V_BUG)
+        return;
+    int equal = k->acc == DF_I32 ? (int32_t)(0u - (uint32_t)r->res.i) == (int32_t)dr->res.i
+                                 : dr->res.f == -r->res.f || /* +0 and -0 compare equal */
+                                       (isnan(dr->res.f) && isnan(r->res.f)); /* NaN sign is not portable */
+    if (equal)
+        return;
+    char why[240];
+    if (k->acc == DF_I32)
+        snprintf(why, sizeof why, "f(-a) = %lld but -f(a) = %lld", (long long)dr->res.i,
+                 -(long long)r->res.i);
+    else
+        snprintf(why, sizeof why, "f(-a) = %a but -f(a) = %a", dr->res.f, -r->res.f);
+    fail(r, DF_V_BUG, "negate", why);
+}
+
+static void finish_scale(const df_kernel *k, int kexp, const df_checked *dr, df_checked *r)
+{
+    if (!(k->flags & DF_K_DETERMINISTIC) || dr->res.status != DF_RUN_OK ||
+        r->j.verdict == DF_V_BUG)
+        return;
+    double want = ldexp(r->res.f, kexp);
+    if (dr->res.f == want || (isnan(dr->res.f) && isnan(want)))
+        return;
+    char why[240];
+    snprintf(why, sizeof why, "f(2^%d a) = %a but 2^%d f(a) = %a", kexp, dr->res.f, kexp, want);
+    fail(r, DF_V_BUG, "scale", why);
+}
+
+int df_meta_plan_finish(const df_kernel *k, const df_meta_opts *mo, const df_meta_plan *p,
+                        df_checked *r, df_meta_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->distinct = 1;
+    size_t i = 0;
+    for (; i < p->nvar && p->kind[i] == DF_META_RERUN; i++)
+        if (p->ran[i] != 1)
+            return -1; /* the backend died on it (or before it) */
+    if (mo->reruns)
+        finish_rerun(k, mo, p, r, rep);
+    for (; i < p->nvar; i++) {
+        static const char *const rule[] = {[DF_META_NEGATE] = "negate",
+                                            [DF_META_SCALE] = "scale",
+                                            [DF_META_PERMUTE] = "permute"};
+        int kind = p->kind[i];
+        if (p->ran[i] == 0)
+            return -1; /* never ran: the backend died before it */
+        copy_verdict(&p->out[i], r, rule[kind]);
+        rep->ran |= (unsigned)kind;
+        if (kind == DF_META_SCALE)
+            rep->scale_k = p->kexp;
+        if (p->ran[i] < 0)
+            return -1; /* it ran and killed the backend */
+        if (kind == DF_META_NEGATE)
+            finish_negate(k, &p->out[i], r);
+        else if (kind == DF_META_SCALE)
+            finish_scale(k, p->kexp, &p->out[i], r);
+    }
+    return 0;
+}
+
+/* Runs variant i on the backend one case at a time: ran = 1 done, -1 the
+ * backend died on it. */
+static int run_variant(df_backend *b, const df_kernel *k, const df_oracle_opts *oo,
+                       df_meta_plan *p, size_t i)
+{
+    df_checked *o = &p->out[i];
+    int rerun = p->kind[i] == DF_META_RERUN;
+    int rc = df_backend_run(b, k, &p->var[i], &o->res, rerun ? NULL : &o->model,
+                            rerun ? NULL : &o->model_ran);
+    if (!rerun)
+        df_meta_plan_judge(k, oo, p, i);
+    p->ran[i] = rc != 0 ? -1 : 1;
     return rc;
 }
 
@@ -259,15 +370,16 @@ int df_metamorphic(df_backend *b, const df_kernel *k, const df_case *c,
                    const df_oracle_opts *oo, const df_meta_opts *mo, df_scratch *buf,
                    df_checked *r, df_meta_report *rep)
 {
-    memset(rep, 0, sizeof *rep);
-    rep->distinct = 1;
-    df_pcg32 rng;
-    df_pcg32_seed(&rng, c->seed ^ META_STREAM_SALT, c->index);
-    if (mo->reruns && rerun_check(b, k, c, mo, r, rep) != 0)
-        return -1;
-    if (negate_check(b, k, c, oo, buf, r, rep) != 0)
-        return -1;
-    if (c->type != DF_I32 && scale_check(b, k, c, oo, buf, &rng, r, rep) != 0)
-        return -1;
-    return permute_check(b, k, c, oo, buf, &rng, r, rep);
+    (void)buf;
+    df_meta_plan p = {0};
+    int rc = df_meta_plan_make(k, c, r, mo, &p);
+    for (size_t i = 0; rc == 0 && i < p.nvar; i++)
+        if (run_variant(b, k, oo, &p, i) != 0)
+            break;
+    if (rc == 0)
+        rc = df_meta_plan_finish(k, mo, &p, r, rep);
+    else
+        memset(rep, 0, sizeof *rep);
+    df_meta_plan_free(&p);
+    return rc;
 }

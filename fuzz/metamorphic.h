@@ -41,6 +41,34 @@ int df_metamorphic(df_backend *b, const df_kernel *k, const df_case *c,
                    const df_oracle_opts *oo, const df_meta_opts *mo,
                    df_scratch *buf, df_checked *r, df_meta_report *rep);
 
+/* The checks as a plan, for batches: the variant cases (reruns of c, then
+ * its negated, scaled and permuted copies, those that apply), made from
+ * (seed, index) and the case's first result, their results, and the
+ * application of those results to the case's judgement in a fixed order.
+ * df_metamorphic is make, run each variant, finish. */
+typedef struct df_meta_plan {
+    size_t nvar, cap;
+    int *kind;            /* DF_META_* of each variant */
+    df_case *var;         /* the variant cases (copies' vectors in buf) */
+    df_checked *out;      /* results; references, model and judgement for copies */
+    int *ran;             /* 1 ran, -1 the backend died on it, 0 not run */
+    int kexp;             /* scale's 2^k */
+    df_scratch buf;
+} df_meta_plan;
+
+/* Makes the variants of c (r: its checked first run) and the copies'
+ * references. Returns 0, or -1 out of memory. */
+int df_meta_plan_make(const df_kernel *k, const df_case *c, const df_checked *r,
+                      const df_meta_opts *mo, df_meta_plan *p);
+/* Judges copy i once out[i].res (and .model) are in. */
+void df_meta_plan_judge(const df_kernel *k, const df_oracle_opts *oo, df_meta_plan *p,
+                        size_t i);
+/* Applies the variants' results to r in order. Returns 0, or -1 when a
+ * variant did not run or killed the backend (r holds what came before). */
+int df_meta_plan_finish(const df_kernel *k, const df_meta_opts *mo, const df_meta_plan *p,
+                        df_checked *r, df_meta_report *rep);
+void df_meta_plan_free(df_meta_plan *p);
+
 /* The sufficient condition for `scale` (exposed for tests): every value
  * the evaluation can produce is a multiple of Q = min over nonzero products
  * of quantum(a_i) * quantum(b_i); a rounding happens only when an exact

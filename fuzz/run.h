@@ -124,7 +124,14 @@ typedef struct df_slot {
     size_t ki;
     int gen_failed;
     int ran;                  /* the backend produced res */
+    int planned;              /* sampled: its metamorphic checks are in plan */
+    df_meta_plan plan;
 } df_slot;
+
+/* One metamorphic variant of a batch: slot and variant index. */
+typedef struct df_vref {
+    uint32_t slot, var;
+} df_vref;
 
 /* One process's case loop. */
 typedef struct df_engine {
@@ -146,6 +153,10 @@ typedef struct df_engine {
     df_model_ctx *mctx;       /* one per pool thread */
     const df_case **cptr;     /* a kernel's cases of the batch, for the backend */
     df_result *bres;
+    df_vref *vref;            /* the batch's metamorphic variants */
+    const df_case **vptr;
+    df_result *vres;
+    size_t nvref, capvref;
     /* batches: seconds spent so far in each stage (DF_STAGE_*), and CPU
      * seconds summed over the pool's threads in each piece of CPU work
      * (DF_CPU_*; row w of cpu_s is thread w's) */
@@ -158,8 +169,9 @@ typedef struct df_engine {
 } df_engine;
 
 /* The stages of a batch: generation and references (the host backend's
- * whole case: also its model and judgement), the GPU run, host model and
- * judgement, then metamorphic checks and recording in index order. */
+ * whole case: also its model and judgement), the GPU run, host model,
+ * judgement and the metamorphic variants (made, run and judged for the
+ * whole batch), then the checks finished and recorded in index order. */
 enum { DF_STAGE_PREPARE, DF_STAGE_GPU, DF_STAGE_FINISH, DF_STAGE_RECORD };
 enum { DF_CPU_GENERATE, DF_CPU_REFS, DF_CPU_MODEL, DF_CPU_JUDGE };
 /* CPU seconds of one kind of work summed over the pool's threads. */
