@@ -41,6 +41,7 @@
 
 #include "cli.h"
 #include "cli_util.h"
+#include "campaign_read.h"
 #include "run.h"
 
 #define MAX_JOBS 256
@@ -643,6 +644,29 @@ static void write_inflight(int fd, int id, const range *r)
         fprintf(stderr, "dotfuzz run: worker %d: cannot write its in-flight file\n", id);
 }
 
+/* The signatures of the bugs and soft errors the campaign has logged, so
+ * that a restarted worker or a resumed session does not save again what
+ * an earlier one saved (--save-bugs new). A campaign without a log yet
+ * has none. */
+static void load_signatures(const campaign *cp, df_engine *e)
+{
+    char *stats = join(cp->dir, "fuzzer_stats");
+    int have = stats && access(stats, R_OK) == 0;
+    free(stats);
+    if (!have)
+        return; /* the first workers of a new campaign: nothing logged yet */
+    df_campaign_data d;
+    memset(&d, 0, sizeof d);
+    if (df_campaign_load("run", cp->dir, &d) == DF_OUTCOME_CLEAN)
+        for (size_t i = 0; i < d.nfs; i++) {
+            const df_logged_finding *f = &d.fs[i];
+            for (size_t k = 0; k < cp->nk && f->v >= 0; k++)
+                if (!strcmp(cp->kernels[k]->name, f->kernel))
+                    df_engine_known_signature(e, k, f->v + 1, f->rule, f->err_ratio);
+        }
+    df_campaign_free(&d);
+}
+
 /* A worker process: opens the backend, then runs the ranges it is sent
  * until told to stop (hi == 0). Returns its exit status. */
 static int worker_main(campaign *cp, int id, int cmd_fd, int msg_fd)
@@ -679,6 +703,8 @@ static int worker_main(campaign *cp, int id, int cmd_fd, int msg_fd)
         e.pool = df_pool_create(share ? share : 1);
     }
     e.hb = &cp->hb[id];
+    if (cp->o->save_bugs == DF_SAVE_NEW)
+        load_signatures(cp, &e);
     e.stop = &stop_requested;
     e.on_finding = worker_on_finding;
     e.ctx = &wc;

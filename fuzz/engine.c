@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "campaign_merge.h"
 #include "run.h"
 
 double df_now(void)
@@ -145,7 +146,7 @@ int df_run_parse_save(const char *v, int *s)
 typedef struct df_sig {
     size_t ki;
     int verdict, bucket;
-    const char *rule;
+    char rule[24];
 } df_sig;
 
 void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
@@ -199,19 +200,14 @@ static int bit_equal(const df_result *x, const df_result *y)
     return memcmp(&x->f, &y->f, sizeof x->f) == 0 && x->i == y->i;
 }
 
-static int ratio_log2(double r)
+/* Whether (ki, verdict, rule, bucket) is known; records it if not.
+ * Returns 1 when it was new. */
+static int note_signature(df_engine *e, size_t ki, int verdict, const char *rule, int bucket)
 {
-    return isfinite(r) ? (r > 0 ? (int)fmax(-64, fmin(64, floor(log2(r)))) : -65) : 1000;
-}
-
-/* Whether a bug (or soft error) adds a new signature; records it if so. */
-static int new_signature(df_engine *e, size_t ki, const df_judgement *j)
-{
-    df_sig s = {ki, (int)j->verdict, ratio_log2(j->err_ratio), j->rule};
     for (size_t i = 0; i < e->nsigs; i++) {
         const df_sig *x = &e->sigs[i];
-        if (x->ki == s.ki && x->verdict == s.verdict && x->bucket == s.bucket &&
-            strcmp(x->rule, s.rule) == 0)
+        if (x->ki == ki && x->verdict == verdict && x->bucket == bucket &&
+            strcmp(x->rule, rule) == 0)
             return 0;
     }
     if (e->nsigs == e->capsigs) {
@@ -222,8 +218,22 @@ static int new_signature(df_engine *e, size_t ki, const df_judgement *j)
         e->sigs = p;
         e->capsigs = cap;
     }
-    e->sigs[e->nsigs++] = s;
+    df_sig *s = &e->sigs[e->nsigs++];
+    *s = (df_sig){ki, verdict, bucket, ""};
+    snprintf(s->rule, sizeof s->rule, "%s", rule);
     return 1;
+}
+
+void df_engine_known_signature(df_engine *e, size_t ki, int verdict, const char *rule,
+                               double err_ratio)
+{
+    note_signature(e, ki, verdict, rule, df_ratio_bucket(err_ratio));
+}
+
+/* Whether a bug (or soft error) adds a new signature; records it if so. */
+static int new_signature(df_engine *e, size_t ki, const df_judgement *j)
+{
+    return note_signature(e, ki, (int)j->verdict, j->rule, df_ratio_bucket(j->err_ratio));
 }
 
 static int wants_saving(df_engine *e, size_t ki, const df_judgement *j)

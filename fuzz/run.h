@@ -184,6 +184,12 @@ enum {
     DF_RANGE_ENV = 3,         /* cannot generate or save: [lo, *next) ran */
 };
 
+/* A signature already saved (a campaign's log, read by a new worker): with
+ * --save-bugs new, a bug of the same (kernel index, verdict, rule,
+ * floor(log2 err_ratio)) is counted, not saved again. */
+void df_engine_known_signature(df_engine *e, size_t ki, int verdict, const char *rule,
+                               double err_ratio);
+
 void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
                     const df_kernel *const *kernels, size_t nk);
 void df_engine_free(df_engine *e);
