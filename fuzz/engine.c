@@ -159,16 +159,30 @@ void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
     e->oo.tol = o->tol;
 }
 
+/* The batch slots and what they own (their vectors, plans, and the
+ * per-batch arrays sized with them). */
+static void free_slots(df_engine *e)
+{
+    for (size_t s = 0; s < e->nslots; s++) {
+        df_scratch_free(&e->slots[s].buf);
+        df_meta_plan_free(&e->slots[s].plan);
+    }
+    free(e->slots);
+    free(e->cptr);
+    free(e->bres);
+    e->slots = NULL;
+    e->cptr = NULL;
+    e->bres = NULL;
+    e->nslots = 0;
+}
+
 void df_engine_free(df_engine *e)
 {
     df_scratch_free(&e->buf);
     df_scratch_free(&e->meta_buf);
     free(e->sigs);
     e->sigs = NULL;
-    for (size_t s = 0; s < e->nslots; s++) {
-        df_scratch_free(&e->slots[s].buf);
-        df_meta_plan_free(&e->slots[s].plan);
-    }
+    free_slots(e);
     free(e->vref);
     free(e->vptr);
     free(e->vres);
@@ -179,17 +193,10 @@ void df_engine_free(df_engine *e)
     if (e->mctx)
         for (unsigned w = 0; w < df_pool_size(e->pool); w++)
             df_model_ctx_free(&e->mctx[w]);
-    free(e->slots);
     free(e->mctx);
-    free(e->cptr);
-    free(e->bres);
     free(e->cpu_s);
     e->cpu_s = NULL;
-    e->slots = NULL;
     e->mctx = NULL;
-    e->cptr = NULL;
-    e->bres = NULL;
-    e->nslots = 0;
 }
 
 /* Same result to the bit (two NaNs are equal: payloads are not portable). */
@@ -407,13 +414,7 @@ static int batch_alloc(df_engine *e)
 {
     if (e->slots && e->nslots >= e->batch)
         return 0;
-    for (size_t s = 0; s < e->nslots; s++) {
-        df_scratch_free(&e->slots[s].buf);
-        df_meta_plan_free(&e->slots[s].plan);
-    }
-    free(e->slots);
-    free(e->cptr);
-    free(e->bres);
+    free_slots(e);
     unsigned nw = df_pool_size(e->pool);
     e->nslots = e->batch;
     e->slots = calloc(e->batch, sizeof *e->slots);
