@@ -212,6 +212,17 @@ int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
     return 0;
 }
 
+void df_backend_set_pool(df_backend *b, struct df_pool *pool)
+{
+#ifdef DOTFUZZ_CUDA
+    if (b->cuda)
+        df_cuda_set_pool(b->cuda, pool);
+#else
+    (void)b;
+    (void)pool;
+#endif
+}
+
 void df_backend_set_debug_invariants(df_backend *b, int on)
 {
 #ifdef DOTFUZZ_CUDA

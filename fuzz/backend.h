@@ -62,6 +62,10 @@ void df_run_model(df_model_ctx *m, const df_kernel *k, int whole, const df_case 
 /* Whether b runs kernels as host models on the CPU. */
 int df_backend_is_host(const df_backend *b);
 
+/* Threads a batch may use inside the backend (staging copies), or NULL. */
+struct df_pool;
+void df_backend_set_pool(df_backend *b, struct df_pool *pool);
+
 /* cuda: fold/tournament check their loop invariant after every round. */
 void df_backend_set_debug_invariants(df_backend *b, int on);
 

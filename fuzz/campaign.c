@@ -701,6 +701,7 @@ static int worker_main(campaign *cp, int id, int cmd_fd, int msg_fd)
         unsigned share = cp->o->threads ? cp->o->threads
                                         : (unsigned)((ncpu > 0 ? ncpu : 1) / cp->jobs);
         e.pool = df_pool_create(share ? share : 1);
+        df_backend_set_pool(b, e.pool);
     }
     e.hb = &cp->hb[id];
     if (cp->o->save_bugs == DF_SAVE_NEW)
@@ -729,6 +730,7 @@ static int worker_main(campaign *cp, int id, int cmd_fd, int msg_fd)
     }
     free(t);
     df_engine_free(&e);
+    df_backend_set_pool(b, NULL);
     df_pool_destroy(e.pool);
     if (ifd >= 0)
         close(ifd);

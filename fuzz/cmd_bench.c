@@ -276,6 +276,7 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
         fprintf(stderr, "dotfuzz bench: cannot start threads\n");
         return DF_OUTCOME_ENV;
     }
+    df_backend_set_pool(b, e.pool);
     unsigned nt = df_pool_size(e.pool);
     printf("%-34s %u threads, kernel %s, backend %s\n", "setup", nt, k->name,
            df_backend_name(b));
@@ -299,6 +300,7 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
                (r2k.cases / r2k.secs) / seed);
     }
     df_engine_free(&e);
+    df_backend_set_pool(b, NULL);
     df_pool_destroy(e.pool);
     return bad ? DF_OUTCOME_ENV : DF_OUTCOME_CLEAN;
 }

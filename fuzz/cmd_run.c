@@ -276,6 +276,7 @@ static df_outcome in_process(const df_run_opts *o, df_backend *b, const df_kerne
     df_engine_init(&e, o, b, ks, nk);
     e.batch = o->batch;
     e.pool = o->batch > 1 ? df_pool_create(o->threads) : NULL;
+    df_backend_set_pool(b, e.pool);
     e.stop = &interrupted;
     e.on_finding = print_bug;
     e.ctx = (void *)&o->quiet;
@@ -292,6 +293,7 @@ static df_outcome in_process(const df_run_opts *o, df_backend *b, const df_kerne
             status_line(t, nk, ks, df_now() - t0, "pulse");
     }
     df_engine_free(&e);
+    df_backend_set_pool(b, NULL);
     df_pool_destroy(e.pool);
     double elapsed = df_now() - t0;
     if (!o->quiet)

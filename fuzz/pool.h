@@ -6,6 +6,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct df_pool df_pool;
 
 /* nthreads workers in all (the caller counts as one); 0 = one per online
@@ -21,4 +25,7 @@ unsigned df_pool_size(const df_pool *p);
 void df_pool_for(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
                  void *ctx);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

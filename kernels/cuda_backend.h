@@ -129,6 +129,10 @@ void df_cuda_close(df_cuda *cu);
 /* "NVIDIA H200, sm_90, driver 580.159, runtime 13.0" */
 const char *df_cuda_describe(const df_cuda *cu);
 void df_cuda_set_debug_invariants(df_cuda *cu, int on);
+struct df_pool;
+/* Threads the batched path may use to stage cases into pinned memory
+ * (fuzz/pool.h; NULL: the calling thread alone). */
+void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool);
 
 /* Runs kernel k on case c: copies the vectors in, enqueue, sync, finish.
  * Returns 0 when res is filled (res->status tells success or a CUDA error
