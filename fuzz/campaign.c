@@ -110,29 +110,11 @@ static void on_stop(int sig)
 
 /* ---- small file helpers ---- */
 
-static char *join(const char *a, const char *b)
+/* dir/name (df_campaign_join's spelling) in fresh memory, or NULL. */
+static char *join(const char *dir, const char *name)
 {
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", a, b);
-    return p;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
+    char buf[DF_CAMPAIGN_PATH_CAP];
+    return df_campaign_join(buf, dir, name) == 0 ? strdup(buf) : NULL;
 }
 
 static int read_all(int fd, void *buf, size_t len)
@@ -184,7 +166,7 @@ static int open_log(const char *dir, const char *name, const char *header)
         close(fd);
         return -1;
     }
-    if (keep == 0 && header && write_all(fd, header, strlen(header)) != 0) {
+    if (keep == 0 && header && df_write_all(fd, header, strlen(header)) != 0) {
         close(fd);
         return -1;
     }
@@ -565,7 +547,7 @@ static int log_finding(campaign *cp, const char *name, const char *body)
     fprintf(f, "{\"time\":%.3f,\"elapsed\":%.3f,%s}\n", ts.tv_sec + ts.tv_nsec * 1e-9,
             cp->run_time_before + (df_now() - cp->t0), body);
     fclose(f);
-    int rc = write_all(cp->log_fd, buf, len); /* one write: one line */
+    int rc = df_write_all(cp->log_fd, buf, len); /* one write: one line */
     free(buf);
     if (rc != 0) {
         fprintf(stderr, "dotfuzz run: cannot append to %s/findings.jsonl: %s\n", cp->dir,
@@ -624,14 +606,11 @@ static int worker_on_finding(void *vctx, const df_finding *fd)
         return -1;
     size_t nl = strlen(name) + 1, bl = strlen(body);
     msg_head h = {.type = MSG_FINDING, .status = (uint32_t)fd->is_new, .len = nl + bl};
-    int rc = write_all(wc->fd, &h, sizeof h) || write_all(wc->fd, name, nl) ||
-             write_all(wc->fd, body, bl);
+    int rc = df_write_all(wc->fd, &h, sizeof h) || df_write_all(wc->fd, name, nl) ||
+             df_write_all(wc->fd, body, bl);
     free(body);
-    if ((j->verdict == DF_V_BUG || j->verdict == DF_V_SOFT_ERROR) && !wc->quiet)
-        fprintf(stderr, "%-6s %s n=%llu seed=%llu index=%llu %s: %s -> %s\n",
-                j->verdict == DF_V_BUG ? "BUG" : "SOFT", k->name,
-                (unsigned long long)fd->c->n, (unsigned long long)fd->c->seed,
-                (unsigned long long)fd->c->index, j->rule, j->why, fd->path);
+    if (!wc->quiet)
+        df_print_finding(stderr, fd);
     return rc ? -1 : 0;
 }
 
@@ -720,8 +699,8 @@ static int worker_main(campaign *cp, int id, int cmd_fd, int msg_fd)
         int rc = df_engine_range(&e, r.lo, r.hi, 0, t, &next);
         msg_head h = {.type = MSG_DONE, .status = (uint32_t)rc, .lo = r.lo, .hi = r.hi,
                       .next = next, .len = cp->nk * sizeof(df_tally) + sizeof t->bucket_seen};
-        if (write_all(msg_fd, &h, sizeof h) || write_all(msg_fd, t->tally, cp->nk * sizeof(df_tally)) ||
-            write_all(msg_fd, t->bucket_seen, sizeof t->bucket_seen))
+        if (df_write_all(msg_fd, &h, sizeof h) || df_write_all(msg_fd, t->tally, cp->nk * sizeof(df_tally)) ||
+            df_write_all(msg_fd, t->bucket_seen, sizeof t->bucket_seen))
             status = WORKER_EXIT_ENV;
         else if (rc == DF_RANGE_POISONED)
             status = WORKER_EXIT_POISONED;
@@ -814,7 +793,7 @@ static int assign(campaign *cp, uint32_t id)
     range r;
     if (w->busy || w->pid <= 0 || !next_range(cp, &r))
         return 0;
-    if (write_all(w->to, &r, sizeof r) != 0)
+    if (df_write_all(w->to, &r, sizeof r) != 0)
         return push_range(cp, r.lo, r.hi); /* it died: its death is handled on read */
     w->busy = 1;
     w->r = r;
@@ -825,7 +804,7 @@ static int assign(campaign *cp, uint32_t id)
 static void tell_stop(worker *w)
 {
     range r = {0, 0, 0};
-    if (w->pid > 0 && write_all(w->to, &r, sizeof r) != 0)
+    if (w->pid > 0 && df_write_all(w->to, &r, sizeof r) != 0)
         kill(w->pid, SIGKILL);
 }
 
@@ -965,13 +944,9 @@ static int read_message(campaign *cp, uint32_t id)
         if (nl < h.len && log_finding(cp, payload, payload + nl + 1) != 0)
             cp->env_fail = 1;
     } else if (h.type == MSG_DONE && h.len == cp->nk * sizeof(df_tally) + DF_BUCKETS / 8) {
-        df_totals *t = calloc(1, sizeof *t);
-        if (t) {
-            memcpy(t->tally, payload, cp->nk * sizeof(df_tally));
-            memcpy(t->bucket_seen, payload + cp->nk * sizeof(df_tally), DF_BUCKETS / 8);
-            df_totals_add(cp->tot, t, cp->nk);
-            free(t);
-        }
+        /* the payload is malloc'd, so aligned for the tallies it holds */
+        df_totals_add_parts(cp->tot, (const df_tally *)payload,
+                            (const uint8_t *)payload + cp->nk * sizeof(df_tally), cp->nk);
         double took = df_now() - w->assigned;
         uint64_t ran = h.next - h.lo;
         /* ranges of about half a second: short enough to stop promptly
@@ -994,32 +969,17 @@ static int read_message(campaign *cp, uint32_t id)
 
 static uint64_t total_cases(const campaign *cp)
 {
-    uint64_t n = 0;
-    for (size_t k = 0; k < cp->nk; k++)
-        n += cp->tot->tally[k].cases;
-    return n;
+    return DF_TOTALS_SUM(cp->tot, cp->nk, cases);
 }
 
 static void worst(const campaign *cp, double *ratio, const char **kernel)
 {
-    *ratio = 0;
-    *kernel = "-";
-    for (size_t k = 0; k < cp->nk; k++)
-        if (cp->tot->tally[k].worst_ratio > *ratio) {
-            *ratio = cp->tot->tally[k].worst_ratio;
-            *kernel = cp->kernels[k]->name;
-        }
+    size_t ki;
+    *ratio = df_totals_worst(cp->tot, cp->nk, &ki);
+    *kernel = ki < cp->nk ? cp->kernels[ki]->name : "-";
 }
 
-static uint64_t sum_field(const campaign *cp, size_t off)
-{
-    uint64_t n = 0;
-    for (size_t k = 0; k < cp->nk; k++)
-        n += *(const uint64_t *)((const char *)&cp->tot->tally[k] + off);
-    return n;
-}
-
-#define SUM(cp, field) sum_field((cp), offsetof(df_tally, field))
+#define SUM(cp, field) DF_TOTALS_SUM((cp)->tot, (cp)->nk, field)
 
 static uint64_t pending_cases(const campaign *cp)
 {
@@ -1140,7 +1100,7 @@ static void append_plot_data(campaign *cp)
                      (unsigned long long)df_totals_verdict(cp->tot, cp->nk, DF_V_BUG),
                      (unsigned long long)SUM(cp, crashes), (unsigned long long)SUM(cp, hangs),
                      ratio);
-    if (write_all(cp->plot_fd, line, (size_t)n) != 0)
+    if (df_write_all(cp->plot_fd, line, (size_t)n) != 0)
         fprintf(stderr, "dotfuzz run: cannot append to %s/plot_data\n", cp->dir);
 }
 

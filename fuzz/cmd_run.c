@@ -235,16 +235,10 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
 static void status_line(const df_totals *t, size_t nk, const df_kernel *const *ks,
                         double elapsed, const char *tag)
 {
-    uint64_t cases = 0;
-    double worst = 0;
-    const char *wk = NULL;
-    for (size_t k = 0; k < nk; k++) {
-        cases += t->tally[k].cases;
-        if (t->tally[k].worst_ratio > worst) {
-            worst = t->tally[k].worst_ratio;
-            wk = ks[k]->name;
-        }
-    }
+    uint64_t cases = DF_TOTALS_SUM(t, nk, cases);
+    size_t ki;
+    double worst = df_totals_worst(t, nk, &ki);
+    const char *wk = ki < nk ? ks[ki]->name : NULL;
     fprintf(stderr,
             "#%llu\t%s cases/s: %.0f ok: %llu precision: %llu nondet: %llu bug: %llu "
             "worst-ratio: %.3g%s%s%s elapsed: %.0fs\n",
@@ -258,14 +252,8 @@ static void status_line(const df_totals *t, size_t nk, const df_kernel *const *k
 
 static int print_bug(void *ctx, const df_finding *f)
 {
-    const df_judgement *j = &f->r->j;
-    if (*(const int *)ctx)
-        return 0;
-    if (j->verdict == DF_V_BUG || j->verdict == DF_V_SOFT_ERROR)
-        fprintf(stderr, "%-6s %s n=%llu seed=%llu index=%llu %s: %s -> %s\n",
-                j->verdict == DF_V_BUG ? "BUG" : "SOFT", f->k->name,
-                (unsigned long long)f->c->n, (unsigned long long)f->c->seed,
-                (unsigned long long)f->c->index, j->rule, j->why, f->path);
+    if (!*(const int *)ctx)
+        df_print_finding(stderr, f);
     return 0;
 }
 

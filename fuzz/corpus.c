@@ -639,15 +639,16 @@ void df_sha1_hex(const uint8_t *buf, size_t len, char hex[41])
     hex[40] = '\0';
 }
 
-static int write_all(int fd, const uint8_t *buf, size_t len)
+int df_write_all(int fd, const void *buf, size_t len)
 {
+    const uint8_t *p = buf;
     while (len > 0) {
-        ssize_t w = write(fd, buf, len);
+        ssize_t w = write(fd, p, len);
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0)
             return -1;
-        buf += w;
+        p += w;
         len -= (size_t)w;
     }
     return 0;
@@ -681,7 +682,7 @@ static int fill_temp(int fd, const uint8_t *buf, size_t len)
 {
     /* mkstemp creates 0600; corpus files are meant to be shared and read by
      * other users' replays, like any file the shell would create. */
-    if (fchmod(fd, 0644) != 0 || write_all(fd, buf, len) != 0 ||
+    if (fchmod(fd, 0644) != 0 || df_write_all(fd, buf, len) != 0 ||
         fsync(fd) != 0) {
         int saved = errno;
         close(fd);

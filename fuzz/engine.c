@@ -104,12 +104,13 @@ void df_tally_add(df_tally *d, const df_tally *s)
         d->rhist[h] += s->rhist[h];
 }
 
-void df_totals_add(df_totals *d, const df_totals *s, size_t nk)
+void df_totals_add_parts(df_totals *d, const df_tally *tally, const uint8_t *bucket_seen,
+                         size_t nk)
 {
     for (size_t k = 0; k < nk; k++)
-        df_tally_add(&d->tally[k], &s->tally[k]);
+        df_tally_add(&d->tally[k], &tally[k]);
     for (size_t i = 0; i < sizeof d->bucket_seen; i++)
-        d->bucket_seen[i] |= s->bucket_seen[i];
+        d->bucket_seen[i] |= bucket_seen[i];
 }
 
 uint32_t df_totals_buckets(const df_totals *t)
@@ -118,6 +119,26 @@ uint32_t df_totals_buckets(const df_totals *t)
     for (size_t i = 0; i < sizeof t->bucket_seen; i++)
         n += (uint32_t)__builtin_popcount(t->bucket_seen[i]);
     return n;
+}
+
+uint64_t df_totals_sum(const df_totals *t, size_t nk, size_t field_offset)
+{
+    uint64_t n = 0;
+    for (size_t k = 0; k < nk; k++)
+        n += *(const uint64_t *)((const char *)&t->tally[k] + field_offset);
+    return n;
+}
+
+double df_totals_worst(const df_totals *t, size_t nk, size_t *ki)
+{
+    double worst = 0;
+    *ki = nk;
+    for (size_t k = 0; k < nk; k++)
+        if (t->tally[k].worst_ratio > worst) {
+            worst = t->tally[k].worst_ratio;
+            *ki = k;
+        }
+    return worst;
 }
 
 uint64_t df_totals_verdict(const df_totals *t, size_t nk, int verdict)
@@ -139,6 +160,16 @@ int df_run_parse_save(const char *v, int *s)
     else
         return -1;
     return 0;
+}
+
+void df_print_finding(FILE *f, const df_finding *fd)
+{
+    const df_judgement *j = &fd->r->j;
+    if (j->verdict == DF_V_BUG || j->verdict == DF_V_SOFT_ERROR)
+        fprintf(f, "%-6s %s n=%llu seed=%llu index=%llu %s: %s -> %s\n",
+                j->verdict == DF_V_BUG ? "BUG" : "SOFT", fd->k->name,
+                (unsigned long long)fd->c->n, (unsigned long long)fd->c->seed,
+                (unsigned long long)fd->c->index, j->rule, j->why, fd->path);
 }
 
 /* ---- the engine ---- */
@@ -788,14 +819,9 @@ void df_run_summary(FILE *f, const df_run_opts *o, const df_kernel *const *kerne
                     size_t nk, const df_totals *t, uint64_t saved, double elapsed,
                     const char *backend)
 {
-    uint64_t cases = 0, alarms = 0, alarms_bug = 0, crashes = 0, hangs = 0;
-    for (size_t i = 0; i < nk; i++) {
-        cases += t->tally[i].cases;
-        alarms += t->tally[i].seed_alarms;
-        alarms_bug += t->tally[i].seed_alarms_bug;
-        crashes += t->tally[i].crashes;
-        hangs += t->tally[i].hangs;
-    }
+    uint64_t cases = DF_TOTALS_SUM(t, nk, cases), alarms = DF_TOTALS_SUM(t, nk, seed_alarms),
+             alarms_bug = DF_TOTALS_SUM(t, nk, seed_alarms_bug),
+             crashes = DF_TOTALS_SUM(t, nk, crashes), hangs = DF_TOTALS_SUM(t, nk, hangs);
     fprintf(f, "dotfuzz run: %llu cases in %.1f s (%.0f cases/s) on backend %s, seed %llu\n",
             (unsigned long long)cases, elapsed, elapsed > 0 ? cases / elapsed : 0.0, backend,
             (unsigned long long)o->seed);

@@ -10,6 +10,7 @@
 #define DOTFUZZ_RUN_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -92,9 +93,19 @@ typedef struct df_totals {
     uint8_t bucket_seen[DF_BUCKETS / 8];
 } df_totals;
 
-void df_totals_add(df_totals *dst, const df_totals *src, size_t nk);
+/* Adds nk tallies and a DF_BUCKETS / 8 byte bitmap of error buckets (a
+ * worker's message) into dst. */
+void df_totals_add_parts(df_totals *dst, const df_tally *tally, const uint8_t *bucket_seen,
+                         size_t nk);
 uint32_t df_totals_buckets(const df_totals *t);
 uint64_t df_totals_verdict(const df_totals *t, size_t nk, int verdict);
+/* A uint64_t counter of df_tally summed over the nk kernels:
+ * DF_TOTALS_SUM(t, nk, cases). */
+uint64_t df_totals_sum(const df_totals *t, size_t nk, size_t field_offset);
+#define DF_TOTALS_SUM(t, nk, field) df_totals_sum((t), (nk), offsetof(df_tally, field))
+/* The largest worst_ratio over the nk kernels, and its kernel's index in
+ * *ki (nk when every ratio is 0). */
+double df_totals_worst(const df_totals *t, size_t nk, size_t *ki);
 
 /* A finding just saved, as the engine reports it to its caller. */
 typedef struct df_finding {
@@ -105,6 +116,10 @@ typedef struct df_finding {
     const char *path;         /* the case file */
     int is_new;
 } df_finding;
+
+/* The line a bug or soft-error finding gets on stderr ("BUG    kernel
+ * n=... seed=... index=... rule: why -> file"); nothing for the others. */
+void df_print_finding(FILE *f, const df_finding *fd);
 
 /* The case a process is on, in memory the supervisor shares with it: the
  * index and when it started (CLOCK_MONOTONIC seconds), so a crash names

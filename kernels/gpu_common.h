@@ -76,32 +76,20 @@ static int df_finish_float(df_gpu_ctx *ctx, const df_case *c, df_result *res)
 
 /* ---- kernels that add into one result word ---- */
 
-/* enqueue of atomic-block and int-atomic: zero the result word (it must
- * start at zero every case: seed 000's first bug), launch kern(a, b,
- * result, n) on the case's grid, copy the word to h_result. launch_name
- * names the launch if it fails ("atomic_block_kernel<<<>>>"). */
-template <typename T>
-static int df_enqueue_one_word(df_gpu_ctx *ctx, const df_case *c,
-                               void (*kern)(const T *, const T *, T *,
-                                            unsigned long long),
-                               const char *launch_name)
+/* What a kernel's optional last parameter gets: the soft-error slots. */
+static inline df_soft_dev df_one_word_extra(df_gpu_ctx *ctx, df_soft_dev *)
 {
-    int rc = df_zero_result(ctx, sizeof(T));
-    if (rc != 0)
-        return rc;
-    kern<<<c->launch.grid, c->launch.block, 0, (cudaStream_t)ctx->stream>>>(
-        (const T *)ctx->a, (const T *)ctx->b, (T *)ctx->d_result,
-        (unsigned long long)c->n);
-    DF_TRY(cudaGetLastError(), launch_name);
-    return df_fetch_result(ctx, ctx->d_result, sizeof(T));
+    return ctx->soft;
 }
 
-/* The same for a kernel that reports soft errors: kern(a, b, result, n,
- * ctx->soft). */
-template <typename T>
+/* enqueue of atomic-block and int-atomic: zero the result word (it must
+ * start at zero every case: seed 000's first bug), launch kern(a, b,
+ * result, n[, ctx->soft]) on the case's grid, copy the word to h_result.
+ * launch_name names the launch if it fails ("atomic_block_kernel<<<>>>"). */
+template <typename T, typename... X>
 static int df_enqueue_one_word(df_gpu_ctx *ctx, const df_case *c,
-                               void (*kern)(const T *, const T *, T *,
-                                            unsigned long long, df_soft_dev),
+                               void (*kern)(const T *, const T *, T *, unsigned long long,
+                                            X...),
                                const char *launch_name)
 {
     int rc = df_zero_result(ctx, sizeof(T));
@@ -109,7 +97,7 @@ static int df_enqueue_one_word(df_gpu_ctx *ctx, const df_case *c,
         return rc;
     kern<<<c->launch.grid, c->launch.block, 0, (cudaStream_t)ctx->stream>>>(
         (const T *)ctx->a, (const T *)ctx->b, (T *)ctx->d_result,
-        (unsigned long long)c->n, ctx->soft);
+        (unsigned long long)c->n, df_one_word_extra(ctx, (X *)nullptr)...);
     DF_TRY(cudaGetLastError(), launch_name);
     return df_fetch_result(ctx, ctx->d_result, sizeof(T));
 }

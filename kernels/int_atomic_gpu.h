@@ -62,20 +62,11 @@ int_atomic_kernel(const int *a, const int *b, int *c, unsigned long long n,
     }
 }
 
-/* The result word starts at zero, the kernel adds each block's sum into
- * it, the word is copied to h_result; ctx->soft carries the slots. */
 template <bool INT16_SUM>
 static int int_atomic_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {
-    int rc = df_zero_result(ctx, sizeof(int));
-    if (rc != 0)
-        return rc;
-    int_atomic_kernel<INT16_SUM>
-        <<<c->launch.grid, c->launch.block, 0, (cudaStream_t)ctx->stream>>>(
-            (const int *)ctx->a, (const int *)ctx->b, (int *)ctx->d_result,
-            (unsigned long long)c->n, ctx->soft);
-    DF_TRY(cudaGetLastError(), "int_atomic_kernel<<<>>>");
-    return df_fetch_result(ctx, ctx->d_result, sizeof(int));
+    return df_enqueue_one_word<int>(ctx, c, int_atomic_kernel<INT16_SUM>,
+                                    "int_atomic_kernel<<<>>>");
 }
 
 static inline int int_atomic_finish(df_gpu_ctx *ctx, const df_case *c,
