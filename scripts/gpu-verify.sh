@@ -27,7 +27,8 @@
 #   scripts/gpu-verify.sh campaign-start [SECONDS]
 #                                    starts, detached, a supervised campaign (run --out) over every
 #                                    kernel and every mutant, the crashing and hanging ones included
-#                                    (default 1810 s, --jobs 4, --watchdog 5s)
+#                                    (default 1810 s, --jobs 4, --watchdog 5s), and samples
+#                                    the resident memory of its processes every 30 s
 #   scripts/gpu-verify.sh campaign-collect [WAIT]
 #                                    waits up to WAIT s for it to end (its own done marker, not a
 #                                    process match), replays one crash and one hang finding, and
@@ -250,7 +251,19 @@ $DF run --out "$WORK/camp/c" --kernel all,mutants --seed 20261121 --time ${secs}
 echo "exit \$?" >>"$WORK/camp/summary.txt"
 touch "$WORK/camp/done"
 EOS
+  # Resident memory of every dotfuzz process (supervisor, probe, workers)
+  # every 30 s while it runs: elapsed s, processes, summed and largest RSS.
+  cat >"$WORK/camp/rss.sh" <<EOS
+t0=\$(date +%s)
+printf 'elapsed_s\tprocesses\trss_sum_kib\trss_max_kib\n' >"$WORK/camp/rss.tsv"
+while [ ! -f "$WORK/camp/done" ]; do
+  ps -C dotfuzz -o rss= | awk -v t=\$((\$(date +%s) - t0)) \
+    '{ s += \$1; if (\$1 > m) m = \$1; n++ } END { printf "%d\t%d\t%d\t%d\n", t, n, s, m }' >>"$WORK/camp/rss.tsv"
+  sleep 30
+done
+EOS
   setsid nohup bash "$WORK/camp/run.sh" >/dev/null 2>&1 </dev/null &
+  setsid nohup bash "$WORK/camp/rss.sh" >/dev/null 2>&1 </dev/null &
   echo "started: supervised campaign, ${secs}s, in $WORK/camp/c (detached)"
 }
 
@@ -273,7 +286,7 @@ campaign_collect() {
   } >"$OUTDIR/campaign-summary.txt" 2>&1
   mkdir -p "$WORK/camp/sel/findings"
   cp "$d/$crash" "$d/$hang" "$WORK/camp/sel/findings/" 2>/dev/null
-  tar czf "$OUTDIR/campaign.tar.gz" -C "$WORK/camp" --exclude=c/findings c sel
+  tar czf "$OUTDIR/campaign.tar.gz" -C "$WORK/camp" --exclude=c/findings c sel rss.tsv
   tail -n 45 "$OUTDIR/campaign-summary.txt"
   echo "all done"
 }
