@@ -19,6 +19,8 @@
 struct df_backend {
     int is_cuda;
     df_cuda *cuda;        /* when is_cuda */
+    int emulate;          /* host: emulates a GPU's lost context (DF_HOST_STICKY_ENV) */
+    char sticky[256];     /* emulate: the error that lost it; "" while alive */
     df_model_ctx m;       /* host models' working memory and guarded copies */
     char note[256];
 };
@@ -46,7 +48,10 @@ int df_backend_open(const char *name, df_backend **out, char *err,
         return -1;
     }
     if (strcmp(name, "host") == 0) {
-        snprintf(b->note, sizeof b->note, "backend host: host models on the CPU");
+        b->emulate = getenv(DF_HOST_STICKY_ENV) != NULL;
+        snprintf(b->note, sizeof b->note, "backend host: host models on the CPU%s",
+                 b->emulate ? ", emulating a GPU's sticky errors (" DF_HOST_STICKY_ENV ")"
+                            : "");
     } else if (strcmp(name, "cuda") == 0) {
         if (open_cuda(b, err, err_len) != 0) {
             free(b);
@@ -141,8 +146,8 @@ void df_model_ctx_free(df_model_ctx *m)
     df_scratch_free(&m->guarded);
 }
 
-void df_run_model(df_model_ctx *m, const df_kernel *k, int whole, const df_case *c,
-                  df_result *res)
+int df_run_model(df_model_ctx *m, const df_kernel *k, int whole, const df_case *c,
+                 df_result *res)
 {
     int (*fn)(const df_case *, df_scratch *, df_result *) =
         whole && k->host_run ? k->host_run : k->host_model;
@@ -153,16 +158,38 @@ void df_run_model(df_model_ctx *m, const df_kernel *k, int whole, const df_case 
         snprintf(res->err, sizeof res->err,
                  "%s host model: out of memory for the guarded copy of n = %llu",
                  k->name, (unsigned long long)c->n);
-        return;
+        return 0;
     }
-    if (fn(&gc, &m->scratch, res) != 0 && res->status == DF_RUN_OK) {
+    int rc = fn(&gc, &m->scratch, res);
+    if (rc == DF_MODEL_STICKY && res->status != DF_RUN_OK)
+        return 1;
+    if (rc != 0 && res->status == DF_RUN_OK) {
         res->status = DF_RUN_ERROR;
         snprintf(res->err, sizeof res->err, "%s host model failed (out of memory?)",
                  k->name);
     }
+    return 0;
 }
 
-int df_backend_is_host(const df_backend *b) { return !b->is_cuda; }
+int df_backend_is_host(const df_backend *b) { return !b->is_cuda && !b->emulate; }
+
+/* The host backend emulating a device: the model is the kernel's run,
+ * and a sticky error loses the "context" for good. Returns 0 or -1. */
+static int emulated_run(df_backend *b, const df_kernel *k, const df_case *c, df_result *res)
+{
+    if (b->sticky[0]) {
+        memset(res, 0, sizeof *res);
+        res->status = DF_RUN_ERROR;
+        snprintf(res->err, sizeof res->err, "%s case seed=%llu index=%llu n=%llu: %s", k->name,
+                 (unsigned long long)c->seed, (unsigned long long)c->index,
+                 (unsigned long long)c->n, "context lost earlier (host emulation)");
+        return -1;
+    }
+    if (df_run_model(&b->m, k, 1, c, res) == 0)
+        return 0;
+    snprintf(b->sticky, sizeof b->sticky, "%s", res->err);
+    return -1;
+}
 
 int df_backend_run_batch(df_backend *b, const df_kernel *k, const df_case *const *cases,
                          size_t n, df_result *res, size_t *done)
@@ -194,21 +221,25 @@ int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
                  k->name, df_backend_name(b));
         return 0;
     }
-    if (!b->is_cuda) {
+    if (!b->is_cuda && !b->emulate) {
         df_run_model(&b->m, k, 1, c, res);
         return 0;
     }
+    if (b->emulate) {
+        if (emulated_run(b, k, c, res) != 0)
+            return -1;
+    } else {
 #ifdef DOTFUZZ_CUDA
-    memset(res, 0, sizeof *res);
-    if (df_cuda_run(b->cuda, k, c, res) != 0)
-        return -1; /* poisoned context: only a new process can go on */
+        memset(res, 0, sizeof *res);
+        if (df_cuda_run(b->cuda, k, c, res) != 0)
+            return -1; /* poisoned context: only a new process can go on */
+#endif
+    }
+    /* a device's run: the model beside it, for model match */
     if (model && model_ran && k->host_model && (k->flags & DF_K_DETERMINISTIC)) {
         df_run_model(&b->m, k, 0, c, model);
         *model_ran = 1;
     }
-#else
-    (void)model;
-#endif
     return 0;
 }
 

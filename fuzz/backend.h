@@ -56,10 +56,13 @@ void df_model_ctx_free(df_model_ctx *m);
 /* Runs k's host model on c, its vectors copied inside NaN guard zones
  * (DF_GUARD_ELEMS each side). whole: a plugin's whole-routine form
  * (host_run) where it has one, as the host backend runs it; else the
- * model the cuda backend compares against. */
-void df_run_model(df_model_ctx *m, const df_kernel *k, int whole, const df_case *c,
-                  df_result *res);
-/* Whether b runs kernels as host models on the CPU. */
+ * model the cuda backend compares against. Returns 1 when the model
+ * reported an emulated sticky error (DF_MODEL_STICKY, kernel.h), else 0. */
+int df_run_model(df_model_ctx *m, const df_kernel *k, int whole, const df_case *c,
+                 df_result *res);
+/* Whether b runs kernels as host models on the CPU, case by case as its
+ * caller likes (0 for the cuda backend, and for the host backend
+ * emulating a GPU's sticky errors, which runs batches as a GPU does). */
 int df_backend_is_host(const df_backend *b);
 
 /* Threads a batch may use inside the backend (staging copies), or NULL. */

@@ -794,7 +794,7 @@ static int assign(campaign *cp, uint32_t id)
     if (w->busy || w->pid <= 0 || !next_range(cp, &r))
         return 0;
     if (df_write_all(w->to, &r, sizeof r) != 0)
-        return push_range(cp, r.lo, r.hi); /* it died: its death is handled on read */
+        return push_range_as(cp, r.lo, r.hi, r.solo); /* it died: handled on read */
     w->busy = 1;
     w->r = r;
     w->assigned = df_now();
@@ -906,8 +906,10 @@ static int handle_death(campaign *cp, uint32_t id, int stopping)
                 return -1;
             }
         }
-        /* the cases before it ran but their tallies died with the worker */
-        if (push_range(cp, w->r.lo, at) || push_range(cp, at + died_on_case, w->r.hi))
+        /* the cases before it ran but their tallies died with the worker;
+         * a range to run one case at a time stays one */
+        if (push_range_as(cp, w->r.lo, at, w->r.solo) ||
+            push_range_as(cp, at + died_on_case, w->r.hi, w->r.solo))
             return -1;
         w->busy = 0;
         w->fails = died_on_case ? 0 : w->fails + 1;
@@ -955,7 +957,17 @@ static int read_message(campaign *cp, uint32_t id)
             double want = ran * 0.5 / took;
             cp->batch = (uint64_t)fmax(1, fmin(want, 2.0 * cp->batch + 1));
         }
-        rc = push_range(cp, h.next, h.hi);
+        if (h.status == DF_RANGE_POISONED && !w->r.solo && cp->o->batch > 1) {
+            /* the context died in a batch of the engine's: the culprit is
+             * the last case recorded or one of the batch's cases from next
+             * on, which run again one at a time, where it dies alone (a
+             * batch of kernels run in turn may leave cases before it
+             * unrun: without this the same batch would die forever) */
+            uint64_t end = h.hi - h.next > cp->o->batch ? h.next + cp->o->batch : h.hi;
+            rc = push_range(cp, end, h.hi) || push_range_as(cp, h.next, end, 1) ? -1 : 0;
+        } else {
+            rc = push_range(cp, h.next, h.hi);
+        }
         w->busy = 0;
         w->fails = 0;
         if (h.status == DF_RANGE_ENV)

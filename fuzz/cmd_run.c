@@ -292,6 +292,8 @@ static df_outcome in_process(const df_run_opts *o, df_backend *b, const df_kerne
     df_run_summary(stdout, o, ks, nk, t, saved, elapsed, df_backend_name(b));
     if (rc == DF_RANGE_ENV)
         return DF_OUTCOME_ENV;
+    if (rc == DF_RANGE_POISONED) /* a kernel killed the backend: a bug */
+        return DF_OUTCOME_BUG;
     return df_totals_verdict(t, nk, DF_V_BUG) ? DF_OUTCOME_BUG : DF_OUTCOME_CLEAN;
 }
 

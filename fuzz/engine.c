@@ -607,6 +607,15 @@ static int batch_metamorphic(df_engine *e, size_t n)
     return rc;
 }
 
+/* The error of the metamorphic copy that killed the backend, or NULL. */
+static const char *killed_by_copy(const df_meta_plan *p)
+{
+    for (size_t v = 0; v < p->nvar; v++)
+        if (p->ran[v] < 0)
+            return p->out[v].res.err;
+    return NULL;
+}
+
 /* Checks indices [lo, lo + n) as one batch and records them in order.
  * *next: the first index not recorded. */
 static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t *next)
@@ -652,29 +661,43 @@ static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t
             rc = DF_RANGE_ENV;
             break;
         }
-        if (!sl->ran) /* after the case that killed the context: not run */
+        /* After a death, the batch stops at its first case not checked
+         * in full: one the GPU never ran (its kernel came after the
+         * culprit's, or it came after the culprit in its kernel's batch),
+         * or one whose metamorphic copies did not all run. The culprit is
+         * recorded when it is that case; otherwise it is among the cases
+         * after *next, which the caller runs again one at a time. */
+        if (!sl->ran)
             break;
-        int poisoned = dead && sl->r.res.status != DF_RUN_OK;
-        if (!poisoned && df_meta_sampled(&e->o->meta, &sl->c)) {
+        const char *died = dead && sl->r.res.status != DF_RUN_OK ? sl->r.res.err : NULL;
+        if (!died && df_meta_sampled(&e->o->meta, &sl->c)) {
             df_meta_report mr;
-            poisoned = !sl->planned ||
-                       df_meta_plan_finish(k, &e->o->meta, &sl->plan, &sl->r, &mr) != 0;
+            if (!sl->planned)
+                break; /* the batch died before its metamorphic checks */
+            if (df_meta_plan_finish(k, &e->o->meta, &sl->plan, &sl->r, &mr) != 0 &&
+                !(died = killed_by_copy(&sl->plan)))
+                break; /* a copy did not run: the death was another case's */
         }
         t->tally[sl->ki].meta_checked += (uint64_t)df_meta_sampled(&e->o->meta, &sl->c);
         if (record(e, sl->ki, &sl->c, &sl->r, t) != 0) {
             rc = DF_RANGE_ENV;
             break;
         }
-        if (poisoned) {
-            fprintf(stderr, "dotfuzz run: backend unusable after %s: %s\n", k->name,
-                    sl->r.res.err);
+        if (died) {
+            fprintf(stderr, "dotfuzz run: backend unusable after %s: %s\n", k->name, died);
             s++;
             rc = DF_RANGE_POISONED;
             break;
         }
     }
-    if (rc == DF_RANGE_DONE && s < n)
+    if (rc == DF_RANGE_DONE && s < n) {
+        fprintf(stderr, "dotfuzz run: backend unusable: it died in the batch of indices "
+                        "%llu..%llu on a case after %llu; those were not checked (a "
+                        "campaign, run --out, runs them again one at a time)\n",
+                (unsigned long long)lo, (unsigned long long)(lo + n - 1),
+                (unsigned long long)(lo + s));
         rc = DF_RANGE_POISONED;
+    }
     e->stage_s[DF_STAGE_RECORD] += df_now() - t3;
     *next = lo + s;
     return rc;

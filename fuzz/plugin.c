@@ -439,7 +439,7 @@ static void fill_slot(size_t i, const dotfuzz_kernel *pk, const char *origin)
     s->pk = *pk;
     snprintf(s->name, sizeof s->name, "%s", pk->name);
     snprintf(s->origin, sizeof s->origin, "%s", origin);
-    s->ops = (struct df_gpu_ops){fns[i].scratch, fns[i].enqueue, fns[i].finish, NULL};
+    s->ops = (struct df_gpu_ops){fns[i].scratch, fns[i].enqueue, fns[i].finish, NULL, NULL};
     s->k = (df_kernel){
         .name = s->name,
         .origin = s->origin,

@@ -195,7 +195,10 @@ double df_engine_cpu_seconds(const df_engine *e, int kind);
 enum {
     DF_RANGE_DONE = 0,        /* every index in [lo, hi) ran */
     DF_RANGE_STOPPED = 1,     /* *stop was set: [lo, *next) ran */
-    DF_RANGE_POISONED = 2,    /* the backend died on *next - 1 (judged, saved) */
+    DF_RANGE_POISONED = 2,    /* the backend died: [lo, *next) recorded; the culprit
+                                 is *next - 1 (judged, saved) or, in a batch, one
+                                 of the batch's cases from *next on (not run:
+                                 run them one at a time to find it) */
     DF_RANGE_ENV = 3,         /* cannot generate or save: [lo, *next) ran */
 };
 

@@ -159,5 +159,5 @@ static int atomic_block_enqueue(df_gpu_ctx *ctx, const df_case *c)
 }
 
 extern "C" const struct df_gpu_ops df_gpu_atomic_block = {
-    NULL, atomic_block_enqueue, df_finish_float<float>, NULL};
+    NULL, atomic_block_enqueue, df_finish_float<float>, NULL, NULL};
 #endif

@@ -127,12 +127,14 @@ extern "C" const struct df_gpu_ops df_gpu_cublas_sdot = {
     cublas_enqueue<float>,
     df_finish_float<float>,
     NULL,
+    NULL,
 };
 
 extern "C" const struct df_gpu_ops df_gpu_cublas_ddot = {
     NULL, /* no device scratch */
     cublas_enqueue<double>,
     df_finish_float<double>,
+    NULL,
     NULL,
 };
 #endif

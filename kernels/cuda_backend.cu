@@ -689,22 +689,25 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
 
 /* Groups of equal block size, each within one launch's 2^31 - 1 blocks;
  * fills the table (first_block within the group). Returns 0 or -1. */
-static int batch_groups(df_cuda *cu, size_t m, size_t *ngroups)
+static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngroups)
 {
     df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->h_batch;
     size_t ng = 0;
     for (size_t j = 0; j < m; j++) {
         const df_case *c = &cu->items[j].rc;
+        uint32_t nb = k->gpu->batch_blocks ? k->gpu->batch_blocks(c->n, &c->launch)
+                                           : c->launch.grid;
         df_gpu_batch_group *g = ng ? &cu->groups[ng - 1] : NULL;
         if (!g || g->block != c->launch.block ||
-            (uint64_t)g->blocks + c->launch.grid > (uint64_t)INT32_MAX) {
+            (uint64_t)g->blocks + nb > (uint64_t)INT32_MAX) {
             if (grow_host((void **)&cu->groups, &cu->groups_cap, ng + 1, sizeof *cu->groups))
                 return -1;
             g = &cu->groups[ng++];
             *g = df_gpu_batch_group{j, 0, c->launch.block, 0};
         }
         tbl[j].first_block = g->blocks;
-        g->blocks += c->launch.grid;
+        tbl[j].blocks = nb;
+        g->blocks += nb;
         g->count++;
     }
     *ngroups = ng;
@@ -732,7 +735,6 @@ static void stage_one(void *ctx, size_t j, unsigned worker)
     e->block = c->launch.block;
     e->result = (uint32_t)j;
     e->ticket = 0;
-    e->pad = 0;
     fill_guard_fast(cu, c->type, h + it->off_a, it->pre_a);
     if (na)
         memcpy(h + it->off_a + it->pre_a, c->a, na);
@@ -864,7 +866,7 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
     const char *call = batch_buffers(cu, m, stage, scratch, &e);
     if (call)
         return batch_failed(cu, k, cases, n, res, done, call, (int)e, NULL);
-    if (batch_groups(cu, m, &ngroups) != 0)
+    if (batch_groups(cu, k, m, &ngroups) != 0)
         return run_one_by_one(cu, k, cases, n, res, done);
     batch_stage(cu, m);
     char detail[160] = "";

@@ -50,7 +50,8 @@ typedef struct df_gpu_batch_case {
     uint32_t first_block;   /* within its group's launch */
     uint32_t result;        /* the case's result slot: d_results + 16 * result */
     unsigned ticket;        /* 0 on arrival: a counter the kernel may use */
-    uint32_t pad;
+    uint32_t blocks;        /* blocks the launch runs for it: its first `blocks`
+                               of grid (df_gpu_ops.batch_blocks; else grid) */
 } df_gpu_batch_case;
 
 /* Cases of one block size, one launch of `blocks` blocks of `block`
@@ -94,6 +95,11 @@ struct df_gpu_ops {
      * whose every case's result equals, bit for bit, what enqueue gives for
      * that case alone. */
     int (*enqueue_batch)(struct df_gpu_batch *bt);
+    /* Optional, with enqueue_batch (NULL = the whole grid): how many of
+     * the case's grid blocks, the first ones, a batched launch runs. The
+     * launcher must know, bit for bit, what the others would have given
+     * (for shfl: a grid-stride block that starts past n adds +0). */
+    uint32_t (*batch_blocks)(uint64_t n, const df_launch *launch);
 };
 
 /* A batched launcher: every case of the batch, each case's result (what

@@ -176,5 +176,5 @@ static int fold_enqueue(df_gpu_ctx *ctx, const df_case *c)
 }
 
 extern "C" const struct df_gpu_ops df_gpu_fold = {
-    df_cells_scratch_bytes, fold_enqueue, df_finish_float<float>, NULL};
+    df_cells_scratch_bytes, fold_enqueue, df_finish_float<float>, NULL, NULL};
 #endif

@@ -57,5 +57,5 @@ const df_kernel df_kernel_int_atomic = {
 #include "int_atomic_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_int_atomic = {
-    NULL, int_atomic_enqueue<false>, int_atomic_finish, NULL};
+    NULL, int_atomic_enqueue<false>, int_atomic_finish, NULL, NULL};
 #endif

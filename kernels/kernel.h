@@ -26,6 +26,16 @@ extern "C" {
  * a failed allocation, a broken invariant in debug mode). */
 enum { DF_RUN_OK = 0, DF_RUN_ERROR = 1 };
 
+/* A host model's return for an error that, on the GPU, poisons the CUDA
+ * context (an illegal address): only when the host backend emulates one
+ * (DF_HOST_STICKY_ENV set), with out->status DF_RUN_ERROR and out->err
+ * set. Then every later run of that backend fails with the same error,
+ * and batches run kernel by kernel as on the GPU, so the host backend
+ * tests how the engine and a campaign live with a lost context. Without
+ * it the model does what the kernel does on a CPU: it crashes. */
+enum { DF_MODEL_STICKY = 2 };
+#define DF_HOST_STICKY_ENV "DOTFUZZ_HOST_STICKY"
+
 typedef struct df_result {
     double f;
     int64_t i;

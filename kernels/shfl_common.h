@@ -465,12 +465,17 @@ __device__ __forceinline__ A df_shfl_block_sum(A v, A *s_warp, const df_shfl_sof
  * threads, this block being block `blk` of them: the whole kernel, with
  * the case's own block index and grid in place of blockIdx and gridDim,
  * so a batched launch (df_shfl_batch_kernel) does for each case exactly
- * what the case's own launch does. s_warp and s_last are the block's
- * shared memory. */
+ * what the case's own launch does. Only the first `active` blocks run
+ * (active = grid in the case's own launch): a block whose first thread is
+ * at or past n holds no element, and its partial is +0 (sums of +0, which
+ * no check reports), so the last block adds +0 for it without it having
+ * run: the same additions in the same order, so the same bits. s_warp and
+ * s_last are the block's shared memory. */
 template <typename E, typename A>
 __device__ __forceinline__ void df_shfl_block(const E *__restrict__ a, const E *__restrict__ b,
                                               uint64_t n, unsigned blk, unsigned grid,
-                                              A *partials, unsigned *ticket, A *result,
+                                              unsigned active, A *partials, unsigned *ticket,
+                                              A *result,
                                               df_soft_dev soft, A *s_warp, unsigned &s_last)
 {
     const unsigned V = df_shfl_vec<E>::width;
@@ -505,7 +510,7 @@ __device__ __forceinline__ void df_shfl_block(const E *__restrict__ a, const E *
     if (threadIdx.x == 0) {
         partials[blk] = block_total;
         __threadfence(); /* release: the partial before the ticket */
-        s_last = atomicAdd(ticket, 1u) == grid - 1;
+        s_last = atomicAdd(ticket, 1u) == active - 1;
         if (s_last)
             __threadfence(); /* acquire: every partial after the last ticket */
     }
@@ -519,7 +524,7 @@ __device__ __forceinline__ void df_shfl_block(const E *__restrict__ a, const E *
     const uint64_t rep = (uint64_t)threadIdx.x * blockDim.x;
 #pragma unroll 4
     for (unsigned p = threadIdx.x; p < grid; p += blockDim.x)
-        s = df_shfl_add_checked(s, __ldcg(partials + p), true, sf, rep);
+        s = df_shfl_add_checked(s, p < active ? __ldcg(partials + p) : A(0), true, sf, rep);
     s = df_shfl_block_sum(s, s_warp, sf, 0, blockDim.x);
     if (threadIdx.x == 0)
         *result = s;
@@ -532,8 +537,8 @@ df_shfl_kernel(const E *__restrict__ a, const E *__restrict__ b, uint64_t n,
 {
     __shared__ A s_warp[DF_SHFL_WARP];
     __shared__ unsigned s_last;
-    df_shfl_block<E, A>(a, b, n, blockIdx.x, gridDim.x, partials, ticket, result, soft,
-                        s_warp, s_last);
+    df_shfl_block<E, A>(a, b, n, blockIdx.x, gridDim.x, gridDim.x, partials, ticket, result,
+                        soft, s_warp, s_last);
 }
 
 /* A group of a batch (cuda_backend.h): count cases of blockDim.x threads
@@ -564,8 +569,16 @@ df_shfl_batch_kernel(df_gpu_batch_case *cases, size_t count, char *scratch, char
     df_gpu_batch_case *c = cases + s_case;
     A *partials = (A *)(scratch + c->scratch_off + DF_SHFL_SCRATCH_HEADER);
     df_shfl_block<E, A>((const E *)c->a, (const E *)c->b, c->n, blockIdx.x - c->first_block,
-                        c->grid, partials, &c->ticket,
+                        c->grid, c->blocks, partials, &c->ticket,
                         (A *)(results + (size_t)16 * c->result), soft, s_warp, s_last);
+}
+
+/* Blocks a batched launch runs for a case: those whose first thread is
+ * below n (at least one, which writes the result); see df_shfl_block. */
+static inline uint32_t df_shfl_batch_blocks(uint64_t n, const df_launch *l)
+{
+    const uint64_t holding = (n + l->block - 1) / l->block;
+    return holding < 1 ? 1u : holding < l->grid ? (uint32_t)holding : l->grid;
 }
 
 template <typename A>

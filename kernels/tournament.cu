@@ -134,5 +134,5 @@ static int tournament_enqueue(df_gpu_ctx *ctx, const df_case *c)
 }
 
 extern "C" const struct df_gpu_ops df_gpu_tournament = {
-    df_cells_scratch_bytes, tournament_enqueue, df_finish_float<float>, NULL};
+    df_cells_scratch_bytes, tournament_enqueue, df_finish_float<float>, NULL, NULL};
 #endif

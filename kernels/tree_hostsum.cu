@@ -78,5 +78,5 @@ const df_kernel df_kernel_tree_hostsum = {
 #include "tree_hostsum_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_tree_hostsum = {
-    tree_hostsum_scratch_bytes, tree_hostsum_enqueue<0>, tree_hostsum_finish, NULL};
+    tree_hostsum_scratch_bytes, tree_hostsum_enqueue<0>, tree_hostsum_finish, NULL, NULL};
 #endif

@@ -211,6 +211,44 @@ Test(campaign, crash_and_hang_are_saved_and_replay_as_bugs, .timeout = 120)
     df_test_sh(out, sizeof out, "rm -rf %s", dir);
 }
 
+/* A GPU's illegal address loses the worker's CUDA context without a
+ * signal; in a batch, where kernels run in turn, cases before the culprit
+ * may be left unrun. The host backend emulates that (DF_HOST_STICKY_ENV):
+ * the campaign must still finish every case (the dead batch runs again
+ * one case at a time), save each culprit as an exec bug, and count what a
+ * one-case-at-a-time campaign counts. Before the fix such a batch ran
+ * again whole, forever. */
+Test(campaign, a_lost_context_inside_a_batch_is_run_again_case_by_case, .timeout = 120)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s", df_test_tmpdir("camp-sticky"));
+    for (int batch = 1; batch <= 64; batch *= 64) {
+        int rc = df_test_sh(out, sizeof out,
+                            "DOTFUZZ_HOST_STICKY=1 ./dotfuzz run --backend host --kernel "
+                            "shfl,m-wild-read,atomic-block --seed 3 --cases 30000 --jobs 2 "
+                            "--batch %d --quiet --out %s/b%d", batch, dir, batch);
+        cr_assert_eq(rc, 1, "batch %d: %s", batch, out);
+        char c[160];
+        snprintf(c, sizeof c, "%s/b%d", dir, batch);
+        char *stats = slurp(c, "fuzzer_stats");
+        cr_assert_not_null(strstr(stats, "cases_done        : 30000\n"), "%s", stats);
+        cr_assert_not_null(strstr(stats, "pending_cases     : 0\n"), "%s", stats);
+        /* 10 culprits; each costs at most two workers (its batch, its solo run) */
+        char *log = slurp(c, "findings.jsonl");
+        size_t exec = 0;
+        for (const char *p = log; (p = strstr(p, "\"verdict\":\"bug\",\"rule\":\"exec\"")); p++)
+            exec++;
+        cr_assert_eq(exec, 10, "batch %d: %zu exec bugs\n%s", batch, exec, log);
+        const char *r = strstr(stats, "worker_restarts   : ");
+        cr_assert_not_null(r);
+        cr_assert_leq(strtoull(r + 20, NULL, 10), 20, "%s", stats);
+    }
+    int rc = df_test_sh(out, sizeof out, "cmp %s/b1/kernels.tsv %s/b64/kernels.tsv && "
+                        "cmp %s/b1/ratio_hist.tsv %s/b64/ratio_hist.tsv", dir, dir, dir, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    df_test_sh(out, sizeof out, "rm -rf %s", dir);
+}
+
 Test(campaign, sigint_finishes_with_a_summary_and_resume_continues, .timeout = 60)
 {
     char dir[128];

@@ -61,6 +61,8 @@
 #ifndef __CUDACC__
 /* ---- host models and descriptors (C11) ---- */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -156,6 +158,14 @@ static int claims_det_model(const df_case *c, df_scratch *s, df_result *out)
 static int wild_read_model(const df_case *c, df_scratch *s, df_result *out)
 {
     (void)s;
+    if (DF_WILD_READ_TRIGGER(c->n) && getenv(DF_HOST_STICKY_ENV)) {
+        out->status = DF_RUN_ERROR;
+        snprintf(out->err, sizeof out->err, "m-wild-read case seed=%llu index=%llu n=%llu: "
+                 "an illegal memory access was encountered (host emulation)",
+                 (unsigned long long)c->seed, (unsigned long long)c->index,
+                 (unsigned long long)c->n);
+        return DF_MODEL_STICKY;
+    }
     if (DF_WILD_READ_TRIGGER(c->n)) {
         const volatile float *far = (const float *)c->a + DF_WILD_READ_OFFSET;
         out->f = *far;
@@ -360,19 +370,19 @@ static int wrong_copy_size_enqueue(df_gpu_ctx *ctx, const df_case *c)
 }
 
 extern "C" const struct df_gpu_ops df_gpu_m_no_zero = {
-    NULL, no_zero_enqueue, df_finish_float<float>, NULL};
+    NULL, no_zero_enqueue, df_finish_float<float>, NULL, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_tail = {
-    NULL, m_atomic_block_enqueue<AB_TAIL>, df_finish_float<float>, NULL};
+    NULL, m_atomic_block_enqueue<AB_TAIL>, df_finish_float<float>, NULL, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_read_past_end = {
-    NULL, m_atomic_block_enqueue<AB_READ_PAST_END>, df_finish_float<float>, NULL};
+    NULL, m_atomic_block_enqueue<AB_READ_PAST_END>, df_finish_float<float>, NULL, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_wrong_copy_size = {
-    NULL, wrong_copy_size_enqueue, df_finish_float<float>, NULL};
+    NULL, wrong_copy_size_enqueue, df_finish_float<float>, NULL, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_no_sync = {
-    NULL, m_atomic_block_enqueue<AB_NO_SYNC>, df_finish_float<float>, NULL};
+    NULL, m_atomic_block_enqueue<AB_NO_SYNC>, df_finish_float<float>, NULL, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_nonatomic = {
-    NULL, m_atomic_block_enqueue<AB_NONATOMIC>, df_finish_float<float>, NULL};
+    NULL, m_atomic_block_enqueue<AB_NONATOMIC>, df_finish_float<float>, NULL, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_wild_read = {
-    NULL, m_atomic_block_enqueue<AB_WILD_READ>, df_finish_float<float>, NULL};
+    NULL, m_atomic_block_enqueue<AB_WILD_READ>, df_finish_float<float>, NULL, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_hang = {
-    NULL, m_atomic_block_enqueue<AB_HANG>, df_finish_float<float>, NULL};
+    NULL, m_atomic_block_enqueue<AB_HANG>, df_finish_float<float>, NULL, NULL};
 #endif

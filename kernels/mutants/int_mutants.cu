@@ -101,5 +101,5 @@ const df_kernel df_mutant_int16_sum = {
 #include "../int_atomic_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_m_int16_sum = {
-    NULL, int_atomic_enqueue<true>, int_atomic_finish, NULL};
+    NULL, int_atomic_enqueue<true>, int_atomic_finish, NULL, NULL};
 #endif

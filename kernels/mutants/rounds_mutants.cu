@@ -128,7 +128,7 @@ static int tournament_bounds_enqueue(df_gpu_ctx *ctx, const df_case *c)
 }
 
 extern "C" const struct df_gpu_ops df_gpu_m_fold_bounds = {
-    df_cells_scratch_bytes, fold_bounds_enqueue, df_finish_float<float>, NULL};
+    df_cells_scratch_bytes, fold_bounds_enqueue, df_finish_float<float>, NULL, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_tournament_bounds = {
-    df_cells_scratch_bytes, tournament_bounds_enqueue, df_finish_float<float>, NULL};
+    df_cells_scratch_bytes, tournament_bounds_enqueue, df_finish_float<float>, NULL, NULL};
 #endif

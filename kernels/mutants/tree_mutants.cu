@@ -86,5 +86,5 @@ const df_kernel df_mutant_stride_off_by_one = {
 #include "../tree_hostsum_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_m_stride_off_by_one = {
-    tree_hostsum_scratch_bytes, tree_hostsum_enqueue<1>, tree_hostsum_finish, NULL};
+    tree_hostsum_scratch_bytes, tree_hostsum_enqueue<1>, tree_hostsum_finish, NULL, NULL};
 #endif

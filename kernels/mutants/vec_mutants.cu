@@ -79,5 +79,6 @@ extern "C" const struct df_gpu_ops df_gpu_m_vec_tail = {
     vec_tail_enqueue,
     df_finish_float<float>,
     NULL,
+    NULL,
 };
 #endif
