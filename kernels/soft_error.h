@@ -78,8 +78,7 @@ typedef struct df_soft_pinned {
 
 /* What a kernel carries to report: the claim words (device memory) and the
  * device alias of the pinned block. NULL claim = reporting off. Two
- * pointers, not three: every argument of the out-of-line report is a
- * register the kernel must have free at the call. */
+ * pointers, not three: each is a register the report needs. */
 typedef struct df_soft_dev {
     int *claim;
     df_soft_pinned *pinned;
@@ -114,10 +113,14 @@ static inline const char *df_soft_kernel_name(uint32_t k)
 #include <stdio.h>
 
 /* Records the first soft error of its kind (see the top of this file).
- * Out of line, with its arguments packed into as few registers as can
- * carry them: what = code | kernel << 4 | line << 8; bits = the value's
- * bits (the integer for DF_SOFT_INT_OVERFLOW, a double's otherwise). */
-static __device__ __noinline__ void df_soft_raise_packed(int *claim, df_soft_pinned *pinned,
+ * Its arguments are packed: what = code | kernel << 4 | line << 8; bits =
+ * the value's bits (the integer for DF_SOFT_INT_OVERFLOW, a double's
+ * otherwise). Inlined into the rare branch: ptxas for sm_90 then gives
+ * each instrumented kernel as many registers as an out-of-line call (shfl
+ * 56, atomic-block 22, fold 22, tournament 22) or fewer (int-atomic 26
+ * against 30), the call's argument registers and frame being gone
+ * (results/sm_90-compile/soft-registers.md has both). */
+static __device__ __forceinline__ void df_soft_raise_packed(int *claim, df_soft_pinned *pinned,
                                                          uint32_t what, uint32_t round,
                                                          unsigned long long index,
                                                          unsigned long long bits)
@@ -163,9 +166,9 @@ static __device__ __forceinline__ void df_soft_raise(df_soft_dev s, uint32_t cod
                              ? (unsigned long long)ivalue
                              : (unsigned long long)__double_as_longlong(fvalue));
 }
-/* Reporting costs a branch where the condition is tested; the report
- * itself is out of line (__noinline__) so its registers are not the hot
- * path's. With DF_SOFT_MODE 0 the condition is not even evaluated. */
+/* Reporting costs a branch where the condition is tested, and the
+ * registers of the rare branch's stores. With DF_SOFT_MODE 0 the
+ * condition is not even evaluated. */
 #if DF_SOFT_MODE == 0
 /* sizeof does not evaluate its operand: no code, but the variables named
  * only in the check still count as used (no unused-variable warning). */
