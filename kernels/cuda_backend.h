@@ -93,7 +93,10 @@ struct df_gpu_ops {
     int (*finish)(df_gpu_ctx *ctx, const df_case *c, df_result *res);
     /* Optional (NULL = none): enqueues a whole batch (df_gpu_batch, below)
      * whose every case's result equals, bit for bit, what enqueue gives for
-     * that case alone. */
+     * that case alone. The soft-error slots keep only a batch's first
+     * report of each kind, so a kernel with one must report only for cases
+     * whose result ends non-finite (a non-finite partial stays so): after
+     * a batch with a report the backend runs those cases again alone. */
     int (*enqueue_batch)(struct df_gpu_batch *bt);
     /* Optional, with enqueue_batch (NULL = the whole grid): how many of
      * the case's grid blocks, the first ones, a batched launch runs. The
@@ -107,10 +110,7 @@ struct df_gpu_ops {
  * d_results, one launch per group. Asynchronous; returns 0 or an error as
  * enqueue (bt->failed_call names the call). The backend then copies all
  * results back at once and calls finish per case with h_result at the
- * case's slot. Not a df_gpu_ops member: the kernels' positional
- * initializers (and the plugin loader's) would each need a NULL added, or
- * -Wmissing-field-initializers fails the build; the backend finds a
- * kernel's launcher by its ops instead (df_cuda_batch_launcher). */
+ * case's slot. */
 typedef int (*df_gpu_enqueue_batch)(df_gpu_batch *bt);
 #ifdef DOTFUZZ_CUDA
 /* The shfl family's (kernels/shfl_common.h). */
