@@ -692,10 +692,10 @@ static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t
     }
     if (rc == DF_RANGE_DONE && s < n) {
         fprintf(stderr, "dotfuzz run: backend unusable: it died in the batch of indices "
-                        "%llu..%llu on a case after %llu; those were not checked (a "
+                        "%llu..%llu, on one of %llu..%llu, which were not checked (a "
                         "campaign, run --out, runs them again one at a time)\n",
                 (unsigned long long)lo, (unsigned long long)(lo + n - 1),
-                (unsigned long long)(lo + s));
+                (unsigned long long)(lo + s), (unsigned long long)(lo + n - 1));
         rc = DF_RANGE_POISONED;
     }
     e->stage_s[DF_STAGE_RECORD] += df_now() - t3;
