@@ -254,6 +254,14 @@ void df_backend_set_pool(df_backend *b, struct df_pool *pool)
 #endif
 }
 
+int df_backend_batch_times(df_backend *b, double *out, unsigned long long *reruns)
+{
+    if (!b->is_cuda)
+        return -1;
+    df_cuda_batch_times(b->cuda, out, reruns);
+    return 0;
+}
+
 void df_backend_set_debug_invariants(df_backend *b, int on)
 {
 #ifdef DOTFUZZ_CUDA

@@ -32,6 +32,7 @@
 #ifndef DOTFUZZ_CUDA
 /* ---- built without nvcc ---- */
 #include <stdio.h>
+#include <string.h>
 
 int df_cuda_open(df_cuda **out, char *err, size_t err_len)
 {
@@ -63,6 +64,13 @@ void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool)
     (void)pool;
 }
 
+void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT], unsigned long long *reruns)
+{
+    (void)cu;
+    memset(out, 0, DF_CUDA_T_COUNT * sizeof *out);
+    *reruns = 0;
+}
+
 int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
                 df_result *res)
 {
@@ -84,6 +92,7 @@ typedef int df_cuda_backend_is_built_by_nvcc;
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <math.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +114,8 @@ typedef struct batch_item {
 struct df_cuda {
     int device;
     struct df_pool *pool;        /* staging threads for batches, or NULL */
+    double batch_s[DF_CUDA_T_COUNT]; /* df_cuda_batch_times */
+    unsigned long long reruns;
     cudaStream_t stream;
     void *h_result, *d_result;   /* 16 bytes each */
     void *d_a, *d_b;             /* cudaMalloc'd, so 256-byte aligned; each
@@ -354,6 +365,30 @@ extern "C" void df_cuda_set_debug_invariants(df_cuda *cu, int on)
 extern "C" void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool)
 {
     cu->pool = pool;
+}
+
+extern "C" void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT],
+                                    unsigned long long *reruns)
+{
+    memcpy(out, cu->batch_s, sizeof cu->batch_s);
+    *reruns = cu->reruns;
+    memset(cu->batch_s, 0, sizeof cu->batch_s);
+    cu->reruns = 0;
+}
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Adds the time since *t to stage k of the batch profile; *t = now. */
+static void batch_tick(df_cuda *cu, int k, double *t)
+{
+    double now = mono_now();
+    cu->batch_s[k] += now - *t;
+    *t = now;
 }
 
 /* Guard zones: each vector lies inside its device buffer between guards of
@@ -855,6 +890,7 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
     df_gpu_enqueue_batch launch = k->gpu ? k->gpu->enqueue_batch : NULL;
     if (!launch || cu->broken || n < 2)
         return run_one_by_one(cu, k, cases, n, res, done);
+    double t = mono_now();
     size_t stage = 0, scratch = 0, ngroups = 0;
     size_t m = batch_plan(cu, k, cases, n, res, &stage, &scratch);
     if (m == (size_t)-1)
@@ -869,26 +905,33 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
         return batch_failed(cu, k, cases, n, res, done, call, (int)e, NULL);
     if (batch_groups(cu, k, m, &ngroups) != 0)
         return run_one_by_one(cu, k, cases, n, res, done);
+    batch_tick(cu, DF_CUDA_T_PLAN, &t);
     batch_stage(cu, m);
+    batch_tick(cu, DF_CUDA_T_STAGE, &t);
     char detail[160] = "";
     int code = batch_enqueue(cu, launch, m, stage, ngroups, &call, detail, sizeof detail);
     if (code != 0)
         return batch_failed(cu, k, cases, n, res, done, call, code, detail);
+    batch_tick(cu, DF_CUDA_T_DEVICE, &t);
     df_result soft;
     memset(&soft, 0, sizeof soft);
     int reported = df_soft_slots_read(&cu->soft, &soft, 1) != 0;
     batch_finish(cu, k, cases, m, res);
+    batch_tick(cu, DF_CUDA_T_FINISH, &t);
     /* A report names the batch's first case of its kind only. Only cases
      * with a non-finite result can have reported (enqueue_batch's
      * contract): those run again alone, each with its own reports, as the
      * one-case path gives them; at n = 2000 about 4% of random shfl cases
      * overflow, so nearly every batch has one. */
     for (size_t i = 0; reported && i < n; i++)
-        if (res[i].status == DF_RUN_OK && !isfinite(res[i].f) &&
-            df_cuda_run(cu, k, cases[i], &res[i]) != 0) {
-            *done = i + 1;
-            return -1;
+        if (res[i].status == DF_RUN_OK && !isfinite(res[i].f)) {
+            cu->reruns++;
+            if (df_cuda_run(cu, k, cases[i], &res[i]) != 0) {
+                *done = i + 1;
+                return -1;
+            }
         }
+    batch_tick(cu, DF_CUDA_T_RERUN, &t);
     *done = n;
     return 0;
 }

@@ -140,6 +140,15 @@ struct df_pool;
  * (fuzz/pool.h; NULL: the calling thread alone). */
 void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool);
 
+/* Where df_cuda_run_batch's wall time went, in seconds since the last
+ * call (which zeroes them): checking and laying out the cases, staging
+ * them into pinned memory, the device's part (copies in, launches, copy
+ * out, the one synchronization), turning results into df_results, and the
+ * cases run again alone after a soft report (their count in *reruns). */
+enum { DF_CUDA_T_PLAN, DF_CUDA_T_STAGE, DF_CUDA_T_DEVICE, DF_CUDA_T_FINISH, DF_CUDA_T_RERUN,
+       DF_CUDA_T_COUNT };
+void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT], unsigned long long *reruns);
+
 /* Runs kernel k on case c: copies the vectors in, enqueue, sync, finish.
  * Returns 0 when res is filled (res->status tells success or a CUDA error
  * with context), -1 when the context is unusable: a sticky error (illegal
