@@ -254,11 +254,11 @@ void df_backend_set_pool(df_backend *b, struct df_pool *pool)
 #endif
 }
 
-int df_backend_batch_times(df_backend *b, double *out, unsigned long long *reruns)
+int df_backend_batch_times(df_backend *b, double *out)
 {
     if (!b->is_cuda)
         return -1;
-    df_cuda_batch_times(b->cuda, out, reruns);
+    df_cuda_batch_times(b->cuda, out);
     return 0;
 }
 

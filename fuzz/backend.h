@@ -70,9 +70,9 @@ struct df_pool;
 void df_backend_set_pool(df_backend *b, struct df_pool *pool);
 
 /* cuda: where the batched launches' time went since the last call
- * (DF_CUDA_T_*, cuda_backend.h), and how many cases ran again alone after
- * a soft report. Returns 0, or -1 on the host backend (no such stages). */
-int df_backend_batch_times(df_backend *b, double *out, unsigned long long *reruns);
+ * (DF_CUDA_T_*, cuda_backend.h). Returns 0, or -1 on the host backend (no
+ * such stages). */
+int df_backend_batch_times(df_backend *b, double *out);
 
 /* cuda: fold/tournament check their loop invariant after every round. */
 void df_backend_set_debug_invariants(df_backend *b, int on);

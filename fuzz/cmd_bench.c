@@ -164,7 +164,6 @@ typedef struct harness_row {
     double stage_s[4];
     double cpu_s[4]; /* CPU seconds over the pool: generate, refs, model, judge */
     double gpu_s[DF_CUDA_T_COUNT]; /* the batched launches' stages (cuda backend) */
-    unsigned long long reruns;
     int has_gpu_s;
     int rc;
 } harness_row;
@@ -177,7 +176,7 @@ static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
     e->go.max_n = n;
     e->go.fixed_n = n;
     memset(e->stage_s, 0, sizeof e->stage_s);
-    (void)df_backend_batch_times(e->b, row->gpu_s, &row->reruns); /* zeroes them */
+    (void)df_backend_batch_times(e->b, row->gpu_s); /* zeroes them */
     if (e->cpu_s)
         memset(e->cpu_s, 0, df_pool_size(e->pool) * sizeof *e->cpu_s);
     double t0 = df_now();
@@ -188,7 +187,7 @@ static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
     memcpy(row->stage_s, e->stage_s, sizeof row->stage_s);
     for (int kind = 0; kind < 4; kind++)
         row->cpu_s[kind] = df_engine_cpu_seconds(e, kind);
-    row->has_gpu_s = df_backend_batch_times(e->b, row->gpu_s, &row->reruns) == 0;
+    row->has_gpu_s = df_backend_batch_times(e->b, row->gpu_s) == 0;
     free(t);
 }
 
@@ -231,11 +230,10 @@ static void print_stages(const harness_row *r, int host)
         g += r->gpu_s[k];
     if (g > 0)
         printf("%-34s plan %4.0f%%  staging %4.0f%%  device %4.0f%%  finish %4.0f%%  "
-               "soft reruns %4.0f%% (%llu cases)  (%.3g s of %.3g s in batched launches)\n",
+               "(%.3g s of the stage's %.3g s in batched launches)\n",
                "    of which, gpu", 100 * r->gpu_s[DF_CUDA_T_PLAN] / g,
                100 * r->gpu_s[DF_CUDA_T_STAGE] / g, 100 * r->gpu_s[DF_CUDA_T_DEVICE] / g,
-               100 * r->gpu_s[DF_CUDA_T_FINISH] / g, 100 * r->gpu_s[DF_CUDA_T_RERUN] / g,
-               r->reruns, g, r->stage_s[DF_STAGE_GPU]);
+               100 * r->gpu_s[DF_CUDA_T_FINISH] / g, g, r->stage_s[DF_STAGE_GPU]);
     double cpu = r->cpu_s[0] + r->cpu_s[1] + r->cpu_s[2] + r->cpu_s[3];
     if (cpu > 0)
         printf("%-34s generate %4.0f%%  references %4.0f%%  %s %4.0f%%  judge %4.0f%%  "

@@ -18,7 +18,9 @@
  * Soft errors (kernels/soft_error.h): the slots are allocated once at open
  * (kernels/soft_error_host.h), cleared on the stream before each case,
  * polled without a CUDA call once the case is enqueued and read again
- * after the synchronization; each reported payload lands in res->soft.
+ * after the synchronization; each reported payload lands in res->soft. A
+ * batch gives each case its own set of slots (bsoft), read after the
+ * batch's one synchronization.
  *
  * A sticky error (illegal address, ...) poisons the process's CUDA context
  * for good: df_cuda_run returns -1 then and from then on, and df_cuda_open
@@ -64,11 +66,10 @@ void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool)
     (void)pool;
 }
 
-void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT], unsigned long long *reruns)
+void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT])
 {
     (void)cu;
     memset(out, 0, DF_CUDA_T_COUNT * sizeof *out);
-    *reruns = 0;
 }
 
 int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
@@ -115,7 +116,6 @@ struct df_cuda {
     int device;
     struct df_pool *pool;        /* staging threads for batches, or NULL */
     double batch_s[DF_CUDA_T_COUNT]; /* df_cuda_batch_times */
-    unsigned long long reruns;
     cudaStream_t stream;
     void *h_result, *d_result;   /* 16 bytes each */
     void *d_a, *d_b;             /* cudaMalloc'd, so 256-byte aligned; each
@@ -134,6 +134,7 @@ struct df_cuda {
     size_t d_bscratch_cap;
     void *d_bres, *h_bres;       /* 16 bytes of result per case */
     size_t d_bres_cap, h_bres_cap;
+    df_soft_slots bsoft;         /* one set of soft-error slots per case */
     batch_item *items;           /* host: the batch's valid cases, by block */
     size_t items_cap;
     df_gpu_batch_group *groups;
@@ -317,7 +318,7 @@ extern "C" int df_cuda_open(df_cuda **out, char *err, size_t err_len)
     if ((e = cudaMalloc(&cu->d_result, RESULT_BYTES)) != cudaSuccess)
         return open_fail(cu, err, err_len, "cudaMalloc(result)", e);
     const char *call = NULL;
-    if ((e = df_soft_slots_open(&cu->soft, &call)) != cudaSuccess)
+    if ((e = df_soft_slots_open(&cu->soft, 1, &call)) != cudaSuccess)
         return open_fail(cu, err, err_len, call, e);
     describe_device(cu, &prop);
     *out = cu;
@@ -347,6 +348,7 @@ extern "C" void df_cuda_close(df_cuda *cu)
     for (int t = 0; t < 3; t++)
         free(cu->poison[t]);
     df_soft_slots_close(&cu->soft);
+    df_soft_slots_close(&cu->bsoft);
     if (cu->stream)
         (void)cudaStreamDestroy(cu->stream);
     free(cu);
@@ -367,13 +369,10 @@ extern "C" void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool)
     cu->pool = pool;
 }
 
-extern "C" void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT],
-                                    unsigned long long *reruns)
+extern "C" void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT])
 {
     memcpy(out, cu->batch_s, sizeof cu->batch_s);
-    *reruns = cu->reruns;
     memset(cu->batch_s, 0, sizeof cu->batch_s);
-    cu->reruns = 0;
 }
 
 static double mono_now(void)
@@ -803,6 +802,13 @@ static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t scr
         return "cudaMalloc(batch results)";
     if ((*e = grow(&cu->h_bres, &cu->h_bres_cap, m * RESULT_BYTES, 1)))
         return "cudaMallocHost(batch results)";
+    if (cu->bsoft.count < m) {
+        const char *call = NULL;
+        size_t want = cu->bsoft.count * 2 > m ? cu->bsoft.count * 2 : m;
+        df_soft_slots_close(&cu->bsoft);
+        if ((*e = df_soft_slots_open(&cu->bsoft, want, &call)))
+            return call;
+    }
     return NULL;
 }
 
@@ -814,7 +820,7 @@ static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, siz
     cudaError_t e;
     if ((e = cudaSetDevice(cu->device)) != cudaSuccess)
         return *call = "cudaSetDevice", (int)e;
-    if ((e = df_soft_slots_clear(&cu->soft, cu->stream, call)) != cudaSuccess)
+    if ((e = df_soft_slots_clear_n(&cu->bsoft, m, cu->stream, call)) != cudaSuccess)
         return (int)e;
     if ((e = cudaMemcpyAsync(cu->d_batch, cu->h_batch, stage, cudaMemcpyHostToDevice,
                              cu->stream)) != cudaSuccess)
@@ -827,7 +833,7 @@ static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, siz
     bt.d_scratch = cu->d_bscratch;
     bt.d_results = cu->d_bres;
     bt.stream = cu->stream;
-    bt.soft = df_soft_slots_dev(&cu->soft);
+    bt.soft = df_soft_slots_dev(&cu->bsoft); /* case j's: set j */
     int code = launch(&bt);
     if (code != 0) {
         *call = bt.failed_call ? bt.failed_call : "enqueue_batch";
@@ -846,6 +852,7 @@ static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, siz
 static int batch_finish(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                         size_t m, df_result *res)
 {
+    const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->h_batch;
     for (size_t j = 0; j < m; j++) {
         const batch_item *it = &cu->items[j];
         df_gpu_ctx ctx;
@@ -859,6 +866,12 @@ static int batch_finish(df_cuda *cu, const df_kernel *k, const df_case *const *c
             continue;
         }
         r->status = DF_RUN_OK;
+        /* its own first reports; the kernel wrote the launch's block
+         * index, which the case's own launch numbers from first_block */
+        uint32_t added = df_soft_slots_read_at(&cu->bsoft, j, r);
+        for (unsigned q = 0; q < DF_SOFT_CODES; q++)
+            if (added & (1u << q))
+                r->soft[q].block -= tbl[j].first_block;
     }
     return 0;
 }
@@ -878,7 +891,6 @@ static int batch_failed(df_cuda *cu, const df_kernel *k, const df_case *const *c
              (unsigned long long)cases[0]->index);
     memset(&res[0], 0, sizeof res[0]);
     set_error(&res[0], k, cases[0], call, code, detail && detail[0] ? detail : why);
-    (void)df_soft_slots_read(&cu->soft, &res[0], 1);
     *done = 1;
     return -1;
 }
@@ -913,25 +925,8 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
     if (code != 0)
         return batch_failed(cu, k, cases, n, res, done, call, code, detail);
     batch_tick(cu, DF_CUDA_T_DEVICE, &t);
-    df_result soft;
-    memset(&soft, 0, sizeof soft);
-    int reported = df_soft_slots_read(&cu->soft, &soft, 1) != 0;
     batch_finish(cu, k, cases, m, res);
     batch_tick(cu, DF_CUDA_T_FINISH, &t);
-    /* A report names the batch's first case of its kind only. Only cases
-     * with a non-finite result can have reported (enqueue_batch's
-     * contract): those run again alone, each with its own reports, as the
-     * one-case path gives them; at n = 2000 about 4% of random shfl cases
-     * overflow, so nearly every batch has one. */
-    for (size_t i = 0; reported && i < n; i++)
-        if (res[i].status == DF_RUN_OK && !isfinite(res[i].f)) {
-            cu->reruns++;
-            if (df_cuda_run(cu, k, cases[i], &res[i]) != 0) {
-                *done = i + 1;
-                return -1;
-            }
-        }
-    batch_tick(cu, DF_CUDA_T_RERUN, &t);
     *done = n;
     return 0;
 }

@@ -93,10 +93,8 @@ struct df_gpu_ops {
     int (*finish)(df_gpu_ctx *ctx, const df_case *c, df_result *res);
     /* Optional (NULL = none): enqueues a whole batch (df_gpu_batch, below)
      * whose every case's result equals, bit for bit, what enqueue gives for
-     * that case alone. The soft-error slots keep only a batch's first
-     * report of each kind, so a kernel with one must report only for cases
-     * whose result ends non-finite (a non-finite partial stays so): after
-     * a batch with a report the backend runs those cases again alone. */
+     * that case alone, its soft-error reports included: case j reports
+     * into bt->soft's set j (claim + j * DF_SOFT_CODES, pinned + j). */
     int (*enqueue_batch)(struct df_gpu_batch *bt);
     /* Optional, with enqueue_batch (NULL = the whole grid): how many of
      * the case's grid blocks, the first ones, a batched launch runs. The
@@ -143,11 +141,10 @@ void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool);
 /* Where df_cuda_run_batch's wall time went, in seconds since the last
  * call (which zeroes them): checking and laying out the cases, staging
  * them into pinned memory, the device's part (copies in, launches, copy
- * out, the one synchronization), turning results into df_results, and the
- * cases run again alone after a soft report (their count in *reruns). */
-enum { DF_CUDA_T_PLAN, DF_CUDA_T_STAGE, DF_CUDA_T_DEVICE, DF_CUDA_T_FINISH, DF_CUDA_T_RERUN,
-       DF_CUDA_T_COUNT };
-void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT], unsigned long long *reruns);
+ * out, the one synchronization), and turning results and each case's
+ * soft-error reports into df_results. */
+enum { DF_CUDA_T_PLAN, DF_CUDA_T_STAGE, DF_CUDA_T_DEVICE, DF_CUDA_T_FINISH, DF_CUDA_T_COUNT };
+void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT]);
 
 /* Runs kernel k on case c: copies the vectors in, enqueue, sync, finish.
  * Returns 0 when res is filled (res->status tells success or a CUDA error

@@ -545,7 +545,8 @@ df_shfl_kernel(const E *__restrict__ a, const E *__restrict__ b, uint64_t n,
  * each; block X belongs to the last case whose first_block <= X (thread 0
  * finds it by binary search and tells the block). Each case keeps its
  * ticket in its table entry, its partials in its scratch (past the
- * header, as in df_shfl_enqueue) and writes its result to its slot. */
+ * header, as in df_shfl_enqueue), writes its result to its slot and reports
+ * soft errors into its own set of slots (set `result`). */
 template <typename E, typename A>
 __global__ void __launch_bounds__(DF_SHFL_BLOCK_MAX, 1)
 df_shfl_batch_kernel(df_gpu_batch_case *cases, size_t count, char *scratch, char *results,
@@ -568,9 +569,14 @@ df_shfl_batch_kernel(df_gpu_batch_case *cases, size_t count, char *scratch, char
     __syncthreads();
     df_gpu_batch_case *c = cases + s_case;
     A *partials = (A *)(scratch + c->scratch_off + DF_SHFL_SCRATCH_HEADER);
+    df_soft_dev own = soft; /* the case's own slots: set `result` */
+    if (own.claim) {
+        own.claim += (size_t)c->result * DF_SOFT_CODES;
+        own.pinned += c->result;
+    }
     df_shfl_block<E, A>((const E *)c->a, (const E *)c->b, c->n, blockIdx.x - c->first_block,
                         c->grid, c->blocks, partials, &c->ticket,
-                        (A *)(results + (size_t)16 * c->result), soft, s_warp, s_last);
+                        (A *)(results + (size_t)16 * c->result), own, s_warp, s_last);
 }
 
 /* Blocks a batched launch runs for a case: those whose first thread is

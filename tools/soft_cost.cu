@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     CHECK(cudaGetLastError());
     df_soft_slots slots;
     const char *call = "";
-    cudaError_t e = df_soft_slots_open(&slots, &call);
+    cudaError_t e = df_soft_slots_open(&slots, 1, &call);
     if (e != cudaSuccess) {
         fprintf(stderr, "soft-cost: %s: %s\n", call, cudaGetErrorString(e));
         return 1;
@@ -210,7 +210,7 @@ int main(int argc, char **argv)
         row(&bi_, ms, &prop);
     }
     CHECK(cudaStreamSynchronize(st));
-    uint32_t reported = df_soft_slots_poll(&slots);
+    uint32_t reported = df_soft_slots_poll_at(&slots, 0);
     if (reported) /* the data must never report: the times would not be the hot path's */
         fprintf(stderr, "soft-cost: unexpected soft-error reports, mask %#x\n", reported);
     df_soft_slots_close(&slots);
