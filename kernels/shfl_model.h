@@ -27,6 +27,7 @@
 
 #include <stdio.h>
 
+#include "model_common.h"
 #include "shfl_common.h"
 
 #define SHFL_CAT2(x, y) x##y
@@ -89,7 +90,11 @@ static SHFL_ACC SHFL_FN(_warps_tree)(SHFL_ACC wv[DF_SHFL_WARP], uint32_t nwarps,
 }
 
 /* Accumulators of the 32 threads base .. base + 31 after all their
- * elements, each accumulator in increasing element order. */
+ * elements, each accumulator in increasing element order. Compiled twice
+ * on x86-64 (DF_MODEL_CLONES, model_common.h): with FMA instructions,
+ * where SHFL_FMA is one instruction instead of a libm call, and for any
+ * x86-64; both give the same bits (fma is correctly rounded either way). */
+DF_MODEL_CLONES
 static void SHFL_FN(_warp_accs)(const SHFL_ELEM *a, const SHFL_ELEM *b,
                                 uint64_t n, const df_shfl_map *m, uint64_t base,
                                 SHFL_ACC acc[DF_SHFL_WARP][SHFL_V])
@@ -175,16 +180,23 @@ static SHFL_ACC SHFL_FN(_dot)(const SHFL_ELEM *a, const SHFL_ELEM *b,
     SHFL_ACC last[DF_SHFL_BLOCK_MAX];
     for (uint32_t j = 0; j < block; j++)
         last[j] = (SHFL_ACC)0;
-    for (uint32_t blk = 0; blk < l->grid; blk++) {
-        SHFL_ACC partial = (SHFL_ACC)0;
-        if ((uint64_t)blk * block < m.active)
-            partial = SHFL_FN(_block)(a, b, n, &m, block, blk, &ms);
+    /* the blocks that hold elements: those whose first thread is below m.active */
+    const uint64_t holding = (m.active + block - 1) / block;
+    const uint32_t act = holding < l->grid ? (uint32_t)holding : l->grid;
+    for (uint32_t blk = 0; blk < act; blk++) {
+        const SHFL_ACC partial = SHFL_FN(_block)(a, b, n, &m, block, blk, &ms);
         const uint32_t j = blk % block; /* its sum starts with partial j */
         SHFL_ACC r = last[j] + partial;
         if (!isfinite(r) && isfinite(last[j]) && isfinite(partial))
             df_shfl_model_note(&ms, DF_SHFL_LAST_BLOCK, j, (uint64_t)j * block, (double)r);
         last[j] = r;
     }
+    /* The others' partials are +0: last[j] + 0 is last[j] but for -0,
+     * which becomes +0, once; no note (+0 is finite, and a non-finite
+     * last[j] is not noted). So one pass over the residues the idle blocks
+     * reach does what the kernel's up to 65535 additions do. */
+    for (uint32_t blk = act; blk < l->grid && blk - act < block; blk++)
+        last[blk % block] = last[blk % block] + (SHFL_ACC)0;
     SHFL_ACC x[DF_SHFL_WARP], wv[DF_SHFL_WARP];
     const uint32_t nwarps = block / DF_SHFL_WARP;
     for (uint32_t w = 0; w < nwarps; w++) {
