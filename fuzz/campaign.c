@@ -208,21 +208,6 @@ static int write_campaign_file(campaign *cp)
     return rc;
 }
 
-/* Splits "key : value" (value without its newline); 0 or -1. */
-static int kv(char *line, char **key, char **val)
-{
-    line[strcspn(line, "\n")] = 0;
-    if (line[0] == '#' || !line[0])
-        return -1;
-    char *sep = strstr(line, " : ");
-    if (!sep)
-        return -1;
-    *sep = 0;
-    *key = line;
-    *val = sep + 3;
-    return 0;
-}
-
 /* Options a resumed campaign takes from DIR/campaign. Strings are kept for
  * the process's life (the options point into them). */
 static int read_campaign_file(campaign *cp, char **kernels)
@@ -239,7 +224,7 @@ static int read_campaign_file(campaign *cp, char **kernels)
     char line[8192], *key, *val;
     int bad = 0, have_seed = 0, merged = 0;
     while (fgets(line, sizeof line, f)) {
-        if (kv(line, &key, &val) != 0)
+        if (df_kv_split(line, &key, &val) != 0)
             continue;
         char *v = strdup(val);
         if (!v) {
@@ -440,7 +425,7 @@ static int read_state(campaign *cp)
     char line[8192], *key, *val;
     int bad = 0;
     while (!bad && fgets(line, sizeof line, f)) {
-        if (kv(line, &key, &val) != 0)
+        if (df_kv_split(line, &key, &val) != 0)
             continue;
         unsigned long long a, b, c = 0;
         if (!strcmp(key, "next_index"))

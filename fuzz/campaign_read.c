@@ -111,20 +111,30 @@ static int read_lines(const char *path, int skip_hash, int torn_rule, row_fn row
     return 0;
 }
 
+int df_kv_split(char *line, char **key, char **val)
+{
+    char *t = trim(line);
+    char *colon = *t == '#' ? NULL : strstr(t, " : ");
+    if (!colon)
+        return -1;
+    *colon = '\0';
+    *key = trim(t);
+    *val = trim(colon + 3);
+    return 0;
+}
+
 static int load_kv(const char *path, df_kv *t)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
-    char *line = NULL;
+    char *line = NULL, *key, *val;
     size_t cap = 0;
     int rc = 0;
     while (getline(&line, &cap, f) > 0) {
-        char *colon = strstr(line, " : ");
-        if (!colon)
+        if (df_kv_split(line, &key, &val) != 0)
             continue; /* not a key : value line; unknown forms are ignored */
-        *colon = '\0';
-        if (kv_add(t, trim(line), trim(colon + 3))) {
+        if (kv_add(t, key, val)) {
             rc = -1;
             break;
         }

@@ -85,6 +85,11 @@ void df_campaign_free(df_campaign_data *c);
 /* The last value of key, or NULL. */
 const char *df_kv_get(const df_kv *t, const char *key);
 
+/* Splits one line of a `key : value` file in place (both trimmed, the
+ * newline dropped). Returns 0, or -1 for a comment (#), a blank line or a
+ * line without " : ". */
+int df_kv_split(char *line, char **key, char **val);
+
 /* The index of kernel name in c->kernels, added when new; SIZE_MAX when
  * out of memory. */
 size_t df_campaign_kernel_index(df_campaign_data *c, const char *name);
