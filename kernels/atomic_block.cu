@@ -15,71 +15,14 @@
 
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
-#include <math.h>
-#include <stdbool.h>
-
-#include "model_common.h"
+#include "atomic_block_model.h"
 
 extern const df_kernel df_kernel_atomic_block;
 
-/* product, then block additions in thread 0's serial loop, then one atomic
- * add per block into the result */
-static uint64_t atomic_block_height(uint64_t n, const df_launch *l)
-{
-    if (l->block == 0)
-        return n ? n : 1; /* unresolved launch: the any-order bound */
-    uint64_t grid = (n + l->block - 1) / l->block;
-    if (grid == 0)
-        grid = 1;
-    return 1 + (uint64_t)l->block + grid;
-}
-
-/* Float atomicAdd on global memory always runs in flush-to-zero mode: PTX
- * atom.add.f32 flushes subnormal inputs and results to sign-preserving zero,
- * whatever -ftz says. The block's serial sum (plain fadd, no -ftz) keeps
- * subnormals. */
-static float flush_subnormal(float x)
-{
-    return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x;
-}
-
-/* Whether the products of the block starting at element first are all
- * finite (a non-finite block sum from them is a soft error). */
-static bool atomic_block_products_finite(const df_case *c, uint64_t first, uint32_t block)
-{
-    const float *a = c->a, *b = c->b;
-    for (uint64_t i = first; i < c->n && i < first + block; i++)
-        if (!isfinite(a[i] * b[i]))
-            return false;
-    return true;
-}
-
-/* The GPU adds block sums in whatever order blocks finish; the model takes
- * blocks 0..grid-1, one valid order among them. A block sum that is
- * Inf/NaN from finite products is noted as the GPU reports it (the report
- * is per block, so its order does not matter). */
 static int atomic_block_model(const df_case *c, df_scratch *s, df_result *out)
 {
-    df_launch l;
     (void)s;
-    if (df_model_begin(&df_kernel_atomic_block, c, &l, out) != 0)
-        return -1;
-    const float *a = c->a, *b = c->b;
-    float result = 0.0f; /* the launcher's cudaMemsetAsync */
-    for (uint64_t blk = 0; blk < l.grid; blk++) {
-        float sum = 0.0f;
-        for (uint32_t t = 0; t < l.block; t++) {
-            uint64_t i = blk * l.block + t;
-            float p = i < c->n ? a[i] * b[i] : 0.0f;
-            sum += p;
-        }
-        if (!isfinite(sum) && atomic_block_products_finite(c, blk * l.block, l.block))
-            df_soft_note(out, DF_SOFT_NONFINITE, DF_SOFT_K_ATOMIC_BLOCK, __LINE__,
-                         (uint32_t)blk, 0, 0, blk * l.block, 0, (double)sum);
-        result = flush_subnormal(flush_subnormal(result) + flush_subnormal(sum));
-    }
-    out->f = result;
-    return 0;
+    return df_atomic_block_sum(&df_kernel_atomic_block, c, c->n, true, out);
 }
 
 #ifdef DOTFUZZ_CUDA
@@ -91,16 +34,8 @@ const df_kernel df_kernel_atomic_block = {
     .origin = "seed 000",
     .summary = "one product per thread, thread 0 sums its block serially, "
                "float atomicAdd across blocks (order varies, flushes subnormals)",
-    .elem = DF_F32,
-    .acc = DF_F32,
     .flags = DF_K_FLUSHES_SUBNORMALS,
-    .block_min = 1,
-    .block_max = 1024,
-    .block_default = 1024, /* the seed's MAX_THREADS_PER_BLOCK */
-    .grid_max = 0,
-    .per_thread = 1,
-    .max_n = 0,
-    .tree_height = atomic_block_height,
+    DF_ATOMIC_BLOCK_LAUNCH,
     .host_model = atomic_block_model,
     .gpu = DF_GPU_REF(df_gpu_atomic_block),
 };

@@ -66,7 +66,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../model_common.h"
+#include "../atomic_block_model.h"
 
 /* The guard width both backends promise (fuzz/backend.c,
  * kernels/cuda_backend.cu). */
@@ -75,49 +75,18 @@ extern const df_kernel df_mutant_no_zero, df_mutant_tail,
     df_mutant_read_past_end, df_mutant_wrong_copy_size, df_mutant_no_sync,
     df_mutant_nonatomic, df_mutant_claims_det, df_mutant_wild_read, df_mutant_hang;
 
-/* The parent's tree height: product, thread 0's serial loop over the
- * block, one atomic add per block. */
-static uint64_t atomic_block_height(uint64_t n, const df_launch *l)
-{
-    if (l->block == 0)
-        return n ? n : 1;
-    uint64_t grid = (n + l->block - 1) / l->block;
-    if (grid == 0)
-        grid = 1;
-    return 1 + (uint64_t)l->block + grid;
-}
-
-static float flush_subnormal(float x)
-{
-    return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x;
-}
-
 /* How far past n a thread reads its product instead of taking 0. */
 enum tail_reads { TAIL_ZERO, TAIL_ONE, TAIL_ALL };
 
-/* The parent's model (blocks in order 0..grid-1, flush-to-zero atomics)
- * with the tail handled as `tail` says. */
+/* The parent's model (df_atomic_block_sum) with the tail handled as
+ * `tail` says; the mutants note no soft errors. */
 static int atomic_block_sum(const df_kernel *k, const df_case *c,
                             enum tail_reads tail, df_result *out)
 {
-    df_launch l;
-    if (df_model_begin(k, c, &l, out) != 0)
-        return -1;
-    const float *a = c->a, *b = c->b;
     uint64_t reads = tail == TAIL_ZERO  ? c->n
                      : tail == TAIL_ONE ? c->n + 1
                                         : c->n + DF_GUARD_ELEMS;
-    float result = 0.0f;
-    for (uint64_t blk = 0; blk < l.grid; blk++) {
-        float sum = 0.0f;
-        for (uint32_t t = 0; t < l.block; t++) {
-            uint64_t i = blk * l.block + t;
-            sum += i < reads ? a[i] * b[i] : 0.0f;
-        }
-        result = flush_subnormal(flush_subnormal(result) + flush_subnormal(sum));
-    }
-    out->f = result;
-    return 0;
+    return df_atomic_block_sum(k, c, reads, false, out);
 }
 
 static int tail_model(const df_case *c, df_scratch *s, df_result *out)
@@ -188,19 +157,13 @@ extern const struct df_gpu_ops df_gpu_atomic_block, df_gpu_m_no_zero,
     df_gpu_m_no_sync, df_gpu_m_nonatomic, df_gpu_m_wild_read, df_gpu_m_hang;
 #endif
 
-/* The parent's traits and launch ranges. */
-#define ATOMIC_BLOCK_LAUNCH                                                  \
-    .elem = DF_F32, .acc = DF_F32, .block_min = 1, .block_max = 1024,       \
-    .block_default = 1024, .grid_max = 0, .per_thread = 1, .max_n = 0,      \
-    .tree_height = atomic_block_height
-
 const df_kernel df_mutant_no_zero = {
     .name = "m-no-zero",
     .origin = "seed 000 (atomic-block)",
     .summary = "result word not zeroed before the launch: adds the previous "
                "case's result",
     .flags = DF_K_FLUSHES_SUBNORMALS,
-    ATOMIC_BLOCK_LAUNCH,
+    DF_ATOMIC_BLOCK_LAUNCH,
     .host_model = NULL,
     .gpu = DF_GPU_REF(df_gpu_m_no_zero),
 };
@@ -211,7 +174,7 @@ const df_kernel df_mutant_tail = {
     .summary = "tail threads (index >= n) not zero-filled: read a[i], b[i] "
                "past the end",
     .flags = DF_K_FLUSHES_SUBNORMALS,
-    ATOMIC_BLOCK_LAUNCH,
+    DF_ATOMIC_BLOCK_LAUNCH,
     .host_model = tail_model,
     .gpu = DF_GPU_REF(df_gpu_m_tail),
 };
@@ -221,7 +184,7 @@ const df_kernel df_mutant_read_past_end = {
     .origin = "seed 000 (atomic-block)",
     .summary = "guard `index <= n`: the thread at index n adds a[n]*b[n]",
     .flags = DF_K_FLUSHES_SUBNORMALS,
-    ATOMIC_BLOCK_LAUNCH,
+    DF_ATOMIC_BLOCK_LAUNCH,
     .host_model = read_past_end_model,
     .gpu = DF_GPU_REF(df_gpu_m_read_past_end),
 };
@@ -232,7 +195,7 @@ const df_kernel df_mutant_wrong_copy_size = {
     .summary = "result copied to the host with 2 bytes, not sizeof(float): "
                "only the low half of its bits arrives",
     .flags = DF_K_FLUSHES_SUBNORMALS,
-    ATOMIC_BLOCK_LAUNCH,
+    DF_ATOMIC_BLOCK_LAUNCH,
     .host_model = wrong_copy_size_model,
     .gpu = DF_GPU_REF(df_gpu_m_wrong_copy_size),
 };
@@ -243,7 +206,7 @@ const df_kernel df_mutant_no_sync = {
     .summary = "no __syncthreads before thread 0 sums the block: reads "
                "products not yet written (race)",
     .flags = DF_K_FLUSHES_SUBNORMALS,
-    ATOMIC_BLOCK_LAUNCH,
+    DF_ATOMIC_BLOCK_LAUNCH,
     .host_model = NULL,
     .gpu = DF_GPU_REF(df_gpu_m_no_sync),
 };
@@ -254,7 +217,7 @@ const df_kernel df_mutant_nonatomic = {
     .summary = "block sums added with `*c += sum`, not atomicAdd: lost "
                "updates across blocks (race)",
     .flags = DF_K_FLUSHES_SUBNORMALS,
-    ATOMIC_BLOCK_LAUNCH,
+    DF_ATOMIC_BLOCK_LAUNCH,
     .host_model = NULL,
     .gpu = DF_GPU_REF(df_gpu_m_nonatomic),
 };
@@ -265,7 +228,7 @@ const df_kernel df_mutant_claims_det = {
     .summary = "claims determinism (DF_K_DETERMINISTIC) but adds block sums "
                "with float atomics in arrival order",
     .flags = DF_K_FLUSHES_SUBNORMALS | DF_K_DETERMINISTIC | DF_K_HOST_BLIND,
-    ATOMIC_BLOCK_LAUNCH,
+    DF_ATOMIC_BLOCK_LAUNCH,
     .host_model = claims_det_model,
     .gpu = DF_GPU_REF(df_gpu_atomic_block),
 };
@@ -277,7 +240,7 @@ const df_kernel df_mutant_wild_read = {
     .summary = "reads 2^40 elements past a[] when n % 509 == 300: an illegal "
                "address on the GPU, a segfault on the host (kills its process)",
     .flags = DF_K_FLUSHES_SUBNORMALS | DF_K_KILLS_PROCESS,
-    ATOMIC_BLOCK_LAUNCH,
+    DF_ATOMIC_BLOCK_LAUNCH,
     .host_model = wild_read_model,
     .gpu = DF_GPU_REF(df_gpu_m_wild_read),
 };
@@ -287,7 +250,7 @@ const df_kernel df_mutant_hang = {
     .origin = "seed 000 (atomic-block)",
     .summary = "never finishes when n % 1021 == 600 (the watchdog's test)",
     .flags = DF_K_FLUSHES_SUBNORMALS | DF_K_KILLS_PROCESS,
-    ATOMIC_BLOCK_LAUNCH,
+    DF_ATOMIC_BLOCK_LAUNCH,
     .host_model = hang_model,
     .gpu = DF_GPU_REF(df_gpu_m_hang),
 };
