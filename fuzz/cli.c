@@ -68,6 +68,14 @@ int df_parse_double(const char *s, double *out)
     return 0;
 }
 
+int df_parse_tol_cli(const char *cmd, const char *arg, double *tol)
+{
+    if (df_parse_double(arg, tol) == 0 && *tol >= 0)
+        return 0;
+    df_usage_error(cmd, "invalid --tol '%s'", arg);
+    return -1;
+}
+
 int df_parse_duration(const char *s, double *seconds)
 {
     char *end;

@@ -11,6 +11,9 @@
  * 1024). Returns 0 or -1. */
 int df_parse_u64(const char *s, uint64_t *out);
 int df_parse_double(const char *s, double *out);
+/* --tol's value for subcommand cmd: a finite number >= 0 into *tol, or a
+ * usage error on stderr and -1. */
+int df_parse_tol_cli(const char *cmd, const char *arg, double *tol);
 /* "10", "10s", "5m", "8h" -> seconds. */
 int df_parse_duration(const char *s, double *seconds);
 /* "dotfuzz CMD: <fmt % arg> (see dotfuzz CMD --help)" on stderr. */

@@ -107,10 +107,8 @@ static int parse_merge_opts(int argc, char **argv, merge_opts *o)
                 return -1;
             break;
         case OPT_TOL:
-            if (df_parse_double(optarg, &o->tol) || o->tol < 0) {
-                df_usage_error("merge", "invalid --tol '%s'", optarg);
+            if (df_parse_tol_cli("merge", optarg, &o->tol) != 0)
                 return -1;
-            }
             break;
         case ':': df_usage_error("merge", "option %s needs a value", argv[optind - 1]); return -1;
         default: df_usage_error("merge", "unknown option '%s'", argv[optind - 1]); return -1;

@@ -90,10 +90,8 @@ static int parse_min_opts(int argc, char **argv, min_opts *o)
                 return -1;
             break;
         case OPT_TOL:
-            if (df_parse_double(optarg, &o->tol) || o->tol < 0) {
-                df_usage_error("minimize", "invalid --tol '%s'", optarg);
+            if (df_parse_tol_cli("minimize", optarg, &o->tol) != 0)
                 return -1;
-            }
             break;
         case OPT_MAX_TRIES:
             if (df_parse_u64(optarg, &o->max_tries) || o->max_tries == 0) {

@@ -192,10 +192,8 @@ static int parse_replay_opts(int argc, char **argv, replay_opts *o)
                 return -1;
             break;
         case OPT_TOL:
-            if (df_parse_double(optarg, &o->tol) || o->tol < 0) {
-                df_usage_error("replay", "invalid --tol '%s'", optarg);
+            if (df_parse_tol_cli("replay", optarg, &o->tol) != 0)
                 return -1;
-            }
             break;
         case OPT_JSON: o->json = 1; break;
         case OPT_DEBUG_INV: o->debug_invariants = 1; break;
