@@ -179,10 +179,7 @@ static int emulated_run(df_backend *b, const df_kernel *k, const df_case *c, df_
 {
     if (b->sticky[0]) {
         memset(res, 0, sizeof *res);
-        res->status = DF_RUN_ERROR;
-        snprintf(res->err, sizeof res->err, "%s case seed=%llu index=%llu n=%llu: %s", k->name,
-                 (unsigned long long)c->seed, (unsigned long long)c->index,
-                 (unsigned long long)c->n, "context lost earlier (host emulation)");
+        df_result_error(res, k->name, c, "context lost earlier (host emulation)");
         return -1;
     }
     if (df_run_model(&b->m, k, 1, c, res) == 0)

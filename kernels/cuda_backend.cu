@@ -493,10 +493,7 @@ static int validate_case(const df_kernel *k, const df_case *c, df_case *rc,
     }
     if (!what)
         return 0;
-    res->status = DF_RUN_ERROR;
-    snprintf(res->err, sizeof res->err, "%s case seed=%llu index=%llu n=%llu: %s",
-             k->name, (unsigned long long)c->seed,
-             (unsigned long long)c->index, (unsigned long long)c->n, what);
+    df_result_error(res, k->name, c, what);
     return -1;
 }
 

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../fuzz/case.h"
 #include "soft_error.h"
@@ -46,6 +47,17 @@ typedef struct df_result {
     uint32_t soft_mask;
     df_soft_report soft[DF_SOFT_CODES];
 } df_result;
+
+/* A failed run: res->status DF_RUN_ERROR, res->err "KERNEL case seed=S
+ * index=I n=N: WHAT", the form every run error takes. */
+static inline void df_result_error(df_result *res, const char *kernel, const df_case *c,
+                                   const char *what)
+{
+    res->status = DF_RUN_ERROR;
+    snprintf(res->err, sizeof res->err, "%s case seed=%llu index=%llu n=%llu: %s", kernel,
+             (unsigned long long)c->seed, (unsigned long long)c->index,
+             (unsigned long long)c->n, what);
+}
 
 /* A host model's soft-error report: the first of its kind is kept, as the
  * GPU slot's atomicCAS keeps the first (kernels/soft_error.h). */

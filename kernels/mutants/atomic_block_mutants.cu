@@ -128,11 +128,8 @@ static int wild_read_model(const df_case *c, df_scratch *s, df_result *out)
 {
     (void)s;
     if (DF_WILD_READ_TRIGGER(c->n) && getenv(DF_HOST_STICKY_ENV)) {
-        out->status = DF_RUN_ERROR;
-        snprintf(out->err, sizeof out->err, "m-wild-read case seed=%llu index=%llu n=%llu: "
-                 "an illegal memory access was encountered (host emulation)",
-                 (unsigned long long)c->seed, (unsigned long long)c->index,
-                 (unsigned long long)c->n);
+        df_result_error(out, df_mutant_wild_read.name, c,
+                        "an illegal memory access was encountered (host emulation)");
         return DF_MODEL_STICKY;
     }
     if (DF_WILD_READ_TRIGGER(c->n)) {
