@@ -10,7 +10,9 @@
  *               n = 65536: generation, every reference (exact, Kahan, G),
  *               the run, the model match (cuda), the judgement, the
  *               metamorphic checks on 1 case in 16, the tallies (nothing
- *               is saved);
+ *               is saved); batches buffered as run's --pipeline auto does
+ *               ("x2": double-buffered, "x1": one buffer), and at n = 2000
+ *               a second row with the other buffering, side by side;
  *   big n       at n = 2^26 (2^20 with --quick): the harness's verified
  *               elements/s against the bare references alone
  *               (df_refs_compute, the oracle's, on the same pool over the
@@ -45,7 +47,9 @@ static const char bench_usage[] =
     "              dot, compare\n"
     "  harness     verified cases/s of `dotfuzz run --batch` at n = 2000 and\n"
     "              65536: every reference, model match, judgement, metamorphic\n"
-    "              checks on 1 case in --meta-every, tallies (no files saved)\n"
+    "              checks on 1 case in --meta-every, tallies (no files saved);\n"
+    "              buffered as run's --pipeline auto (x2: double-buffered, x1:\n"
+    "              one buffer), and at n = 2000 again with the other buffering\n"
     "  big n       verified elements/s at n = 2^26 against the bare references\n"
     "              (df_refs_compute) on the same threads and cases\n"
     "and the peak resident memory after each row.\n"
@@ -165,6 +169,7 @@ typedef struct harness_row {
     double cpu_s[4]; /* CPU seconds over the pool: generate, refs, model, judge */
     double gpu_s[DF_CUDA_T_COUNT]; /* the batched launches' stages (cuda backend) */
     int has_gpu_s;
+    int pipelined; /* double-buffered batches */
     int rc;
 } harness_row;
 
@@ -188,13 +193,14 @@ static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
     for (int kind = 0; kind < 4; kind++)
         row->cpu_s[kind] = df_engine_cpu_seconds(e, kind);
     row->has_gpu_s = df_backend_batch_times(e->b, row->gpu_s) == 0;
+    row->pipelined = e->pipelined;
     free(t);
 }
 
 static void refs_slot(void *ctx, size_t s, unsigned w)
 {
     (void)w;
-    df_slot *sl = &((df_engine *)ctx)->slots[s];
+    df_slot *sl = &((df_engine *)ctx)->cur[s];
     df_refs refs;
     if (!sl->gen_failed)
         df_refs_compute(sl->c.type, sl->c.a, sl->c.b, sl->c.n, &refs);
@@ -209,7 +215,7 @@ static double bare_refs(df_engine *e, size_t cases, double time_s)
     do {
         df_pool_for(e->pool, cases, refs_slot, e);
         for (size_t s = 0; s < cases; s++)
-            elems += e->slots[s].c.n;
+            elems += e->cur[s].c.n;
         t = df_now();
     } while (t - t0 < time_s);
     return (double)elems / (t - t0);
@@ -251,8 +257,9 @@ static int harness_row_print(const char *what, const harness_row *r, uint64_t n,
                 r->rc == DF_RANGE_POISONED ? "backend unusable" : "cannot generate");
         return -1;
     }
-    printf("%-34s %14.0f cases/s  %12.3g elem/s  batch %-6zu peak RSS %8.1f MiB\n", what,
-           r->cases / r->secs, (double)r->cases * (double)n / r->secs, batch, peak_rss_mib());
+    printf("%-34s %14.0f cases/s  %12.3g elem/s  batch %-6zu %s  peak RSS %8.1f MiB\n", what,
+           r->cases / r->secs, (double)r->cases * (double)n / r->secs, batch,
+           r->pipelined ? "x2" : "x1", peak_rss_mib());
     print_stages(r, host);
     return 0;
 }
@@ -294,24 +301,33 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
     unsigned nt = df_pool_size(e.pool);
     printf("%-34s %u threads, kernel %s, backend %s\n", "setup", nt, k->name,
            df_backend_name(b));
-    harness_row r2k, r64k, rbig;
+    harness_row r2k, r1buf, r64k, rbig; /* r1buf: n = 2000, the other buffering */
     size_t b64 = o->batch / 8 < 64 ? 64 : (size_t)(o->batch / 8);
     uint64_t big = o->quick ? (UINT64_C(1) << 20) : (UINT64_C(1) << 26);
     char what[64];
     snprintf(what, sizeof what, "harness n = 2^%d, verified", o->quick ? 20 : 26);
     int bad = harness_measure(&e, "harness n = 2000, verified", 2000, (size_t)o->batch,
-                              o->time_s, &r2k) != 0 ||
+                              o->time_s, &r2k) != 0;
+    /* the same with the other buffering, side by side */
+    e.pipeline = r2k.pipelined ? DF_PIPE_OFF : DF_PIPE_ON;
+    bad = bad || harness_measure(&e, r2k.pipelined ? "  the same, one buffer"
+                                                   : "  the same, double-buffered",
+                                 2000, (size_t)o->batch, o->time_s, &r1buf) != 0;
+    e.pipeline = DF_PIPE_AUTO;
+    bad = bad ||
               harness_measure(&e, "harness n = 65536, verified", 65536, b64, o->time_s,
                               &r64k) != 0 ||
               harness_measure(&e, what, big, nt < 2 ? 2 : nt, o->time_s, &rbig) != 0;
     if (!bad) {
-        double bare = bare_refs(&e, e.nslots, o->time_s);
+        double bare = bare_refs(&e, e.ncur, o->time_s);
         double h = (double)rbig.cases * (double)big / rbig.secs;
         snprintf(what, sizeof what, "bare MT references n = 2^%d", o->quick ? 20 : 26);
         printf("%-34s %14.0f cases/s  %12.3g elem/s  ratio harness/bare %.3f  peak RSS "
                "%8.1f MiB\n", what, bare / (double)big, bare, h / bare, peak_rss_mib());
-        printf("%-34s %.2fx the seed loop\n", "harness n = 2000 vs seed loop",
-               (r2k.cases / r2k.secs) / seed);
+        double two = (r2k.pipelined ? r2k.cases / r2k.secs : r1buf.cases / r1buf.secs),
+               one = (r2k.pipelined ? r1buf.cases / r1buf.secs : r2k.cases / r2k.secs);
+        printf("%-34s %.2fx the seed loop; double-buffered %.2fx one buffer\n",
+               "harness n = 2000 vs seed loop", (r2k.cases / r2k.secs) / seed, two / one);
     }
     df_engine_free(&e);
     df_backend_set_pool(b, NULL);

@@ -162,6 +162,19 @@ int df_run_parse_save(const char *v, int *s)
     return 0;
 }
 
+int df_run_parse_pipeline(const char *v, int *mode)
+{
+    if (!strcmp(v, "auto"))
+        *mode = DF_PIPE_AUTO;
+    else if (!strcmp(v, "on"))
+        *mode = DF_PIPE_ON;
+    else if (!strcmp(v, "off"))
+        *mode = DF_PIPE_OFF;
+    else
+        return -1;
+    return 0;
+}
+
 void df_print_finding(FILE *f, const df_finding *fd)
 {
     const df_judgement *j = &fd->r->j;
@@ -183,7 +196,7 @@ typedef struct df_sig {
 void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
                     const df_kernel *const *kernels, size_t nk)
 {
-    *e = (df_engine){.o = o, .b = b, .kernels = kernels, .nk = nk};
+    *e = (df_engine){.o = o, .b = b, .kernels = kernels, .nk = nk, .pipeline = o->pipeline};
     e->go.max_n = o->max_n;
     if (strcmp(o->family, "all") != 0)
         e->go.family = df_family_find(o->family)->id; /* checked by df_run_select */
@@ -202,6 +215,8 @@ static void free_slots(df_engine *e)
     free(e->cptr);
     free(e->bres);
     e->slots = NULL;
+    e->cur = NULL;
+    e->ncur = 0;
     e->cptr = NULL;
     e->bres = NULL;
     e->nslots = 0;
@@ -377,10 +392,18 @@ static int one_at_a_time(df_engine *e, uint64_t lo, uint64_t hi, double deadline
 
 /* ---- batches ---- */
 
+/* A loop over one batch's slots (the batch being checked, or the next one
+ * being made beside it). */
+typedef struct df_job {
+    df_engine *e;
+    df_slot *slots;
+} df_job;
+
 static void prepare_slot(void *ctx, size_t s, unsigned w)
 {
-    df_engine *e = ctx;
-    df_slot *sl = &e->slots[s];
+    df_job *jb = ctx;
+    df_engine *e = jb->e;
+    df_slot *sl = &jb->slots[s];
     const df_kernel *k = e->kernels[sl->ki];
     sl->ran = 0;
     sl->planned = 0;
@@ -405,8 +428,9 @@ double df_engine_cpu_seconds(const df_engine *e, int kind)
 /* The host backend's run, or the cuda backend's model beside it. */
 static void model_slot(void *ctx, size_t s, unsigned w)
 {
-    df_engine *e = ctx;
-    df_slot *sl = &e->slots[s];
+    df_job *jb = ctx;
+    df_engine *e = jb->e;
+    df_slot *sl = &jb->slots[s];
     const df_kernel *k = e->kernels[sl->ki];
     if (sl->gen_failed)
         return;
@@ -424,8 +448,9 @@ static void model_slot(void *ctx, size_t s, unsigned w)
 /* Model and judgement of one case, while its vectors are in cache. */
 static void finish_slot(void *ctx, size_t s, unsigned w)
 {
-    df_engine *e = ctx;
-    df_slot *sl = &e->slots[s];
+    df_job *jb = ctx;
+    df_engine *e = jb->e;
+    df_slot *sl = &jb->slots[s];
     model_slot(ctx, s, w);
     double t0 = df_now();
     if (sl->ran)
@@ -441,14 +466,42 @@ static void whole_slot(void *ctx, size_t s, unsigned w)
     finish_slot(ctx, s, w);
 }
 
+/* What the background makes of the next batch: its cases generated and
+ * referenced (cuda: the GPU runs them next), or the host backend's whole
+ * check. */
+static void make_slot(void *ctx, size_t s, unsigned w)
+{
+    if (df_backend_is_host(((df_job *)ctx)->e->b))
+        whole_slot(ctx, s, w);
+    else
+        prepare_slot(ctx, s, w);
+}
+
+/* Whether batches are double-buffered: threads to make the next batch
+ * beside this one, and room for two batches of the longest vectors. */
+static int wants_pipeline(const df_engine *e)
+{
+    uint64_t n = e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
+    int on = e->pipeline == DF_PIPE_ON ||
+             (e->pipeline == DF_PIPE_AUTO && !df_backend_is_host(e->b));
+    return on && df_pool_size(e->pool) > 1 && n > 0 && n <= DF_PIPELINE_BYTES / 16 / e->batch;
+}
+
 static int batch_alloc(df_engine *e)
 {
-    if (e->slots && e->nslots >= e->batch)
+    int pipe = wants_pipeline(e);
+    size_t want = pipe ? 2 * (size_t)e->batch : e->batch;
+    if (e->slots && e->nslots >= want) {
+        e->pipelined = pipe;
         return 0;
+    }
     free_slots(e);
     unsigned nw = df_pool_size(e->pool);
-    e->nslots = e->batch;
-    e->slots = calloc(e->batch, sizeof *e->slots);
+    e->pipelined = pipe;
+    e->nslots = want;
+    e->slots = calloc(want, sizeof *e->slots);
+    e->cur = e->slots;
+    e->ncur = 0;
     if (!e->mctx)
         e->mctx = calloc(nw, sizeof *e->mctx);
     if (!e->cpu_s)
@@ -462,19 +515,20 @@ static int batch_alloc(df_engine *e)
  * Returns 0, or -1 when the context died (slots that ran keep results). */
 static int run_gpu(df_engine *e, size_t n)
 {
+    df_slot *sl = e->cur;
     for (size_t ki = 0; ki < e->nk; ki++) {
         size_t m = 0;
         for (size_t s = 0; s < n; s++)
-            if (e->slots[s].ki == ki && !e->slots[s].gen_failed)
-                e->cptr[m++] = &e->slots[s].c;
+            if (sl[s].ki == ki && !sl[s].gen_failed)
+                e->cptr[m++] = &sl[s].c;
         if (m == 0)
             continue;
         size_t done = 0;
         int rc = df_backend_run_batch(e->b, e->kernels[ki], e->cptr, m, e->bres, &done);
         for (size_t s = 0, j = 0; s < n && j < done; s++)
-            if (e->slots[s].ki == ki && !e->slots[s].gen_failed) {
-                e->slots[s].r.res = e->bres[j++];
-                e->slots[s].ran = 1;
+            if (sl[s].ki == ki && !sl[s].gen_failed) {
+                sl[s].r.res = e->bres[j++];
+                sl[s].ran = 1;
             }
         if (rc != 0)
             return -1;
@@ -489,7 +543,7 @@ static void plan_slot(void *ctx, size_t s, unsigned w)
 {
     (void)w;
     df_engine *e = ctx;
-    df_slot *sl = &e->slots[s];
+    df_slot *sl = &e->cur[s];
     sl->planned = sl->ran && !sl->gen_failed && df_meta_sampled(&e->o->meta, &sl->c);
     if (sl->planned && df_meta_plan_make(e->kernels[sl->ki], &sl->c, &sl->r, &e->o->meta,
                                          &sl->plan) != 0)
@@ -520,12 +574,12 @@ static int collect_variants(df_engine *e, size_t n)
 {
     size_t need = 0;
     for (size_t s = 0; s < n; s++)
-        need += e->slots[s].planned ? e->slots[s].plan.nvar : 0;
+        need += e->cur[s].planned ? e->cur[s].plan.nvar : 0;
     if (vref_reserve(e, need) != 0)
         return -1;
     e->nvref = 0;
     for (size_t s = 0; s < n; s++)
-        for (size_t v = 0; e->slots[s].planned && v < e->slots[s].plan.nvar; v++)
+        for (size_t v = 0; e->cur[s].planned && v < e->cur[s].plan.nvar; v++)
             e->vref[e->nvref++] = (df_vref){(uint32_t)s, (uint32_t)v};
     return 0;
 }
@@ -534,7 +588,7 @@ static int collect_variants(df_engine *e, size_t n)
 static void host_variant(void *ctx, size_t i, unsigned w)
 {
     df_engine *e = ctx;
-    df_slot *sl = &e->slots[e->vref[i].slot];
+    df_slot *sl = &e->cur[e->vref[i].slot];
     df_meta_plan *p = &sl->plan;
     size_t v = e->vref[i].var;
     const df_kernel *k = e->kernels[sl->ki];
@@ -548,7 +602,7 @@ static void host_variant(void *ctx, size_t i, unsigned w)
 static void judge_variant(void *ctx, size_t i, unsigned w)
 {
     df_engine *e = ctx;
-    df_slot *sl = &e->slots[e->vref[i].slot];
+    df_slot *sl = &e->cur[e->vref[i].slot];
     df_meta_plan *p = &sl->plan;
     size_t v = e->vref[i].var;
     const df_kernel *k = e->kernels[sl->ki];
@@ -569,7 +623,7 @@ static int gpu_variants(df_engine *e)
     for (size_t ki = 0; ki < e->nk; ki++) {
         size_t m = 0;
         for (size_t i = 0; i < e->nvref; i++) {
-            df_slot *sl = &e->slots[e->vref[i].slot];
+            df_slot *sl = &e->cur[e->vref[i].slot];
             if (sl->ki == ki)
                 e->vptr[m++] = &sl->plan.var[e->vref[i].var];
         }
@@ -578,7 +632,7 @@ static int gpu_variants(df_engine *e)
         size_t done = 0;
         int rc = df_backend_run_batch(e->b, e->kernels[ki], e->vptr, m, e->vres, &done);
         for (size_t i = 0, j = 0; i < e->nvref && j < done; i++) {
-            df_slot *sl = &e->slots[e->vref[i].slot];
+            df_slot *sl = &e->cur[e->vref[i].slot];
             if (sl->ki != ki)
                 continue;
             size_t v = e->vref[i].var;
@@ -616,14 +670,23 @@ static const char *killed_by_copy(const df_meta_plan *p)
     return NULL;
 }
 
-/* Checks indices [lo, lo + n) as one batch and records them in order.
- * *next: the first index not recorded. */
-static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t *next)
+/* Gives slots the indices [lo, lo + n) and their kernels. */
+static void name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 {
     for (size_t s = 0; s < n; s++) {
-        e->slots[s].c.index = lo + s;
-        e->slots[s].ki = df_run_kernel_of(lo + s, e->nk);
+        slots[s].c.index = lo + s;
+        slots[s].ki = df_run_kernel_of(lo + s, e->nk);
     }
+}
+
+/* Checks the batch e->cur, indices [lo, lo + n), and records it in order;
+ * prepared: made already by make_slot (pipelined).
+ * *next: the first index not recorded. */
+static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_totals *t,
+                       uint64_t *next)
+{
+    df_job jb = {e, e->cur};
+    e->ncur = n;
     if (e->hb) {
         e->hb->index = lo;
         e->hb->count = n;
@@ -633,14 +696,16 @@ static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t
     int dead = 0;
     double t0 = df_now(), t1, t2;
     if (df_backend_is_host(e->b)) {
-        df_pool_for(e->pool, n, whole_slot, e);
+        if (!prepared)
+            df_pool_for(e->pool, n, whole_slot, &jb);
         t1 = t2 = df_now();
     } else {
-        df_pool_for(e->pool, n, prepare_slot, e);
+        if (!prepared)
+            df_pool_for(e->pool, n, prepare_slot, &jb);
         t1 = df_now();
         dead = run_gpu(e, n) != 0;
         t2 = df_now();
-        df_pool_for(e->pool, n, finish_slot, e);
+        df_pool_for(e->pool, n, finish_slot, &jb);
     }
     if (!dead && e->o->meta.every)
         dead = batch_metamorphic(e, n) != 0;
@@ -653,7 +718,7 @@ static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t
     int rc = DF_RANGE_DONE;
     size_t s = 0;
     for (; s < n; s++) {
-        df_slot *sl = &e->slots[s];
+        df_slot *sl = &e->cur[s];
         const df_kernel *k = e->kernels[sl->ki];
         if (sl->gen_failed) {
             fprintf(stderr, "dotfuzz run: cannot generate case %llu for %s (out of memory?)\n",
@@ -703,6 +768,65 @@ static int one_batch(df_engine *e, uint64_t lo, size_t n, df_totals *t, uint64_t
     return rc;
 }
 
+static int stopping(const df_engine *e, double deadline)
+{
+    return (e->stop && *e->stop) || (deadline > 0 && df_now() >= deadline);
+}
+
+static size_t batch_len(const df_engine *e, uint64_t i, uint64_t hi)
+{
+    return hi - i < e->batch ? (size_t)(hi - i) : e->batch;
+}
+
+/* Double-buffered batches: while one batch runs on the backend and is
+ * judged and recorded, the pool's other threads make the next in the
+ * other half of the slots (make_slot). A next batch made for nothing
+ * (the backend died, the deadline came) is dropped unrecorded: making it
+ * has no effect outside its slots. */
+static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
+                           df_totals *t, uint64_t *next)
+{
+    df_slot *other = e->slots + e->batch;
+    uint64_t i = lo, after = lo;
+    size_t n = batch_len(e, i, hi);
+    e->cur = e->slots;
+    name_batch(e, e->cur, i, n);
+    double t0 = df_now();
+    df_job jb = {e, e->cur};
+    df_pool_for(e->pool, n, make_slot, &jb);
+    e->stage_s[DF_STAGE_PREPARE] += df_now() - t0;
+    int rc = DF_RANGE_DONE;
+    for (;;) {
+        uint64_t j = i + n;
+        size_t m = j < hi && !stopping(e, deadline) ? batch_len(e, j, hi) : 0;
+        df_job nb = {e, other};
+        int h = -1;
+        if (m) {
+            name_batch(e, other, j, m);
+            h = df_pool_begin(e->pool, m, make_slot, &nb);
+        }
+        rc = check_batch(e, i, n, 1, t, &after);
+        double tw = df_now();
+        if (h >= 0)
+            df_pool_wait(e->pool, h);
+        else if (m)
+            df_pool_for(e->pool, m, make_slot, &nb);
+        e->stage_s[DF_STAGE_PREPARE] += df_now() - tw;
+        if (rc != DF_RANGE_DONE || j >= hi)
+            break;
+        if (!m || stopping(e, deadline)) {
+            rc = DF_RANGE_STOPPED;
+            break;
+        }
+        other = e->cur;
+        e->cur = nb.slots;
+        i = j;
+        n = m;
+    }
+    *next = after;
+    return rc;
+}
+
 int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
                     df_totals *t, uint64_t *next)
 {
@@ -712,15 +836,23 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
         *next = lo;
         return DF_RANGE_ENV;
     }
+    if (lo < hi && stopping(e, deadline)) {
+        *next = lo;
+        return DF_RANGE_STOPPED;
+    }
+    if (e->pipelined && lo < hi)
+        return pipelined_range(e, lo, hi, deadline, t, next);
     uint64_t i = lo;
     int rc = DF_RANGE_DONE;
+    e->cur = e->slots;
     while (i < hi && rc == DF_RANGE_DONE) {
-        if ((e->stop && *e->stop) || (deadline > 0 && df_now() >= deadline)) {
+        if (stopping(e, deadline)) {
             rc = DF_RANGE_STOPPED;
             break;
         }
-        size_t n = hi - i < e->batch ? (size_t)(hi - i) : e->batch;
-        rc = one_batch(e, i, n, t, &i);
+        size_t n = batch_len(e, i, hi);
+        name_batch(e, e->cur, i, n);
+        rc = check_batch(e, i, n, 0, t, &i);
     }
     *next = i;
     return rc;

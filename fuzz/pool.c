@@ -1,7 +1,10 @@
-/* pool.c — the thread pool of pool.h: workers sleep on a condition
- * variable between loops; a loop hands out indices through an atomic
- * counter in chunks, so uneven cases (n from 0 to 2^16 in one batch)
- * balance themselves. */
+/* pool.c — the thread pool of pool.h. Workers sleep on a condition
+ * variable until a loop is open; a loop hands out indices through an
+ * atomic counter in chunks, so uneven cases (n from 0 to 2^16 in one
+ * batch) balance themselves. Several loops may be open at once (a batch
+ * generated in the background while the last one is judged): a worker
+ * takes its next chunk from the newest loop that has work left, so the
+ * loop its caller waits on goes first. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -9,19 +12,24 @@
 
 #include "pool.h"
 
-struct df_pool {
-    pthread_t *threads;
-    unsigned n;                 /* workers including the caller */
-    pthread_mutex_t mu;
-    pthread_cond_t wake, done;
-    unsigned long generation;   /* bumped for each loop */
-    unsigned running;           /* workers still in the current loop */
-    int quit;
-    /* the current loop */
+typedef struct df_loop {
     void (*fn)(void *, size_t, unsigned);
     void *ctx;
     size_t count, chunk;
     atomic_size_t next;
+    unsigned inside;   /* threads running a chunk of it (under mu) */
+    unsigned long seq; /* opening order: the newest is served first */
+    int open;
+} df_loop;
+
+struct df_pool {
+    pthread_t *threads;
+    unsigned n; /* workers including the caller */
+    pthread_mutex_t mu;
+    pthread_cond_t wake, done;
+    unsigned long opened; /* loops opened so far */
+    int quit;
+    df_loop loops[DF_POOL_MAX_LOOPS];
 };
 
 typedef struct worker_arg {
@@ -29,16 +37,38 @@ typedef struct worker_arg {
     unsigned id;
 } worker_arg;
 
-static void run_share(df_pool *p, unsigned id)
+static int has_work(df_loop *l)
 {
-    for (;;) {
-        size_t i = atomic_fetch_add(&p->next, p->chunk);
-        if (i >= p->count)
-            return;
-        size_t end = i + p->chunk < p->count ? i + p->chunk : p->count;
-        for (; i < end; i++)
-            p->fn(p->ctx, i, id);
-    }
+    return l->open && atomic_load(&l->next) < l->count;
+}
+
+/* The newest open loop with chunks left, or NULL. Under mu. */
+static df_loop *pick(df_pool *p)
+{
+    df_loop *best = NULL;
+    for (int i = 0; i < DF_POOL_MAX_LOOPS; i++)
+        if (has_work(&p->loops[i]) && (!best || p->loops[i].seq > best->seq))
+            best = &p->loops[i];
+    return best;
+}
+
+/* Runs one chunk of l; returns 0 when none was left. */
+static int run_chunk(df_loop *l, unsigned id)
+{
+    size_t i = atomic_fetch_add(&l->next, l->chunk);
+    if (i >= l->count)
+        return 0;
+    size_t end = i + l->chunk < l->count ? i + l->chunk : l->count;
+    for (; i < end; i++)
+        l->fn(l->ctx, i, id);
+    return 1;
+}
+
+/* Leaves l after a chunk (under mu): its waiter learns when it is done. */
+static void leave(df_pool *p, df_loop *l)
+{
+    if (--l->inside == 0 && atomic_load(&l->next) >= l->count)
+        pthread_cond_broadcast(&p->done);
 }
 
 static void *worker(void *v)
@@ -47,19 +77,18 @@ static void *worker(void *v)
     df_pool *p = a->p;
     unsigned id = a->id;
     free(a);
-    unsigned long seen = 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->quit && p->generation == seen)
+        df_loop *l;
+        while (!p->quit && !(l = pick(p)))
             pthread_cond_wait(&p->wake, &p->mu);
         if (p->quit)
             break;
-        seen = p->generation;
+        l->inside++;
         pthread_mutex_unlock(&p->mu);
-        run_share(p, id);
+        run_chunk(l, id);
         pthread_mutex_lock(&p->mu);
-        if (--p->running == 0)
-            pthread_cond_signal(&p->done);
+        leave(p, l);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -114,28 +143,59 @@ void df_pool_destroy(df_pool *p)
 
 unsigned df_pool_size(const df_pool *p) { return p ? p->n : 1; }
 
+int df_pool_begin(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
+                  void *ctx)
+{
+    if (!p)
+        return -1;
+    pthread_mutex_lock(&p->mu);
+    int slot = -1;
+    for (int i = 0; i < DF_POOL_MAX_LOOPS && slot < 0; i++)
+        if (!p->loops[i].open)
+            slot = i;
+    if (slot >= 0) {
+        df_loop *l = &p->loops[slot];
+        l->fn = fn;
+        l->ctx = ctx;
+        l->count = n;
+        /* small chunks: cases differ in cost by orders of magnitude */
+        l->chunk = n / (8 * (size_t)p->n) + 1;
+        atomic_store(&l->next, 0);
+        l->inside = 0;
+        l->seq = ++p->opened;
+        l->open = 1;
+        pthread_cond_broadcast(&p->wake);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return slot;
+}
+
+void df_pool_wait(df_pool *p, int loop)
+{
+    if (!p || loop < 0 || loop >= DF_POOL_MAX_LOOPS)
+        return;
+    df_loop *l = &p->loops[loop];
+    pthread_mutex_lock(&p->mu);
+    l->inside++; /* the caller takes part, as worker 0 */
+    pthread_mutex_unlock(&p->mu);
+    while (run_chunk(l, 0))
+        ;
+    pthread_mutex_lock(&p->mu);
+    leave(p, l);
+    while (l->inside > 0)
+        pthread_cond_wait(&p->done, &p->mu);
+    l->open = 0;
+    pthread_mutex_unlock(&p->mu);
+}
+
 void df_pool_for(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
                  void *ctx)
 {
-    if (!p || p->n == 1 || n < 2) {
+    int loop = p && p->n > 1 && n >= 2 ? df_pool_begin(p, n, fn, ctx) : -1;
+    if (loop < 0) { /* no pool, nothing to share, or every loop slot taken */
         for (size_t i = 0; i < n; i++)
             fn(ctx, i, 0);
         return;
     }
-    pthread_mutex_lock(&p->mu);
-    p->fn = fn;
-    p->ctx = ctx;
-    p->count = n;
-    /* small chunks: cases differ in cost by orders of magnitude */
-    p->chunk = n / (8 * (size_t)p->n) + 1;
-    atomic_store(&p->next, 0);
-    p->running = p->n - 1;
-    p->generation++;
-    pthread_cond_broadcast(&p->wake);
-    pthread_mutex_unlock(&p->mu);
-    run_share(p, 0);
-    pthread_mutex_lock(&p->mu);
-    while (p->running > 0)
-        pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
+    df_pool_wait(p, loop);
 }

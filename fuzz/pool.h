@@ -1,6 +1,10 @@
 /* pool.h — a fixed set of threads that run parallel loops: the CPU side
  * of batched checking (generation, references, host models, judging) over
- * every core. One loop at a time; the calling thread takes part. */
+ * every core. A loop is opened (df_pool_begin) and then waited on
+ * (df_pool_wait), the waiting thread taking part; up to DF_POOL_MAX_LOOPS
+ * loops may be open at once, the newest served first (the next batch is
+ * generated in the background while the last one is judged). The loops
+ * are opened and waited on by one thread, the pool's worker 0. */
 #ifndef DOTFUZZ_POOL_H
 #define DOTFUZZ_POOL_H
 
@@ -11,6 +15,8 @@ extern "C" {
 #endif
 
 typedef struct df_pool df_pool;
+
+#define DF_POOL_MAX_LOOPS 4
 
 /* nthreads workers in all (the caller counts as one); 0 = one per online
  * CPU. Returns NULL when threads cannot be made. */
@@ -24,6 +30,17 @@ unsigned df_pool_size(const df_pool *p);
  * when all calls have returned. p NULL: runs on the caller alone. */
 void df_pool_for(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
                  void *ctx);
+
+/* Opens a loop of fn over [0, n) that the workers start at once, beside
+ * the loops already open, and returns its handle for df_pool_wait; -1 when
+ * p is NULL or DF_POOL_MAX_LOOPS loops are open (run it with df_pool_for
+ * then). ctx and what fn writes belong to the pool until the wait. */
+int df_pool_begin(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
+                  void *ctx);
+
+/* Runs what is left of loop `loop` on the caller (as worker 0) and returns
+ * when every call of it has returned; the handle is then free. */
+void df_pool_wait(df_pool *p, int loop);
 
 #ifdef __cplusplus
 }

@@ -53,7 +53,14 @@ typedef struct df_run_opts {
     int quiet;              /* no status lines */
     uint32_t batch;         /* cases checked together (1 = one at a time) */
     uint32_t threads;       /* CPU threads for a batch's CPU work; 0 = all cores */
+    int pipeline;           /* DF_PIPE_*: double-buffered batches */
 } df_run_opts;
+
+/* --pipeline: auto double-buffers on the cuda backend (the GPU's part of a
+ * batch hides the next batch's generation), not on host (nothing to hide:
+ * the host backend's whole check is CPU work). */
+enum { DF_PIPE_AUTO, DF_PIPE_ON, DF_PIPE_OFF };
+int df_run_parse_pipeline(const char *v, int *mode); /* 0, or -1 for a bad word */
 
 /* Length bins of the report: bin b holds the n of bit length b. */
 #define DF_NBINS 34
@@ -164,7 +171,11 @@ typedef struct df_engine {
     df_pool *pool;            /* batches: CPU work over these threads (NULL: caller) */
     uint32_t batch;           /* cases per batch; <= 1: one case at a time */
     df_slot *slots;
-    size_t nslots;            /* slots allocated */
+    size_t nslots;            /* slots allocated: batch, or 2 batch when pipelined */
+    int pipelined;            /* the next batch is made while this one is checked */
+    int pipeline;             /* DF_PIPE_*, from the options */
+    df_slot *cur;             /* the batch being checked (the last one checked) */
+    size_t ncur;
     df_model_ctx *mctx;       /* one per pool thread */
     const df_case **cptr;     /* a kernel's cases of the batch, for the backend */
     df_result *bres;
@@ -186,7 +197,10 @@ typedef struct df_engine {
 /* The stages of a batch: generation and references (the host backend's
  * whole case: also its model and judgement), the GPU run, host model,
  * judgement and the metamorphic variants (made, run and judged for the
- * whole batch), then the checks finished and recorded in index order. */
+ * whole batch), then the checks finished and recorded in index order.
+ * Pipelined, the next batch's generation and references run in the
+ * background through the other stages; PREPARE then counts the time spent
+ * waiting for them. */
 enum { DF_STAGE_PREPARE, DF_STAGE_GPU, DF_STAGE_FINISH, DF_STAGE_RECORD };
 enum { DF_CPU_GENERATE, DF_CPU_REFS, DF_CPU_MODEL, DF_CPU_JUDGE };
 /* CPU seconds of one kind of work summed over the pool's threads. */
@@ -217,7 +231,12 @@ void df_engine_free(df_engine *e);
  * referenced, modelled and judged on e->pool's threads, run on the backend
  * a kernel at a time (df_backend_run_batch), then checked metamorphically
  * and recorded in index order — so the verdicts, the counts and the files
- * saved are the ones of one case at a time. */
+ * saved are the ones of one case at a time. With e->pipeline on (auto:
+ * the cuda backend), a pool of two threads or more and batches whose
+ * vectors fit in DF_PIPELINE_BYTES, the batches are double-buffered: the
+ * next one is generated and referenced while this one runs on the backend
+ * and is judged. */
+#define DF_PIPELINE_BYTES (UINT64_C(1) << 30)
 int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
                     df_totals *t, uint64_t *next);
 
