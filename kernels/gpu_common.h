@@ -128,17 +128,18 @@ static int df_enqueue_products(df_gpu_ctx *ctx, const df_case *c, T *A)
     return 0;
 }
 
-/* One round's addition x + y into a cell: DF_SOFT_NONFINITE when it
- * gives Inf/NaN from two finite values (kernel: DF_SOFT_K_*, index: the
- * cell, round: 1 for the first round). */
-__device__ __forceinline__ float df_round_add(float x, float y, df_soft_dev soft,
-                                              unsigned kernel, unsigned round,
-                                              unsigned long long cell)
+/* One round's addition of y into cell A[i]: DF_SOFT_NONFINITE when it
+ * gives Inf/NaN from two finite values (kernel: DF_SOFT_K_*, round: 1 for
+ * the first round). The cell is written before the check, so the rare
+ * report's registers do not add to a cell address kept live across it. */
+__device__ __forceinline__ void df_round_add(float *A, unsigned long long i, float y,
+                                             df_soft_dev soft, unsigned kernel,
+                                             unsigned round)
 {
-    const float r = x + y;
+    const float x = A[i], r = x + y;
+    A[i] = r;
     DF_SOFT_CHECK(!isfinite(r) && isfinite(x) && isfinite(y), soft, DF_SOFT_NONFINITE,
-                  kernel, round, cell, 0, (double)r);
-    return r;
+                  kernel, round, i, 0, (double)r);
 }
 
 /* fold's round (and m-fold-bounds'): reads [upper, upper + pairs) and
@@ -152,7 +153,7 @@ df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper,
     unsigned long long i =
         (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < pairs)
-        A[i] = df_round_add(A[i], A[i + upper], soft, DF_SOFT_K_FOLD, round, i);
+        df_round_add(A, i, A[i + upper], soft, DF_SOFT_K_FOLD, round);
 }
 
 /* tournament's round (and m-tournament-bounds'), thread t plays winner
@@ -169,7 +170,7 @@ df_tournament_round_kernel(T *A, unsigned long long n, unsigned long long D,
     if (t < pairs) {
         unsigned long long i = t * 2 * D;
         if (i + D < n)
-            A[i] = df_round_add(A[i], A[i + D], soft, DF_SOFT_K_TOURNAMENT, round, i);
+            df_round_add(A, i, A[i + D], soft, DF_SOFT_K_TOURNAMENT, round);
     }
 }
 

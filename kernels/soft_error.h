@@ -116,10 +116,11 @@ static inline const char *df_soft_kernel_name(uint32_t k)
  * Its arguments are packed: what = code | kernel << 4 | line << 8; bits =
  * the value's bits (the integer for DF_SOFT_INT_OVERFLOW, a double's
  * otherwise). Inlined into the rare branch: ptxas for sm_90 then gives
- * each instrumented kernel as many registers as an out-of-line call (shfl
- * 56, atomic-block 22, fold 22, tournament 22) or fewer (int-atomic 26
- * against 30), the call's argument registers and frame being gone
- * (results/sm_90-compile/soft-registers.md has both). */
+ * each instrumented kernel as many registers as an out-of-line call or
+ * fewer, the call's argument registers and frame being gone; the block
+ * and thread are read again in the branch (int-atomic 26 -> 24), and the
+ * round kernels write their cell before the check (fold and tournament
+ * 22 -> 20). results/sm_90-compile/soft-registers.md has each step. */
 static __device__ __forceinline__ void df_soft_raise_packed(int *claim, df_soft_pinned *pinned,
                                                          uint32_t what, uint32_t round,
                                                          unsigned long long index,
@@ -134,8 +135,11 @@ static __device__ __forceinline__ void df_soft_raise_packed(int *claim, df_soft_
         p->code = code;
         p->kernel = (what >> 4) & 15u;
         p->line = what >> 8;
-        p->block = blockIdx.x;
-        p->thread = threadIdx.x;
+        unsigned bx, tx; /* read again here: not kept live from the kernel's start */
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bx));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tx));
+        p->block = bx;
+        p->thread = tx;
         p->round = round;
         p->index = index;
         p->ivalue = code == DF_SOFT_INT_OVERFLOW ? (long long)bits : 0;
