@@ -207,10 +207,13 @@ void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
  * per-batch arrays sized with them). */
 static void free_slots(df_engine *e)
 {
-    for (size_t s = 0; s < e->nslots; s++) {
+    for (size_t s = 0; s < e->nslots; s++)
         df_scratch_free(&e->slots[s].buf);
-        df_meta_plan_free(&e->slots[s].plan);
-    }
+    for (size_t i = 0; i < e->nplans; i++)
+        df_meta_plan_free(&e->plans[i]);
+    free(e->plans);
+    e->plans = NULL;
+    e->nplans = 0;
     free(e->slots);
     free(e->cptr);
     free(e->bres);
@@ -544,10 +547,38 @@ static void plan_slot(void *ctx, size_t s, unsigned w)
     (void)w;
     df_engine *e = ctx;
     df_slot *sl = &e->cur[s];
-    sl->planned = sl->ran && !sl->gen_failed && df_meta_sampled(&e->o->meta, &sl->c);
     if (sl->planned && df_meta_plan_make(e->kernels[sl->ki], &sl->c, &sl->r, &e->o->meta,
-                                         &sl->plan) != 0)
-        sl->plan.nvar = 0; /* out of memory: checked without variants */
+                                         sl->plan) != 0)
+        sl->plan->nvar = 0; /* out of memory: checked without variants */
+}
+
+/* Gives the batch's sampled cases that ran a plan each, the k-th such case
+ * the engine's k-th plan: plans (and their copies' buffers) number the
+ * sampled cases of one batch, about 1 in --meta-every, not the slots.
+ * Returns 0, or -1 out of memory (no case planned). */
+static int assign_plans(df_engine *e, size_t n)
+{
+    size_t k = 0;
+    for (size_t s = 0; s < n; s++) {
+        df_slot *sl = &e->cur[s];
+        sl->planned = sl->ran && !sl->gen_failed && df_meta_sampled(&e->o->meta, &sl->c);
+        k += (size_t)sl->planned;
+    }
+    if (k > e->nplans) {
+        df_meta_plan *p = realloc(e->plans, k * sizeof *p);
+        if (!p) {
+            for (size_t s = 0; s < n; s++)
+                e->cur[s].planned = 0;
+            return -1;
+        }
+        memset(p + e->nplans, 0, (k - e->nplans) * sizeof *p);
+        e->plans = p;
+        e->nplans = k;
+    }
+    k = 0;
+    for (size_t s = 0; s < n; s++)
+        e->cur[s].plan = e->cur[s].planned ? &e->plans[k++] : NULL;
+    return 0;
 }
 
 static int vref_reserve(df_engine *e, size_t need)
@@ -574,12 +605,12 @@ static int collect_variants(df_engine *e, size_t n)
 {
     size_t need = 0;
     for (size_t s = 0; s < n; s++)
-        need += e->cur[s].planned ? e->cur[s].plan.nvar : 0;
+        need += e->cur[s].planned ? e->cur[s].plan->nvar : 0;
     if (vref_reserve(e, need) != 0)
         return -1;
     e->nvref = 0;
     for (size_t s = 0; s < n; s++)
-        for (size_t v = 0; e->cur[s].planned && v < e->cur[s].plan.nvar; v++)
+        for (size_t v = 0; e->cur[s].planned && v < e->cur[s].plan->nvar; v++)
             e->vref[e->nvref++] = (df_vref){(uint32_t)s, (uint32_t)v};
     return 0;
 }
@@ -589,7 +620,7 @@ static void host_variant(void *ctx, size_t i, unsigned w)
 {
     df_engine *e = ctx;
     df_slot *sl = &e->cur[e->vref[i].slot];
-    df_meta_plan *p = &sl->plan;
+    df_meta_plan *p = sl->plan;
     size_t v = e->vref[i].var;
     const df_kernel *k = e->kernels[sl->ki];
     df_run_model(&e->mctx[w], k, 1, &p->var[v], &p->out[v].res);
@@ -603,7 +634,7 @@ static void judge_variant(void *ctx, size_t i, unsigned w)
 {
     df_engine *e = ctx;
     df_slot *sl = &e->cur[e->vref[i].slot];
-    df_meta_plan *p = &sl->plan;
+    df_meta_plan *p = sl->plan;
     size_t v = e->vref[i].var;
     const df_kernel *k = e->kernels[sl->ki];
     if (p->kind[v] == DF_META_RERUN || p->ran[v] == 0)
@@ -625,7 +656,7 @@ static int gpu_variants(df_engine *e)
         for (size_t i = 0; i < e->nvref; i++) {
             df_slot *sl = &e->cur[e->vref[i].slot];
             if (sl->ki == ki)
-                e->vptr[m++] = &sl->plan.var[e->vref[i].var];
+                e->vptr[m++] = &sl->plan->var[e->vref[i].var];
         }
         if (m == 0)
             continue;
@@ -636,8 +667,8 @@ static int gpu_variants(df_engine *e)
             if (sl->ki != ki)
                 continue;
             size_t v = e->vref[i].var;
-            sl->plan.out[v].res = e->vres[j++];
-            sl->plan.ran[v] = rc != 0 && j == done ? -1 : 1;
+            sl->plan->out[v].res = e->vres[j++];
+            sl->plan->ran[v] = rc != 0 && j == done ? -1 : 1;
         }
         if (rc != 0)
             return -1;
@@ -649,6 +680,8 @@ static int gpu_variants(df_engine *e)
  * cases; each is finished in index order when it is recorded. */
 static int batch_metamorphic(df_engine *e, size_t n)
 {
+    if (assign_plans(e, n) != 0)
+        return -1;
     df_pool_for(e->pool, n, plan_slot, e);
     if (collect_variants(e, n) != 0)
         return -1;
@@ -739,8 +772,8 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_tot
             df_meta_report mr;
             if (!sl->planned)
                 break; /* the batch died before its metamorphic checks */
-            if (df_meta_plan_finish(k, &e->o->meta, &sl->plan, &sl->r, &mr) != 0 &&
-                !(died = killed_by_copy(&sl->plan)))
+            if (df_meta_plan_finish(k, &e->o->meta, sl->plan, &sl->r, &mr) != 0 &&
+                !(died = killed_by_copy(sl->plan)))
                 break; /* a copy did not run: the death was another case's */
         }
         t->tally[sl->ki].meta_checked += (uint64_t)df_meta_sampled(&e->o->meta, &sl->c);

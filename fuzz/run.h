@@ -146,8 +146,8 @@ typedef struct df_slot {
     size_t ki;
     int gen_failed;
     int ran;                  /* the backend produced res */
-    int planned;              /* sampled: its metamorphic checks are in plan */
-    df_meta_plan plan;
+    int planned;              /* sampled: its metamorphic checks are in *plan */
+    df_meta_plan *plan;       /* one of the engine's plans while planned */
 } df_slot;
 
 /* One metamorphic variant of a batch: slot and variant index. */
@@ -179,6 +179,8 @@ typedef struct df_engine {
     df_model_ctx *mctx;       /* one per pool thread */
     const df_case **cptr;     /* a kernel's cases of the batch, for the backend */
     df_result *bres;
+    df_meta_plan *plans;      /* the checked batch's sampled cases' plans, in order */
+    size_t nplans;            /* plans made so far (their buffers kept for reuse) */
     df_vref *vref;            /* the batch's metamorphic variants */
     const df_case **vptr;
     df_result *vres;
