@@ -34,6 +34,12 @@
 #                                    process match), replays one crash and one hang finding, and
 #                                    packs the directory (findings but those two left out) into
 #                                    OUTDIR/campaign.tar.gz; `dotfuzz report` it where gnuplot is
+#   scripts/gpu-verify.sh rss [SECONDS]
+#                                    a default `run` (every kernel, --batch 256, --max-n 65536,
+#                                    --pipeline auto) for SECONDS (default 180), its resident
+#                                    memory sampled every 10 s -> OUTDIR/rss-default.txt
+#   scripts/gpu-verify.sh memcheck   compute-sanitizer memcheck on double-buffered batches
+#                                    -> OUTDIR/memcheck-pipeline.txt
 #   scripts/gpu-verify.sh start [SECONDS]
 #                                    starts, detached, a campaign over every kernel and family
 #                                    (default 660 s) and, beside it, 10^6 cases per deterministic
@@ -241,6 +247,32 @@ perf() {
   cat "$OUTDIR/bench.txt"
 }
 
+rss() {
+  local secs=${1:-180} log="$OUTDIR/rss-default.txt"
+  rm -rf "$WORK/rss"
+  echo "\$ $DF run --backend cuda --time ${secs}s --quiet --corpus CORPUS   (resident memory every 10 s)" >"$log"
+  $DF run --backend cuda --time "${secs}s" --quiet --corpus "$WORK/rss" >"$WORK/rss.out" 2>&1 &
+  local pid=$! t=0
+  printf 'elapsed_s\trss_kib\n' >>"$log"
+  while kill -0 "$pid" 2>/dev/null; do
+    printf '%d\t%s\n' "$t" "$(ps -o rss= -p "$pid" | tr -d ' ')" >>"$log"
+    sleep 10; t=$((t + 10))
+  done
+  wait "$pid"; echo "exit $?" >>"$log"
+  grep -E '^dotfuzz run: [0-9]+ cases' "$WORK/rss.out" >>"$log"
+  cat "$log"
+}
+
+memcheck() {
+  local log="$OUTDIR/memcheck-pipeline.txt"
+  local cmd="compute-sanitizer --tool memcheck --error-exitcode 99 $DF run --backend cuda --kernel shfl,shfl-f64acc,shfl-f64,fold,int-atomic --cases 3000 --max-n 5000 --batch 256 --pipeline on --seed 9 --save-bugs none --save-precision none --quiet --corpus $WORK/mc"
+  echo "\$ $cmd" >"$log"
+  $cmd >"$WORK/mc.out" 2>&1
+  echo "exit $?" >>"$log"
+  grep -E "ERROR SUMMARY|Invalid|cases in" "$WORK/mc.out" >>"$log"
+  cat "$log"
+}
+
 campaign_start() {
   local secs=${1:-1810}
   rm -rf "$WORK/camp" && mkdir -p "$WORK/camp"
@@ -341,11 +373,13 @@ case "${1:-}" in
   hunt) hunt ;;
   soft) soft ;;
   perf) perf ;;
+  rss) rss "${2:-180}" ;;
+  memcheck) memcheck ;;
   campaign-start) campaign_start "${2:-1810}" ;;
   campaign-collect) campaign_collect "${2:-560}" ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   start) start "${2:-660}" ;;
   collect) collect "${2:-560}" ;;
-  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|hunt|soft|perf|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
+  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|hunt|soft|perf|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|rss [SECONDS]|memcheck|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
 esac
