@@ -6,7 +6,10 @@
  * and the bandwidth that makes. The reporting mode is the build's
  * DF_SOFT_MODE (0 none, 1 printf, 2 the atomicCAS slot, kernels/
  * soft_error.h); scripts/soft-cost.sh builds it three times and joins the
- * rows. Usage: soft-cost [--header] [log2 n]
+ * rows. fold and tournament are timed twice: their first round alone, and
+ * a whole case as the backend enqueues it, whose invariant kernel after
+ * every round runs only when reporting is compiled in. Usage: soft-cost
+ * [--header] [log2 n]
  */
 #include <algorithm>
 #include <cuda_runtime.h>
@@ -21,6 +24,8 @@
 #include "../kernels/gpu_common.h"
 #include "../kernels/soft_error_host.h"
 #include "../kernels/atomic_block.cu"
+#include "../kernels/fold.cu"
+#include "../kernels/tournament.cu"
 #include "../kernels/int_atomic_gpu.h"
 
 #define CHECK(call)                                                                  \
@@ -187,6 +192,52 @@ int main(int argc, char **argv)
             df_tournament_round_kernel<float><<<bt.grid, block, 0, st>>>(A, n, 1, pairs, soft, 1);
         });
         row(&bt, ms, &prop);
+    }
+    /* fold and tournament, a whole case as the backend enqueues it (their
+     * df_gpu_ops): launch 0, every round and, with the slots on (printf or
+     * slot builds), the invariant kernel after each round, which the
+     * round-1 rows above leave out. The attribute columns are the invariant
+     * kernel's (compiled in every mode; launched only with reporting). */
+    {
+        float *h_result;
+        CHECK(cudaHostAlloc(&h_result, 16, cudaHostAllocDefault));
+        df_gpu_ctx ctx;
+        memset(&ctx, 0, sizeof ctx);
+        ctx.a = a;
+        ctx.b = b;
+        ctx.d_scratch = A;
+        ctx.d_scratch_bytes = n * sizeof(float);
+        ctx.d_result = result;
+        ctx.h_result = h_result;
+        ctx.stream = st;
+        ctx.soft = soft;
+        df_case c;
+        memset(&c, 0, sizeof c);
+        c.type = DF_F32;
+        c.n = n;
+        c.launch.block = 256;
+        c.launch.grid = (uint32_t)((n + 255) / 256);
+        const struct {
+            const char *name;
+            const void *check;
+            const struct df_gpu_ops *ops;
+        } whole[] = {
+            {"fold, whole case", (const void *)df_fold_invariant_kernel<float>, &df_gpu_fold},
+            {"tournament, whole case", (const void *)df_tournament_invariant_kernel<float>,
+             &df_gpu_tournament},
+        };
+        for (const auto &w : whole) {
+            bench bw = {w.name, w.check, 256, c.launch.grid, 8.0 * (double)n};
+            double ms = time_median(st, [&] {
+                if (w.ops->enqueue(&ctx, &c) != 0) {
+                    fprintf(stderr, "soft-cost: %s: %s\n", w.name,
+                            ctx.failed_call ? ctx.failed_call : "enqueue failed");
+                    exit(1);
+                }
+            });
+            row(&bw, ms, &prop);
+        }
+        CHECK(cudaFreeHost(h_result));
     }
     /* atomic-block and int-atomic: one element per thread, their default blocks */
     {
