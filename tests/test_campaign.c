@@ -2,7 +2,8 @@
  * crash and hang handling, and the kill-and-resume promise (a campaign
  * SIGKILLed at 20 random moments and resumed each time ends with exactly
  * the findings and counts of one that never stopped, and no file it ever
- * showed is corrupt or lost). Runs the built ./dotfuzz on the host backend. */
+ * showed is corrupt or lost; a third of the sessions double-buffer their
+ * batches). Runs the built ./dotfuzz on the host backend. */
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -140,9 +141,11 @@ Test(campaign, kill_at_20_random_moments_and_resume_loses_nothing, .timeout = 24
         snprintf(campaign_file, sizeof campaign_file, "%s/campaign", dir);
         if (access(campaign_file, F_OK) != 0) /* killed before it existed: start again */
             snprintf(args, sizeof args, "run %s --out %s", CAMPAIGN_ARGS, dir);
-        else /* --resume takes only the session's options */
+        else /* --resume takes only the session's options; every third session's
+              * workers double-buffer their batches */
             snprintf(args, sizeof args,
-                     "run --resume %s --cases 12000 --jobs 2 --stats-every 0.2 --quiet", dir);
+                     "run --resume %s --cases 12000 --jobs 2 --stats-every 0.2 --quiet%s", dir,
+                     k % 3 == 0 ? " --threads 2 --pipeline on" : "");
         size_t nlog = check_log(dir, before, 4096);
         pid_t pid = start(args);
         usleep(20000 + (useconds_t)(rand() % 380000));
