@@ -469,17 +469,6 @@ static void whole_slot(void *ctx, size_t s, unsigned w)
     finish_slot(ctx, s, w);
 }
 
-/* What the background makes of the next batch: its cases generated and
- * referenced (cuda: the GPU runs them next), or the host backend's whole
- * check. */
-static void make_slot(void *ctx, size_t s, unsigned w)
-{
-    if (df_backend_is_host(((df_job *)ctx)->e->b))
-        whole_slot(ctx, s, w);
-    else
-        prepare_slot(ctx, s, w);
-}
-
 /* Whether batches are double-buffered: threads to make the next batch
  * beside this one, and room for two batches of the longest vectors. */
 static int wants_pipeline(const df_engine *e)
@@ -487,7 +476,8 @@ static int wants_pipeline(const df_engine *e)
     uint64_t n = e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
     int on = e->pipeline == DF_PIPE_ON ||
              (e->pipeline == DF_PIPE_AUTO && !df_backend_is_host(e->b));
-    return on && df_pool_size(e->pool) > 1 && n > 0 && n <= DF_PIPELINE_BYTES / 16 / e->batch;
+    /* two sets of slots, two vectors a case, up to 8 bytes an element */
+    return on && df_pool_size(e->pool) > 1 && n > 0 && n <= DF_PIPELINE_BYTES / 32 / e->batch;
 }
 
 static int batch_alloc(df_engine *e)
@@ -713,7 +703,7 @@ static void name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 }
 
 /* Checks the batch e->cur, indices [lo, lo + n), and records it in order;
- * prepared: made already by make_slot (pipelined).
+ * prepared: generated and referenced already (pipelined).
  * *next: the first index not recorded. */
 static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_totals *t,
                        uint64_t *next)
@@ -728,17 +718,16 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_tot
     }
     int dead = 0;
     double t0 = df_now(), t1, t2;
-    if (df_backend_is_host(e->b)) {
-        if (!prepared)
-            df_pool_for(e->pool, n, whole_slot, &jb);
+    if (df_backend_is_host(e->b) && !prepared) {
+        df_pool_for(e->pool, n, whole_slot, &jb);
         t1 = t2 = df_now();
     } else {
         if (!prepared)
             df_pool_for(e->pool, n, prepare_slot, &jb);
         t1 = df_now();
-        dead = run_gpu(e, n) != 0;
+        dead = !df_backend_is_host(e->b) && run_gpu(e, n) != 0;
         t2 = df_now();
-        df_pool_for(e->pool, n, finish_slot, &jb);
+        df_pool_for(e->pool, n, finish_slot, &jb); /* host: the model is the run */
     }
     if (!dead && e->o->meta.every)
         dead = batch_metamorphic(e, n) != 0;
@@ -812,8 +801,11 @@ static size_t batch_len(const df_engine *e, uint64_t i, uint64_t hi)
 }
 
 /* Double-buffered batches: while one batch runs on the backend and is
- * judged and recorded, the pool's other threads make the next in the
- * other half of the slots (make_slot). A next batch made for nothing
+ * judged and recorded, the pool's other threads generate and reference
+ * the next in the other half of the slots. Only that: a kernel runs (on
+ * the GPU, or as the host backend's model) in the batch being checked,
+ * whose indices the heartbeat names, so a crash or hang is blamed on the
+ * right batch. A next batch made for nothing
  * (the backend died, the deadline came) is dropped unrecorded: making it
  * has no effect outside its slots. */
 static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
@@ -826,7 +818,7 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
     name_batch(e, e->cur, i, n);
     double t0 = df_now();
     df_job jb = {e, e->cur};
-    df_pool_for(e->pool, n, make_slot, &jb);
+    df_pool_for(e->pool, n, prepare_slot, &jb);
     e->stage_s[DF_STAGE_PREPARE] += df_now() - t0;
     int rc = DF_RANGE_DONE;
     for (;;) {
@@ -836,14 +828,14 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
         int h = -1;
         if (m) {
             name_batch(e, other, j, m);
-            h = df_pool_begin(e->pool, m, make_slot, &nb);
+            h = df_pool_begin(e->pool, m, prepare_slot, &nb);
         }
         rc = check_batch(e, i, n, 1, t, &after);
         double tw = df_now();
         if (h >= 0)
             df_pool_wait(e->pool, h);
         else if (m)
-            df_pool_for(e->pool, m, make_slot, &nb);
+            df_pool_for(e->pool, m, prepare_slot, &nb);
         e->stage_s[DF_STAGE_PREPARE] += df_now() - tw;
         if (rc != DF_RANGE_DONE || j >= hi)
             break;

@@ -234,8 +234,9 @@ void df_engine_free(df_engine *e);
  * a kernel at a time (df_backend_run_batch), then checked metamorphically
  * and recorded in index order — so the verdicts, the counts and the files
  * saved are the ones of one case at a time. With e->pipeline on (auto:
- * the cuda backend), a pool of two threads or more and batches whose
- * vectors fit in DF_PIPELINE_BYTES, the batches are double-buffered: the
+ * the cuda backend), a pool of two threads or more and two batches whose
+ * vectors (at 8 bytes an element) fit in DF_PIPELINE_BYTES together, the
+ * batches are double-buffered: the
  * next one is generated and referenced while this one runs on the backend
  * and is judged. */
 #define DF_PIPELINE_BYTES (UINT64_C(1) << 30)
