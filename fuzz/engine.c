@@ -223,6 +223,7 @@ static void free_slots(df_engine *e)
     e->cptr = NULL;
     e->bres = NULL;
     e->nslots = 0;
+    e->capbatch = 0;
 }
 
 void df_engine_free(df_engine *e)
@@ -484,7 +485,7 @@ static int batch_alloc(df_engine *e)
 {
     int pipe = wants_pipeline(e);
     size_t want = pipe ? 2 * (size_t)e->batch : e->batch;
-    if (e->slots && e->nslots >= want) {
+    if (e->slots && e->nslots >= want && e->capbatch >= e->batch) {
         e->pipelined = pipe;
         return 0;
     }
@@ -499,6 +500,7 @@ static int batch_alloc(df_engine *e)
         e->mctx = calloc(nw, sizeof *e->mctx);
     if (!e->cpu_s)
         e->cpu_s = calloc(nw, sizeof *e->cpu_s);
+    e->capbatch = e->batch;
     e->cptr = calloc(e->batch, sizeof *e->cptr);
     e->bres = calloc(e->batch, sizeof *e->bres);
     return e->slots && e->mctx && e->cptr && e->bres && e->cpu_s ? 0 : -1;

@@ -178,6 +178,7 @@ typedef struct df_engine {
     size_t ncur;
     df_model_ctx *mctx;       /* one per pool thread */
     const df_case **cptr;     /* a kernel's cases of the batch, for the backend */
+    size_t capbatch;          /* the batch size cptr and bres were made for */
     df_result *bres;
     df_meta_plan *plans;      /* the checked batch's sampled cases' plans, in order */
     size_t nplans;            /* plans made so far (their buffers kept for reuse) */
