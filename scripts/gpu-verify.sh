@@ -38,6 +38,9 @@
 #                                    a default `run` (every kernel, --batch 256, --max-n 65536,
 #                                    --pipeline auto) for SECONDS (default 180), its resident
 #                                    memory sampled every 10 s -> OUTDIR/rss-default.txt
+#   scripts/gpu-verify.sh rss-start [SECONDS] / rss-collect [WAIT]
+#                                    the same run detached for SECONDS (default 1800), memory
+#                                    every 30 s; collect waits up to WAIT s -> OUTDIR/rss-long.txt
 #   scripts/gpu-verify.sh memcheck   compute-sanitizer memcheck on double-buffered batches
 #                                    -> OUTDIR/memcheck-pipeline.txt
 #   scripts/gpu-verify.sh start [SECONDS]
@@ -273,39 +276,72 @@ memcheck() {
   cat "$log"
 }
 
-campaign_start() {
-  local secs=${1:-1810}
-  rm -rf "$WORK/camp" && mkdir -p "$WORK/camp"
-  cat >"$WORK/camp/run.sh" <<EOS
+# Starts CMD detached (setsid: it outlives the device call) in DIR, with
+# its summary in DIR/summary.txt, its exit code after it and DIR/done at
+# its end; beside it, the resident memory of every dotfuzz process
+# (supervisor, probe, workers, or the one run) every 30 s in DIR/rss.tsv:
+# elapsed s, processes, summed and largest RSS.
+start_detached() {
+  local dir=$1 cmd=$2
+  rm -rf "$dir" && mkdir -p "$dir"
+  cat >"$dir/run.sh" <<EOS
 cd "$PWD"
-$DF run --out "$WORK/camp/c" --kernel all,mutants --seed 20261121 --time ${secs}s --jobs 4 \\
-    --watchdog 5s --quiet >"$WORK/camp/summary.txt" 2>&1
-echo "exit \$?" >>"$WORK/camp/summary.txt"
-touch "$WORK/camp/done"
+$cmd >"$dir/summary.txt" 2>&1
+echo "exit \$?" >>"$dir/summary.txt"
+touch "$dir/done"
 EOS
-  # Resident memory of every dotfuzz process (supervisor, probe, workers)
-  # every 30 s while it runs: elapsed s, processes, summed and largest RSS.
-  cat >"$WORK/camp/rss.sh" <<EOS
+  cat >"$dir/rss.sh" <<EOS
 t0=\$(date +%s)
-printf 'elapsed_s\tprocesses\trss_sum_kib\trss_max_kib\n' >"$WORK/camp/rss.tsv"
-while [ ! -f "$WORK/camp/done" ]; do
+printf 'elapsed_s\tprocesses\trss_sum_kib\trss_max_kib\n' >"$dir/rss.tsv"
+while [ ! -f "$dir/done" ]; do
   ps -C dotfuzz -o rss= | awk -v t=\$((\$(date +%s) - t0)) \
-    '{ s += \$1; if (\$1 > m) m = \$1; n++ } END { printf "%d\t%d\t%d\t%d\n", t, n, s, m }' >>"$WORK/camp/rss.tsv"
+    '{ s += \$1; if (\$1 > m) m = \$1; n++ } END { printf "%d\t%d\t%d\t%d\n", t, n, s, m }' >>"$dir/rss.tsv"
   sleep 30
 done
 EOS
-  setsid nohup bash "$WORK/camp/run.sh" >/dev/null 2>&1 </dev/null &
-  setsid nohup bash "$WORK/camp/rss.sh" >/dev/null 2>&1 </dev/null &
+  setsid nohup bash "$dir/run.sh" >/dev/null 2>&1 </dev/null &
+  setsid nohup bash "$dir/rss.sh" >/dev/null 2>&1 </dev/null &
+}
+
+# Waits up to LIMIT s for DIR/done; returns 1 if it is not there yet.
+wait_done() {
+  local dir=$1 limit=$2 t=0
+  while [ ! -f "$dir/done" ] && [ $t -lt "$limit" ]; do sleep 5; t=$((t + 5)); done
+  [ -f "$dir/done" ]
+}
+
+campaign_start() {
+  local secs=${1:-1810}
+  start_detached "$WORK/camp" "$DF run --out $WORK/camp/c --kernel all,mutants --seed 20261121 --time ${secs}s --jobs 4 --watchdog 5s --quiet"
   echo "started: supervised campaign, ${secs}s, in $WORK/camp/c (detached)"
+}
+
+# A default run (every kernel, batch 256, max n 65536, --pipeline auto)
+# for SECONDS, detached, its memory every 30 s: the 30-minute flatness
+# check of issue 9 (rss-collect gathers it).
+rss_start() {
+  local secs=${1:-1800}
+  start_detached "$WORK/rsslong" "$DF run --backend cuda --time ${secs}s --quiet --corpus $WORK/rsslong/corpus"
+  echo "started: default run, ${secs}s, in $WORK/rsslong (detached)"
+}
+
+rss_collect() {
+  local d="$WORK/rsslong"
+  if ! wait_done "$d" "${1:-560}"; then
+    tail -n 3 "$d/rss.tsv"; echo "STILL RUNNING"; return 0
+  fi
+  { echo "\$ $DF run --backend cuda --time SECONDS --quiet --corpus CORPUS   (resident memory every 30 s)"
+    cat "$d/rss.tsv"; grep -E '^dotfuzz run: [0-9]+ cases|^exit' "$d/summary.txt"; } >"$OUTDIR/rss-long.txt"
+  cat "$OUTDIR/rss-long.txt"
+  echo "all done"
 }
 
 # The first finding of a log line matching PATTERN: its file, relative to the directory.
 first_file() { grep -m1 "$1" "$2/findings.jsonl" | sed 's/.*"file":"\([^"]*\)".*/\1/'; }
 
 campaign_collect() {
-  local limit=${1:-560} t=0 d="$WORK/camp/c"
-  while [ ! -f "$WORK/camp/done" ] && [ $t -lt "$limit" ]; do sleep 5; t=$((t + 5)); done
-  if [ ! -f "$WORK/camp/done" ]; then
+  local d="$WORK/camp/c"
+  if ! wait_done "$WORK/camp" "${1:-560}"; then
     head -n 30 "$d/fuzzer_stats"; echo "STILL RUNNING"; return 0
   fi
   local crash hang
@@ -374,6 +410,8 @@ case "${1:-}" in
   soft) soft ;;
   perf) perf ;;
   rss) rss "${2:-180}" ;;
+  rss-start) rss_start "${2:-1800}" ;;
+  rss-collect) rss_collect "${2:-560}" ;;
   memcheck) memcheck ;;
   campaign-start) campaign_start "${2:-1810}" ;;
   campaign-collect) campaign_collect "${2:-560}" ;;
@@ -381,5 +419,5 @@ case "${1:-}" in
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   start) start "${2:-660}" ;;
   collect) collect "${2:-560}" ;;
-  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|hunt|soft|perf|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|rss [SECONDS]|memcheck|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
+  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|hunt|soft|perf|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|rss [SECONDS]|rss-start [SECONDS]|rss-collect [WAIT]|memcheck|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
 esac
