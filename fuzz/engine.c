@@ -343,6 +343,12 @@ static int record(df_engine *e, size_t ki, const df_case *c, const df_checked *r
     return e->on_finding ? e->on_finding(e->ctx, &f) : 0;
 }
 
+/* Whether *e->stop is set or the deadline (0 = none) has come. */
+static int stopping(const df_engine *e, double deadline)
+{
+    return (e->stop && *e->stop) || (deadline > 0 && df_now() >= deadline);
+}
+
 static int one_at_a_time(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
                     df_totals *t, uint64_t *next)
 {
@@ -350,11 +356,7 @@ static int one_at_a_time(df_engine *e, uint64_t lo, uint64_t hi, double deadline
     uint64_t i = lo;
     int rc = DF_RANGE_DONE;
     for (; i < hi; i++) {
-        if (e->stop && *e->stop) {
-            rc = DF_RANGE_STOPPED;
-            break;
-        }
-        if (deadline > 0 && df_now() >= deadline) {
+        if (stopping(e, deadline)) {
             rc = DF_RANGE_STOPPED;
             break;
         }
@@ -790,11 +792,6 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_tot
     e->stage_s[DF_STAGE_RECORD] += df_now() - t3;
     *next = lo + s;
     return rc;
-}
-
-static int stopping(const df_engine *e, double deadline)
-{
-    return (e->stop && *e->stop) || (deadline > 0 && df_now() >= deadline);
 }
 
 static size_t batch_len(const df_engine *e, uint64_t i, uint64_t hi)
