@@ -250,21 +250,6 @@ perf() {
   cat "$OUTDIR/bench.txt"
 }
 
-rss() {
-  local secs=${1:-180} log="$OUTDIR/rss-default.txt"
-  rm -rf "$WORK/rss"
-  echo "\$ $DF run --backend cuda --time ${secs}s --quiet --corpus CORPUS   (resident memory every 10 s)" >"$log"
-  $DF run --backend cuda --time "${secs}s" --quiet --corpus "$WORK/rss" >"$WORK/rss.out" 2>&1 &
-  local pid=$! t=0
-  printf 'elapsed_s\trss_kib\n' >>"$log"
-  while kill -0 "$pid" 2>/dev/null; do
-    printf '%d\t%s\n' "$t" "$(ps -o rss= -p "$pid" | tr -d ' ')" >>"$log"
-    sleep 10; t=$((t + 10))
-  done
-  wait "$pid"; echo "exit $?" >>"$log"
-  grep -E '^dotfuzz run: [0-9]+ cases' "$WORK/rss.out" >>"$log"
-  cat "$log"
-}
 
 memcheck() {
   local log="$OUTDIR/memcheck-pipeline.txt"
@@ -279,10 +264,10 @@ memcheck() {
 # Starts CMD detached (setsid: it outlives the device call) in DIR, with
 # its summary in DIR/summary.txt, its exit code after it and DIR/done at
 # its end; beside it, the resident memory of every dotfuzz process
-# (supervisor, probe, workers, or the one run) every 30 s in DIR/rss.tsv:
-# elapsed s, processes, summed and largest RSS.
+# (supervisor, probe, workers, or the one run) every EVERY s (default 30)
+# in DIR/rss.tsv: elapsed s, processes, summed and largest RSS.
 start_detached() {
-  local dir=$1 cmd=$2
+  local dir=$1 cmd=$2 every=${3:-30}
   rm -rf "$dir" && mkdir -p "$dir"
   cat >"$dir/run.sh" <<EOS
 cd "$PWD"
@@ -296,7 +281,7 @@ printf 'elapsed_s\tprocesses\trss_sum_kib\trss_max_kib\n' >"$dir/rss.tsv"
 while [ ! -f "$dir/done" ]; do
   ps -C dotfuzz -o rss= | awk -v t=\$((\$(date +%s) - t0)) \
     '{ s += \$1; if (\$1 > m) m = \$1; n++ } END { printf "%d\t%d\t%d\t%d\n", t, n, s, m }' >>"$dir/rss.tsv"
-  sleep 30
+  sleep $every
 done
 EOS
   setsid nohup bash "$dir/run.sh" >/dev/null 2>&1 </dev/null &
@@ -317,24 +302,35 @@ campaign_start() {
 }
 
 # A default run (every kernel, batch 256, max n 65536, --pipeline auto)
-# for SECONDS, detached, its memory every 30 s: the 30-minute flatness
-# check of issue 9 (rss-collect gathers it).
-rss_start() {
-  local secs=${1:-1800}
-  start_detached "$WORK/rsslong" "$DF run --backend cuda --time ${secs}s --quiet --corpus $WORK/rsslong/corpus"
-  echo "started: default run, ${secs}s, in $WORK/rsslong (detached)"
+# for SECONDS in DIR, detached, its memory every EVERY s.
+default_run_start() {
+  local dir=$1 secs=$2 every=$3
+  start_detached "$dir" "$DF run --backend cuda --time ${secs}s --quiet --corpus $dir/corpus" "$every"
+  echo "started: default run, ${secs}s, in $dir (detached)"
 }
 
-rss_collect() {
-  local d="$WORK/rsslong"
-  if ! wait_done "$d" "${1:-560}"; then
-    tail -n 3 "$d/rss.tsv"; echo "STILL RUNNING"; return 0
+# Waits up to WAIT s for that run; its memory samples and summary -> OUT.
+default_run_collect() {
+  local dir=$1 wait=$2 out=$3 every=$4
+  if ! wait_done "$dir" "$wait"; then
+    tail -n 3 "$dir/rss.tsv"; echo "STILL RUNNING"; return 0
   fi
-  { echo "\$ $DF run --backend cuda --time SECONDS --quiet --corpus CORPUS   (resident memory every 30 s)"
-    cat "$d/rss.tsv"; grep -E '^dotfuzz run: [0-9]+ cases|^exit' "$d/summary.txt"; } >"$OUTDIR/rss-long.txt"
-  cat "$OUTDIR/rss-long.txt"
+  { echo "\$ $DF run --backend cuda --time SECONDS --quiet --corpus CORPUS   (resident memory every $every s)"
+    cat "$dir/rss.tsv"; grep -E '^dotfuzz run: [0-9]+ cases|^exit' "$dir/summary.txt"; } >"$out"
+  cat "$out"
   echo "all done"
 }
+
+# Within one device call: SECONDS, memory every 10 s.
+rss() {
+  local secs=${1:-180}
+  default_run_start "$WORK/rss" "$secs" 10
+  default_run_collect "$WORK/rss" $((secs + 60)) "$OUTDIR/rss-default.txt" 10
+}
+
+# The 30-minute flatness check of issue 9, across device calls.
+rss_start() { default_run_start "$WORK/rsslong" "${1:-1800}" 30; }
+rss_collect() { default_run_collect "$WORK/rsslong" "${1:-560}" "$OUTDIR/rss-long.txt" 30; }
 
 # The first finding of a log line matching PATTERN: its file, relative to the directory.
 first_file() { grep -m1 "$1" "$2/findings.jsonl" | sed 's/.*"file":"\([^"]*\)".*/\1/'; }
