@@ -810,6 +810,10 @@ static size_t batch_len(const df_engine *e, uint64_t i, uint64_t hi)
 static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
                            df_totals *t, uint64_t *next)
 {
+    if (stopping(e, deadline)) {
+        *next = lo;
+        return DF_RANGE_STOPPED;
+    }
     df_slot *other = e->slots + e->batch;
     uint64_t i = lo, after = lo;
     size_t n = batch_len(e, i, hi);
@@ -859,10 +863,6 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
     if (batch_alloc(e) != 0) {
         *next = lo;
         return DF_RANGE_ENV;
-    }
-    if (lo < hi && stopping(e, deadline)) {
-        *next = lo;
-        return DF_RANGE_STOPPED;
     }
     if (e->pipelined && lo < hi)
         return pipelined_range(e, lo, hi, deadline, t, next);
