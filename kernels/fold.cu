@@ -101,52 +101,26 @@ static int fold_check(df_gpu_ctx *ctx, const fold_shadow *sh, const float *A,
     return rc;
 }
 
-/* The same invariant checked on the GPU after round sz->rounds, reported
- * through the soft-error slot (gpu_common.h): enqueued whenever the slots
- * are on, no synchronization. */
-static int fold_gpu_check(df_gpu_ctx *ctx, const df_case *c, const float *A,
-                          const df_fold_sizes *sz)
-{
-    if (!ctx->soft.claim || DF_SOFT_MODE == 0)
-        return 0;
-    unsigned block = c->launch.block;
-    df_fold_invariant_kernel<float>
-        <<<df_blocks_for(sz->m[sz->rounds], block), block, 0, (cudaStream_t)ctx->stream>>>(
-            A, (const float *)ctx->a, (const float *)ctx->b, *sz,
-            df_round_bound_for(sz->rounds), ctx->soft);
-    DF_TRY(cudaGetLastError(), "df_fold_invariant_kernel<<<>>>");
-    return 0;
-}
-
-/* sh is NULL unless the backend runs in debug-invariant mode. */
+/* sh is NULL unless the backend runs in debug-invariant mode. The checks
+ * on the GPU (gpu_common.h, df_shadow_*) are enqueued with the rounds
+ * whenever the slots are on. */
 static int fold_rounds(df_gpu_ctx *ctx, const df_case *c, fold_shadow *sh)
 {
-    cudaStream_t st = (cudaStream_t)ctx->stream;
     float *A = (float *)ctx->d_scratch;
-    unsigned block = c->launch.block;
     int rc;
     if ((rc = df_enqueue_products(ctx, c, A)) != 0)
         return rc;
     unsigned round = 0;
-    df_fold_sizes sz;
-    sz.rounds = 0;
-    sz.m[0] = c->n;
     if (sh && (rc = fold_check(ctx, sh, A, c->n, round)) != 0)
         return rc;
-    if ((rc = fold_gpu_check(ctx, c, A, &sz)) != 0)
+    if ((rc = df_shadow_enqueue_init(ctx, c, A, DF_SOFT_K_FOLD)) != 0)
         return rc;
     for (uint64_t m = c->n; m > 1;) {
         uint64_t upper = m - m / 2, pairs = m / 2;
-        df_fold_round_kernel<float>
-            <<<df_blocks_for(pairs, block), block, 0, st>>>(
-                A, (unsigned long long)pairs, (unsigned long long)upper, ctx->soft, round + 1);
-        DF_TRY(cudaGetLastError(), "df_fold_round_kernel<<<>>>");
-        m = upper;
         round++;
-        sz.rounds = round;
-        sz.m[round] = m;
-        if ((rc = fold_gpu_check(ctx, c, A, &sz)) != 0)
+        if ((rc = df_fold_round_enqueue(ctx, c, A, pairs, upper, upper, round)) != 0)
             return rc;
+        m = upper;
         if (sh) {
             fold_shadow_step(sh, pairs, upper);
             if ((rc = fold_check(ctx, sh, A, m, round)) != 0)

@@ -128,32 +128,17 @@ static int df_enqueue_products(df_gpu_ctx *ctx, const df_case *c, T *A)
     return 0;
 }
 
-/* One round's addition of y into cell A[i]: DF_SOFT_NONFINITE when it
- * gives Inf/NaN from two finite values (kernel: DF_SOFT_K_*, round: 1 for
- * the first round). The cell is written before the check, so the rare
- * report's registers do not add to a cell address kept live across it. */
-__device__ __forceinline__ void df_round_add(float *A, unsigned long long i, float y,
-                                             df_soft_dev soft, unsigned kernel,
-                                             unsigned round)
-{
-    const float x = A[i], r = x + y;
-    A[i] = r;
-    DF_SOFT_CHECK(!isfinite(r) && isfinite(x) && isfinite(y), soft, DF_SOFT_NONFINITE,
-                  kernel, round, i, 0, (double)r);
-}
-
 /* fold's round (and m-fold-bounds'): reads [upper, upper + pairs) and
  * writes [0, pairs), disjoint since pairs <= upper, so no thread reads a
  * cell another one writes. A template for the reason launch 0 is. */
 template <typename T>
 __global__ void __launch_bounds__(1024)
-df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper,
-                     df_soft_dev soft, unsigned round)
+df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper)
 {
     unsigned long long i =
         (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < pairs)
-        df_round_add(A, i, A[i + upper], soft, DF_SOFT_K_FOLD, round);
+        A[i] += A[i + upper];
 }
 
 /* tournament's round (and m-tournament-bounds'), thread t plays winner
@@ -163,22 +148,29 @@ df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper,
 template <typename T>
 __global__ void __launch_bounds__(1024)
 df_tournament_round_kernel(T *A, unsigned long long n, unsigned long long D,
-                           unsigned long long pairs, df_soft_dev soft, unsigned round)
+                           unsigned long long pairs)
 {
     unsigned long long t =
         (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t < pairs) {
         unsigned long long i = t * 2 * D;
         if (i + D < n)
-            df_round_add(A, i, A[i + D], soft, DF_SOFT_K_TOURNAMENT, round);
+            A[i] += A[i + D];
     }
 }
 
-/* Device scratch of both: one float cell per element. */
+/* Device scratch of all four (fold, tournament and their mutants): one
+ * float cell per element, then the cells' shadow (df_round_shadow, below):
+ * two doubles and a byte per cell, 21 bytes per element in all. */
+static inline size_t df_shadow_offset(uint64_t n)
+{
+    return ((size_t)n * sizeof(float) + 255) & ~(size_t)255;
+}
+
 static inline size_t df_cells_scratch_bytes(uint64_t n, const df_launch *l)
 {
     (void)l;
-    return (size_t)n * sizeof(float);
+    return df_shadow_offset(n) + (size_t)n * (2 * sizeof(double) + 1);
 }
 
 /* Blocks that give a round one thread per pair. */
@@ -264,100 +256,177 @@ static inline int df_round_check_cell(df_gpu_ctx *ctx,
     }
     return 0;
 }
-/* ---- the invariant checked on the GPU, reported through the slot ----
- * The same check as df_round_check_cell, made by a kernel launched after
- * the products and after each round, one thread per live cell: it sums the
- * exact products of the cell's index set from a and b in double and raises
- * DF_SOFT_INVARIANT (index: the cell, round: r, fvalue: the cell) when the
- * cell is off by more than the bound. No copy, no synchronization: the
- * launcher enqueues it when the slots are on (ctx->soft.claim), and the
- * backend reads the report after its one synchronization. Each round reads
- * every input once, so the check costs O(n) per round. */
+/* ---- the checks on the GPU, reported through the slots ----
+ * With the soft-error slots on, the launchers keep beside the cells their
+ * shadow: per cell, s and g of df_round_check (the sum, and the sum of
+ * |.|, of the exact products of the cell's index set, in double) and `bad`
+ * (the cell was Inf/NaN at the last check). After launch 0 one kernel sets
+ * the shadow up from a and b; after each round one kernel folds it with
+ * the round's own pairs (O(live cells), as the round itself) and checks
+ * every live cell, on the thread that wrote it in the round (the same
+ * block and thread):
+ *   - DF_SOFT_NONFINITE: the round added two finite cells (neither was bad)
+ *     into one that is Inf/NaN, as df_model_round_add notes it;
+ *   - DF_SOFT_INVARIANT: |cell - s| > gamma_{r+1} g + 2^r 2^-149 (value:
+ *     the cell), skipped when g is Inf/NaN or beyond FLT_MAX / 2.
+ * The round kernels carry no check: one addition each, their registers are
+ * the same in every DF_SOFT_MODE, and all the reporting's cost is in these
+ * kernels (issue 8's table times a whole case). No copy, no
+ * synchronization: the backend reads the reports after its one sync. */
+typedef struct df_round_shadow {
+    double *s, *g;      /* per cell */
+    unsigned char *bad; /* per cell: Inf/NaN at the last check */
+} df_round_shadow;
 
-/* A cell's terms accumulated: s, g of df_round_check. */
-typedef struct df_round_terms {
-    double s, g;
-} df_round_terms;
-
-__device__ __forceinline__ void df_round_term(df_round_terms *t, const float *a, const float *b,
-                                              unsigned long long j)
+/* The shadow of n cells, in the scratch after them (df_cells_scratch_bytes). */
+static inline df_round_shadow df_round_shadow_in(void *scratch, uint64_t n)
 {
-    double p = (double)a[j] * (double)b[j]; /* exact: 24+24 bits */
-    t->s += p;
-    t->g += fabs(p);
+    char *p = (char *)scratch + df_shadow_offset(n);
+    df_round_shadow sh = {(double *)p, (double *)(p + n * sizeof(double)),
+                          (unsigned char *)(p + 2 * n * sizeof(double))};
+    return sh;
 }
 
-__device__ __forceinline__ void df_round_verify(const float *A, unsigned long long cell,
-                                                df_round_terms t, df_round_bound bd,
-                                                df_soft_dev soft, unsigned kernel)
+/* Cell i after round bd.round: notes whether it is bad, then the two
+ * checks. written: the round added into it; fine: both operands were
+ * finite. */
+__device__ __forceinline__ void df_shadow_check(const float *A, df_round_shadow sh,
+                                                unsigned long long i, bool written, bool fine,
+                                                df_round_bound bd, df_soft_dev soft,
+                                                unsigned kernel)
 {
-    if (!(t.g <= FLT_MAX / 2)) /* Inf/NaN terms, or a g float cannot hold */
+    const float cell = A[i];
+    const bool finite = isfinite(cell);
+    sh.bad[i] = !finite;
+    DF_SOFT_CHECK(written && fine && !finite, soft, DF_SOFT_NONFINITE, kernel, bd.round, i, 0,
+                  (double)cell);
+    const double g = sh.g[i];
+    if (!(g <= FLT_MAX / 2)) /* Inf/NaN terms, or a g float cannot hold */
         return;
-    const double got = (double)A[cell];
-    (void)got; /* DF_SOFT_MODE 0 checks nothing */
-    DF_SOFT_CHECK(!(fabs(got - t.s) <= bd.gamma * t.g + bd.underflow), soft, DF_SOFT_INVARIANT,
-                  kernel, bd.round, cell, 0, got);
+    DF_SOFT_CHECK(!(fabs((double)cell - sh.s[i]) <= bd.gamma * g + bd.underflow), soft,
+                  DF_SOFT_INVARIANT, kernel, bd.round, i, 0, (double)cell);
 }
 
-/* The live lengths of fold: m[0] = n, m[k] = ceil(m[k-1] / 2) after round k. */
-#define DF_FOLD_MAX_ROUNDS 64
-typedef struct df_fold_sizes {
-    unsigned rounds; /* rounds done: m[0..rounds] are valid */
-    unsigned long long m[DF_FOLD_MAX_ROUNDS + 1];
-} df_fold_sizes;
+/* The round added cell j into cell i: so do their shadows. Returns
+ * whether both operands were finite. */
+__device__ __forceinline__ bool df_shadow_take(df_round_shadow sh, unsigned long long i,
+                                               unsigned long long j)
+{
+    sh.s[i] += sh.s[j];
+    sh.g[i] += sh.g[j];
+    return !sh.bad[i] && !sh.bad[j];
+}
 
-/* fold after round r = sz.rounds: cell i < m[r] holds S_r(i), where
- * S_k(i) = S_{k-1}(i), plus S_{k-1}(i + m[k]) when i < floor(m[k-1] / 2);
- * walked depth first with a stack of (cell, level). */
+/* After launch 0 (round 0): cell i < n is the product of a[i] and b[i]. */
 template <typename T>
 __global__ void __launch_bounds__(1024)
-df_fold_invariant_kernel(const T *A, const T *a, const T *b, df_fold_sizes sz,
-                         df_round_bound bd, df_soft_dev soft)
+df_shadow_init_kernel(const T *A, const T *a, const T *b, unsigned long long n,
+                      df_round_shadow sh, df_round_bound bd, df_soft_dev soft, unsigned kernel)
 {
     unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= sz.m[sz.rounds])
-        return;
-    unsigned long long cell[DF_FOLD_MAX_ROUNDS + 1];
-    unsigned level[DF_FOLD_MAX_ROUNDS + 1];
-    unsigned top = 0;
-    df_round_terms t = {0.0, 0.0};
-    cell[0] = i;
-    level[0] = sz.rounds;
-    for (;;) {
-        unsigned long long c = cell[top];
-        unsigned k = level[top];
-        if (k == 0) {
-            df_round_term(&t, a, b, c);
-            if (top == 0)
-                break;
-            top--;
-            continue;
-        }
-        level[top] = k - 1; /* S_{k-1}(c) stays on the stack */
-        if (c < sz.m[k - 1] / 2) {
-            top++;
-            cell[top] = c + sz.m[k];
-            level[top] = k - 1;
-        }
-    }
-    df_round_verify(A, i, t, bd, soft, DF_SOFT_K_FOLD);
-}
-
-/* tournament after round r: winner i = t 2^r holds [i, min(i + 2^r, n)). */
-template <typename T>
-__global__ void __launch_bounds__(1024)
-df_tournament_invariant_kernel(const T *A, const T *a, const T *b, unsigned long long n,
-                               df_round_bound bd, df_soft_dev soft)
-{
-    unsigned long long w = 1ull << bd.round;
-    unsigned long long i = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * w;
     if (i >= n)
         return;
-    unsigned long long end = n - i < w ? n : i + w;
-    df_round_terms t = {0.0, 0.0};
-    for (unsigned long long j = i; j < end; j++)
-        df_round_term(&t, a, b, j);
-    df_round_verify(A, i, t, bd, soft, DF_SOFT_K_TOURNAMENT);
+    const double p = (double)a[i] * (double)b[i]; /* exact: 24+24 bits */
+    sh.s[i] = p;
+    sh.g[i] = fabs(p);
+    df_shadow_check(A, sh, i, false, false, bd, soft, kernel);
+}
+
+/* After a round of either kernel, thread t checks cell i = t * step
+ * while i < live, which took cell i + dist in the round when t < pairs
+ * and i + dist < n (the round kernels' tests):
+ *   fold (and m-fold-bounds): step 1, dist = upper, live = the cells
+ *     left; thread i reads [upper, upper + pairs) and writes [0, live),
+ *     disjoint since live <= upper;
+ *   tournament (and m-tournament-bounds): step 2D, dist D, live = n;
+ *     winners are even multiples of D and partners odd ones.
+ * So no cell is both read and written, and thread t is the round's. */
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_round_shadow_kernel(const T *A, df_round_shadow sh, unsigned long long step,
+                       unsigned long long dist, unsigned long long pairs,
+                       unsigned long long live, unsigned long long n, df_round_bound bd,
+                       df_soft_dev soft, unsigned kernel)
+{
+    unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned long long i = t * step;
+    if (i >= live)
+        return;
+    const bool written = t < pairs && i + dist < n;
+    const bool fine = written && df_shadow_take(sh, i, i + dist);
+    df_shadow_check(A, sh, i, written, fine, bd, soft, kernel);
+}
+
+/* Whether the launchers enqueue the checks: the slots are on and the build
+ * reports (DF_SOFT_MODE 0 compiles the checks to nothing). */
+static inline bool df_shadow_on(const df_gpu_ctx *ctx)
+{
+    return ctx->soft.claim != NULL && DF_SOFT_MODE != 0;
+}
+
+/* The checks after launch 0, when they are on. */
+static inline int df_shadow_enqueue_init(df_gpu_ctx *ctx, const df_case *c, const float *A,
+                                         unsigned kernel)
+{
+    if (!df_shadow_on(ctx))
+        return 0;
+    unsigned block = c->launch.block;
+    df_shadow_init_kernel<float>
+        <<<df_blocks_for(c->n, block), block, 0, (cudaStream_t)ctx->stream>>>(
+            A, (const float *)ctx->a, (const float *)ctx->b, (unsigned long long)c->n,
+            df_round_shadow_in(ctx->d_scratch, c->n), df_round_bound_for(0), ctx->soft, kernel);
+    DF_TRY(cudaGetLastError(), "df_shadow_init_kernel<<<>>>");
+    return 0;
+}
+
+/* The checks after round `round` (df_round_shadow_kernel), on `threads`
+ * threads. */
+static inline int df_round_shadow_enqueue(df_gpu_ctx *ctx, const df_case *c, const float *A,
+                                          uint64_t step, uint64_t dist, uint64_t pairs,
+                                          uint64_t live, uint64_t threads, unsigned round,
+                                          unsigned kernel)
+{
+    unsigned block = c->launch.block;
+    df_round_shadow_kernel<float>
+        <<<df_blocks_for(threads, block), block, 0, (cudaStream_t)ctx->stream>>>(
+            A, df_round_shadow_in(ctx->d_scratch, c->n), (unsigned long long)step,
+            (unsigned long long)dist, (unsigned long long)pairs, (unsigned long long)live,
+            (unsigned long long)c->n, df_round_bound_for(round), ctx->soft, kernel);
+    DF_TRY(cudaGetLastError(), "df_round_shadow_kernel<<<>>>");
+    return 0;
+}
+
+/* fold's round `round` of (pairs, upper) and, when they are on, its
+ * checks; `live` cells remain. */
+static inline int df_fold_round_enqueue(df_gpu_ctx *ctx, const df_case *c, float *A,
+                                        uint64_t pairs, uint64_t upper, uint64_t live,
+                                        unsigned round)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    unsigned block = c->launch.block;
+    df_fold_round_kernel<float><<<df_blocks_for(pairs, block), block, 0, st>>>(
+        A, (unsigned long long)pairs, (unsigned long long)upper);
+    DF_TRY(cudaGetLastError(), "df_fold_round_kernel<<<>>>");
+    if (!df_shadow_on(ctx))
+        return 0;
+    return df_round_shadow_enqueue(ctx, c, A, 1, upper, pairs, live, live, round,
+                                   DF_SOFT_K_FOLD);
+}
+
+/* tournament's round `round` (distance D, `pairs` matches at most) and,
+ * when they are on, its checks. */
+static inline int df_tournament_round_enqueue(df_gpu_ctx *ctx, const df_case *c, float *A,
+                                              uint64_t D, uint64_t pairs, unsigned round)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    unsigned block = c->launch.block;
+    df_tournament_round_kernel<float><<<df_blocks_for(pairs, block), block, 0, st>>>(
+        A, (unsigned long long)c->n, (unsigned long long)D, (unsigned long long)pairs);
+    DF_TRY(cudaGetLastError(), "df_tournament_round_kernel<<<>>>");
+    if (!df_shadow_on(ctx))
+        return 0;
+    return df_round_shadow_enqueue(ctx, c, A, 2 * D, D, pairs, c->n,
+                                   (c->n + 2 * D - 1) / (2 * D), round, DF_SOFT_K_TOURNAMENT);
 }
 #endif /* __CUDACC__ */
 

@@ -105,7 +105,7 @@ typedef struct df_model_rounds_soft {
 
 /* One round's addition x + y, by GPU thread t of the round (global
  * number), into cell: noted when it gives Inf/NaN from two finite values,
- * as df_round_add does on the GPU. */
+ * as the GPU check after the round reports it (gpu_common.h, df_shadow_check). */
 static inline float df_model_round_add(float x, float y, const df_model_rounds_soft *ms,
                                        uint32_t round, uint64_t t, uint64_t cell)
 {

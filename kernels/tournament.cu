@@ -81,50 +81,27 @@ static int tournament_check(df_gpu_ctx *ctx, const df_case *c, const float *A,
     return rc;
 }
 
-/* The same invariant checked on the GPU after round r, reported through
- * the soft-error slot (gpu_common.h): enqueued whenever the slots are on,
- * no synchronization. One thread per winner, ceil(n / 2^r) of them. */
-static int tournament_gpu_check(df_gpu_ctx *ctx, const df_case *c, const float *A,
-                                unsigned round)
-{
-    if (!ctx->soft.claim || DF_SOFT_MODE == 0)
-        return 0;
-    uint64_t w = (uint64_t)1 << round, winners = (c->n + w - 1) / w;
-    unsigned block = c->launch.block;
-    df_tournament_invariant_kernel<float>
-        <<<df_blocks_for(winners, block), block, 0, (cudaStream_t)ctx->stream>>>(
-            A, (const float *)ctx->a, (const float *)ctx->b, (unsigned long long)c->n,
-            df_round_bound_for(round), ctx->soft);
-    DF_TRY(cudaGetLastError(), "df_tournament_invariant_kernel<<<>>>");
-    return 0;
-}
-
 static int tournament_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {
-    cudaStream_t st = (cudaStream_t)ctx->stream;
     uint64_t n = c->n;
     if (n == 0) /* no cells: the sum is zero */
         return df_enqueue_zero_result(ctx, sizeof(float));
     float *A = (float *)ctx->d_scratch;
-    unsigned block = c->launch.block;
     int rc;
     if ((rc = df_enqueue_products(ctx, c, A)) != 0)
         return rc;
     unsigned round = 0;
     if (ctx->debug_invariants && (rc = tournament_check(ctx, c, A, round)) != 0)
         return rc;
-    if ((rc = tournament_gpu_check(ctx, c, A, round)) != 0)
+    /* the checks on the GPU (gpu_common.h, df_shadow_*) are enqueued with
+     * the rounds whenever the slots are on */
+    if ((rc = df_shadow_enqueue_init(ctx, c, A, DF_SOFT_K_TOURNAMENT)) != 0)
         return rc;
     for (uint64_t D = 1; D < n; D *= 2) {
         /* winners i = 2Dt with i + D < n: t < (n - D) / 2D, rounded up */
         uint64_t pairs = (n - D + 2 * D - 1) / (2 * D);
-        df_tournament_round_kernel<float>
-            <<<df_blocks_for(pairs, block), block, 0, st>>>(
-                A, (unsigned long long)n, (unsigned long long)D,
-                (unsigned long long)pairs, ctx->soft, round + 1);
-        DF_TRY(cudaGetLastError(), "df_tournament_round_kernel<<<>>>");
         round++;
-        if ((rc = tournament_gpu_check(ctx, c, A, round)) != 0)
+        if ((rc = df_tournament_round_enqueue(ctx, c, A, D, pairs, round)) != 0)
             return rc;
         if (ctx->debug_invariants &&
             (rc = tournament_check(ctx, c, A, round)) != 0)

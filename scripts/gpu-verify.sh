@@ -64,10 +64,15 @@ mkdir -p "$WORK"
 # model's lines are not the kernel's).
 soft_fields() { grep -o '"soft_errors":\[.*\]' "$1" | sed 's/"line":[0-9]*,//g'; }
 
-soft_case() {  # NAME TYPE KERNEL N BLOCK HOTLINE HOTA HOTB
-  local name=$1 type=$2 kernel=$3 n=$4 block=$5 hot=$6 ha=$7 hb=$8
-  awk -v n="$n" -v hot="$hot" -v v="$ha" 'BEGIN { for (i = 1; i <= n; i++) print (i == hot ? v : 1) }' >"$WORK/$name.a"
-  awk -v n="$n" -v hot="$hot" -v v="$hb" 'BEGIN { for (i = 1; i <= n; i++) print (i == hot ? v : 1) }' >"$WORK/$name.b"
+# HOTLINES: the 1-based lines, comma-separated, of the values HOTA and HOTB
+# in a case of ones.
+soft_case() {  # NAME TYPE KERNEL N BLOCK HOTLINES HOTA HOTB
+  local name=$1 type=$2 kernel=$3 n=$4 block=$5 hot=$6 ha=$7 hb=$8 v
+  for v in a b; do
+    awk -v n="$n" -v hot="$hot" -v v="$([ $v = a ] && echo "$ha" || echo "$hb")" \
+      'BEGIN { split(hot, h, ","); for (k in h) is[h[k]] = 1
+               for (i = 1; i <= n; i++) print (i in is ? v : 1) }' >"$WORK/$name.$v"
+  done
   $DF import "$WORK/$name.a" "$WORK/$name.b" --type "$type" --kernel "$kernel" --block "$block" \
       -o "$WORK/$name.case" >/dev/null
   local b
@@ -92,6 +97,10 @@ soft() {
     soft_case int-overflow i32 int-atomic 2000 256 1501 65536 65536 || rc=1
     # shfl, n = 4096, block 256: 3e38 * 4 overflows float at index 3000
     soft_case shfl-nonfinite f32 shfl 4096 256 3001 3e38 4 || rc=1
+    # fold, n = 4096, block 256: cells 100 and 2148 (3e38 each) meet in round 1
+    soft_case fold-nonfinite f32 fold 4096 256 101,2149 3e38 1 || rc=1
+    # tournament, n = 4096, block 256: cells 100 and 101 meet in round 1 (thread 50)
+    soft_case tournament-nonfinite f32 tournament 4096 256 101,102 3e38 1 || rc=1
   } >"$log" 2>&1
   cat "$log"
   scripts/soft-cost.sh "$OUTDIR/soft-cost.md" 28 >"$WORK/soft-cost.log" 2>&1 || rc=1

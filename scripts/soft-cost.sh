@@ -15,7 +15,7 @@ nvcc=${NVCC:-nvcc}
 arch=${CUDA_ARCH:-sm_90}
 dir=${BUILD:-build}/soft-cost
 mkdir -p "$dir" "$(dirname "$out")"
-kernels='df_shfl_kernelIffE|df_fold_round_kernel|df_tournament_round_kernel|df_fold_invariant_kernel|df_tournament_invariant_kernel|atomic_block_kernel|int_atomic_kernelILb0E'
+kernels='df_shfl_kernelIffE|df_fold_round_kernel|df_tournament_round_kernel|df_shadow_init_kernel|df_round_shadow_kernel|atomic_block_kernel|int_atomic_kernelILb0E'
 modes=(none printf slot)
 ptx_table="$dir/ptxas.md"
 printf '| kernel (mangled) | mode | ptxas: registers | ptxas: spill stores/loads | ptxas: stack |\n|---|---|---|---|---|\n' >"$ptx_table"

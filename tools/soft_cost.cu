@@ -6,9 +6,11 @@
  * and the bandwidth that makes. The reporting mode is the build's
  * DF_SOFT_MODE (0 none, 1 printf, 2 the atomicCAS slot, kernels/
  * soft_error.h); scripts/soft-cost.sh builds it three times and joins the
- * rows. fold and tournament are timed twice: their first round alone, and
- * a whole case as the backend enqueues it, whose invariant kernel after
- * every round runs only when reporting is compiled in. Usage: soft-cost
+ * rows. fold and tournament are timed twice: their first round alone (it
+ * carries no check, so it is the same kernel in every mode), and a whole
+ * case as the backend enqueues it, whose check kernels (launch 0's and
+ * one after every round, gpu_common.h df_shadow_*) run only when
+ * reporting is compiled in. Usage: soft-cost
  * [--header] [log2 n]
  */
 #include <algorithm>
@@ -131,7 +133,8 @@ int main(int argc, char **argv)
     int *ai, *bi, *ri;
     CHECK(cudaMalloc(&a, n * sizeof(float)));
     CHECK(cudaMalloc(&b, n * sizeof(float)));
-    CHECK(cudaMalloc(&A, n * sizeof(float)));
+    /* the cells and their shadow (fold and tournament), also the scratch of shfl */
+    CHECK(cudaMalloc(&A, df_cells_scratch_bytes(n, NULL)));
     CHECK(cudaMalloc(&ai, n * sizeof(int)));
     CHECK(cudaMalloc(&bi, n * sizeof(int)));
     CHECK(cudaMalloc(&result, 4096));
@@ -183,21 +186,22 @@ int main(int argc, char **argv)
         bench bf = {"fold round 1", (const void *)df_fold_round_kernel<float>, block,
                     df_blocks_for(pairs, block), 12.0 * (double)pairs};
         double ms = time_median(st, [&] {
-            df_fold_round_kernel<float><<<bf.grid, block, 0, st>>>(A, pairs, n - pairs, soft, 1);
+            df_fold_round_kernel<float><<<bf.grid, block, 0, st>>>(A, pairs, n - pairs);
         });
         row(&bf, ms, &prop);
         bench bt = {"tournament round 1", (const void *)df_tournament_round_kernel<float>,
                     block, df_blocks_for(pairs, block), 12.0 * (double)pairs};
         ms = time_median(st, [&] {
-            df_tournament_round_kernel<float><<<bt.grid, block, 0, st>>>(A, n, 1, pairs, soft, 1);
+            df_tournament_round_kernel<float><<<bt.grid, block, 0, st>>>(A, n, 1, pairs);
         });
         row(&bt, ms, &prop);
     }
     /* fold and tournament, a whole case as the backend enqueues it (their
      * df_gpu_ops): launch 0, every round and, with the slots on (printf or
-     * slot builds), the invariant kernel after each round, which the
-     * round-1 rows above leave out. The attribute columns are the invariant
-     * kernel's (compiled in every mode; launched only with reporting). */
+     * slot builds), the check kernel after launch 0 and after each round,
+     * which the round-1 rows above leave out. The attribute columns are
+     * the round's check kernel's (compiled in every mode; launched only
+     * with reporting). */
     {
         float *h_result;
         CHECK(cudaHostAlloc(&h_result, 16, cudaHostAllocDefault));
@@ -206,7 +210,7 @@ int main(int argc, char **argv)
         ctx.a = a;
         ctx.b = b;
         ctx.d_scratch = A;
-        ctx.d_scratch_bytes = n * sizeof(float);
+        ctx.d_scratch_bytes = df_cells_scratch_bytes(n, NULL);
         ctx.d_result = result;
         ctx.h_result = h_result;
         ctx.stream = st;
@@ -222,8 +226,8 @@ int main(int argc, char **argv)
             const void *check;
             const struct df_gpu_ops *ops;
         } whole[] = {
-            {"fold, whole case", (const void *)df_fold_invariant_kernel<float>, &df_gpu_fold},
-            {"tournament, whole case", (const void *)df_tournament_invariant_kernel<float>,
+            {"fold, whole case", (const void *)df_round_shadow_kernel<float>, &df_gpu_fold},
+            {"tournament, whole case", (const void *)df_round_shadow_kernel<float>,
              &df_gpu_tournament},
         };
         for (const auto &w : whole) {

@@ -15,9 +15,11 @@
  * DF_K_DEBUG_INVARIANTS trait is not carried over: these launchers do not
  * check the loop invariant (it would stop the run on the GPU before the
  * oracle sees the result, and the point is that the oracle catches it),
- * neither on the host nor on the GPU. Their round kernels are the
- * parents', so an addition of finite cells that overflows is reported as
- * in the parents (and noted by the shared models).
+ * neither on the host nor in debug-invariant mode on the GPU. Their rounds
+ * are enqueued as the parents' (gpu_common.h), checks included: an
+ * addition of finite cells that overflows is reported as in the parents
+ * (and noted by the shared models); the GPU's invariant follows each
+ * launcher's own pairs, so it holds for these too, dropped cells and all.
  * How it is compiled: twice (see Makefile), as the parents. */
 #include "../kernel.h"
 #include "../cuda_backend.h"
@@ -83,48 +85,35 @@ static int fold_bounds_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {
     if (c->n == 0)
         return df_enqueue_zero_result(ctx, sizeof(float));
-    cudaStream_t st = (cudaStream_t)ctx->stream;
     float *A = (float *)ctx->d_scratch;
-    unsigned block = c->launch.block;
     int rc = df_enqueue_products(ctx, c, A);
-    if (rc != 0)
-        return rc;
+    if (rc == 0)
+        rc = df_shadow_enqueue_init(ctx, c, A, DF_SOFT_K_FOLD);
     unsigned round = 0;
-    for (uint64_t m = c->n; m > 1; m /= 2) {
-        df_fold_round_kernel<float>
-            <<<df_blocks_for(m / 2, block), block, 0, st>>>(
-                A, (unsigned long long)(m / 2), (unsigned long long)(m / 2), ctx->soft,
-                ++round);
-        DF_TRY(cudaGetLastError(), "df_fold_round_kernel<<<>>>");
-    }
-    return df_fetch_result(ctx, A, sizeof(float));
+    for (uint64_t m = c->n; rc == 0 && m > 1; m /= 2)
+        rc = df_fold_round_enqueue(ctx, c, A, m / 2, m / 2, m / 2, ++round);
+    return rc != 0 ? rc : df_fetch_result(ctx, A, sizeof(float));
 }
 
 static int tournament_bounds_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {
     if (c->n == 0)
         return df_enqueue_zero_result(ctx, sizeof(float));
-    cudaStream_t st = (cudaStream_t)ctx->stream;
     float *A = (float *)ctx->d_scratch;
-    unsigned block = c->launch.block;
     int rc = df_enqueue_products(ctx, c, A);
-    if (rc != 0)
-        return rc;
+    if (rc == 0)
+        rc = df_shadow_enqueue_init(ctx, c, A, DF_SOFT_K_TOURNAMENT);
     unsigned round = 0;
-    for (uint64_t D = 1; D < c->n; D *= 2) {
+    for (uint64_t D = 1; rc == 0 && D < c->n; D *= 2) {
         uint64_t pairs = c->n / (2 * D);
         round++;
         if (pairs == 0)
             break; /* a launch of zero blocks is an error; nothing to play */
         /* pairs <= n / 2D keeps every partner 2Dt + D below n: the
          * parent kernel's i + D < n test always holds */
-        df_tournament_round_kernel<float>
-            <<<df_blocks_for(pairs, block), block, 0, st>>>(
-                A, (unsigned long long)c->n, (unsigned long long)D,
-                (unsigned long long)pairs, ctx->soft, round);
-        DF_TRY(cudaGetLastError(), "df_tournament_round_kernel<<<>>>");
+        rc = df_tournament_round_enqueue(ctx, c, A, D, pairs, round);
     }
-    return df_fetch_result(ctx, A, sizeof(float));
+    return rc != 0 ? rc : df_fetch_result(ctx, A, sizeof(float));
 }
 
 extern "C" const struct df_gpu_ops df_gpu_m_fold_bounds = {
