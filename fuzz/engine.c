@@ -541,8 +541,8 @@ static void plan_slot(void *ctx, size_t s, unsigned w)
     (void)w;
     df_engine *e = ctx;
     df_slot *sl = &e->cur[s];
-    if (sl->planned && df_meta_plan_make(e->kernels[sl->ki], &sl->c, &sl->r, &e->o->meta,
-                                         sl->plan) != 0)
+    if (sl->planned && df_meta_plan_variants(e->kernels[sl->ki], &sl->c, &sl->r,
+                                             &e->o->meta, sl->plan) != 0)
         sl->plan->nvar = 0; /* out of memory: checked without variants */
 }
 
@@ -607,6 +607,13 @@ static int collect_variants(df_engine *e, size_t n)
         for (size_t v = 0; e->cur[s].planned && v < e->cur[s].plan->nvar; v++)
             e->vref[e->nvref++] = (df_vref){(uint32_t)s, (uint32_t)v};
     return 0;
+}
+
+static void variant_refs(void *ctx, size_t i, unsigned w)
+{
+    (void)w;
+    df_engine *e = ctx;
+    df_meta_plan_refs(e->cur[e->vref[i].slot].plan, e->vref[i].var);
 }
 
 /* Host backend: a variant runs as the host model, on any thread. */
@@ -679,6 +686,9 @@ static int batch_metamorphic(df_engine *e, size_t n)
     df_pool_for(e->pool, n, plan_slot, e);
     if (collect_variants(e, n) != 0)
         return -1;
+    /* each copy's references on its own thread: at large n a sampled
+     * case's three copies would otherwise take one thread three times */
+    df_pool_for(e->pool, e->nvref, variant_refs, e);
     if (df_backend_is_host(e->b)) {
         df_pool_for(e->pool, e->nvref, host_variant, e);
         return 0;

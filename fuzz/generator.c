@@ -598,8 +598,9 @@ static double cond_bulk(df_pcg32 *r, df_type t, void *a, void *b, uint64_t bulk,
     int top = (int)(octave + 1) / 2, shift = (int)(df_ceil_log2_u64(n) + 1) / 2;
     int same = octave < 4;
     double sgn = df_pcg32_next(r) & 1 ? -1.0 : 1.0, G = 0;
+    const bounded32 eb = bounded32_make((uint32_t)top + 1);
     for (uint64_t i = 0; i < bulk; i++) {
-        int e = (i == 0 ? top : (int)df_pcg32_bounded(r, (uint32_t)top + 1)) - shift;
+        int e = (i == 0 ? top : (int)bounded32_draw(r, &eb)) - shift;
         double x = scale2(draw_mant(r, t, !same), e);
         double y = scale2(draw_mant(r, t, !same), e);
         if (same)
@@ -707,8 +708,10 @@ static void fill_wide_exp(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
         hi = s;
     }
     int64_t line = emax - 3 - (int64_t)df_ceil_log2_u64(n);
+    const bounded32 span = bounded32_make((uint32_t)(hi - lo + 1)); /* at most 2046 */
     for (uint64_t i = 0; i < n; i++) {
-        int64_t ea = df_pcg32_range(r, lo, hi), eb = df_pcg32_range(r, lo, hi);
+        int64_t ea = lo + (int64_t)bounded32_draw(r, &span);
+        int64_t eb = lo + (int64_t)bounded32_draw(r, &span);
         if (ea + eb > line) {
             int64_t excess = ea + eb - line;
             ea -= (excess + 1) / 2;

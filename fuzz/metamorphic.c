@@ -1,5 +1,6 @@
 /* metamorphic.c — rerun, negate, scale and permute checks (metamorphic.h). */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,12 +68,28 @@ static void negate_into(const df_case *c, void *dst)
     }
 }
 
-/* floor(log2 |x|) of a nonzero finite x, exactly (frexp is exact). */
-static int exponent_of(double x)
+/* Element i of a float vector (f32 or f64) read from its bits: EXP_ZERO,
+ * EXP_NONFINITE, EXP_SUBNORMAL, or floor(log2 |x|) of a normal x. */
+enum { EXP_ZERO = INT_MIN, EXP_NONFINITE = INT_MAX, EXP_SUBNORMAL = INT_MIN + 1 };
+
+static int exponent_at(df_type t, const void *v, uint64_t i)
 {
-    int e;
-    frexp(x, &e);
-    return e - 1;
+    uint64_t mant, e;
+    int bias, top;
+    if (t == DF_F32) {
+        uint32_t u;
+        memcpy(&u, (const float *)v + i, sizeof u);
+        e = u >> 23 & 0xff, mant = u & 0x7fffff, bias = 127, top = 0xff;
+    } else {
+        uint64_t u;
+        memcpy(&u, (const double *)v + i, sizeof u);
+        e = u >> 52 & 0x7ff, mant = u & 0xfffffffffffffULL, bias = 1023, top = 0x7ff;
+    }
+    if (e == (uint64_t)top)
+        return EXP_NONFINITE;
+    if (e == 0)
+        return mant ? EXP_SUBNORMAL : EXP_ZERO;
+    return (int)e - bias;
 }
 
 int df_scale_is_exact(const df_kernel *k, const df_case *c, double G, int kexp)
@@ -85,19 +102,17 @@ int df_scale_is_exact(const df_kernel *k, const df_case *c, double G, int kexp)
     double maxf = k->acc == DF_F32 ? FLT_MAX : DBL_MAX;
     int qmin = 1 << 30;
     for (uint64_t i = 0; i < c->n; i++) {
-        double a = df_elem_as_double(c->type, c->a, i), b = df_elem_as_double(c->type, c->b, i);
-        if (!isfinite(a) || !isfinite(b))
+        int ea = exponent_at(c->type, c->a, i), eb = exponent_at(c->type, c->b, i);
+        if (ea == EXP_NONFINITE || eb == EXP_NONFINITE)
             return 0;
-        if (a == 0)
+        if (ea == EXP_ZERO)
             continue;
-        int ea = exponent_of(a);
         /* a_i and a_i 2^k must both be normal for the scaling to be exact */
-        if (ea < emin_e || ea + kexp < emin_e || ea + kexp > emax_e)
+        if (ea == EXP_SUBNORMAL || ea + kexp < emin_e || ea + kexp > emax_e)
             return 0;
-        if (b == 0)
+        if (eb == EXP_ZERO)
             continue;
-        int eb = exponent_of(b);
-        if (eb < emin_e)
+        if (eb == EXP_SUBNORMAL)
             return 0;
         int q = (ea - (pe - 1)) + (eb - (pe - 1));
         if (q < qmin)
@@ -173,16 +188,50 @@ static void make_scale(const df_kernel *k, const df_case *c, const df_checked *r
     p->kexp = kexp;
     if (r->res.status != DF_RUN_OK || !df_scale_is_exact(k, c, r->refs.G, kexp))
         return;
-    for (uint64_t i = 0; i < c->n; i++) {
-        if (c->type == DF_F32)
-            ((float *)dst)[i] = ldexpf(((const float *)c->a)[i], kexp);
-        else
-            ((double *)dst)[i] = ldexp(((const double *)c->a)[i], kexp);
+    /* every a_i and a_i 2^k is normal or zero (df_scale_is_exact): the
+     * product by 2^k is exact, ldexp's value */
+    if (c->type == DF_F32) {
+        const float f = ldexpf(1.0f, kexp), *a = c->a;
+        for (uint64_t i = 0; i < c->n; i++)
+            ((float *)dst)[i] = a[i] * f;
+    } else {
+        const double f = ldexp(1.0, kexp), *a = c->a;
+        for (uint64_t i = 0; i < c->n; i++)
+            ((double *)dst)[i] = a[i] * f;
     }
     df_case *d = add_var(p, DF_META_SCALE, c);
     if (d)
         d->a = dst;
 }
+
+/* Fisher-Yates on the pairs (pair i stays a pair), i from n - 1 down, j
+ * drawn in that order: the draws of SHUFFLE_AHEAD swaps come first and
+ * their far elements are prefetched, so the swaps, done in the same
+ * order, overlap their cache misses (at n = 2^26, 2^26 of them). */
+#define SHUFFLE_AHEAD 32
+#define SHUFFLE_PAIRS(NAME, T)                                                  \
+    static void NAME(T *a, T *b, uint64_t n, df_pcg32 *rng)                     \
+    {                                                                           \
+        uint32_t js[SHUFFLE_AHEAD];                                             \
+        for (uint64_t hi = n - 1; hi > 0;) {                                    \
+            unsigned m = hi < SHUFFLE_AHEAD ? (unsigned)hi : SHUFFLE_AHEAD;     \
+            for (unsigned k = 0; k < m; k++) {                                  \
+                js[k] = df_pcg32_bounded(rng, (uint32_t)(hi - k + 1));          \
+                __builtin_prefetch(a + js[k], 1);                               \
+                __builtin_prefetch(b + js[k], 1);                               \
+            }                                                                   \
+            for (unsigned k = 0; k < m; k++) {                                  \
+                uint64_t i = hi - k, j = js[k];                                 \
+                T t = a[i];                                                     \
+                a[i] = a[j], a[j] = t;                                          \
+                t = b[i];                                                       \
+                b[i] = b[j], b[j] = t;                                          \
+            }                                                                   \
+            hi -= m;                                                            \
+        }                                                                       \
+    }
+SHUFFLE_PAIRS(shuffle_pairs32, uint32_t)
+SHUFFLE_PAIRS(shuffle_pairs64, uint64_t)
 
 static void make_permute(const df_case *c, df_pcg32 *rng, unsigned char *pa, size_t es,
                          df_meta_plan *p)
@@ -193,13 +242,10 @@ static void make_permute(const df_case *c, df_pcg32 *rng, unsigned char *pa, siz
     unsigned char *pb = pa + bytes;
     memcpy(pa, c->a, bytes);
     memcpy(pb, c->b, bytes);
-    /* Fisher-Yates on the pairs: pair i stays a pair */
-    for (uint64_t i = c->n - 1; i > 0; i--) {
-        uint64_t j = df_pcg32_bounded(rng, (uint32_t)(i + 1));
-        unsigned char t[8];
-        memcpy(t, pa + i * es, es), memcpy(pa + i * es, pa + j * es, es), memcpy(pa + j * es, t, es);
-        memcpy(t, pb + i * es, es), memcpy(pb + i * es, pb + j * es, es), memcpy(pb + j * es, t, es);
-    }
+    if (es == 4)
+        shuffle_pairs32((uint32_t *)pa, (uint32_t *)pb, c->n, rng);
+    else
+        shuffle_pairs64((uint64_t *)pa, (uint64_t *)pb, c->n, rng);
     df_case *d = add_var(p, DF_META_PERMUTE, c);
     if (d) {
         d->a = pa;
@@ -207,8 +253,8 @@ static void make_permute(const df_case *c, df_pcg32 *rng, unsigned char *pa, siz
     }
 }
 
-int df_meta_plan_make(const df_kernel *k, const df_case *c, const df_checked *r,
-                      const df_meta_opts *mo, df_meta_plan *p)
+int df_meta_plan_variants(const df_kernel *k, const df_case *c, const df_checked *r,
+                          const df_meta_opts *mo, df_meta_plan *p)
 {
     p->nvar = 0;
     p->kexp = 0;
@@ -226,11 +272,23 @@ int df_meta_plan_make(const df_kernel *k, const df_case *c, const df_checked *r,
     if (c->type != DF_I32)
         make_scale(k, c, r, &rng, v + bytes, p);
     make_permute(c, &rng, v + 2 * bytes, es, p);
-    for (size_t i = 0; i < p->nvar; i++)
-        if (p->kind[i] != DF_META_RERUN)
-            df_refs_compute(p->var[i].type, p->var[i].a, p->var[i].b, p->var[i].n,
-                            &p->out[i].refs);
     return 0;
+}
+
+void df_meta_plan_refs(df_meta_plan *p, size_t i)
+{
+    if (p->kind[i] != DF_META_RERUN)
+        df_refs_compute(p->var[i].type, p->var[i].a, p->var[i].b, p->var[i].n,
+                        &p->out[i].refs);
+}
+
+int df_meta_plan_make(const df_kernel *k, const df_case *c, const df_checked *r,
+                      const df_meta_opts *mo, df_meta_plan *p)
+{
+    int rc = df_meta_plan_variants(k, c, r, mo, p);
+    for (size_t i = 0; rc == 0 && i < p->nvar; i++)
+        df_meta_plan_refs(p, i);
+    return rc;
 }
 
 void df_meta_plan_judge(const df_kernel *k, const df_oracle_opts *oo, df_meta_plan *p,

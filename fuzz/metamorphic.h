@@ -60,6 +60,11 @@ typedef struct df_meta_plan {
  * references. Returns 0, or -1 out of memory. */
 int df_meta_plan_make(const df_kernel *k, const df_case *c, const df_checked *r,
                       const df_meta_opts *mo, df_meta_plan *p);
+/* The same in two steps, for batches: the variants alone, then each
+ * copy's references (variant i; nothing for a rerun), on any thread. */
+int df_meta_plan_variants(const df_kernel *k, const df_case *c, const df_checked *r,
+                          const df_meta_opts *mo, df_meta_plan *p);
+void df_meta_plan_refs(df_meta_plan *p, size_t i);
 /* Judges copy i once out[i].res (and .model) are in. */
 void df_meta_plan_judge(const df_kernel *k, const df_oracle_opts *oo, df_meta_plan *p,
                         size_t i);
