@@ -17,10 +17,13 @@
 #   scripts/gpu-verify.sh compare [SECONDS]
 #                                    a campaign (default 300 s) judged by our oracle and counted
 #                                    by seed 000's -> OUTDIR/oracle-vs-seed.txt
-#   scripts/gpu-verify.sh soft       soft errors on the GPU: an int32 overflow (int-atomic) and a
-#                                    non-finite partial (shfl) reported with the block, thread and
-#                                    index the host backend reports; the register/occupancy/time
-#                                    table of scripts/soft-cost.sh -> OUTDIR/soft.txt, soft-cost.md
+#   scripts/gpu-verify.sh soft       soft errors on the GPU: an int32 overflow (int-atomic) and
+#                                    non-finite partials (shfl, fold, tournament) reported with the
+#                                    block, thread and index the host backend reports; the
+#                                    register/occupancy/time table of scripts/soft-cost.sh
+#                                    -> OUTDIR/soft.txt, soft-cost.md
+#   scripts/gpu-verify.sh rounds     fold, tournament and their mutants on both backends, the
+#                                    same 40,000 cases: soft errors and model-equal -> OUTDIR/rounds.txt
 #   scripts/gpu-verify.sh perf       issue 9: batched == one-case results on the GPU (shfl family),
 #                                    and `dotfuzz bench` with and without metamorphic checks
 #                                    -> OUTDIR/batch-identity.txt, bench.txt
@@ -42,6 +45,7 @@
 #                                    the same run detached for SECONDS (default 1800), memory
 #                                    every 30 s; collect waits up to WAIT s -> OUTDIR/rss-long.txt
 #   scripts/gpu-verify.sh memcheck   compute-sanitizer memcheck on double-buffered batches
+#                                    (fold, tournament and their mutants: one case at a time)
 #                                    -> OUTDIR/memcheck-pipeline.txt
 #   scripts/gpu-verify.sh start [SECONDS]
 #                                    starts, detached, a campaign over every kernel and family
@@ -260,9 +264,24 @@ perf() {
 }
 
 
+# fold, tournament and their mutants on both backends, the same cases: the
+# GPU's checks (soft errors) against the host models' notes, and
+# model-equal (the GPU's sum bit for bit the model's) on the cuda table.
+rounds() {
+  local log="$OUTDIR/rounds.txt" b
+  local C="run --kernel fold,tournament,m-fold-bounds,m-tournament-bounds --seed 21 --cases 40000 --save-precision none --save-bugs none --quiet"
+  : >"$log"
+  for b in cuda host; do
+    echo "\$ $DF $C --backend $b" >>"$log"
+    $DF $C --backend $b --corpus "$WORK/rounds-$b" >>"$log" 2>&1
+    echo "exit $?" >>"$log"
+  done
+  cat "$log"
+}
+
 memcheck() {
   local log="$OUTDIR/memcheck-pipeline.txt"
-  local cmd="compute-sanitizer --tool memcheck --error-exitcode 99 $DF run --backend cuda --kernel shfl,shfl-f64acc,shfl-f64,fold,int-atomic --cases 3000 --max-n 5000 --batch 256 --pipeline on --seed 9 --save-bugs none --save-precision none --quiet --corpus $WORK/mc"
+  local cmd="compute-sanitizer --tool memcheck --error-exitcode 99 $DF run --backend cuda --kernel shfl,shfl-f64acc,shfl-f64,fold,tournament,m-fold-bounds,m-tournament-bounds,int-atomic --cases 3000 --max-n 5000 --batch 256 --pipeline on --seed 9 --save-bugs none --save-precision none --quiet --corpus $WORK/mc"
   echo "\$ $cmd" >"$log"
   $cmd >"$WORK/mc.out" 2>&1
   echo "exit $?" >>"$log"
@@ -418,11 +437,12 @@ case "${1:-}" in
   rss-start) rss_start "${2:-1800}" ;;
   rss-collect) rss_collect "${2:-560}" ;;
   memcheck) memcheck ;;
+  rounds) rounds ;;
   campaign-start) campaign_start "${2:-1810}" ;;
   campaign-collect) campaign_collect "${2:-560}" ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   start) start "${2:-660}" ;;
   collect) collect "${2:-560}" ;;
-  *) echo "usage: $0 env|bandwidth|sanitize|invariants|benchref|hunt|soft|perf|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|rss [SECONDS]|rss-start [SECONDS]|rss-collect [WAIT]|memcheck|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
+  *) echo "usage: $0 env|bandwidth|sanitize|invariants|rounds|benchref|hunt|soft|perf|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|rss [SECONDS]|rss-start [SECONDS]|rss-collect [WAIT]|memcheck|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
 esac
