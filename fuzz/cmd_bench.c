@@ -166,6 +166,7 @@ typedef struct harness_row {
     uint64_t cases;
     double secs;
     double stage_s[4];
+    double finish_s[4]; /* DF_FINISH_* */
     double cpu_s[4]; /* CPU seconds over the pool: generate, refs, model, judge */
     double gpu_s[DF_CUDA_T_COUNT]; /* the batched launches' stages (cuda backend) */
     int has_gpu_s;
@@ -189,6 +190,7 @@ static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
     row->rc = t ? df_engine_range(e, 0, e->batch, 0, t, &next) : DF_RANGE_ENV;
     row->warm_s = df_now() - w0;
     memset(e->stage_s, 0, sizeof e->stage_s);
+    memset(e->finish_s, 0, sizeof e->finish_s);
     (void)df_backend_batch_times(e->b, row->gpu_s); /* zeroes them */
     if (e->cpu_s)
         memset(e->cpu_s, 0, df_pool_size(e->pool) * sizeof *e->cpu_s);
@@ -200,6 +202,7 @@ static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
     row->secs = df_now() - t0;
     row->cases = t ? t->tally[0].cases : 0;
     memcpy(row->stage_s, e->stage_s, sizeof row->stage_s);
+    memcpy(row->finish_s, e->finish_s, sizeof row->finish_s);
     for (int kind = 0; kind < 4; kind++)
         row->cpu_s[kind] = df_engine_cpu_seconds(e, kind);
     row->has_gpu_s = df_backend_batch_times(e->b, row->gpu_s) == 0;
@@ -250,6 +253,13 @@ static void print_stages(const harness_row *r, int host)
                "    of which, gpu", 100 * r->gpu_s[DF_CUDA_T_PLAN] / g,
                100 * r->gpu_s[DF_CUDA_T_STAGE] / g, 100 * r->gpu_s[DF_CUDA_T_DEVICE] / g,
                100 * r->gpu_s[DF_CUDA_T_FINISH] / g, g, r->stage_s[DF_STAGE_GPU]);
+    double f = r->finish_s[0] + r->finish_s[1] + r->finish_s[2] + r->finish_s[3];
+    if (f > 0)
+        printf("%-34s copies made %4.0f%%  copies on the GPU %4.0f%%  then waiting for the "
+               "judgement and the copies' references %4.0f%%  copies judged %4.0f%%\n",
+               "    of which, model+judge+...", 100 * r->finish_s[DF_FINISH_MAKE] / f,
+               100 * r->finish_s[DF_FINISH_GPU] / f, 100 * r->finish_s[DF_FINISH_WAIT] / f,
+               100 * r->finish_s[DF_FINISH_COPIES] / f);
     double cpu = r->cpu_s[0] + r->cpu_s[1] + r->cpu_s[2] + r->cpu_s[3];
     if (cpu > 0)
         printf("%-34s generate %4.0f%%  references %4.0f%%  %s %4.0f%%  judge %4.0f%%  "

@@ -677,24 +677,68 @@ static int gpu_variants(df_engine *e)
     return 0;
 }
 
-/* Plans, runs and judges the metamorphic variants of a batch's sampled
- * cases; each is finished in index order when it is recorded. */
-static int batch_metamorphic(df_engine *e, size_t n)
+/* Plans the batch's sampled cases and makes their metamorphic copies.
+ * Returns 0, or -1 out of memory. */
+static int make_copies(df_engine *e, size_t n)
 {
     if (assign_plans(e, n) != 0)
         return -1;
     df_pool_for(e->pool, n, plan_slot, e);
-    if (collect_variants(e, n) != 0)
+    return collect_variants(e, n);
+}
+
+/* Host backend: makes, references, runs (as the host model) and judges
+ * the copies of a batch's sampled cases; each case is finished in index
+ * order when it is recorded. Returns 0, or -1 out of memory. Each copy's
+ * references are a pool item of their own: at large n a sampled case's
+ * three copies would otherwise take one thread three times. */
+static int batch_metamorphic(df_engine *e, size_t n)
+{
+    if (make_copies(e, n) != 0)
         return -1;
-    /* each copy's references on its own thread: at large n a sampled
-     * case's three copies would otherwise take one thread three times */
     df_pool_for(e->pool, e->nvref, variant_refs, e);
-    if (df_backend_is_host(e->b)) {
-        df_pool_for(e->pool, e->nvref, host_variant, e);
-        return 0;
+    df_pool_for(e->pool, e->nvref, host_variant, e);
+    return 0;
+}
+
+/* Waits for loop h, or runs fn over [0, n) when it could not be opened. */
+static void pool_join(df_pool *pool, int h, size_t n,
+                      void (*fn)(void *ctx, size_t i, unsigned worker), void *ctx)
+{
+    if (h >= 0)
+        df_pool_wait(pool, h);
+    else
+        df_pool_for(pool, n, fn, ctx);
+}
+
+/* cuda backend: the batch's model and judgement (finish_slot), and its
+ * metamorphic checks, overlapped: the copies are made first (they need
+ * the first run's status and G, not its judgement), then the pool models
+ * and judges the batch and references the copies while the caller runs
+ * the copies on the GPU; the copies are judged last. The same work, on
+ * the same data, as judging the batch and then checking its copies one
+ * step after another, so the same verdicts. Returns 0, or -1 when the
+ * context died or out of memory. */
+static int finish_overlapped(df_engine *e, size_t n, df_job *jb)
+{
+    double t0 = df_now();
+    if (make_copies(e, n) != 0) {
+        df_pool_for(e->pool, n, finish_slot, jb);
+        return -1;
     }
+    double t1 = df_now();
+    int hf = df_pool_begin(e->pool, n, finish_slot, jb);
+    int hr = df_pool_begin(e->pool, e->nvref, variant_refs, e);
     int rc = gpu_variants(e);
+    double t2 = df_now();
+    pool_join(e->pool, hr, e->nvref, variant_refs, e);
+    pool_join(e->pool, hf, n, finish_slot, jb);
+    double t3 = df_now();
     df_pool_for(e->pool, e->nvref, judge_variant, e);
+    e->finish_s[DF_FINISH_MAKE] += t1 - t0;
+    e->finish_s[DF_FINISH_GPU] += t2 - t1;
+    e->finish_s[DF_FINISH_WAIT] += t3 - t2;
+    e->finish_s[DF_FINISH_COPIES] += df_now() - t3;
     return rc;
 }
 
@@ -730,7 +774,7 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_tot
         e->hb->started = df_now();
         e->hb->busy = 1;
     }
-    int dead = 0;
+    int dead = 0, meta_done = 0;
     double t0 = df_now(), t1, t2;
     if (df_backend_is_host(e->b) && !prepared) {
         df_pool_for(e->pool, n, whole_slot, &jb);
@@ -739,11 +783,17 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_tot
         if (!prepared)
             df_pool_for(e->pool, n, prepare_slot, &jb);
         t1 = df_now();
-        dead = !df_backend_is_host(e->b) && run_gpu(e, n) != 0;
+        int gpu = !df_backend_is_host(e->b);
+        dead = gpu && run_gpu(e, n) != 0;
         t2 = df_now();
-        df_pool_for(e->pool, n, finish_slot, &jb); /* host: the model is the run */
+        if (gpu && !dead && e->o->meta.every) {
+            dead = finish_overlapped(e, n, &jb) != 0;
+            meta_done = 1;
+        } else {
+            df_pool_for(e->pool, n, finish_slot, &jb); /* host: the model is the run */
+        }
     }
-    if (!dead && e->o->meta.every)
+    if (!dead && !meta_done && e->o->meta.every)
         dead = batch_metamorphic(e, n) != 0;
     double t3 = df_now();
     e->stage_s[DF_STAGE_PREPARE] += t1 - t0;
