@@ -66,6 +66,22 @@ typedef struct df_shfl_model_tree {
 static SHFL_ACC SHFL_FN(_warp_tree)(SHFL_ACC x[DF_SHFL_WARP], const df_shfl_model_soft *ms,
                                      df_shfl_model_tree at)
 {
+    /* First the same additions on a copy without the checks, which the
+     * compiler can vectorize: if every input and the sum are finite, no
+     * addition gave Inf/NaN (every partial flows into lane 0, and a
+     * non-finite value stays non-finite through an addition), so there is
+     * nothing to note and the copy's sum is the result. */
+    SHFL_ACC y[DF_SHFL_WARP];
+    int finite = 1;
+    for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
+        y[l] = x[l];
+        finite &= isfinite(x[l]) != 0;
+    }
+    for (unsigned off = DF_SHFL_WARP / 2; off > 0; off /= 2)
+        for (unsigned l = 0; l < off; l++)
+            y[l] = y[l] + y[l + off];
+    if (finite && isfinite(y[0]))
+        return y[0];
     for (unsigned off = DF_SHFL_WARP / 2; off > 0; off /= 2)
         for (unsigned l = 0; l < off; l++) {
             SHFL_ACC r = x[l] + x[l + off];
@@ -131,13 +147,20 @@ static void SHFL_FN(_warp_accs)(const SHFL_ELEM *a, const SHFL_ELEM *b,
         }
 }
 
-/* A thread's lanes, pairwise: ((l0 + l1) + (l2 + l3)). */
+/* A thread's lanes, pairwise: ((l0 + l1) + (l2 + l3)); written out for
+ * the two widths there are, so the compiler unrolls it. */
 static SHFL_ACC SHFL_FN(_lanes)(SHFL_ACC acc[SHFL_V])
 {
+#if SHFL_V == 4
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+#elif SHFL_V == 2
+    return acc[0] + acc[1];
+#else
     for (unsigned s = 1; s < SHFL_V; s *= 2)
         for (unsigned k = 0; k < SHFL_V; k += 2 * s)
             acc[k] = acc[k] + acc[k + s];
     return acc[0];
+#endif
 }
 
 /* Block blk's partial, as its thread 0 writes it. */
@@ -156,12 +179,15 @@ static SHFL_ACC SHFL_FN(_block)(const SHFL_ELEM *a, const SHFL_ELEM *b,
             continue;
         }
         SHFL_FN(_warp_accs)(a, b, n, m, base, acc);
+        int finite = 1;
         for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
             x[l] = SHFL_FN(_lanes)(acc[l]);
+            finite &= isfinite(x[l]) != 0;
+        }
+        for (unsigned l = 0; !finite && l < DF_SHFL_WARP; l++)
             if (!isfinite(x[l]) &&
                 df_shfl_thread_finite(a, b, sizeof(SHFL_ELEM), n, m, SHFL_V, base + l))
                 df_shfl_model_note(ms, blk, w * DF_SHFL_WARP + l, base + l, (double)x[l]);
-        }
         df_shfl_model_tree at = {blk, w * DF_SHFL_WARP, base, 1};
         wv[w] = SHFL_FN(_warp_tree)(x, ms, at);
     }
@@ -195,8 +221,12 @@ static SHFL_ACC SHFL_FN(_dot)(const SHFL_ELEM *a, const SHFL_ELEM *b,
      * which becomes +0, once; no note (+0 is finite, and a non-finite
      * last[j] is not noted). So one pass over the residues the idle blocks
      * reach does what the kernel's up to 65535 additions do. */
-    for (uint32_t blk = act; blk < l->grid && blk - act < block; blk++)
-        last[blk % block] = last[blk % block] + (SHFL_ACC)0;
+    const uint32_t idle = l->grid - act < block ? l->grid - act : block, j0 = act % block;
+    const uint32_t wrap = j0 + idle > block ? j0 + idle - block : 0;
+    for (uint32_t j = j0; j < j0 + idle - wrap; j++) /* residues j0 .. j0 + idle - 1, */
+        last[j] = last[j] + (SHFL_ACC)0;
+    for (uint32_t j = 0; j < wrap; j++)              /* mod block */
+        last[j] = last[j] + (SHFL_ACC)0;
     SHFL_ACC x[DF_SHFL_WARP], wv[DF_SHFL_WARP];
     const uint32_t nwarps = block / DF_SHFL_WARP;
     for (uint32_t w = 0; w < nwarps; w++) {
