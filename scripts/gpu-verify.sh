@@ -23,7 +23,7 @@
 #                                    register/occupancy/time table of scripts/soft-cost.sh
 #                                    -> OUTDIR/soft.txt, soft-cost.md
 #   scripts/gpu-verify.sh rounds     fold, tournament and their mutants on both backends, the
-#                                    same 40,000 cases: soft errors and model-equal -> OUTDIR/rounds.txt
+#                                    same 20,000 cases: soft errors and model-equal -> OUTDIR/rounds.txt
 #   scripts/gpu-verify.sh perf       issue 9: batched == one-case results on the GPU (shfl family),
 #                                    and `dotfuzz bench` with and without metamorphic checks
 #                                    -> OUTDIR/batch-identity.txt, bench.txt
@@ -269,7 +269,7 @@ perf() {
 # model-equal (the GPU's sum bit for bit the model's) on the cuda table.
 rounds() {
   local log="$OUTDIR/rounds.txt" b
-  local C="run --kernel fold,tournament,m-fold-bounds,m-tournament-bounds --seed 21 --cases 40000 --save-precision none --save-bugs none --quiet"
+  local C="run --kernel fold,tournament,m-fold-bounds,m-tournament-bounds --seed 21 --cases 20000 --save-precision none --save-bugs none --quiet"
   : >"$log"
   for b in cuda host; do
     echo "\$ $DF $C --backend $b" >>"$log"
