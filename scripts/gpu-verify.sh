@@ -24,9 +24,9 @@
 #                                    -> OUTDIR/soft.txt, soft-cost.md
 #   scripts/gpu-verify.sh rounds     fold, tournament and their mutants on both backends, the
 #                                    same 20,000 cases: soft errors and model-equal -> OUTDIR/rounds.txt
-#   scripts/gpu-verify.sh perf       issue 9: batched == one-case results on the GPU (shfl family),
+#   scripts/gpu-verify.sh perf [1]   issue 9: batched == one-case results on the GPU (shfl family),
 #                                    and `dotfuzz bench` with and without metamorphic checks
-#                                    -> OUTDIR/batch-identity.txt, bench.txt
+#                                    (1: with them only) -> OUTDIR/batch-identity.txt, bench.txt
 #   scripts/gpu-verify.sh campaign-start [SECONDS]
 #                                    starts, detached, a supervised campaign (run --out) over every
 #                                    kernel and every mutant, the crashing and hanging ones included
@@ -257,8 +257,10 @@ perf() {
   {
     echo "\$ $DF bench --backend cuda --kernel shfl --time 3"
     $DF bench --backend cuda --kernel shfl --time 3
-    echo "\$ $DF bench --backend cuda --kernel shfl --time 3 --meta-every 0"
-    $DF bench --backend cuda --kernel shfl --time 3 --meta-every 0
+    if [ "${1:-2}" -ge 2 ]; then
+      echo "\$ $DF bench --backend cuda --kernel shfl --time 3 --meta-every 0"
+      $DF bench --backend cuda --kernel shfl --time 3 --meta-every 0
+    fi
   } >"$OUTDIR/bench.txt" 2>&1
   cat "$OUTDIR/bench.txt"
 }
@@ -432,7 +434,7 @@ case "${1:-}" in
   compare) compare "${2:-300}" ;;
   hunt) hunt ;;
   soft) soft ;;
-  perf) perf ;;
+  perf) perf "${2:-2}" ;;
   rss) rss "${2:-180}" ;;
   rss-start) rss_start "${2:-1800}" ;;
   rss-collect) rss_collect "${2:-560}" ;;
