@@ -274,7 +274,8 @@ static inline int df_round_check_cell(df_gpu_ctx *ctx,
  * kernels (issue 8's table times a whole case). No copy, no
  * synchronization: the backend reads the reports after its one sync. */
 typedef struct df_round_shadow {
-    double *s, *g;      /* per cell */
+    double2 *sg;        /* per cell: s and g side by side, one 16-byte access
+                           (tournament's cells are 2D apart) */
     unsigned char *bad; /* per cell: Inf/NaN at the last check */
 } df_round_shadow;
 
@@ -282,8 +283,7 @@ typedef struct df_round_shadow {
 static inline df_round_shadow df_round_shadow_in(void *scratch, uint64_t n)
 {
     char *p = (char *)scratch + df_shadow_offset(n);
-    df_round_shadow sh = {(double *)p, (double *)(p + n * sizeof(double)),
-                          (unsigned char *)(p + 2 * n * sizeof(double))};
+    df_round_shadow sh = {(double2 *)p, (unsigned char *)(p + n * sizeof(double2))};
     return sh;
 }
 
@@ -300,10 +300,10 @@ __device__ __forceinline__ void df_shadow_check(const float *A, df_round_shadow 
     sh.bad[i] = !finite;
     DF_SOFT_CHECK(written && fine && !finite, soft, DF_SOFT_NONFINITE, kernel, bd.round, i, 0,
                   (double)cell);
-    const double g = sh.g[i];
-    if (!(g <= FLT_MAX / 2)) /* Inf/NaN terms, or a g float cannot hold */
+    const double2 sg = sh.sg[i];
+    if (!(sg.y <= FLT_MAX / 2)) /* Inf/NaN terms, or a g float cannot hold */
         return;
-    DF_SOFT_CHECK(!(fabs((double)cell - sh.s[i]) <= bd.gamma * g + bd.underflow), soft,
+    DF_SOFT_CHECK(!(fabs((double)cell - sg.x) <= bd.gamma * sg.y + bd.underflow), soft,
                   DF_SOFT_INVARIANT, kernel, bd.round, i, 0, (double)cell);
 }
 
@@ -312,8 +312,8 @@ __device__ __forceinline__ void df_shadow_check(const float *A, df_round_shadow 
 __device__ __forceinline__ bool df_shadow_take(df_round_shadow sh, unsigned long long i,
                                                unsigned long long j)
 {
-    sh.s[i] += sh.s[j];
-    sh.g[i] += sh.g[j];
+    const double2 x = sh.sg[i], y = sh.sg[j];
+    sh.sg[i] = make_double2(x.x + y.x, x.y + y.y);
     return !sh.bad[i] && !sh.bad[j];
 }
 
@@ -327,8 +327,7 @@ df_shadow_init_kernel(const T *A, const T *a, const T *b, unsigned long long n,
     if (i >= n)
         return;
     const double p = (double)a[i] * (double)b[i]; /* exact: 24+24 bits */
-    sh.s[i] = p;
-    sh.g[i] = fabs(p);
+    sh.sg[i] = make_double2(p, fabs(p));
     df_shadow_check(A, sh, i, false, false, bd, soft, kernel);
 }
 
