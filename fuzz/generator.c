@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "generator.h"
+#include "shuffle.h"
 
 /* ---- small exact helpers ------------------------------------------------ */
 
@@ -363,34 +364,17 @@ static uint64_t draw_pos(df_pcg32 *r, uint64_t n)
     return draw_uniform_u64(r, 0, n - 1);
 }
 
-/* Swaps elements j and k of a vector of 4- or 8-byte elements (fixed-size
- * copies the compiler turns into plain loads and stores). */
-static void swap_elems(unsigned char *p, size_t esz, size_t j, size_t k)
+/* j in [0, i] for the shuffle of the pairs. */
+static uint64_t shuffle_draw(df_pcg32 *r, uint64_t i)
 {
-    if (esz == 4) {
-        uint32_t x, y;
-        memcpy(&x, p + 4 * j, 4);
-        memcpy(&y, p + 4 * k, 4);
-        memcpy(p + 4 * j, &y, 4);
-        memcpy(p + 4 * k, &x, 4);
-    } else {
-        uint64_t x, y;
-        memcpy(&x, p + 8 * j, 8);
-        memcpy(&y, p + 8 * k, 8);
-        memcpy(p + 8 * j, &y, 8);
-        memcpy(p + 8 * k, &x, 8);
-    }
+    return draw_uniform_u64(r, 0, i);
 }
 
-/* Fisher-Yates over the pairs (a[i], b[i]): a pair keeps its partners. */
+/* Fisher-Yates over the pairs (a[i], b[i]): a pair keeps its partners
+ * (shuffle.h). */
 static void shuffle_pairs(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
 {
-    size_t esz = df_type_size(t);
-    for (uint64_t i = n; i > 1; i--) {
-        size_t j = (size_t)draw_uniform_u64(r, 0, i - 1), k = (size_t)(i - 1);
-        swap_elems(a, esz, j, k);
-        swap_elems(b, esz, j, k);
-    }
+    df_shuffle_pairs(a, b, df_type_size(t), n, r, shuffle_draw);
 }
 
 /* m 2^e for e in [-1022, 1023] and a result in the normal range, where it

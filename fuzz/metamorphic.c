@@ -8,6 +8,7 @@
 
 #include "metamorphic.h"
 #include "pcg32.h"
+#include "shuffle.h"
 
 #define META_STREAM_SALT 0x6d6574616d6f7270ULL /* "metamorp" */
 
@@ -204,34 +205,11 @@ static void make_scale(const df_kernel *k, const df_case *c, const df_checked *r
         d->a = dst;
 }
 
-/* Fisher-Yates on the pairs (pair i stays a pair), i from n - 1 down, j
- * drawn in that order: the draws of SHUFFLE_AHEAD swaps come first and
- * their far elements are prefetched, so the swaps, done in the same
- * order, overlap their cache misses (at n = 2^26, 2^26 of them). */
-#define SHUFFLE_AHEAD 32
-#define SHUFFLE_PAIRS(NAME, T)                                                  \
-    static void NAME(T *a, T *b, uint64_t n, df_pcg32 *rng)                     \
-    {                                                                           \
-        uint32_t js[SHUFFLE_AHEAD];                                             \
-        for (uint64_t hi = n - 1; hi > 0;) {                                    \
-            unsigned m = hi < SHUFFLE_AHEAD ? (unsigned)hi : SHUFFLE_AHEAD;     \
-            for (unsigned k = 0; k < m; k++) {                                  \
-                js[k] = df_pcg32_bounded(rng, (uint32_t)(hi - k + 1));          \
-                __builtin_prefetch(a + js[k], 1);                               \
-                __builtin_prefetch(b + js[k], 1);                               \
-            }                                                                   \
-            for (unsigned k = 0; k < m; k++) {                                  \
-                uint64_t i = hi - k, j = js[k];                                 \
-                T t = a[i];                                                     \
-                a[i] = a[j], a[j] = t;                                          \
-                t = b[i];                                                       \
-                b[i] = b[j], b[j] = t;                                          \
-            }                                                                   \
-            hi -= m;                                                            \
-        }                                                                       \
-    }
-SHUFFLE_PAIRS(shuffle_pairs32, uint32_t)
-SHUFFLE_PAIRS(shuffle_pairs64, uint64_t)
+/* j in [0, i] for the permute's Fisher-Yates (n < 2^32 there). */
+static uint64_t permute_draw(df_pcg32 *r, uint64_t i)
+{
+    return df_pcg32_bounded(r, (uint32_t)(i + 1));
+}
 
 static void make_permute(const df_case *c, df_pcg32 *rng, unsigned char *pa, size_t es,
                          df_meta_plan *p)
@@ -242,10 +220,7 @@ static void make_permute(const df_case *c, df_pcg32 *rng, unsigned char *pa, siz
     unsigned char *pb = pa + bytes;
     memcpy(pa, c->a, bytes);
     memcpy(pb, c->b, bytes);
-    if (es == 4)
-        shuffle_pairs32((uint32_t *)pa, (uint32_t *)pb, c->n, rng);
-    else
-        shuffle_pairs64((uint64_t *)pa, (uint64_t *)pb, c->n, rng);
+    df_shuffle_pairs(pa, pb, es, c->n, rng, permute_draw);
     df_case *d = add_var(p, DF_META_PERMUTE, c);
     if (d) {
         d->a = pa;
