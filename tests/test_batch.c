@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 
 #include "../fuzz/pool.h"
+#include "../kernels/kernel.h"
 #include "cli_helpers.h"
 
 static char out1[1 << 16], out2[1 << 16];
@@ -17,6 +18,17 @@ static const char *table(char *out)
     cr_assert_not_null(end, "%s", out);
     *end = 0;
     return t;
+}
+
+/* The finding files of dir/a and dir/b: the same names, and enough of
+ * them to mean something. */
+static void same_files(const char *dir, const char *a, const char *b, const char *what)
+{
+    char l1[8192], l2[8192];
+    df_test_sh(l1, sizeof l1, "ls %s/%s | sha1sum; ls %s/%s | wc -l", dir, a, dir, a);
+    df_test_sh(l2, sizeof l2, "ls %s/%s | sha1sum; ls %s/%s | wc -l", dir, b, dir, b);
+    cr_assert_str_eq(l2, l1, "the same finding files, %s", what);
+    cr_assert(atoi(strchr(l1, '\n') + 1) > 50, "%s", l1);
 }
 
 Test(batch, batched_verdicts_counts_and_files_equal_one_at_a_time, .timeout = 120)
@@ -33,19 +45,45 @@ Test(batch, batched_verdicts_counts_and_files_equal_one_at_a_time, .timeout = 12
     cr_assert_eq(rc2, rc1, "%s", out2);
     const char *t1 = table(out1); /* table() cuts its text where the table ends */
     cr_assert_str_eq(table(out2), t1);
-    char l1[8192], l2[8192];
-    df_test_sh(l1, sizeof l1, "ls %s/one | sha1sum; ls %s/one | wc -l", dir, dir);
-    df_test_sh(l2, sizeof l2, "ls %s/many | sha1sum; ls %s/many | wc -l", dir, dir);
-    cr_assert_str_eq(l2, l1, "the same finding files");
-    cr_assert(atoi(strchr(l1, '\n') + 1) > 50, "%s", l1);
+    same_files(dir, "one", "many", "batched");
     /* double-buffered: the next batch made while this one is judged */
     rc2 = df_test_sh(out2, sizeof out2, "./dotfuzz %s --batch 97 --threads 3 --pipeline on "
                      "--corpus %s/pipe", common, dir);
     cr_assert_eq(rc2, rc1, "%s", out2);
     cr_assert_str_eq(table(out2), t1);
-    df_test_sh(l2, sizeof l2, "ls %s/pipe | sha1sum; ls %s/pipe | wc -l", dir, dir);
-    cr_assert_str_eq(l2, l1, "the same finding files, double-buffered");
-    df_test_sh(l1, sizeof l1, "rm -rf %s", dir);
+    same_files(dir, "one", "pipe", "double-buffered");
+    df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
+}
+
+/* The GPU path of the engine (the batch run through the backend, then the
+ * model and judgement overlapped with the metamorphic copies' run), taken
+ * here under the host backend's GPU emulation: the same table and finding
+ * files as one case at a time, copies on every other case. */
+Test(batch, gpu_path_with_overlapped_copies_equals_one_at_a_time, .timeout = 120)
+{
+    char *d = df_test_tmpdir("batchgpu"), dir[128];
+    snprintf(dir, sizeof dir, "%s", d);
+    const char *common = "run --backend host --kernel all,m-tail,m-fold-bounds,m-int16-sum "
+                         "--seed 78 --cases 3000 --meta-every 2 --save-precision all "
+                         "--save-bugs all --quiet";
+    int rc1 = df_test_sh(out1, sizeof out1, DF_HOST_STICKY_ENV "=1 ./dotfuzz %s --batch 1 "
+                         "--corpus %s/one", common, dir);
+    int rc2 = df_test_sh(out2, sizeof out2, DF_HOST_STICKY_ENV "=1 ./dotfuzz %s --batch 97 "
+                         "--threads 3 --pipeline on --corpus %s/many", common, dir);
+    cr_assert_eq(rc1, 1, "%s", out1);
+    cr_assert_eq(rc2, rc1, "%s", out2);
+    /* the GPU path: model match counted (the host backend's own path has none) */
+    const char *fold = strstr(out1, "\n  fold ");
+    unsigned long cases = 0, ok, prec, nondet, soft, bug, equal = 0;
+    double worst;
+    cr_assert_not_null(fold, "%s", out1);
+    cr_assert_eq(sscanf(fold, " fold %lu %lu %lu %lu %lu %lu %lf %lu", &cases, &ok, &prec,
+                        &nondet, &soft, &bug, &worst, &equal), 8, "%s", fold);
+    cr_assert(cases > 0 && equal == cases, "the GPU path, model-equal on every case: %s", fold);
+    const char *t1 = table(out1);
+    cr_assert_str_eq(table(out2), t1);
+    same_files(dir, "one", "many", "the GPU path");
+    df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
 
 static void count_call(void *ctx, size_t i, unsigned worker)
