@@ -895,10 +895,7 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
         }
         rc = check_batch(e, i, n, 1, t, &after);
         double tw = df_now();
-        if (h >= 0)
-            df_pool_wait(e->pool, h);
-        else if (m)
-            df_pool_for(e->pool, m, prepare_slot, &nb);
+        pool_join(e->pool, h, m, prepare_slot, &nb);
         e->stage_s[DF_STAGE_PREPARE] += df_now() - tw;
         if (rc != DF_RANGE_DONE || j >= hi)
             break;
