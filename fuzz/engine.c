@@ -399,26 +399,56 @@ static int one_at_a_time(df_engine *e, uint64_t lo, uint64_t hi, double deadline
 /* ---- batches ---- */
 
 /* A loop over one batch's slots (the batch being checked, or the next one
- * being made beside it). */
+ * being made beside it). The prepare loops take `group` slots an item, of
+ * the n in the batch. */
 typedef struct df_job {
     df_engine *e;
     df_slot *slots;
+    size_t n, group;
 } df_job;
 
-static void prepare_slot(void *ctx, size_t s, unsigned w)
+/* Slots a prepare item takes: four short cases, whose references run side
+ * by side (df_refs_compute_many: each case's Kahan sum is one long chain
+ * of dependent additions), when that still leaves each thread two items
+ * or more; else one, so a batch of few long cases is shared out one case
+ * a thread. */
+#define DF_PREP_GROUP 4
+#define DF_PREP_GROUP_MAX_N (UINT64_C(1) << 16)
+
+static df_job batch_job(df_engine *e, df_slot *slots, size_t n)
+{
+    uint64_t longest = e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
+    size_t g = longest <= DF_PREP_GROUP_MAX_N &&
+                       n >= (size_t)2 * DF_PREP_GROUP * df_pool_size(e->pool)
+                   ? DF_PREP_GROUP
+                   : 1;
+    return (df_job){e, slots, n, g};
+}
+
+/* Prepare items in a batch of jb->n slots. */
+static size_t prep_items(const df_job *jb) { return (jb->n + jb->group - 1) / jb->group; }
+
+/* Generation and references of item g's slots. */
+static void prepare_group(void *ctx, size_t g, unsigned w)
 {
     df_job *jb = ctx;
     df_engine *e = jb->e;
-    df_slot *sl = &jb->slots[s];
-    const df_kernel *k = e->kernels[sl->ki];
-    sl->ran = 0;
-    sl->planned = 0;
+    size_t lo = g * jb->group, hi = lo + jb->group < jb->n ? lo + jb->group : jb->n;
+    df_refs_job rj[DF_PREP_GROUP];
+    size_t m = 0;
     double t0 = df_now();
-    sl->gen_failed = df_generate(e->o->seed, sl->c.index, k, &e->go, &sl->buf, &sl->c) != 0;
-    memset(&sl->r, 0, sizeof sl->r);
+    for (size_t s = lo; s < hi; s++) {
+        df_slot *sl = &jb->slots[s];
+        sl->ran = 0;
+        sl->planned = 0;
+        sl->gen_failed = df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
+                                     &sl->buf, &sl->c) != 0;
+        memset(&sl->r, 0, sizeof sl->r);
+        if (!sl->gen_failed)
+            rj[m++] = (df_refs_job){sl->c.type, sl->c.a, sl->c.b, sl->c.n, &sl->r.refs};
+    }
     double t1 = df_now();
-    if (!sl->gen_failed)
-        df_refs_compute(sl->c.type, sl->c.a, sl->c.b, sl->c.n, &sl->r.refs);
+    df_refs_compute_many(rj, m);
     e->cpu_s[w][DF_CPU_GENERATE] += t1 - t0;
     e->cpu_s[w][DF_CPU_REFS] += df_now() - t1;
 }
@@ -465,11 +495,14 @@ static void finish_slot(void *ctx, size_t s, unsigned w)
     e->cpu_s[w][DF_CPU_JUDGE] += df_now() - t0;
 }
 
-/* The host backend's whole case in one pass over its vectors. */
-static void whole_slot(void *ctx, size_t s, unsigned w)
+/* The host backend's whole cases, item g's, while their vectors are in
+ * cache. */
+static void whole_group(void *ctx, size_t g, unsigned w)
 {
-    prepare_slot(ctx, s, w);
-    finish_slot(ctx, s, w);
+    df_job *jb = ctx;
+    prepare_group(ctx, g, w);
+    for (size_t s = g * jb->group; s < (g + 1) * jb->group && s < jb->n; s++)
+        finish_slot(ctx, s, w);
 }
 
 /* Whether batches are double-buffered: threads to make the next batch
@@ -766,7 +799,7 @@ static void name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_totals *t,
                        uint64_t *next)
 {
-    df_job jb = {e, e->cur};
+    df_job jb = batch_job(e, e->cur, n);
     e->ncur = n;
     if (e->hb) {
         e->hb->index = lo;
@@ -777,11 +810,11 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_tot
     int dead = 0, meta_done = 0;
     double t0 = df_now(), t1, t2;
     if (df_backend_is_host(e->b) && !prepared) {
-        df_pool_for(e->pool, n, whole_slot, &jb);
+        df_pool_for(e->pool, prep_items(&jb), whole_group, &jb);
         t1 = t2 = df_now();
     } else {
         if (!prepared)
-            df_pool_for(e->pool, n, prepare_slot, &jb);
+            df_pool_for(e->pool, prep_items(&jb), prepare_group, &jb);
         t1 = df_now();
         int gpu = !df_backend_is_host(e->b);
         dead = gpu && run_gpu(e, n) != 0;
@@ -880,22 +913,22 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
     e->cur = e->slots;
     name_batch(e, e->cur, i, n);
     double t0 = df_now();
-    df_job jb = {e, e->cur};
-    df_pool_for(e->pool, n, prepare_slot, &jb);
+    df_job jb = batch_job(e, e->cur, n);
+    df_pool_for(e->pool, prep_items(&jb), prepare_group, &jb);
     e->stage_s[DF_STAGE_PREPARE] += df_now() - t0;
     int rc = DF_RANGE_DONE;
     for (;;) {
         uint64_t j = i + n;
         size_t m = j < hi && !stopping(e, deadline) ? batch_len(e, j, hi) : 0;
-        df_job nb = {e, other};
+        df_job nb = batch_job(e, other, m);
         int h = -1;
         if (m) {
             name_batch(e, other, j, m);
-            h = df_pool_begin(e->pool, m, prepare_slot, &nb);
+            h = df_pool_begin(e->pool, prep_items(&nb), prepare_group, &nb);
         }
         rc = check_batch(e, i, n, 1, t, &after);
         double tw = df_now();
-        pool_join(e->pool, h, m, prepare_slot, &nb);
+        pool_join(e->pool, h, prep_items(&nb), prepare_group, &nb);
         e->stage_s[DF_STAGE_PREPARE] += df_now() - tw;
         if (rc != DF_RANGE_DONE || j >= hi)
             break;

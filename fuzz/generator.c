@@ -18,6 +18,15 @@
 
 /* ---- small exact helpers ------------------------------------------------ */
 
+/* The per-element helpers are inlined into each family's loop, where the
+ * element type is one value for the whole case (gcc and clang; only the
+ * speed depends on it). */
+#if defined(__GNUC__)
+#define DF_GEN_INLINE static inline __attribute__((always_inline))
+#else
+#define DF_GEN_INLINE static inline
+#endif
+
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
@@ -232,7 +241,7 @@ static bounded32 bounded32_make(uint32_t bound)
     return (bounded32){bound, (0u - bound) % bound, UINT64_MAX / bound + 1};
 }
 
-static inline uint32_t bounded32_draw(df_pcg32 *r, const bounded32 *b)
+DF_GEN_INLINE uint32_t bounded32_draw(df_pcg32 *r, const bounded32 *b)
 {
     for (;;) {
         uint32_t x = df_pcg32_next(r);
@@ -320,7 +329,7 @@ static void fill_int_wide(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
 
 /* Stores x as element i of v; x is exact in t (an integer for i32), except
  * where a caller says it rounds once to float. */
-static void put_elem(df_type t, void *v, uint64_t i, double x)
+DF_GEN_INLINE void put_elem(df_type t, void *v, uint64_t i, double x)
 {
     switch (t) {
     case DF_F32: ((float *)v)[i] = (float)x; break;
@@ -329,10 +338,21 @@ static void put_elem(df_type t, void *v, uint64_t i, double x)
     }
 }
 
+/* -x when bit 0 of `neg` is set, else x: the sign bit flipped, which is
+ * what negation does, without a branch on a random bit. */
+DF_GEN_INLINE double neg_if(double x, uint32_t neg)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    bits ^= (uint64_t)(neg & 1u) << 63;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
 /* A significand uniform in [1, 2) at t's precision (23 or 52 random
  * fraction bits), built from an integer so it is exact; negative when
  * `sign`, from a bit the significand does not use. */
-static double draw_mant(df_pcg32 *r, df_type t, int sign)
+DF_GEN_INLINE double draw_mant(df_pcg32 *r, df_type t, int sign)
 {
     uint32_t w = df_pcg32_next(r);
     double m;
@@ -342,7 +362,7 @@ static double draw_mant(df_pcg32 *r, df_type t, int sign)
         uint64_t frac = (uint64_t)(w >> 12) << 32 | df_pcg32_next(r);
         m = (double)(frac | (uint64_t)1 << 52) * 0x1p-52;
     }
-    return sign && (w & 1) ? -m : m;
+    return neg_if(m, (uint32_t)sign & w);
 }
 
 /* A nonzero integer uniform in [-v, -1] u [1, v], v >= 1, in one draw. */
@@ -380,7 +400,7 @@ static void shuffle_pairs(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
 /* m 2^e for e in [-1022, 1023] and a result in the normal range, where it
  * is exact: ldexp's value without the library call in the per-element
  * loops (2^e is built from its bits). */
-static double scale2(double m, int e)
+DF_GEN_INLINE double scale2(double m, int e)
 {
     uint64_t bits = (uint64_t)(e + 1023) << 52;
     double p;
@@ -391,7 +411,7 @@ static double scale2(double m, int e)
 /* +-m 2^e, e uniform in [elo, ehi], m from draw_mant: the exponent is drawn
  * first, in its own statement (two draws in one argument list would run in
  * an order the compiler picks). */
-static double draw_scaled(df_pcg32 *r, df_type t, int elo, int ehi)
+DF_GEN_INLINE double draw_scaled(df_pcg32 *r, df_type t, int elo, int ehi)
 {
     int e = (int)df_pcg32_range(r, elo, ehi);
     return scale2(draw_mant(r, t, 1), e);
@@ -445,7 +465,7 @@ static void acc_carry(int64_t *c)
     }
 }
 
-static void acc_add(exact_acc *acc, double v)
+DF_GEN_INLINE void acc_add(exact_acc *acc, double v)
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
@@ -460,8 +480,9 @@ static void acc_add(exact_acc *acc, double v)
     uint64_t lo = m << sh;                     /* bits 0..63 of m 2^sh */
     uint64_t hi = sh ? m >> (64 - sh) : 0;     /* bits 64..84 */
     int64_t d[3] = {(int64_t)(lo & 0xffffffffu), (int64_t)(lo >> 32), (int64_t)hi};
+    int64_t neg = -(int64_t)(bits >> 63); /* 0 or -1: (d ^ neg) - neg is +-d, no branch */
     for (int k = 0; k < 3; k++)
-        acc->c[idx + k] += bits >> 63 ? -d[k] : d[k];
+        acc->c[idx + k] += (d[k] ^ neg) - neg;
     if (++acc->pending == ACC_CARRY_EVERY) {
         acc_carry(acc->c);
         acc->pending = 0;
@@ -471,7 +492,7 @@ static void acc_add(exact_acc *acc, double v)
 /* Adds x*y exactly as p + e (TwoProduct: e = fma(x, y, -p) is exact while
  * x*y neither underflows nor overflows, which cond's magnitudes ensure).
  * Returns |p|, for G. */
-static double acc_add_product(exact_acc *acc, double x, double y)
+DF_GEN_INLINE double acc_add_product(exact_acc *acc, double x, double y)
 {
     double p = x * y;
     double e = fma(x, y, -p);
@@ -696,11 +717,9 @@ static void fill_wide_exp(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
     for (uint64_t i = 0; i < n; i++) {
         int64_t ea = lo + (int64_t)bounded32_draw(r, &span);
         int64_t eb = lo + (int64_t)bounded32_draw(r, &span);
-        if (ea + eb > line) {
-            int64_t excess = ea + eb - line;
-            ea -= (excess + 1) / 2;
-            eb -= excess / 2;
-        }
+        int64_t over = ea + eb - line, excess = over > 0 ? over : 0; /* no branch */
+        ea -= (excess + 1) / 2;
+        eb -= excess / 2;
         put_elem(t, a, i, scale2(draw_mant(r, t, 1), (int)ea));
         put_elem(t, b, i, scale2(draw_mant(r, t, 1), (int)eb));
     }
@@ -837,11 +856,11 @@ static void fill_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
     for (uint64_t p = 0; p < pairs; p++) {
         double x = ints ? draw_nonzero_int(r, v) : draw_scaled(r, t, 0, 20);
         double y = ints ? draw_nonzero_int(r, v) : draw_scaled(r, t, 0, 20);
-        int flip_a = (int)(df_pcg32_next(r) & 1);
+        uint32_t flip_a = df_pcg32_next(r) & 1;
         put_elem(t, a, 2 * p, x);
         put_elem(t, b, 2 * p, y);
-        put_elem(t, a, 2 * p + 1, flip_a ? -x : x);
-        put_elem(t, b, 2 * p + 1, flip_a ? y : -y);
+        put_elem(t, a, 2 * p + 1, neg_if(x, flip_a));
+        put_elem(t, b, 2 * p + 1, neg_if(y, flip_a ^ 1));
     }
     for (uint64_t i = 2 * pairs; i < n; i++) {
         put_elem(t, a, i, ints ? draw_nonzero_int(r, vs) : draw_scaled(r, t, -10, 0));

@@ -398,17 +398,51 @@ double df_abs_dot(df_type t, const void *a, const void *b, uint64_t n)
 
 /* ---- everything at once ------------------------------------------------ */
 
+/* Four Kahan sums side by side, one per case of element type T, over
+ * their first len elements: each sum does the additions of KAHAN_SPAN in
+ * its own order, so each state ends bit for bit as its own kahan_span
+ * would leave it. Only the four latency chains overlap (Kahan's is four
+ * dependent additions an element). */
+#define KAHAN_SPAN4(NAME, T)                                                    \
+    static void NAME(const void *const *va, const void *const *vb, uint64_t len, \
+                     kahan_state *st)                                           \
+    {                                                                           \
+        const T *a[4], *b[4];                                                   \
+        double s[4], c[4], g[4], maxp[4];                                       \
+        for (int k = 0; k < 4; k++) {                                           \
+            a[k] = va[k], b[k] = vb[k];                                         \
+            s[k] = st[k].s, c[k] = st[k].c, g[k] = st[k].g, maxp[k] = st[k].maxp; \
+        }                                                                       \
+        for (uint64_t i = 0; i < len; i++) {                                    \
+            for (int k = 0; k < 4; k++) {                                       \
+                double p = (double)a[k][i] * (double)b[k][i];                   \
+                double y = p - c[k];                                            \
+                double t = s[k] + y;                                            \
+                c[k] = (t - s[k]) - y;                                          \
+                s[k] = t;                                                       \
+                double ap = fabs(p);                                            \
+                g[k] += ap;                                                     \
+                maxp[k] = ap > maxp[k] ? ap : maxp[k];                          \
+            }                                                                   \
+        }                                                                       \
+        for (int k = 0; k < 4; k++)                                             \
+            st[k] = (kahan_state){s[k], c[k], g[k], maxp[k]};                   \
+    }
+
+KAHAN_SPAN4(kahan_span4_f32, float)
+KAHAN_SPAN4(kahan_span4_f64, double)
+KAHAN_SPAN4(kahan_span4_i32, int32_t)
+
 /* One pass over memory: per chunk, classify both vectors, add the chunk's
  * exact integer dot while the data still qualify, and run Kahan and G over
- * it; the chunk is in L1 for the second and third reads. G is the Kahan
- * loop's sequential sum of |p_i|: for integer data below 2^53 it is then
- * exact, and it reaches 2^53 exactly when the true G does (the oracle's
- * exact regime rests on that). */
-void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
-                     df_refs *out)
+ * it (st: NULL when the caller runs Kahan apart); the chunk is in L1 for
+ * the second and third reads. G is the Kahan loop's sequential sum of
+ * |p_i|: for integer data below 2^53 it is then exact, and it reaches 2^53
+ * exactly when the true G does (the oracle's exact regime rests on that). */
+static void refs_scan(df_type t, const void *a, const void *b, uint64_t n,
+                      df_refs *out, kahan_state *st)
 {
     memset(out, 0, sizeof *out);
-    kahan_state st = {0.0, 0.0, 0.0, 0.0};
     i128 total = 0;
     int eligible = 1, nonint = 0, inf_a = 0, inf_b = 0;
     for (uint64_t off = 0; off < n; off += CHUNK) {
@@ -426,7 +460,8 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
         eligible = eligible && exact_eligible(ka, kb);
         if (eligible)
             total += exact_span(t, a, b, off, len, ka.max_abs, kb.max_abs);
-        kahan_span(t, a, b, off, len, &st);
+        if (st)
+            kahan_span(t, a, b, off, len, st);
     }
     /* A vector holding NaN or Inf has no finite maximum magnitude. */
     if (inf_a)
@@ -435,9 +470,6 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
         out->max_abs_b = INFINITY;
     out->has_nonfinite = inf_a | inf_b;
     out->all_integer = !nonint && !out->has_nonfinite;
-    out->G = st.g;
-    out->kahan = st.s;
-    out->kahan_err = kahan_bound(t, n, &st);
     out->exact_known = eligible;
     out->exact_is_int = eligible;
     if (eligible) {
@@ -454,5 +486,62 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
             out->exact_hi = out->fp.hi;
             out->exact_lo = out->fp.lo;
         }
+    }
+}
+
+/* The Kahan sum's part of out, from its final state. */
+static void refs_kahan_out(df_type t, uint64_t n, const kahan_state *st, df_refs *out)
+{
+    out->G = st->g;
+    out->kahan = st->s;
+    out->kahan_err = kahan_bound(t, n, st);
+}
+
+void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
+                     df_refs *out)
+{
+    kahan_state st = {0.0, 0.0, 0.0, 0.0};
+    refs_scan(t, a, b, n, out, &st);
+    refs_kahan_out(t, n, &st, out);
+}
+
+/* Four jobs' Kahan sums side by side over their common length, each
+ * finished alone; the jobs share one element type. */
+static void kahan_four(const df_refs_job *q, kahan_state *st)
+{
+    df_type t = q[0].t;
+    const void *a[4], *b[4];
+    uint64_t len = q[0].n;
+    for (int k = 0; k < 4; k++) {
+        a[k] = q[k].a, b[k] = q[k].b;
+        len = q[k].n < len ? q[k].n : len;
+    }
+    switch (t) {
+    case DF_F32: kahan_span4_f32(a, b, len, st); break;
+    case DF_F64: kahan_span4_f64(a, b, len, st); break;
+    case DF_I32: kahan_span4_i32(a, b, len, st); break;
+    }
+    for (int k = 0; k < 4; k++)
+        kahan_span(t, a[k], b[k], len, q[k].n - len, &st[k]);
+}
+
+void df_refs_compute_many(const df_refs_job *jobs, size_t m)
+{
+    for (size_t i = 0; i < m; i++)
+        refs_scan(jobs[i].t, jobs[i].a, jobs[i].b, jobs[i].n, jobs[i].out, NULL);
+    for (size_t i = 0; i < m;) {
+        /* four jobs in a row of one type go side by side, else one alone */
+        int four = i + 4 <= m;
+        for (size_t k = 1; four && k < 4; k++)
+            four = jobs[i + k].t == jobs[i].t;
+        size_t take = four ? 4 : 1;
+        kahan_state st[4] = {{0.0, 0.0, 0.0, 0.0}};
+        if (four)
+            kahan_four(&jobs[i], st);
+        else
+            kahan_span(jobs[i].t, jobs[i].a, jobs[i].b, 0, jobs[i].n, &st[0]);
+        for (size_t k = 0; k < take; k++)
+            refs_kahan_out(jobs[i + k].t, jobs[i + k].n, &st[k], jobs[i + k].out);
+        i += take;
     }
 }

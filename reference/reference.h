@@ -71,6 +71,19 @@ typedef struct df_refs {
 void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
                      df_refs *out);
 
+/* df_refs_compute for m cases at once, each out bit for bit the same: the
+ * Kahan sums of four cases in a row of one element type run side by side
+ * (Kahan is four dependent additions an element, so one sum alone leaves
+ * the core mostly waiting). Made for short vectors: each case's data is
+ * read twice, after the other cases' first pass. */
+typedef struct df_refs_job {
+    df_type t;
+    const void *a, *b;
+    uint64_t n;
+    df_refs *out;
+} df_refs_job;
+void df_refs_compute_many(const df_refs_job *jobs, size_t m);
+
 #ifdef __cplusplus
 }
 #endif

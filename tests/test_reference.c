@@ -6,7 +6,9 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "fuzz/generator.h"
 #include "reference/reference.h"
 
 #define TWO31 2147483648.0
@@ -357,4 +359,52 @@ Test(refs, exact_agrees_with_standalone_dot_across_chunks)
               (unsigned long long)ex.lo, (unsigned long long)want);
     cr_assert(r.exact_hi + r.exact_lo == r.exact_hi); /* tail below head's ulp */
     cr_assert((uint64_t)r.exact_hi + (uint64_t)(int64_t)r.exact_lo == want);
+}
+
+/* df_refs_compute_many gives each case the refs df_refs_compute gives it,
+ * bit for bit: generated cases of every family in f32, f64 and i32, their
+ * types in runs of one to six (groups of four of one type go side by
+ * side, the rest alone), lengths 0 to past two chunks, in batches of every
+ * size from 1 to 13. */
+Test(refs, many_at_once_equal_one_at_a_time)
+{
+    static const char *names[] = {"shfl", "shfl-f64", "int-atomic"};
+    enum { M = 13, ROUNDS = 120 };
+    df_scratch buf[M];
+    df_case c[M];
+    df_refs one[M], many[M];
+    df_refs_job jobs[M];
+    memset(buf, 0, sizeof buf);
+    df_pcg32 r;
+    df_pcg32_seed(&r, 2026, 11);
+    uint64_t index = 0, checked = 0;
+    size_t run_left = 0, type_at = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        size_t m = 1 + round % M;
+        for (size_t i = 0; i < m; i++) {
+            if (run_left == 0) {
+                type_at = df_pcg32_bounded(&r, 3);
+                run_left = 1 + df_pcg32_bounded(&r, 6);
+            }
+            run_left--;
+            const df_kernel *k = df_kernel_find(names[type_at]);
+            cr_assert_not_null(k);
+            df_gen_opts go = {.max_n = 5000};
+            cr_assert_eq(df_generate(31, index++, k, &go, &buf[i], &c[i]), 0);
+            df_refs_compute(c[i].type, c[i].a, c[i].b, c[i].n, &one[i]);
+            memset(&many[i], 0xa5, sizeof many[i]);
+            jobs[i] = (df_refs_job){c[i].type, c[i].a, c[i].b, c[i].n, &many[i]};
+        }
+        df_refs_compute_many(jobs, m);
+        for (size_t i = 0; i < m; i++) {
+            cr_assert_eq(memcmp(&one[i], &many[i], sizeof one[i]), 0,
+                         "round %d, case %zu (type %d, n %llu) differs", round, i,
+                         (int)c[i].type, (unsigned long long)c[i].n);
+            checked++;
+        }
+    }
+    cr_assert_eq(checked, (uint64_t)(ROUNDS / M) * (M * (M + 1) / 2) +
+                              (uint64_t)((ROUNDS % M) * (ROUNDS % M + 1) / 2));
+    for (size_t i = 0; i < M; i++)
+        df_scratch_free(&buf[i]);
 }
