@@ -167,7 +167,7 @@ typedef struct harness_row {
     uint64_t cases;
     double secs;
     double stage_s[4];
-    double finish_s[4]; /* DF_FINISH_* */
+    double finish_s[5]; /* DF_FINISH_* */
     double cpu_s[4]; /* CPU seconds over the pool: generate, refs, model, judge */
     double gpu_s[DF_CUDA_T_COUNT]; /* the batched launches' stages (cuda backend) */
     int has_gpu_s;
@@ -254,13 +254,16 @@ static void print_stages(const harness_row *r, int host)
                "    of which, gpu", 100 * r->gpu_s[DF_CUDA_T_PLAN] / g,
                100 * r->gpu_s[DF_CUDA_T_STAGE] / g, 100 * r->gpu_s[DF_CUDA_T_DEVICE] / g,
                100 * r->gpu_s[DF_CUDA_T_FINISH] / g, g, r->stage_s[DF_STAGE_GPU]);
-    double f = r->finish_s[0] + r->finish_s[1] + r->finish_s[2] + r->finish_s[3];
+    double f = 0;
+    for (int k = 0; k < 5; k++)
+        f += r->finish_s[k];
     if (f > 0)
-        printf("%-34s copies made %4.0f%%  copies on the GPU %4.0f%%  then waiting for the "
-               "judgement and the copies' references %4.0f%%  copies judged %4.0f%%\n",
-               "    of which, model+judge+...", 100 * r->finish_s[DF_FINISH_MAKE] / f,
-               100 * r->finish_s[DF_FINISH_GPU] / f, 100 * r->finish_s[DF_FINISH_WAIT] / f,
-               100 * r->finish_s[DF_FINISH_COPIES] / f);
+        printf("%-34s models left after the GPU run %4.0f%%  copies made %4.0f%%  copies on "
+               "the GPU %4.0f%%  then waiting for the judgement and the copies' references "
+               "and models %4.0f%%  copies judged %4.0f%%\n",
+               "    of which, model+judge+...", 100 * r->finish_s[DF_FINISH_MODELS] / f,
+               100 * r->finish_s[DF_FINISH_MAKE] / f, 100 * r->finish_s[DF_FINISH_GPU] / f,
+               100 * r->finish_s[DF_FINISH_WAIT] / f, 100 * r->finish_s[DF_FINISH_COPIES] / f);
     double cpu = r->cpu_s[0] + r->cpu_s[1] + r->cpu_s[2] + r->cpu_s[3];
     if (cpu > 0)
         printf("%-34s generate %4.0f%%  references %4.0f%%  %s %4.0f%%  judge %4.0f%%  "

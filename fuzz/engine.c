@@ -441,6 +441,7 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
         df_slot *sl = &jb->slots[s];
         sl->ran = 0;
         sl->planned = 0;
+        sl->modelled = 0;
         sl->gen_failed = df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
                                      &sl->buf, &sl->c) != 0;
         memset(&sl->r, 0, sizeof sl->r);
@@ -474,10 +475,29 @@ static void model_slot(void *ctx, size_t s, unsigned w)
     if (df_backend_is_host(e->b)) {
         df_run_model(&e->mctx[w], k, 1, &sl->c, &sl->r.res);
         sl->ran = 1;
+    } else if (sl->ran && sl->modelled) {
+        sl->r.model_ran = 1; /* made beside the GPU run (premodel_slot) */
     } else if (sl->ran && k->host_model && (k->flags & DF_K_DETERMINISTIC)) {
         df_run_model(&e->mctx[w], k, 0, &sl->c, &sl->r.model);
         sl->r.model_ran = 1;
     }
+    e->cpu_s[w][DF_CPU_MODEL] += df_now() - t0;
+}
+
+/* cuda backend: a case's model for the model-match rule, made on the pool
+ * while the caller runs the batch on the GPU: it needs the case alone, not
+ * the GPU's result. Used when the GPU ran the case (model_slot). */
+static void premodel_slot(void *ctx, size_t s, unsigned w)
+{
+    df_job *jb = ctx;
+    df_engine *e = jb->e;
+    df_slot *sl = &jb->slots[s];
+    const df_kernel *k = e->kernels[sl->ki];
+    if (sl->gen_failed || !k->host_model || !(k->flags & DF_K_DETERMINISTIC))
+        return;
+    double t0 = df_now();
+    df_run_model(&e->mctx[w], k, 0, &sl->c, &sl->r.model);
+    sl->modelled = 1;
     e->cpu_s[w][DF_CPU_MODEL] += df_now() - t0;
 }
 
@@ -674,11 +694,34 @@ static void judge_variant(void *ctx, size_t i, unsigned w)
     if (p->kind[v] == DF_META_RERUN || p->ran[v] == 0)
         return;
     df_checked *o = &p->out[v];
-    if (p->ran[v] == 1 && k->host_model && (k->flags & DF_K_DETERMINISTIC)) {
+    if (p->ran[v] != 1) {
+        o->model_ran = 0; /* the backend died on it: judged without the model */
+    } else if (!o->model_ran && k->host_model && (k->flags & DF_K_DETERMINISTIC)) {
+        double t0 = df_now();
         df_run_model(&e->mctx[w], k, 0, &p->var[v], &o->model);
         o->model_ran = 1;
+        e->cpu_s[w][DF_CPU_MODEL] += df_now() - t0;
     }
     df_meta_plan_judge(k, &e->oo, p, v);
+}
+
+/* cuda backend: a copy's references and its model, which need the copy
+ * alone, made on the pool while the caller runs the copies on the GPU;
+ * judge_variant keeps the model when the copy ran. */
+static void variant_prep(void *ctx, size_t i, unsigned w)
+{
+    variant_refs(ctx, i, w);
+    df_engine *e = ctx;
+    df_slot *sl = &e->cur[e->vref[i].slot];
+    df_meta_plan *p = sl->plan;
+    size_t v = e->vref[i].var;
+    const df_kernel *k = e->kernels[sl->ki];
+    if (p->kind[v] == DF_META_RERUN || !k->host_model || !(k->flags & DF_K_DETERMINISTIC))
+        return;
+    double t0 = df_now();
+    df_run_model(&e->mctx[w], k, 0, &p->var[v], &p->out[v].model);
+    p->out[v].model_ran = 1;
+    e->cpu_s[w][DF_CPU_MODEL] += df_now() - t0;
 }
 
 /* Every variant of the batch through the GPU, a kernel at a time. Returns
@@ -761,10 +804,10 @@ static int finish_overlapped(df_engine *e, size_t n, df_job *jb)
     }
     double t1 = df_now();
     int hf = df_pool_begin(e->pool, n, finish_slot, jb);
-    int hr = df_pool_begin(e->pool, e->nvref, variant_refs, e);
+    int hr = df_pool_begin(e->pool, e->nvref, variant_prep, e);
     int rc = gpu_variants(e);
     double t2 = df_now();
-    pool_join(e->pool, hr, e->nvref, variant_refs, e);
+    pool_join(e->pool, hr, e->nvref, variant_prep, e);
     pool_join(e->pool, hf, n, finish_slot, jb);
     double t3 = df_now();
     df_pool_for(e->pool, e->nvref, judge_variant, e);
@@ -817,8 +860,13 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_tot
             df_pool_for(e->pool, prep_items(&jb), prepare_group, &jb);
         t1 = df_now();
         int gpu = !df_backend_is_host(e->b);
+        int hm = gpu ? df_pool_begin(e->pool, n, premodel_slot, &jb) : -1;
         dead = gpu && run_gpu(e, n) != 0;
         t2 = df_now();
+        if (gpu) {
+            pool_join(e->pool, hm, n, premodel_slot, &jb);
+            e->finish_s[DF_FINISH_MODELS] += df_now() - t2;
+        }
         if (gpu && !dead && e->o->meta.every) {
             dead = finish_overlapped(e, n, &jb) != 0;
             meta_done = 1;

@@ -146,6 +146,7 @@ typedef struct df_slot {
     size_t ki;
     int gen_failed;
     int ran;                  /* the backend produced res */
+    int modelled;             /* r.model made while the GPU ran the batch */
     int planned;              /* sampled: its metamorphic checks are in *plan */
     df_meta_plan *plan;       /* one of the engine's plans while planned */
 } df_slot;
@@ -190,7 +191,7 @@ typedef struct df_engine {
      * seconds summed over the pool's threads in each piece of CPU work
      * (DF_CPU_*; row w of cpu_s is thread w's) */
     double stage_s[4];
-    double finish_s[4]; /* the FINISH stage's parts (DF_FINISH_*, cuda backend) */
+    double finish_s[5]; /* the FINISH stage's parts (DF_FINISH_*, cuda backend) */
     double (*cpu_s)[4];
     volatile sig_atomic_t *stop;
     /* called for each saved finding; returns -1 to stop (cannot log) */
@@ -206,11 +207,13 @@ typedef struct df_engine {
  * background through the other stages; PREPARE then counts the time spent
  * waiting for them. */
 enum { DF_STAGE_PREPARE, DF_STAGE_GPU, DF_STAGE_FINISH, DF_STAGE_RECORD };
-/* The FINISH stage on the cuda backend: the sampled cases' metamorphic
+/* On the cuda backend the pool models the batch's cases while the caller
+ * runs them on the GPU (the GPU stage; waiting for the models left after
+ * it counts in FINISH, as its part MODELS). The FINISH stage: the sampled cases' metamorphic
  * copies made; the copies run on the GPU by the caller while the pool
- * models and judges the batch and references the copies; the wait for
- * the pool after that; the copies modelled and judged. */
-enum { DF_FINISH_MAKE, DF_FINISH_GPU, DF_FINISH_WAIT, DF_FINISH_COPIES };
+ * judges the batch and references and models the copies; the wait for
+ * the pool after that; the copies judged. */
+enum { DF_FINISH_MAKE, DF_FINISH_GPU, DF_FINISH_WAIT, DF_FINISH_COPIES, DF_FINISH_MODELS };
 enum { DF_CPU_GENERATE, DF_CPU_REFS, DF_CPU_MODEL, DF_CPU_JUDGE };
 /* CPU seconds of one kind of work summed over the pool's threads. */
 double df_engine_cpu_seconds(const df_engine *e, int kind);
