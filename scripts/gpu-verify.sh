@@ -27,6 +27,11 @@
 #   scripts/gpu-verify.sh perf [1]   issue 9: batched == one-case results on the GPU (shfl family),
 #                                    and `dotfuzz bench` with and without metamorphic checks
 #                                    (1: with them only) -> OUTDIR/batch-identity.txt, bench.txt
+#   scripts/gpu-verify.sh ab OLD [ROUNDS]
+#                                    issue 9: `dotfuzz bench` of an earlier build OLD and of this
+#                                    one alternated ROUNDS times (default 2) on one machine, and
+#                                    their runs over the deterministic kernels compared line for
+#                                    line and file for file -> OUTDIR/ab.txt, ab-identity.txt
 #   scripts/gpu-verify.sh campaign-start [SECONDS]
 #                                    starts, detached, a supervised campaign (run --out) over every
 #                                    kernel and every mutant, the crashing and hanging ones included
@@ -266,6 +271,42 @@ perf() {
 }
 
 
+# Side by side on one machine: `dotfuzz bench` of an earlier build (OLD)
+# and of this one, alternated ROUNDS times (machines of one kind differ by up
+# to 1.5x, so only a ratio within one run says what a change did), and the
+# two builds' runs over the deterministic kernels on the GPU, which must
+# match line for line and finding file for file.
+ab() {
+  local old=$1 rounds=${2:-2} i
+  local C="run --backend cuda --kernel shfl,shfl-f64acc,shfl-f64,fold,tournament,tree-hostsum,int-atomic --seed 5 --cases 40000 --batch 256 --save-precision all --save-bugs all --quiet"
+  {
+    for i in $(seq "$rounds"); do
+      for b in "$old" "$DF"; do
+        echo "\$ $b bench --backend cuda --kernel shfl --time 3"
+        "$b" bench --backend cuda --kernel shfl --time 3
+      done
+    done
+  } >"$OUTDIR/ab.txt" 2>&1
+  grep -E '^\$|verified|bare|vs seed' "$OUTDIR/ab.txt"
+  {
+    echo "\$ OLD/NEW $C"
+    rm -rf "$WORK/ab-old" "$WORK/ab-new"
+    "$old" $C --corpus "$WORK/ab-old" >"$WORK/ab-old.txt" 2>&1
+    echo "old exit $?"
+    $DF $C --corpus "$WORK/ab-new" >"$WORK/ab-new.txt" 2>&1
+    echo "new exit $?"
+    cat "$WORK/ab-new.txt"
+    if diff <(sed -e 1d -e "s|$WORK/ab-old|C|" "$WORK/ab-old.txt") \
+            <(sed -e 1d -e "s|$WORK/ab-new|C|" "$WORK/ab-new.txt") &&
+       diff -r "$WORK/ab-old" "$WORK/ab-new" >/dev/null; then
+      echo "IDENTICAL: every line but the timing line, and $(ls "$WORK/ab-new" | wc -l) finding files"
+    else
+      echo "DIFFERENT"
+    fi
+  } >"$OUTDIR/ab-identity.txt" 2>&1
+  tail -n 1 "$OUTDIR/ab-identity.txt"
+}
+
 # fold, tournament and their mutants on both backends, the same cases: the
 # GPU's checks (soft errors) against the host models' notes, and
 # model-equal (the GPU's sum bit for bit the model's) on the cuda table.
@@ -435,6 +476,7 @@ case "${1:-}" in
   hunt) hunt ;;
   soft) soft ;;
   perf) perf "${2:-2}" ;;
+  ab) ab "$2" "${3:-2}" ;;
   rss) rss "${2:-180}" ;;
   rss-start) rss_start "${2:-1800}" ;;
   rss-collect) rss_collect "${2:-560}" ;;
@@ -446,5 +488,5 @@ case "${1:-}" in
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   start) start "${2:-660}" ;;
   collect) collect "${2:-560}" ;;
-  *) echo "usage: $0 env|bandwidth|sanitize|invariants|rounds|benchref|hunt|soft|perf|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|rss [SECONDS]|rss-start [SECONDS]|rss-collect [WAIT]|memcheck|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
+  *) echo "usage: $0 env|bandwidth|sanitize|invariants|rounds|benchref|hunt|soft|perf|ab OLD [ROUNDS]|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|rss [SECONDS]|rss-start [SECONDS]|rss-collect [WAIT]|memcheck|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
 esac
