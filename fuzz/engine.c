@@ -209,11 +209,13 @@ static void free_slots(df_engine *e)
 {
     for (size_t s = 0; s < e->nslots; s++)
         df_scratch_free(&e->slots[s].buf);
-    for (size_t i = 0; i < e->nplans; i++)
-        df_meta_plan_free(&e->plans[i]);
-    free(e->plans);
-    e->plans = NULL;
-    e->nplans = 0;
+    for (int h = 0; h < 2; h++) {
+        for (size_t i = 0; i < e->nplans[h]; i++)
+            df_meta_plan_free(&e->plans[h][i]);
+        free(e->plans[h]);
+        e->plans[h] = NULL;
+        e->nplans[h] = 0;
+    }
     free(e->slots);
     free(e->cptr);
     free(e->bres);
@@ -428,6 +430,34 @@ static df_job batch_job(df_engine *e, df_slot *slots, size_t n)
 /* Prepare items in a batch of jb->n slots. */
 static size_t prep_items(const df_job *jb) { return (jb->n + jb->group - 1) / jb->group; }
 
+static void copy_prep(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t v, unsigned w);
+
+/* cuda path: a sampled case's metamorphic copies made before its run, with
+ * a stand-in for the run that ended well (the copies need the run's status
+ * and the case's G, not its result; df_meta_plan_settle drops, after the
+ * run, the copies a failed run would not have had), so the caller runs them
+ * on the GPU right after the batch; prep: referenced and modelled too
+ * (short cases, one thread each; long ones' copies take a thread each
+ * beside the GPU run). */
+static void early_copies(df_engine *e, df_slot *sl, int prep, unsigned w)
+{
+    const df_kernel *k = e->kernels[sl->ki];
+    df_checked ok;
+    memset(&ok, 0, sizeof ok);
+    ok.refs = sl->r.refs;
+    ok.res.status = DF_RUN_OK;
+    double t0 = df_now();
+    if (df_meta_plan_variants(k, &sl->c, &ok, &e->o->meta, sl->plan) != 0)
+        sl->plan->nvar = 0; /* out of memory: checked without variants */
+    e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+    sl->copies = DF_COPIES_MADE;
+    if (!prep)
+        return;
+    for (size_t v = 0; v < sl->plan->nvar; v++)
+        copy_prep(e, k, sl->plan, v, w);
+    sl->copies = DF_COPIES_PREPPED;
+}
+
 /* Generation and references of item g's slots. */
 static void prepare_group(void *ctx, size_t g, unsigned w)
 {
@@ -442,6 +472,7 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
         sl->ran = 0;
         sl->planned = 0;
         sl->modelled = 0;
+        sl->copies = DF_COPIES_NONE;
         sl->gen_failed = df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
                                      &sl->buf, &sl->c) != 0;
         memset(&sl->r, 0, sizeof sl->r);
@@ -452,6 +483,9 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     df_refs_compute_many(rj, m);
     e->cpu_s[w][DF_CPU_GENERATE] += t1 - t0;
     e->cpu_s[w][DF_CPU_REFS] += df_now() - t1;
+    for (size_t s = lo; s < hi; s++)
+        if (jb->slots[s].plan && !jb->slots[s].gen_failed && !df_backend_is_host(e->b))
+            early_copies(e, &jb->slots[s], jb->group > 1, w);
 }
 
 double df_engine_cpu_seconds(const df_engine *e, int kind)
@@ -594,38 +628,30 @@ static void plan_slot(void *ctx, size_t s, unsigned w)
     (void)w;
     df_engine *e = ctx;
     df_slot *sl = &e->cur[s];
-    if (sl->planned && df_meta_plan_variants(e->kernels[sl->ki], &sl->c, &sl->r,
-                                             &e->o->meta, sl->plan) != 0)
+    if (!sl->planned)
+        return;
+    if (sl->copies != DF_COPIES_NONE)
+        df_meta_plan_settle(sl->plan, &sl->r); /* made before the run */
+    else if (df_meta_plan_variants(e->kernels[sl->ki], &sl->c, &sl->r, &e->o->meta,
+                                   sl->plan) != 0)
         sl->plan->nvar = 0; /* out of memory: checked without variants */
 }
 
-/* Gives the batch's sampled cases that ran a plan each, the k-th such case
- * the engine's k-th plan: plans (and their copies' buffers) number the
- * sampled cases of one batch, about 1 in --meta-every, not the slots.
- * Returns 0, or -1 out of memory (no case planned). */
+/* After the run: a sampled case that ran is planned (its checks go on).
+ * Returns 0, or -1 when one has no plan (out of memory at naming). */
 static int assign_plans(df_engine *e, size_t n)
 {
-    size_t k = 0;
+    int rc = 0;
     for (size_t s = 0; s < n; s++) {
         df_slot *sl = &e->cur[s];
         sl->planned = sl->ran && !sl->gen_failed && df_meta_sampled(&e->o->meta, &sl->c);
-        k += (size_t)sl->planned;
+        if (sl->planned && !sl->plan)
+            rc = -1;
     }
-    if (k > e->nplans) {
-        df_meta_plan *p = realloc(e->plans, k * sizeof *p);
-        if (!p) {
-            for (size_t s = 0; s < n; s++)
-                e->cur[s].planned = 0;
-            return -1;
-        }
-        memset(p + e->nplans, 0, (k - e->nplans) * sizeof *p);
-        e->plans = p;
-        e->nplans = k;
-    }
-    k = 0;
-    for (size_t s = 0; s < n; s++)
-        e->cur[s].plan = e->cur[s].planned ? &e->plans[k++] : NULL;
-    return 0;
+    if (rc != 0)
+        for (size_t s = 0; s < n; s++)
+            e->cur[s].planned = 0;
+    return rc;
 }
 
 static int vref_reserve(df_engine *e, size_t need)
@@ -708,20 +734,27 @@ static void judge_variant(void *ctx, size_t i, unsigned w)
 /* cuda backend: a copy's references and its model, which need the copy
  * alone, made on the pool while the caller runs the copies on the GPU;
  * judge_variant keeps the model when the copy ran. */
-static void variant_prep(void *ctx, size_t i, unsigned w)
+static void copy_prep(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t v, unsigned w)
 {
-    variant_refs(ctx, i, w);
-    df_engine *e = ctx;
-    df_slot *sl = &e->cur[e->vref[i].slot];
-    df_meta_plan *p = sl->plan;
-    size_t v = e->vref[i].var;
-    const df_kernel *k = e->kernels[sl->ki];
-    if (p->kind[v] == DF_META_RERUN || !k->host_model || !(k->flags & DF_K_DETERMINISTIC))
+    if (p->kind[v] == DF_META_RERUN)
         return;
     double t0 = df_now();
+    df_meta_plan_refs(p, v);
+    double t1 = df_now();
+    e->cpu_s[w][DF_CPU_REFS] += t1 - t0;
+    if (!k->host_model || !(k->flags & DF_K_DETERMINISTIC))
+        return;
     df_run_model(&e->mctx[w], k, 0, &p->var[v], &p->out[v].model);
     p->out[v].model_ran = 1;
-    e->cpu_s[w][DF_CPU_MODEL] += df_now() - t0;
+    e->cpu_s[w][DF_CPU_MODEL] += df_now() - t1;
+}
+
+static void variant_prep(void *ctx, size_t i, unsigned w)
+{
+    df_engine *e = ctx;
+    df_slot *sl = &e->cur[e->vref[i].slot];
+    if (sl->copies != DF_COPIES_PREPPED)
+        copy_prep(e, e->kernels[sl->ki], sl->plan, e->vref[i].var, w);
 }
 
 /* Every variant of the batch through the GPU, a kernel at a time. Returns
@@ -787,14 +820,15 @@ static void pool_join(df_pool *pool, int h, size_t n,
         df_pool_for(pool, n, fn, ctx);
 }
 
-/* cuda backend: the batch's model and judgement (finish_slot), and its
- * metamorphic checks, overlapped: the copies are made first (they need
- * the first run's status and G, not its judgement), then the pool models
- * and judges the batch and references the copies while the caller runs
- * the copies on the GPU; the copies are judged last. The same work, on
- * the same data, as judging the batch and then checking its copies one
- * step after another, so the same verdicts. Returns 0, or -1 when the
- * context died or out of memory. */
+/* cuda backend: the batch's judgement (finish_slot; its models were made
+ * beside the GPU run), and its metamorphic checks, overlapped: the copies
+ * were made in the prepare stage (early_copies: they need the first run's
+ * status and G, not its judgement) and are settled now, then the pool
+ * judges the batch and references and models the copies (those the
+ * prepare stage left) while the caller runs the copies on the GPU; the
+ * copies are judged last. The same work, on the same data, as judging the
+ * batch and then checking its copies one step after another, so the same
+ * verdicts. Returns 0, or -1 when the context died or out of memory. */
 static int finish_overlapped(df_engine *e, size_t n, df_job *jb)
 {
     double t0 = df_now();
@@ -827,12 +861,35 @@ static const char *killed_by_copy(const df_meta_plan *p)
     return NULL;
 }
 
-/* Gives slots the indices [lo, lo + n) and their kernels. */
+/* Gives slots the indices [lo, lo + n), their kernels, and the sampled
+ * ones a plan each from their half's set (the k-th sampled case the k-th
+ * plan: plans, and their copies' buffers, number about 1 in --meta-every
+ * of a batch's cases, not its slots). Out of memory, sampled cases get
+ * none (assign_plans reports it). */
 static void name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 {
+    int h = slots != e->slots;
+    size_t k = 0;
     for (size_t s = 0; s < n; s++) {
+        df_case id = {.seed = e->o->seed, .index = lo + s};
         slots[s].c.index = lo + s;
         slots[s].ki = df_run_kernel_of(lo + s, e->nk);
+        slots[s].plan = NULL;
+        k += (size_t)df_meta_sampled(&e->o->meta, &id);
+    }
+    if (k > e->nplans[h]) {
+        df_meta_plan *p = realloc(e->plans[h], k * sizeof *p);
+        if (!p)
+            return;
+        memset(p + e->nplans[h], 0, (k - e->nplans[h]) * sizeof *p);
+        e->plans[h] = p;
+        e->nplans[h] = k;
+    }
+    k = 0;
+    for (size_t s = 0; s < n; s++) {
+        df_case id = {.seed = e->o->seed, .index = lo + s};
+        if (df_meta_sampled(&e->o->meta, &id))
+            slots[s].plan = &e->plans[h][k++];
     }
 }
 

@@ -250,6 +250,25 @@ int df_meta_plan_variants(const df_kernel *k, const df_case *c, const df_checked
     return 0;
 }
 
+void df_meta_plan_settle(df_meta_plan *p, const df_checked *r)
+{
+    if (r->res.status == DF_RUN_OK)
+        return;
+    /* negate and scale need a first run that ended well (make_negate,
+     * make_scale); reruns and permute do not, and keep their order */
+    size_t k = 0;
+    for (size_t i = 0; i < p->nvar; i++) {
+        if (p->kind[i] == DF_META_NEGATE || p->kind[i] == DF_META_SCALE)
+            continue;
+        p->kind[k] = p->kind[i];
+        p->var[k] = p->var[i];
+        p->out[k] = p->out[i];
+        p->ran[k] = p->ran[i];
+        k++;
+    }
+    p->nvar = k;
+}
+
 void df_meta_plan_refs(df_meta_plan *p, size_t i)
 {
     if (p->kind[i] != DF_META_RERUN)

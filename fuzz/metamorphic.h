@@ -65,6 +65,11 @@ int df_meta_plan_make(const df_kernel *k, const df_case *c, const df_checked *r,
 int df_meta_plan_variants(const df_kernel *k, const df_case *c, const df_checked *r,
                           const df_meta_opts *mo, df_meta_plan *p);
 void df_meta_plan_refs(df_meta_plan *p, size_t i);
+/* Variants made before the run, with a stand-in r whose run ended well (so
+ * made on any thread while the case waits for its run): given the real r,
+ * drops the copies a run that did not end well would not have had, which
+ * leaves the plan df_meta_plan_variants makes from the real r. */
+void df_meta_plan_settle(df_meta_plan *p, const df_checked *r);
 /* Judges copy i once out[i].res (and .model) are in. */
 void df_meta_plan_judge(const df_kernel *k, const df_oracle_opts *oo, df_meta_plan *p,
                         size_t i);

@@ -147,9 +147,17 @@ typedef struct df_slot {
     int gen_failed;
     int ran;                  /* the backend produced res */
     int modelled;             /* r.model made while the GPU ran the batch */
-    int planned;              /* sampled: its metamorphic checks are in *plan */
-    df_meta_plan *plan;       /* one of the engine's plans while planned */
+    int planned;              /* sampled and ran: its metamorphic checks are in *plan */
+    df_meta_plan *plan;       /* sampled: one of the engine's plans (NULL: no memory) */
+    int copies;               /* DF_COPIES_*: how far the prepare stage took the
+                                 plan's copies (cuda path) */
 } df_slot;
+
+/* The cuda path makes a sampled case's metamorphic copies in the prepare
+ * stage, before its run, as if the run ends well (df_meta_plan_settle drops
+ * what a failed run would not have made); short cases' copies are also
+ * referenced and modelled there. */
+enum { DF_COPIES_NONE, DF_COPIES_MADE, DF_COPIES_PREPPED };
 
 /* One metamorphic variant of a batch: slot and variant index. */
 typedef struct df_vref {
@@ -181,8 +189,8 @@ typedef struct df_engine {
     const df_case **cptr;     /* a kernel's cases of the batch, for the backend */
     size_t capbatch;          /* the batch size cptr and bres were made for */
     df_result *bres;
-    df_meta_plan *plans;      /* the checked batch's sampled cases' plans, in order */
-    size_t nplans;            /* plans made so far (their buffers kept for reuse) */
+    df_meta_plan *plans[2];   /* each half of the slots' sampled cases' plans, in order */
+    size_t nplans[2];         /* plans made so far (their buffers kept for reuse) */
     df_vref *vref;            /* the batch's metamorphic variants */
     const df_case **vptr;
     df_result *vres;

@@ -530,10 +530,16 @@ void df_refs_compute_many(const df_refs_job *jobs, size_t m)
     for (size_t i = 0; i < m; i++)
         refs_scan(jobs[i].t, jobs[i].a, jobs[i].b, jobs[i].n, jobs[i].out, NULL);
     for (size_t i = 0; i < m;) {
-        /* four jobs in a row of one type go side by side, else one alone */
+        /* four jobs in a row of one type go side by side, else one alone;
+         * so does a job whose data hold a NaN: where two NaNs of different
+         * signs meet in an addition, the one that comes out depends on the
+         * order of the operands in the instruction, which the compiler
+         * picks for each loop (and the oracle writes that NaN into case
+         * files). Without one in the data, every NaN the sum makes is the
+         * machine's default NaN, the same bits whichever wins. */
         int four = i + 4 <= m;
-        for (size_t k = 1; four && k < 4; k++)
-            four = jobs[i + k].t == jobs[i].t;
+        for (size_t k = 0; four && k < 4; k++)
+            four = jobs[i + k].t == jobs[i].t && !jobs[i + k].out->has_nan;
         size_t take = four ? 4 : 1;
         kahan_state st[4] = {{0.0, 0.0, 0.0, 0.0}};
         if (four)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fuzz/backend.h"
+#include "fuzz/generator.h"
 #include "fuzz/metamorphic.h"
 
 static uint64_t height_n(uint64_t n, const df_launch *l)
@@ -228,4 +229,53 @@ Test(metamorphic, scale_is_exact_only_where_it_provably_is)
     df_kernel ftz = fake(model_serial, DF_K_DETERMINISTIC | DF_K_FLUSHES_SUBNORMALS);
     c = make_case(ints, ints, 3, 0);
     cr_assert(!df_scale_is_exact(&ftz, &c, 2558, 1), "flush-to-zero kernels are excluded");
+}
+
+/* The cuda path makes a sampled case's copies before its run, as if the
+ * run ended well, and settles the plan after it: the plan it ends with is
+ * the one made from the real first run, variant for variant and byte for
+ * byte, whether that run ended well or not (f32, f64, i32 cases of every
+ * family, lengths 0 to 300). */
+Test(metamorphic, copies_made_before_the_run_settle_to_the_real_plan)
+{
+    static const char *names[] = {"shfl", "shfl-f64", "int-atomic"};
+    df_meta_opts mo = {.every = 1, .reruns = 2};
+    df_scratch buf = {0};
+    df_meta_plan early, real;
+    memset(&early, 0, sizeof early);
+    memset(&real, 0, sizeof real);
+    int dropped = 0;
+    for (uint64_t i = 0; i < 600; i++) {
+        const df_kernel *k = df_kernel_find(names[i % 3]);
+        df_gen_opts go = {.max_n = 300};
+        df_case c;
+        cr_assert_eq(df_generate(17, i, k, &go, &buf, &c), 0);
+        df_checked ok, r;
+        memset(&ok, 0, sizeof ok);
+        df_refs_compute(c.type, c.a, c.b, c.n, &ok.refs);
+        ok.res.status = DF_RUN_OK;
+        r = ok;
+        if (i % 2)
+            r.res.status = DF_RUN_ERROR; /* the run failed */
+        cr_assert_eq(df_meta_plan_variants(k, &c, &ok, &mo, &early), 0);
+        size_t before = early.nvar;
+        df_meta_plan_settle(&early, &r);
+        dropped += early.nvar < before;
+        cr_assert_eq(df_meta_plan_variants(k, &c, &r, &mo, &real), 0);
+        cr_assert_eq(early.nvar, real.nvar, "case %llu", (unsigned long long)i);
+        cr_assert_eq(early.kexp, real.kexp);
+        size_t bytes = (size_t)c.n * df_type_size(c.type);
+        for (size_t v = 0; v < real.nvar; v++) {
+            cr_assert_eq(early.kind[v], real.kind[v], "case %llu variant %zu",
+                         (unsigned long long)i, v);
+            cr_assert_eq(early.var[v].n, real.var[v].n);
+            cr_assert_eq(memcmp(early.var[v].a, real.var[v].a, bytes), 0);
+            cr_assert_eq(memcmp(early.var[v].b, real.var[v].b, bytes), 0);
+            cr_assert_eq(early.ran[v], 0);
+        }
+    }
+    cr_assert_gt(dropped, 100); /* failed runs lost their negate and scale copies */
+    df_meta_plan_free(&early);
+    df_meta_plan_free(&real);
+    df_scratch_free(&buf);
 }

@@ -408,3 +408,38 @@ Test(refs, many_at_once_equal_one_at_a_time)
     for (size_t i = 0; i < M; i++)
         df_scratch_free(&buf[i]);
 }
+
+/* The same with NaN and Inf in the data, where the bits of a NaN result
+ * depend on which of two NaNs an addition passes on: short vectors of
+ * +-NaN, +-Inf, 0, 1, -2 and a value whose square overflows, four jobs a
+ * time (a NaN of either sign in the data used to come out with the other
+ * sign in three lanes of four). */
+Test(refs, many_at_once_equal_one_at_a_time_with_nan_and_inf)
+{
+    const double vals[] = {NAN, -NAN, INFINITY, -INFINITY, 1.0, -2.0, 0.0, 3e38};
+    float fa[8], fb[8];
+    double da[8], db[8];
+    for (unsigned t = 0; t < 4000; t++) {
+        unsigned x = t * 2654435761u;
+        for (int i = 0; i < 8; i++) {
+            fa[i] = (float)vals[(x >> (i * 2)) & 7];
+            fb[i] = (float)vals[(x >> (i * 3 + 5)) & 7];
+            da[i] = vals[(x >> (i * 2 + 1)) & 7] * (i == 7 ? 1e270 : 1.0);
+            db[i] = vals[(x >> (i * 3 + 4)) & 7];
+        }
+        for (int f64 = 0; f64 < 2; f64++) {
+            df_type ty = f64 ? DF_F64 : DF_F32;
+            const void *a = f64 ? (const void *)da : (const void *)fa;
+            const void *b = f64 ? (const void *)db : (const void *)fb;
+            df_refs one, many[4];
+            df_refs_job jobs[4];
+            df_refs_compute(ty, a, b, 8, &one);
+            for (int k = 0; k < 4; k++)
+                jobs[k] = (df_refs_job){ty, a, b, 8, &many[k]};
+            df_refs_compute_many(jobs, 4);
+            for (int k = 0; k < 4; k++)
+                cr_assert_eq(memcmp(&one, &many[k], sizeof one), 0,
+                             "pattern %u, %s, lane %d differs", t, f64 ? "f64" : "f32", k);
+        }
+    }
+}
