@@ -107,10 +107,21 @@ extern "C" const struct df_gpu_ops df_gpu_shfl, df_gpu_shfl_f64acc, df_gpu_shfl_
 typedef struct batch_item {
     df_case rc;
     size_t pos;
-    size_t off_a, off_b;   /* spans of a and b from the staging base */
+    size_t off_a, off_b;   /* spans of a and b from the device batch's base */
     size_t pre_a, pre_b;   /* leading guard + offset, in bytes */
+    size_t pack_a, pack_b; /* a and b, packed, from the staging base */
     size_t scratch_off;
 } batch_item;
+
+/* One vector of a batch, unpacked on the device into its guarded span:
+ * [poison: pre bytes | data: bytes, from the packed copy | poison: post]. */
+typedef struct batch_unpack {
+    uint64_t dst;          /* the span, from the device batch's base */
+    uint64_t src;          /* the data, from the device's packed copy */
+    uint64_t pre, bytes, post;
+    uint32_t type;         /* df_type: the poison's width and value */
+    uint32_t pad;
+} batch_unpack;
 
 struct df_cuda {
     int device;
@@ -128,8 +139,13 @@ struct df_cuda {
     void *cublas;                /* cublasHandle_t, made by cublas kernels */
     df_soft_slots soft;          /* soft-error slots, one per kind */
     /* batches (df_cuda_run_batch): grown, never shrunk */
-    void *h_batch, *d_batch;     /* [case table | each case's a, b with guards] */
-    size_t h_batch_cap, d_batch_cap;
+    void *h_batch;               /* pinned: [case table | unpack table | a, b packed] */
+    void *d_batch;               /* [case table | each case's a, b with guards] */
+    void *d_pack;                /* [unpack table | a, b packed]: h_batch's copy */
+    size_t h_batch_cap, d_batch_cap, d_pack_cap;
+    size_t table_bytes;          /* the case table's, rounded: where h_batch's copy to
+                                    d_pack starts */
+    size_t unpack_bytes;         /* the unpack table's, rounded */
     void *d_bscratch;            /* every case's scratch */
     size_t d_bscratch_cap;
     void *d_bres, *h_bres;       /* 16 bytes of result per case */
@@ -139,7 +155,6 @@ struct df_cuda {
     size_t items_cap;
     df_gpu_batch_group *groups;
     size_t groups_cap;
-    unsigned char *poison[3];    /* guard templates per element type */
     int debug_invariants;
     int broken;                  /* a sticky error poisoned the context:
                                     every run returns -1 */
@@ -346,14 +361,13 @@ extern "C" void df_cuda_close(df_cuda *cu)
     (void)cudaFreeHost(cu->h_scratch);
     (void)cudaFreeHost(cu->h_result);
     (void)cudaFree(cu->d_batch);
+    (void)cudaFree(cu->d_pack);
     (void)cudaFree(cu->d_bscratch);
     (void)cudaFree(cu->d_bres);
     (void)cudaFreeHost(cu->h_batch);
     (void)cudaFreeHost(cu->h_bres);
     free(cu->items);
     free(cu->groups);
-    for (int t = 0; t < 3; t++)
-        free(cu->poison[t]);
     df_soft_slots_close(&cu->soft);
     df_soft_slots_close(&cu->bsoft);
     if (cu->stream)
@@ -647,14 +661,6 @@ static int run_one_by_one(df_cuda *cu, const df_kernel *k, const df_case *const 
 }
 
 /* Sorted by block, then by position in the batch. */
-static int item_cmp(const void *x, const void *y)
-{
-    const batch_item *p = (const batch_item *)x, *q = (const batch_item *)y;
-    if (p->rc.launch.block != q->rc.launch.block)
-        return p->rc.launch.block < q->rc.launch.block ? -1 : 1;
-    return p->pos < q->pos ? -1 : p->pos > q->pos;
-}
-
 static int grow_host(void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
@@ -668,32 +674,49 @@ static int grow_host(void **p, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
-/* The guards' poison from a template made once per type: memcpy, not an
- * element loop, since a batch writes thousands of guards. */
-static const size_t POISON_BYTES = 8192;
-static void fill_guard_fast(df_cuda *cu, df_type t, void *p, size_t bytes)
+/* The valid cases in order of block size, and in their order in the batch
+ * within one size: a counting sort over the sizes (up to 1024 threads a
+ * block; a larger one, which the launch will refuse, leaves the order to
+ * qsort on the same key). tmp: room for m items. */
+enum { MAX_SORT_BLOCK = 1024 };
+
+static int item_cmp(const void *x, const void *y)
 {
-    unsigned char *tpl = cu->poison[t - DF_F32];
-    if (!tpl && (tpl = (unsigned char *)malloc(POISON_BYTES)) != NULL) {
-        fill_guard(t, tpl, POISON_BYTES);
-        cu->poison[t - DF_F32] = tpl;
+    const batch_item *p = (const batch_item *)x, *q = (const batch_item *)y;
+    if (p->rc.launch.block != q->rc.launch.block)
+        return p->rc.launch.block < q->rc.launch.block ? -1 : 1;
+    return p->pos < q->pos ? -1 : p->pos > q->pos;
+}
+
+static void sort_items(batch_item *items, batch_item *tmp, size_t m)
+{
+    size_t start[MAX_SORT_BLOCK + 2];
+    memset(start, 0, sizeof start);
+    for (size_t j = 0; j < m; j++) {
+        uint32_t b = items[j].rc.launch.block;
+        if (b > MAX_SORT_BLOCK) {
+            qsort(items, m, sizeof *items, item_cmp);
+            return;
+        }
+        start[b + 1]++;
     }
-    if (!tpl) {
-        fill_guard(t, p, bytes);
-        return;
-    }
-    for (size_t off = 0; off < bytes; off += POISON_BYTES)
-        memcpy((char *)p + off, tpl, bytes - off < POISON_BYTES ? bytes - off : POISON_BYTES);
+    for (size_t b = 1; b <= MAX_SORT_BLOCK + 1; b++)
+        start[b] += start[b - 1];
+    for (size_t j = 0; j < m; j++) /* items come in batch order: stable */
+        tmp[start[items[j].rc.launch.block]++] = items[j];
+    memcpy(items, tmp, m * sizeof *items);
 }
 
 /* Validates the cases (the invalid ones get their error in res now, as
  * df_cuda_run gives it), sorts the valid ones by block and lays them out:
- * each one's vector spans in the staging buffer and its scratch. Returns
- * the number of valid cases, or (size_t)-1 when host memory runs out. */
+ * each one's guarded vector spans in the device batch, its packed vectors
+ * in the staging buffer, and its scratch. Returns the number of valid
+ * cases, or (size_t)-1 when host memory runs out. */
 static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                         size_t n, df_result *res, size_t *stage_bytes, size_t *scratch_bytes)
+                         size_t n, df_result *res, size_t *stage_bytes, size_t *host_bytes,
+                         size_t *scratch_bytes)
 {
-    if (grow_host((void **)&cu->items, &cu->items_cap, n, sizeof *cu->items) != 0)
+    if (grow_host((void **)&cu->items, &cu->items_cap, 2 * n, sizeof *cu->items) != 0)
         return (size_t)-1;
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -704,8 +727,10 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
         it->pos = i;
         m++;
     }
-    qsort(cu->items, m, sizeof *cu->items, item_cmp);
-    size_t off = round_up(m * sizeof(df_gpu_batch_case), ALIGN), sc = 0;
+    sort_items(cu->items, cu->items + n, m);
+    cu->table_bytes = round_up(m * sizeof(df_gpu_batch_case), ALIGN);
+    cu->unpack_bytes = round_up(2 * m * sizeof(batch_unpack), ALIGN);
+    size_t off = cu->table_bytes, pk = cu->table_bytes + cu->unpack_bytes, sc = 0;
     for (size_t j = 0; j < m; j++) {
         batch_item *it = &cu->items[j];
         const df_case *c = &it->rc;
@@ -717,11 +742,16 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
         off += round_up(it->pre_a + na + tg, ALIGN);
         it->off_b = off;
         off += round_up(it->pre_b + na + tg, ALIGN);
+        it->pack_a = pk;
+        pk += round_up(na, 16);
+        it->pack_b = pk;
+        pk += round_up(na, 16);
         it->scratch_off = sc;
         size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(c->n, &c->launch) : 0;
         sc += round_up(sb, ALIGN);
     }
     *stage_bytes = off;
+    *host_bytes = pk;
     *scratch_bytes = sc ? sc : (size_t)ALIGN;
     return m;
 }
@@ -753,18 +783,21 @@ static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngrou
     return 0;
 }
 
-/* The table entries and the guarded vectors, into the staging buffer. */
-/* One case of a batch into the pinned staging buffer: its table entry,
- * its vectors, and the guard zones around them. */
+/* One case of a batch into the pinned staging buffer: its table entry, its
+ * vectors packed, and the two entries that have the device put each vector
+ * between its guards (batch_unpack): the guards, about a third of the
+ * bytes at n = 2000, never cross PCIe. */
 static void stage_one(void *ctx, size_t j, unsigned worker)
 {
     (void)worker;
     df_cuda *cu = (df_cuda *)ctx;
     df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->h_batch;
+    batch_unpack *up = (batch_unpack *)((char *)cu->h_batch + cu->table_bytes);
     char *h = (char *)cu->h_batch, *d = (char *)cu->d_batch;
     const batch_item *it = &cu->items[j];
     const df_case *c = &it->rc;
     size_t es = df_type_size(c->type), na = (size_t)c->n * es, tg = tail_guard_bytes(es);
+    size_t from = cu->table_bytes; /* the packed copy's base in h_batch */
     df_gpu_batch_case *e = &tbl[j];
     e->a = d + it->off_a + it->pre_a;
     e->b = d + it->off_b + it->pre_b;
@@ -774,14 +807,46 @@ static void stage_one(void *ctx, size_t j, unsigned worker)
     e->block = c->launch.block;
     e->result = (uint32_t)j;
     e->ticket = 0;
-    fill_guard_fast(cu, c->type, h + it->off_a, it->pre_a);
-    if (na)
-        memcpy(h + it->off_a + it->pre_a, c->a, na);
-    fill_guard_fast(cu, c->type, h + it->off_a + it->pre_a + na, tg);
-    fill_guard_fast(cu, c->type, h + it->off_b, it->pre_b);
-    if (na)
-        memcpy(h + it->off_b + it->pre_b, c->b, na);
-    fill_guard_fast(cu, c->type, h + it->off_b + it->pre_b + na, tg);
+    up[2 * j] = batch_unpack{it->off_a, it->pack_a - from, it->pre_a, na, tg, (uint32_t)c->type, 0};
+    up[2 * j + 1] = batch_unpack{it->off_b, it->pack_b - from, it->pre_b, na, tg,
+                                 (uint32_t)c->type, 0};
+    if (na) {
+        memcpy(h + it->pack_a, c->a, na);
+        memcpy(h + it->pack_b, c->b, na);
+    }
+}
+
+/* Bytes of span one block of the unpack kernel writes, at least: one block
+ * per vector at n = 2000, a few thousand per vector at n = 2^26. */
+enum { UNPACK_CHUNK = 1 << 16, UNPACK_THREADS = 256 };
+
+/* Vector blockIdx.x of the batch into its guarded span, chunk blockIdx.y
+ * of it (chunk bytes each): poison (fill_guard's values, the host
+ * backend's), the data, poison. Every size and offset is a multiple of the
+ * element size, and each span starts 256-byte aligned. */
+template <typename W>
+__device__ void unpack_words(const batch_unpack &v, const unsigned char *pack,
+                             unsigned char *base, W poison, size_t chunk)
+{
+    W *dst = (W *)(base + v.dst);
+    const W *src = (const W *)(pack + v.src);
+    size_t pre = v.pre / sizeof(W), n = v.bytes / sizeof(W);
+    size_t all = pre + n + v.post / sizeof(W);
+    size_t lo = (size_t)blockIdx.y * (chunk / sizeof(W));
+    size_t hi = lo + chunk / sizeof(W) < all ? lo + chunk / sizeof(W) : all;
+    for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x)
+        dst[i] = i < pre || i >= pre + n ? poison : src[i - pre];
+}
+
+__global__ void batch_unpack_kernel(const batch_unpack *up, const unsigned char *pack,
+                                    unsigned char *base, size_t chunk)
+{
+    const batch_unpack v = up[blockIdx.x];
+    if (v.type == DF_F64)
+        unpack_words<unsigned long long>(v, pack, base, 0x7ff8000000000000ull, chunk);
+    else
+        unpack_words<uint32_t>(v, pack, base,
+                               v.type == DF_F32 ? 0x7fc00000u : (uint32_t)DF_GUARD_I32, chunk);
 }
 
 /* Every case of the batch, on the pool's threads when there is one: at
@@ -793,13 +858,15 @@ static void batch_stage(df_cuda *cu, size_t m)
 }
 
 /* Buffers for m cases; returns the failed call or NULL. */
-static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t scratch,
-                                 cudaError_t *e)
+static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t host,
+                                 size_t scratch, cudaError_t *e)
 {
-    if ((*e = grow(&cu->h_batch, &cu->h_batch_cap, stage, 1)))
+    if ((*e = grow(&cu->h_batch, &cu->h_batch_cap, host, 1)))
         return "cudaMallocHost(batch staging)";
     if ((*e = grow(&cu->d_batch, &cu->d_batch_cap, stage, 0)))
         return "cudaMalloc(batch)";
+    if ((*e = grow(&cu->d_pack, &cu->d_pack_cap, host - cu->table_bytes, 0)))
+        return "cudaMalloc(batch packed)";
     if ((*e = grow(&cu->d_bscratch, &cu->d_bscratch_cap, scratch, 0)))
         return "cudaMalloc(batch scratch)";
     if ((*e = grow(&cu->d_bres, &cu->d_bres_cap, m * RESULT_BYTES, 0)))
@@ -818,17 +885,30 @@ static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t scr
 
 /* Copy in, launches, copy out, one synchronization. Returns 0 or the
  * error, with *call the failed call (detail: the launcher's words). */
-static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, size_t stage,
-                         size_t ngroups, const char **call, char *detail, size_t dlen)
+static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, size_t host,
+                         size_t ngroups, size_t longest, const char **call, char *detail,
+                         size_t dlen)
 {
     cudaError_t e;
     if ((e = cudaSetDevice(cu->device)) != cudaSuccess)
         return *call = "cudaSetDevice", (int)e;
     if ((e = df_soft_slots_clear_n(&cu->bsoft, m, cu->stream, call)) != cudaSuccess)
         return (int)e;
-    if ((e = cudaMemcpyAsync(cu->d_batch, cu->h_batch, stage, cudaMemcpyHostToDevice,
-                             cu->stream)) != cudaSuccess)
+    if ((e = cudaMemcpyAsync(cu->d_batch, cu->h_batch, m * sizeof(df_gpu_batch_case),
+                             cudaMemcpyHostToDevice, cu->stream)) != cudaSuccess)
+        return *call = "cudaMemcpyAsync(batch table)", (int)e;
+    if ((e = cudaMemcpyAsync(cu->d_pack, (char *)cu->h_batch + cu->table_bytes,
+                             host - cu->table_bytes, cudaMemcpyHostToDevice, cu->stream)) !=
+        cudaSuccess)
         return *call = "cudaMemcpyAsync(batch)", (int)e;
+    /* chunks of at least UNPACK_CHUNK bytes, and at most 65535 a vector */
+    size_t chunk = round_up(longest / 65535 + 1, UNPACK_CHUNK);
+    dim3 grid((unsigned)(2 * m), (unsigned)((longest + chunk - 1) / chunk));
+    batch_unpack_kernel<<<grid, UNPACK_THREADS, 0, cu->stream>>>(
+        (const batch_unpack *)cu->d_pack, (const unsigned char *)cu->d_pack + cu->unpack_bytes,
+        (unsigned char *)cu->d_batch, chunk);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return *call = "batch_unpack_kernel", (int)e;
     df_gpu_batch bt;
     memset(&bt, 0, sizeof bt);
     bt.d_cases = (df_gpu_batch_case *)cu->d_batch;
@@ -907,8 +987,8 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
     if (!launch || cu->broken || n < 2)
         return run_one_by_one(cu, k, cases, n, res, done);
     double t = mono_now();
-    size_t stage = 0, scratch = 0, ngroups = 0;
-    size_t m = batch_plan(cu, k, cases, n, res, &stage, &scratch);
+    size_t stage = 0, host = 0, scratch = 0, ngroups = 0;
+    size_t m = batch_plan(cu, k, cases, n, res, &stage, &host, &scratch);
     if (m == (size_t)-1)
         return run_one_by_one(cu, k, cases, n, res, done); /* no host memory for the plan */
     if (m == 0) {
@@ -916,7 +996,7 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
         return 0;
     }
     cudaError_t e;
-    const char *call = batch_buffers(cu, m, stage, scratch, &e);
+    const char *call = batch_buffers(cu, m, stage, host, scratch, &e);
     if (call)
         return batch_failed(cu, k, cases, n, res, done, call, (int)e, NULL);
     if (batch_groups(cu, k, m, &ngroups) != 0)
@@ -925,7 +1005,15 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
     batch_stage(cu, m);
     batch_tick(cu, DF_CUDA_T_STAGE, &t);
     char detail[160] = "";
-    int code = batch_enqueue(cu, launch, m, stage, ngroups, &call, detail, sizeof detail);
+    size_t longest = 0; /* the longest span, for the unpack's grid */
+    for (size_t j = 0; j < m; j++) {
+        const batch_item *it = &cu->items[j];
+        size_t es = df_type_size(it->rc.type), tail = tail_guard_bytes(es);
+        size_t span = (it->pre_a > it->pre_b ? it->pre_a : it->pre_b) + (size_t)it->rc.n * es + tail;
+        longest = span > longest ? span : longest;
+    }
+    int code = batch_enqueue(cu, launch, m, host, ngroups, longest, &call, detail,
+                             sizeof detail);
     if (code != 0)
         return batch_failed(cu, k, cases, n, res, done, call, code, detail);
     batch_tick(cu, DF_CUDA_T_DEVICE, &t);
