@@ -117,7 +117,8 @@ typedef struct batch_item {
  * [poison: pre bytes | data: bytes, from the packed copy | poison: post]. */
 typedef struct batch_unpack {
     uint64_t dst;          /* the span, from the device batch's base */
-    uint64_t src;          /* the data, from the device's packed copy */
+    uint64_t src;          /* the data, from the base of d_pack (h_batch's copy from
+                              table_bytes on) */
     uint64_t pre, bytes, post;
     uint32_t type;         /* df_type: the poison's width and value */
     uint32_t pad;
@@ -905,7 +906,7 @@ static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, siz
     size_t chunk = round_up(longest / 65535 + 1, UNPACK_CHUNK);
     dim3 grid((unsigned)(2 * m), (unsigned)((longest + chunk - 1) / chunk));
     batch_unpack_kernel<<<grid, UNPACK_THREADS, 0, cu->stream>>>(
-        (const batch_unpack *)cu->d_pack, (const unsigned char *)cu->d_pack + cu->unpack_bytes,
+        (const batch_unpack *)cu->d_pack, (const unsigned char *)cu->d_pack,
         (unsigned char *)cu->d_batch, chunk);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return *call = "batch_unpack_kernel", (int)e;
