@@ -481,8 +481,9 @@ DF_GEN_INLINE void acc_add(exact_acc *acc, double v)
     uint64_t hi = sh ? m >> (64 - sh) : 0;     /* bits 64..84 */
     int64_t d[3] = {(int64_t)(lo & 0xffffffffu), (int64_t)(lo >> 32), (int64_t)hi};
     int64_t neg = -(int64_t)(bits >> 63); /* 0 or -1: (d ^ neg) - neg is +-d, no branch */
-    for (int k = 0; k < 3; k++)
-        acc->c[idx + k] += (d[k] ^ neg) - neg;
+    acc->c[idx] += (d[0] ^ neg) - neg;
+    acc->c[idx + 1] += (d[1] ^ neg) - neg;
+    acc->c[idx + 2] += (d[2] ^ neg) - neg;
     if (++acc->pending == ACC_CARRY_EVERY) {
         acc_carry(acc->c);
         acc->pending = 0;
