@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cpu_clones.h"
 #include "generator.h"
 #include "shuffle.h"
 
@@ -678,7 +679,8 @@ static double cond_step(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i,
     return G + acc_add_product(acc, x, df_elem_as_double(t, b, i));
 }
 
-static void fill_cond(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+/* Cloned for x86-64-v3: TwoProduct's fma is one instruction there. */
+DF_CPU_CLONES static void fill_cond(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
 {
     uint32_t octave;
     double c = cond_target(r, t, n, &octave);

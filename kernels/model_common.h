@@ -15,22 +15,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../fuzz/cpu_clones.h"
 #include "kernel.h"
 
-/* A host model's hot function compiled twice on x86-64 with GCC or clang:
- * for CPUs with FMA and AVX2 (x86-64-v3), where fma()/fmaf() become one
- * instruction instead of a libm call, and for any x86-64; the loader
- * picks one for the CPU (an ifunc). Only for code whose results do not
- * depend on the choice: fma is correctly rounded either way, and the
- * models build with -ffp-contract=off, so no other multiply-add is fused. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define DF_MODEL_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#endif
-#endif
-#ifndef DF_MODEL_CLONES
-#define DF_MODEL_CLONES
-#endif
+/* A host model's hot function compiled for x86-64-v3 and for any x86-64
+ * (fuzz/cpu_clones.h): fma()/fmaf() become one instruction. */
+#define DF_MODEL_CLONES DF_CPU_CLONES
 
 /* Clears out and resolves c's launch for k into l. Returns 0, or -1 with
  * out an error when c does not hold k's element type or the launch is not

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../fuzz/cpu_clones.h"
 #include "reference.h"
 
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
@@ -79,7 +80,7 @@ typedef struct span_class {
  * to an integer leaves it unchanged. Adding and subtracting 2^52 rounds
  * |x| < 2^52 to an integer: the sum lies in [2^52, 2^53), whose ulp is 1.
  * Without -fassociative-math the compiler cannot fold (ax + C) - C. */
-static span_class classify_f64(const double *x, uint64_t len)
+DF_CPU_CLONES static span_class classify_f64(const double *x, uint64_t len)
 {
     uint64_t maxbits = 0;
     unsigned nonint = 0;
@@ -98,7 +99,7 @@ static span_class classify_f64(const double *x, uint64_t len)
     return k;
 }
 
-static span_class classify_f32(const float *x, uint64_t len)
+DF_CPU_CLONES static span_class classify_f32(const float *x, uint64_t len)
 {
     uint32_t maxbits = 0;
     unsigned nonint = 0;

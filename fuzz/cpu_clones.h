@@ -1,0 +1,20 @@
+/* cpu_clones.h — DF_CPU_CLONES: a hot function compiled twice on x86-64
+ * with GCC or clang, for CPUs with AVX2 and FMA (x86-64-v3) and for any
+ * x86-64; the loader picks one for the CPU (an ifunc). Only for code whose
+ * results do not depend on the choice: integer and exact work, IEEE
+ * operations (the build has -ffp-contract=off, so nothing is fused that
+ * the source does not fuse), and fma()/fmaf(), correctly rounded either
+ * way (one instruction instead of a libm call). */
+#ifndef DOTFUZZ_CPU_CLONES_H
+#define DOTFUZZ_CPU_CLONES_H
+
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define DF_CPU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+#endif
+#ifndef DF_CPU_CLONES
+#define DF_CPU_CLONES
+#endif
+
+#endif
