@@ -3,6 +3,7 @@
  * One process runs it directly (no --out) or as a campaign worker
  * (fuzz/campaign.c). */
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -219,6 +220,8 @@ static void free_slots(df_engine *e)
     free(e->slots);
     free(e->cptr);
     free(e->bres);
+    free(e->sampled);
+    e->sampled = NULL;
     e->slots = NULL;
     e->cur = NULL;
     e->ncur = 0;
@@ -407,6 +410,8 @@ typedef struct df_job {
     df_engine *e;
     df_slot *slots;
     size_t n, group;
+    const uint32_t *sampled;  /* long cases: the sampled slots, whose copies */
+    size_t nsampled;          /* are items of their own after the slots' */
 } df_job;
 
 /* Slots a prepare item takes: four short cases, whose references run side
@@ -424,11 +429,23 @@ static df_job batch_job(df_engine *e, df_slot *slots, size_t n)
                        n >= (size_t)2 * DF_PREP_GROUP * df_pool_size(e->pool)
                    ? DF_PREP_GROUP
                    : 1;
-    return (df_job){e, slots, n, g};
+    int h = slots != e->slots;
+    int split = g == 1 && !df_backend_is_host(e->b);
+    return (df_job){e, slots, n, g, e->sampled + (size_t)h * e->batch,
+                    split && n ? e->nsampled[h] : 0};
 }
 
-/* Prepare items in a batch of jb->n slots. */
-static size_t prep_items(const df_job *jb) { return (jb->n + jb->group - 1) / jb->group; }
+/* The copies a long sampled case may have, each an item (negate, scale,
+ * permute). */
+enum { DF_SPLIT_COPIES = 3 };
+
+/* Prepare items in a batch of jb->n slots: the slots' groups, then the
+ * long sampled cases' copies. */
+static size_t slot_items(const df_job *jb) { return (jb->n + jb->group - 1) / jb->group; }
+static size_t prep_items(const df_job *jb)
+{
+    return slot_items(jb) + DF_SPLIT_COPIES * jb->nsampled;
+}
 
 static void copy_prep(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t v, unsigned w);
 
@@ -439,7 +456,7 @@ static void copy_prep(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t 
  * on the GPU right after the batch; prep: referenced and modelled too
  * (short cases, one thread each; long ones' copies take a thread each
  * beside the GPU run). */
-static void early_copies(df_engine *e, df_slot *sl, int prep, unsigned w)
+static void early_copies(df_engine *e, df_slot *sl, int whole, unsigned w)
 {
     const df_kernel *k = e->kernels[sl->ki];
     df_checked ok;
@@ -447,15 +464,38 @@ static void early_copies(df_engine *e, df_slot *sl, int prep, unsigned w)
     ok.refs = sl->r.refs;
     ok.res.status = DF_RUN_OK;
     double t0 = df_now();
-    if (df_meta_plan_variants(k, &sl->c, &ok, &e->o->meta, sl->plan) != 0)
+    if (df_meta_plan_layout(k, &sl->c, &ok, &e->o->meta, sl->plan) != 0)
         sl->plan->nvar = 0; /* out of memory: checked without variants */
+    for (size_t v = 0; whole && v < sl->plan->nvar; v++)
+        df_meta_plan_fill(&sl->c, sl->plan, v);
     e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
-    sl->copies = DF_COPIES_MADE;
-    if (!prep)
-        return;
-    for (size_t v = 0; v < sl->plan->nvar; v++)
+    for (size_t v = 0; whole && v < sl->plan->nvar; v++)
         copy_prep(e, k, sl->plan, v, w);
+    /* whole or not, done when the prepare loop is (the copies' items) */
     sl->copies = DF_COPIES_PREPPED;
+}
+
+/* A long sampled case's copy of one kind (negate, scale, permute: item i
+ * of those after the slots), made, referenced and modelled once the case
+ * is ready; nothing when the case has no such copy. The slots' items come
+ * first from the pool's counter, so the case is being prepared by then. */
+static void copy_item(df_job *jb, size_t i, unsigned w)
+{
+    static const int kinds[DF_SPLIT_COPIES] = {DF_META_NEGATE, DF_META_SCALE, DF_META_PERMUTE};
+    df_engine *e = jb->e;
+    df_slot *sl = &jb->slots[jb->sampled[i / DF_SPLIT_COPIES]];
+    while (!__atomic_load_n(&sl->ready, __ATOMIC_ACQUIRE))
+        sched_yield();
+    if (sl->gen_failed)
+        return;
+    df_meta_plan *p = sl->plan;
+    for (size_t v = 0; v < p->nvar; v++)
+        if (p->kind[v] == kinds[i % DF_SPLIT_COPIES]) {
+            double t0 = df_now();
+            df_meta_plan_fill(&sl->c, p, v);
+            e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+            copy_prep(e, e->kernels[sl->ki], p, v, w);
+        }
 }
 
 /* Generation and references of item g's slots. */
@@ -463,6 +503,10 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
 {
     df_job *jb = ctx;
     df_engine *e = jb->e;
+    if (g >= slot_items(jb)) {
+        copy_item(jb, g - slot_items(jb), w);
+        return;
+    }
     size_t lo = g * jb->group, hi = lo + jb->group < jb->n ? lo + jb->group : jb->n;
     df_refs_job rj[DF_PREP_GROUP];
     size_t m = 0;
@@ -483,9 +527,11 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     df_refs_compute_many(rj, m);
     e->cpu_s[w][DF_CPU_GENERATE] += t1 - t0;
     e->cpu_s[w][DF_CPU_REFS] += df_now() - t1;
-    for (size_t s = lo; s < hi; s++)
+    for (size_t s = lo; s < hi; s++) {
         if (jb->slots[s].plan && !jb->slots[s].gen_failed && !df_backend_is_host(e->b))
-            early_copies(e, &jb->slots[s], jb->group > 1, w);
+            early_copies(e, &jb->slots[s], jb->nsampled == 0, w);
+        __atomic_store_n(&jb->slots[s].ready, 1, __ATOMIC_RELEASE);
+    }
 }
 
 double df_engine_cpu_seconds(const df_engine *e, int kind)
@@ -592,7 +638,8 @@ static int batch_alloc(df_engine *e)
     e->capbatch = e->batch;
     e->cptr = calloc(e->batch, sizeof *e->cptr);
     e->bres = calloc(e->batch, sizeof *e->bres);
-    return e->slots && e->mctx && e->cptr && e->bres && e->cpu_s ? 0 : -1;
+    e->sampled = calloc(want, sizeof *e->sampled);
+    return e->slots && e->mctx && e->cptr && e->bres && e->cpu_s && e->sampled ? 0 : -1;
 }
 
 /* The cuda backend's part: each kernel's cases of the batch in one call.
@@ -877,6 +924,7 @@ static void name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
         slots[s].plan = NULL;
         k += (size_t)df_meta_sampled(&e->o->meta, &id);
     }
+    e->nsampled[h] = 0;
     if (k > e->nplans[h]) {
         df_meta_plan *p = realloc(e->plans[h], k * sizeof *p);
         if (!p)
@@ -888,9 +936,13 @@ static void name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
     k = 0;
     for (size_t s = 0; s < n; s++) {
         df_case id = {.seed = e->o->seed, .index = lo + s};
-        if (df_meta_sampled(&e->o->meta, &id))
+        __atomic_store_n(&slots[s].ready, 0, __ATOMIC_RELAXED);
+        if (df_meta_sampled(&e->o->meta, &id)) {
+            e->sampled[(size_t)h * e->batch + k] = (uint32_t)s;
             slots[s].plan = &e->plans[h][k++];
+        }
     }
+    e->nsampled[h] = k;
 }
 
 /* Checks the batch e->cur, indices [lo, lo + n), and records it in order;
@@ -1025,12 +1077,12 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
     for (;;) {
         uint64_t j = i + n;
         size_t m = j < hi && !stopping(e, deadline) ? batch_len(e, j, hi) : 0;
-        df_job nb = batch_job(e, other, m);
         int h = -1;
-        if (m) {
+        if (m)
             name_batch(e, other, j, m);
+        df_job nb = batch_job(e, other, m); /* after the naming: its sampled cases */
+        if (m)
             h = df_pool_begin(e->pool, prep_items(&nb), prepare_group, &nb);
-        }
         rc = check_batch(e, i, n, 1, t, &after);
         double tw = df_now();
         pool_join(e->pool, h, prep_items(&nb), prepare_group, &nb);

@@ -169,67 +169,14 @@ static unsigned char *plan_vectors(df_meta_plan *p, const df_case *c, size_t *es
     return df_scratch_reserve(&p->buf, 4 * (size_t)c->n * *es + 64);
 }
 
-static void make_negate(const df_case *c, const df_checked *r, unsigned char *dst,
-                        df_meta_plan *p)
-{
-    if (has_int_min_or_nan(c) || r->res.status != DF_RUN_OK)
-        return;
-    negate_into(c, dst);
-    df_case *d = add_var(p, DF_META_NEGATE, c);
-    if (d)
-        d->a = dst;
-}
-
-static void make_scale(const df_kernel *k, const df_case *c, const df_checked *r,
-                       df_pcg32 *rng, unsigned char *dst, df_meta_plan *p)
-{
-    int kexp = 1 + (int)df_pcg32_bounded(rng, 6);
-    if (df_pcg32_bounded(rng, 2))
-        kexp = -kexp;
-    p->kexp = kexp;
-    if (r->res.status != DF_RUN_OK || !df_scale_is_exact(k, c, r->refs.G, kexp))
-        return;
-    /* every a_i and a_i 2^k is normal or zero (df_scale_is_exact): the
-     * product by 2^k is exact, ldexp's value */
-    if (c->type == DF_F32) {
-        const float f = ldexpf(1.0f, kexp), *a = c->a;
-        for (uint64_t i = 0; i < c->n; i++)
-            ((float *)dst)[i] = a[i] * f;
-    } else {
-        const double f = ldexp(1.0, kexp), *a = c->a;
-        for (uint64_t i = 0; i < c->n; i++)
-            ((double *)dst)[i] = a[i] * f;
-    }
-    df_case *d = add_var(p, DF_META_SCALE, c);
-    if (d)
-        d->a = dst;
-}
-
 /* j in [0, i] for the permute's Fisher-Yates (n < 2^32 there). */
 static uint64_t permute_draw(df_pcg32 *r, uint64_t i)
 {
     return df_pcg32_bounded(r, (uint32_t)(i + 1));
 }
 
-static void make_permute(const df_case *c, df_pcg32 *rng, unsigned char *pa, size_t es,
-                         df_meta_plan *p)
-{
-    if (c->n < 2 || c->n > 0xffffffffu)
-        return;
-    size_t bytes = (size_t)c->n * es;
-    unsigned char *pb = pa + bytes;
-    memcpy(pa, c->a, bytes);
-    memcpy(pb, c->b, bytes);
-    df_shuffle_pairs(pa, pb, es, c->n, rng, permute_draw);
-    df_case *d = add_var(p, DF_META_PERMUTE, c);
-    if (d) {
-        d->a = pa;
-        d->b = pb;
-    }
-}
-
-int df_meta_plan_variants(const df_kernel *k, const df_case *c, const df_checked *r,
-                          const df_meta_opts *mo, df_meta_plan *p)
+int df_meta_plan_layout(const df_kernel *k, const df_case *c, const df_checked *r,
+                        const df_meta_opts *mo, df_meta_plan *p)
 {
     p->nvar = 0;
     p->kexp = 0;
@@ -243,11 +190,72 @@ int df_meta_plan_variants(const df_kernel *k, const df_case *c, const df_checked
     if (!v)
         return 0; /* no memory for copies: the reruns alone */
     size_t bytes = (size_t)c->n * es;
-    make_negate(c, r, v, p);
-    if (c->type != DF_I32)
-        make_scale(k, c, r, &rng, v + bytes, p);
-    make_permute(c, &rng, v + 2 * bytes, es, p);
+    df_case *d;
+    /* negate: a -> -a, for a first run that ended well, without INT_MIN
+     * (no negation) or NaN (no sign to keep) */
+    if (r->res.status == DF_RUN_OK && !has_int_min_or_nan(c) &&
+        (d = add_var(p, DF_META_NEGATE, c)) != NULL)
+        d->a = v;
+    /* scale: a -> 2^k a, k = +-[1, 6] (drawn for floats whether or not it
+     * applies), where the scaling is provably exact */
+    if (c->type != DF_I32) {
+        int kexp = 1 + (int)df_pcg32_bounded(&rng, 6);
+        if (df_pcg32_bounded(&rng, 2))
+            kexp = -kexp;
+        p->kexp = kexp;
+        if (r->res.status == DF_RUN_OK && df_scale_is_exact(k, c, r->refs.G, kexp) &&
+            (d = add_var(p, DF_META_SCALE, c)) != NULL)
+            d->a = v + bytes;
+    }
+    /* permute: the pairs shuffled with the stream from here on */
+    p->perm = rng;
+    if (c->n >= 2 && c->n <= 0xffffffffu && (d = add_var(p, DF_META_PERMUTE, c)) != NULL) {
+        d->a = v + 2 * bytes;
+        d->b = v + 3 * bytes;
+    }
     return 0;
+}
+
+void df_meta_plan_fill(const df_case *c, df_meta_plan *p, size_t i)
+{
+    size_t bytes = (size_t)c->n * df_type_size(c->type);
+    void *a = (void *)p->var[i].a, *b = (void *)p->var[i].b;
+    switch (p->kind[i]) {
+    case DF_META_NEGATE:
+        negate_into(c, a);
+        break;
+    case DF_META_SCALE:
+        /* every a_i and a_i 2^k is normal or zero (df_scale_is_exact): the
+         * product by 2^k is exact, ldexp's value */
+        if (c->type == DF_F32) {
+            const float f = ldexpf(1.0f, p->kexp), *x = c->a;
+            for (uint64_t j = 0; j < c->n; j++)
+                ((float *)a)[j] = x[j] * f;
+        } else {
+            const double f = ldexp(1.0, p->kexp), *x = c->a;
+            for (uint64_t j = 0; j < c->n; j++)
+                ((double *)a)[j] = x[j] * f;
+        }
+        break;
+    case DF_META_PERMUTE: {
+        df_pcg32 rng = p->perm;
+        memcpy(a, c->a, bytes);
+        memcpy(b, c->b, bytes);
+        df_shuffle_pairs(a, b, df_type_size(c->type), c->n, &rng, permute_draw);
+        break;
+    }
+    default: /* a rerun runs the case itself */
+        break;
+    }
+}
+
+int df_meta_plan_variants(const df_kernel *k, const df_case *c, const df_checked *r,
+                          const df_meta_opts *mo, df_meta_plan *p)
+{
+    int rc = df_meta_plan_layout(k, c, r, mo, p);
+    for (size_t i = 0; i < p->nvar; i++)
+        df_meta_plan_fill(c, p, i);
+    return rc;
 }
 
 void df_meta_plan_settle(df_meta_plan *p, const df_checked *r)

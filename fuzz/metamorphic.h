@@ -14,6 +14,7 @@
 #define DOTFUZZ_METAMORPHIC_H
 
 #include "check.h"
+#include "pcg32.h"
 
 typedef struct df_meta_opts {
     uint32_t every;   /* check one case in `every` (by a hash of seed and index); 0 = never */
@@ -53,6 +54,7 @@ typedef struct df_meta_plan {
     df_checked *out;      /* results; references, model and judgement for copies */
     int *ran;             /* 1 ran, -1 the backend died on it, 0 not run */
     int kexp;             /* scale's 2^k */
+    df_pcg32 perm;        /* permute's stream (df_meta_plan_layout) */
     df_scratch buf;
 } df_meta_plan;
 
@@ -64,6 +66,13 @@ int df_meta_plan_make(const df_kernel *k, const df_case *c, const df_checked *r,
  * copy's references (variant i; nothing for a rerun), on any thread. */
 int df_meta_plan_variants(const df_kernel *k, const df_case *c, const df_checked *r,
                           const df_meta_opts *mo, df_meta_plan *p);
+/* df_meta_plan_variants in two steps, so that a long case's copies are
+ * made on a thread each: the variants, which copies apply and where their
+ * vectors go (returns 0, or -1 out of memory); then variant i's vectors
+ * (nothing for a rerun), any i in any order. */
+int df_meta_plan_layout(const df_kernel *k, const df_case *c, const df_checked *r,
+                        const df_meta_opts *mo, df_meta_plan *p);
+void df_meta_plan_fill(const df_case *c, df_meta_plan *p, size_t i);
 void df_meta_plan_refs(df_meta_plan *p, size_t i);
 /* Variants made before the run, with a stand-in r whose run ended well (so
  * made on any thread while the case waits for its run): given the real r,

@@ -151,12 +151,14 @@ typedef struct df_slot {
     df_meta_plan *plan;       /* sampled: one of the engine's plans (NULL: no memory) */
     int copies;               /* DF_COPIES_*: how far the prepare stage took the
                                  plan's copies (cuda path) */
+    int ready;                /* prepared (atomic): a long case's copies may start */
 } df_slot;
 
 /* The cuda path makes a sampled case's metamorphic copies in the prepare
  * stage, before its run, as if the run ends well (df_meta_plan_settle drops
- * what a failed run would not have made); short cases' copies are also
- * referenced and modelled there. */
+ * what a failed run would not have made), and references and models them
+ * there: a short case's on its own thread, a long case's on a thread each
+ * (made when the case is ready). */
 enum { DF_COPIES_NONE, DF_COPIES_MADE, DF_COPIES_PREPPED };
 
 /* One metamorphic variant of a batch: slot and variant index. */
@@ -191,6 +193,8 @@ typedef struct df_engine {
     df_result *bres;
     df_meta_plan *plans[2];   /* each half of the slots' sampled cases' plans, in order */
     size_t nplans[2];         /* plans made so far (their buffers kept for reuse) */
+    uint32_t *sampled;        /* each half's sampled slots, from sampled + half * batch */
+    size_t nsampled[2];
     df_vref *vref;            /* the batch's metamorphic variants */
     const df_case **vptr;
     df_result *vres;
