@@ -259,6 +259,20 @@ int df_backend_batch_times(df_backend *b, double *out)
     return 0;
 }
 
+int df_backend_devgen(df_backend *b, const df_devgen_case *cs, size_t m, size_t bytes,
+                      void *out, double *ms, char *err, size_t err_len)
+{
+#ifdef DOTFUZZ_CUDA
+    if (b->is_cuda)
+        return df_cuda_devgen(b->cuda, cs, m, bytes, out, ms, err, err_len);
+#else
+    (void)cs, (void)m, (void)bytes, (void)out, (void)ms;
+#endif
+    snprintf(err, err_len, "generation on the GPU needs the cuda backend (this is %s)",
+             df_backend_name(b));
+    return -1;
+}
+
 void df_backend_set_debug_invariants(df_backend *b, int on)
 {
 #ifdef DOTFUZZ_CUDA

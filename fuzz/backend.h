@@ -74,6 +74,13 @@ void df_backend_set_pool(df_backend *b, struct df_pool *pool);
  * such stages). */
 int df_backend_batch_times(df_backend *b, double *out);
 
+/* cuda: m cases generated on the GPU from their value streams
+ * (df_cuda_devgen), copied into out. Returns 0, or -1 with the reason in
+ * err (the host backend has no GPU). */
+struct df_devgen_case;
+int df_backend_devgen(df_backend *b, const struct df_devgen_case *cs, size_t m, size_t bytes,
+                      void *out, double *ms, char *err, size_t err_len);
+
 /* cuda: fold/tournament check their loop invariant after every round. */
 void df_backend_set_debug_invariants(df_backend *b, int on);
 

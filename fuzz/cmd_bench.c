@@ -13,6 +13,11 @@
  *               is saved); batches buffered as run's --pipeline auto does
  *               ("x2": double-buffered, "x1": one buffer), and at n = 2000
  *               a second row with the other buffering, side by side;
+ *   GPU gen.    cuda: the last n = 2000 batch generated again on the GPU
+ *               from the same PCG32 streams (df_backend_devgen, one thread
+ *               a case), compared byte for byte with the CPU's, and the
+ *               kernel's cases/s beside the CPU's generation on every
+ *               thread of the pool;
  *   big n       at n = 2^26 (2^20 with --quick): the harness's verified
  *               elements/s against the bare references alone
  *               (df_refs_compute, the oracle's, on the same pool over the
@@ -32,6 +37,7 @@
 #include "../kernels/cuda_backend.h"
 #include "../reference/reference.h"
 #include "backend.h"
+#include "generator.h"
 #include "cli.h"
 #include "cli_util.h"
 #include "run.h"
@@ -50,6 +56,9 @@ static const char bench_usage[] =
     "              checks on 1 case in --meta-every, tallies (no files saved);\n"
     "              buffered as run's --pipeline auto (x2: double-buffered, x1:\n"
     "              one buffer), and at n = 2000 again with the other buffering\n"
+    "  GPU gen.    cuda: the last batch at n = 2000 generated again on the GPU from\n"
+    "              the same PCG32 streams (one thread a case), its bytes compared\n"
+    "              with the CPU's, its cases/s beside the CPU's on every thread\n"
     "  big n       verified elements/s at n = 2^26 against the bare references\n"
     "              (df_refs_compute) on the same threads and cases\n"
     "and the peak resident memory after each row. Each row runs one batch\n"
@@ -290,6 +299,71 @@ static int harness_row_print(const char *what, const harness_row *r, uint64_t n,
     return 0;
 }
 
+/* The CPU's generation of slot s of the last batch again, for its time. */
+static void regen_slot(void *ctx, size_t s, unsigned w)
+{
+    df_engine *e = ctx;
+    df_slot *sl = &e->cur[s];
+    df_case c;
+    (void)df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
+                      &e->mctx[w].scratch, &c);
+}
+
+/* cuda: the engine's last batch generated again on the GPU from the same
+ * value streams; its bytes against the CPU's, and both generators' cases/s
+ * (the GPU kernel's time; the CPU's generation on every thread). Returns 0,
+ * or -1 when it could not run (printed). */
+static int devgen_row(df_engine *e, df_backend *b)
+{
+    size_t m = e->ncur, bytes = 0, equal = 0;
+    df_devgen_case *cs = calloc(m ? m : 1, sizeof *cs);
+    if (!cs)
+        return -1;
+    for (size_t s = 0; s < m; s++) {
+        const df_case *c = &e->cur[s].c;
+        uint32_t fam = 0;
+        uint64_t n = 0;
+        if (df_generate_stream(e->o->seed, c->index, e->kernels[e->cur[s].ki], &e->go,
+                               &cs[s].rng, &fam, &n) != 0 || n != c->n || fam != c->family) {
+            free(cs);
+            fprintf(stderr, "dotfuzz bench: case %llu has no value stream\n",
+                    (unsigned long long)c->index);
+            return -1;
+        }
+        cs[s].family = fam;
+        cs[s].type = (uint32_t)c->type;
+        cs[s].n = n;
+        cs[s].off = bytes;
+        bytes += (2 * (size_t)n * df_type_size(c->type) + 15) / 16 * 16;
+    }
+    unsigned char *out = malloc(bytes ? bytes : 1);
+    char err[160] = "";
+    double ms = 0;
+    /* twice: the first loads the kernel */
+    int rc = out ? df_backend_devgen(b, cs, m, bytes, out, &ms, err, sizeof err) : -1;
+    if (rc == 0)
+        rc = df_backend_devgen(b, cs, m, bytes, out, &ms, err, sizeof err);
+    for (size_t s = 0; rc == 0 && s < m; s++) {
+        const df_case *c = &e->cur[s].c;
+        size_t na = (size_t)c->n * df_type_size(c->type);
+        equal += (!na || memcmp(out + cs[s].off, c->a, na) == 0) &&
+                 (!na || memcmp(out + cs[s].off + na, c->b, na) == 0);
+    }
+    double t0 = df_now();
+    df_pool_for(e->pool, m, regen_slot, e);
+    double cpu = df_now() - t0;
+    if (rc == 0)
+        printf("%-34s %14.0f cases/s  on the GPU (%zu cases, one thread each: %.3f ms); "
+               "the CPU on %u threads %.0f cases/s; bytes equal to the CPU's: %zu of %zu\n",
+               "generation n = 2000, GPU vs CPU", ms > 0 ? m / (ms * 1e-3) : 0.0, m, ms,
+               df_pool_size(e->pool), cpu > 0 ? m / cpu : 0.0, equal, m);
+    else
+        fprintf(stderr, "dotfuzz bench: generation on the GPU: %s\n", err);
+    free(out);
+    free(cs);
+    return rc == 0 && equal == m ? 0 : -1;
+}
+
 /* The harness at n with batches of batch cases, printed as one row. */
 static int harness_measure(df_engine *e, const char *what, uint64_t n, size_t batch,
                            double time_s, harness_row *r)
@@ -340,6 +414,8 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
                                                    : "  the same, double-buffered",
                                  2000, (size_t)o->batch, o->time_s, &r1buf) != 0;
     e.pipeline = DF_PIPE_AUTO;
+    /* the cuda backend: the same cases generated on the GPU */
+    bad = bad || (strcmp(df_backend_name(b), "cuda") == 0 && devgen_row(&e, b) != 0);
     bad = bad ||
               harness_measure(&e, "harness n = 65536, verified", 65536, b64, o->time_s,
                               &r64k) != 0 ||

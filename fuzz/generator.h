@@ -68,6 +68,14 @@ typedef struct df_gen_opts {
 int df_generate(uint64_t seed, uint64_t index, const df_kernel *k,
                 const df_gen_opts *o, df_scratch *buf, df_case *out);
 
+/* Where df_generate's values come from: the value stream (the PCG32 state
+ * after the family and shape draws), the family and n, for a generator
+ * that fills the vectors elsewhere from the same stream (the GPU's,
+ * kernels/devgen.cu; fuzz/values.h). Returns 0, or -1 as df_generate. */
+int df_generate_stream(uint64_t seed, uint64_t index, const df_kernel *k,
+                       const df_gen_opts *o, df_pcg32 *values, uint32_t *family,
+                       uint64_t *n);
+
 /* The length and launch draw alone (exposed for tests): picks block, grid
  * and offsets within k's ranges and n in [0, max_n] biased to edges. */
 void df_draw_shape(df_pcg32 *rng, const df_kernel *k, uint64_t max_n,

@@ -16,8 +16,20 @@
 
 #define DF_SHUFFLE_AHEAD 32
 
+/* Host C, and CUDA device code too (the GPU's generator, fuzz/values.h). */
+#if defined(__CUDACC__)
+#define DF_SHUFFLE_FN static __host__ __device__ inline
+#else
+#define DF_SHUFFLE_FN static inline
+#endif
+#if defined(__CUDA_ARCH__)
+#define DF_SHUFFLE_PREFETCH(p) ((void)(p))
+#else
+#define DF_SHUFFLE_PREFETCH(p) __builtin_prefetch((p), 1)
+#endif
+
 #define DF_SHUFFLE_TYPED(NAME, T)                                               \
-    static inline void NAME(T *a, T *b, uint64_t n, df_pcg32 *r,                \
+    DF_SHUFFLE_FN void NAME(T *a, T *b, uint64_t n, df_pcg32 *r,                \
                             uint64_t (*draw)(df_pcg32 *, uint64_t))             \
     {                                                                           \
         uint64_t js[DF_SHUFFLE_AHEAD];                                          \
@@ -25,8 +37,8 @@
             unsigned m = hi < DF_SHUFFLE_AHEAD ? (unsigned)hi : DF_SHUFFLE_AHEAD; \
             for (unsigned k = 0; k < m; k++) {                                  \
                 js[k] = draw(r, hi - k);                                        \
-                __builtin_prefetch(a + js[k], 1);                               \
-                __builtin_prefetch(b + js[k], 1);                               \
+                DF_SHUFFLE_PREFETCH(a + js[k]);                                 \
+                DF_SHUFFLE_PREFETCH(b + js[k]);                                 \
             }                                                                   \
             for (unsigned k = 0; k < m; k++) {                                  \
                 uint64_t i = hi - k, j = js[k];                                 \
@@ -43,7 +55,7 @@ DF_SHUFFLE_TYPED(df_shuffle_pairs64, uint64_t)
 #undef DF_SHUFFLE_TYPED
 
 /* es: the element size, 4 or 8. */
-static inline void df_shuffle_pairs(void *a, void *b, size_t es, uint64_t n, df_pcg32 *r,
+DF_SHUFFLE_FN void df_shuffle_pairs(void *a, void *b, size_t es, uint64_t n, df_pcg32 *r,
                                     uint64_t (*draw)(df_pcg32 *, uint64_t))
 {
     if (es == 4)

@@ -99,6 +99,7 @@ typedef int df_cuda_backend_is_built_by_nvcc;
 #include <string.h>
 
 #include "soft_error_host.h"
+#include "../fuzz/values.h"
 
 extern "C" const struct df_gpu_ops df_gpu_shfl, df_gpu_shfl_f64acc, df_gpu_shfl_f64;
 
@@ -1022,6 +1023,95 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
     batch_tick(cu, DF_CUDA_T_FINISH, &t);
     *done = n;
     return 0;
+}
+
+/* ---- the GPU's generator (df_cuda_devgen) ---- */
+
+__global__ void devgen_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf)
+{
+    size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= m)
+        return;
+    const df_devgen_case c = cs[j];
+    df_pcg32 r = c.rng;
+    size_t na = (size_t)c.n * df_val_size((df_type)c.type);
+    (void)df_fill_values(c.family, &r, (df_type)c.type, buf + c.off, buf + c.off + na, c.n);
+}
+
+static int devgen_cmp(const void *x, const void *y)
+{
+    const df_devgen_case *p = (const df_devgen_case *)x, *q = (const df_devgen_case *)y;
+    if (p->family != q->family)
+        return p->family < q->family ? -1 : 1;
+    return p->off < q->off ? -1 : p->off > q->off;
+}
+
+static int devgen_fail(const char *call, cudaError_t e, char *err, size_t err_len)
+{
+    snprintf(err, err_len, "%s: %s", call, cudaGetErrorString(e));
+    (void)cudaGetLastError();
+    return -1;
+}
+
+extern "C" int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, size_t bytes,
+                              void *out, double *ms, char *err, size_t err_len)
+{
+    /* one family a warp where the batch allows: the threads of a warp
+     * then take the same branches */
+    df_devgen_case *sorted = (df_devgen_case *)malloc(m * sizeof *sorted);
+    if (!sorted) {
+        snprintf(err, err_len, "out of host memory");
+        return -1;
+    }
+    memcpy(sorted, cs, m * sizeof *sorted);
+    qsort(sorted, m, sizeof *sorted, devgen_cmp);
+    void *d_cs = NULL, *d_buf = NULL;
+    cudaEvent_t t0 = NULL, t1 = NULL;
+    cudaError_t e;
+    int rc = -1;
+    float f = 0;
+    if (cu->broken) {
+        snprintf(err, err_len, "the CUDA context is unusable");
+        goto out;
+    }
+    if ((e = cudaMalloc(&d_cs, m * sizeof *sorted)) || (e = cudaMalloc(&d_buf, bytes ? bytes : 1))) {
+        devgen_fail("cudaMalloc", e, err, err_len);
+        goto out;
+    }
+    if ((e = cudaEventCreate(&t0)) || (e = cudaEventCreate(&t1))) {
+        devgen_fail("cudaEventCreate", e, err, err_len);
+        goto out;
+    }
+    if ((e = cudaMemcpyAsync(d_cs, sorted, m * sizeof *sorted, cudaMemcpyHostToDevice,
+                             cu->stream))) {
+        devgen_fail("cudaMemcpyAsync(cases)", e, err, err_len);
+        goto out;
+    }
+    cudaEventRecord(t0, cu->stream);
+    devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, cu->stream>>>(
+        (const df_devgen_case *)d_cs, m, (unsigned char *)d_buf);
+    cudaEventRecord(t1, cu->stream);
+    if ((e = cudaGetLastError())) {
+        devgen_fail("devgen_kernel", e, err, err_len);
+        goto out;
+    }
+    if ((e = cudaMemcpyAsync(out, d_buf, bytes, cudaMemcpyDeviceToHost, cu->stream)) ||
+        (e = cudaStreamSynchronize(cu->stream))) {
+        devgen_fail("devgen_kernel, or its copy out", e, err, err_len);
+        goto out;
+    }
+    cudaEventElapsedTime(&f, t0, t1);
+    *ms = f;
+    rc = 0;
+out:
+    if (t0)
+        cudaEventDestroy(t0);
+    if (t1)
+        cudaEventDestroy(t1);
+    cudaFree(d_cs);
+    cudaFree(d_buf);
+    free(sorted);
+    return rc;
 }
 
 #endif

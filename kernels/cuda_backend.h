@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../fuzz/pcg32.h"
 #include "kernel.h"
 
 #ifdef __cplusplus
@@ -161,6 +162,21 @@ int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
  * results, the last carrying the error). */
 int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases, size_t n,
                       df_result *res, size_t *done);
+
+/* The GPU's generator: fuzz/values.h compiled for the device. Case j's
+ * vectors, a then b, go at byte off of one device buffer, filled from its
+ * value stream (df_generate_stream) by one thread, so with the bytes
+ * df_generate gives on the CPU. */
+typedef struct df_devgen_case {
+    df_pcg32 rng;
+    uint32_t family, type;
+    uint64_t n, off;
+} df_devgen_case;
+/* Generates the m cases (bytes in all) on the GPU and copies them into
+ * out (host memory of bytes); *ms gets the generating kernel's time
+ * (events). Returns 0, or -1 with the reason in err. */
+int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, size_t bytes, void *out,
+                   double *ms, char *err, size_t err_len);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,762 @@
+/* values.h — the generator's value families (generator.h's DF_FAM_*): what
+ * fills a case's vectors from its PCG32 stream once its family and shape are
+ * drawn. Host C (fuzz/generator.c) and CUDA device code (kernels/devgen.cu)
+ * compile the same text, so the GPU fills a case from the same stream with
+ * the same bytes: every value is made by integer operations and IEEE
+ * operations whose rounding is fixed (+ - * /, fma, conversions, ldexp,
+ * frexp), nothing fused that the text does not fuse (-ffp-contract=off,
+ * nvcc --fmad=false), nothing flushed (nvcc's default -ftz=false).
+ *
+ * Every function is DF_VAL (static inline in C, __host__ __device__ in
+ * CUDA); df_fill_values dispatches on the family id. */
+#ifndef DOTFUZZ_VALUES_H
+#define DOTFUZZ_VALUES_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu_clones.h"
+#include "generator.h"
+#include "pcg32.h"
+#include "shuffle.h"
+
+#if defined(__CUDACC__)
+#define DF_VAL static __host__ __device__ inline
+#define DF_VAL_HOT static __host__ __device__ __forceinline__
+#define DF_VAL_CLONES
+#else
+#define DF_VAL static inline
+/* the per-element helpers are inlined into each family's loop, where the
+ * element type is one value for the whole case (only the speed depends on
+ * it) */
+#if defined(__GNUC__)
+#define DF_VAL_HOT static inline __attribute__((always_inline))
+#else
+#define DF_VAL_HOT static inline
+#endif
+#define DF_VAL_CLONES DF_CPU_CLONES
+#endif
+
+/* df_type_size and df_elem_as_double (fuzz/case.c), for device code too. */
+DF_VAL_HOT size_t df_val_size(df_type t) { return t == DF_F64 ? 8 : 4; }
+DF_VAL_HOT double df_val_elem(df_type t, const void *v, uint64_t i)
+{
+    switch (t) {
+    case DF_F32: return (double)((const float *)v)[i];
+    case DF_F64: return ((const double *)v)[i];
+    case DF_I32: return (double)((const int32_t *)v)[i];
+    }
+    return 0.0;
+}
+
+/* ---- small exact helpers ------------------------------------------------ */
+
+DF_VAL uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+DF_VAL uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+DF_VAL uint64_t sat_mul_u64(uint64_t a, uint64_t b)
+{
+    if (a != 0 && b > UINT64_MAX / a)
+        return UINT64_MAX;
+    return a * b;
+}
+
+/* Uniform in [lo, hi], lo <= hi <= INT64_MAX (lengths are kept below
+ * INT64_MAX so they pass through df_pcg32_range's int64 unchanged). */
+DF_VAL uint64_t draw_uniform_u64(df_pcg32 *r, uint64_t lo, uint64_t hi)
+{
+    return (uint64_t)df_pcg32_range(r, (int64_t)lo, (int64_t)hi);
+}
+
+/* ---- value families ----------------------------------------------------- */
+
+/* Uniform integers in [lo, hi] (|lo|, |hi| <= 2^24, so exact in every
+ * element type). */
+/* df_pcg32_bounded for one bound drawn many times: the same values, with
+ * the threshold computed once and x % bound by multiplication (Lemire,
+ * "Faster remainder by direct computation", 2019: exact for every 32-bit x
+ * and bound) instead of two divisions per draw. */
+typedef struct bounded32 {
+    uint32_t bound, threshold;
+    uint64_t m;
+} bounded32;
+
+DF_VAL bounded32 bounded32_make(uint32_t bound)
+{
+    bounded32 b;
+    b.bound = bound;
+    b.threshold = (0u - bound) % bound;
+    b.m = UINT64_MAX / bound + 1;
+    return b;
+}
+
+DF_VAL_HOT uint32_t bounded32_draw(df_pcg32 *r, const bounded32 *b)
+{
+    for (;;) {
+        uint32_t x = df_pcg32_next(r);
+        if (x >= b->threshold)
+            return (uint32_t)(((unsigned __int128)(b->m * x) * b->bound) >> 64);
+    }
+}
+
+DF_VAL void fill_ints(df_pcg32 *r, df_type t, void *v, uint64_t n,
+                      int64_t lo, int64_t hi)
+{
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    if (span >= 0xffffffffULL) { /* df_pcg32_range's wide path */
+        for (uint64_t i = 0; i < n; i++) {
+            int64_t x = df_pcg32_range(r, lo, hi);
+            if (t == DF_F32)
+                ((float *)v)[i] = (float)x;
+            else if (t == DF_F64)
+                ((double *)v)[i] = (double)x;
+            else
+                ((int32_t *)v)[i] = (int32_t)x;
+        }
+        return;
+    }
+    bounded32 b = bounded32_make((uint32_t)(span + 1));
+    switch (t) {
+    case DF_F32:
+        for (uint64_t i = 0; i < n; i++)
+            ((float *)v)[i] = (float)(lo + (int64_t)bounded32_draw(r, &b));
+        break;
+    case DF_F64:
+        for (uint64_t i = 0; i < n; i++)
+            ((double *)v)[i] = (double)(lo + (int64_t)bounded32_draw(r, &b));
+        break;
+    case DF_I32:
+        for (uint64_t i = 0; i < n; i++)
+            ((int32_t *)v)[i] = (int32_t)(lo + (int64_t)bounded32_draw(r, &b));
+        break;
+    }
+}
+
+DF_VAL void fill_int_small(df_pcg32 *r, df_type t, void *a, void *b,
+                           uint64_t n)
+{
+    fill_ints(r, t, a, n, -50, 50);
+    fill_ints(r, t, b, n, -50, 50);
+}
+
+/* -50 + 100 x, computed as 100 (x - 0.5): x is on the 2^-24 (2^-53) grid
+ * of [0, 1), so x - 0.5 is exact and the product is the only rounding.
+ * Nothing is left for a compiler to fuse into an FMA (the sum-of-product
+ * form changes under -ffp-contract=fast) and x87 excess precision rounds
+ * the exact 31-bit (60-bit) product just once. */
+DF_VAL void fill_uniform_vec(df_pcg32 *r, df_type t, void *v, uint64_t n)
+{
+    if (t == DF_F32) {
+        for (uint64_t i = 0; i < n; i++)
+            ((float *)v)[i] = 100.0f * (df_pcg32_float(r) - 0.5f);
+    } else if (t == DF_F64) {
+        for (uint64_t i = 0; i < n; i++)
+            ((double *)v)[i] = 100.0 * (df_pcg32_double(r) - 0.5);
+    }
+}
+
+DF_VAL void fill_uniform(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    fill_uniform_vec(r, t, a, n);
+    fill_uniform_vec(r, t, b, n);
+}
+
+/* One magnitude per case, so a case is either all-moderate or all-large:
+ * products up to 2^48 leave the exact regime quickly, exercising rounding
+ * on data whose exact dot is still easy to compute. */
+DF_VAL void fill_int_wide(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    int64_t span = (int64_t)1 << df_pcg32_range(r, 7, 24);
+    fill_ints(r, t, a, n, -span, span);
+    fill_ints(r, t, b, n, -span, span);
+}
+
+/* ---- helpers of the families below -------------------------------------- */
+
+#define FLOATS (DF_TYPE_BIT(DF_F32) | DF_TYPE_BIT(DF_F64))
+#define I32_MAX_SQRT 46340 /* floor(sqrt(INT32_MAX)): every product fits int32 */
+
+/* Stores x as element i of v; x is exact in t (an integer for i32), except
+ * where a caller says it rounds once to float. */
+DF_VAL_HOT void put_elem(df_type t, void *v, uint64_t i, double x)
+{
+    switch (t) {
+    case DF_F32: ((float *)v)[i] = (float)x; break;
+    case DF_F64: ((double *)v)[i] = x; break;
+    case DF_I32: ((int32_t *)v)[i] = (int32_t)x; break;
+    }
+}
+
+/* -x when bit 0 of `neg` is set, else x: the sign bit flipped, which is
+ * what negation does, without a branch on a random bit. */
+DF_VAL_HOT double neg_if(double x, uint32_t neg)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    bits ^= (uint64_t)(neg & 1u) << 63;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* A significand uniform in [1, 2) at t's precision (23 or 52 random
+ * fraction bits), built from an integer so it is exact; negative when
+ * `sign`, from a bit the significand does not use. */
+DF_VAL_HOT double draw_mant(df_pcg32 *r, df_type t, int sign)
+{
+    uint32_t w = df_pcg32_next(r);
+    double m;
+    if (t == DF_F32) {
+        m = (double)((w >> 9) | 0x800000u) * 0x1p-23;
+    } else {
+        uint64_t frac = (uint64_t)(w >> 12) << 32 | df_pcg32_next(r);
+        m = (double)(frac | (uint64_t)1 << 52) * 0x1p-52;
+    }
+    return neg_if(m, (uint32_t)sign & w);
+}
+
+/* A nonzero integer uniform in [-v, -1] u [1, v], v >= 1, in one draw. */
+DF_VAL double draw_nonzero_int(df_pcg32 *r, int32_t v)
+{
+    int64_t x = df_pcg32_range(r, -(int64_t)v, (int64_t)v - 1);
+    return (double)(x >= 0 ? x + 1 : x);
+}
+
+/* A position in [0, n), n >= 1: the first or the last element a quarter of
+ * the time (where tail and off-by-one bugs live), else uniform. */
+DF_VAL uint64_t draw_pos(df_pcg32 *r, uint64_t n)
+{
+    uint32_t c = df_pcg32_bounded(r, 8);
+    if (c == 0)
+        return 0;
+    if (c == 1)
+        return n - 1;
+    return draw_uniform_u64(r, 0, n - 1);
+}
+
+/* j in [0, i] for the shuffle of the pairs. */
+DF_VAL uint64_t shuffle_draw(df_pcg32 *r, uint64_t i)
+{
+    return draw_uniform_u64(r, 0, i);
+}
+
+/* Fisher-Yates over the pairs (a[i], b[i]): a pair keeps its partners
+ * (shuffle.h). */
+DF_VAL void shuffle_pairs(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    df_shuffle_pairs(a, b, df_val_size(t), n, r, shuffle_draw);
+}
+
+/* m 2^e for e in [-1022, 1023] and a result in the normal range, where it
+ * is exact: ldexp's value without the library call in the per-element
+ * loops (2^e is built from its bits). */
+DF_VAL_HOT double scale2(double m, int e)
+{
+    uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double p;
+    memcpy(&p, &bits, sizeof p);
+    return m * p;
+}
+
+/* +-m 2^e, e uniform in [elo, ehi], m from draw_mant: the exponent is drawn
+ * first, in its own statement (two draws in one argument list would run in
+ * an order the compiler picks). */
+DF_VAL_HOT double draw_scaled(df_pcg32 *r, df_type t, int elo, int ehi)
+{
+    int e = (int)df_pcg32_range(r, elo, ehi);
+    return scale2(draw_mant(r, t, 1), e);
+}
+
+DF_VAL uint64_t isqrt_u64(uint64_t x)
+{
+    uint64_t lo = 0, hi = 0xffffffffu; /* floor(sqrt(x)) lies in [lo, hi] */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (mid * mid <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Largest |value| for i32 data with at most m nonzero products such that
+ * sum |a_i b_i| <= INT32_MAX, so no int32 accumulation in any order can
+ * overflow and correct int kernels stay clean: 46340 for one product, 50
+ * at m = 858993 (the seed-002 kernel's max_n), never below 1. */
+DF_VAL int32_t i32_bound(uint64_t m)
+{
+    uint64_t v = isqrt_u64((uint64_t)INT32_MAX / (m ? m : 1));
+    return (int32_t)(v < 1 ? 1 : v > I32_MAX_SQRT ? I32_MAX_SQRT : v);
+}
+
+/* ---- exact sum (for cond) ----------------------------------------------- */
+
+/* A fixed-point number with 32-bit digits in int64 chunks, value =
+ * sum c[i] 2^(32 i + ACC_LOW): adding a double is exact and carries can
+ * wait 2^29 additions. It spans every double's bits (2^-1074 and up) with
+ * 2^128 of headroom above DBL_MAX. */
+#define ACC_LOW (-1152)
+#define ACC_CHUNKS 72
+#define ACC_CARRY_EVERY (1u << 29)
+
+typedef struct exact_acc {
+    int64_t c[ACC_CHUNKS];
+    uint32_t pending; /* additions since the last carry pass */
+} exact_acc;
+
+/* Leaves chunks 0..ACC_CHUNKS-2 in [0, 2^32), the sign in the top one. */
+DF_VAL void acc_carry(int64_t *c)
+{
+    for (int i = 0; i + 1 < ACC_CHUNKS; i++) {
+        int64_t low = (int64_t)((uint64_t)c[i] & 0xffffffffu);
+        c[i + 1] += (c[i] - low) / ((int64_t)1 << 32); /* exact: no shift of a negative */
+        c[i] = low;
+    }
+}
+
+DF_VAL_HOT void acc_add(exact_acc *acc, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    uint64_t frac = bits & (((uint64_t)1 << 52) - 1);
+    uint32_t bexp = (uint32_t)(bits >> 52) & 0x7ffu;
+    if ((bexp == 0 && frac == 0) || bexp == 0x7ffu)
+        return; /* zero; cond's values are always finite */
+    /* v = +-m 2^(e - 1075), subnormals included */
+    uint64_t m = bexp ? frac | (uint64_t)1 << 52 : frac;
+    uint32_t pos = (bexp ? bexp : 1) + (uint32_t)(-1075 - ACC_LOW); /* >= 78 */
+    uint32_t idx = pos / 32, sh = pos % 32;
+    uint64_t lo = m << sh;                     /* bits 0..63 of m 2^sh */
+    uint64_t hi = sh ? m >> (64 - sh) : 0;     /* bits 64..84 */
+    int64_t d[3] = {(int64_t)(lo & 0xffffffffu), (int64_t)(lo >> 32), (int64_t)hi};
+    int64_t neg = -(int64_t)(bits >> 63); /* 0 or -1: (d ^ neg) - neg is +-d, no branch */
+    acc->c[idx] += (d[0] ^ neg) - neg;
+    acc->c[idx + 1] += (d[1] ^ neg) - neg;
+    acc->c[idx + 2] += (d[2] ^ neg) - neg;
+    if (++acc->pending == ACC_CARRY_EVERY) {
+        acc_carry(acc->c);
+        acc->pending = 0;
+    }
+}
+
+/* Adds x*y exactly as p + e (TwoProduct: e = fma(x, y, -p) is exact while
+ * x*y neither underflows nor overflows, which cond's magnitudes ensure).
+ * Returns |p|, for G. */
+DF_VAL_HOT double acc_add_product(exact_acc *acc, double x, double y)
+{
+    double p = x * y;
+    double e = fma(x, y, -p);
+    acc_add(acc, p);
+    acc_add(acc, e);
+    return fabs(p);
+}
+
+/* The sum rounded to nearest double: the top 64 bits with a sticky bit
+ * for everything below, converted once. */
+DF_VAL double acc_round(const exact_acc *acc)
+{
+    int64_t d[ACC_CHUNKS];
+    memcpy(d, acc->c, sizeof d);
+    acc_carry(d);
+    int neg = d[ACC_CHUNKS - 1] < 0;
+    if (neg) {
+        for (int i = 0; i < ACC_CHUNKS; i++)
+            d[i] = -d[i];
+        acc_carry(d);
+    }
+    int j = ACC_CHUNKS - 1;
+    while (j >= 0 && d[j] == 0)
+        j--;
+    if (j < 0)
+        return 0.0;
+    uint64_t w = (uint64_t)d[j] << 32 | (j >= 1 ? (uint64_t)d[j - 1] : 0);
+    uint64_t below = j >= 2 ? (uint64_t)d[j - 2] : 0;
+    int lz = 0;
+    while (!(w >> 63)) { /* d[j] < 2^32 is nonzero: at most 31 turns */
+        w <<= 1;
+        lz++;
+    }
+    if (lz)
+        w |= below >> (32 - lz);
+    int sticky = (below & ((((uint64_t)1) << (32 - lz)) - 1)) != 0;
+    for (int i = j - 3; i >= 0 && !sticky; i--)
+        sticky = d[i] != 0;
+    double mag = ldexp((double)(w | (uint64_t)sticky), 32 * (j - 1) + ACC_LOW - lz);
+    return neg ? -mag : mag;
+}
+
+/* ---- cond: prescribed condition number ---------------------------------- */
+
+/* After Ogita, Rump and Oishi, "Accurate sum and dot product" (SIAM J. Sci.
+ * Comput. 26(6), 2005), Algorithm 6.1 (GenDot). GenDot fills the first half
+ * of x and y with random values whose exponents spread over [0, b/2],
+ * b = log2(cond), so the products reach 2^b; then it picks each element of
+ * the second half so that the running dot, computed accurately, shrinks
+ * from 2^(b/2) to about 1: y_i = (r 2^e_i - x(1:i-1)'y(1:i-1)) / x_i with
+ * e_i decreasing; finally it permutes the elements. Only the last element
+ * decides the final sum; the earlier steps keep each step's rounding (u
+ * times the running sum) small against the next sum.
+ *
+ * Here: a bulk of n - steps elements as GenDot's first half, then `steps`
+ * chain elements that close the gap between the running sum and the final
+ * one in equal cuts of about 2^step_bits at most, the last one aimed not at
+ * a random value but at the s that makes 2G/|s| equal the target (the
+ * closed form in cond_final_abs), so every case lands within a few percent
+ * of its target (measured over 20000 cases each: 0.3% for f32, 1e-5 for
+ * f64; the promise, and the tests' bound, is a factor 3). The running sum is exact (exact_acc, products split by
+ * TwoProduct), G is summed in double (relative error n u, harmless here).
+ *
+ * Target: log-uniform by octave over [1, 1e30] for f32 and f64 alike: the
+ * values stay in [2^-33, 2^52] and G below 2^102 for any n (the bulk is
+ * scaled down by 2^-ceil(log2(n)/2)), far inside float's exponent range, so
+ * f32 reaches 1e30 too. Short vectors fall back: a chain of `steps`
+ * elements needs n >= steps + 1 (f64: n >= 4 for the top octave, f32:
+ * n >= 8), so the target's octave is capped at step_bits (n - 1) - 3 for
+ * n >= 2, and n == 1 gets octave 0 (cond is 2 for any single product).
+ * Targets below 2.5 aim at 2.5 (2G/|s| >= 2 always; 2.5 is within a factor
+ * 3 of all of [1, 2.5)). */
+#define COND_OCTAVES 100
+
+/* The last step's error is about u times the running sum before it, which
+ * the chain leaves within 2^(step_bits + 3) of the final sum: 2^-5 of it
+ * for f32, 2^-14 for f64. */
+DF_VAL uint32_t cond_step_bits(df_type t) { return t == DF_F32 ? 16 : 36; }
+
+DF_VAL uint64_t cond_steps(df_type t, uint32_t octave)
+{
+    return 1 + (octave + 2) / cond_step_bits(t);
+}
+
+/* The target's draws, the family's first: octave e = bounded(100), then the
+ * mantissa 1 + j 2^-32 with j = next() (j = bounded(2481305747) in the top
+ * octave, where (1e30 / 2^99 - 1) 2^32 = 2481305747.6). */
+DF_VAL double cond_target(df_pcg32 *r, df_type t, uint64_t n, uint32_t *octave)
+{
+    uint32_t e = df_pcg32_bounded(r, COND_OCTAVES);
+    uint32_t j = e == COND_OCTAVES - 1
+                     ? df_pcg32_bounded(r, (uint32_t)((1e30 * 0x1p-99 - 1.0) * 0x1p32))
+                     : df_pcg32_next(r);
+    uint64_t cap = n < 2 ? 0 : sat_mul_u64(cond_step_bits(t), n - 1) - 3;
+    if (e > cap)
+        e = (uint32_t)cap;
+    *octave = e;
+    return ldexp(1.0 + (double)j * 0x1p-32, (int)e);
+}
+
+/* GenDot's first half: a_i = +-m 2^e_i, b_i = +-m' 2^e_i, e_i uniform in
+ * [0, ceil(octave / 2)] (the first at the top) minus the scale shift.
+ * Below octave 4 all products share one sign: a random-sign bulk would
+ * often be worse conditioned than such a target already. Returns G. */
+DF_VAL double cond_bulk(df_pcg32 *r, df_type t, void *a, void *b, uint64_t bulk,
+                        uint64_t n, uint32_t octave, exact_acc *acc)
+{
+    int top = (int)(octave + 1) / 2, shift = (int)(df_ceil_log2_u64(n) + 1) / 2;
+    int same = octave < 4;
+    double sgn = df_pcg32_next(r) & 1 ? -1.0 : 1.0, G = 0;
+    const bounded32 eb = bounded32_make((uint32_t)top + 1);
+    for (uint64_t i = 0; i < bulk; i++) {
+        int e = (i == 0 ? top : (int)bounded32_draw(r, &eb)) - shift;
+        double x = scale2(draw_mant(r, t, !same), e);
+        double y = scale2(draw_mant(r, t, !same), e);
+        if (same)
+            x *= sgn;
+        put_elem(t, a, i, x);
+        put_elem(t, b, i, y);
+        G += acc_add_product(acc, x, y);
+    }
+    return G;
+}
+
+/* |s| at which one more product q = s - S brings 2G/|s| to c (c > 2), S
+ * being the exact running sum and G its sum of |products|: shrinking |S|
+ * (when c |S| >= 2G) adds |S| - |s| to G, so |s| = 2(G + |S|)/(c + 2);
+ * growing it adds |s| - |S|, so |s| = 2(G - |S|)/(c - 2). */
+DF_VAL double cond_final_abs(double S, double G, double c)
+{
+    /* one operation per statement: no excess precision between them */
+    double aS = fabs(S), lhs = c * aS, twice_g = 2 * G;
+    int shrink = lhs >= twice_g;
+    double num = shrink ? G + aS : G - aS, den = shrink ? c + 2 : c - 2;
+    double twice_num = 2 * num;
+    return twice_num / den;
+}
+
+DF_VAL int frexp_exp(double v)
+{
+    int e = 0;
+    (void)frexp(v, &e);
+    return e;
+}
+
+DF_VAL int floor_half(int e) { return e >= 0 ? e / 2 : -((1 - e) / 2); }
+
+/* The product of one intermediate chain element, `left` elements to go
+ * (the last one included). Above the predicted final sum sf (gap =
+ * exponent of S minus exponent of sf > 0) it keeps a fraction
+ * m 2^-d of S, m in [1/2, 1), d = ceil(gap / left): the gap closes evenly
+ * over the steps left, and |q| >= |S| / 2 (no step shrinks to a tiny
+ * pair). Cancelling steps leave G + |S|, and so sf, unchanged. At or below
+ * sf (or at S = 0) it grows S by m sf instead; the last step settles
+ * either way. */
+DF_VAL double cond_chain_product(df_pcg32 *r, df_type t, double S, double sf,
+                                 uint64_t left)
+{
+    double m = 0.5 * draw_mant(r, t, 0);
+    int gap = frexp_exp(S) - frexp_exp(sf);
+    if (S == 0 || gap <= 0)
+        return S < 0 ? -(m * sf) : m * sf;
+    int d = (int)(((uint64_t)gap + left - 1) / left);
+    double keep = 1.0 - ldexp(m, -d); /* m 2^-d is exact: one rounding */
+    double q = S * keep;
+    return -q;
+}
+
+/* One chain element at index i, `left` elements to go (this one
+ * included); the last one's product is sf - S, which brings 2G/|s| to c.
+ * Returns the new G. */
+DF_VAL double cond_step(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i,
+                        uint64_t left, double c, exact_acc *acc, double G)
+{
+    double S = acc_round(acc), sf = cond_final_abs(S, G, c);
+    double q = left > 1 ? cond_chain_product(r, t, S, sf, left)
+                        : (S < 0 ? -sf : sf) - S;
+    double x = ldexp(draw_mant(r, t, 1), floor_half(frexp_exp(q)));
+    double y = q / x; /* f32: rounded once more by put_elem */
+    put_elem(t, a, i, x);
+    put_elem(t, b, i, y);
+    return G + acc_add_product(acc, x, df_val_elem(t, b, i));
+}
+
+/* Cloned for x86-64-v3: TwoProduct's fma is one instruction there. */
+DF_VAL_CLONES DF_VAL void fill_cond(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    uint32_t octave;
+    double c = cond_target(r, t, n, &octave);
+    if (n == 0)
+        return;
+    uint64_t steps = n == 1 ? 0 : cond_steps(t, octave), bulk = n - steps;
+    exact_acc acc;
+    memset(&acc, 0, sizeof acc);
+    double G = cond_bulk(r, t, a, b, bulk, n, octave, &acc);
+    for (uint64_t k = 0; k < steps; k++)
+        G = cond_step(r, t, a, b, bulk + k, steps - k, c < 2.5 ? 2.5 : c, &acc, G);
+    shuffle_pairs(r, t, a, b, n);
+}
+
+/* ---- wide-exp ----------------------------------------------------------- */
+
+/* Random signs and full-precision significands with exponents uniform in
+ * a window [lo, hi] drawn per case inside the type's normal range (two
+ * uniform ends: windows of every width, the whole range included). Rule
+ * for finiteness: every pair keeps e_a + e_b <= emax - 3 - ceil(log2 n)
+ * (a pair above it is lowered onto that line, half the excess from each),
+ * so each |a_i b_i| < 2^(emax - 1) / n and G, and with it every partial sum
+ * in any order, stays below 2^(emax - 1): nothing overflows. Products may
+ * underflow; that is part of what the family hunts, with absorption of the
+ * small terms by the large. */
+DF_VAL void fill_wide_exp(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    int64_t emin = t == DF_F32 ? -126 : -1022, emax = t == DF_F32 ? 127 : 1023;
+    int64_t lo = df_pcg32_range(r, emin, emax), hi = df_pcg32_range(r, emin, emax);
+    if (lo > hi) {
+        int64_t s = lo;
+        lo = hi;
+        hi = s;
+    }
+    int64_t line = emax - 3 - (int64_t)df_ceil_log2_u64(n);
+    const bounded32 span = bounded32_make((uint32_t)(hi - lo + 1)); /* at most 2046 */
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t ea = lo + (int64_t)bounded32_draw(r, &span);
+        int64_t eb = lo + (int64_t)bounded32_draw(r, &span);
+        int64_t over = ea + eb - line, excess = over > 0 ? over : 0; /* no branch */
+        ea -= (excess + 1) / 2;
+        eb -= excess / 2;
+        put_elem(t, a, i, scale2(draw_mant(r, t, 1), (int)ea));
+        put_elem(t, b, i, scale2(draw_mant(r, t, 1), (int)eb));
+    }
+}
+
+/* ---- special ------------------------------------------------------------ */
+
+enum { SP_ZERO, SP_SUBNORMAL, SP_INF, SP_NAN, SP_MAX, SP_MIN_NORMAL, SP_CLASSES };
+
+/* One special value, random sign, written as a bit pattern so nothing can
+ * round, flush or quiet it on the way. Subnormals: the smallest, the
+ * largest or a random one. NaN is the default quiet NaN. */
+DF_VAL void put_special(df_pcg32 *r, df_type t, void *v, uint64_t i)
+{
+    uint32_t cls = df_pcg32_bounded(r, SP_CLASSES), w = df_pcg32_next(r);
+    uint32_t pick = (w >> 1) & 3; /* subnormal: 0 smallest, 1 largest, else random */
+    if (t == DF_F32) {
+        const uint32_t fixed[SP_CLASSES] = {0, 0, 0x7f800000u, 0x7fc00000u,
+                                                   0x7f7fffffu, 0x00800000u};
+        uint32_t bits = fixed[cls];
+        if (cls == SP_SUBNORMAL)
+            bits = pick == 0 ? 1 : pick == 1 ? 0x7fffffu : (w >> 9) | 1;
+        bits |= (w & 1) << 31;
+        memcpy((float *)v + i, &bits, sizeof bits);
+    } else {
+        const uint64_t fixed[SP_CLASSES] = {
+            0, 0, 0x7ff0000000000000u, 0x7ff8000000000000u, 0x7fefffffffffffffu,
+            0x0010000000000000u};
+        uint64_t bits = fixed[cls];
+        if (cls == SP_SUBNORMAL)
+            bits = pick == 0 ? 1
+                   : pick == 1 ? ((uint64_t)1 << 52) - 1
+                               : ((uint64_t)(w >> 3) << 23) | 1;
+        bits |= (uint64_t)(w & 1) << 63;
+        memcpy((double *)v + i, &bits, sizeof bits);
+    }
+}
+
+/* int-small or uniform values (half the cases each), then 1 to 6 special
+ * values at biased positions of a or b (a position drawn twice holds the
+ * later one). */
+DF_VAL void fill_special(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    if (df_pcg32_bounded(r, 2))
+        fill_int_small(r, t, a, b, n);
+    else
+        fill_uniform(r, t, a, b, n);
+    if (n == 0)
+        return;
+    uint32_t count = 1 + df_pcg32_bounded(r, 6);
+    for (uint32_t k = 0; k < count; k++) {
+        void *v = df_pcg32_next(r) & 1 ? a : b;
+        put_special(r, t, v, draw_pos(r, n));
+    }
+}
+
+/* ---- sparse ------------------------------------------------------------- */
+
+/* Nonzero floats of either kind, so sparse and cancel cases are half in the
+ * exact regime (small integers) and half not. */
+DF_VAL double draw_nonzero_float(df_pcg32 *r, df_type t)
+{
+    return draw_scaled(r, t, -4, 5);
+}
+
+/* All zeros (+0) but 1 to 16 pairs with a_i and b_i both nonzero, at
+ * positions biased to the ends (a position drawn twice counts once).
+ * Floats: integers in [-50, 50] or floats of magnitude [2^-4, 2^6), half
+ * the cases each; i32: integers within i32_bound(pairs). */
+DF_VAL void fill_sparse(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    size_t esz = df_val_size(t);
+    memset(a, 0, (size_t)n * esz); /* all-zero bits: +0 in every type */
+    memset(b, 0, (size_t)n * esz);
+    if (n == 0)
+        return;
+    uint64_t pairs = 1 + df_pcg32_bounded(r, (uint32_t)min_u64(n, 16));
+    int ints = t == DF_I32 || df_pcg32_bounded(r, 2);
+    int32_t v = t == DF_I32 ? i32_bound(pairs) : 50;
+    for (uint64_t k = 0; k < pairs; k++) {
+        uint64_t i = draw_pos(r, n);
+        put_elem(t, a, i, ints ? draw_nonzero_int(r, v) : draw_nonzero_float(r, t));
+        put_elem(t, b, i, ints ? draw_nonzero_int(r, v) : draw_nonzero_float(r, t));
+    }
+}
+
+/* ---- constant ----------------------------------------------------------- */
+
+/* One a and one b for all elements, so a kernel that drops or doubles an
+ * element is off by a multiple of a*b. Floats: half the cases nonzero
+ * integers of magnitude up to 1, 2, 4, 8, 16, 32 or 50 (exact regime while
+ * n |ab| <= 2^24: up to n = 2^24 for 1 * 1), half full-precision values
+ * of magnitude [2^-8, 2^9) (rounding from the second element on). i32:
+ * nonzero within i32_bound(n). */
+DF_VAL void fill_constant(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    const int32_t spans[] = {1, 2, 4, 8, 16, 32, 50};
+    double x, y;
+    if (t == DF_I32) {
+        int32_t v = i32_bound(n);
+        x = draw_nonzero_int(r, v);
+        y = draw_nonzero_int(r, v);
+    } else if (df_pcg32_bounded(r, 2)) {
+        x = draw_nonzero_int(r, spans[df_pcg32_bounded(r, 7)]);
+        y = draw_nonzero_int(r, spans[df_pcg32_bounded(r, 7)]);
+    } else {
+        x = draw_scaled(r, t, -8, 8);
+        y = draw_scaled(r, t, -8, 8);
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        put_elem(t, a, i, x);
+        put_elem(t, b, i, y);
+    }
+}
+
+/* ---- cancel ------------------------------------------------------------- */
+
+/* Pairs (x, y) and (x, -y) or (-x, y), whose products cancel exactly, plus
+ * 1 to 4 small terms (one more when the rest is odd), so s is the small
+ * terms' sum while G is all of it. Floats: the pairs are nonzero integers
+ * in [-50, 50] with small terms in [-3, 3] (exact regime while G <= 2^24),
+ * or full-precision values of magnitude [1, 2^21) with small terms in
+ * [2^-10, 2), half the cases each; i32: pairs within i32_bound(n), small
+ * terms within 3. Shuffled three cases in four (pairs far apart), left
+ * adjacent in the fourth. */
+DF_VAL void fill_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    if (n == 0)
+        return;
+    int ints = t == DF_I32 || df_pcg32_bounded(r, 2);
+    int32_t v = t == DF_I32 ? i32_bound(n) : 50, vs = v < 3 ? v : 3;
+    uint64_t small = min_u64(n, 1 + df_pcg32_bounded(r, 4));
+    uint64_t pairs = (n - small) / 2;
+    for (uint64_t p = 0; p < pairs; p++) {
+        double x = ints ? draw_nonzero_int(r, v) : draw_scaled(r, t, 0, 20);
+        double y = ints ? draw_nonzero_int(r, v) : draw_scaled(r, t, 0, 20);
+        uint32_t flip_a = df_pcg32_next(r) & 1;
+        put_elem(t, a, 2 * p, x);
+        put_elem(t, b, 2 * p, y);
+        put_elem(t, a, 2 * p + 1, neg_if(x, flip_a));
+        put_elem(t, b, 2 * p + 1, neg_if(y, flip_a ^ 1));
+    }
+    for (uint64_t i = 2 * pairs; i < n; i++) {
+        put_elem(t, a, i, ints ? draw_nonzero_int(r, vs) : draw_scaled(r, t, -10, 0));
+        put_elem(t, b, i, ints ? draw_nonzero_int(r, vs) : draw_mant(r, t, 1));
+    }
+    if (df_pcg32_bounded(r, 4))
+        shuffle_pairs(r, t, a, b, n);
+}
+
+/* int-big (i32 only, DF_K_ACC_WIDE kernels): a in [0, 46340] with one sign
+ * drawn per case, b in [0, 46340]: every product fits int32 (46340^2 <
+ * 2^31) but a few of them already carry the sum past int32, which a kernel
+ * that promises a 64-bit result must still get right. */
+DF_VAL void fill_int_big(df_pcg32 *r, df_type t, void *va, void *vb, uint64_t n)
+{
+    int32_t *a = (int32_t *)va, *b = (int32_t *)vb;
+    int32_t sign = df_pcg32_bounded(r, 2) ? -1 : 1;
+    (void)t;
+    for (uint64_t i = 0; i < n; i++) {
+        a[i] = sign * (int32_t)df_pcg32_bounded(r, 46341);
+        b[i] = (int32_t)df_pcg32_bounded(r, 46341);
+    }
+}
+
+
+/* Fills a[0..n) and b[0..n) of type t with family `family`'s values from
+ * r, as df_generate does after the family and shape draws. Returns 0, or
+ * -1 for an unknown family. */
+DF_VAL int df_fill_values(uint32_t family, df_pcg32 *r, df_type t, void *a, void *b,
+                          uint64_t n)
+{
+    switch (family) {
+    case DF_FAM_INT_SMALL: fill_int_small(r, t, a, b, n); return 0;
+    case DF_FAM_UNIFORM: fill_uniform(r, t, a, b, n); return 0;
+    case DF_FAM_INT_WIDE: fill_int_wide(r, t, a, b, n); return 0;
+    case DF_FAM_COND: fill_cond(r, t, a, b, n); return 0;
+    case DF_FAM_WIDE_EXP: fill_wide_exp(r, t, a, b, n); return 0;
+    case DF_FAM_SPECIAL: fill_special(r, t, a, b, n); return 0;
+    case DF_FAM_SPARSE: fill_sparse(r, t, a, b, n); return 0;
+    case DF_FAM_CONSTANT: fill_constant(r, t, a, b, n); return 0;
+    case DF_FAM_CANCEL: fill_cancel(r, t, a, b, n); return 0;
+    case DF_FAM_INT_BIG: fill_int_big(r, t, a, b, n); return 0;
+    }
+    return -1;
+}
+
+#endif
