@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../fuzz/generator.h"
+#include "../fuzz/values.h"
 
 /* grid-stride, any alignment, f32: everything fuzzable */
 static const df_kernel k_free_f32 = {
@@ -1003,4 +1004,46 @@ Test(generator, i32_families_keep_every_partial_sum_within_int32)
     cr_assert_gt(biggest_tiny, 10000, "tiny cases use the wide range");
     free(a);
     free(b);
+}
+
+/* What the GPU's generator is given (df_generate_stream: the value stream,
+ * the family, n) and what it runs (df_fill_values, fuzz/values.h) give
+ * df_generate's bytes, for every family in f32, f64 and i32 (int-big
+ * through a 64-bit-result kernel), n up to 3000 and a forced family. */
+Test(generator, value_stream_and_fill_give_the_generated_case)
+{
+    static const char *names[] = {"shfl", "shfl-f64", "int-atomic", "m-int32-acc"};
+    df_scratch buf = {0};
+    size_t fams_seen = 0;
+    unsigned seen[16] = {0};
+    for (size_t kk = 0; kk < 4; kk++) {
+        const df_kernel *k = df_kernel_find(names[kk]);
+        cr_assert_not_null(k);
+        for (uint64_t i = 0; i < 1500; i++) {
+            df_gen_opts go = {.max_n = 3000, .family = i % 7 == 0 ? DF_FAM_CANCEL : 0};
+            df_case c;
+            cr_assert_eq(df_generate(23, i, k, &go, &buf, &c), 0);
+            df_pcg32 r;
+            uint32_t fam = 0;
+            uint64_t n = 0;
+            cr_assert_eq(df_generate_stream(23, i, k, &go, &r, &fam, &n), 0);
+            cr_assert_eq(fam, c.family);
+            cr_assert_eq(n, c.n);
+            size_t na = (size_t)n * df_type_size(c.type);
+            unsigned char *p = malloc(2 * na + 1);
+            cr_assert_not_null(p);
+            cr_assert_eq(df_fill_values(fam, &r, c.type, p, p + na, n), 0);
+            cr_assert_eq(memcmp(p, c.a, na), 0, "%s case %llu: a differs", names[kk],
+                         (unsigned long long)i);
+            cr_assert_eq(memcmp(p + na, c.b, na), 0, "%s case %llu: b differs", names[kk],
+                         (unsigned long long)i);
+            free(p);
+            fams_seen += seen[fam & 15]++ == 0;
+        }
+    }
+    cr_assert_eq(fams_seen, 10, "every family drawn");
+    df_pcg32 r;
+    df_pcg32_seed(&r, 1, 1);
+    cr_assert_eq(df_fill_values(99, &r, DF_F32, NULL, NULL, 0), -1);
+    df_scratch_free(&buf);
 }
