@@ -15,6 +15,7 @@
 
 #include "../kernels/cuda_backend.h"
 #include "backend.h"
+#include "values.h"
 
 struct df_backend {
     int is_cuda;
@@ -22,6 +23,7 @@ struct df_backend {
     int emulate;          /* host: emulates a GPU's lost context (DF_HOST_STICKY_ENV) */
     char sticky[256];     /* emulate: the error that lost it; "" while alive */
     df_model_ctx m;       /* host models' working memory and guarded copies */
+    df_scratch gen[2];    /* host: df_backend_gen_start's two sets */
     char note[256];
 };
 
@@ -85,6 +87,8 @@ void df_backend_close(df_backend *b)
         df_cuda_close(b->cuda);
 #endif
     df_model_ctx_free(&b->m);
+    df_scratch_free(&b->gen[0]);
+    df_scratch_free(&b->gen[1]);
     free(b);
 }
 
@@ -256,6 +260,40 @@ int df_backend_batch_times(df_backend *b, double *out)
     if (!b->is_cuda)
         return -1;
     df_cuda_batch_times(b->cuda, out);
+    return 0;
+}
+
+int df_backend_gen_start(df_backend *b, int set, const df_devgen_case *cs, size_t m,
+                         size_t bytes, void **out, char *err, size_t err_len)
+{
+#ifdef DOTFUZZ_CUDA
+    if (b->is_cuda)
+        return df_cuda_gen_start(b->cuda, set, cs, m, bytes, out, err, err_len);
+#endif
+    /* the host's stand-in: the same bytes, made now on this thread */
+    unsigned char *p = df_scratch_reserve(&b->gen[set], bytes ? bytes : 1);
+    if (!p) {
+        snprintf(err, err_len, "out of memory for %zu bytes of cases", bytes);
+        return -1;
+    }
+    for (size_t j = 0; j < m; j++) {
+        df_pcg32 r = cs[j].rng;
+        size_t na = (size_t)cs[j].n * df_type_size((df_type)cs[j].type);
+        (void)df_fill_values(cs[j].family, &r, (df_type)cs[j].type, p + cs[j].off,
+                             p + cs[j].off + na, cs[j].n);
+    }
+    *out = p;
+    return 0;
+}
+
+int df_backend_gen_wait(df_backend *b, int set)
+{
+#ifdef DOTFUZZ_CUDA
+    if (b->is_cuda)
+        return df_cuda_gen_wait(b->cuda, set);
+#endif
+    (void)b;
+    (void)set;
     return 0;
 }
 

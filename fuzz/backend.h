@@ -81,6 +81,15 @@ struct df_devgen_case;
 int df_backend_devgen(df_backend *b, const struct df_devgen_case *cs, size_t m, size_t bytes,
                       void *out, double *ms, char *err, size_t err_len);
 
+/* The harness's generation in one of two sets (a batch each): on cuda the
+ * GPU generates cs[0..m) and copies them into pinned memory, *out, which
+ * stays the set's until its next start (df_backend_gen_wait: when it has
+ * landed); the host backend makes the same bytes at once on the calling
+ * thread (its GPU emulation's stand-in). Return 0, or -1 (err). */
+int df_backend_gen_start(df_backend *b, int set, const struct df_devgen_case *cs, size_t m,
+                         size_t bytes, void **out, char *err, size_t err_len);
+int df_backend_gen_wait(df_backend *b, int set);
+
 /* cuda: fold/tournament check their loop invariant after every round. */
 void df_backend_set_debug_invariants(df_backend *b, int on);
 

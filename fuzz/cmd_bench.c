@@ -299,42 +299,60 @@ static int harness_row_print(const char *what, const harness_row *r, uint64_t n,
     return 0;
 }
 
-/* The CPU's generation of slot s of the last batch again, for its time. */
+/* devgen_row's CPU half: slot s's case generated on the CPU, compared with
+ * the GPU's bytes. */
+typedef struct regen_job {
+    df_engine *e;
+    const df_devgen_case *cs;
+    const unsigned char *gpu;
+    unsigned char *equal;
+} regen_job;
+
 static void regen_slot(void *ctx, size_t s, unsigned w)
 {
-    df_engine *e = ctx;
+    regen_job *j = ctx;
+    df_engine *e = j->e;
     df_slot *sl = &e->cur[s];
     df_case c;
-    (void)df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
-                      &e->mctx[w].scratch, &c);
+    j->equal[s] = 0;
+    if (df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go, &e->mctx[w].scratch,
+                    &c) != 0 || c.n != j->cs[s].n)
+        return;
+    size_t na = (size_t)c.n * df_type_size(c.type);
+    j->equal[s] = !na || (memcmp(j->gpu + j->cs[s].off, c.a, na) == 0 &&
+                          memcmp(j->gpu + j->cs[s].off + na, c.b, na) == 0);
 }
 
-/* cuda: the engine's last batch generated again on the GPU from the same
- * value streams; its bytes against the CPU's, and both generators' cases/s
- * (the GPU kernel's time; the CPU's generation on every thread). Returns 0,
- * or -1 when it could not run (printed). */
+/* cuda: the engine's last batch generated on the GPU from its cases' value
+ * streams and on the CPU's threads, byte for byte, and both generators'
+ * cases/s (the GPU kernel's time; the CPU's generation and comparison on
+ * every thread). Returns 0, or -1 when it could not run or a case differs
+ * (printed). */
 static int devgen_row(df_engine *e, df_backend *b)
 {
     size_t m = e->ncur, bytes = 0, equal = 0;
     df_devgen_case *cs = calloc(m ? m : 1, sizeof *cs);
-    if (!cs)
+    unsigned char *eq = calloc(m ? m : 1, 1);
+    if (!cs || !eq) {
+        free(cs);
+        free(eq);
         return -1;
+    }
     for (size_t s = 0; s < m; s++) {
-        const df_case *c = &e->cur[s].c;
-        uint32_t fam = 0;
-        uint64_t n = 0;
-        if (df_generate_stream(e->o->seed, c->index, e->kernels[e->cur[s].ki], &e->go,
-                               &cs[s].rng, &fam, &n) != 0 || n != c->n || fam != c->family) {
-            free(cs);
+        df_case c;
+        if (df_generate_shape(e->o->seed, e->cur[s].c.index, e->kernels[e->cur[s].ki], &e->go,
+                              &c, &cs[s].rng) != 0) {
             fprintf(stderr, "dotfuzz bench: case %llu has no value stream\n",
-                    (unsigned long long)c->index);
+                    (unsigned long long)e->cur[s].c.index);
+            free(cs);
+            free(eq);
             return -1;
         }
-        cs[s].family = fam;
-        cs[s].type = (uint32_t)c->type;
-        cs[s].n = n;
+        cs[s].family = c.family;
+        cs[s].type = (uint32_t)c.type;
+        cs[s].n = c.n;
         cs[s].off = bytes;
-        bytes += (2 * (size_t)n * df_type_size(c->type) + 15) / 16 * 16;
+        bytes += (2 * (size_t)c.n * df_type_size(c.type) + 15) / 16 * 16;
     }
     unsigned char *out = malloc(bytes ? bytes : 1);
     char err[160] = "";
@@ -343,24 +361,24 @@ static int devgen_row(df_engine *e, df_backend *b)
     int rc = out ? df_backend_devgen(b, cs, m, bytes, out, &ms, err, sizeof err) : -1;
     if (rc == 0)
         rc = df_backend_devgen(b, cs, m, bytes, out, &ms, err, sizeof err);
-    for (size_t s = 0; rc == 0 && s < m; s++) {
-        const df_case *c = &e->cur[s].c;
-        size_t na = (size_t)c->n * df_type_size(c->type);
-        equal += (!na || memcmp(out + cs[s].off, c->a, na) == 0) &&
-                 (!na || memcmp(out + cs[s].off + na, c->b, na) == 0);
-    }
-    double t0 = df_now();
-    df_pool_for(e->pool, m, regen_slot, e);
-    double cpu = df_now() - t0;
-    if (rc == 0)
+    double cpu = 0;
+    if (rc == 0) {
+        regen_job j = {e, cs, out, eq};
+        double t0 = df_now();
+        df_pool_for(e->pool, m, regen_slot, &j);
+        cpu = df_now() - t0;
+        for (size_t s = 0; s < m; s++)
+            equal += eq[s];
         printf("%-34s %14.0f cases/s  on the GPU (%zu cases, one thread each: %.3f ms); "
                "the CPU on %u threads %.0f cases/s; bytes equal to the CPU's: %zu of %zu\n",
                "generation n = 2000, GPU vs CPU", ms > 0 ? m / (ms * 1e-3) : 0.0, m, ms,
                df_pool_size(e->pool), cpu > 0 ? m / cpu : 0.0, equal, m);
-    else
+    } else {
         fprintf(stderr, "dotfuzz bench: generation on the GPU: %s\n", err);
+    }
     free(out);
     free(cs);
+    free(eq);
     return rc == 0 && equal == m ? 0 : -1;
 }
 
@@ -401,7 +419,8 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
     unsigned nt = df_pool_size(e.pool);
     printf("%-34s %u threads, kernel %s, backend %s\n", "setup", nt, k->name,
            df_backend_name(b));
-    harness_row r2k, r1buf, r64k, rbig; /* r1buf: n = 2000, the other buffering */
+    harness_row r2k, r1buf, r64k, rbig, rcpu; /* r1buf: n = 2000, the other buffering;
+                                                 rcpu: generated on the CPU */
     size_t b64 = o->batch / 8 < 64 ? 64 : (size_t)(o->batch / 8);
     uint64_t big = o->quick ? (UINT64_C(1) << 20) : (UINT64_C(1) << 26);
     char what[64];
@@ -414,8 +433,15 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
                                                    : "  the same, double-buffered",
                                  2000, (size_t)o->batch, o->time_s, &r1buf) != 0;
     e.pipeline = DF_PIPE_AUTO;
-    /* the cuda backend: the same cases generated on the GPU */
-    bad = bad || (strcmp(df_backend_name(b), "cuda") == 0 && devgen_row(&e, b) != 0);
+    if (strcmp(df_backend_name(b), "cuda") == 0) {
+        /* run's --gen auto generates n = 2000 on the GPU: the same on the CPU,
+         * side by side, then the two generators alone */
+        ro.gen = DF_GEN_CPU;
+        bad = bad || harness_measure(&e, "  the same, generated on the CPU", 2000,
+                                     (size_t)o->batch, o->time_s, &rcpu) != 0;
+        ro.gen = DF_GEN_AUTO;
+        bad = bad || devgen_row(&e, b) != 0;
+    }
     bad = bad ||
               harness_measure(&e, "harness n = 65536, verified", 65536, b64, o->time_s,
                               &r64k) != 0 ||

@@ -60,13 +60,18 @@ static void run_usage(FILE *f)
           "  --pipeline M         double-buffered batches: the next batch is generated and\n"
           "                       referenced while this one runs and is judged: auto (default:\n"
           "                       on with the cuda backend), on, off\n"
+          "  --gen W              where a batch's vectors are made: cpu (every core), gpu\n"
+          "                       (the GPU, from the same PCG32 streams, the same bytes;\n"
+          "                       copied back for the references; cases up to 8192\n"
+          "                       elements), auto (default: gpu on the cuda backend)\n"
           "\n"
           "campaigns (a supervisor and worker processes that may crash or hang):\n"
           "  --out DIR            keep the campaign's state, stats, log and findings in DIR\n"
           "                       (new or empty); see README.md, \"Campaign directory\"\n"
           "  --resume DIR         continue the campaign in DIR with its own options (only\n"
           "                       --time, --cases, --jobs, --watchdog, --stats-every,\n"
-          "                       --quiet, --batch, --threads, --pipeline may be given)\n"
+          "                       --quiet, --batch, --threads, --pipeline, --gen may be\n"
+          "                       given)\n"
           "  --jobs N             worker processes (default: one per GPU; 1 on host)\n"
           "  --watchdog DURATION  a case running longer is a hang: its worker is killed and\n"
           "                       the case saved as a bug (default 60s)\n"
@@ -82,7 +87,7 @@ static void run_usage(FILE *f)
 enum { OPT_SEED = 256, OPT_MAXN, OPT_TOL, OPT_CORPUS, OPT_BACKEND, OPT_FAMILY,
        OPT_DEBUG_INV, OPT_SAVE_PREC, OPT_META_EVERY, OPT_RERUNS,
        OPT_KERNEL_LIB, OPT_SAVE_BUGS, OPT_OUT, OPT_RESUME, OPT_JOBS, OPT_WATCHDOG,
-       OPT_STATS_EVERY, OPT_QUIET, OPT_BATCH, OPT_THREADS, OPT_PIPELINE };
+       OPT_STATS_EVERY, OPT_QUIET, OPT_BATCH, OPT_THREADS, OPT_PIPELINE, OPT_GEN };
 
 /* Options that fix what a campaign's cases are: a resumed campaign takes
  * them from its directory, not from the command line. */
@@ -146,6 +151,7 @@ static const char *parse_one(df_run_opts *o, int ch, const char *arg)
         o->batch = (uint32_t)v;
         return NULL;
     case OPT_PIPELINE: return df_run_parse_pipeline(arg, &o->pipeline) ? "--pipeline" : NULL;
+    case OPT_GEN: return df_run_parse_gen(arg, &o->gen) ? "--gen" : NULL;
     case OPT_THREADS:
         if (df_parse_u64(arg, &v) || v > 1024)
             return "--threads";
@@ -179,6 +185,7 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
         {"batch", required_argument, 0, OPT_BATCH},
         {"threads", required_argument, 0, OPT_THREADS},
         {"pipeline", required_argument, 0, OPT_PIPELINE},
+        {"gen", required_argument, 0, OPT_GEN},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (df_run_opts){.kernel = "all", .backend = "auto", .corpus = "corpus/findings",

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../kernels/cuda_backend.h"
 #include "campaign_merge.h"
 #include "run.h"
 
@@ -163,6 +164,17 @@ int df_run_parse_save(const char *v, int *s)
     return 0;
 }
 
+int df_run_parse_gen(const char *v, int *mode)
+{
+    static const char *const words[] = {"auto", "cpu", "gpu"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(v, words[i]) == 0) {
+            *mode = i;
+            return 0;
+        }
+    return -1;
+}
+
 int df_run_parse_pipeline(const char *v, int *mode)
 {
     if (!strcmp(v, "auto"))
@@ -222,6 +234,8 @@ static void free_slots(df_engine *e)
     free(e->bres);
     free(e->sampled);
     e->sampled = NULL;
+    free(e->gcs);
+    e->gcs = NULL;
     e->slots = NULL;
     e->cur = NULL;
     e->ncur = 0;
@@ -412,6 +426,7 @@ typedef struct df_job {
     size_t n, group;
     const uint32_t *sampled;  /* long cases: the sampled slots, whose copies */
     size_t nsampled;          /* are items of their own after the slots' */
+    int gen_set;              /* generated on the GPU in this set (-1: on the CPU) */
 } df_job;
 
 /* Slots a prepare item takes: four short cases, whose references run side
@@ -432,7 +447,7 @@ static df_job batch_job(df_engine *e, df_slot *slots, size_t n)
     int h = slots != e->slots;
     int split = g == 1 && !df_backend_is_host(e->b);
     return (df_job){e, slots, n, g, e->sampled + (size_t)h * e->batch,
-                    split && n ? e->nsampled[h] : 0};
+                    split && n ? e->nsampled[h] : 0, -1};
 }
 
 /* The copies a long sampled case may have, each an item (negate, scale,
@@ -498,6 +513,68 @@ static void copy_item(df_job *jb, size_t i, unsigned w)
         }
 }
 
+/* A slot before its case is made. */
+static void clear_slot(df_slot *sl)
+{
+    sl->ran = 0;
+    sl->planned = 0;
+    sl->modelled = 0;
+    sl->copies = DF_COPIES_NONE;
+    memset(&sl->r, 0, sizeof sl->r);
+}
+
+/* The GPU's generation: slot s's case without its vectors, and its value
+ * stream for the device. */
+static void shape_slot(void *ctx, size_t s, unsigned w)
+{
+    df_job *jb = ctx;
+    df_engine *e = jb->e;
+    df_slot *sl = &jb->slots[s];
+    df_devgen_case *g = &e->gcs[(size_t)(jb->slots != e->slots) * e->batch + s];
+    double t0 = df_now();
+    clear_slot(sl);
+    sl->gen_failed = df_generate_shape(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
+                                       &sl->c, &g->rng) != 0;
+    g->family = sl->c.family;
+    g->type = (uint32_t)sl->c.type;
+    g->n = sl->gen_failed ? 0 : sl->c.n;
+    e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+}
+
+/* Has the GPU generate jb's cases (e->gpu_gen): their shapes and streams on
+ * the pool, then the device fills them and copies them into the set's
+ * pinned memory, which the slots' vectors point into; the prepare items
+ * wait for it to land (prepare_group). When the GPU cannot start, the
+ * cases are made on the CPU as without it (the same bytes). */
+static void gpu_generate(df_engine *e, df_job *jb)
+{
+    if (!e->gpu_gen || jb->n == 0)
+        return;
+    int h = jb->slots != e->slots;
+    df_devgen_case *g = e->gcs + (size_t)h * e->batch;
+    df_pool_for(e->pool, jb->n, shape_slot, jb);
+    size_t bytes = 0;
+    for (size_t s = 0; s < jb->n; s++) {
+        g[s].off = bytes;
+        bytes += (2 * (size_t)g[s].n * df_type_size((df_type)g[s].type) + 15) / 16 * 16;
+    }
+    void *out = NULL;
+    char err[160];
+    if (df_backend_gen_start(e->b, h, g, jb->n, bytes, &out, err, sizeof err) != 0) {
+        fprintf(stderr, "dotfuzz run: generation on the GPU failed (%s); the CPU generates\n",
+                err);
+        e->gpu_gen = 0;
+        return;
+    }
+    for (size_t s = 0; s < jb->n; s++) {
+        df_slot *sl = &jb->slots[s];
+        size_t na = (size_t)g[s].n * df_type_size((df_type)g[s].type);
+        sl->c.a = (unsigned char *)out + g[s].off;
+        sl->c.b = (unsigned char *)out + g[s].off + na;
+    }
+    jb->gen_set = h;
+}
+
 /* Generation and references of item g's slots. */
 static void prepare_group(void *ctx, size_t g, unsigned w)
 {
@@ -511,15 +588,16 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     df_refs_job rj[DF_PREP_GROUP];
     size_t m = 0;
     double t0 = df_now();
+    int landed = jb->gen_set < 0 || df_backend_gen_wait(e->b, jb->gen_set) == 0;
     for (size_t s = lo; s < hi; s++) {
         df_slot *sl = &jb->slots[s];
-        sl->ran = 0;
-        sl->planned = 0;
-        sl->modelled = 0;
-        sl->copies = DF_COPIES_NONE;
-        sl->gen_failed = df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
-                                     &sl->buf, &sl->c) != 0;
-        memset(&sl->r, 0, sizeof sl->r);
+        if (jb->gen_set < 0) {
+            clear_slot(sl);
+            sl->gen_failed = df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
+                                         &sl->buf, &sl->c) != 0;
+        } else {
+            sl->gen_failed |= !landed; /* shape_slot cleared it */
+        }
         if (!sl->gen_failed)
             rj[m++] = (df_refs_job){sl->c.type, sl->c.a, sl->c.b, sl->c.n, &sl->r.refs};
     }
@@ -639,7 +717,15 @@ static int batch_alloc(df_engine *e)
     e->cptr = calloc(e->batch, sizeof *e->cptr);
     e->bres = calloc(e->batch, sizeof *e->bres);
     e->sampled = calloc(want, sizeof *e->sampled);
-    return e->slots && e->mctx && e->cptr && e->bres && e->cpu_s && e->sampled ? 0 : -1;
+    e->gcs = calloc(want, sizeof *e->gcs);
+    /* the GPU generates when asked (auto: on cuda) and every case is short,
+     * one thread a case taking about 1.3 us an element on an H200 */
+    uint64_t longest = e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
+    e->gpu_gen = (e->o->gen == DF_GEN_GPU ||
+                  (e->o->gen == DF_GEN_AUTO && strcmp(df_backend_name(e->b), "cuda") == 0)) &&
+                 longest <= DF_GPU_GEN_MAX_N;
+    return e->slots && e->mctx && e->cptr && e->bres && e->cpu_s && e->sampled && e->gcs ? 0
+                                                                                         : -1;
 }
 
 /* The cuda backend's part: each kernel's cases of the batch in one call.
@@ -965,8 +1051,10 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_tot
         df_pool_for(e->pool, prep_items(&jb), whole_group, &jb);
         t1 = t2 = df_now();
     } else {
-        if (!prepared)
+        if (!prepared) {
+            gpu_generate(e, &jb);
             df_pool_for(e->pool, prep_items(&jb), prepare_group, &jb);
+        }
         t1 = df_now();
         int gpu = !df_backend_is_host(e->b);
         int hm = gpu ? df_pool_begin(e->pool, n, premodel_slot, &jb) : -1;
@@ -1071,6 +1159,7 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
     name_batch(e, e->cur, i, n);
     double t0 = df_now();
     df_job jb = batch_job(e, e->cur, n);
+    gpu_generate(e, &jb);
     df_pool_for(e->pool, prep_items(&jb), prepare_group, &jb);
     e->stage_s[DF_STAGE_PREPARE] += df_now() - t0;
     int rc = DF_RANGE_DONE;
@@ -1081,8 +1170,10 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
         if (m)
             name_batch(e, other, j, m);
         df_job nb = batch_job(e, other, m); /* after the naming: its sampled cases */
-        if (m)
+        if (m) {
+            gpu_generate(e, &nb);
             h = df_pool_begin(e->pool, prep_items(&nb), prepare_group, &nb);
+        }
         rc = check_batch(e, i, n, 1, t, &after);
         double tw = df_now();
         pool_join(e->pool, h, prep_items(&nb), prepare_group, &nb);

@@ -316,37 +316,41 @@ int df_generate_stream(uint64_t seed, uint64_t index, const df_kernel *k,
     return 0;
 }
 
-int df_generate(uint64_t seed, uint64_t index, const df_kernel *k,
-                const df_gen_opts *o, df_scratch *buf, df_case *out)
+int df_generate_shape(uint64_t seed, uint64_t index, const df_kernel *k,
+                      const df_gen_opts *o, df_case *out, df_pcg32 *values)
 {
-    if (!k || !o || !buf || !out)
+    if (!k || !o || !out)
         return -1;
-    df_pcg32 rng;
     uint64_t n;
     df_launch launch;
-    const df_family *fam = draw_front(seed, index, k, o, &rng, &n, &launch);
-    if (!fam)
-        return -1;
-
+    const df_family *fam = draw_front(seed, index, k, o, values, &n, &launch);
     size_t esz = df_type_size(k->elem);
-    if (esz == 0 || n > SIZE_MAX / 2 / esz)
+    if (!fam || esz == 0 || n > SIZE_MAX / 2 / esz ||
+        df_launch_resolve(k, n, &launch, NULL, 0) != 0)
         return -1;
-    unsigned char *p = df_scratch_reserve(buf, (size_t)n * 2 * esz);
-    if (!p)
-        return -1;
-    fam->fill(&rng, k->elem, p, p + (size_t)n * esz, n);
-    if (df_launch_resolve(k, n, &launch, NULL, 0) != 0)
-        return -1;
-
     memset(out, 0, sizeof *out);
     out->type = k->elem;
     out->n = n;
-    out->a = p;
-    out->b = p + (size_t)n * esz;
     out->launch = launch;
     copy_name(out->kernel, k->name);
     out->seed = seed;
     out->index = index;
     out->family = fam->id;
+    return 0;
+}
+
+int df_generate(uint64_t seed, uint64_t index, const df_kernel *k,
+                const df_gen_opts *o, df_scratch *buf, df_case *out)
+{
+    df_pcg32 rng;
+    if (!buf || df_generate_shape(seed, index, k, o, out, &rng) != 0)
+        return -1;
+    size_t esz = df_type_size(k->elem);
+    unsigned char *p = df_scratch_reserve(buf, (size_t)out->n * 2 * esz);
+    if (!p)
+        return -1;
+    (void)df_fill_values(out->family, &rng, k->elem, p, p + (size_t)out->n * esz, out->n);
+    out->a = p;
+    out->b = p + (size_t)out->n * esz;
     return 0;
 }

@@ -68,6 +68,12 @@ typedef struct df_gen_opts {
 int df_generate(uint64_t seed, uint64_t index, const df_kernel *k,
                 const df_gen_opts *o, df_scratch *buf, df_case *out);
 
+/* df_generate without the values: out gets everything but a and b (NULL),
+ * values the stream they come from (df_fill_values, fuzz/values.h, fills
+ * them, on the CPU or the GPU). Returns 0, or -1 as df_generate. */
+int df_generate_shape(uint64_t seed, uint64_t index, const df_kernel *k,
+                      const df_gen_opts *o, df_case *out, df_pcg32 *values);
+
 /* Where df_generate's values come from: the value stream (the PCG32 state
  * after the family and shape draws), the family and n, for a generator
  * that fills the vectors elsewhere from the same stream (the GPU's,

@@ -54,7 +54,16 @@ typedef struct df_run_opts {
     uint32_t batch;         /* cases checked together (1 = one at a time) */
     uint32_t threads;       /* CPU threads for a batch's CPU work; 0 = all cores */
     int pipeline;           /* DF_PIPE_*: double-buffered batches */
+    int gen;                /* DF_GEN_*: where batches' vectors are generated */
 } df_run_opts;
+
+/* --gen: cpu generates every case on the CPU's threads; gpu has the GPU
+ * generate batches of cases up to DF_GPU_GEN_MAX_N elements from the same
+ * streams (the same bytes: fuzz/values.h) and copy them back for the
+ * references; auto is gpu on the cuda backend. */
+enum { DF_GEN_AUTO, DF_GEN_CPU, DF_GEN_GPU };
+#define DF_GPU_GEN_MAX_N 8192
+int df_run_parse_gen(const char *v, int *mode); /* 0, or -1 for a bad word */
 
 /* --pipeline: auto double-buffers on the cuda backend (the GPU's part of a
  * batch hides the next batch's generation), not on host (nothing to hide:
@@ -195,6 +204,8 @@ typedef struct df_engine {
     size_t nplans[2];         /* plans made so far (their buffers kept for reuse) */
     uint32_t *sampled;        /* each half's sampled slots, from sampled + half * batch */
     size_t nsampled[2];
+    int gpu_gen;              /* batches generated on the GPU (gpu_generate) */
+    struct df_devgen_case *gcs; /* their value streams, from gcs + half * batch */
     df_vref *vref;            /* the batch's metamorphic variants */
     const df_case **vptr;
     df_result *vres;

@@ -130,6 +130,13 @@ struct df_cuda {
     struct df_pool *pool;        /* staging threads for batches, or NULL */
     double batch_s[DF_CUDA_T_COUNT]; /* df_cuda_batch_times */
     cudaStream_t stream;
+    /* df_cuda_gen_start: the harness's generation, two sets of buffers */
+    cudaStream_t gen_stream;
+    struct {
+        void *h_cs, *d_cs, *d_buf, *h_out;
+        size_t h_cs_cap, d_cs_cap, d_buf_cap, h_out_cap;
+        cudaEvent_t done;
+    } gen[2];
     void *h_result, *d_result;   /* 16 bytes each */
     void *d_a, *d_b;             /* cudaMalloc'd, so 256-byte aligned; each
                                     vector inside guard zones */
@@ -374,6 +381,16 @@ extern "C" void df_cuda_close(df_cuda *cu)
     df_soft_slots_close(&cu->bsoft);
     if (cu->stream)
         (void)cudaStreamDestroy(cu->stream);
+    for (int g = 0; g < 2; g++) {
+        (void)cudaFreeHost(cu->gen[g].h_cs);
+        (void)cudaFreeHost(cu->gen[g].h_out);
+        (void)cudaFree(cu->gen[g].d_cs);
+        (void)cudaFree(cu->gen[g].d_buf);
+        if (cu->gen[g].done)
+            (void)cudaEventDestroy(cu->gen[g].done);
+    }
+    if (cu->gen_stream)
+        (void)cudaStreamDestroy(cu->gen_stream);
     free(cu);
 }
 
@@ -1112,6 +1129,50 @@ out:
     cudaFree(d_buf);
     free(sorted);
     return rc;
+}
+
+extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs, size_t m,
+                                 size_t bytes, void **out, char *err, size_t err_len)
+{
+    cudaError_t e;
+    if (cu->broken) {
+        snprintf(err, err_len, "the CUDA context is unusable");
+        return -1;
+    }
+    if (!cu->gen_stream &&
+        (e = cudaStreamCreateWithFlags(&cu->gen_stream, cudaStreamNonBlocking)))
+        return devgen_fail("cudaStreamCreateWithFlags", e, err, err_len);
+    if (!cu->gen[set].done &&
+        (e = cudaEventCreateWithFlags(&cu->gen[set].done, cudaEventDisableTiming)))
+        return devgen_fail("cudaEventCreateWithFlags", e, err, err_len);
+    size_t csb = m * sizeof *cs;
+    if ((e = grow(&cu->gen[set].h_cs, &cu->gen[set].h_cs_cap, csb ? csb : 1, 1)) ||
+        (e = grow(&cu->gen[set].d_cs, &cu->gen[set].d_cs_cap, csb ? csb : 1, 0)) ||
+        (e = grow(&cu->gen[set].d_buf, &cu->gen[set].d_buf_cap, bytes ? bytes : 1, 0)) ||
+        (e = grow(&cu->gen[set].h_out, &cu->gen[set].h_out_cap, bytes ? bytes : 1, 1)))
+        return devgen_fail("cudaMalloc(generation)", e, err, err_len);
+    df_devgen_case *h = (df_devgen_case *)cu->gen[set].h_cs;
+    memcpy(h, cs, csb);
+    qsort(h, m, sizeof *h, devgen_cmp); /* a family a warp where it can */
+    if ((e = cudaMemcpyAsync(cu->gen[set].d_cs, h, csb, cudaMemcpyHostToDevice,
+                             cu->gen_stream)))
+        return devgen_fail("cudaMemcpyAsync(generation cases)", e, err, err_len);
+    if (m)
+        devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, cu->gen_stream>>>(
+            (const df_devgen_case *)cu->gen[set].d_cs, m, (unsigned char *)cu->gen[set].d_buf);
+    if ((e = cudaGetLastError()))
+        return devgen_fail("devgen_kernel", e, err, err_len);
+    if ((e = cudaMemcpyAsync(cu->gen[set].h_out, cu->gen[set].d_buf, bytes,
+                             cudaMemcpyDeviceToHost, cu->gen_stream)) ||
+        (e = cudaEventRecord(cu->gen[set].done, cu->gen_stream)))
+        return devgen_fail("cudaMemcpyAsync(generated cases)", e, err, err_len);
+    *out = cu->gen[set].h_out;
+    return 0;
+}
+
+extern "C" int df_cuda_gen_wait(df_cuda *cu, int set)
+{
+    return cu->gen[set].done && cudaEventSynchronize(cu->gen[set].done) == cudaSuccess ? 0 : -1;
 }
 
 #endif

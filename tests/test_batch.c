@@ -55,6 +55,15 @@ Test(batch, batched_verdicts_counts_and_files_equal_one_at_a_time, .timeout = 12
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
 
+/* `dotfuzz <common> <args> --corpus <dir>/<sub>` under the host backend's
+ * GPU emulation, its output in out; its exit code. */
+static int emulated(char *out, size_t len, const char *common, const char *args,
+                    const char *dir, const char *sub)
+{
+    return df_test_sh(out, len, DF_HOST_STICKY_ENV "=1 ./dotfuzz %s %s --corpus %s/%s", common,
+                      args, dir, sub);
+}
+
 /* The GPU path of the engine (the batch run through the backend, then the
  * model and judgement overlapped with the metamorphic copies' run), taken
  * here under the host backend's GPU emulation: the same table and finding
@@ -66,10 +75,9 @@ Test(batch, gpu_path_with_overlapped_copies_equals_one_at_a_time, .timeout = 120
     const char *common = "run --backend host --kernel all,m-tail,m-fold-bounds,m-int16-sum "
                          "--seed 78 --cases 3000 --meta-every 2 --save-precision all "
                          "--save-bugs all --quiet";
-    int rc1 = df_test_sh(out1, sizeof out1, DF_HOST_STICKY_ENV "=1 ./dotfuzz %s --batch 1 "
-                         "--corpus %s/one", common, dir);
-    int rc2 = df_test_sh(out2, sizeof out2, DF_HOST_STICKY_ENV "=1 ./dotfuzz %s --batch 97 "
-                         "--threads 3 --pipeline on --corpus %s/many", common, dir);
+    int rc1 = emulated(out1, sizeof out1, common, "--batch 1", dir, "one");
+    int rc2 = emulated(out2, sizeof out2, common, "--batch 97 --threads 3 --pipeline on", dir,
+                       "many");
     cr_assert_eq(rc1, 1, "%s", out1);
     cr_assert_eq(rc2, rc1, "%s", out2);
     /* the GPU path: model match counted (the host backend's own path has none) */
@@ -83,6 +91,32 @@ Test(batch, gpu_path_with_overlapped_copies_equals_one_at_a_time, .timeout = 120
     const char *t1 = table(out1);
     cr_assert_str_eq(table(out2), t1);
     same_files(dir, "one", "many", "the GPU path");
+    df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
+}
+
+/* --gen gpu: a batch's cases made from their value streams by the
+ * backend's generator (here the host emulation's stand-in, on the calling
+ * thread; on cuda the GPU), double-buffered or not: the same table and
+ * finding files as one case at a time made by df_generate. */
+Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
+{
+    char *d = df_test_tmpdir("batchgen"), dir[128];
+    snprintf(dir, sizeof dir, "%s", d);
+    const char *common = "run --backend host --kernel all,m-tail,m-int16-sum,m-int32-acc "
+                         "--seed 79 --cases 3000 --max-n 8000 --meta-every 3 "
+                         "--save-precision all --save-bugs all --quiet";
+    int rc1 = emulated(out1, sizeof out1, common, "--batch 1", dir, "one");
+    int rc2 = emulated(out2, sizeof out2, common,
+                       "--batch 97 --threads 3 --pipeline on --gen gpu", dir, "many");
+    cr_assert_eq(rc2, rc1, "%s", out2);
+    const char *t1 = table(out1);
+    cr_assert_str_eq(table(out2), t1);
+    same_files(dir, "one", "many", "generated through the backend, double-buffered");
+    rc2 = emulated(out2, sizeof out2, common, "--batch 50 --pipeline off --gen gpu", dir,
+                   "single");
+    cr_assert_eq(rc2, rc1, "%s", out2);
+    cr_assert_str_eq(table(out2), t1);
+    same_files(dir, "one", "single", "generated through the backend, one buffer");
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
 
