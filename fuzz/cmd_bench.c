@@ -13,6 +13,9 @@
  *               is saved); batches buffered as run's --pipeline auto does
  *               ("x2": double-buffered, "x1": one buffer), and at n = 2000
  *               a second row with the other buffering, side by side;
+ *               Cases are made as run's --gen auto makes them (cuda: on the
+ *               GPU when double-buffered), and on cuda the n = 2000 row
+ *               again with --gen cpu, side by side;
  *   GPU gen.    cuda: the last n = 2000 batch generated again on the GPU
  *               from the same PCG32 streams (df_backend_devgen, one thread
  *               a case), compared byte for byte with the CPU's, and the
@@ -56,6 +59,8 @@ static const char bench_usage[] =
     "              checks on 1 case in --meta-every, tallies (no files saved);\n"
     "              buffered as run's --pipeline auto (x2: double-buffered, x1:\n"
     "              one buffer), and at n = 2000 again with the other buffering\n"
+    "              (the harness rows generate as run --gen auto does: on cuda, the\n"
+    "              GPU when double-buffered; cuda adds the n = 2000 row with --gen cpu)\n"
     "  GPU gen.    cuda: the last batch at n = 2000 generated again on the GPU from\n"
     "              the same PCG32 streams (one thread a case), its bytes compared\n"
     "              with the CPU's, its cases/s beside the CPU's on every thread\n"
