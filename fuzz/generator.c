@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "generator.h"
+#define DF_VALUES_CLONED 1 /* values.h: fill_cond for x86-64-v3 too, here only */
 #include "values.h"
 
 /* floor(log2 x) for x >= 1 */

@@ -35,7 +35,15 @@
 #else
 #define DF_VAL_HOT static inline
 #endif
+/* fill_cond built for x86-64-v3 too, in the one file that defines
+ * DF_VALUES_CLONED (generator.c): clang gives a cloned function's resolver
+ * one global name, which a second file including this header would
+ * define again */
+#ifdef DF_VALUES_CLONED
 #define DF_VAL_CLONES DF_CPU_CLONES
+#else
+#define DF_VAL_CLONES
+#endif
 #endif
 
 /* df_type_size and df_elem_as_double (fuzz/case.c), for device code too. */
