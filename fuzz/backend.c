@@ -263,6 +263,16 @@ int df_backend_batch_times(df_backend *b, double *out)
     return 0;
 }
 
+size_t df_devgen_layout(df_devgen_case *cs, size_t m)
+{
+    size_t bytes = 0;
+    for (size_t j = 0; j < m; j++) {
+        cs[j].off = bytes;
+        bytes += (2 * (size_t)cs[j].n * df_type_size((df_type)cs[j].type) + 15) / 16 * 16;
+    }
+    return bytes;
+}
+
 int df_backend_gen_start(df_backend *b, int set, const df_devgen_case *cs, size_t m,
                          size_t bytes, void **out, char *err, size_t err_len)
 {

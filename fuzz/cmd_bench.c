@@ -356,9 +356,8 @@ static int devgen_row(df_engine *e, df_backend *b)
         cs[s].family = c.family;
         cs[s].type = (uint32_t)c.type;
         cs[s].n = c.n;
-        cs[s].off = bytes;
-        bytes += (2 * (size_t)c.n * df_type_size(c.type) + 15) / 16 * 16;
     }
+    bytes = df_devgen_layout(cs, m);
     unsigned char *out = malloc(bytes ? bytes : 1);
     char err[160] = "";
     double ms = 0;

@@ -553,11 +553,7 @@ static void gpu_generate(df_engine *e, df_job *jb)
     int h = jb->slots != e->slots;
     df_devgen_case *g = e->gcs + (size_t)h * e->batch;
     df_pool_for(e->pool, jb->n, shape_slot, jb);
-    size_t bytes = 0;
-    for (size_t s = 0; s < jb->n; s++) {
-        g[s].off = bytes;
-        bytes += (2 * (size_t)g[s].n * df_type_size((df_type)g[s].type) + 15) / 16 * 16;
-    }
+    size_t bytes = df_devgen_layout(g, jb->n);
     void *out = NULL;
     char err[160];
     if (df_backend_gen_start(e->b, h, g, jb->n, bytes, &out, err, sizeof err) != 0) {
