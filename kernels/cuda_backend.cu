@@ -111,15 +111,18 @@ typedef struct batch_item {
     size_t off_a, off_b;   /* spans of a and b from the device batch's base */
     size_t pre_a, pre_b;   /* leading guard + offset, in bytes */
     size_t pack_a, pack_b; /* a and b, packed, from the staging base */
+    const unsigned char *dev_a, *dev_b; /* a and b already on the device (the
+                                           GPU generated them), or NULL */
     size_t scratch_off;
 } batch_item;
 
 /* One vector of a batch, unpacked on the device into its guarded span:
- * [poison: pre bytes | data: bytes, from the packed copy | poison: post]. */
+ * [poison: pre bytes | data: bytes, from src | poison: post]. */
 typedef struct batch_unpack {
     uint64_t dst;          /* the span, from the device batch's base */
-    uint64_t src;          /* the data, from the base of d_pack (h_batch's copy from
-                              table_bytes on) */
+    uint64_t src;          /* the data's device address: in d_pack (the packed
+                              copy that crossed PCIe), or in a generation set's
+                              d_buf, where the GPU generated it */
     uint64_t pre, bytes, post;
     uint32_t type;         /* df_type: the poison's width and value */
     uint32_t pad;
@@ -135,6 +138,7 @@ struct df_cuda {
     struct {
         void *h_cs, *d_cs, *d_buf, *h_out;
         size_t h_cs_cap, d_cs_cap, d_buf_cap, h_out_cap;
+        size_t bytes;            /* the last generation's, in d_buf and h_out alike */
         cudaEvent_t done;
     } gen[2];
     void *h_result, *d_result;   /* 16 bytes each */
@@ -164,6 +168,7 @@ struct df_cuda {
     size_t items_cap;
     df_gpu_batch_group *groups;
     size_t groups_cap;
+    unsigned batch_gen_sets;     /* bit s: the batch reads generation set s's d_buf */
     int debug_invariants;
     int broken;                  /* a sticky error poisoned the context:
                                     every run returns -1 */
@@ -726,14 +731,40 @@ static void sort_items(batch_item *items, batch_item *tmp, size_t m)
     memcpy(items, tmp, m * sizeof *items);
 }
 
+/* Where the GPU generated case c's vectors (df_cuda_gen_start), if it did:
+ * a case whose a and b lie in a generation set's pinned output, b right
+ * after a as the generator lays a case out, has the same bytes at the same
+ * offsets in the set's device buffer, which the unpack kernel then reads
+ * in place of a packed copy: the vectors cross PCIe once, device to host
+ * for the references. The engine runs a batch only after its generation
+ * has landed (and batch_enqueue's stream waits for it too), changes no
+ * generated vector, and starts a set's next generation only after the
+ * batch that reads it has run. Returns the set, or -1. */
+static int generated_on_device(const df_cuda *cu, const df_case *c, size_t na,
+                               const unsigned char **dev_a)
+{
+    uintptr_t a = (uintptr_t)c->a, b = (uintptr_t)c->b;
+    for (int set = 0; set < 2; set++) {
+        uintptr_t h = (uintptr_t)cu->gen[set].h_out;
+        if (na == 0 || !h || a < h || b != a + na || a - h > cu->gen[set].bytes ||
+            cu->gen[set].bytes - (a - h) < 2 * na)
+            continue;
+        *dev_a = (const unsigned char *)cu->gen[set].d_buf + (a - h);
+        return set;
+    }
+    return -1;
+}
+
 /* Validates the cases (the invalid ones get their error in res now, as
  * df_cuda_run gives it), sorts the valid ones by block and lays them out:
  * each one's guarded vector spans in the device batch, its packed vectors
- * in the staging buffer, and its scratch. Returns the number of valid
- * cases, or (size_t)-1 when host memory runs out. */
+ * in the staging buffer (unless the GPU generated them: generated_on_device),
+ * and its scratch; *longest: the longest span, for the unpack's grid.
+ * Returns the number of valid cases, or (size_t)-1 when host memory runs
+ * out. */
 static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                          size_t n, df_result *res, size_t *stage_bytes, size_t *host_bytes,
-                         size_t *scratch_bytes)
+                         size_t *scratch_bytes, size_t *longest)
 {
     if (grow_host((void **)&cu->items, &cu->items_cap, 2 * n, sizeof *cu->items) != 0)
         return (size_t)-1;
@@ -750,6 +781,8 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
     cu->table_bytes = round_up(m * sizeof(df_gpu_batch_case), ALIGN);
     cu->unpack_bytes = round_up(2 * m * sizeof(batch_unpack), ALIGN);
     size_t off = cu->table_bytes, pk = cu->table_bytes + cu->unpack_bytes, sc = 0;
+    cu->batch_gen_sets = 0;
+    *longest = 0;
     for (size_t j = 0; j < m; j++) {
         batch_item *it = &cu->items[j];
         const df_case *c = &it->rc;
@@ -761,10 +794,20 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
         off += round_up(it->pre_a + na + tg, ALIGN);
         it->off_b = off;
         off += round_up(it->pre_b + na + tg, ALIGN);
-        it->pack_a = pk;
-        pk += round_up(na, 16);
-        it->pack_b = pk;
-        pk += round_up(na, 16);
+        size_t span = (it->pre_a > it->pre_b ? it->pre_a : it->pre_b) + na + tg;
+        *longest = span > *longest ? span : *longest;
+        it->dev_a = it->dev_b = NULL;
+        it->pack_a = it->pack_b = 0;
+        int set = generated_on_device(cu, c, na, &it->dev_a);
+        if (set >= 0) {
+            it->dev_b = it->dev_a + na;
+            cu->batch_gen_sets |= 1u << set;
+        } else {
+            it->pack_a = pk;
+            pk += round_up(na, 16);
+            it->pack_b = pk;
+            pk += round_up(na, 16);
+        }
         it->scratch_off = sc;
         size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(c->n, &c->launch) : 0;
         sc += round_up(sb, ALIGN);
@@ -803,9 +846,10 @@ static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngrou
 }
 
 /* One case of a batch into the pinned staging buffer: its table entry, its
- * vectors packed, and the two entries that have the device put each vector
- * between its guards (batch_unpack): the guards, about a third of the
- * bytes at n = 2000, never cross PCIe. */
+ * vectors packed (unless they are on the device already), and the two
+ * entries that have the device put each vector between its guards
+ * (batch_unpack): the guards, about a third of the bytes at n = 2000, never
+ * cross PCIe. */
 static void stage_one(void *ctx, size_t j, unsigned worker)
 {
     (void)worker;
@@ -816,7 +860,10 @@ static void stage_one(void *ctx, size_t j, unsigned worker)
     const batch_item *it = &cu->items[j];
     const df_case *c = &it->rc;
     size_t es = df_type_size(c->type), na = (size_t)c->n * es, tg = tail_guard_bytes(es);
-    size_t from = cu->table_bytes; /* the packed copy's base in h_batch */
+    size_t from = cu->table_bytes; /* where h_batch's copy to d_pack starts */
+    const char *pack = (const char *)cu->d_pack - from; /* h_batch offsets to device */
+    uint64_t src_a = (uint64_t)(uintptr_t)(it->dev_a ? (const char *)it->dev_a : pack + it->pack_a);
+    uint64_t src_b = (uint64_t)(uintptr_t)(it->dev_b ? (const char *)it->dev_b : pack + it->pack_b);
     df_gpu_batch_case *e = &tbl[j];
     e->a = d + it->off_a + it->pre_a;
     e->b = d + it->off_b + it->pre_b;
@@ -826,10 +873,9 @@ static void stage_one(void *ctx, size_t j, unsigned worker)
     e->block = c->launch.block;
     e->result = (uint32_t)j;
     e->ticket = 0;
-    up[2 * j] = batch_unpack{it->off_a, it->pack_a - from, it->pre_a, na, tg, (uint32_t)c->type, 0};
-    up[2 * j + 1] = batch_unpack{it->off_b, it->pack_b - from, it->pre_b, na, tg,
-                                 (uint32_t)c->type, 0};
-    if (na) {
+    up[2 * j] = batch_unpack{it->off_a, src_a, it->pre_a, na, tg, (uint32_t)c->type, 0};
+    up[2 * j + 1] = batch_unpack{it->off_b, src_b, it->pre_b, na, tg, (uint32_t)c->type, 0};
+    if (na && !it->dev_a) {
         memcpy(h + it->pack_a, c->a, na);
         memcpy(h + it->pack_b, c->b, na);
     }
@@ -844,11 +890,10 @@ enum { UNPACK_CHUNK = 1 << 16, UNPACK_THREADS = 256 };
  * backend's), the data, poison. Every size and offset is a multiple of the
  * element size, and each span starts 256-byte aligned. */
 template <typename W>
-__device__ void unpack_words(const batch_unpack &v, const unsigned char *pack,
-                             unsigned char *base, W poison, size_t chunk)
+__device__ void unpack_words(const batch_unpack &v, unsigned char *base, W poison, size_t chunk)
 {
     W *dst = (W *)(base + v.dst);
-    const W *src = (const W *)(pack + v.src);
+    const W *src = (const W *)(uintptr_t)v.src;
     size_t pre = v.pre / sizeof(W), n = v.bytes / sizeof(W);
     size_t all = pre + n + v.post / sizeof(W);
     size_t lo = (size_t)blockIdx.y * (chunk / sizeof(W));
@@ -857,15 +902,14 @@ __device__ void unpack_words(const batch_unpack &v, const unsigned char *pack,
         dst[i] = i < pre || i >= pre + n ? poison : src[i - pre];
 }
 
-__global__ void batch_unpack_kernel(const batch_unpack *up, const unsigned char *pack,
-                                    unsigned char *base, size_t chunk)
+__global__ void batch_unpack_kernel(const batch_unpack *up, unsigned char *base, size_t chunk)
 {
     const batch_unpack v = up[blockIdx.x];
     if (v.type == DF_F64)
-        unpack_words<unsigned long long>(v, pack, base, 0x7ff8000000000000ull, chunk);
+        unpack_words<unsigned long long>(v, base, 0x7ff8000000000000ull, chunk);
     else
-        unpack_words<uint32_t>(v, pack, base,
-                               v.type == DF_F32 ? 0x7fc00000u : (uint32_t)DF_GUARD_I32, chunk);
+        unpack_words<uint32_t>(v, base, v.type == DF_F32 ? 0x7fc00000u : (uint32_t)DF_GUARD_I32,
+                               chunk);
 }
 
 /* Every case of the batch, on the pool's threads when there is one: at
@@ -920,12 +964,15 @@ static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, siz
                              host - cu->table_bytes, cudaMemcpyHostToDevice, cu->stream)) !=
         cudaSuccess)
         return *call = "cudaMemcpyAsync(batch)", (int)e;
+    for (int set = 0; set < 2; set++) /* the device copies it reads: landed */
+        if ((cu->batch_gen_sets & (1u << set)) &&
+            (e = cudaStreamWaitEvent(cu->stream, cu->gen[set].done, 0)) != cudaSuccess)
+            return *call = "cudaStreamWaitEvent(generation)", (int)e;
     /* chunks of at least UNPACK_CHUNK bytes, and at most 65535 a vector */
     size_t chunk = round_up(longest / 65535 + 1, UNPACK_CHUNK);
     dim3 grid((unsigned)(2 * m), (unsigned)((longest + chunk - 1) / chunk));
     batch_unpack_kernel<<<grid, UNPACK_THREADS, 0, cu->stream>>>(
-        (const batch_unpack *)cu->d_pack, (const unsigned char *)cu->d_pack,
-        (unsigned char *)cu->d_batch, chunk);
+        (const batch_unpack *)cu->d_pack, (unsigned char *)cu->d_batch, chunk);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return *call = "batch_unpack_kernel", (int)e;
     df_gpu_batch bt;
@@ -1006,8 +1053,8 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
     if (!launch || cu->broken || n < 2)
         return run_one_by_one(cu, k, cases, n, res, done);
     double t = mono_now();
-    size_t stage = 0, host = 0, scratch = 0, ngroups = 0;
-    size_t m = batch_plan(cu, k, cases, n, res, &stage, &host, &scratch);
+    size_t stage = 0, host = 0, scratch = 0, ngroups = 0, longest = 0;
+    size_t m = batch_plan(cu, k, cases, n, res, &stage, &host, &scratch, &longest);
     if (m == (size_t)-1)
         return run_one_by_one(cu, k, cases, n, res, done); /* no host memory for the plan */
     if (m == 0) {
@@ -1024,13 +1071,6 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
     batch_stage(cu, m);
     batch_tick(cu, DF_CUDA_T_STAGE, &t);
     char detail[160] = "";
-    size_t longest = 0; /* the longest span, for the unpack's grid */
-    for (size_t j = 0; j < m; j++) {
-        const batch_item *it = &cu->items[j];
-        size_t es = df_type_size(it->rc.type), tail = tail_guard_bytes(es);
-        size_t span = (it->pre_a > it->pre_b ? it->pre_a : it->pre_b) + (size_t)it->rc.n * es + tail;
-        longest = span > longest ? span : longest;
-    }
     int code = batch_enqueue(cu, launch, m, host, ngroups, longest, &call, detail,
                              sizeof detail);
     if (code != 0)
@@ -1139,6 +1179,7 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
         snprintf(err, err_len, "the CUDA context is unusable");
         return -1;
     }
+    cu->gen[set].bytes = 0; /* no batch reads the set until this generation is under way */
     if (!cu->gen_stream &&
         (e = cudaStreamCreateWithFlags(&cu->gen_stream, cudaStreamNonBlocking)))
         return devgen_fail("cudaStreamCreateWithFlags", e, err, err_len);
@@ -1166,6 +1207,7 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
                              cudaMemcpyDeviceToHost, cu->gen_stream)) ||
         (e = cudaEventRecord(cu->gen[set].done, cu->gen_stream)))
         return devgen_fail("cudaMemcpyAsync(generated cases)", e, err, err_len);
+    cu->gen[set].bytes = bytes;
     *out = cu->gen[set].h_out;
     return 0;
 }

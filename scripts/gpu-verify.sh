@@ -31,7 +31,8 @@
 #                                    issue 9: `dotfuzz bench` of an earlier build OLD and of this
 #                                    one alternated ROUNDS times (default 2) on one machine, and
 #                                    their runs over the deterministic kernels compared line for
-#                                    line and file for file -> OUTDIR/ab.txt, ab-identity.txt
+#                                    line and file for file, at run's defaults and at --max-n 8000
+#                                    (the GPU generates) -> OUTDIR/ab.txt, ab-identity.txt
 #   scripts/gpu-verify.sh campaign-start [SECONDS]
 #                                    starts, detached, a supervised campaign (run --out) over every
 #                                    kernel and every mutant, the crashing and hanging ones included
@@ -277,7 +278,7 @@ perf() {
 # two builds' runs over the deterministic kernels on the GPU, which must
 # match line for line and finding file for file.
 ab() {
-  local old=$1 rounds=${2:-2} i
+  local old=$1 rounds=${2:-2} i extra
   local C="run --backend cuda --kernel shfl,shfl-f64acc,shfl-f64,fold,tournament,tree-hostsum,int-atomic --seed 5 --cases 40000 --batch 256 --save-precision all --save-bugs all --quiet"
   {
     for i in $(seq "$rounds"); do
@@ -288,34 +289,40 @@ ab() {
     done
   } >"$OUTDIR/ab.txt" 2>&1
   grep -E '^\$|verified|bare|vs seed' "$OUTDIR/ab.txt"
-  {
-    echo "\$ OLD/NEW $C"
-    rm -rf "$WORK/ab-old" "$WORK/ab-new"
-    "$old" $C --corpus "$WORK/ab-old" >"$WORK/ab-old.txt" 2>&1
-    echo "old exit $?"
-    $DF $C --corpus "$WORK/ab-new" >"$WORK/ab-new.txt" 2>&1
-    echo "new exit $?"
-    cat "$WORK/ab-new.txt"
-    # a soft-error file holds the first report the GPU's threads raced to
-    # claim (soft_error.h), which one run to the next may be another thread's:
-    # those are counted; every other file must be the same bytes
-    ab_files() {
-      local f v
-      for f in "$1"/*; do
-        v=$(od -An -tu1 -j17 -N1 "$f" | tr -d ' ')
-        if [ "$v" = 4 ]; then echo soft; else echo "${f##*/} $(cksum <"$f")"; fi
-      done | sort
-    }
-    if diff <(sed -e 1d -e "s|$WORK/ab-old|C|" "$WORK/ab-old.txt") \
-            <(sed -e 1d -e "s|$WORK/ab-new|C|" "$WORK/ab-new.txt") &&
-       diff <(ab_files "$WORK/ab-old") <(ab_files "$WORK/ab-new") >/dev/null; then
-      echo "IDENTICAL: every line but the timing line; $(ab_files "$WORK/ab-new" | grep -vc '^soft$') finding files byte for byte, and as many soft-error files ($(ab_files "$WORK/ab-new" | grep -c '^soft$'))"
-    else
-      echo "DIFFERENT"
-      diff <(ab_files "$WORK/ab-old") <(ab_files "$WORK/ab-new") | head -n 5
-    fi
-  } >"$OUTDIR/ab-identity.txt" 2>&1
-  tail -n 1 "$OUTDIR/ab-identity.txt"
+  # a soft-error file holds the first report the GPU's threads raced to
+  # claim (soft_error.h), which one run to the next may be another thread's:
+  # those are counted; every other file must be the same bytes
+  ab_files() {
+    local f v
+    for f in "$1"/*; do
+      v=$(od -An -tu1 -j17 -N1 "$f" | tr -d ' ')
+      if [ "$v" = 4 ]; then echo soft; else echo "${f##*/} $(cksum <"$f")"; fi
+    done | sort
+  }
+  # run's defaults (cases up to 65536 elements: the CPU generates), then
+  # cases up to 8000 (--gen auto: the GPU generates and the run reads the
+  # device's copy)
+  : >"$OUTDIR/ab-identity.txt"
+  for extra in "" "--max-n 8000"; do
+    {
+      echo "\$ OLD/NEW $C $extra"
+      rm -rf "$WORK/ab-old" "$WORK/ab-new"
+      "$old" $C $extra --corpus "$WORK/ab-old" >"$WORK/ab-old.txt" 2>&1
+      echo "old exit $?"
+      $DF $C $extra --corpus "$WORK/ab-new" >"$WORK/ab-new.txt" 2>&1
+      echo "new exit $?"
+      cat "$WORK/ab-new.txt"
+      if diff <(sed -e 1d -e "s|$WORK/ab-old|C|" "$WORK/ab-old.txt") \
+              <(sed -e 1d -e "s|$WORK/ab-new|C|" "$WORK/ab-new.txt") &&
+         diff <(ab_files "$WORK/ab-old") <(ab_files "$WORK/ab-new") >/dev/null; then
+        echo "IDENTICAL: every line but the timing line; $(ab_files "$WORK/ab-new" | grep -vc '^soft$') finding files byte for byte, and as many soft-error files ($(ab_files "$WORK/ab-new" | grep -c '^soft$'))"
+      else
+        echo "DIFFERENT"
+        diff <(ab_files "$WORK/ab-old") <(ab_files "$WORK/ab-new") | head -n 5
+      fi
+    } >>"$OUTDIR/ab-identity.txt" 2>&1
+    echo "${extra:-defaults}: $(tail -n 1 "$OUTDIR/ab-identity.txt")"
+  done
 }
 
 # fold, tournament and their mutants on both backends, the same cases: the
