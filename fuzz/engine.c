@@ -467,8 +467,8 @@ static void copy_prep(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t 
 /* cuda path: a sampled case's metamorphic copies made before its run, with
  * a stand-in for the run that ended well (the copies need the run's status
  * and the case's G, not its result; df_meta_plan_settle drops, after the
- * run, the copies a failed run would not have had), so the caller runs them
- * on the GPU right after the batch; prep: referenced and modelled too
+ * run, the copies a failed run would not have had), so they run on the GPU
+ * in the batch's own launch (run_gpu); prep: referenced and modelled too
  * (short cases, one thread each; long ones' copies take a thread each
  * beside the GPU run). */
 static void early_copies(df_engine *e, df_slot *sl, int whole, unsigned w)
@@ -726,6 +726,7 @@ static int batch_alloc(df_engine *e)
     if (!e->cpu_s)
         e->cpu_s = calloc(nw, sizeof *e->cpu_s);
     e->capbatch = e->batch;
+    e->capcases = e->batch;
     e->cptr = calloc(e->batch, sizeof *e->cptr);
     e->bres = calloc(e->batch, sizeof *e->bres);
     e->sampled = calloc(want, sizeof *e->sampled);
@@ -735,31 +736,80 @@ static int batch_alloc(df_engine *e)
                                                                                          : -1;
 }
 
-/* The cuda backend's part: each kernel's cases of the batch in one call.
- * Returns 0, or -1 when the context died (slots that ran keep results). */
+/* Case pointers and results for cap cases (one array of each: cptr and
+ * bres, or vptr and vres). Returns 0, or -1 out of memory. */
+static int grow_cases(const df_case ***cases, df_result **res, size_t cap)
+{
+    const df_case **p = realloc(*cases, cap * sizeof *p);
+    if (p)
+        *cases = p;
+    df_result *r = realloc(*res, cap * sizeof *r);
+    if (r)
+        *res = r;
+    return p && r ? 0 : -1;
+}
+
+/* cptr and bres for need cases. Returns 0, or -1 out of memory. */
+static int cases_reserve(df_engine *e, size_t need)
+{
+    if (need <= e->capcases)
+        return 0;
+    size_t cap = need + need / 4;
+    if (grow_cases(&e->cptr, &e->bres, cap) != 0)
+        return -1;
+    e->capcases = cap;
+    return 0;
+}
+
+/* The metamorphic copies of slot sl made before its run (early_copies),
+ * which run in its kernel's launch after the batch's cases. */
+static size_t early_count(const df_slot *sl)
+{
+    return sl->copies == DF_COPIES_PREPPED && sl->plan && !sl->gen_failed ? sl->plan->nvar : 0;
+}
+
+/* The cuda backend's part: each kernel's cases of the batch in one call,
+ * and after them the copies made before the run (when memory allows), so
+ * that they need no launch, copy and synchronization of their own after
+ * the batch's: the same cases on the same data, in another launch. Copies
+ * that a failed run would not have had (df_meta_plan_settle) run too and
+ * are dropped with their results; gpu_variants runs the copies left.
+ * Returns 0, or -1 when the context died (slots and copies that ran keep
+ * results). */
 static int run_gpu(df_engine *e, size_t n)
 {
     df_slot *sl = e->cur;
+    size_t need = n;
+    for (size_t s = 0; s < n; s++)
+        need += early_count(&sl[s]);
+    int copies = cases_reserve(e, need) == 0;
     for (size_t ki = 0; ki < e->nk; ki++) {
         size_t m = 0;
         for (size_t s = 0; s < n; s++)
             if (sl[s].ki == ki && !sl[s].gen_failed)
                 e->cptr[m++] = &sl[s].c;
+        for (size_t s = 0; copies && s < n; s++)
+            for (size_t v = 0; sl[s].ki == ki && v < early_count(&sl[s]); v++)
+                e->cptr[m++] = &sl[s].plan->var[v];
         if (m == 0)
             continue;
-        size_t done = 0;
+        size_t done = 0, j = 0;
         int rc = df_backend_run_batch(e->b, e->kernels[ki], e->cptr, m, e->bres, &done);
-        for (size_t s = 0, j = 0; s < n && j < done; s++)
+        for (size_t s = 0; s < n && j < done; s++)
             if (sl[s].ki == ki && !sl[s].gen_failed) {
                 sl[s].r.res = e->bres[j++];
                 sl[s].ran = 1;
+            }
+        for (size_t s = 0; copies && s < n && j < done; s++)
+            for (size_t v = 0; sl[s].ki == ki && v < early_count(&sl[s]) && j < done; v++) {
+                sl[s].plan->out[v].res = e->bres[j++];
+                sl[s].plan->ran[v] = rc != 0 && j == done ? -1 : 1;
             }
         if (rc != 0)
             return -1;
     }
     return 0;
 }
-
 
 /* ---- a batch's metamorphic checks ---- */
 
@@ -802,13 +852,7 @@ static int vref_reserve(df_engine *e, size_t need)
     df_vref *v = realloc(e->vref, cap * sizeof *v);
     if (v)
         e->vref = v;
-    const df_case **p = realloc(e->vptr, cap * sizeof *p);
-    if (p)
-        e->vptr = p;
-    df_result *r = realloc(e->vres, cap * sizeof *r);
-    if (r)
-        e->vres = r;
-    if (!v || !p || !r)
+    if (grow_cases(&e->vptr, &e->vres, cap) != 0 || !v)
         return -1;
     e->capvref = cap;
     return 0;
@@ -905,7 +949,7 @@ static int gpu_variants(df_engine *e)
         size_t m = 0;
         for (size_t i = 0; i < e->nvref; i++) {
             df_slot *sl = &e->cur[e->vref[i].slot];
-            if (sl->ki == ki)
+            if (sl->ki == ki && sl->plan->ran[e->vref[i].var] == 0)
                 e->vptr[m++] = &sl->plan->var[e->vref[i].var];
         }
         if (m == 0)
@@ -914,7 +958,7 @@ static int gpu_variants(df_engine *e)
         int rc = df_backend_run_batch(e->b, e->kernels[ki], e->vptr, m, e->vres, &done);
         for (size_t i = 0, j = 0; i < e->nvref && j < done; i++) {
             df_slot *sl = &e->cur[e->vref[i].slot];
-            if (sl->ki != ki)
+            if (sl->ki != ki || sl->plan->ran[e->vref[i].var] != 0)
                 continue;
             size_t v = e->vref[i].var;
             sl->plan->out[v].res = e->vres[j++];
@@ -965,8 +1009,8 @@ static void pool_join(df_pool *pool, int h, size_t n,
  * were made in the prepare stage (early_copies: they need the first run's
  * status and G, not its judgement) and are settled now, then the pool
  * judges the batch and references and models the copies (those the
- * prepare stage left) while the caller runs the copies on the GPU; the
- * copies are judged last. The same work, on the same data, as judging the
+ * prepare stage left) while the caller runs on the GPU the copies that
+ * did not run in the batch's launch (run_gpu); the copies are judged last. The same work, on the same data, as judging the
  * batch and then checking its copies one step after another, so the same
  * verdicts. Returns 0, or -1 when the context died or out of memory. */
 static int finish_overlapped(df_engine *e, size_t n, df_job *jb)
