@@ -429,12 +429,15 @@ typedef struct df_job {
     int gen_set;              /* generated on the GPU in this set (-1: on the CPU) */
 } df_job;
 
-/* Slots a prepare item takes: four short cases, whose references run side
+/* Slots a prepare item takes: eight short cases, whose references run side
  * by side (df_refs_compute_many: each case's Kahan sum is one long chain
- * of dependent additions), when that still leaves each thread two items
- * or more; else one, so a batch of few long cases is shared out one case
- * a thread. */
-#define DF_PREP_GROUP 4
+ * of dependent additions, and the sums left after the integer cases' exact
+ * pass go in vector lanes, up to eight), when that still leaves each
+ * thread two items or more; else one, so a batch of few long cases is
+ * shared out one case a thread. Eight rather than four: 5.3 against 6.2 us
+ * of references per f32 case at n = 2000 (about half the cases are left
+ * with a Kahan sum, so four filled half a vector). */
+#define DF_PREP_GROUP 8
 #define DF_PREP_GROUP_MAX_N (UINT64_C(1) << 16)
 
 static df_job batch_job(df_engine *e, df_slot *slots, size_t n)

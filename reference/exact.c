@@ -426,7 +426,7 @@ static int nonfinite_kind_f64(const double *a, const double *b, uint64_t n)
 #define F32_KEYS 1024           /* key = (ea' + eb') << 1 | sign; ea' + eb' <= 510 */
 #define F32_COPIES 4            /* interleaved bucket copies (element i -> i mod 4) */
 #define F32_PER_COPY (UINT64_C(1) << 16) /* (2^24 - 1)^2 * 2^16 < 2^64 */
-#define F32_SMALL_N 2048        /* below: one copy, key range tracked */
+#define F32_SMALL_N 2048        /* below: the key range tracked */
 #define F32_KEY_MIN 4           /* finite keys: ea' + eb' in [2, 508] */
 #define F32_KEY_MAX 1017
 #define F32_POS(e) ((e) - 300 - LSB) /* bit index of m * 2^(e - 300) */
@@ -562,13 +562,6 @@ static void scatter4_f32(uint64_t *restrict bucket, const uint64_t *restrict m,
         bucket[key[i] * 4u + (i & 3)] += m[i];
 }
 
-static void scatter1_f32(uint64_t *restrict bucket, const uint64_t *restrict m,
-                         const uint32_t *restrict key, uint64_t len)
-{
-    for (uint64_t i = 0; i < len; i++)
-        bucket[key[i]] += m[i];
-}
-
 /* Grows the cleared key range to hold [kmin, kmax], whole +/- pairs. */
 static void cover_f32(f32_work *w, unsigned copies, uint32_t kmin, uint32_t kmax)
 {
@@ -615,8 +608,11 @@ static void flush_f32(f32_work *w, unsigned copies, longacc *A)
 static int exact_f32(const float *a, const float *b, uint64_t n, longacc *A)
 {
     f32_work w;
-    unsigned copies = n >= F32_SMALL_N ? F32_COPIES : 1;
-    int track = copies == 1, avx2 = cpu_has_avx2();
+    /* four copies even for short dots: one would make a run of products
+     * with one key (constant data) wait on each other's store, and with
+     * the range tracked four cost little to clear */
+    const unsigned copies = F32_COPIES;
+    int track = n < F32_SMALL_N, avx2 = cpu_has_avx2();
     uint64_t limit = copies * F32_PER_COPY, since = 0;
     w.lo = w.hi = 0;
     memset(w.bucket, 0, copies * sizeof w.bucket[0]); /* key 0 */
@@ -635,10 +631,7 @@ static int exact_f32(const float *a, const float *b, uint64_t n, longacc *A)
         }
         if (k.kmax != 0 && (k.kmin < w.lo || k.kmax >= w.hi))
             cover_f32(&w, copies, k.kmin, k.kmax);
-        if (copies == F32_COPIES)
-            scatter4_f32(w.bucket, w.m, w.key, len);
-        else
-            scatter1_f32(w.bucket, w.m, w.key, len);
+        scatter4_f32(w.bucket, w.m, w.key, len);
         since += len;
     }
     flush_f32(&w, copies, A);
@@ -818,13 +811,19 @@ static int exact_f64(const double *a, const double *b, uint64_t n, longacc *A)
 
 /* ---- i32: the exact integer dot -------------------------------------- */
 
+/* The integer v (an exact dot of integer data) into the digits. */
+static void acc_set_int(longacc *A, df_i128 v)
+{
+    u128 u = ((u128)(uint64_t)v.hi << 64) | v.lo;
+    int negative = v.hi < 0;
+    acc_add128(A, -LSB, negative ? (u128)0 - u : u, negative);
+}
+
 static void exact_i32(const int32_t *a, const int32_t *b, uint64_t n, longacc *A)
 {
     df_i128 v;
     (void)df_exact_dot_int(DF_I32, a, b, n, &v); /* always succeeds for i32 */
-    u128 u = ((u128)(uint64_t)v.hi << 64) | v.lo;
-    int negative = v.hi < 0;
-    acc_add128(A, -LSB, negative ? (u128)0 - u : u, negative);
+    acc_set_int(A, v);
 }
 
 /* ---- results ------------------------------------------------------------ */
@@ -900,6 +899,18 @@ int df_exact_dot(df_type t, const void *a, const void *b, uint64_t n,
     else
         set_finite(out, &A);
     return 0;
+}
+
+/* Everything set_finite derives comes from the value alone (the sign, the
+ * digits of the magnitude and their window trimmed to non-zero digits,
+ * roundings of it), so an integer dot already known exactly gives the
+ * fields df_exact_dot gives on the same data, whichever way it was found. */
+void df_exact_of_int(df_i128 v, df_exact *out)
+{
+    longacc A;
+    acc_init(&A);
+    acc_set_int(&A, v);
+    set_finite(out, &A);
 }
 
 /* ---- errors ------------------------------------------------------------- */

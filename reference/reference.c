@@ -118,12 +118,14 @@ DF_CPU_CLONES static span_class classify_f32(const float *x, uint64_t len)
     return k;
 }
 
-static span_class classify_i32(const int32_t *x, uint64_t len)
+/* |x| in uint32 (|INT32_MIN| = 2^31 fits), so the loop is a 32-bit
+ * abs and unsigned max, which vectorizes. */
+DF_CPU_CLONES static span_class classify_i32(const int32_t *x, uint64_t len)
 {
-    uint64_t m = 0;
+    uint32_t m = 0;
     for (uint64_t i = 0; i < len; i++) {
-        int64_t v = x[i];
-        uint64_t av = (uint64_t)(v < 0 ? -v : v);
+        uint32_t v = (uint32_t)x[i];
+        uint32_t av = x[i] < 0 ? 0u - v : v;
         m = av > m ? av : m;
     }
     span_class k = {(double)m, 0, 0, 0};
@@ -320,21 +322,101 @@ KAHAN_SPAN(kahan_span_f32, float)
 KAHAN_SPAN(kahan_span_f64, double)
 KAHAN_SPAN(kahan_span_i32, int32_t)
 
-static void kahan_span(df_type t, const void *a, const void *b, uint64_t off,
-                       uint64_t len, kahan_state *st)
-{
-    switch (t) {
-    case DF_F32:
-        kahan_span_f32((const float *)a + off, (const float *)b + off, len, st);
-        break;
-    case DF_F64:
-        kahan_span_f64((const double *)a + off, (const double *)b + off, len, st);
-        break;
-    case DF_I32:
-        kahan_span_i32((const int32_t *)a + off, (const int32_t *)b + off, len, st);
-        break;
+/* Four doubles, and four elements of each type, as GCC's and clang's
+ * vector extensions: one source that the x86-64-v3 clone turns into AVX2
+ * and the baseline into pairs of SSE2 operations, each lane doing the
+ * IEEE operations its scalar code would. */
+typedef double v4d __attribute__((vector_size(32)));
+typedef int64_t v4l __attribute__((vector_size(32)));
+typedef float v4_float __attribute__((vector_size(16)));
+typedef int32_t v4_int32_t __attribute__((vector_size(16)));
+typedef double v4_double __attribute__((vector_size(32)));
+
+/* |x| and x > m ? x : m in each lane, as the scalar loops write them;
+ * macros, since a function taking a 32-byte vector has another ABI in
+ * the baseline build than in the AVX2 clone. */
+#define V4_ABS_MASK ((v4l){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX})
+#define V4_ABS(x) ((v4d)((v4l)(x) & V4_ABS_MASK))
+#define V4_MAX(x, m) ((v4d)((((x) > (m)) & (v4l)(x)) | (~((x) > (m)) & (v4l)(m))))
+
+/* The Kahan state over integer data whose partial sums are all exact:
+ * every |p_i| and every partial sum of the p_i and of the |p_i| at most
+ * 2^53 (the caller checks len max|a| max|b| <= 2^53 beside the earlier
+ * chunks'). Then each product and each addition of KAHAN_SPAN is exact:
+ * y = p - 0 = p, t = s + p, c = (t - s) - y = +0, so its s and g are the
+ * exact sums and its c stays +0, and exact sums come out the same in any
+ * order. So this adds them in eight independent lanes, in vectors,
+ * instead of one chain of four dependent additions an element (and the
+ * integer dot is s, read off as an int64). No lane sum is ever
+ * -0 (one is only from -0 + -0, and each starts at +0), as the chain's s
+ * and g are not. The maximum is order-free too (no NaN in such data). */
+
+/* One step of an exact sum: two sets of four lanes, so that the next
+ * additions need not wait for these. */
+#define EXACT_SUM_STEP(T, a, b, s, g, mx)                                       \
+    do {                                                                       \
+        v4_##T va, vb;                                                         \
+        memcpy(&va, a, sizeof va);                                             \
+        memcpy(&vb, b, sizeof vb);                                             \
+        v4d p = __builtin_convertvector(va, v4d) * __builtin_convertvector(vb, v4d); \
+        v4d ap = V4_ABS(p);                                                    \
+        s += p;                                                                \
+        g += ap;                                                               \
+        mx = V4_MAX(ap, mx);                                                   \
+    } while (0)
+
+#define EXACT_SUM_SPAN(NAME, T)                                                \
+    DF_CPU_CLONES static void NAME(const T *a, const T *b, uint64_t len,      \
+                                   kahan_state *st)                            \
+    {                                                                          \
+        v4d s0 = {0}, s1 = {0}, g0 = {0}, g1 = {0}, m0 = {0}, m1 = {0};        \
+        uint64_t i = 0;                                                        \
+        for (; i + 8 <= len; i += 8) {                                         \
+            EXACT_SUM_STEP(T, a + i, b + i, s0, g0, m0);                       \
+            EXACT_SUM_STEP(T, a + i + 4, b + i + 4, s1, g1, m1);               \
+        }                                                                      \
+        s0 += s1, g0 += g1, m0 = V4_MAX(m1, m0);                               \
+        double ss = st->s, gg = st->g, mm = st->maxp;                          \
+        for (unsigned k = 0; k < 4; k++) {                                     \
+            ss += s0[k];                                                       \
+            gg += g0[k];                                                       \
+            mm = m0[k] > mm ? m0[k] : mm;                                      \
+        }                                                                      \
+        for (; i < len; i++) {                                                 \
+            double p = (double)a[i] * (double)b[i];                            \
+            double ap = fabs(p);                                               \
+            ss += p;                                                           \
+            gg += ap;                                                          \
+            mm = ap > mm ? ap : mm;                                            \
+        }                                                                      \
+        st->s = ss, st->g = gg, st->maxp = mm;                                 \
     }
-}
+
+EXACT_SUM_SPAN(exact_sum_f32, float)
+EXACT_SUM_SPAN(exact_sum_f64, double)
+EXACT_SUM_SPAN(exact_sum_i32, int32_t)
+
+/* NAME(t, a, b, off, len, st): PREFIX##_f32, _f64 or _i32 by type, on the
+ * elements [off, off + len). */
+#define SPAN_BY_TYPE(NAME, PREFIX)                                             \
+    static void NAME(df_type t, const void *a, const void *b, uint64_t off,   \
+                     uint64_t len, kahan_state *st)                            \
+    {                                                                          \
+        switch (t) {                                                           \
+        case DF_F32:                                                           \
+            PREFIX##_f32((const float *)a + off, (const float *)b + off, len, st); \
+            break;                                                             \
+        case DF_F64:                                                           \
+            PREFIX##_f64((const double *)a + off, (const double *)b + off, len, st); \
+            break;                                                             \
+        case DF_I32:                                                           \
+            PREFIX##_i32((const int32_t *)a + off, (const int32_t *)b + off, len, st); \
+            break;                                                             \
+        }                                                                      \
+    }
+
+SPAN_BY_TYPE(exact_sum_span, exact_sum)
+SPAN_BY_TYPE(kahan_span, kahan_span)
 
 /* Rigorous bound on |kahan - exact| for finite inputs without overflow.
  * With u = 2^-53, S = sum |p^_i| over the computed products:
@@ -399,53 +481,84 @@ double df_abs_dot(df_type t, const void *a, const void *b, uint64_t n)
 
 /* ---- everything at once ------------------------------------------------ */
 
-/* Four Kahan sums side by side, one per case of element type T, over
- * their first len elements: each sum does the additions of KAHAN_SPAN in
- * its own order, so each state ends bit for bit as its own kahan_span
- * would leave it. Only the four latency chains overlap (Kahan's is four
- * dependent additions an element). */
-#define KAHAN_SPAN4(NAME, T)                                                    \
-    static void NAME(const void *const *va, const void *const *vb, uint64_t len, \
-                     kahan_state *st)                                           \
-    {                                                                           \
-        const T *a[4], *b[4];                                                   \
-        double s[4], c[4], g[4], maxp[4];                                       \
-        for (int k = 0; k < 4; k++) {                                           \
-            a[k] = va[k], b[k] = vb[k];                                         \
-            s[k] = st[k].s, c[k] = st[k].c, g[k] = st[k].g, maxp[k] = st[k].maxp; \
-        }                                                                       \
-        for (uint64_t i = 0; i < len; i++) {                                    \
-            for (int k = 0; k < 4; k++) {                                       \
-                double p = (double)a[k][i] * (double)b[k][i];                   \
-                double y = p - c[k];                                            \
-                double t = s[k] + y;                                            \
-                c[k] = (t - s[k]) - y;                                          \
-                s[k] = t;                                                       \
-                double ap = fabs(p);                                            \
-                g[k] += ap;                                                     \
-                maxp[k] = ap > maxp[k] ? ap : maxp[k];                          \
-            }                                                                   \
-        }                                                                       \
-        for (int k = 0; k < 4; k++)                                             \
-            st[k] = (kahan_state){s[k], c[k], g[k], maxp[k]};                   \
+/* Kahan sums side by side, one per case of element type T, in the lanes
+ * of 4-double vectors (one or two sets of four: SETS), over their first
+ * len elements: each lane does the operations of KAHAN_SPAN in its order,
+ * so each state ends bit for bit as its own kahan_span would leave it.
+ * Kahan's chain is four dependent additions an element, so one sum alone
+ * leaves the core mostly waiting; eight in two vectors fill it with about
+ * a quarter of the scalar instructions. The products go first, lane by
+ * lane, a block at a time, into P (element-major: P[i][lane], in L1), so
+ * that the sums' loop loads a vector of lanes where it would gather them.
+ * Unused lanes repeat lane 0's data (the caller's choice; any data would
+ * do). Which NaN an addition passes on depends on the operand order (see
+ * df_refs_compute_many): the caller keeps data holding a NaN out. */
+#define KAHAN_BLOCK 128
+#define KAHAN_LANES 8
+#define KAHAN_LANES_SPAN(NAME, T)                                                \
+    DF_CPU_CLONES static void NAME(const void *const *va, const void *const *vb,  \
+                                   uint64_t len, unsigned sets, kahan_state *st)  \
+    {                                                                            \
+        double P[KAHAN_BLOCK * KAHAN_LANES] __attribute__((aligned(32)));        \
+        v4d s[2], c[2], g[2], mx[2];                                             \
+        for (unsigned j = 0; j < 2; j++)                                         \
+            for (unsigned k = 0; k < 4; k++) {                                   \
+                const kahan_state *q = &st[4 * j + k];                           \
+                s[j][k] = q->s, c[j][k] = q->c, g[j][k] = q->g, mx[j][k] = q->maxp; \
+            }                                                                    \
+        for (uint64_t off = 0; off < len; off += KAHAN_BLOCK) {                  \
+            uint64_t bl = len - off < KAHAN_BLOCK ? len - off : KAHAN_BLOCK;     \
+            for (unsigned k = 0; k < 4 * sets; k++) {                            \
+                const T *a = (const T *)va[k] + off, *b = (const T *)vb[k] + off; \
+                for (uint64_t i = 0; i < bl; i++)                                \
+                    P[i * KAHAN_LANES + k] = (double)a[i] * (double)b[i];        \
+            }                                                                    \
+            for (uint64_t i = 0; i < bl; i++)                                    \
+                for (unsigned j = 0; j < sets; j++) {                            \
+                    v4d p, y, t, ap;                                             \
+                    memcpy(&p, &P[i * KAHAN_LANES + 4 * j], sizeof p);           \
+                    y = p - c[j];                                                \
+                    t = s[j] + y;                                                \
+                    c[j] = (t - s[j]) - y;                                       \
+                    s[j] = t;                                                    \
+                    ap = V4_ABS(p);                                              \
+                    g[j] += ap;                                                  \
+                    mx[j] = V4_MAX(ap, mx[j]);                                   \
+                }                                                                \
+        }                                                                        \
+        for (unsigned j = 0; j < sets; j++)                                      \
+            for (unsigned k = 0; k < 4; k++)                                     \
+                st[4 * j + k] = (kahan_state){s[j][k], c[j][k], g[j][k], mx[j][k]}; \
     }
 
-KAHAN_SPAN4(kahan_span4_f32, float)
-KAHAN_SPAN4(kahan_span4_f64, double)
-KAHAN_SPAN4(kahan_span4_i32, int32_t)
+KAHAN_LANES_SPAN(kahan_lanes_f32, float)
+KAHAN_LANES_SPAN(kahan_lanes_f64, double)
+KAHAN_LANES_SPAN(kahan_lanes_i32, int32_t)
 
 /* One pass over memory: per chunk, classify both vectors, add the chunk's
  * exact integer dot while the data still qualify, and run Kahan and G over
- * it (st: NULL when the caller runs Kahan apart); the chunk is in L1 for
- * the second and third reads. G is the Kahan loop's sequential sum of
- * |p_i|: for integer data below 2^53 it is then exact, and it reaches 2^53
- * exactly when the true G does (the oracle's exact regime rests on that). */
-static void refs_scan(df_type t, const void *a, const void *b, uint64_t n,
-                      df_refs *out, kahan_state *st)
+ * it; the chunk is in L1 for the second and third reads. G is the Kahan
+ * loop's sequential sum of |p_i|: for integer data below 2^53 it is then
+ * exact, and it reaches 2^53 exactly when the true G does (the oracle's
+ * exact regime rests on that).
+ *
+ * While the data are integers whose sums stay exact (the bound
+ * sum len max|a| max|b| over the chunks so far at most 2^53), one
+ * vectorized pass (exact_sum_span) gives the Kahan state and the integer
+ * dot at once. From the first chunk where that fails, Kahan runs as
+ * written: in the scan when run_kahan, else not at all, and the offset
+ * where the caller must start it (with *st as it stands) is returned; n
+ * when nothing is left. Integer data also give the superaccumulator's
+ * digits from their integer dot (df_exact_of_int), without its pass. */
+static uint64_t refs_scan(df_type t, const void *a, const void *b, uint64_t n,
+                          df_refs *out, kahan_state *st, int run_kahan)
 {
     memset(out, 0, sizeof *out);
     i128 total = 0;
     int eligible = 1, nonint = 0, inf_a = 0, inf_b = 0;
+    int fast = 1;                 /* every chunk so far summed exactly */
+    uint64_t from = 0, bound = 0; /* Kahan's start; the exact sums' bound */
+    const uint64_t exact_max = UINT64_C(1) << 53;
     for (uint64_t off = 0; off < n; off += CHUNK) {
         uint64_t len = n - off < CHUNK ? n - off : CHUNK;
         span_class ka = classify(t, a, off, len);
@@ -459,10 +572,25 @@ static void refs_scan(df_type t, const void *a, const void *b, uint64_t n,
         if (!kb.nonfinite && kb.max_abs > out->max_abs_b)
             out->max_abs_b = kb.max_abs;
         eligible = eligible && exact_eligible(ka, kb);
+        if (fast && eligible) {
+            uint64_t mab = (uint64_t)ka.max_abs * (uint64_t)kb.max_abs; /* <= 2^62 */
+            fast = mab <= (exact_max - bound) / len;
+            if (fast) {
+                bound += len * mab;
+                double s0 = st->s;
+                exact_sum_span(t, a, b, off, len, st);
+                total += (int64_t)(st->s - s0); /* exact: both sums are */
+                from = off + len;
+                continue;
+            }
+        }
+        fast = 0;
         if (eligible)
             total += exact_span(t, a, b, off, len, ka.max_abs, kb.max_abs);
-        if (st)
+        if (run_kahan) {
             kahan_span(t, a, b, off, len, st);
+            from = off + len;
+        }
     }
     /* A vector holding NaN or Inf has no finite maximum magnitude. */
     if (inf_a)
@@ -479,15 +607,17 @@ static void refs_scan(df_type t, const void *a, const void *b, uint64_t n,
     }
     /* any finite float data: the superaccumulator (reference/exact.c) gives
      * s exactly, and the errors of a result are measured against its digits */
-    if (t != DF_I32 && !out->has_nonfinite && df_exact_dot(t, a, b, n, &out->fp) == 0 &&
-        out->fp.kind == DF_EXACT_FINITE) {
+    if (t != DF_I32 && eligible) {
+        df_exact_of_int(out->exact, &out->fp);
         out->fp_known = 1;
-        if (!eligible) {
-            out->exact_known = 1;
-            out->exact_hi = out->fp.hi;
-            out->exact_lo = out->fp.lo;
-        }
+    } else if (t != DF_I32 && !out->has_nonfinite &&
+               df_exact_dot(t, a, b, n, &out->fp) == 0 && out->fp.kind == DF_EXACT_FINITE) {
+        out->fp_known = 1;
+        out->exact_known = 1;
+        out->exact_hi = out->fp.hi;
+        out->exact_lo = out->fp.lo;
     }
+    return from;
 }
 
 /* The Kahan sum's part of out, from its final state. */
@@ -502,53 +632,84 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
                      df_refs *out)
 {
     kahan_state st = {0.0, 0.0, 0.0, 0.0};
-    refs_scan(t, a, b, n, out, &st);
+    refs_scan(t, a, b, n, out, &st, 1);
     refs_kahan_out(t, n, &st, out);
 }
 
-/* Four jobs' Kahan sums side by side over their common length, each
- * finished alone; the jobs share one element type. */
-static void kahan_four(const df_refs_job *q, kahan_state *st)
+/* The Kahan sums of k jobs of one element type (k <= KAHAN_LANES), each
+ * from its empty state, side by side over their common length, each
+ * finished alone. */
+static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_state *st)
 {
-    df_type t = q[0].t;
-    const void *a[4], *b[4];
-    uint64_t len = q[0].n;
-    for (int k = 0; k < 4; k++) {
-        a[k] = q[k].a, b[k] = q[k].b;
-        len = q[k].n < len ? q[k].n : len;
+    df_type t = q[0]->t;
+    const void *a[KAHAN_LANES], *b[KAHAN_LANES];
+    kahan_state lane[KAHAN_LANES];
+    uint64_t len = q[0]->n;
+    for (unsigned j = 0; j < KAHAN_LANES; j++) {
+        const df_refs_job *x = q[j < k ? j : 0];
+        a[j] = x->a, b[j] = x->b;
+        len = x->n < len ? x->n : len;
+        lane[j] = (kahan_state){0.0, 0.0, 0.0, 0.0};
     }
+    unsigned sets = k > 4 ? 2 : 1;
     switch (t) {
-    case DF_F32: kahan_span4_f32(a, b, len, st); break;
-    case DF_F64: kahan_span4_f64(a, b, len, st); break;
-    case DF_I32: kahan_span4_i32(a, b, len, st); break;
+    case DF_F32: kahan_lanes_f32(a, b, len, sets, lane); break;
+    case DF_F64: kahan_lanes_f64(a, b, len, sets, lane); break;
+    case DF_I32: kahan_lanes_i32(a, b, len, sets, lane); break;
     }
-    for (int k = 0; k < 4; k++)
-        kahan_span(t, a[k], b[k], len, q[k].n - len, &st[k]);
+    for (unsigned j = 0; j < k; j++) {
+        st[j] = lane[j];
+        kahan_span(t, a[j], b[j], len, q[j]->n - len, &st[j]);
+    }
 }
+
+/* Jobs scanned at a time: their Kahan states wait on the stack. */
+#define MANY_WINDOW 16
 
 void df_refs_compute_many(const df_refs_job *jobs, size_t m)
 {
-    for (size_t i = 0; i < m; i++)
-        refs_scan(jobs[i].t, jobs[i].a, jobs[i].b, jobs[i].n, jobs[i].out, NULL);
-    for (size_t i = 0; i < m;) {
-        /* four jobs in a row of one type go side by side, else one alone;
-         * so does a job whose data hold a NaN: where two NaNs of different
-         * signs meet in an addition, the one that comes out depends on the
-         * order of the operands in the instruction, which the compiler
-         * picks for each loop (and the oracle writes that NaN into case
-         * files). Without one in the data, every NaN the sum makes is the
-         * machine's default NaN, the same bits whichever wins. */
-        int four = i + 4 <= m;
-        for (size_t k = 0; four && k < 4; k++)
-            four = jobs[i + k].t == jobs[i].t && !jobs[i + k].out->has_nan;
-        size_t take = four ? 4 : 1;
-        kahan_state st[4] = {{0.0, 0.0, 0.0, 0.0}};
-        if (four)
-            kahan_four(&jobs[i], st);
-        else
-            kahan_span(jobs[i].t, jobs[i].a, jobs[i].b, 0, jobs[i].n, &st[0]);
-        for (size_t k = 0; k < take; k++)
-            refs_kahan_out(jobs[i + k].t, jobs[i + k].n, &st[k], jobs[i + k].out);
-        i += take;
+    for (size_t w0 = 0; w0 < m; w0 += MANY_WINDOW) {
+        size_t w = m - w0 < MANY_WINDOW ? m - w0 : MANY_WINDOW;
+        const df_refs_job *job = jobs + w0;
+        kahan_state st[MANY_WINDOW];
+        uint64_t from[MANY_WINDOW];
+        for (size_t i = 0; i < w; i++) {
+            st[i] = (kahan_state){0.0, 0.0, 0.0, 0.0};
+            from[i] = refs_scan(job[i].t, job[i].a, job[i].b, job[i].n, job[i].out, &st[i], 0);
+        }
+        /* The Kahan sums left: up to KAHAN_LANES of one type go side by
+         * side, in vector lanes; a job whose data hold a NaN goes alone:
+         * where two NaNs of different signs meet in an addition, the one
+         * that comes out depends on the order of the operands in the
+         * instruction, which the compiler picks for each loop (and the
+         * oracle writes that NaN into case files). Without one in the data,
+         * every NaN the sum makes is the machine's default NaN (or its
+         * absolute value, in G), the same bits whichever wins. So do jobs
+         * whose sum starts past their first chunk. */
+        static const df_type types[] = {DF_F32, DF_F64, DF_I32};
+        for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+            const df_refs_job *q[KAHAN_LANES];
+            size_t at[KAHAN_LANES];
+            unsigned k = 0;
+            for (size_t i = 0; i <= w; i++) {
+                if (i < w && (job[i].t != types[ti] || from[i] >= job[i].n))
+                    continue;
+                if (i < w && (from[i] != 0 || job[i].out->has_nan)) {
+                    kahan_span(job[i].t, job[i].a, job[i].b, from[i], job[i].n - from[i], &st[i]);
+                    continue;
+                }
+                if (i < w)
+                    q[k] = &job[i], at[k++] = i;
+                if (k == KAHAN_LANES || (i == w && k > 0)) {
+                    kahan_state lane[KAHAN_LANES];
+                    kahan_side_by_side(q, k, lane);
+                    for (unsigned j = 0; j < k; j++)
+                        st[at[j]] = lane[j];
+                    k = 0;
+                }
+            }
+        }
+        for (size_t i = 0; i < w; i++)
+            refs_kahan_out(job[i].t, job[i].n, &st[i], job[i].out);
     }
 }

@@ -36,6 +36,11 @@ int df_exact_dot_int(df_type t, const void *a, const void *b, uint64_t n,
  * whenever |value| < 2^106. */
 void df_i128_to_double2(df_i128 v, double *hi, double *lo);
 int df_i128_fits_i64(df_i128 v);
+/* The exact dot as df_exact_dot (exact.h) writes it, from its value v when
+ * that is already known (integer data): the same fields, bit for bit, as
+ * df_exact_dot on the data gives, without its pass over them. Leaves the
+ * padding of *out alone, as df_exact_dot does. */
+void df_exact_of_int(df_i128 v, df_exact *out);
 int df_i128_cmp_i64(df_i128 v, int64_t x); /* <0, 0, >0 */
 
 /* Kahan-compensated dot in double. f32 products are exact in double; i32
@@ -72,10 +77,11 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
                      df_refs *out);
 
 /* df_refs_compute for m cases at once, each out bit for bit the same: the
- * Kahan sums of four cases in a row of one element type run side by side
- * (Kahan is four dependent additions an element, so one sum alone leaves
- * the core mostly waiting). Made for short vectors: each case's data is
- * read twice, after the other cases' first pass. */
+ * Kahan sums of up to eight cases of one element type run side by side in
+ * vector lanes (Kahan is four dependent additions an element, so one sum
+ * alone leaves the core mostly waiting). Made for short vectors: each
+ * case's data is read twice, after the other cases' first pass (integer
+ * data whose sums stay below 2^53 once: their Kahan sum is exact). */
 typedef struct df_refs_job {
     df_type t;
     const void *a, *b;
