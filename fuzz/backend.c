@@ -307,6 +307,17 @@ int df_backend_gen_wait(df_backend *b, int set)
     return 0;
 }
 
+int df_backend_gen_landed(df_backend *b, int set)
+{
+#ifdef DOTFUZZ_CUDA
+    if (b->is_cuda)
+        return df_cuda_gen_landed(b->cuda, set);
+#endif
+    (void)b;
+    (void)set;
+    return 1;
+}
+
 int df_backend_devgen(df_backend *b, const df_devgen_case *cs, size_t m, size_t bytes,
                       void *out, double *ms, char *err, size_t err_len)
 {

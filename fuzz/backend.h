@@ -92,6 +92,9 @@ size_t df_devgen_layout(struct df_devgen_case *cs, size_t m);
 int df_backend_gen_start(df_backend *b, int set, const struct df_devgen_case *cs, size_t m,
                          size_t bytes, void **out, char *err, size_t err_len);
 int df_backend_gen_wait(df_backend *b, int set);
+/* Whether set's generation has landed (or failed: df_backend_gen_wait
+ * says which), without waiting: 1 or 0. */
+int df_backend_gen_landed(df_backend *b, int set);
 
 /* cuda: fold/tournament check their loop invariant after every round. */
 void df_backend_set_debug_invariants(df_backend *b, int on);

@@ -574,6 +574,17 @@ static void gpu_generate(df_engine *e, df_job *jb)
     jb->gen_set = h;
 }
 
+/* Whether jb's cases are there to reference: made on the CPU (by the
+ * prepare items themselves), or landed from the GPU. The pool's workers
+ * leave the next batch's prepare loop alone until then (df_pool_begin_when)
+ * and judge the batch in front meanwhile, instead of each blocking in
+ * prepare_group's wait for the generation. */
+static int gen_landed(void *ctx)
+{
+    const df_job *jb = ctx;
+    return jb->gen_set < 0 || df_backend_gen_landed(jb->e->b, jb->gen_set);
+}
+
 /* Generation and references of item g's slots. */
 static void prepare_group(void *ctx, size_t g, unsigned w)
 {
@@ -1226,7 +1237,8 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
         df_job nb = batch_job(e, other, m); /* after the naming: its sampled cases */
         if (m) {
             gpu_generate(e, &nb);
-            h = df_pool_begin(e->pool, prep_items(&nb), prepare_group, &nb);
+            h = df_pool_begin_when(e->pool, prep_items(&nb), prepare_group, &nb, gen_landed,
+                                   &nb);
         }
         rc = check_batch(e, i, n, 1, t, &after);
         double tw = df_now();

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pool.h"
@@ -20,6 +21,8 @@ typedef struct df_loop {
     unsigned inside;   /* threads running a chunk of it (under mu) */
     unsigned long seq; /* opening order: the newest is served first */
     int open;
+    int (*ready)(void *); /* df_pool_begin_when's gate, or NULL (open) */
+    void *rctx;
 } df_loop;
 
 struct df_pool {
@@ -42,14 +45,48 @@ static int has_work(df_loop *l)
     return l->open && atomic_load(&l->next) < l->count;
 }
 
-/* The newest open loop with chunks left, or NULL. Under mu. */
-static df_loop *pick(df_pool *p)
+/* Whether l's gate is open (asked until it is, then remembered). */
+static int gate_open(df_loop *l)
+{
+    if (l->ready && l->ready(l->rctx))
+        l->ready = NULL;
+    return l->ready == NULL;
+}
+
+/* The newest open loop with chunks left whose gate is open, or NULL;
+ * *gated: some loop with chunks left waits at its gate. Under mu. */
+static df_loop *pick(df_pool *p, int *gated)
 {
     df_loop *best = NULL;
-    for (int i = 0; i < DF_POOL_MAX_LOOPS; i++)
-        if (has_work(&p->loops[i]) && (!best || p->loops[i].seq > best->seq))
-            best = &p->loops[i];
+    *gated = 0;
+    for (int i = 0; i < DF_POOL_MAX_LOOPS; i++) {
+        df_loop *l = &p->loops[i];
+        if (!has_work(l) || (best && l->seq < best->seq))
+            continue;
+        if (gate_open(l))
+            best = l;
+        else
+            *gated = 1;
+    }
     return best;
+}
+
+/* Sleeps until woken, or for 20 µs when a loop waits at its gate (nobody
+ * wakes the pool when a gate opens). Under mu. */
+static void idle(df_pool *p, int gated)
+{
+    if (!gated) {
+        pthread_cond_wait(&p->wake, &p->mu);
+        return;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 20000;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&p->wake, &p->mu, &ts);
 }
 
 /* Runs one chunk of l; returns 0 when none was left. */
@@ -80,8 +117,9 @@ static void *worker(void *v)
     pthread_mutex_lock(&p->mu);
     for (;;) {
         df_loop *l;
-        while (!p->quit && !(l = pick(p)))
-            pthread_cond_wait(&p->wake, &p->mu);
+        int gated;
+        while (!p->quit && !(l = pick(p, &gated)))
+            idle(p, gated);
         if (p->quit)
             break;
         l->inside++;
@@ -146,6 +184,12 @@ unsigned df_pool_size(const df_pool *p) { return p ? p->n : 1; }
 int df_pool_begin(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
                   void *ctx)
 {
+    return df_pool_begin_when(p, n, fn, ctx, NULL, NULL);
+}
+
+int df_pool_begin_when(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
+                       void *ctx, int (*ready)(void *rctx), void *rctx)
+{
     if (!p)
         return -1;
     pthread_mutex_lock(&p->mu);
@@ -168,6 +212,8 @@ int df_pool_begin(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned
         atomic_store(&l->next, 0);
         l->inside = 0;
         l->seq = ++p->opened;
+        l->ready = ready;
+        l->rctx = rctx;
         l->open = 1;
         pthread_cond_broadcast(&p->wake);
     }

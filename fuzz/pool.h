@@ -38,6 +38,15 @@ void df_pool_for(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned 
 int df_pool_begin(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
                   void *ctx);
 
+/* df_pool_begin for a loop whose calls would first wait for something
+ * outside the pool (the GPU's generation of their cases): the workers
+ * leave it alone until ready(rctx) returns nonzero, asked each time one
+ * looks for work, and run the loops behind it meanwhile; its waiter runs
+ * it whenever it comes (its calls wait themselves). ready is called under
+ * the pool's lock: quick and non-blocking. */
+int df_pool_begin_when(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
+                       void *ctx, int (*ready)(void *rctx), void *rctx);
+
 /* Runs what is left of loop `loop` on the caller (as worker 0) and returns
  * when every call of it has returned; the handle is then free. */
 void df_pool_wait(df_pool *p, int loop);

@@ -1217,4 +1217,9 @@ extern "C" int df_cuda_gen_wait(df_cuda *cu, int set)
     return cu->gen[set].done && cudaEventSynchronize(cu->gen[set].done) == cudaSuccess ? 0 : -1;
 }
 
+extern "C" int df_cuda_gen_landed(df_cuda *cu, int set)
+{
+    return !cu->gen[set].done || cudaEventQuery(cu->gen[set].done) != cudaErrorNotReady;
+}
+
 #endif

@@ -182,10 +182,12 @@ int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, size_t bytes
  * on a stream of its own and copying them into pinned host memory, *out,
  * which stays the set's until its next start. Returns 0, or -1 with the
  * reason in err. df_cuda_gen_wait returns when set's copy has landed:
- * 0, or -1 when the device failed. */
+ * 0, or -1 when the device failed. df_cuda_gen_landed, without waiting:
+ * 1 when it has (or failed: the wait says which), else 0. */
 int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs, size_t m, size_t bytes,
                       void **out, char *err, size_t err_len);
 int df_cuda_gen_wait(df_cuda *cu, int set);
+int df_cuda_gen_landed(df_cuda *cu, int set);
 
 #ifdef __cplusplus
 }

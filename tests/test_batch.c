@@ -3,6 +3,7 @@
  * files of one case at a time on the same seed, and the thread pool
  * (fuzz/pool.h) runs every index once, with loops open side by side. */
 #include <stdatomic.h>
+#include <unistd.h>
 
 #include "../fuzz/pool.h"
 #include "../kernels/kernel.h"
@@ -163,6 +164,59 @@ Test(batch, pool_runs_every_index_exactly_once_on_its_threads)
     df_pool_destroy(p);
     df_pool_for(NULL, 3, note_worker, who); /* no pool: the caller alone */
     cr_assert_eq(who[0] + who[1] + who[2], 0);
+}
+
+static int gate_flag(void *ctx) { return atomic_load((atomic_int *)ctx); }
+
+/* A loop opened behind a gate (df_pool_begin_when: the next batch, whose
+ * cases the GPU is still making) is left alone by the workers while the
+ * gate is shut, and the loops in front run meanwhile; once it opens the
+ * workers take it; its waiter runs it even with the gate shut. */
+Test(batch, pool_leaves_a_gated_loop_until_its_gate_opens)
+{
+    df_pool *p = df_pool_create(4);
+    cr_assert_not_null(p);
+    static atomic_uint hits[5000], front[10007];
+    static atomic_int gate;
+    static unsigned who[5000];
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < 5000; i++)
+            atomic_store(&hits[i], 0);
+        atomic_store(&gate, 0);
+        int h = df_pool_begin_when(p, 5000, count_call, hits, gate_flag, &gate);
+        cr_assert_geq(h, 0);
+        for (size_t i = 0; i < 10007; i++)
+            atomic_store(&front[i], 0);
+        df_pool_for(p, 10007, count_call, front);
+        for (size_t i = 0; i < 10007; i++)
+            cr_assert_eq(atomic_load(&front[i]), 1, "front %zu", i);
+        usleep(20000); /* idle workers poll the gate every 20 us */
+        for (size_t i = 0; i < 5000; i++)
+            cr_assert_eq(atomic_load(&hits[i]), 0, "index %zu ran behind a shut gate", i);
+        if (round == 1) { /* opened: the workers run it without the waiter */
+            atomic_store(&gate, 1);
+            for (int t = 0; t < 2000; t++) {
+                size_t done = 0;
+                for (size_t i = 0; i < 5000; i++)
+                    done += atomic_load(&hits[i]);
+                if (done == 5000)
+                    break;
+                usleep(1000);
+            }
+            for (size_t i = 0; i < 5000; i++)
+                cr_assert_eq(atomic_load(&hits[i]), 1, "index %zu after the gate opened", i);
+        }
+        df_pool_wait(p, h);
+        for (size_t i = 0; i < 5000; i++)
+            cr_assert_eq(atomic_load(&hits[i]), 1, "index %zu round %d", i, round);
+    }
+    /* a shut gate: the waiter alone runs it */
+    atomic_store(&gate, 0);
+    int h = df_pool_begin_when(p, 5000, note_worker, who, gate_flag, &gate);
+    df_pool_wait(p, h);
+    for (size_t i = 0; i < 5000; i++)
+        cr_assert_eq(who[i], 0, "index %zu not on the waiter", i);
+    df_pool_destroy(p);
 }
 
 /* A loop left open in the background while loops are run in front of it
