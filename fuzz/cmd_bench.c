@@ -260,7 +260,7 @@ static void print_stages(const harness_row *r, int host)
            100 * r->stage_s[DF_STAGE_PREPARE] / sum, 100 * r->stage_s[DF_STAGE_GPU] / sum,
            100 * r->stage_s[DF_STAGE_FINISH] / sum, 100 * r->stage_s[DF_STAGE_RECORD] / sum);
     double g = 0;
-    for (int k = 0; r->has_gpu_s && k < DF_CUDA_T_COUNT; k++)
+    for (int k = 0; r->has_gpu_s && k < DF_CUDA_T_WALL; k++)
         g += r->gpu_s[k];
     if (g > 0)
         printf("%-34s plan %4.0f%%  staging %4.0f%%  device %4.0f%%  finish %4.0f%%  "
@@ -268,6 +268,12 @@ static void print_stages(const harness_row *r, int host)
                "    of which, gpu", 100 * r->gpu_s[DF_CUDA_T_PLAN] / g,
                100 * r->gpu_s[DF_CUDA_T_STAGE] / g, 100 * r->gpu_s[DF_CUDA_T_DEVICE] / g,
                100 * r->gpu_s[DF_CUDA_T_FINISH] / g, g, r->stage_s[DF_STAGE_GPU]);
+    if (g > 0 && r->gpu_s[DF_CUDA_T_DEVICE] > 0)
+        printf("%-34s clear+copy in %.3g s  unpack %.3g s  kernel %.3g s  copy out %.3g s  "
+               "(events; the device part's wall time %.3g s)\n",
+               "    of which, on the device", r->gpu_s[DF_CUDA_T_COPYIN],
+               r->gpu_s[DF_CUDA_T_UNPACK], r->gpu_s[DF_CUDA_T_KERNELS],
+               r->gpu_s[DF_CUDA_T_COPYOUT], r->gpu_s[DF_CUDA_T_DEVICE]);
     double f = 0;
     for (int k = 0; k < 5; k++)
         f += r->finish_s[k];

@@ -168,6 +168,7 @@ struct df_cuda {
     size_t items_cap;
     df_gpu_batch_group *groups;
     size_t groups_cap;
+    cudaEvent_t bev[5];          /* a batch's device stages (DF_CUDA_T_COPYIN..) */
     unsigned batch_gen_sets;     /* bit s: the batch reads generation set s's d_buf */
     int debug_invariants;
     int broken;                  /* a sticky error poisoned the context:
@@ -396,6 +397,9 @@ extern "C" void df_cuda_close(df_cuda *cu)
     }
     if (cu->gen_stream)
         (void)cudaStreamDestroy(cu->gen_stream);
+    for (int k = 0; k < 5; k++)
+        if (cu->bev[k])
+            (void)cudaEventDestroy(cu->bev[k]);
     free(cu);
 }
 
@@ -955,6 +959,10 @@ static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, siz
     cudaError_t e;
     if ((e = cudaSetDevice(cu->device)) != cudaSuccess)
         return *call = "cudaSetDevice", (int)e;
+    for (int k = 0; k < 5; k++)
+        if (!cu->bev[k] && (e = cudaEventCreate(&cu->bev[k])) != cudaSuccess)
+            return *call = "cudaEventCreate", (int)e;
+    (void)cudaEventRecord(cu->bev[0], cu->stream);
     if ((e = df_soft_slots_clear_n(&cu->bsoft, m, cu->stream, call)) != cudaSuccess)
         return (int)e;
     if ((e = cudaMemcpyAsync(cu->d_batch, cu->h_batch, m * sizeof(df_gpu_batch_case),
@@ -964,6 +972,7 @@ static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, siz
                              host - cu->table_bytes, cudaMemcpyHostToDevice, cu->stream)) !=
         cudaSuccess)
         return *call = "cudaMemcpyAsync(batch)", (int)e;
+    (void)cudaEventRecord(cu->bev[1], cu->stream);
     for (int set = 0; set < 2; set++) /* the device copies it reads: landed */
         if ((cu->batch_gen_sets & (1u << set)) &&
             (e = cudaStreamWaitEvent(cu->stream, cu->gen[set].done, 0)) != cudaSuccess)
@@ -975,6 +984,7 @@ static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, siz
         (const batch_unpack *)cu->d_pack, (unsigned char *)cu->d_batch, chunk);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return *call = "batch_unpack_kernel", (int)e;
+    (void)cudaEventRecord(cu->bev[2], cu->stream);
     df_gpu_batch bt;
     memset(&bt, 0, sizeof bt);
     bt.d_cases = (df_gpu_batch_case *)cu->d_batch;
@@ -990,11 +1000,18 @@ static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, siz
         snprintf(detail, dlen, "%s", bt.detail);
         return code;
     }
+    (void)cudaEventRecord(cu->bev[3], cu->stream);
     if ((e = cudaMemcpyAsync(cu->h_bres, cu->d_bres, m * RESULT_BYTES, cudaMemcpyDeviceToHost,
                              cu->stream)) != cudaSuccess)
         return *call = "cudaMemcpyAsync(batch results)", (int)e;
+    (void)cudaEventRecord(cu->bev[4], cu->stream);
     if ((e = cudaStreamSynchronize(cu->stream)) != cudaSuccess)
         return *call = "cudaStreamSynchronize", (int)e;
+    for (int k = 0; k < 4; k++) {
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, cu->bev[k], cu->bev[k + 1]) == cudaSuccess)
+            cu->batch_s[DF_CUDA_T_COPYIN + k] += 1e-3 * ms;
+    }
     return 0;
 }
 

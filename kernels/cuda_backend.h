@@ -143,8 +143,23 @@ void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool);
  * call (which zeroes them): checking and laying out the cases, staging
  * them into pinned memory, the device's part (copies in, launches, copy
  * out, the one synchronization), and turning results and each case's
- * soft-error reports into df_results. */
-enum { DF_CUDA_T_PLAN, DF_CUDA_T_STAGE, DF_CUDA_T_DEVICE, DF_CUDA_T_FINISH, DF_CUDA_T_COUNT };
+ * soft-error reports into df_results (the first DF_CUDA_T_WALL); then the
+ * device's part on the device's own clock (events on the stream):
+ * clearing the soft-error slots and the copies in (tables, packed
+ * vectors), the unpack kernel, the kernel's launches, the copy out of the
+ * results. */
+enum {
+    DF_CUDA_T_PLAN,
+    DF_CUDA_T_STAGE,
+    DF_CUDA_T_DEVICE,
+    DF_CUDA_T_FINISH,
+    DF_CUDA_T_WALL,
+    DF_CUDA_T_COPYIN = DF_CUDA_T_WALL,
+    DF_CUDA_T_UNPACK,
+    DF_CUDA_T_KERNELS,
+    DF_CUDA_T_COPYOUT,
+    DF_CUDA_T_COUNT
+};
 void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT]);
 
 /* Runs kernel k on case c: copies the vectors in, enqueue, sync, finish.
