@@ -232,6 +232,8 @@ static void free_slots(df_engine *e)
     free(e->slots);
     free(e->cptr);
     free(e->bres);
+    free(e->cref);
+    e->cref = NULL;
     free(e->sampled);
     e->sampled = NULL;
     free(e->gcs);
@@ -743,11 +745,14 @@ static int batch_alloc(df_engine *e)
     e->capcases = e->batch;
     e->cptr = calloc(e->batch, sizeof *e->cptr);
     e->bres = calloc(e->batch, sizeof *e->bres);
+    e->cref = calloc(e->batch, sizeof *e->cref);
     e->sampled = calloc(want, sizeof *e->sampled);
     e->gcs = calloc(want, sizeof *e->gcs);
     e->gpu_gen = wants_gpu_gen(e);
-    return e->slots && e->mctx && e->cptr && e->bres && e->cpu_s && e->sampled && e->gcs ? 0
-                                                                                         : -1;
+    return e->slots && e->mctx && e->cptr && e->bres && e->cref && e->cpu_s && e->sampled &&
+                   e->gcs
+               ? 0
+               : -1;
 }
 
 /* Case pointers and results for cap cases (one array of each: cptr and
@@ -763,13 +768,16 @@ static int grow_cases(const df_case ***cases, df_result **res, size_t cap)
     return p && r ? 0 : -1;
 }
 
-/* cptr and bres for need cases. Returns 0, or -1 out of memory. */
+/* cptr, cref and bres for need cases. Returns 0, or -1 out of memory. */
 static int cases_reserve(df_engine *e, size_t need)
 {
     if (need <= e->capcases)
         return 0;
     size_t cap = need + need / 4;
-    if (grow_cases(&e->cptr, &e->bres, cap) != 0)
+    df_vref *v = realloc(e->cref, cap * sizeof *v);
+    if (v)
+        e->cref = v;
+    if (grow_cases(&e->cptr, &e->bres, cap) != 0 || !v)
         return -1;
     e->capcases = cap;
     return 0;
@@ -782,43 +790,67 @@ static size_t early_count(const df_slot *sl)
     return sl->copies == DF_COPIES_PREPPED && sl->plan && !sl->gen_failed ? sl->plan->nvar : 0;
 }
 
+enum { DF_CREF_CASE = UINT32_MAX }; /* a cref entry that is the slot's case */
+
 /* The cuda backend's part: each kernel's cases of the batch in one call,
  * and after them the copies made before the run (when memory allows), so
  * that they need no launch, copy and synchronization of their own after
  * the batch's: the same cases on the same data, in another launch. Copies
  * that a failed run would not have had (df_meta_plan_settle) run too and
  * are dropped with their results; gpu_variants runs the copies left.
- * Returns 0, or -1 when the context died (slots and copies that ran keep
- * results). */
+ * cptr and cref hold each kernel's cases in slot order, then its copies
+ * in slot and copy order, kernel after kernel (base[ki]..base[ki + 1]),
+ * laid out in two passes over the slots (a batch's slots are megabytes:
+ * each pass is a cache miss a slot). Returns 0, or -1 when the context
+ * died (slots and copies that ran keep results). */
 static int run_gpu(df_engine *e, size_t n)
 {
     df_slot *sl = e->cur;
-    size_t need = n;
+    size_t nmain[DF_RUN_MAX_KERNELS] = {0}, ncopy[DF_RUN_MAX_KERNELS] = {0}, need = 0;
+    size_t at_main[DF_RUN_MAX_KERNELS], at_copy[DF_RUN_MAX_KERNELS];
+    size_t base[DF_RUN_MAX_KERNELS + 1];
     for (size_t s = 0; s < n; s++)
-        need += early_count(&sl[s]);
+        if (!sl[s].gen_failed) {
+            nmain[sl[s].ki]++;
+            ncopy[sl[s].ki] += early_count(&sl[s]);
+            need += 1 + early_count(&sl[s]);
+        }
     int copies = cases_reserve(e, need) == 0;
+    base[0] = 0;
     for (size_t ki = 0; ki < e->nk; ki++) {
-        size_t m = 0;
-        for (size_t s = 0; s < n; s++)
-            if (sl[s].ki == ki && !sl[s].gen_failed)
-                e->cptr[m++] = &sl[s].c;
-        for (size_t s = 0; copies && s < n; s++)
-            for (size_t v = 0; sl[s].ki == ki && v < early_count(&sl[s]); v++)
-                e->cptr[m++] = &sl[s].plan->var[v];
+        at_main[ki] = base[ki];
+        at_copy[ki] = base[ki] + nmain[ki];
+        base[ki + 1] = at_copy[ki] + (copies ? ncopy[ki] : 0);
+    }
+    for (size_t s = 0; s < n; s++) {
+        if (sl[s].gen_failed)
+            continue;
+        size_t ki = sl[s].ki, j = at_main[ki]++;
+        e->cptr[j] = &sl[s].c;
+        e->cref[j] = (df_vref){(uint32_t)s, DF_CREF_CASE};
+        for (size_t v = 0; copies && v < early_count(&sl[s]); v++) {
+            j = at_copy[ki]++;
+            e->cptr[j] = &sl[s].plan->var[v];
+            e->cref[j] = (df_vref){(uint32_t)s, (uint32_t)v};
+        }
+    }
+    for (size_t ki = 0; ki < e->nk; ki++) {
+        size_t m = base[ki + 1] - base[ki], done = 0;
         if (m == 0)
             continue;
-        size_t done = 0, j = 0;
-        int rc = df_backend_run_batch(e->b, e->kernels[ki], e->cptr, m, e->bres, &done);
-        for (size_t s = 0; s < n && j < done; s++)
-            if (sl[s].ki == ki && !sl[s].gen_failed) {
-                sl[s].r.res = e->bres[j++];
-                sl[s].ran = 1;
+        const df_vref *ref = e->cref + base[ki];
+        int rc = df_backend_run_batch(e->b, e->kernels[ki], e->cptr + base[ki], m, e->bres,
+                                      &done);
+        for (size_t j = 0; j < done; j++) {
+            df_slot *c = &sl[ref[j].slot];
+            if (ref[j].var == DF_CREF_CASE) {
+                c->r.res = e->bres[j];
+                c->ran = 1;
+            } else {
+                c->plan->out[ref[j].var].res = e->bres[j];
+                c->plan->ran[ref[j].var] = rc != 0 && j + 1 == done ? -1 : 1;
             }
-        for (size_t s = 0; copies && s < n && j < done; s++)
-            for (size_t v = 0; sl[s].ki == ki && v < early_count(&sl[s]) && j < done; v++) {
-                sl[s].plan->out[v].res = e->bres[j++];
-                sl[s].plan->ran[v] = rc != 0 && j == done ? -1 : 1;
-            }
+        }
         if (rc != 0)
             return -1;
     }

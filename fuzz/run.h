@@ -198,10 +198,11 @@ typedef struct df_engine {
     df_slot *cur;             /* the batch being checked (the last one checked) */
     size_t ncur;
     df_model_ctx *mctx;       /* one per pool thread */
-    const df_case **cptr;     /* a kernel's cases of the batch (and copies), for the backend */
+    const df_case **cptr;     /* the batch's cases (and copies) by kernel, for the backend */
     size_t capbatch;          /* the batch size the slots' arrays were made for */
-    size_t capcases;          /* cptr's and bres's room: a batch and its early copies */
+    size_t capcases;          /* cptr's, cref's and bres's room: a batch, its early copies */
     df_result *bres;
+    df_vref *cref;            /* each cptr entry's slot and copy (var UINT32_MAX: the case) */
     df_meta_plan *plans[2];   /* each half of the slots' sampled cases' plans, in order */
     size_t nplans[2];         /* plans made so far (their buffers kept for reuse) */
     uint32_t *sampled;        /* each half's sampled slots, from sampled + half * batch */
