@@ -11,14 +11,13 @@
  * It defines SHFL_NAME##_dot (the model's value) and SHFL_NAME##_model (the
  * descriptor's host_model), then undefines the parameters, so it can be
  * included again. It performs the operations of df_shfl_kernel
- * (kernels/shfl_common.h, which describes the order) in the same order:
- * warp by warp, so its 32 threads' accumulators walk memory in order, and
- * without touching the threads, warps and blocks that hold only +0 (their
- * totals are +0, which the model adds where the kernel adds them).
- * Stack only: 32 x V accumulators and the last block's 1024 sums.
+ * (kernels/shfl_common.h, which describes the order) in the same order,
+ * warp by warp, skipping the threads, warps and blocks that hold only +0
+ * (their totals are +0, added where the kernel adds them). Stack only.
  * It notes the kernel's soft errors (shfl_common.h) in its own order:
  * block by block, a warp's thread sums, then its tree, then the block's
- * tree over warps; then the last block's sums of partials and its tree.
+ * tree over warps; then the last block's sums of partials and its tree;
+ * it checks only where a sum came out Inf/NaN (see _block_fast).
  */
 #if !defined(SHFL_NAME) || !defined(SHFL_ELEM) || !defined(SHFL_ACC) || \
     !defined(SHFL_TYPE) || !defined(SHFL_V) || !defined(SHFL_FMA)
@@ -42,6 +41,7 @@ typedef struct df_shfl_model_soft {
     const df_shfl_map *m;
     uint64_t n;
     uint32_t V;
+    int fast; /* 1: skip the checks where a sum is finite; 0: check all (tests) */
 } df_shfl_model_soft;
 
 /* An addition of two finite values that gave Inf/NaN, in block blk's
@@ -53,35 +53,155 @@ static inline void df_shfl_model_note(const df_shfl_model_soft *ms, uint32_t blk
                  df_shfl_first_elem(ms->m, ms->n, ms->V, rep), 0, value);
 }
 
+/* (A report carries the line of df_soft_note's call above, and corpora keep
+ * it: moving that line changes the notes of saved findings.) */
+
 /* Where one tree of 32 lanes sits: lane l is thread thr0 + l of block blk,
  * and its sum starts with global thread rep0 + l * stride. */
 typedef struct df_shfl_model_tree {
     uint32_t blk, thr0;
     uint64_t rep0, stride;
 } df_shfl_model_tree;
+
+/* Inlined even where the compiler would rather call: the fast helpers run
+ * in _dot, which is compiled twice (DF_MODEL_CLONES), and a call from its
+ * x86-64-v3 clone to an out-of-line helper would run generic x86-64 code
+ * (fmaf a libm call, 4 floats a vector). */
+#if defined(__GNUC__)
+#define DF_SHFL_INLINE static inline __attribute__((always_inline))
+#else
+#define DF_SHFL_INLINE static inline
+#endif
 #endif
 
-/* The __shfl_down_sync tree as lane 0 sees it: at offset off, lane l < off
- * adds lane l + off. Lanes at or past off never reach lane 0. */
-static SHFL_ACC SHFL_FN(_warp_tree)(SHFL_ACC x[DF_SHFL_WARP], const df_shfl_model_soft *ms,
-                                     df_shfl_model_tree at)
+/* ---- The fast path: the kernel's operations without the soft-error checks.
+ * Every value the model computes flows into the result through additions
+ * and fmas (a thread's lanes into its sum, each sum into lane 0 of its
+ * warp's tree, each warp total into its block's partial, each partial into
+ * the last block's sums and tree), and Inf/NaN stays Inf/NaN through both.
+ * So a finite block partial means that no step of that block gave Inf/NaN
+ * and there is nothing to note: _dot computes each block with _block_fast
+ * and only a non-finite partial (Inf/NaN data, overflow: rare) again with
+ * the checked _block, which notes the block's soft errors in their order
+ * and gives the same value. The fast helpers are written for the
+ * vectorizer: loops of constant length over local arrays. */
+
+/* One level of the shuffle tree: lane l < off adds lane l + off. */
+DF_SHFL_INLINE void SHFL_FN(_level_fast)(SHFL_ACC *y, unsigned off)
 {
-    /* First the same additions on a copy without the checks, which the
-     * compiler can vectorize: if every input and the sum are finite, no
-     * addition gave Inf/NaN (every partial flows into lane 0, and a
-     * non-finite value stays non-finite through an addition), so there is
-     * nothing to note and the copy's sum is the result. */
-    SHFL_ACC y[DF_SHFL_WARP];
-    int finite = 1;
-    for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
-        y[l] = x[l];
-        finite &= isfinite(x[l]) != 0;
+    for (unsigned l = 0; l < off; l++)
+        y[l] = y[l] + y[l + off];
+}
+
+/* _warp_tree's sum, unchecked; each level a loop of constant length (off
+ * is a constant once inlined), so a few vector additions. */
+DF_SHFL_INLINE SHFL_ACC SHFL_FN(_tree_fast)(const SHFL_ACC x[DF_SHFL_WARP])
+{
+    SHFL_ACC y[DF_SHFL_WARP / 2];
+    for (unsigned l = 0; l < DF_SHFL_WARP / 2; l++)
+        y[l] = x[l] + x[l + DF_SHFL_WARP / 2];
+    SHFL_FN(_level_fast)(y, 8);
+    SHFL_FN(_level_fast)(y, 4);
+    SHFL_FN(_level_fast)(y, 2);
+    SHFL_FN(_level_fast)(y, 1);
+    return y[0];
+}
+
+/* The sums of threads base .. base + 31, unchecked: _warp_accs, then
+ * _lanes, with the accumulators laid out so that a row of the grid stride
+ * is one contiguous loop of fmas. */
+DF_SHFL_INLINE void SHFL_FN(_sums_fast)(const SHFL_ELEM *a, const SHFL_ELEM *b, uint64_t n,
+                                        const df_shfl_map *m, uint64_t base,
+                                        SHFL_ACC x[DF_SHFL_WARP])
+{
+    const uint64_t T = m->threads;
+    if (!m->vector) {
+        /* Row i0 / T goes to lane k = (i0 / T) % V of each thread: lane k
+         * of all 32 threads side by side (acc[k][l]). */
+        SHFL_ACC acc[SHFL_V][DF_SHFL_WARP];
+        for (unsigned k = 0; k < SHFL_V; k++)
+            for (unsigned l = 0; l < DF_SHFL_WARP; l++)
+                acc[k][l] = (SHFL_ACC)0;
+        unsigned k = 0;
+        for (uint64_t i0 = base; i0 < n; i0 += T, k = (k + 1) % SHFL_V) {
+            if (n - i0 >= DF_SHFL_WARP)
+                for (unsigned l = 0; l < DF_SHFL_WARP; l++)
+                    acc[k][l] = SHFL_FMA(a[i0 + l], b[i0 + l], acc[k][l]);
+            else
+                for (uint64_t l = 0; l < n - i0; l++)
+                    acc[k][l] = SHFL_FMA(a[i0 + l], b[i0 + l], acc[k][l]);
+        }
+        for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
+#if SHFL_V == 4
+            x[l] = (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l]);
+#elif SHFL_V == 2
+            x[l] = acc[0][l] + acc[1][l];
+#else
+#error "the fast path knows V = 2 and V = 4 (see _lanes)"
+#endif
+        }
+        return;
     }
-    for (unsigned off = DF_SHFL_WARP / 2; off > 0; off /= 2)
-        for (unsigned l = 0; l < off; l++)
-            y[l] = y[l] + y[l + off];
-    if (finite && isfinite(y[0]))
-        return y[0];
+    /* Vector path: thread l's V accumulators side by side (acc[l V + k]),
+     * as its vectors lie in memory. */
+    SHFL_ACC acc[DF_SHFL_WARP * SHFL_V];
+    for (unsigned i = 0; i < DF_SHFL_WARP * SHFL_V; i++)
+        acc[i] = (SHFL_ACC)0;
+    if (base == 0) /* head elements: threads 0..head-1, lane 0 */
+        for (uint64_t j = 0; j < m->head; j++)
+            acc[j * SHFL_V] = SHFL_FMA(a[j], b[j], acc[j * SHFL_V]);
+    for (uint64_t v0 = base; v0 < m->nvec; v0 += T) {
+        const SHFL_ELEM *pa = a + m->head + v0 * SHFL_V;
+        const SHFL_ELEM *pb = b + m->head + v0 * SHFL_V;
+        if (m->nvec - v0 >= DF_SHFL_WARP)
+            for (unsigned i = 0; i < DF_SHFL_WARP * SHFL_V; i++)
+                acc[i] = SHFL_FMA(pa[i], pb[i], acc[i]);
+        else
+            for (uint64_t i = 0; i < (m->nvec - v0) * SHFL_V; i++)
+                acc[i] = SHFL_FMA(pa[i], pb[i], acc[i]);
+    }
+    if (base == 0) /* tail elements: threads 0..tail-1, lane 0 */
+        for (uint64_t j = 0; j < m->tail; j++) {
+            const uint64_t i = m->head + m->nvec * SHFL_V + j;
+            acc[j * SHFL_V] = SHFL_FMA(a[i], b[i], acc[j * SHFL_V]);
+        }
+    for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
+        const SHFL_ACC *t = acc + l * SHFL_V;
+#if SHFL_V == 4
+        x[l] = (t[0] + t[1]) + (t[2] + t[3]);
+#else
+        x[l] = t[0] + t[1];
+#endif
+    }
+}
+
+/* _block's partial, unchecked; warps from m->active on hold +0. */
+DF_SHFL_INLINE SHFL_ACC SHFL_FN(_block_fast)(const SHFL_ELEM *a, const SHFL_ELEM *b,
+                                             uint64_t n, const df_shfl_map *m,
+                                             uint32_t block, uint32_t blk)
+{
+    SHFL_ACC x[DF_SHFL_WARP], wv[DF_SHFL_WARP];
+    const uint64_t first = (uint64_t)blk * block; /* below m->active */
+    const uint64_t busy = df_shfl_min(block / DF_SHFL_WARP,
+                                      df_shfl_ceil_div(m->active - first, DF_SHFL_WARP));
+    for (uint32_t w = 0; w < DF_SHFL_WARP; w++)
+        wv[w] = (SHFL_ACC)0;
+    for (uint32_t w = 0; w < busy; w++) {
+        SHFL_FN(_sums_fast)(a, b, n, m, first + (uint64_t)w * DF_SHFL_WARP, x);
+        wv[w] = SHFL_FN(_tree_fast)(x);
+    }
+    return SHFL_FN(_tree_fast)(wv);
+}
+
+/* ---- The checked path: the same operations, each checked and noted. */
+
+/* The __shfl_down_sync tree as lane 0 sees it: at offset off, lane l < off
+ * adds lane l + off. Lanes at or past off never reach lane 0. Out of line:
+ * _warp_tree calls it only for a non-finite sum. */
+static SHFL_ACC SHFL_FN(_warp_tree_checked)(SHFL_ACC x[DF_SHFL_WARP],
+                                             const df_shfl_model_soft *ms,
+                                             df_shfl_model_tree at)
+{
     for (unsigned off = DF_SHFL_WARP / 2; off > 0; off /= 2)
         for (unsigned l = 0; l < off; l++) {
             SHFL_ACC r = x[l] + x[l + off];
@@ -93,11 +213,25 @@ static SHFL_ACC SHFL_FN(_warp_tree)(SHFL_ACC x[DF_SHFL_WARP], const df_shfl_mode
     return x[0];
 }
 
+/* The tree with its checks, which only a non-finite sum needs: every lane
+ * flows into lane 0, so a finite sum means no addition gave Inf/NaN. */
+DF_SHFL_INLINE SHFL_ACC SHFL_FN(_warp_tree)(SHFL_ACC x[DF_SHFL_WARP],
+                                            const df_shfl_model_soft *ms,
+                                            df_shfl_model_tree at)
+{
+    if (ms->fast) {
+        const SHFL_ACC y = SHFL_FN(_tree_fast)(x);
+        if (isfinite(y))
+            return y;
+    }
+    return SHFL_FN(_warp_tree_checked)(x, ms, at);
+}
+
 /* Warp 0's tree over the warp totals; warps past nwarps read as +0. Lane w
  * holds warp w's total, whose sum starts with thread base + 32 w stride. */
-static SHFL_ACC SHFL_FN(_warps_tree)(SHFL_ACC wv[DF_SHFL_WARP], uint32_t nwarps,
-                                      const df_shfl_model_soft *ms, uint32_t blk,
-                                      uint64_t base, uint64_t stride)
+DF_SHFL_INLINE SHFL_ACC SHFL_FN(_warps_tree)(SHFL_ACC wv[DF_SHFL_WARP], uint32_t nwarps,
+                                             const df_shfl_model_soft *ms, uint32_t blk,
+                                             uint64_t base, uint64_t stride)
 {
     for (uint32_t w = nwarps; w < DF_SHFL_WARP; w++)
         wv[w] = (SHFL_ACC)0;
@@ -163,7 +297,7 @@ static SHFL_ACC SHFL_FN(_lanes)(SHFL_ACC acc[SHFL_V])
 #endif
 }
 
-/* Block blk's partial, as its thread 0 writes it. */
+/* Block blk's partial, as its thread 0 writes it, with its checks. */
 static SHFL_ACC SHFL_FN(_block)(const SHFL_ELEM *a, const SHFL_ELEM *b,
                                 uint64_t n, const df_shfl_map *m,
                                 uint32_t block, uint32_t blk,
@@ -194,23 +328,35 @@ static SHFL_ACC SHFL_FN(_block)(const SHFL_ELEM *a, const SHFL_ELEM *b,
     return SHFL_FN(_warps_tree)(wv, nwarps, ms, blk, (uint64_t)blk * block, 1);
 }
 
-/* The kernel's result for a resolved launch (df_shfl_launch_ok(l)). */
+/* The kernel's result for a resolved launch (df_shfl_launch_ok(l)), its
+ * soft errors noted in out; fast = 0 checks every step (for the tests,
+ * which compare the two). Compiled twice (DF_MODEL_CLONES): the x86-64-v3
+ * clone's fast path has fma as one instruction and 8 floats a vector. */
+DF_MODEL_CLONES
 static SHFL_ACC SHFL_FN(_dot)(const SHFL_ELEM *a, const SHFL_ELEM *b,
-                              uint64_t n, const df_launch *l, df_result *out)
+                              uint64_t n, const df_launch *l, df_result *out, int fast)
 {
     df_shfl_map m;
     df_shfl_map_make(n, l, SHFL_V, &m);
-    const df_shfl_model_soft ms = {out, &m, n, SHFL_V};
+    const df_shfl_model_soft ms = {out, &m, n, SHFL_V, fast != 0};
     const uint32_t block = l->block;
-    /* the last block's per-thread sums: thread j adds partials j, j + block, ... */
-    SHFL_ACC last[DF_SHFL_BLOCK_MAX];
-    for (uint32_t j = 0; j < block; j++)
-        last[j] = (SHFL_ACC)0;
     /* the blocks that hold elements: those whose first thread is below m.active */
     const uint64_t holding = (m.active + block - 1) / block;
     const uint32_t act = holding < l->grid ? (uint32_t)holding : l->grid;
+    /* The last block's per-thread sums: thread j adds partials j, j +
+     * block, ... Partials from act on are +0, so the sums from j = act on
+     * stay +0 (+0 + +0 is +0): only the first `live` can be anything else,
+     * and the warps past them total +0 without their trees (no note: +0 is
+     * finite). The fast path leaves the rest out; fast = 0 does it all. */
+    const uint32_t live = fast && act < block ? act : block;
+    const uint32_t lwarps = (live + DF_SHFL_WARP - 1) / DF_SHFL_WARP;
+    SHFL_ACC last[DF_SHFL_BLOCK_MAX];
+    for (uint32_t j = 0; j < lwarps * DF_SHFL_WARP; j++)
+        last[j] = (SHFL_ACC)0;
     for (uint32_t blk = 0; blk < act; blk++) {
-        const SHFL_ACC partial = SHFL_FN(_block)(a, b, n, &m, block, blk, &ms);
+        SHFL_ACC partial = fast ? SHFL_FN(_block_fast)(a, b, n, &m, block, blk) : NAN;
+        if (!isfinite(partial)) /* there may be soft errors to note */
+            partial = SHFL_FN(_block)(a, b, n, &m, block, blk, &ms);
         const uint32_t j = blk % block; /* its sum starts with partial j */
         SHFL_ACC r = last[j] + partial;
         if (!isfinite(r) && isfinite(last[j]) && isfinite(partial))
@@ -223,13 +369,17 @@ static SHFL_ACC SHFL_FN(_dot)(const SHFL_ELEM *a, const SHFL_ELEM *b,
      * reach does what the kernel's up to 65535 additions do. */
     const uint32_t idle = l->grid - act < block ? l->grid - act : block, j0 = act % block;
     const uint32_t wrap = j0 + idle > block ? j0 + idle - block : 0;
-    for (uint32_t j = j0; j < j0 + idle - wrap; j++) /* residues j0 .. j0 + idle - 1, */
+    for (uint32_t j = j0; j < j0 + idle - wrap && j < live; j++) /* residues j0 .. */
         last[j] = last[j] + (SHFL_ACC)0;
-    for (uint32_t j = 0; j < wrap; j++)              /* mod block */
+    for (uint32_t j = 0; j < wrap && j < live; j++) /* .. j0 + idle - 1, mod block */
         last[j] = last[j] + (SHFL_ACC)0;
     SHFL_ACC x[DF_SHFL_WARP], wv[DF_SHFL_WARP];
     const uint32_t nwarps = block / DF_SHFL_WARP;
     for (uint32_t w = 0; w < nwarps; w++) {
+        if (w >= lwarps) {
+            wv[w] = (SHFL_ACC)0;
+            continue;
+        }
         for (unsigned j = 0; j < DF_SHFL_WARP; j++)
             x[j] = last[w * DF_SHFL_WARP + j];
         df_shfl_model_tree at = {DF_SHFL_LAST_BLOCK, w * DF_SHFL_WARP,
@@ -255,7 +405,7 @@ static int SHFL_FN(_model)(const df_case *c, df_scratch *scratch, df_result *out
         return -1;
     }
     out->f = (double)SHFL_FN(_dot)((const SHFL_ELEM *)c->a,
-                                   (const SHFL_ELEM *)c->b, c->n, &c->launch, out);
+                                   (const SHFL_ELEM *)c->b, c->n, &c->launch, out, 1);
     out->status = DF_RUN_OK;
     out->err[0] = '\0';
     return 0;
