@@ -790,7 +790,7 @@ static size_t early_count(const df_slot *sl)
     return sl->copies == DF_COPIES_PREPPED && sl->plan && !sl->gen_failed ? sl->plan->nvar : 0;
 }
 
-enum { DF_CREF_CASE = UINT32_MAX }; /* a cref entry that is the slot's case */
+#define DF_CREF_CASE UINT32_MAX /* a cref entry that is the slot's case, not a copy */
 
 /* The cuda backend's part: each kernel's cases of the batch in one call,
  * and after them the copies made before the run (when memory allows), so
