@@ -24,6 +24,7 @@
 #if defined(__CUDACC__)
 #define DF_VAL static __host__ __device__ inline
 #define DF_VAL_HOT static __host__ __device__ __forceinline__
+#define DF_VAL_HOST_HOT DF_VAL
 #define DF_VAL_CLONES
 #else
 #define DF_VAL static inline
@@ -35,6 +36,7 @@
 #else
 #define DF_VAL_HOT static inline
 #endif
+#define DF_VAL_HOST_HOT DF_VAL_HOT /* inlined on the host only */
 /* fill_cond built for x86-64-v3 too, in the one file that defines
  * DF_VALUES_CLONED (generator.c): clang gives a cloned function's resolver
  * one global name, which a second file including this header would
@@ -456,7 +458,11 @@ DF_VAL double cond_target(df_pcg32 *r, df_type t, uint64_t n, uint32_t *octave)
  * [0, ceil(octave / 2)] (the first at the top) minus the scale shift.
  * Below octave 4 all products share one sign: a random-sign bulk would
  * often be worse conditioned than such a target already. Returns G. */
-DF_VAL double cond_bulk(df_pcg32 *r, df_type t, void *a, void *b, uint64_t bulk,
+/* Inlined into fill_cond on the host, so that its x86-64-v3 copy
+ * (DF_VAL_CLONES) has this loop, TwoProduct's fma included, as one
+ * instruction: left to the compiler it stayed one out-of-line baseline
+ * copy, fma a libm call (4% of a default host run). Device code as before. */
+DF_VAL_HOST_HOT double cond_bulk(df_pcg32 *r, df_type t, void *a, void *b, uint64_t bulk,
                         uint64_t n, uint32_t octave, exact_acc *acc)
 {
     int top = (int)(octave + 1) / 2, shift = (int)(df_ceil_log2_u64(n) + 1) / 2;
