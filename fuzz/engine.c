@@ -468,6 +468,32 @@ static size_t prep_items(const df_job *jb)
 }
 
 static void copy_prep(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t v, unsigned w);
+static void copy_model(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t v, unsigned w);
+
+/* Copies' references, gathered up to DF_PREP_GROUP at a time and made side
+ * by side (df_refs_compute_many: the same values as one at a time, and a
+ * copy's Kahan sum no longer runs alone); reruns need none. */
+typedef struct copy_refs {
+    df_refs_job job[DF_PREP_GROUP];
+    size_t m;
+} copy_refs;
+
+static void copy_refs_flush(copy_refs *cr)
+{
+    if (cr->m)
+        df_refs_compute_many(cr->job, cr->m);
+    cr->m = 0;
+}
+
+static void copy_refs_add(copy_refs *cr, df_meta_plan *p, size_t v)
+{
+    if (p->kind[v] == DF_META_RERUN)
+        return;
+    const df_case *c = &p->var[v];
+    cr->job[cr->m++] = (df_refs_job){c->type, c->a, c->b, c->n, &p->out[v].refs};
+    if (cr->m == DF_PREP_GROUP)
+        copy_refs_flush(cr);
+}
 
 /* cuda path: a sampled case's metamorphic copies made before its run, with
  * a stand-in for the run that ended well (the copies need the run's status
@@ -488,9 +514,15 @@ static void early_copies(df_engine *e, df_slot *sl, int whole, unsigned w)
         sl->plan->nvar = 0; /* out of memory: checked without variants */
     for (size_t v = 0; whole && v < sl->plan->nvar; v++)
         df_meta_plan_fill(&sl->c, sl->plan, v);
-    e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+    double t1 = df_now();
+    e->cpu_s[w][DF_CPU_GENERATE] += t1 - t0;
+    copy_refs cr = {.m = 0};
     for (size_t v = 0; whole && v < sl->plan->nvar; v++)
-        copy_prep(e, k, sl->plan, v, w);
+        copy_refs_add(&cr, sl->plan, v);
+    copy_refs_flush(&cr);
+    e->cpu_s[w][DF_CPU_REFS] += df_now() - t1;
+    for (size_t v = 0; whole && v < sl->plan->nvar; v++)
+        copy_model(e, k, sl->plan, v, w);
     /* whole or not, done when the prepare loop is (the copies' items) */
     sl->copies = DF_COPIES_PREPPED;
 }
@@ -918,11 +950,18 @@ static int collect_variants(df_engine *e, size_t n)
     return 0;
 }
 
+/* Host backend: the references of variants [i g, i g + g) of the batch,
+ * g = e->vref_group. */
 static void variant_refs(void *ctx, size_t i, unsigned w)
 {
     (void)w;
     df_engine *e = ctx;
-    df_meta_plan_refs(e->cur[e->vref[i].slot].plan, e->vref[i].var);
+    size_t lo = i * e->vref_group, hi = lo + e->vref_group < e->nvref ? lo + e->vref_group
+                                                                      : e->nvref;
+    copy_refs cr = {.m = 0};
+    for (size_t j = lo; j < hi; j++)
+        copy_refs_add(&cr, e->cur[e->vref[j].slot].plan, e->vref[j].var);
+    copy_refs_flush(&cr);
 }
 
 /* Host backend: a variant runs as the host model, on any thread. */
@@ -961,22 +1000,28 @@ static void judge_variant(void *ctx, size_t i, unsigned w)
     df_meta_plan_judge(k, &e->oo, p, v);
 }
 
-/* cuda backend: a copy's references and its model, which need the copy
- * alone, made on the pool while the caller runs the copies on the GPU;
- * judge_variant keeps the model when the copy ran. */
+/* cuda backend: a copy's model (deterministic kernels), which needs the
+ * copy alone; judge_variant keeps it when the copy ran. */
+static void copy_model(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t v, unsigned w)
+{
+    if (p->kind[v] == DF_META_RERUN || !k->host_model || !(k->flags & DF_K_DETERMINISTIC))
+        return;
+    double t0 = df_now();
+    df_run_model(&e->mctx[w], k, 0, &p->var[v], &p->out[v].model);
+    p->out[v].model_ran = 1;
+    e->cpu_s[w][DF_CPU_MODEL] += df_now() - t0;
+}
+
+/* cuda backend: a copy's references and its model, made on the pool
+ * (a long case's copy an item of its own). */
 static void copy_prep(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t v, unsigned w)
 {
     if (p->kind[v] == DF_META_RERUN)
         return;
     double t0 = df_now();
     df_meta_plan_refs(p, v);
-    double t1 = df_now();
-    e->cpu_s[w][DF_CPU_REFS] += t1 - t0;
-    if (!k->host_model || !(k->flags & DF_K_DETERMINISTIC))
-        return;
-    df_run_model(&e->mctx[w], k, 0, &p->var[v], &p->out[v].model);
-    p->out[v].model_ran = 1;
-    e->cpu_s[w][DF_CPU_MODEL] += df_now() - t1;
+    e->cpu_s[w][DF_CPU_REFS] += df_now() - t0;
+    copy_model(e, k, p, v, w);
 }
 
 static void variant_prep(void *ctx, size_t i, unsigned w)
@@ -1028,14 +1073,17 @@ static int make_copies(df_engine *e, size_t n)
 
 /* Host backend: makes, references, runs (as the host model) and judges
  * the copies of a batch's sampled cases; each case is finished in index
- * order when it is recorded. Returns 0, or -1 out of memory. Each copy's
- * references are a pool item of their own: at large n a sampled case's
- * three copies would otherwise take one thread three times. */
+ * order when it is recorded. Returns 0, or -1 out of memory. The copies'
+ * references are pool items of DF_PREP_GROUP copies side by side for
+ * short cases, and of one copy each for long ones: at large n a sampled
+ * case's three copies would otherwise take one thread three times. */
 static int batch_metamorphic(df_engine *e, size_t n)
 {
     if (make_copies(e, n) != 0)
         return -1;
-    df_pool_for(e->pool, e->nvref, variant_refs, e);
+    uint64_t longest = e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
+    e->vref_group = longest <= DF_PREP_GROUP_MAX_N ? DF_PREP_GROUP : 1;
+    df_pool_for(e->pool, (e->nvref + e->vref_group - 1) / e->vref_group, variant_refs, e);
     df_pool_for(e->pool, e->nvref, host_variant, e);
     return 0;
 }

@@ -213,6 +213,7 @@ typedef struct df_engine {
     const df_case **vptr;
     df_result *vres;
     size_t nvref, capvref;
+    size_t vref_group;        /* host: copies a references item takes */
     /* batches: seconds spent so far in each stage (DF_STAGE_*), and CPU
      * seconds summed over the pool's threads in each piece of CPU work
      * (DF_CPU_*; row w of cpu_s is thread w's) */

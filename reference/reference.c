@@ -637,30 +637,56 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
 }
 
 /* The Kahan sums of k jobs of one element type (k <= KAHAN_LANES), each
- * from its empty state, side by side over their common length, each
+ * from its empty state, side by side while two or more go on, the longest
  * finished alone. */
 static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_state *st)
 {
     df_type t = q[0]->t;
-    const void *a[KAHAN_LANES], *b[KAHAN_LANES];
-    kahan_state lane[KAHAN_LANES];
-    uint64_t len = q[0]->n;
-    for (unsigned j = 0; j < KAHAN_LANES; j++) {
-        const df_refs_job *x = q[j < k ? j : 0];
-        a[j] = x->a, b[j] = x->b;
-        len = x->n < len ? x->n : len;
-        lane[j] = (kahan_state){0.0, 0.0, 0.0, 0.0};
-    }
-    unsigned sets = k > 4 ? 2 : 1;
-    switch (t) {
-    case DF_F32: kahan_lanes_f32(a, b, len, sets, lane); break;
-    case DF_F64: kahan_lanes_f64(a, b, len, sets, lane); break;
-    case DF_I32: kahan_lanes_i32(a, b, len, sets, lane); break;
-    }
+    size_t es = df_type_size(t);
+    /* the jobs by length, shortest first (insertion sort of at most 8) */
+    unsigned ord[KAHAN_LANES];
     for (unsigned j = 0; j < k; j++) {
-        st[j] = lane[j];
-        kahan_span(t, a[j], b[j], len, q[j]->n - len, &st[j]);
+        unsigned i = j;
+        for (; i > 0 && q[ord[i - 1]]->n > q[j]->n; i--)
+            ord[i] = ord[i - 1];
+        ord[i] = j;
+        st[j] = (kahan_state){0.0, 0.0, 0.0, 0.0};
     }
+    /* Stage by stage: the lanes still going run together up to the next
+     * shortest length, then that one leaves (its state is final) and the
+     * rest move down a lane. Each lane still does its own sum's additions
+     * in order, so lengths that differ (random ones, in a default run) no
+     * longer leave all but the shortest prefix to kahan_span. */
+    uint64_t off = 0;
+    unsigned first = 0; /* ord[first..k): still going */
+    while (k - first >= 2) {
+        uint64_t end = q[ord[first]]->n;
+        if (end > off) {
+            const void *a[KAHAN_LANES], *b[KAHAN_LANES];
+            kahan_state lane[KAHAN_LANES];
+            unsigned live = k - first;
+            for (unsigned j = 0; j < KAHAN_LANES; j++) {
+                /* lanes past the live ones repeat the first: any data will do */
+                unsigned x = ord[first + (j < live ? j : 0)];
+                a[j] = (const char *)q[x]->a + off * es;
+                b[j] = (const char *)q[x]->b + off * es;
+                lane[j] = st[x];
+            }
+            unsigned sets = live > 4 ? 2 : 1;
+            switch (t) {
+            case DF_F32: kahan_lanes_f32(a, b, end - off, sets, lane); break;
+            case DF_F64: kahan_lanes_f64(a, b, end - off, sets, lane); break;
+            case DF_I32: kahan_lanes_i32(a, b, end - off, sets, lane); break;
+            }
+            for (unsigned j = 0; j < live; j++)
+                st[ord[first + j]] = lane[j];
+            off = end;
+        }
+        first++;
+    }
+    if (first < k) /* the longest, alone */
+        kahan_span(t, q[ord[first]]->a, q[ord[first]]->b, off, q[ord[first]]->n - off,
+                   &st[ord[first]]);
 }
 
 /* Jobs scanned at a time: their Kahan states wait on the stack. */
