@@ -45,17 +45,25 @@ static void fail(df_checked *r, df_verdict v, const char *rule, const char *why)
     r->j.why[len] = '\0';
 }
 
+/* A loop per type (a switch per element was 2.5% of a default host run). */
 static int has_int_min_or_nan(const df_case *c)
 {
-    for (uint64_t i = 0; i < c->n; i++) {
-        if (c->type == DF_I32 && ((const int32_t *)c->a)[i] == INT32_MIN)
-            return 1;
-        if (c->type != DF_I32 && isnan(df_elem_as_double(c->type, c->a, i)))
-            return 1;
-        if (c->type != DF_I32 && isnan(df_elem_as_double(c->type, c->b, i)))
-            return 1;
+    int found = 0;
+    switch (c->type) {
+    case DF_I32:
+        for (uint64_t i = 0; i < c->n; i++)
+            found |= ((const int32_t *)c->a)[i] == INT32_MIN;
+        break;
+    case DF_F32:
+        for (uint64_t i = 0; i < c->n; i++)
+            found |= isnan(((const float *)c->a)[i]) || isnan(((const float *)c->b)[i]);
+        break;
+    case DF_F64:
+        for (uint64_t i = 0; i < c->n; i++)
+            found |= isnan(((const double *)c->a)[i]) || isnan(((const double *)c->b)[i]);
+        break;
     }
-    return 0;
+    return found;
 }
 
 static void negate_into(const df_case *c, void *dst)
