@@ -442,9 +442,15 @@ typedef struct df_job {
 #define DF_PREP_GROUP 8
 #define DF_PREP_GROUP_MAX_N (UINT64_C(1) << 16)
 
+/* The longest case a run may draw: its fixed length, or its --max-n. */
+static uint64_t longest_n(const df_engine *e)
+{
+    return e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
+}
+
 static df_job batch_job(df_engine *e, df_slot *slots, size_t n)
 {
-    uint64_t longest = e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
+    uint64_t longest = longest_n(e);
     size_t g = longest <= DF_PREP_GROUP_MAX_N &&
                        n >= (size_t)2 * DF_PREP_GROUP * df_pool_size(e->pool)
                    ? DF_PREP_GROUP
@@ -731,7 +737,7 @@ static void whole_group(void *ctx, size_t g, unsigned w)
  * beside this one, and room for two batches of the longest vectors. */
 static int wants_pipeline(const df_engine *e)
 {
-    uint64_t n = e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
+    uint64_t n = longest_n(e);
     int on = e->pipeline == DF_PIPE_ON ||
              (e->pipeline == DF_PIPE_AUTO && !df_backend_is_host(e->b));
     /* two sets of slots, two vectors a case, up to 8 bytes an element */
@@ -746,7 +752,7 @@ static int wants_pipeline(const df_engine *e)
  * about 1.3 us an element. After e->pipelined is set. */
 static int wants_gpu_gen(const df_engine *e)
 {
-    uint64_t longest = e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
+    uint64_t longest = longest_n(e);
     int on = e->o->gen == DF_GEN_GPU ||
              (e->o->gen == DF_GEN_AUTO && e->pipelined &&
               strcmp(df_backend_name(e->b), "cuda") == 0);
@@ -787,17 +793,21 @@ static int batch_alloc(df_engine *e)
                : -1;
 }
 
-/* Case pointers and results for cap cases (one array of each: cptr and
- * bres, or vptr and vres). Returns 0, or -1 out of memory. */
-static int grow_cases(const df_case ***cases, df_result **res, size_t cap)
+/* Room for cap cases in one set of a batch's case arrays: slot and copy,
+ * case pointer, result (cref, cptr and bres, or vref, vptr and vres).
+ * Returns 0, or -1 out of memory (the arrays that grew stay valid). */
+static int grow_cases(df_vref **ref, const df_case ***cases, df_result **res, size_t cap)
 {
+    df_vref *v = realloc(*ref, cap * sizeof *v);
+    if (v)
+        *ref = v;
     const df_case **p = realloc(*cases, cap * sizeof *p);
     if (p)
         *cases = p;
     df_result *r = realloc(*res, cap * sizeof *r);
     if (r)
         *res = r;
-    return p && r ? 0 : -1;
+    return v && p && r ? 0 : -1;
 }
 
 /* cptr, cref and bres for need cases. Returns 0, or -1 out of memory. */
@@ -806,10 +816,7 @@ static int cases_reserve(df_engine *e, size_t need)
     if (need <= e->capcases)
         return 0;
     size_t cap = need + need / 4;
-    df_vref *v = realloc(e->cref, cap * sizeof *v);
-    if (v)
-        e->cref = v;
-    if (grow_cases(&e->cptr, &e->bres, cap) != 0 || !v)
+    if (grow_cases(&e->cref, &e->cptr, &e->bres, cap) != 0)
         return -1;
     e->capcases = cap;
     return 0;
@@ -843,9 +850,10 @@ static int run_gpu(df_engine *e, size_t n)
     size_t base[DF_RUN_MAX_KERNELS + 1];
     for (size_t s = 0; s < n; s++)
         if (!sl[s].gen_failed) {
+            size_t c = early_count(&sl[s]);
             nmain[sl[s].ki]++;
-            ncopy[sl[s].ki] += early_count(&sl[s]);
-            need += 1 + early_count(&sl[s]);
+            ncopy[sl[s].ki] += c;
+            need += 1 + c;
         }
     int copies = cases_reserve(e, need) == 0;
     base[0] = 0;
@@ -860,7 +868,7 @@ static int run_gpu(df_engine *e, size_t n)
         size_t ki = sl[s].ki, j = at_main[ki]++;
         e->cptr[j] = &sl[s].c;
         e->cref[j] = (df_vref){(uint32_t)s, DF_CREF_CASE};
-        for (size_t v = 0; copies && v < early_count(&sl[s]); v++) {
+        for (size_t v = 0, nv = copies ? early_count(&sl[s]) : 0; v < nv; v++) {
             j = at_copy[ki]++;
             e->cptr[j] = &sl[s].plan->var[v];
             e->cref[j] = (df_vref){(uint32_t)s, (uint32_t)v};
@@ -927,10 +935,7 @@ static int vref_reserve(df_engine *e, size_t need)
     if (need <= e->capvref)
         return 0;
     size_t cap = need + need / 2 + 16;
-    df_vref *v = realloc(e->vref, cap * sizeof *v);
-    if (v)
-        e->vref = v;
-    if (grow_cases(&e->vptr, &e->vres, cap) != 0 || !v)
+    if (grow_cases(&e->vref, &e->vptr, &e->vres, cap) != 0)
         return -1;
     e->capvref = cap;
     return 0;
@@ -1081,8 +1086,7 @@ static int batch_metamorphic(df_engine *e, size_t n)
 {
     if (make_copies(e, n) != 0)
         return -1;
-    uint64_t longest = e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
-    e->vref_group = longest <= DF_PREP_GROUP_MAX_N ? DF_PREP_GROUP : 1;
+    e->vref_group = longest_n(e) <= DF_PREP_GROUP_MAX_N ? DF_PREP_GROUP : 1;
     df_pool_for(e->pool, (e->nvref + e->vref_group - 1) / e->vref_group, variant_refs, e);
     df_pool_for(e->pool, e->nvref, host_variant, e);
     return 0;

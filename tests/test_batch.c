@@ -65,20 +65,30 @@ static int emulated(char *out, size_t len, const char *common, const char *args,
                       args, dir, sub);
 }
 
+/* A temporary directory for test tag in dir, then run's common arguments
+ * under the GPU emulation one case at a time (dir/one, output in out1) and
+ * with many (dir/many, output in out2); *rc1 and *rc2 their exit codes. */
+static void one_and_many(const char *tag, char *dir, size_t dirlen, const char *common,
+                         const char *many, int *rc1, int *rc2)
+{
+    snprintf(dir, dirlen, "%s", df_test_tmpdir(tag));
+    *rc1 = emulated(out1, sizeof out1, common, "--batch 1", dir, "one");
+    *rc2 = emulated(out2, sizeof out2, common, many, dir, "many");
+}
+
 /* The GPU path of the engine (the batch run through the backend, then the
  * model and judgement overlapped with the metamorphic copies' run), taken
  * here under the host backend's GPU emulation: the same table and finding
  * files as one case at a time, copies on every other case. */
 Test(batch, gpu_path_with_overlapped_copies_equals_one_at_a_time, .timeout = 120)
 {
-    char *d = df_test_tmpdir("batchgpu"), dir[128];
-    snprintf(dir, sizeof dir, "%s", d);
+    char dir[128];
     const char *common = "run --backend host --kernel all,m-tail,m-fold-bounds,m-int16-sum "
                          "--seed 78 --cases 3000 --meta-every 2 --save-precision all "
                          "--save-bugs all --quiet";
-    int rc1 = emulated(out1, sizeof out1, common, "--batch 1", dir, "one");
-    int rc2 = emulated(out2, sizeof out2, common, "--batch 97 --threads 3 --pipeline on", dir,
-                       "many");
+    int rc1, rc2;
+    one_and_many("batchgpu", dir, sizeof dir, common, "--batch 97 --threads 3 --pipeline on",
+                 &rc1, &rc2);
     cr_assert_eq(rc1, 1, "%s", out1);
     cr_assert_eq(rc2, rc1, "%s", out2);
     /* the GPU path: model match counted (the host backend's own path has none) */
@@ -101,14 +111,13 @@ Test(batch, gpu_path_with_overlapped_copies_equals_one_at_a_time, .timeout = 120
  * finding files as one case at a time made by df_generate. */
 Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
 {
-    char *d = df_test_tmpdir("batchgen"), dir[128];
-    snprintf(dir, sizeof dir, "%s", d);
+    char dir[128];
     const char *common = "run --backend host --kernel all,m-tail,m-int16-sum,m-int32-acc "
                          "--seed 79 --cases 3000 --max-n 8000 --meta-every 3 "
                          "--save-precision all --save-bugs all --quiet";
-    int rc1 = emulated(out1, sizeof out1, common, "--batch 1", dir, "one");
-    int rc2 = emulated(out2, sizeof out2, common,
-                       "--batch 97 --threads 3 --pipeline on --gen gpu", dir, "many");
+    int rc1, rc2;
+    one_and_many("batchgen", dir, sizeof dir, common,
+                 "--batch 97 --threads 3 --pipeline on --gen gpu", &rc1, &rc2);
     cr_assert_eq(rc2, rc1, "%s", out2);
     const char *t1 = table(out1);
     cr_assert_str_eq(table(out2), t1);
