@@ -113,7 +113,7 @@ typedef struct batch_item {
     size_t pack_a, pack_b; /* a and b, packed, from the staging base */
     const unsigned char *dev_a, *dev_b; /* a and b already on the device (the
                                            GPU generated them), or NULL */
-    size_t scratch_off;
+    size_t scratch_off, scratch_bytes; /* its scratch, from the batch scratch's base */
 } batch_item;
 
 /* One vector of a batch, unpacked on the device into its guarded span:
@@ -160,7 +160,8 @@ struct df_cuda {
                                     d_pack starts */
     size_t unpack_bytes;         /* the unpack table's, rounded */
     void *d_bscratch;            /* every case's scratch */
-    size_t d_bscratch_cap;
+    void *h_bscratch;            /* its pinned twin (kernels without a batched launcher) */
+    size_t d_bscratch_cap, h_bscratch_cap;
     void *d_bres, *h_bres;       /* 16 bytes of result per case */
     size_t d_bres_cap, h_bres_cap;
     df_soft_slots bsoft;         /* one set of soft-error slots per case */
@@ -378,6 +379,7 @@ extern "C" void df_cuda_close(df_cuda *cu)
     (void)cudaFree(cu->d_batch);
     (void)cudaFree(cu->d_pack);
     (void)cudaFree(cu->d_bscratch);
+    (void)cudaFreeHost(cu->h_bscratch);
     (void)cudaFree(cu->d_bres);
     (void)cudaFreeHost(cu->h_batch);
     (void)cudaFreeHost(cu->h_bres);
@@ -665,15 +667,18 @@ extern "C" int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
     return 0;
 }
 /* ---- batches ----
- * A kernel with a batched launcher (df_gpu_ops.enqueue_batch) runs a whole
- * batch with one copy in, one launch per block size, one copy out and one
- * synchronization: every valid case's vectors, inside the same guard zones
- * as one case's (so each keeps its misalignment and its poison), and the
- * table of cases are staged into one pinned buffer and copied as one
- * transfer. Soft-error slots are one set for the batch: when any reports,
- * the batch's cases run again one at a time so each gets its own report.
- * Other kernels, and every batch once the context is broken, run case
- * after case through df_cuda_run. */
+ * A batch has one copy in and one synchronization: every valid case's
+ * vectors, inside the same guard zones as one case's (so each keeps its
+ * misalignment and its poison), and the table of cases are staged into
+ * one pinned buffer and copied as one transfer, then unpacked on the
+ * device. Each case has its own set of soft-error slots, result slot and
+ * scratch. A kernel with a batched launcher (df_gpu_ops.enqueue_batch)
+ * then runs the batch in one launch per block size and one copy out; any
+ * other kernel runs its own enqueue for each case, one after the other on
+ * the stream (enqueue_each), with its own launches and result copies but
+ * no synchronization between cases. Batches in debug-invariant mode of
+ * the kernels without a batched launcher, and every batch once the
+ * context is broken, run case after case through df_cuda_run. */
 
 static int run_one_by_one(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                           size_t n, df_result *res, size_t *done)
@@ -814,7 +819,8 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
         }
         it->scratch_off = sc;
         size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(c->n, &c->launch) : 0;
-        sc += round_up(sb, ALIGN);
+        it->scratch_bytes = round_up(sb, ALIGN);
+        sc += it->scratch_bytes;
     }
     *stage_bytes = off;
     *host_bytes = pk;
@@ -823,12 +829,18 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
 }
 
 /* Groups of equal block size, each within one launch's 2^31 - 1 blocks;
- * fills the table (first_block within the group). Returns 0 or -1. */
+ * fills the table (first_block within the group). A kernel without a
+ * batched launcher gets no groups: each case is its own launch, from
+ * block 0. Returns 0 or -1. */
 static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngroups)
 {
     df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->h_batch;
     size_t ng = 0;
-    for (size_t j = 0; j < m; j++) {
+    for (size_t j = 0; j < m && !k->gpu->enqueue_batch; j++) {
+        tbl[j].first_block = 0;
+        tbl[j].blocks = cu->items[j].rc.launch.grid;
+    }
+    for (size_t j = 0; j < m && k->gpu->enqueue_batch; j++) {
         const df_case *c = &cu->items[j].rc;
         uint32_t nb = k->gpu->batch_blocks ? k->gpu->batch_blocks(c->n, &c->launch)
                                            : c->launch.grid;
@@ -924,9 +936,10 @@ static void batch_stage(df_cuda *cu, size_t m)
     df_pool_for(cu->pool, m, stage_one, cu);
 }
 
-/* Buffers for m cases; returns the failed call or NULL. */
+/* Buffers for m cases (twin: the scratch's pinned twin too); returns the
+ * failed call or NULL. */
 static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t host,
-                                 size_t scratch, cudaError_t *e)
+                                 size_t scratch, int twin, cudaError_t *e)
 {
     if ((*e = grow(&cu->h_batch, &cu->h_batch_cap, host, 1)))
         return "cudaMallocHost(batch staging)";
@@ -936,6 +949,8 @@ static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t hos
         return "cudaMalloc(batch packed)";
     if ((*e = grow(&cu->d_bscratch, &cu->d_bscratch_cap, scratch, 0)))
         return "cudaMalloc(batch scratch)";
+    if (twin && (*e = grow(&cu->h_bscratch, &cu->h_bscratch_cap, scratch, 1)))
+        return "cudaMallocHost(batch scratch)";
     if ((*e = grow(&cu->d_bres, &cu->d_bres_cap, m * RESULT_BYTES, 0)))
         return "cudaMalloc(batch results)";
     if ((*e = grow(&cu->h_bres, &cu->h_bres_cap, m * RESULT_BYTES, 1)))
@@ -950,12 +965,55 @@ static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t hos
     return NULL;
 }
 
+/* Case j of a batch as its own df_gpu_ctx: its vectors, scratch (and the
+ * scratch's pinned twin, when there is one), result slot and set of
+ * soft-error slots in the batch's buffers. */
+static void fill_batch_ctx(const df_cuda *cu, size_t j, df_gpu_ctx *ctx)
+{
+    const batch_item *it = &cu->items[j];
+    memset(ctx, 0, sizeof *ctx);
+    ctx->a = (const char *)cu->d_batch + it->off_a + it->pre_a;
+    ctx->b = (const char *)cu->d_batch + it->off_b + it->pre_b;
+    ctx->d_scratch = (char *)cu->d_bscratch + it->scratch_off;
+    ctx->h_scratch = cu->h_bscratch ? (char *)cu->h_bscratch + it->scratch_off : NULL;
+    ctx->d_scratch_bytes = it->scratch_bytes;
+    ctx->d_result = (char *)cu->d_bres + (size_t)RESULT_BYTES * j;
+    ctx->h_result = (char *)cu->h_bres + (size_t)RESULT_BYTES * j;
+    ctx->stream = cu->stream;
+    ctx->cublas = cu->cublas;
+    ctx->debug_invariants = cu->debug_invariants;
+    ctx->soft = df_soft_slots_dev_at(&cu->bsoft, j);
+}
+
+/* A kernel without a batched launcher: its own enqueue for each case, one
+ * after the other on the stream, each in its part of the batch's buffers
+ * (fill_batch_ctx) and copying its own result (or block partials) to the
+ * host, as when it runs alone, but with no synchronization between cases.
+ * Returns 0 or the first error, as batch_enqueue. */
+static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **call,
+                        char *detail, size_t dlen)
+{
+    for (size_t j = 0; j < m; j++) {
+        df_gpu_ctx ctx;
+        fill_batch_ctx(cu, j, &ctx);
+        int code = k->gpu->enqueue(&ctx, &cu->items[j].rc);
+        cu->cublas = ctx.cublas; /* a handle made now outlives the batch */
+        if (code != 0) {
+            *call = ctx.failed_call ? ctx.failed_call : "enqueue";
+            snprintf(detail, dlen, "%s", ctx.detail);
+            return code;
+        }
+    }
+    return 0;
+}
+
 /* Copy in, launches, copy out, one synchronization. Returns 0 or the
  * error, with *call the failed call (detail: the launcher's words). */
-static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, size_t host,
+static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
                          size_t ngroups, size_t longest, const char **call, char *detail,
                          size_t dlen)
 {
+    df_gpu_enqueue_batch launch = k->gpu->enqueue_batch;
     cudaError_t e;
     if ((e = cudaSetDevice(cu->device)) != cudaSuccess)
         return *call = "cudaSetDevice", (int)e;
@@ -985,25 +1043,32 @@ static int batch_enqueue(df_cuda *cu, df_gpu_enqueue_batch launch, size_t m, siz
     if ((e = cudaGetLastError()) != cudaSuccess)
         return *call = "batch_unpack_kernel", (int)e;
     (void)cudaEventRecord(cu->bev[2], cu->stream);
-    df_gpu_batch bt;
-    memset(&bt, 0, sizeof bt);
-    bt.d_cases = (df_gpu_batch_case *)cu->d_batch;
-    bt.groups = cu->groups;
-    bt.ngroups = ngroups;
-    bt.d_scratch = cu->d_bscratch;
-    bt.d_results = cu->d_bres;
-    bt.stream = cu->stream;
-    bt.soft = df_soft_slots_dev(&cu->bsoft); /* case j's: set j */
-    int code = launch(&bt);
-    if (code != 0) {
-        *call = bt.failed_call ? bt.failed_call : "enqueue_batch";
-        snprintf(detail, dlen, "%s", bt.detail);
-        return code;
+    if (!launch) {
+        int code = enqueue_each(cu, k, m, call, detail, dlen);
+        if (code != 0)
+            return code;
+        (void)cudaEventRecord(cu->bev[3], cu->stream); /* each copied its own result */
+    } else {
+        df_gpu_batch bt;
+        memset(&bt, 0, sizeof bt);
+        bt.d_cases = (df_gpu_batch_case *)cu->d_batch;
+        bt.groups = cu->groups;
+        bt.ngroups = ngroups;
+        bt.d_scratch = cu->d_bscratch;
+        bt.d_results = cu->d_bres;
+        bt.stream = cu->stream;
+        bt.soft = df_soft_slots_dev(&cu->bsoft); /* case j's: set j */
+        int code = launch(&bt);
+        if (code != 0) {
+            *call = bt.failed_call ? bt.failed_call : "enqueue_batch";
+            snprintf(detail, dlen, "%s", bt.detail);
+            return code;
+        }
+        (void)cudaEventRecord(cu->bev[3], cu->stream);
+        if ((e = cudaMemcpyAsync(cu->h_bres, cu->d_bres, m * RESULT_BYTES,
+                                 cudaMemcpyDeviceToHost, cu->stream)) != cudaSuccess)
+            return *call = "cudaMemcpyAsync(batch results)", (int)e;
     }
-    (void)cudaEventRecord(cu->bev[3], cu->stream);
-    if ((e = cudaMemcpyAsync(cu->h_bres, cu->d_bres, m * RESULT_BYTES, cudaMemcpyDeviceToHost,
-                             cu->stream)) != cudaSuccess)
-        return *call = "cudaMemcpyAsync(batch results)", (int)e;
     (void)cudaEventRecord(cu->bev[4], cu->stream);
     if ((e = cudaStreamSynchronize(cu->stream)) != cudaSuccess)
         return *call = "cudaStreamSynchronize", (int)e;
@@ -1023,8 +1088,7 @@ static int batch_finish(df_cuda *cu, const df_kernel *k, const df_case *const *c
     for (size_t j = 0; j < m; j++) {
         const batch_item *it = &cu->items[j];
         df_gpu_ctx ctx;
-        fill_ctx(cu, &it->rc, &ctx);
-        ctx.h_result = (char *)cu->h_bres + (size_t)RESULT_BYTES * j;
+        fill_batch_ctx(cu, j, &ctx);
         df_result *r = &res[it->pos];
         int code = k->gpu->finish(&ctx, &it->rc, r);
         if (code != 0) {
@@ -1066,8 +1130,9 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
                                  size_t n, df_result *res, size_t *done)
 {
     *done = 0;
-    df_gpu_enqueue_batch launch = k->gpu ? k->gpu->enqueue_batch : NULL;
-    if (!launch || cu->broken || n < 2)
+    /* without a batched launcher, debug-invariant mode synchronizes every
+     * round anyway, and reads the cells back into one pinned scratch */
+    if (!k->gpu || cu->broken || n < 2 || (!k->gpu->enqueue_batch && cu->debug_invariants))
         return run_one_by_one(cu, k, cases, n, res, done);
     double t = mono_now();
     size_t stage = 0, host = 0, scratch = 0, ngroups = 0, longest = 0;
@@ -1079,7 +1144,7 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
         return 0;
     }
     cudaError_t e;
-    const char *call = batch_buffers(cu, m, stage, host, scratch, &e);
+    const char *call = batch_buffers(cu, m, stage, host, scratch, !k->gpu->enqueue_batch, &e);
     if (call)
         return batch_failed(cu, k, cases, n, res, done, call, (int)e, NULL);
     if (batch_groups(cu, k, m, &ngroups) != 0)
@@ -1088,8 +1153,7 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
     batch_stage(cu, m);
     batch_tick(cu, DF_CUDA_T_STAGE, &t);
     char detail[160] = "";
-    int code = batch_enqueue(cu, launch, m, host, ngroups, longest, &call, detail,
-                             sizeof detail);
+    int code = batch_enqueue(cu, k, m, host, ngroups, longest, &call, detail, sizeof detail);
     if (code != 0)
         return batch_failed(cu, k, cases, n, res, done, call, code, detail);
     batch_tick(cu, DF_CUDA_T_DEVICE, &t);

@@ -86,7 +86,10 @@ struct df_gpu_ops {
      * names the call; cuBLAS calls are named "cublas..."), or a negative
      * value for a failure found on the host that is no CUDA error (a broken
      * loop invariant), described in ctx->detail. May synchronize only in
-     * debug-invariant mode. */
+     * debug-invariant mode. Without enqueue_batch, a batch calls it for
+     * each case in turn, with no synchronization between them: it may
+     * assume nothing of the stream's other work, and touches only the
+     * ctx's own buffers. */
     int (*enqueue)(df_gpu_ctx *ctx, const df_case *c);
     /* After the stream is synchronized: turns what enqueue copied into
      * res (host sum of partials for tree-hostsum). Returns 0 or an error as
@@ -171,8 +174,13 @@ void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT]);
 int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
                 df_result *res);
 
-/* Runs k on cases[0..n): through the kernel's batched launcher when it
- * has one (df_gpu_ops.enqueue_batch), else df_cuda_run case after case.
+/* Runs k on cases[0..n) with one copy in and one synchronization:
+ * through the kernel's batched launcher when it has one
+ * (df_gpu_ops.enqueue_batch), else its enqueue for each case in turn on
+ * the stream, each case in its own part of the batch's buffers (device
+ * scratch and its pinned twin, result slot, soft-error slots), as when it
+ * runs alone. One case, the debug-invariant mode of a kernel without a
+ * batched launcher, and a broken context: df_cuda_run case after case.
  * Returns 0, or -1 when the context became unusable (*done cases have
  * results, the last carrying the error). */
 int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases, size_t n,

@@ -32,7 +32,12 @@
 #                                    one alternated ROUNDS times (default 2) on one machine, and
 #                                    their runs over the deterministic kernels compared line for
 #                                    line and file for file, at run's defaults and at --max-n 8000
-#                                    (the GPU generates) -> OUTDIR/ab.txt, ab-identity.txt
+#                                    (the GPU generates) -> OUTDIR/ab.txt, ab-identity.txt;
+#                                    ROUNDS 0: the identity runs alone
+#   scripts/gpu-verify.sh split OLD [ROUNDS] [SECONDS]
+#                                    issue 9: default runs (default 10 s) of OLD and of this build
+#                                    alternated ROUNDS times (default 2), by kernel group: all ten,
+#                                    the shfl family, the seven others -> OUTDIR/default-split.txt
 #   scripts/gpu-verify.sh campaign-start [SECONDS]
 #                                    starts, detached, a supervised campaign (run --out) over every
 #                                    kernel and every mutant, the crashing and hanging ones included
@@ -50,8 +55,8 @@
 #   scripts/gpu-verify.sh rss-start [SECONDS] / rss-collect [WAIT]
 #                                    the same run detached for SECONDS (default 1800), memory
 #                                    every 30 s; collect waits up to WAIT s -> OUTDIR/rss-long.txt
-#   scripts/gpu-verify.sh memcheck   compute-sanitizer memcheck on double-buffered batches
-#                                    (fold, tournament and their mutants: one case at a time)
+#   scripts/gpu-verify.sh memcheck   compute-sanitizer memcheck on double-buffered batches of
+#                                    every kernel and of fold's and tournament's mutants
 #                                    -> OUTDIR/memcheck-pipeline.txt
 #   scripts/gpu-verify.sh start [SECONDS]
 #                                    starts, detached, a campaign over every kernel and family
@@ -325,6 +330,27 @@ ab() {
   done
 }
 
+# Default runs of OLD and this build, alternated, by kernel group: the
+# cases/s line of each.
+split() {
+  local old=$1 rounds=${2:-2} secs=${3:-10} i b k
+  local R="run --backend cuda --time ${secs}s --seed 3 --save-precision none --save-bugs none --quiet"
+  {
+    for i in $(seq "$rounds"); do
+      for k in all shfl,shfl-f64acc,shfl-f64 \
+               atomic-block,int-atomic,fold,tournament,tree-hostsum,cublas-sdot,cublas-ddot; do
+        for b in "$old" "$DF"; do
+          echo "\$ $b $R --kernel $k"
+          rm -rf "$WORK/split"
+          "$b" $R --kernel "$k" --corpus "$WORK/split" 2>&1 | grep -E "cases in|^  [a-z0-9-]+ +[0-9]"
+          echo "exit ${PIPESTATUS[0]}"
+        done
+      done
+    done
+  } >"$OUTDIR/default-split.txt" 2>&1
+  grep -E '^\$|cases in' "$OUTDIR/default-split.txt"
+}
+
 # fold, tournament and their mutants on both backends, the same cases: the
 # GPU's checks (soft errors) against the host models' notes, and
 # model-equal (the GPU's sum bit for bit the model's) on the cuda table.
@@ -342,7 +368,7 @@ rounds() {
 
 memcheck() {
   local log="$OUTDIR/memcheck-pipeline.txt"
-  local cmd="compute-sanitizer --tool memcheck --error-exitcode 99 $DF run --backend cuda --kernel shfl,shfl-f64acc,shfl-f64,fold,tournament,m-fold-bounds,m-tournament-bounds,int-atomic --cases 3000 --max-n 5000 --batch 256 --pipeline on --seed 9 --save-bugs none --save-precision none --quiet --corpus $WORK/mc"
+  local cmd="compute-sanitizer --tool memcheck --error-exitcode 99 $DF run --backend cuda --kernel all,m-fold-bounds,m-tournament-bounds --cases 3000 --max-n 5000 --batch 256 --pipeline on --seed 9 --save-bugs none --save-precision none --quiet --corpus $WORK/mc"
   echo "\$ $cmd" >"$log"
   $cmd >"$WORK/mc.out" 2>&1
   echo "exit $?" >>"$log"
@@ -495,6 +521,7 @@ case "${1:-}" in
   soft) soft ;;
   perf) perf "${2:-2}" ;;
   ab) ab "$2" "${3:-2}" ;;
+  split) split "$2" "${3:-2}" "${4:-10}" ;;
   rss) rss "${2:-180}" ;;
   rss-start) rss_start "${2:-1800}" ;;
   rss-collect) rss_collect "${2:-560}" ;;
