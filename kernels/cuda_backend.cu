@@ -673,12 +673,13 @@ extern "C" int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
  * one pinned buffer and copied as one transfer, then unpacked on the
  * device. Each case has its own set of soft-error slots, result slot and
  * scratch. A kernel with a batched launcher (df_gpu_ops.enqueue_batch)
- * then runs the batch in one launch per block size and one copy out; any
- * other kernel runs its own enqueue for each case, one after the other on
- * the stream (enqueue_each), with its own launches and result copies but
- * no synchronization between cases. Batches in debug-invariant mode of
- * the kernels without a batched launcher, and every batch once the
- * context is broken, run case after case through df_cuda_run. */
+ * then runs the batch in one launch per block size (fold and tournament:
+ * per stage and block size) and one copy out; any other kernel runs its
+ * own enqueue for each case, one after the other on the stream
+ * (enqueue_each), with its own launches and result copies but no
+ * synchronization between cases. Batches of the kernels that check loop
+ * invariants in debug-invariant mode, and every batch once the context
+ * is broken, run case after case through df_cuda_run. */
 
 static int run_one_by_one(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                           size_t n, df_result *res, size_t *done)
@@ -844,18 +845,21 @@ static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngrou
         const df_case *c = &cu->items[j].rc;
         uint32_t nb = k->gpu->batch_blocks ? k->gpu->batch_blocks(c->n, &c->launch)
                                            : c->launch.grid;
+        int numbered = k->gpu->batch_blocks != NULL; /* else each case from block 0 */
         df_gpu_batch_group *g = ng ? &cu->groups[ng - 1] : NULL;
         if (!g || g->block != c->launch.block ||
             (uint64_t)g->blocks + nb > (uint64_t)INT32_MAX) {
             if (grow_host((void **)&cu->groups, &cu->groups_cap, ng + 1, sizeof *cu->groups))
                 return -1;
             g = &cu->groups[ng++];
-            *g = df_gpu_batch_group{j, 0, c->launch.block, 0};
+            *g = df_gpu_batch_group{j, 0, c->launch.block, 0, 0, 0};
         }
-        tbl[j].first_block = g->blocks;
+        tbl[j].first_block = numbered ? g->blocks : 0;
         tbl[j].blocks = nb;
         g->blocks += nb;
         g->count++;
+        g->max_n = c->n > g->max_n ? c->n : g->max_n;
+        g->max_grid = c->launch.grid > g->max_grid ? c->launch.grid : g->max_grid;
     }
     *ngroups = ng;
     return 0;
@@ -1130,9 +1134,10 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
                                  size_t n, df_result *res, size_t *done)
 {
     *done = 0;
-    /* without a batched launcher, debug-invariant mode synchronizes every
-     * round anyway, and reads the cells back into one pinned scratch */
-    if (!k->gpu || cu->broken || n < 2 || (!k->gpu->enqueue_batch && cu->debug_invariants))
+    /* debug-invariant mode synchronizes every round anyway, and reads the
+     * cells back into one pinned scratch */
+    if (!k->gpu || cu->broken || n < 2 ||
+        (cu->debug_invariants && (k->flags & DF_K_DEBUG_INVARIANTS)))
         return run_one_by_one(cu, k, cases, n, res, done);
     double t = mono_now();
     size_t stage = 0, host = 0, scratch = 0, ngroups = 0, longest = 0;

@@ -56,11 +56,14 @@ typedef struct df_gpu_batch_case {
 } df_gpu_batch_case;
 
 /* Cases of one block size, one launch of `blocks` blocks of `block`
- * threads over d_cases[first .. first + count). */
+ * threads over d_cases[first .. first + count); the longest case's n and
+ * the largest grid among them. */
 typedef struct df_gpu_batch_group {
     size_t first, count;
     uint32_t block;
     uint32_t blocks;
+    uint64_t max_n;
+    uint32_t max_grid;
 } df_gpu_batch_group;
 
 /* What enqueue_batch gets: every buffer is in place on the device (or its
@@ -100,10 +103,13 @@ struct df_gpu_ops {
      * that case alone, its soft-error reports included: case j reports
      * into bt->soft's set j (claim + j * DF_SOFT_CODES, pinned + j). */
     int (*enqueue_batch)(struct df_gpu_batch *bt);
-    /* Optional, with enqueue_batch (NULL = the whole grid): how many of
-     * the case's grid blocks, the first ones, a batched launch runs. The
-     * launcher must know, bit for bit, what the others would have given
-     * (for shfl: a grid-stride block that starts past n adds +0). */
+    /* Optional, with enqueue_batch: how many of the case's grid blocks,
+     * the first ones, a batched launch runs, a group's cases one after
+     * the other (first_block). The launcher must know, bit for bit, what
+     * the others would have given (for shfl: a grid-stride block that
+     * starts past n adds +0). NULL: the launcher numbers each case's
+     * blocks from 0 (fold and tournament: blockIdx.y picks the case), and
+     * every first_block is 0. */
     uint32_t (*batch_blocks)(uint64_t n, const df_launch *launch);
 };
 
@@ -179,8 +185,8 @@ int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
  * (df_gpu_ops.enqueue_batch), else its enqueue for each case in turn on
  * the stream, each case in its own part of the batch's buffers (device
  * scratch and its pinned twin, result slot, soft-error slots), as when it
- * runs alone. One case, the debug-invariant mode of a kernel without a
- * batched launcher, and a broken context: df_cuda_run case after case.
+ * runs alone. One case, debug-invariant mode (kernels that check loop
+ * invariants) and a broken context: df_cuda_run case after case.
  * Returns 0, or -1 when the context became unusable (*done cases have
  * results, the last carrying the error). */
 int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases, size_t n,

@@ -115,15 +115,13 @@ static int fold_rounds(df_gpu_ctx *ctx, const df_case *c, fold_shadow *sh)
         return rc;
     if ((rc = df_shadow_enqueue_init(ctx, c, A, DF_SOFT_K_FOLD)) != 0)
         return rc;
-    for (uint64_t m = c->n; m > 1;) {
-        uint64_t upper = m - m / 2, pairs = m / 2;
-        round++;
-        if ((rc = df_fold_round_enqueue(ctx, c, A, pairs, upper, upper, round)) != 0)
+    df_round_plan p; /* m live cells: pairs = floor(m/2), upper = ceil(m/2) */
+    while (df_round_plan_at(false, c->n, ++round, &p)) {
+        if ((rc = df_round_enqueue(ctx, c, A, false, p, round)) != 0)
             return rc;
-        m = upper;
         if (sh) {
-            fold_shadow_step(sh, pairs, upper);
-            if ((rc = fold_check(ctx, sh, A, m, round)) != 0)
+            fold_shadow_step(sh, p.pairs, p.arg);
+            if ((rc = fold_check(ctx, sh, A, p.live, round)) != 0)
                 return rc;
         }
     }
@@ -150,5 +148,6 @@ static int fold_enqueue(df_gpu_ctx *ctx, const df_case *c)
 }
 
 extern "C" const struct df_gpu_ops df_gpu_fold = {
-    df_cells_scratch_bytes, fold_enqueue, df_finish_float<float>, NULL, NULL};
+    df_cells_scratch_bytes, fold_enqueue, df_finish_float<float>,
+    df_rounds_enqueue_batch<false>, NULL};
 #endif

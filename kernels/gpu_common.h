@@ -104,17 +104,27 @@ static int df_enqueue_one_word(df_gpu_ctx *ctx, const df_case *c,
 
 /* ---- seed 003: fold and tournament ---- */
 
+/* Each kernel's body is a device function, which its own launch and the
+ * batched launch (df_rounds_enqueue_batch, below) both run, with blockIdx.x
+ * the block of the case's own launch. */
+
 /* Launch 0 of both: A[i] = a[i]*b[i], one product per thread. It and its
  * launcher are templates on the element type (only float is used) so that
  * only the files that launch it compile the kernel. */
 template <typename T>
-__global__ void __launch_bounds__(1024)
-df_products_kernel(const T *a, const T *b, T *A, unsigned long long n)
+__device__ __forceinline__ void df_products(const T *a, const T *b, T *A, unsigned long long n)
 {
     unsigned long long i =
         (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         A[i] = a[i] * b[i];
+}
+
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_products_kernel(const T *a, const T *b, T *A, unsigned long long n)
+{
+    df_products<T>(a, b, A, n);
 }
 
 /* Enqueues launch 0 on the case's grid (ceil(n / block) blocks). */
@@ -132,8 +142,8 @@ static int df_enqueue_products(df_gpu_ctx *ctx, const df_case *c, T *A)
  * writes [0, pairs), disjoint since pairs <= upper, so no thread reads a
  * cell another one writes. A template for the reason launch 0 is. */
 template <typename T>
-__global__ void __launch_bounds__(1024)
-df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper)
+__device__ __forceinline__ void df_fold_round(T *A, unsigned long long pairs,
+                                              unsigned long long upper)
 {
     unsigned long long i =
         (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -141,14 +151,21 @@ df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper)
         A[i] += A[i + upper];
 }
 
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper)
+{
+    df_fold_round<T>(A, pairs, upper);
+}
+
 /* tournament's round (and m-tournament-bounds'), thread t plays winner
  * i = 2Dt against i + D. Winners are even multiples of D and partners odd
  * ones, so no cell is both read and written in a round. A template for
  * the reason launch 0 is. */
 template <typename T>
-__global__ void __launch_bounds__(1024)
-df_tournament_round_kernel(T *A, unsigned long long n, unsigned long long D,
-                           unsigned long long pairs)
+__device__ __forceinline__ void df_tournament_round(T *A, unsigned long long n,
+                                                    unsigned long long D,
+                                                    unsigned long long pairs)
 {
     unsigned long long t =
         (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -159,10 +176,71 @@ df_tournament_round_kernel(T *A, unsigned long long n, unsigned long long D,
     }
 }
 
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_tournament_round_kernel(T *A, unsigned long long n, unsigned long long D,
+                           unsigned long long pairs)
+{
+    df_tournament_round<T>(A, n, D, pairs);
+}
+
+/* Round `round` (from 1) of fold (tournament = false) or tournament on n
+ * cells: the round's pairs and its parameter (fold: upper = ceil(m/2) of
+ * the m live cells, m = ceil(n / 2^(round-1)); tournament: the distance
+ * D = 2^(round-1)), and its checks' (df_round_shadow_kernel: step, dist,
+ * live, threads). Returns false past the last round: fold's m = 1,
+ * tournament's D >= n. Each is monotone in n: a longer case has at least
+ * as many rounds, pairs and threads in each. */
+typedef struct df_round_plan {
+    unsigned long long pairs, arg;
+    unsigned long long step, dist, live, threads;
+} df_round_plan;
+
+/* fold's round of (pairs, upper) with `live` cells left after it: its
+ * checks take cell i + upper into cell i for i < pairs, on every live
+ * cell. */
+static __host__ __device__ inline df_round_plan df_fold_plan(unsigned long long pairs,
+                                                             unsigned long long upper,
+                                                             unsigned long long live)
+{
+    return df_round_plan{pairs, upper, 1, upper, live, live};
+}
+
+/* tournament's round of distance D on n cells, `pairs` matches at most:
+ * its checks look at every winner 2Dt < n. */
+static __host__ __device__ inline df_round_plan df_tournament_plan(unsigned long long n,
+                                                                   unsigned long long D,
+                                                                   unsigned long long pairs)
+{
+    return df_round_plan{pairs, D, 2 * D, D, n, (n + 2 * D - 1) / (2 * D)};
+}
+
+static __host__ __device__ inline bool df_round_plan_at(bool tournament, unsigned long long n,
+                                                        unsigned round, df_round_plan *p)
+{
+    const unsigned s = round - 1;
+    if (round == 0 || s >= (tournament ? 62u : 64u))
+        return false;
+    if (!tournament) {
+        const unsigned long long m = (n >> s) + ((n & ((1ull << s) - 1)) != 0);
+        if (m <= 1)
+            return false;
+        const unsigned long long upper = m - m / 2;
+        *p = df_fold_plan(m / 2, upper, upper);
+        return true;
+    }
+    const unsigned long long D = 1ull << s;
+    if (D >= n)
+        return false;
+    /* winners i = 2Dt with i + D < n: t < (n - D) / 2D, rounded up */
+    *p = df_tournament_plan(n, D, (n - D + 2 * D - 1) / (2 * D));
+    return true;
+}
+
 /* Device scratch of all four (fold, tournament and their mutants): one
  * float cell per element, then the cells' shadow (df_round_shadow, below):
  * two doubles and a byte per cell, 21 bytes per element in all. */
-static inline size_t df_shadow_offset(uint64_t n)
+static __host__ __device__ inline size_t df_shadow_offset(uint64_t n)
 {
     return ((size_t)n * sizeof(float) + 255) & ~(size_t)255;
 }
@@ -280,7 +358,7 @@ typedef struct df_round_shadow {
 } df_round_shadow;
 
 /* The shadow of n cells, in the scratch after them (df_cells_scratch_bytes). */
-static inline df_round_shadow df_round_shadow_in(void *scratch, uint64_t n)
+static __host__ __device__ inline df_round_shadow df_round_shadow_in(void *scratch, uint64_t n)
 {
     char *p = (char *)scratch + df_shadow_offset(n);
     df_round_shadow sh = {(double2 *)p, (unsigned char *)(p + n * sizeof(double2))};
@@ -319,9 +397,10 @@ __device__ __forceinline__ bool df_shadow_take(df_round_shadow sh, unsigned long
 
 /* After launch 0 (round 0): cell i < n is the product of a[i] and b[i]. */
 template <typename T>
-__global__ void __launch_bounds__(1024)
-df_shadow_init_kernel(const T *A, const T *a, const T *b, unsigned long long n,
-                      df_round_shadow sh, df_round_bound bd, df_soft_dev soft, unsigned kernel)
+__device__ __forceinline__ void df_shadow_init(const T *A, const T *a, const T *b,
+                                               unsigned long long n, df_round_shadow sh,
+                                               df_round_bound bd, df_soft_dev soft,
+                                               unsigned kernel)
 {
     unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
@@ -329,6 +408,14 @@ df_shadow_init_kernel(const T *A, const T *a, const T *b, unsigned long long n,
     const double p = (double)a[i] * (double)b[i]; /* exact: 24+24 bits */
     sh.sg[i] = make_double2(p, fabs(p));
     df_shadow_check(A, sh, i, false, false, bd, soft, kernel);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_shadow_init_kernel(const T *A, const T *a, const T *b, unsigned long long n,
+                      df_round_shadow sh, df_round_bound bd, df_soft_dev soft, unsigned kernel)
+{
+    df_shadow_init<T>(A, a, b, n, sh, bd, soft, kernel);
 }
 
 /* After a round of either kernel, thread t checks cell i = t * step
@@ -341,11 +428,13 @@ df_shadow_init_kernel(const T *A, const T *a, const T *b, unsigned long long n,
  *     winners are even multiples of D and partners odd ones.
  * So no cell is both read and written, and thread t is the round's. */
 template <typename T>
-__global__ void __launch_bounds__(1024)
-df_round_shadow_kernel(const T *A, df_round_shadow sh, unsigned long long step,
-                       unsigned long long dist, unsigned long long pairs,
-                       unsigned long long live, unsigned long long n, df_round_bound bd,
-                       df_soft_dev soft, unsigned kernel)
+__device__ __forceinline__ void df_round_check_cells(const T *A, df_round_shadow sh,
+                                                unsigned long long step,
+                                                unsigned long long dist,
+                                                unsigned long long pairs,
+                                                unsigned long long live, unsigned long long n,
+                                                df_round_bound bd, df_soft_dev soft,
+                                                unsigned kernel)
 {
     unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned long long i = t * step;
@@ -354,6 +443,16 @@ df_round_shadow_kernel(const T *A, df_round_shadow sh, unsigned long long step,
     const bool written = t < pairs && i + dist < n;
     const bool fine = written && df_shadow_take(sh, i, i + dist);
     df_shadow_check(A, sh, i, written, fine, bd, soft, kernel);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_round_shadow_kernel(const T *A, df_round_shadow sh, unsigned long long step,
+                       unsigned long long dist, unsigned long long pairs,
+                       unsigned long long live, unsigned long long n, df_round_bound bd,
+                       df_soft_dev soft, unsigned kernel)
+{
+    df_round_check_cells<T>(A, sh, step, dist, pairs, live, n, bd, soft, kernel);
 }
 
 /* Whether the launchers enqueue the checks: the slots are on and the build
@@ -395,37 +494,208 @@ static inline int df_round_shadow_enqueue(df_gpu_ctx *ctx, const df_case *c, con
     return 0;
 }
 
-/* fold's round `round` of (pairs, upper) and, when they are on, its
- * checks; `live` cells remain. */
+/* Round `round` of fold or tournament on the case's own grid, as plan p
+ * says, and, when they are on, its checks. */
+static inline int df_round_enqueue(df_gpu_ctx *ctx, const df_case *c, float *A, bool tournament,
+                                   const df_round_plan &p, unsigned round)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    unsigned block = c->launch.block;
+    if (tournament) {
+        df_tournament_round_kernel<float><<<df_blocks_for(p.pairs, block), block, 0, st>>>(
+            A, (unsigned long long)c->n, p.arg, p.pairs);
+        DF_TRY(cudaGetLastError(), "df_tournament_round_kernel<<<>>>");
+    } else {
+        df_fold_round_kernel<float><<<df_blocks_for(p.pairs, block), block, 0, st>>>(
+            A, p.pairs, p.arg);
+        DF_TRY(cudaGetLastError(), "df_fold_round_kernel<<<>>>");
+    }
+    if (!df_shadow_on(ctx))
+        return 0;
+    return df_round_shadow_enqueue(ctx, c, A, p.step, p.dist, p.pairs, p.live, p.threads, round,
+                                   tournament ? DF_SOFT_K_TOURNAMENT : DF_SOFT_K_FOLD);
+}
+
+/* fold's round `round` of (pairs, upper); `live` cells remain (the
+ * mutant's bounds may be any). */
 static inline int df_fold_round_enqueue(df_gpu_ctx *ctx, const df_case *c, float *A,
                                         uint64_t pairs, uint64_t upper, uint64_t live,
                                         unsigned round)
 {
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    unsigned block = c->launch.block;
-    df_fold_round_kernel<float><<<df_blocks_for(pairs, block), block, 0, st>>>(
-        A, (unsigned long long)pairs, (unsigned long long)upper);
-    DF_TRY(cudaGetLastError(), "df_fold_round_kernel<<<>>>");
-    if (!df_shadow_on(ctx))
-        return 0;
-    return df_round_shadow_enqueue(ctx, c, A, 1, upper, pairs, live, live, round,
-                                   DF_SOFT_K_FOLD);
+    return df_round_enqueue(ctx, c, A, false, df_fold_plan(pairs, upper, live), round);
 }
 
-/* tournament's round `round` (distance D, `pairs` matches at most) and,
- * when they are on, its checks. */
+/* tournament's round `round` (distance D, `pairs` matches at most). */
 static inline int df_tournament_round_enqueue(df_gpu_ctx *ctx, const df_case *c, float *A,
                                               uint64_t D, uint64_t pairs, unsigned round)
 {
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    unsigned block = c->launch.block;
-    df_tournament_round_kernel<float><<<df_blocks_for(pairs, block), block, 0, st>>>(
-        A, (unsigned long long)c->n, (unsigned long long)D, (unsigned long long)pairs);
-    DF_TRY(cudaGetLastError(), "df_tournament_round_kernel<<<>>>");
-    if (!df_shadow_on(ctx))
-        return 0;
-    return df_round_shadow_enqueue(ctx, c, A, 2 * D, D, pairs, c->n,
-                                   (c->n + 2 * D - 1) / (2 * D), round, DF_SOFT_K_TOURNAMENT);
+    return df_round_enqueue(ctx, c, A, true, df_tournament_plan(c->n, D, pairs), round);
+}
+
+/* ---- fold and tournament, a batch at a time ----
+ * df_rounds_enqueue_batch runs a group of cases (one block size) stage by
+ * stage, one launch per stage for all of them: the products, the checks'
+ * setup, then each round and its checks, then the results. Its grid is
+ * 2D: blockIdx.y is the case (cases[blockIdx.y]), blockIdx.x the block of
+ * the case's own launch of that stage, which returns at once past that
+ * launch's grid. So every thread that runs does so with the same block and
+ * thread index, the same bounds and the same cells as in the case's own
+ * launch, and reports (its own set of soft-error slots) as it would. */
+
+/* The case of this block, its cells and its own soft-error slots. */
+struct df_rounds_case {
+    const df_gpu_batch_case *c;
+    float *A;
+    df_soft_dev soft;
+};
+
+__device__ __forceinline__ df_rounds_case df_rounds_case_here(const df_gpu_batch_case *cases,
+                                                            char *scratch, df_soft_dev soft)
+{
+    df_rounds_case r;
+    r.c = cases + blockIdx.y;
+    r.A = (float *)(scratch + r.c->scratch_off);
+    r.soft = soft;
+    if (soft.claim) {
+        r.soft.claim += (size_t)r.c->result * DF_SOFT_CODES;
+        r.soft.pinned += r.c->result;
+    }
+    return r;
+}
+
+/* Whether this block is one of a launch of `threads` threads. */
+__device__ __forceinline__ bool df_block_within(unsigned long long threads)
+{
+    return blockIdx.x < (threads + blockDim.x - 1) / blockDim.x;
+}
+
+/* The batched kernels are templates (on the round kernels' kind, or a
+ * dummy) for the reason launch 0 is. */
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_products_batch_kernel(const df_gpu_batch_case *cases, char *scratch)
+{
+    const df_rounds_case r = df_rounds_case_here(cases, scratch, df_soft_dev{NULL, NULL});
+    if (blockIdx.x < r.c->grid)
+        df_products<T>((const T *)r.c->a, (const T *)r.c->b, (T *)r.A, r.c->n);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(1024)
+df_shadow_init_batch_kernel(const df_gpu_batch_case *cases, char *scratch, df_round_bound bd,
+                            df_soft_dev soft, unsigned kernel)
+{
+    const df_rounds_case r = df_rounds_case_here(cases, scratch, soft);
+    if (df_block_within(r.c->n))
+        df_shadow_init<T>((const T *)r.A, (const T *)r.c->a, (const T *)r.c->b, r.c->n,
+                          df_round_shadow_in(r.A, r.c->n), bd, r.soft, kernel);
+}
+
+template <bool TOURNAMENT>
+__global__ void __launch_bounds__(1024)
+df_round_batch_kernel(const df_gpu_batch_case *cases, char *scratch, unsigned round)
+{
+    const df_rounds_case r = df_rounds_case_here(cases, scratch, df_soft_dev{NULL, NULL});
+    df_round_plan p;
+    if (!df_round_plan_at(TOURNAMENT, r.c->n, round, &p) || !df_block_within(p.pairs))
+        return;
+    if (TOURNAMENT)
+        df_tournament_round<float>(r.A, r.c->n, p.arg, p.pairs);
+    else
+        df_fold_round<float>(r.A, p.pairs, p.arg);
+}
+
+template <bool TOURNAMENT>
+__global__ void __launch_bounds__(1024)
+df_round_shadow_batch_kernel(const df_gpu_batch_case *cases, char *scratch, unsigned round,
+                             df_round_bound bd, df_soft_dev soft, unsigned kernel)
+{
+    const df_rounds_case r = df_rounds_case_here(cases, scratch, soft);
+    df_round_plan p;
+    if (!df_round_plan_at(TOURNAMENT, r.c->n, round, &p) || !df_block_within(p.threads))
+        return;
+    df_round_check_cells<float>(r.A, df_round_shadow_in(r.A, r.c->n), p.step, p.dist, p.pairs,
+                                p.live, r.c->n, bd, r.soft, kernel);
+}
+
+/* Case j's result: its cell 0 (zero for a case with no cells, as
+ * df_enqueue_zero_result gives it), into its slot. */
+template <typename T>
+__global__ void df_rounds_result_batch_kernel(const df_gpu_batch_case *cases, size_t count,
+                                              const char *scratch, char *results)
+{
+    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= count)
+        return;
+    const df_gpu_batch_case *c = cases + j;
+    *(T *)(results + (size_t)16 * c->result) = c->n ? *(const T *)(scratch + c->scratch_off) : T(0);
+}
+
+/* Launches kern<<<(x, y), block>>>(args...) on the batch's stream; 0, or
+ * the error with the launch named in bt->failed_call. */
+template <typename... P, typename... X>
+static int df_batch_launch(df_gpu_batch *bt, const char *name, void (*kern)(P...), dim3 grid,
+                           unsigned block, X... args)
+{
+    kern<<<grid, block, 0, (cudaStream_t)bt->stream>>>(args...);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        bt->failed_call = name;
+        return (int)e;
+    }
+    return 0;
+}
+
+/* The batched launcher of fold (TOURNAMENT false) and tournament. A
+ * group's stages take the grid its longest case needs (the plan is
+ * monotone in n), in slices of at most 65535 cases (grid.y's limit). */
+template <bool TOURNAMENT>
+static int df_rounds_enqueue_batch(df_gpu_batch *bt)
+{
+    const bool shadow = bt->soft.claim != NULL && DF_SOFT_MODE != 0;
+    const unsigned kernel = TOURNAMENT ? DF_SOFT_K_TOURNAMENT : DF_SOFT_K_FOLD;
+    char *scratch = (char *)bt->d_scratch;
+    size_t m = 0;
+    int rc = 0;
+    for (size_t g = 0; rc == 0 && g < bt->ngroups; g++) {
+        const df_gpu_batch_group *gr = &bt->groups[g];
+        const unsigned block = gr->block;
+        m = gr->first + gr->count > m ? gr->first + gr->count : m;
+        for (size_t at = 0; rc == 0 && at < gr->count; at += 65535) {
+            const unsigned y = (unsigned)(gr->count - at < 65535 ? gr->count - at : 65535);
+            const df_gpu_batch_case *cs = bt->d_cases + gr->first + at;
+            if (gr->max_grid)
+                rc = df_batch_launch(bt, "df_products_batch_kernel<<<>>>",
+                                     df_products_batch_kernel<float>, dim3(gr->max_grid, y), block,
+                                     cs, scratch);
+            if (rc == 0 && shadow && gr->max_n)
+                rc = df_batch_launch(bt, "df_shadow_init_batch_kernel<<<>>>",
+                                     df_shadow_init_batch_kernel<float>,
+                                     dim3(df_blocks_for(gr->max_n, block), y), block, cs,
+                                     scratch, df_round_bound_for(0), bt->soft, kernel);
+            df_round_plan p;
+            for (unsigned round = 1;
+                 rc == 0 && df_round_plan_at(TOURNAMENT, gr->max_n, round, &p); round++) {
+                rc = df_batch_launch(bt, TOURNAMENT ? "df_tournament_round_kernel<<<>>>"
+                                                    : "df_fold_round_kernel<<<>>>",
+                                     df_round_batch_kernel<TOURNAMENT>,
+                                     dim3(df_blocks_for(p.pairs, block), y), block, cs, scratch,
+                                     round);
+                if (rc == 0 && shadow)
+                    rc = df_batch_launch(bt, "df_round_shadow_kernel<<<>>>",
+                                         df_round_shadow_batch_kernel<TOURNAMENT>,
+                                         dim3(df_blocks_for(p.threads, block), y), block, cs,
+                                         scratch, round, df_round_bound_for(round), bt->soft,
+                                         kernel);
+            }
+        }
+    }
+    if (rc == 0 && m)
+        rc = df_batch_launch(bt, "df_rounds_result_batch_kernel<<<>>>",
+                             df_rounds_result_batch_kernel<float>, dim3(df_blocks_for(m, 256)), 256,
+                             (const df_gpu_batch_case *)bt->d_cases, m, (const char *)scratch,
+                             (char *)bt->d_results);
+    return rc;
 }
 #endif /* __CUDACC__ */
 

@@ -97,11 +97,9 @@ static int tournament_enqueue(df_gpu_ctx *ctx, const df_case *c)
      * the rounds whenever the slots are on */
     if ((rc = df_shadow_enqueue_init(ctx, c, A, DF_SOFT_K_TOURNAMENT)) != 0)
         return rc;
-    for (uint64_t D = 1; D < n; D *= 2) {
-        /* winners i = 2Dt with i + D < n: t < (n - D) / 2D, rounded up */
-        uint64_t pairs = (n - D + 2 * D - 1) / (2 * D);
-        round++;
-        if ((rc = df_tournament_round_enqueue(ctx, c, A, D, pairs, round)) != 0)
+    df_round_plan p; /* distance D = 2^(round-1) while D < n */
+    while (df_round_plan_at(true, n, ++round, &p)) {
+        if ((rc = df_round_enqueue(ctx, c, A, true, p, round)) != 0)
             return rc;
         if (ctx->debug_invariants &&
             (rc = tournament_check(ctx, c, A, round)) != 0)
@@ -111,5 +109,6 @@ static int tournament_enqueue(df_gpu_ctx *ctx, const df_case *c)
 }
 
 extern "C" const struct df_gpu_ops df_gpu_tournament = {
-    df_cells_scratch_bytes, tournament_enqueue, df_finish_float<float>, NULL, NULL};
+    df_cells_scratch_bytes, tournament_enqueue, df_finish_float<float>,
+    df_rounds_enqueue_batch<true>, NULL};
 #endif
