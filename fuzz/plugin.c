@@ -413,7 +413,7 @@ static int check_plugin(const char *path, const dotfuzz_plugin *pl, char *err,
 
 static unsigned to_df_flags(uint32_t f)
 {
-    unsigned out = 0;
+    unsigned out = DF_K_ONE_STREAM; /* its GPU form may keep state between calls */
     out |= (f & DOTFUZZ_DETERMINISTIC) ? DF_K_DETERMINISTIC : 0u;
     out |= (f & DOTFUZZ_FLUSHES_SUBNORMALS) ? DF_K_FLUSHES_SUBNORMALS : 0u;
     out |= (f & DOTFUZZ_ANY_ALIGNMENT) ? DF_K_ANY_ALIGNMENT : 0u;

@@ -103,6 +103,8 @@ typedef int df_cuda_backend_is_built_by_nvcc;
 
 extern "C" const struct df_gpu_ops df_gpu_shfl, df_gpu_shfl_f64acc, df_gpu_shfl_f64;
 
+enum { RESULT_BYTES = 16, ALIGN = 256, SIDE_STREAMS = 16 };
+
 /* A valid case of a batch: the resolved case, its place in the caller's
  * array and its layout in the staging buffer and the scratch. */
 typedef struct batch_item {
@@ -170,6 +172,8 @@ struct df_cuda {
     df_gpu_batch_group *groups;
     size_t groups_cap;
     cudaEvent_t bev[5];          /* a batch's device stages (DF_CUDA_T_COPYIN..) */
+    cudaStream_t side[SIDE_STREAMS]; /* enqueue_each's, made on first use */
+    cudaEvent_t side_done[SIDE_STREAMS], unpacked;
     unsigned batch_gen_sets;     /* bit s: the batch reads generation set s's d_buf */
     int debug_invariants;
     int broken;                  /* a sticky error poisoned the context:
@@ -177,7 +181,6 @@ struct df_cuda {
     char describe[256];
 };
 
-enum { RESULT_BYTES = 16, ALIGN = 256 };
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
@@ -389,6 +392,14 @@ extern "C" void df_cuda_close(df_cuda *cu)
     df_soft_slots_close(&cu->bsoft);
     if (cu->stream)
         (void)cudaStreamDestroy(cu->stream);
+    for (int s = 0; s < SIDE_STREAMS; s++) {
+        if (cu->side[s])
+            (void)cudaStreamDestroy(cu->side[s]);
+        if (cu->side_done[s])
+            (void)cudaEventDestroy(cu->side_done[s]);
+    }
+    if (cu->unpacked)
+        (void)cudaEventDestroy(cu->unpacked);
     for (int g = 0; g < 2; g++) {
         (void)cudaFreeHost(cu->gen[g].h_cs);
         (void)cudaFreeHost(cu->gen[g].h_out);
@@ -989,26 +1000,70 @@ static void fill_batch_ctx(const df_cuda *cu, size_t j, df_gpu_ctx *ctx)
     ctx->soft = df_soft_slots_dev_at(&cu->bsoft, j);
 }
 
-/* A kernel without a batched launcher: its own enqueue for each case, one
- * after the other on the stream, each in its part of the batch's buffers
- * (fill_batch_ctx) and copying its own result (or block partials) to the
- * host, as when it runs alone, but with no synchronization between cases.
+/* The side streams and their events, made once. Returns the failed call
+ * or NULL. */
+static const char *side_streams(df_cuda *cu, cudaError_t *e)
+{
+    if (!cu->unpacked && (*e = cudaEventCreateWithFlags(&cu->unpacked,
+                                                         cudaEventDisableTiming)))
+        return "cudaEventCreateWithFlags(unpacked)";
+    for (int s = 0; s < SIDE_STREAMS; s++) {
+        if (!cu->side[s] && (*e = cudaStreamCreateWithFlags(&cu->side[s],
+                                                            cudaStreamNonBlocking)))
+            return "cudaStreamCreateWithFlags(side)";
+        if (!cu->side_done[s] && (*e = cudaEventCreateWithFlags(&cu->side_done[s],
+                                                                cudaEventDisableTiming)))
+            return "cudaEventCreateWithFlags(side)";
+    }
+    return NULL;
+}
+
+/* A kernel without a batched launcher: its own enqueue for each case, each
+ * in its part of the batch's buffers (fill_batch_ctx) and copying its own
+ * result (or block partials) to the host, as when it runs alone, but with
+ * no synchronization between cases. The cases go round the side streams,
+ * which start after the unpack and which the stream then waits for, so
+ * cases run side by side: one case of seed 000's kernels (a thread per
+ * block adding its block serially) leaves most of the GPU idle. A kernel
+ * marked DF_K_ONE_STREAM runs its cases in order on the stream itself.
  * Returns 0 or the first error, as batch_enqueue. */
 static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **call,
                         char *detail, size_t dlen)
 {
-    for (size_t j = 0; j < m; j++) {
+    cudaError_t e = cudaSuccess;
+    const size_t sides = SIDE_STREAMS;
+    size_t ns = (k->flags & DF_K_ONE_STREAM) ? 0 : (m < sides ? m : sides);
+    if (ns && ((*call = side_streams(cu, &e)) ||
+               (e = cudaEventRecord(cu->unpacked, cu->stream)) != cudaSuccess))
+        return *call = *call ? *call : "cudaEventRecord(unpacked)", (int)e;
+    for (size_t s = 0; s < ns; s++)
+        if ((e = cudaStreamWaitEvent(cu->side[s], cu->unpacked, 0)) != cudaSuccess)
+            return *call = "cudaStreamWaitEvent(unpacked)", (int)e;
+    int code = 0;
+    for (size_t j = 0; j < m && code == 0; j++) {
         df_gpu_ctx ctx;
         fill_batch_ctx(cu, j, &ctx);
-        int code = k->gpu->enqueue(&ctx, &cu->items[j].rc);
+        if (ns)
+            ctx.stream = cu->side[j % ns];
+        code = k->gpu->enqueue(&ctx, &cu->items[j].rc);
         cu->cublas = ctx.cublas; /* a handle made now outlives the batch */
         if (code != 0) {
             *call = ctx.failed_call ? ctx.failed_call : "enqueue";
             snprintf(detail, dlen, "%s", ctx.detail);
-            return code;
         }
     }
-    return 0;
+    /* the stream waits for every side stream, after an error too: nothing
+     * of this batch may still run when the next one starts */
+    for (size_t s = 0; s < ns; s++)
+        if ((e = cudaEventRecord(cu->side_done[s], cu->side[s])) != cudaSuccess ||
+            (e = cudaStreamWaitEvent(cu->stream, cu->side_done[s], 0)) != cudaSuccess) {
+            if (code == 0) {
+                *call = "cudaStreamWaitEvent(side)";
+                code = (int)e;
+            }
+            (void)cudaStreamSynchronize(cu->side[s]);
+        }
+    return code;
 }
 
 /* Copy in, launches, copy out, one synchronization. Returns 0 or the

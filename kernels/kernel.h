@@ -101,6 +101,10 @@ enum {
                                        in its domain, and the generator may produce them */
     DF_K_KILLS_PROCESS = 1u << 9,   /* mutants that crash or hang the process running them:
                                        only a supervised campaign (run --out) runs them */
+    DF_K_ONE_STREAM = 1u << 10,     /* cuda: a batch's cases run one after the other on one
+                                       stream, not side by side (cuBLAS: one handle, whose
+                                       workspace streams would share; plugins: code we
+                                       cannot see) */
 };
 
 /* Guard zones: every backend places a case's vectors between guards of
