@@ -127,7 +127,8 @@ Test(plugin, example_loads_with_its_declared_fields)
     cr_assert_str_eq(k->origin, "plugin");
     cr_assert_eq(k->elem, DF_F32);
     cr_assert_eq(k->acc, DF_F32);
-    cr_assert_eq(k->flags, (unsigned)(DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT));
+    /* plugins run a cuda batch on one stream (DF_K_ONE_STREAM) */
+    cr_assert_eq(k->flags, (unsigned)(DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT | DF_K_ONE_STREAM));
     cr_assert_eq(k->block_min, 1u);
     cr_assert_eq(k->block_max, 1u);
     cr_assert_not_null(k->host_model);
