@@ -848,11 +848,15 @@ static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngrou
 {
     df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->h_batch;
     size_t ng = 0;
-    for (size_t j = 0; j < m && !k->gpu->enqueue_batch; j++) {
-        tbl[j].first_block = 0;
-        tbl[j].blocks = cu->items[j].rc.launch.grid;
+    if (!k->gpu->enqueue_batch) {
+        for (size_t j = 0; j < m; j++) {
+            tbl[j].first_block = 0;
+            tbl[j].blocks = cu->items[j].rc.launch.grid;
+        }
+        *ngroups = 0;
+        return 0;
     }
-    for (size_t j = 0; j < m && k->gpu->enqueue_batch; j++) {
+    for (size_t j = 0; j < m; j++) {
         const df_case *c = &cu->items[j].rc;
         uint32_t nb = k->gpu->batch_blocks ? k->gpu->batch_blocks(c->n, &c->launch)
                                            : c->launch.grid;
