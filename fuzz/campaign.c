@@ -1305,17 +1305,39 @@ static int make_dir(const char *p)
     return mkdir(p, 0777) == 0 || errno == EEXIST ? 0 : -1;
 }
 
-/* A new campaign needs a directory that is absent or empty. */
+/* The temporary copy of the campaign file (df_write_file_atomic's
+ * DIR/campaign.tmp.XXXXXX), which a start killed while writing it leaves
+ * behind: then DIR holds no campaign, and the same --out command must
+ * start again. */
+static int is_campaign_temp(const char *name)
+{
+    return strncmp(name, "campaign.tmp.", 13) == 0;
+}
+
+/* A new campaign needs a directory that is absent or empty, but for the
+ * campaign file's leftover temporary copies, which are removed. */
 static int prepare_new_dir(campaign *cp)
 {
     DIR *d = opendir(cp->dir);
     if (d) {
         struct dirent *de;
-        int empty = 1;
+        int empty = 1, temps = 0;
         while ((de = readdir(d)))
-            if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            if (is_campaign_temp(de->d_name))
+                temps = 1;
+            else if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
                 empty = 0;
         closedir(d);
+        if (empty && temps && (d = opendir(cp->dir))) {
+            while ((de = readdir(d)))
+                if (is_campaign_temp(de->d_name)) {
+                    char *p = join(cp->dir, de->d_name);
+                    if (!p || unlink(p) != 0)
+                        empty = 0;
+                    free(p);
+                }
+            closedir(d);
+        }
         if (!empty) {
             char *c = join(cp->dir, "campaign");
             int has = c && access(c, F_OK) == 0;

@@ -181,7 +181,6 @@ struct df_cuda {
     char describe[256];
 };
 
-
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
 /* Grows a buffer to at least need bytes (never shrinks). Doubling keeps
