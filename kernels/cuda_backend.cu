@@ -1036,9 +1036,10 @@ static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **
     cudaError_t e = cudaSuccess;
     const size_t sides = SIDE_STREAMS;
     size_t ns = (k->flags & DF_K_ONE_STREAM) ? 0 : (m < sides ? m : sides);
-    if (ns && ((*call = side_streams(cu, &e)) ||
-               (e = cudaEventRecord(cu->unpacked, cu->stream)) != cudaSuccess))
-        return *call = *call ? *call : "cudaEventRecord(unpacked)", (int)e;
+    if (ns && (*call = side_streams(cu, &e)))
+        return (int)e;
+    if (ns && (e = cudaEventRecord(cu->unpacked, cu->stream)) != cudaSuccess)
+        return *call = "cudaEventRecord(unpacked)", (int)e;
     for (size_t s = 0; s < ns; s++)
         if ((e = cudaStreamWaitEvent(cu->side[s], cu->unpacked, 0)) != cudaSuccess)
             return *call = "cudaStreamWaitEvent(unpacked)", (int)e;

@@ -101,7 +101,7 @@ struct df_gpu_ops {
     /* Optional (NULL = none): enqueues a whole batch (df_gpu_batch, below)
      * whose every case's result equals, bit for bit, what enqueue gives for
      * that case alone, its soft-error reports included: case j reports
-     * into bt->soft's set j (claim + j * DF_SOFT_CODES, pinned + j). */
+     * into bt->soft's set j (df_soft_dev_at(bt->soft, j)). */
     int (*enqueue_batch)(struct df_gpu_batch *bt);
     /* Optional, with enqueue_batch: how many of the case's grid blocks,
      * the first ones, a batched launch runs, a group's cases one after

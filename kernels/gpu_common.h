@@ -457,16 +457,16 @@ df_round_shadow_kernel(const T *A, df_round_shadow sh, unsigned long long step,
 
 /* Whether the launchers enqueue the checks: the slots are on and the build
  * reports (DF_SOFT_MODE 0 compiles the checks to nothing). */
-static inline bool df_shadow_on(const df_gpu_ctx *ctx)
+static inline bool df_shadow_on(df_soft_dev soft)
 {
-    return ctx->soft.claim != NULL && DF_SOFT_MODE != 0;
+    return soft.claim != NULL && DF_SOFT_MODE != 0;
 }
 
 /* The checks after launch 0, when they are on. */
 static inline int df_shadow_enqueue_init(df_gpu_ctx *ctx, const df_case *c, const float *A,
                                          unsigned kernel)
 {
-    if (!df_shadow_on(ctx))
+    if (!df_shadow_on(ctx->soft))
         return 0;
     unsigned block = c->launch.block;
     df_shadow_init_kernel<float>
@@ -510,7 +510,7 @@ static inline int df_round_enqueue(df_gpu_ctx *ctx, const df_case *c, float *A, 
             A, p.pairs, p.arg);
         DF_TRY(cudaGetLastError(), "df_fold_round_kernel<<<>>>");
     }
-    if (!df_shadow_on(ctx))
+    if (!df_shadow_on(ctx->soft))
         return 0;
     return df_round_shadow_enqueue(ctx, c, A, p.step, p.dist, p.pairs, p.live, p.threads, round,
                                    tournament ? DF_SOFT_K_TOURNAMENT : DF_SOFT_K_FOLD);
@@ -555,11 +555,7 @@ __device__ __forceinline__ df_rounds_case df_rounds_case_here(const df_gpu_batch
     df_rounds_case r;
     r.c = cases + blockIdx.y;
     r.A = (float *)(scratch + r.c->scratch_off);
-    r.soft = soft;
-    if (soft.claim) {
-        r.soft.claim += (size_t)r.c->result * DF_SOFT_CODES;
-        r.soft.pinned += r.c->result;
-    }
+    r.soft = df_soft_dev_at(soft, r.c->result);
     return r;
 }
 
@@ -652,7 +648,7 @@ static int df_batch_launch(df_gpu_batch *bt, const char *name, void (*kern)(P...
 template <bool TOURNAMENT>
 static int df_rounds_enqueue_batch(df_gpu_batch *bt)
 {
-    const bool shadow = bt->soft.claim != NULL && DF_SOFT_MODE != 0;
+    const bool shadow = df_shadow_on(bt->soft);
     const unsigned kernel = TOURNAMENT ? DF_SOFT_K_TOURNAMENT : DF_SOFT_K_FOLD;
     char *scratch = (char *)bt->d_scratch;
     size_t m = 0;

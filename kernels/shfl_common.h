@@ -569,11 +569,7 @@ df_shfl_batch_kernel(df_gpu_batch_case *cases, size_t count, char *scratch, char
     __syncthreads();
     df_gpu_batch_case *c = cases + s_case;
     A *partials = (A *)(scratch + c->scratch_off + DF_SHFL_SCRATCH_HEADER);
-    df_soft_dev own = soft; /* the case's own slots: set `result` */
-    if (own.claim) {
-        own.claim += (size_t)c->result * DF_SOFT_CODES;
-        own.pinned += c->result;
-    }
+    const df_soft_dev own = df_soft_dev_at(soft, c->result); /* the case's own slots */
     df_shfl_block<E, A>((const E *)c->a, (const E *)c->b, c->n, blockIdx.x - c->first_block,
                         c->grid, c->blocks, partials, &c->ticket,
                         (A *)(results + (size_t)16 * c->result), own, s_warp, s_last);

@@ -91,6 +91,17 @@ typedef struct df_soft_dev {
 #define DF_SOFT_HD
 #endif
 
+/* Set i of a block of sets whose set 0 is s (a batch: case j reports
+ * into set j); reporting stays off when it is. */
+static inline DF_SOFT_HD df_soft_dev df_soft_dev_at(df_soft_dev s, size_t i)
+{
+    if (s.claim) {
+        s.claim += i * DF_SOFT_CODES;
+        s.pinned += i;
+    }
+    return s;
+}
+
 static inline DF_SOFT_HD const char *df_soft_code_name(uint32_t code)
 {
     return code == DF_SOFT_INT_OVERFLOW ? "int32-overflow"

@@ -85,16 +85,12 @@ static inline void df_soft_slots_close(df_soft_slots *s)
 }
 
 /* What a kernel carries (df_gpu_ctx.soft) to report into set i; all NULL
- * when not open. A batched launch gets set 0's and finds case j's at
- * claim + j * DF_SOFT_CODES and pinned + j. */
+ * when not open. A batched launch gets set 0's and finds case j's with
+ * df_soft_dev_at (soft_error.h). */
 static inline df_soft_dev df_soft_slots_dev_at(const df_soft_slots *s, size_t i)
 {
-    df_soft_dev d = {NULL, NULL};
-    if (s->d_claim) {
-        d.claim = s->d_claim + i * DF_SOFT_CODES;
-        d.pinned = s->alias + i;
-    }
-    return d;
+    df_soft_dev d = {s->d_claim, s->d_claim ? s->alias : NULL};
+    return df_soft_dev_at(d, i);
 }
 
 static inline df_soft_dev df_soft_slots_dev(const df_soft_slots *s)
