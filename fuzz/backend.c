@@ -17,13 +17,15 @@
 #include "backend.h"
 #include "values.h"
 
+_Static_assert(DF_GEN_SETS == DF_CUDA_GEN_SETS, "one set of generation buffers per set of slots");
+
 struct df_backend {
     int is_cuda;
     df_cuda *cuda;        /* when is_cuda */
     int emulate;          /* host: emulates a GPU's lost context (DF_HOST_STICKY_ENV) */
     char sticky[256];     /* emulate: the error that lost it; "" while alive */
     df_model_ctx m;       /* host models' working memory and guarded copies */
-    df_scratch gen[2];    /* host: df_backend_gen_start's two sets */
+    df_scratch gen[DF_GEN_SETS]; /* host: df_backend_gen_start's sets */
     char note[256];
 };
 
@@ -87,8 +89,8 @@ void df_backend_close(df_backend *b)
         df_cuda_close(b->cuda);
 #endif
     df_model_ctx_free(&b->m);
-    df_scratch_free(&b->gen[0]);
-    df_scratch_free(&b->gen[1]);
+    for (int g = 0; g < DF_GEN_SETS; g++)
+        df_scratch_free(&b->gen[g]);
     free(b);
 }
 
@@ -276,6 +278,10 @@ size_t df_devgen_layout(df_devgen_case *cs, size_t m)
 int df_backend_gen_start(df_backend *b, int set, const df_devgen_case *cs, size_t m,
                          size_t bytes, void **out, char *err, size_t err_len)
 {
+    if (set < 0 || set >= DF_GEN_SETS) {
+        snprintf(err, err_len, "no generation set %d", set);
+        return -1;
+    }
 #ifdef DOTFUZZ_CUDA
     if (b->is_cuda)
         return df_cuda_gen_start(b->cuda, set, cs, m, bytes, out, err, err_len);

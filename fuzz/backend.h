@@ -81,7 +81,8 @@ struct df_devgen_case;
 int df_backend_devgen(df_backend *b, const struct df_devgen_case *cs, size_t m, size_t bytes,
                       void *out, double *ms, char *err, size_t err_len);
 
-/* The harness's generation in one of two sets (a batch each): on cuda the
+/* The harness's generation in one of DF_GEN_SETS sets (a batch each, set
+ * in [0, DF_GEN_SETS)): on cuda the
  * GPU generates cs[0..m) and copies them into pinned memory, *out, which
  * stays the set's until its next start (df_backend_gen_wait: when it has
  * landed); the host backend makes the same bytes at once on the calling
@@ -89,6 +90,7 @@ int df_backend_devgen(df_backend *b, const struct df_devgen_case *cs, size_t m, 
 /* Places cs[0..m) one after another in one buffer, each case's a then b,
  * 16-byte aligned (their off); returns the bytes in all. */
 size_t df_devgen_layout(struct df_devgen_case *cs, size_t m);
+#define DF_GEN_SETS 3
 int df_backend_gen_start(df_backend *b, int set, const struct df_devgen_case *cs, size_t m,
                          size_t bytes, void **out, char *err, size_t err_len);
 int df_backend_gen_wait(df_backend *b, int set);

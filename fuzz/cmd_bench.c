@@ -11,7 +11,8 @@
  *               the run, the model match (cuda), the judgement, the
  *               metamorphic checks on 1 case in 16, the tallies (nothing
  *               is saved); batches buffered as run's --pipeline auto does
- *               ("x2": double-buffered, "x1": one buffer), and at n = 2000
+ *               ("x1": one buffer; "x2": double-buffered; "x3": the batch
+ *               after next generated on the GPU too), and at n = 2000
  *               a second row with the other buffering, side by side;
  *               Cases are made as run's --gen auto makes them (cuda: on the
  *               GPU when double-buffered), and on cuda the n = 2000 row
@@ -57,7 +58,8 @@ static const char bench_usage[] =
     "  harness     verified cases/s of `dotfuzz run --batch` at n = 2000 and\n"
     "              65536: every reference, model match, judgement, metamorphic\n"
     "              checks on 1 case in --meta-every, tallies (no files saved);\n"
-    "              buffered as run's --pipeline auto (x2: double-buffered, x1:\n"
+    "              buffered as run's --pipeline auto (x2: double-buffered, x3: and\n"
+    "              the batch after next generated on the GPU meanwhile, x1:\n"
     "              one buffer), and at n = 2000 again with the other buffering\n"
     "              (the harness rows generate as run --gen auto does: on cuda, the\n"
     "              GPU when double-buffered; cuda adds the n = 2000 row with --gen cpu)\n"
@@ -185,7 +187,8 @@ typedef struct harness_row {
     double cpu_s[4]; /* CPU seconds over the pool: generate, refs, model, judge */
     double gpu_s[DF_CUDA_T_COUNT]; /* the batched launches' stages (cuda backend) */
     int has_gpu_s;
-    int pipelined; /* double-buffered batches */
+    int pipelined; /* pipelined batches */
+    size_t sets;   /* sets of slots: batches in flight */
     double warm_s; /* the untimed first batch */
     int rc;
 } harness_row;
@@ -222,6 +225,7 @@ static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
         row->cpu_s[kind] = df_engine_cpu_seconds(e, kind);
     row->has_gpu_s = df_backend_batch_times(e->b, row->gpu_s) == 0;
     row->pipelined = e->pipelined;
+    row->sets = e->nsets;
     free(t);
 }
 
@@ -301,10 +305,10 @@ static int harness_row_print(const char *what, const harness_row *r, uint64_t n,
                 r->rc == DF_RANGE_POISONED ? "backend unusable" : "cannot generate");
         return -1;
     }
-    printf("%-34s %14.0f cases/s  %12.3g elem/s  batch %-6zu %s  peak RSS %8.1f MiB  "
+    printf("%-34s %14.0f cases/s  %12.3g elem/s  batch %-6zu x%zu  peak RSS %8.1f MiB  "
            "(%llu cases in %.2f s; first batch %.2f s, untimed)\n",
            what, r->cases / r->secs, (double)r->cases * (double)n / r->secs, batch,
-           r->pipelined ? "x2" : "x1", peak_rss_mib(), (unsigned long long)r->cases, r->secs,
+           r->sets, peak_rss_mib(), (unsigned long long)r->cases, r->secs,
            r->warm_s);
     print_stages(r, host);
     return 0;

@@ -222,7 +222,7 @@ static void free_slots(df_engine *e)
 {
     for (size_t s = 0; s < e->nslots; s++)
         df_scratch_free(&e->slots[s].buf);
-    for (int h = 0; h < 2; h++) {
+    for (int h = 0; h < DF_SETS_MAX; h++) {
         for (size_t i = 0; i < e->nplans[h]; i++)
             df_meta_plan_free(&e->plans[h][i]);
         free(e->plans[h]);
@@ -244,6 +244,7 @@ static void free_slots(df_engine *e)
     e->cptr = NULL;
     e->bres = NULL;
     e->nslots = 0;
+    e->nsets = 0;
     e->capbatch = 0;
 }
 
@@ -448,6 +449,12 @@ static uint64_t longest_n(const df_engine *e)
     return e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
 }
 
+/* Which set of slots (a batch each) slots starts. */
+static size_t set_of(const df_engine *e, const df_slot *slots)
+{
+    return (size_t)(slots - e->slots) / e->batch;
+}
+
 static df_job batch_job(df_engine *e, df_slot *slots, size_t n)
 {
     uint64_t longest = longest_n(e);
@@ -455,9 +462,9 @@ static df_job batch_job(df_engine *e, df_slot *slots, size_t n)
                        n >= (size_t)2 * DF_PREP_GROUP * df_pool_size(e->pool)
                    ? DF_PREP_GROUP
                    : 1;
-    int h = slots != e->slots;
+    size_t h = set_of(e, slots);
     int split = g == 1 && !df_backend_is_host(e->b);
-    return (df_job){e, slots, n, g, e->sampled + (size_t)h * e->batch,
+    return (df_job){e, slots, n, g, e->sampled + h * e->batch,
                     split && n ? e->nsampled[h] : 0, -1};
 }
 
@@ -573,7 +580,7 @@ static void shape_slot(void *ctx, size_t s, unsigned w)
     df_job *jb = ctx;
     df_engine *e = jb->e;
     df_slot *sl = &jb->slots[s];
-    df_devgen_case *g = &e->gcs[(size_t)(jb->slots != e->slots) * e->batch + s];
+    df_devgen_case *g = &e->gcs[set_of(e, jb->slots) * e->batch + s];
     double t0 = df_now();
     clear_slot(sl);
     sl->gen_failed = df_generate_shape(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
@@ -593,13 +600,13 @@ static void gpu_generate(df_engine *e, df_job *jb)
 {
     if (!e->gpu_gen || jb->n == 0)
         return;
-    int h = jb->slots != e->slots;
-    df_devgen_case *g = e->gcs + (size_t)h * e->batch;
+    size_t h = set_of(e, jb->slots);
+    df_devgen_case *g = e->gcs + h * e->batch;
     df_pool_for(e->pool, jb->n, shape_slot, jb);
     size_t bytes = df_devgen_layout(g, jb->n);
     void *out = NULL;
     char err[160];
-    if (df_backend_gen_start(e->b, h, g, jb->n, bytes, &out, err, sizeof err) != 0) {
+    if (df_backend_gen_start(e->b, (int)h, g, jb->n, bytes, &out, err, sizeof err) != 0) {
         fprintf(stderr, "dotfuzz run: generation on the GPU failed (%s); the CPU generates\n",
                 err);
         e->gpu_gen = 0;
@@ -611,7 +618,7 @@ static void gpu_generate(df_engine *e, df_job *jb)
         sl->c.a = (unsigned char *)out + g[s].off;
         sl->c.b = (unsigned char *)out + g[s].off + na;
     }
-    jb->gen_set = h;
+    jb->gen_set = (int)h;
 }
 
 /* Whether jb's cases are there to reference: made on the CPU (by the
@@ -759,18 +766,32 @@ static int wants_gpu_gen(const df_engine *e)
     return on && longest <= DF_GPU_GEN_MAX_N;
 }
 
+/* Sets of slots, a batch each: one; two pipelined; DF_SETS_MAX when the
+ * GPU generates (its generation of a batch, about 2.7 ms of kernel and
+ * 1.3 ms of copy for 4096 cases at n = 2000 on an H200, then starts two
+ * batches ahead) and that many batches fit in DF_PIPELINE_BYTES. After
+ * e->pipelined and e->gpu_gen are set. */
+static size_t sets_wanted(const df_engine *e)
+{
+    if (!e->pipelined)
+        return 1;
+    uint64_t n = longest_n(e);
+    return e->gpu_gen && n <= DF_PIPELINE_BYTES / (16 * DF_SETS_MAX) / e->batch ? DF_SETS_MAX
+                                                                                  : 2;
+}
+
 static int batch_alloc(df_engine *e)
 {
-    int pipe = wants_pipeline(e);
-    size_t want = pipe ? 2 * (size_t)e->batch : e->batch;
+    e->pipelined = wants_pipeline(e);
+    e->gpu_gen = wants_gpu_gen(e);
+    size_t sets = sets_wanted(e), want = sets * (size_t)e->batch;
     if (e->slots && e->nslots >= want && e->capbatch >= e->batch) {
-        e->pipelined = pipe;
-        e->gpu_gen = wants_gpu_gen(e);
+        e->nsets = sets;
         return 0;
     }
     free_slots(e);
     unsigned nw = df_pool_size(e->pool);
-    e->pipelined = pipe;
+    e->nsets = sets;
     e->nslots = want;
     e->slots = calloc(want, sizeof *e->slots);
     e->cur = e->slots;
@@ -786,7 +807,6 @@ static int batch_alloc(df_engine *e)
     e->cref = calloc(e->batch, sizeof *e->cref);
     e->sampled = calloc(want, sizeof *e->sampled);
     e->gcs = calloc(want, sizeof *e->gcs);
-    e->gpu_gen = wants_gpu_gen(e);
     return e->slots && e->mctx && e->cptr && e->bres && e->cref && e->cpu_s && e->sampled &&
                    e->gcs
                ? 0
@@ -1150,7 +1170,7 @@ static const char *killed_by_copy(const df_meta_plan *p)
  * none (assign_plans reports it). */
 static void name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 {
-    int h = slots != e->slots;
+    size_t h = set_of(e, slots);
     size_t k = 0;
     for (size_t s = 0; s < n; s++) {
         df_case id = {.seed = e->o->seed, .index = lo + s};
@@ -1173,7 +1193,7 @@ static void name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
         df_case id = {.seed = e->o->seed, .index = lo + s};
         __atomic_store_n(&slots[s].ready, 0, __ATOMIC_RELAXED);
         if (df_meta_sampled(&e->o->meta, &id)) {
-            e->sampled[(size_t)h * e->batch + k] = (uint32_t)s;
+            e->sampled[h * e->batch + k] = (uint32_t)s;
             slots[s].plan = &e->plans[h][k++];
         }
     }
@@ -1286,59 +1306,85 @@ static size_t batch_len(const df_engine *e, uint64_t i, uint64_t hi)
     return hi - i < e->batch ? (size_t)(hi - i) : e->batch;
 }
 
-/* Double-buffered batches: while one batch runs on the backend and is
- * judged and recorded, the pool's other threads generate and reference
- * the next in the other half of the slots. Only that: a kernel runs (on
- * the GPU, or as the host backend's model) in the batch being checked,
+/* The batches made ahead of the one being checked, oldest first: their
+ * sets of slots (set[0..n)), and each set's job, first index and prepare
+ * loop (-1: none open, df_pool_wait does nothing). A job stays where it is
+ * while its loop is open: the loop's calls point at it. */
+typedef struct ahead_queue {
+    df_job jb[DF_SETS_MAX];
+    uint64_t lo[DF_SETS_MAX];
+    int h[DF_SETS_MAX];
+    size_t set[DF_SETS_MAX], n;
+} ahead_queue;
+
+/* Starts the batch at *j, when the range has one left and the run goes on,
+ * in the slot set `set`: names it, has the GPU generate it (when it does)
+ * and opens its prepare loop, which waits for the generation to land.
+ * Appends it to q; returns 1, or 0 when there is none to start. */
+static int begin_ahead(df_engine *e, ahead_queue *q, size_t set, uint64_t *j, uint64_t hi,
+                       double deadline)
+{
+    size_t m = *j < hi && !stopping(e, deadline) ? batch_len(e, *j, hi) : 0;
+    if (!m)
+        return 0;
+    df_slot *slots = e->slots + set * e->batch;
+    name_batch(e, slots, *j, m);
+    df_job *jb = &q->jb[set];
+    *jb = batch_job(e, slots, m); /* after the naming: its sampled cases */
+    gpu_generate(e, jb);
+    q->lo[set] = *j;
+    q->h[set] = df_pool_begin_when(e->pool, prep_items(jb), prepare_group, jb, gen_landed, jb);
+    if (q->h[set] < 0) /* every loop of the pool open: made now */
+        df_pool_for(e->pool, prep_items(jb), prepare_group, jb);
+    q->set[q->n++] = set;
+    *j += m;
+    return 1;
+}
+
+/* Waits for q's oldest batch to be prepared, takes it off q and returns
+ * its set. */
+static size_t join_oldest(df_engine *e, ahead_queue *q)
+{
+    size_t set = q->set[0];
+    double t0 = df_now();
+    df_pool_wait(e->pool, q->h[set]);
+    e->stage_s[DF_STAGE_PREPARE] += df_now() - t0;
+    q->n--;
+    memmove(q->set, q->set + 1, q->n * sizeof *q->set);
+    return set;
+}
+
+/* Pipelined batches, e->nsets sets of slots in a ring: while one batch
+ * runs on the backend and is judged and recorded, the pool's other threads
+ * generate and reference the next in another set; with three sets the
+ * batch after it is generated too (on the GPU, whose generation of a batch
+ * takes longer than the pool's referencing of it). Only that: a kernel runs
+ * (on the GPU, or as the host backend's model) in the batch being checked,
  * whose indices the heartbeat names, so a crash or hang is blamed on the
- * right batch. A next batch made for nothing
- * (the backend died, the deadline came) is dropped unrecorded: making it
- * has no effect outside its slots. */
+ * right batch. A batch made ahead for nothing (the backend died, the
+ * deadline came) is dropped unrecorded: making it has no effect outside
+ * its slots. */
 static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
                            df_totals *t, uint64_t *next)
 {
-    if (stopping(e, deadline)) {
-        *next = lo;
-        return DF_RANGE_STOPPED;
-    }
-    df_slot *other = e->slots + e->batch;
-    uint64_t i = lo, after = lo;
-    size_t n = batch_len(e, i, hi);
-    e->cur = e->slots;
-    name_batch(e, e->cur, i, n);
-    double t0 = df_now();
-    df_job jb = batch_job(e, e->cur, n);
-    gpu_generate(e, &jb);
-    df_pool_for(e->pool, prep_items(&jb), prepare_group, &jb);
-    e->stage_s[DF_STAGE_PREPARE] += df_now() - t0;
+    ahead_queue q = {.n = 0};
+    uint64_t j = lo, after = lo;
+    for (size_t set = 0; set < e->nsets && begin_ahead(e, &q, set, &j, hi, deadline); set++)
+        ;
     int rc = DF_RANGE_DONE;
-    for (;;) {
-        uint64_t j = i + n;
-        size_t m = j < hi && !stopping(e, deadline) ? batch_len(e, j, hi) : 0;
-        int h = -1;
-        if (m)
-            name_batch(e, other, j, m);
-        df_job nb = batch_job(e, other, m); /* after the naming: its sampled cases */
-        if (m) {
-            gpu_generate(e, &nb);
-            h = df_pool_begin_when(e->pool, prep_items(&nb), prepare_group, &nb, gen_landed,
-                                   &nb);
-        }
-        rc = check_batch(e, i, n, 1, t, &after);
-        double tw = df_now();
-        pool_join(e->pool, h, prep_items(&nb), prepare_group, &nb);
-        e->stage_s[DF_STAGE_PREPARE] += df_now() - tw;
-        if (rc != DF_RANGE_DONE || j >= hi)
-            break;
-        if (!m || stopping(e, deadline)) {
+    while (q.n && rc == DF_RANGE_DONE) {
+        size_t set = join_oldest(e, &q);
+        e->cur = q.jb[set].slots;
+        rc = check_batch(e, q.lo[set], q.jb[set].n, 1, t, &after);
+        if (rc == DF_RANGE_DONE && !stopping(e, deadline))
+            begin_ahead(e, &q, set, &j, hi, deadline);
+        else if (rc == DF_RANGE_DONE)
             rc = DF_RANGE_STOPPED;
-            break;
-        }
-        other = e->cur;
-        e->cur = nb.slots;
-        i = j;
-        n = m;
     }
+    if (rc == DF_RANGE_DONE && j < hi)
+        rc = DF_RANGE_STOPPED; /* stopped before the batch at j */
+    while (q.n) /* made for nothing: dropped */
+        join_oldest(e, &q);
     *next = after;
     return rc;
 }

@@ -16,7 +16,7 @@ extern "C" {
 
 typedef struct df_pool df_pool;
 
-#define DF_POOL_MAX_LOOPS 4
+#define DF_POOL_MAX_LOOPS 8
 
 /* nthreads workers in all (the caller counts as one); 0 = one per online
  * CPU. Returns NULL when threads cannot be made. */

@@ -148,6 +148,13 @@ typedef struct df_heartbeat {
     volatile int busy;
 } df_heartbeat;
 
+/* Sets of batch slots at most: with the GPU generating, the batch after
+ * next is generated (its vectors copied back) while the next one is
+ * referenced and this one checked, so that the pool does not wait for a
+ * generation that started only with this batch's check. Matches the
+ * backends' generation sets (DF_GEN_SETS, backend.h). */
+#define DF_SETS_MAX 3
+
 /* One case of a batch: its vectors, the case and what checking it gave. */
 typedef struct df_slot {
     df_scratch buf;
@@ -192,7 +199,9 @@ typedef struct df_engine {
     df_pool *pool;            /* batches: CPU work over these threads (NULL: caller) */
     uint32_t batch;           /* cases per batch; <= 1: one case at a time */
     df_slot *slots;
-    size_t nslots;            /* slots allocated: batch, or 2 batch when pipelined */
+    size_t nslots;            /* slots allocated: nsets batches */
+    size_t nsets;             /* sets of slots, a batch each: 1; pipelined 2, or
+                                 DF_SETS_MAX when the GPU generates */
     int pipelined;            /* the next batch is made while this one is checked */
     int pipeline;             /* DF_PIPE_*, from the options */
     df_slot *cur;             /* the batch being checked (the last one checked) */
@@ -203,12 +212,12 @@ typedef struct df_engine {
     size_t capcases;          /* cptr's, cref's and bres's room: a batch, its early copies */
     df_result *bres;
     df_vref *cref;            /* each cptr entry's slot and copy (var UINT32_MAX: the case) */
-    df_meta_plan *plans[2];   /* each half of the slots' sampled cases' plans, in order */
-    size_t nplans[2];         /* plans made so far (their buffers kept for reuse) */
-    uint32_t *sampled;        /* each half's sampled slots, from sampled + half * batch */
-    size_t nsampled[2];
+    df_meta_plan *plans[DF_SETS_MAX]; /* each set's sampled cases' plans, in order */
+    size_t nplans[DF_SETS_MAX]; /* plans made so far (their buffers kept for reuse) */
+    uint32_t *sampled;        /* each set's sampled slots, from sampled + set * batch */
+    size_t nsampled[DF_SETS_MAX];
     int gpu_gen;              /* batches generated on the GPU (gpu_generate) */
-    struct df_devgen_case *gcs; /* their value streams, from gcs + half * batch */
+    struct df_devgen_case *gcs; /* their value streams, from gcs + set * batch */
     df_vref *vref;            /* the batch's metamorphic variants */
     const df_case **vptr;
     df_result *vres;
@@ -273,9 +282,9 @@ void df_engine_free(df_engine *e);
  * saved are the ones of one case at a time. With e->pipeline on (auto:
  * the cuda backend), a pool of two threads or more and two batches whose
  * vectors (at 8 bytes an element) fit in DF_PIPELINE_BYTES together, the
- * batches are double-buffered: the
- * next one is generated and referenced while this one runs on the backend
- * and is judged. */
+ * batches are pipelined: the next one is generated and referenced while
+ * this one runs on the backend and is judged, and when the GPU generates
+ * (and three batches fit) the one after it is generated meanwhile. */
 #define DF_PIPELINE_BYTES (UINT64_C(1) << 30)
 int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
                     df_totals *t, uint64_t *next);

@@ -135,14 +135,14 @@ struct df_cuda {
     struct df_pool *pool;        /* staging threads for batches, or NULL */
     double batch_s[DF_CUDA_T_COUNT]; /* df_cuda_batch_times */
     cudaStream_t stream;
-    /* df_cuda_gen_start: the harness's generation, two sets of buffers */
+    /* df_cuda_gen_start: the harness's generation, a set of buffers each */
     cudaStream_t gen_stream;
     struct {
         void *h_cs, *d_cs, *d_buf, *h_out;
         size_t h_cs_cap, d_cs_cap, d_buf_cap, h_out_cap;
         size_t bytes;            /* the last generation's, in d_buf and h_out alike */
         cudaEvent_t done;
-    } gen[2];
+    } gen[DF_CUDA_GEN_SETS];
     void *h_result, *d_result;   /* 16 bytes each */
     void *d_a, *d_b;             /* cudaMalloc'd, so 256-byte aligned; each
                                     vector inside guard zones */
@@ -399,7 +399,7 @@ extern "C" void df_cuda_close(df_cuda *cu)
     }
     if (cu->unpacked)
         (void)cudaEventDestroy(cu->unpacked);
-    for (int g = 0; g < 2; g++) {
+    for (int g = 0; g < DF_CUDA_GEN_SETS; g++) {
         (void)cudaFreeHost(cu->gen[g].h_cs);
         (void)cudaFreeHost(cu->gen[g].h_out);
         (void)cudaFree(cu->gen[g].d_cs);
@@ -764,7 +764,7 @@ static int generated_on_device(const df_cuda *cu, const df_case *c, size_t na,
                                const unsigned char **dev_a)
 {
     uintptr_t a = (uintptr_t)c->a, b = (uintptr_t)c->b;
-    for (int set = 0; set < 2; set++) {
+    for (int set = 0; set < DF_CUDA_GEN_SETS; set++) {
         uintptr_t h = (uintptr_t)cu->gen[set].h_out;
         if (na == 0 || !h || a < h || b != a + na || a - h > cu->gen[set].bytes ||
             cu->gen[set].bytes - (a - h) < 2 * na)

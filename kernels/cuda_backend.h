@@ -206,13 +206,15 @@ typedef struct df_devgen_case {
  * (events). Returns 0, or -1 with the reason in err. */
 int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, size_t bytes, void *out,
                    double *ms, char *err, size_t err_len);
-/* The same for the harness, asynchronous and in one of two sets of
- * buffers (a batch each, double-buffered): starts generating the m cases
+/* The same for the harness, asynchronous and in one of DF_CUDA_GEN_SETS
+ * sets of buffers (a batch each: the engine's sets of slots, backend.h's
+ * DF_GEN_SETS): starts generating the m cases
  * on a stream of its own and copying them into pinned host memory, *out,
  * which stays the set's until its next start. Returns 0, or -1 with the
  * reason in err. df_cuda_gen_wait returns when set's copy has landed:
  * 0, or -1 when the device failed. df_cuda_gen_landed, without waiting:
  * 1 when it has (or failed: the wait says which), else 0. */
+#define DF_CUDA_GEN_SETS 3
 int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs, size_t m, size_t bytes,
                       void **out, char *err, size_t err_len);
 int df_cuda_gen_wait(df_cuda *cu, int set);

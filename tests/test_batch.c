@@ -107,8 +107,9 @@ Test(batch, gpu_path_with_overlapped_copies_equals_one_at_a_time, .timeout = 120
 
 /* --gen gpu: a batch's cases made from their value streams by the
  * backend's generator (here the host emulation's stand-in, on the calling
- * thread; on cuda the GPU), double-buffered or not: the same table and
- * finding files as one case at a time made by df_generate. */
+ * thread; on cuda the GPU), pipelined (three sets of slots: the batch after
+ * next generated too) or not: the same table and finding files as one case
+ * at a time made by df_generate. */
 Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
 {
     char dir[128];
@@ -121,12 +122,36 @@ Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
     cr_assert_eq(rc2, rc1, "%s", out2);
     const char *t1 = table(out1);
     cr_assert_str_eq(table(out2), t1);
-    same_files(dir, "one", "many", "generated through the backend, double-buffered");
+    same_files(dir, "one", "many", "generated through the backend, pipelined");
     rc2 = emulated(out2, sizeof out2, common, "--batch 50 --pipeline off --gen gpu", dir,
                    "single");
     cr_assert_eq(rc2, rc1, "%s", out2);
     cr_assert_str_eq(table(out2), t1);
     same_files(dir, "one", "single", "generated through the backend, one buffer");
+    df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
+}
+
+/* The ring of three sets of slots (--gen gpu, pipelined) with quick
+ * kernels and few threads, where the batches ahead are still being
+ * prepared, their loops open, when the one before them is taken up: the
+ * same table as one case at a time, with one worker beside the caller and
+ * with two. */
+Test(batch, pipelined_ring_of_three_batches_equals_one_at_a_time, .timeout = 120)
+{
+    char dir[128];
+    const char *common = "run --backend host --kernel shfl,fold --seed 5 --cases 6000 "
+                         "--max-n 4000 --save-precision none --save-bugs none --quiet";
+    int rc1, rc2;
+    one_and_many("batchring", dir, sizeof dir, common,
+                 "--batch 256 --threads 2 --pipeline on --gen gpu", &rc1, &rc2);
+    cr_assert_eq(rc2, rc1, "%s", out2);
+    const char *t1 = table(out1);
+    cr_assert(strstr(t1, "  shfl ") && strstr(t1, "  fold "), "%s", t1);
+    cr_assert_str_eq(table(out2), t1);
+    rc2 = emulated(out2, sizeof out2, common, "--batch 97 --threads 3 --pipeline on --gen gpu",
+                   dir, "three");
+    cr_assert_eq(rc2, rc1, "%s", out2);
+    cr_assert_str_eq(table(out2), t1);
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
 
