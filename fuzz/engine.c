@@ -58,27 +58,53 @@ static int rounding_measured(const df_judgement *j)
     return !(j->G > 0) || j->is_int || j->bound <= 2 * gam * j->G;
 }
 
-void df_tally_case(df_tally *t, uint64_t n, const df_judgement *j)
+/* What one judged case of length n adds to a tally, worked out apart from
+ * the tally (tally_mark_add adds it). */
+typedef struct tally_mark {
+    double err_ratio, rel_err; /* NAN: not counted in the worst columns */
+    int verdict, rhist;        /* rhist: the ratio's bin, -1 for none */
+    uint32_t nbin;
+} tally_mark;
+
+static tally_mark tally_mark_of(uint64_t n, const df_judgement *j)
+{
+    tally_mark m = {NAN, NAN, (int)j->verdict, -1, df_nbin_of(n)};
+    if (!rounding_measured(j))
+        return m;
+    if (isfinite(j->err_ratio)) {
+        m.err_ratio = j->err_ratio;
+        m.rhist = rhist_bin(j->err_ratio);
+    }
+    if (isfinite(j->rel_err))
+        m.rel_err = j->rel_err;
+    return m;
+}
+
+static void tally_mark_add(df_tally *t, const tally_mark *m)
 {
     t->cases++;
-    t->verdicts[j->verdict]++;
-    df_nbin *nb = &t->nbin[df_nbin_of(n)];
+    t->verdicts[m->verdict]++;
+    df_nbin *nb = &t->nbin[m->nbin];
     nb->cases++;
-    if (!rounding_measured(j))
-        return;
-    if (isfinite(j->err_ratio)) {
-        t->rhist[rhist_bin(j->err_ratio)]++;
-        if (j->err_ratio > t->worst_ratio)
-            t->worst_ratio = j->err_ratio;
-        if (j->err_ratio > nb->worst_ratio)
-            nb->worst_ratio = j->err_ratio;
+    if (m->rhist >= 0) {
+        t->rhist[m->rhist]++;
+        if (m->err_ratio > t->worst_ratio)
+            t->worst_ratio = m->err_ratio;
+        if (m->err_ratio > nb->worst_ratio)
+            nb->worst_ratio = m->err_ratio;
     }
-    if (isfinite(j->rel_err)) {
-        if (j->rel_err > t->worst_rel)
-            t->worst_rel = j->rel_err;
-        if (j->rel_err > nb->worst_rel)
-            nb->worst_rel = j->rel_err;
+    if (m->rel_err == m->rel_err) { /* not NAN */
+        if (m->rel_err > t->worst_rel)
+            t->worst_rel = m->rel_err;
+        if (m->rel_err > nb->worst_rel)
+            nb->worst_rel = m->rel_err;
     }
+}
+
+void df_tally_case(df_tally *t, uint64_t n, const df_judgement *j)
+{
+    tally_mark m = tally_mark_of(n, j);
+    tally_mark_add(t, &m);
 }
 
 static double maxd(double a, double b) { return b > a ? b : a; }
@@ -214,6 +240,7 @@ void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
     if (strcmp(o->family, "all") != 0)
         e->go.family = df_family_find(o->family)->id; /* checked by df_run_select */
     e->oo.tol = o->tol;
+    e->oo.terse = 1; /* an ok case's why is never shown or saved */
 }
 
 /* The batch slots and what they own (their vectors, plans, and the
@@ -238,6 +265,8 @@ static void free_slots(df_engine *e)
     e->sampled = NULL;
     free(e->gcs);
     e->gcs = NULL;
+    free(e->marks);
+    e->marks = NULL;
     e->slots = NULL;
     e->cur = NULL;
     e->ncur = 0;
@@ -335,6 +364,37 @@ static int wants_saving(df_engine *e, size_t ki, const df_judgement *j)
     }
 }
 
+/* What recording a judged case of kernel ki adds to the totals: its tally,
+ * error bucket, model match and seed-oracle alarm. Worked out where the
+ * case was judged (a pool thread: finish_slot), so that the in-order
+ * recording of a batch reads these few bytes a case, not its slot. */
+typedef struct df_mark {
+    tally_mark tm;
+    uint32_t bucket;
+    uint8_t model_equal, alarm, ki;
+    uint8_t quick; /* the whole of its recording (below) */
+} df_mark;
+
+static df_mark mark_of(const df_engine *e, size_t ki, const df_case *c, const df_checked *r)
+{
+    const df_judgement *j = &r->j;
+    df_mark m = {tally_mark_of(c->n, j), df_error_bucket(e->kernels[ki], j),
+                 r->model_ran && r->model.status == DF_RUN_OK &&
+                     r->res.status == DF_RUN_OK && bit_equal(&r->res, &r->model),
+                 (uint8_t)df_seed_oracle_alarm(j, e->o->tol), (uint8_t)ki, 0};
+    return m;
+}
+
+static void mark_add(df_totals *t, const df_mark *m)
+{
+    df_tally *k = &t->tally[m->ki];
+    tally_mark_add(k, &m->tm);
+    t->bucket_seen[m->bucket / 8] |= (uint8_t)(1u << (m->bucket % 8));
+    k->model_equal += m->model_equal;
+    k->seed_alarms += m->alarm;
+    k->seed_alarms_bug += m->alarm && m->tm.verdict == DF_V_BUG;
+}
+
 /* Tallies one judged case and saves it if it is a finding. Returns -1 if
  * the corpus cannot be written or the finding cannot be logged. */
 static int record(df_engine *e, size_t ki, const df_case *c, const df_checked *r,
@@ -342,16 +402,8 @@ static int record(df_engine *e, size_t ki, const df_case *c, const df_checked *r
 {
     const df_judgement *j = &r->j;
     df_tally *k = &t->tally[ki];
-    df_tally_case(k, c->n, j);
-    uint32_t bk = df_error_bucket(e->kernels[ki], j);
-    t->bucket_seen[bk / 8] |= (uint8_t)(1u << (bk % 8));
-    if (r->model_ran && r->model.status == DF_RUN_OK && r->res.status == DF_RUN_OK &&
-        bit_equal(&r->res, &r->model))
-        k->model_equal++;
-    if (df_seed_oracle_alarm(j, e->o->tol)) {
-        k->seed_alarms++;
-        k->seed_alarms_bug += j->verdict == DF_V_BUG;
-    }
+    df_mark m = mark_of(e, ki, c, r);
+    mark_add(t, &m);
     if (!wants_saving(e, ki, j))
         return 0;
     char path[4096];
@@ -716,17 +768,26 @@ static void premodel_slot(void *ctx, size_t s, unsigned w)
     e->cpu_s[w][DF_CPU_MODEL] += df_now() - t0;
 }
 
-/* Model and judgement of one case, while its vectors are in cache. */
+/* Model and judgement of one case, while its vectors are in cache, and
+ * its mark: quick when its recording is the mark alone (judged ok or
+ * nondeterministic, nothing to save, no metamorphic checks to finish). */
 static void finish_slot(void *ctx, size_t s, unsigned w)
 {
     df_job *jb = ctx;
     df_engine *e = jb->e;
     df_slot *sl = &jb->slots[s];
+    df_mark *mk = &e->marks[set_of(e, jb->slots) * e->batch + s];
     model_slot(ctx, s, w);
     double t0 = df_now();
+    mk->quick = 0;
     if (sl->ran)
         df_judge(e->kernels[sl->ki], &sl->c, &sl->r.refs, &sl->r.res,
                  sl->r.model_ran ? &sl->r.model : NULL, &e->oo, &sl->r.j);
+    if (sl->ran && !sl->gen_failed) {
+        *mk = mark_of(e, sl->ki, &sl->c, &sl->r);
+        mk->quick = (sl->r.j.verdict == DF_V_OK || sl->r.j.verdict == DF_V_NONDET) &&
+                    !df_meta_sampled(&e->o->meta, &sl->c);
+    }
     e->cpu_s[w][DF_CPU_JUDGE] += df_now() - t0;
 }
 
@@ -807,8 +868,9 @@ static int batch_alloc(df_engine *e)
     e->cref = calloc(e->batch, sizeof *e->cref);
     e->sampled = calloc(want, sizeof *e->sampled);
     e->gcs = calloc(want, sizeof *e->gcs);
+    e->marks = calloc(want, sizeof *e->marks);
     return e->slots && e->mctx && e->cptr && e->bres && e->cref && e->cpu_s && e->sampled &&
-                   e->gcs
+                   e->gcs && e->marks
                ? 0
                : -1;
 }
@@ -1250,7 +1312,12 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_tot
         e->hb->busy = 0;
     int rc = DF_RANGE_DONE;
     size_t s = 0;
+    const df_mark *mk = e->marks + set_of(e, e->cur) * e->batch;
     for (; s < n; s++) {
+        if (!dead && mk[s].quick) { /* the rest of the loop does nothing more */
+            mark_add(t, &mk[s]);
+            continue;
+        }
         df_slot *sl = &e->cur[s];
         const df_kernel *k = e->kernels[sl->ki];
         if (sl->gen_failed) {

@@ -56,6 +56,23 @@ static void verdict(df_judgement *out, df_verdict v, const char *rule,
     va_end(ap);
 }
 
+/* An ok verdict: its why text only when wanted (not terse: see
+ * df_oracle_opts). */
+static void verdict_ok(df_judgement *out, int terse, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void verdict_ok(df_judgement *out, int terse, const char *rule, const char *fmt, ...)
+{
+    out->verdict = DF_V_OK;
+    out->rule = rule;
+    if (terse)
+        return; /* why stays "" (judge_all cleared it) */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->why, sizeof out->why, fmt, ap);
+    va_end(ap);
+}
+
 static i128 i128_unpack(df_i128 v)
 {
     return (i128)(((u128)(uint64_t)v.hi << 64) | v.lo);
@@ -120,7 +137,7 @@ static double underflow_allowance(const df_kernel *k, uint64_t n)
 /* ---- rule 1: integer accumulators -------------------------------------- */
 
 static void judge_int(const df_kernel *k, const df_refs *refs, const df_result *res,
-                      df_judgement *out)
+                      int terse, df_judgement *out)
 {
     int wide = (k->flags & DF_K_ACC_WIDE) != 0; /* the result promised is 64-bit */
     char buf[48];
@@ -138,21 +155,20 @@ static void judge_int(const df_kernel *k, const df_refs *refs, const df_result *
     double s = fabs(refs->exact_hi);
     out->rel_err = s > 0 ? out->abs_err / s : (res->i == 0 ? 0.0 : INFINITY);
     out->err_ratio = out->abs_err == 0 ? 0.0 : INFINITY;
-    const char *ex = i128_text(refs->exact, buf);
     if (wide ? !df_i128_fits_i64(refs->exact)
              : (df_i128_cmp_i64(refs->exact, INT32_MAX) > 0 ||
                 df_i128_cmp_i64(refs->exact, INT32_MIN) < 0))
         verdict(out, DF_V_BUG, "overflow",
                 "exact %s does not fit %s; kernel returned %" PRId64
                 " (silent overflow, n beyond what its sum can hold)",
-                ex, wide ? "int64" : "int32", res->i);
+                i128_text(refs->exact, buf), wide ? "int64" : "int32", res->i);
     else if (diff != 0)
         verdict(out, DF_V_BUG, "exact",
                 "result %" PRId64 " != exact %s (integer kernel, G=%.17g)",
-                res->i, ex, refs->G);
+                res->i, i128_text(refs->exact, buf), refs->G);
     else
-        verdict(out, DF_V_OK, "exact", "result %" PRId64 " == exact (integer kernel)",
-                res->i);
+        verdict_ok(out, terse, "exact", "result %" PRId64 " == exact (integer kernel)",
+                   res->i);
 }
 
 /* ---- rules 2-4: non-finite inputs or result ----------------------------- */
@@ -203,14 +219,14 @@ static int may_overflow(const df_kernel *k, uint64_t n, double g, double gam)
     return !(top < acc_max(k->acc));
 }
 
-static void judge_inf_inputs(const df_kernel *k, const df_case *c,
+static void judge_inf_inputs(const df_kernel *k, const df_case *c, int terse,
                              df_judgement *out, double gam)
 {
     double fin_g;
     double want = expected_with_inf(c, &fin_g);
     double got = out->result;
     if (same_class(got, want))
-        verdict(out, DF_V_OK, "nonfinite", "Inf inputs: result %a as expected", got);
+        verdict_ok(out, terse, "nonfinite", "Inf inputs: result %a as expected", got);
     else if (isinf(want) && isnan(got) && may_overflow(k, c->n, fin_g, gam))
         verdict(out, DF_V_PRECISION, "overflow",
                 "Inf inputs: expected %a, got NaN; the finite products "
@@ -224,7 +240,7 @@ static void judge_inf_inputs(const df_kernel *k, const df_case *c,
 /* ---- rule 5: finite inputs, finite result ------------------------------- */
 
 static void judge_finite(const df_kernel *k, const df_refs *refs,
-                         const df_result *model, const df_oracle_opts *opts,
+                         const df_result *model, const df_oracle_opts *opts, int terse,
                          df_judgement *out)
 {
     char buf[48];
@@ -271,8 +287,8 @@ static void judge_finite(const df_kernel *k, const df_refs *refs,
                 "ill-conditioned, cond=%.3g",
                 out->rel_err, tol, out->err_ratio, out->cond);
     else
-        verdict(out, DF_V_OK, "within-tolerance", "rel err %.3g <= tol %.3g (cond=%.3g)",
-                out->rel_err, tol, out->cond);
+        verdict_ok(out, terse, "within-tolerance", "rel err %.3g <= tol %.3g (cond=%.3g)",
+                   out->rel_err, tol, out->cond);
 }
 
 /* Error measures against the best reference: exact when known (head and
@@ -331,20 +347,22 @@ static void apply_soft(const df_result *res, df_judgement *out)
 
 static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
                       const df_result *res, const df_result *model,
-                      const df_oracle_opts *opts, df_judgement *out);
+                      const df_oracle_opts *opts, int terse, df_judgement *out);
 
 void df_judge(const df_kernel *k, const df_case *c, const df_refs *refs,
               const df_result *res, const df_result *model,
               const df_oracle_opts *opts, df_judgement *out)
 {
-    judge_all(k, c, refs, res, model, opts, out);
+    /* a soft-error report keeps the ok verdict's text after its own */
+    int terse = opts && opts->terse && res->soft_mask == 0;
+    judge_all(k, c, refs, res, model, opts, terse, out);
     if (res->status == DF_RUN_OK)
         apply_soft(res, out);
 }
 
 static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
                       const df_result *res, const df_result *model,
-                      const df_oracle_opts *opts, df_judgement *out)
+                      const df_oracle_opts *opts, int terse, df_judgement *out)
 {
     memset(out, 0, sizeof *out);
     out->ulp_err = NAN;
@@ -366,7 +384,7 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
         return;
     }
     if (k->acc == DF_I32) {
-        judge_int(k, refs, res, out);
+        judge_int(k, refs, res, terse, out);
         return;
     }
 
@@ -377,14 +395,14 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
     if (refs->has_nan) {
         out->abs_err = out->rel_err = out->err_ratio = NAN;
         if (isnan(r))
-            verdict(out, DF_V_OK, "nan", "NaN input, NaN result");
+            verdict_ok(out, terse, "nan", "NaN input, NaN result");
         else
             verdict(out, DF_V_BUG, "nan", "NaN input, result %a is not NaN", r);
         return;
     }
     if (refs->has_nonfinite) {
         out->abs_err = out->rel_err = out->err_ratio = NAN;
-        judge_inf_inputs(k, c, out, gam);
+        judge_inf_inputs(k, c, terse, out, gam);
         return;
     }
     fill_errors(k, refs, out);
@@ -399,5 +417,5 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
                     out->G);
         return;
     }
-    judge_finite(k, refs, model, opts, out);
+    judge_finite(k, refs, model, opts, terse, out);
 }

@@ -29,6 +29,9 @@ const char *df_verdict_name(df_verdict v); /* "ok", "precision", "bug", ... */
 
 typedef struct df_oracle_opts {
     double tol; /* relative tolerance for a precision finding (default 1e-6) */
+    int terse;  /* an ok verdict without soft-error reports gets no why text
+                   (left ""): for callers that never show one (run's batches,
+                   where formatting it was most of the judgement's time) */
 } df_oracle_opts;
 
 typedef struct df_judgement {

@@ -216,6 +216,7 @@ typedef struct df_engine {
     size_t nplans[DF_SETS_MAX]; /* plans made so far (their buffers kept for reuse) */
     uint32_t *sampled;        /* each set's sampled slots, from sampled + set * batch */
     size_t nsampled[DF_SETS_MAX];
+    struct df_mark *marks;    /* each slot's recording worked out by the pool (engine.c) */
     int gpu_gen;              /* batches generated on the GPU (gpu_generate) */
     struct df_devgen_case *gcs; /* their value streams, from gcs + set * batch */
     df_vref *vref;            /* the batch's metamorphic variants */

@@ -73,7 +73,7 @@ static df_judgement judge(const df_kernel *k, const df_case *c, const df_result 
                           const df_result *model)
 {
     df_refs refs;
-    df_oracle_opts opts = {1e-6};
+    df_oracle_opts opts = {.tol = 1e-6};
     df_judgement j;
     df_refs_compute(c->type, c->a, c->b, c->n, &refs);
     df_judge(k, c, &refs, res, model, &opts, &j);
@@ -126,6 +126,34 @@ Test(oracle, int_exact_ok)
     cr_assert(j.is_int && j.iresult == 12 && j.abs_err == 0.0);
     cr_assert(j.exact_known && j.exact_hi == 12.0 && j.G == 32.0);
     cr_assert(j.h == 3);
+}
+
+/* opts.terse: an ok verdict leaves why empty (nothing else changes); a
+ * bug, or an ok case with a soft-error report, keeps its text. */
+Test(oracle, terse_leaves_only_ok_verdicts_without_text)
+{
+    float a[] = {1.5f, 2.25f, -3.0f}, b[] = {4.0f, -5.5f, 6.0f};
+    df_kernel k = fake_kernel(DF_F32, DF_F32, DF_K_DETERMINISTIC, height_n);
+    df_case c = make_case(DF_F32, a, b, 3);
+    df_refs refs;
+    df_refs_compute(c.type, c.a, c.b, c.n, &refs);
+    df_oracle_opts full = {.tol = 1e-6}, terse = {.tol = 1e-6, .terse = 1};
+    df_result ok = float_result(refs.exact_hi), bad = float_result(refs.exact_hi + 1.0);
+    df_judgement j1, j2;
+    df_judge(&k, &c, &refs, &ok, NULL, &full, &j1);
+    df_judge(&k, &c, &refs, &ok, NULL, &terse, &j2);
+    assert_verdict(j1, DF_V_OK, "within-tolerance");
+    assert_verdict(j2, DF_V_OK, "within-tolerance");
+    cr_assert(strstr(j1.why, "rel err"), "%s", j1.why);
+    cr_assert_str_eq(j2.why, "");
+    cr_assert(j1.rel_err == j2.rel_err && j1.err_ratio == j2.err_ratio && j1.G == j2.G);
+    df_judge(&k, &c, &refs, &bad, NULL, &terse, &j2);
+    assert_verdict(j2, DF_V_BUG, "bound");
+    cr_assert(strstr(j2.why, "bound"), "%s", j2.why);
+    df_soft_note(&ok, 1, 0, 0, 0, 0, 0, 0, 0, 0.0);
+    df_judge(&k, &c, &refs, &ok, NULL, &terse, &j2);
+    cr_assert_eq(j2.verdict, DF_V_SOFT_ERROR);
+    cr_assert(strstr(j2.why, "rel err"), "the ok text after the report: %s", j2.why);
 }
 
 Test(oracle, int_off_by_one_is_bug_exact)
@@ -418,7 +446,7 @@ Test(oracle, kahan_error_widens_bound)
     refs.kahan_err = 1e-10;
     refs.G = 1.0;
     df_result res = float_result(1.0 + 0x1p-40);
-    df_oracle_opts opts = {1e-6};
+    df_oracle_opts opts = {.tol = 1e-6};
     df_judgement j;
     df_judge(&k, &c, &refs, &res, NULL, &opts, &j);
     assert_verdict(j, DF_V_OK, "within-tolerance");
