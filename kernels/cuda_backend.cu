@@ -1021,6 +1021,39 @@ static const char *side_streams(df_cuda *cu, cudaError_t *e)
     return NULL;
 }
 
+/* The first ns side streams start after what the stream holds now (the
+ * batch's unpack). Returns 0 or the error, *call the failed call. */
+static int sides_fork(df_cuda *cu, size_t ns, const char **call)
+{
+    cudaError_t e = cudaSuccess;
+    if (ns && (*call = side_streams(cu, &e)))
+        return (int)e;
+    if (ns && (e = cudaEventRecord(cu->unpacked, cu->stream)) != cudaSuccess)
+        return *call = "cudaEventRecord(unpacked)", (int)e;
+    for (size_t s = 0; s < ns; s++)
+        if ((e = cudaStreamWaitEvent(cu->side[s], cu->unpacked, 0)) != cudaSuccess)
+            return *call = "cudaStreamWaitEvent(unpacked)", (int)e;
+    return 0;
+}
+
+/* The stream waits for the first ns side streams, after an error too
+ * (code: the launches' outcome): nothing of this batch may still run when
+ * the next one starts. Returns code, or the join's error when code is 0. */
+static int sides_join(df_cuda *cu, size_t ns, int code, const char **call)
+{
+    cudaError_t e;
+    for (size_t s = 0; s < ns; s++)
+        if ((e = cudaEventRecord(cu->side_done[s], cu->side[s])) != cudaSuccess ||
+            (e = cudaStreamWaitEvent(cu->stream, cu->side_done[s], 0)) != cudaSuccess) {
+            if (code == 0) {
+                *call = "cudaStreamWaitEvent(side)";
+                code = (int)e;
+            }
+            (void)cudaStreamSynchronize(cu->side[s]);
+        }
+    return code;
+}
+
 /* A kernel without a batched launcher: its own enqueue for each case, each
  * in its part of the batch's buffers (fill_batch_ctx) and copying its own
  * result (or block partials) to the host, as when it runs alone, but with
@@ -1033,17 +1066,11 @@ static const char *side_streams(df_cuda *cu, cudaError_t *e)
 static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **call,
                         char *detail, size_t dlen)
 {
-    cudaError_t e = cudaSuccess;
     const size_t sides = SIDE_STREAMS;
     size_t ns = (k->flags & DF_K_ONE_STREAM) ? 0 : (m < sides ? m : sides);
-    if (ns && (*call = side_streams(cu, &e)))
-        return (int)e;
-    if (ns && (e = cudaEventRecord(cu->unpacked, cu->stream)) != cudaSuccess)
-        return *call = "cudaEventRecord(unpacked)", (int)e;
-    for (size_t s = 0; s < ns; s++)
-        if ((e = cudaStreamWaitEvent(cu->side[s], cu->unpacked, 0)) != cudaSuccess)
-            return *call = "cudaStreamWaitEvent(unpacked)", (int)e;
-    int code = 0;
+    int code = sides_fork(cu, ns, call);
+    if (code != 0)
+        return code;
     for (size_t j = 0; j < m && code == 0; j++) {
         df_gpu_ctx ctx;
         fill_batch_ctx(cu, j, &ctx);
@@ -1056,18 +1083,7 @@ static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **
             snprintf(detail, dlen, "%s", ctx.detail);
         }
     }
-    /* the stream waits for every side stream, after an error too: nothing
-     * of this batch may still run when the next one starts */
-    for (size_t s = 0; s < ns; s++)
-        if ((e = cudaEventRecord(cu->side_done[s], cu->side[s])) != cudaSuccess ||
-            (e = cudaStreamWaitEvent(cu->stream, cu->side_done[s], 0)) != cudaSuccess) {
-            if (code == 0) {
-                *call = "cudaStreamWaitEvent(side)";
-                code = (int)e;
-            }
-            (void)cudaStreamSynchronize(cu->side[s]);
-        }
-    return code;
+    return sides_join(cu, ns, code, call);
 }
 
 /* Copy in, launches, copy out, one synchronization. Returns 0 or the
@@ -1094,7 +1110,7 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         cudaSuccess)
         return *call = "cudaMemcpyAsync(batch)", (int)e;
     (void)cudaEventRecord(cu->bev[1], cu->stream);
-    for (int set = 0; set < 2; set++) /* the device copies it reads: landed */
+    for (int set = 0; set < DF_CUDA_GEN_SETS; set++) /* the device copies it reads: landed */
         if ((cu->batch_gen_sets & (1u << set)) &&
             (e = cudaStreamWaitEvent(cu->stream, cu->gen[set].done, 0)) != cudaSuccess)
             return *call = "cudaStreamWaitEvent(generation)", (int)e;
@@ -1121,12 +1137,27 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         bt.d_results = cu->d_bres;
         bt.stream = cu->stream;
         bt.soft = df_soft_slots_dev(&cu->bsoft); /* case j's: set j */
-        int code = launch(&bt);
-        if (code != 0) {
+        /* groups side by side: each is a few small launches (a block size's
+         * cases), which one after another on one stream left the GPU
+         * mostly idle */
+        const size_t sides = SIDE_STREAMS;
+        size_t ns = ngroups < sides ? ngroups : sides;
+        int code = ns > 1 ? sides_fork(cu, ns, call) : 0;
+        if (code != 0)
+            return code;
+        if (ns > 1) {
+            bt.side = (void *const *)cu->side;
+            bt.nside = ns;
+        }
+        int launched = launch(&bt);
+        code = ns > 1 ? sides_join(cu, ns, launched, call) : launched;
+        if (launched != 0) {
             *call = bt.failed_call ? bt.failed_call : "enqueue_batch";
             snprintf(detail, dlen, "%s", bt.detail);
-            return code;
+            return launched;
         }
+        if (code != 0)
+            return code; /* the join's */
         (void)cudaEventRecord(cu->bev[3], cu->stream);
         if ((e = cudaMemcpyAsync(cu->h_bres, cu->d_bres, m * RESULT_BYTES,
                                  cudaMemcpyDeviceToHost, cu->stream)) != cudaSuccess)

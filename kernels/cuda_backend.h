@@ -75,6 +75,12 @@ typedef struct df_gpu_batch {
     void *d_scratch;
     void *d_results;        /* device: 16 bytes per case */
     void *stream;           /* cudaStream_t */
+    /* cudaStream_t: group g's launches may go, in their order, on
+     * side[g % nside] (df_batch_stream), beside the other groups' (nside
+     * 0: all on stream). They start after the batch's unpack, and the
+     * stream waits for them once the launcher returns. */
+    void *const *side;
+    size_t nside;
     df_soft_dev soft;
     const char *failed_call;
     char detail[160];

@@ -627,13 +627,19 @@ __global__ void df_rounds_result_batch_kernel(const df_gpu_batch_case *cases, si
     *(T *)(results + (size_t)16 * c->result) = c->n ? *(const T *)(scratch + c->scratch_off) : T(0);
 }
 
-/* Launches kern<<<(x, y), block>>>(args...) on the batch's stream; 0, or
- * the error with the launch named in bt->failed_call. */
-template <typename... P, typename... X>
-static int df_batch_launch(df_gpu_batch *bt, const char *name, void (*kern)(P...), dim3 grid,
-                           unsigned block, X... args)
+/* The stream of a batch's group g (df_gpu_batch.side). */
+static inline cudaStream_t df_batch_stream(const df_gpu_batch *bt, size_t g)
 {
-    kern<<<grid, block, 0, (cudaStream_t)bt->stream>>>(args...);
+    return (cudaStream_t)(bt->nside ? bt->side[g % bt->nside] : bt->stream);
+}
+
+/* Launches kern<<<(x, y), block>>>(args...) on stream st; 0, or the error
+ * with the launch named in bt->failed_call. */
+template <typename... P, typename... X>
+static int df_batch_launch(df_gpu_batch *bt, cudaStream_t st, const char *name,
+                           void (*kern)(P...), dim3 grid, unsigned block, X... args)
+{
+    kern<<<grid, block, 0, st>>>(args...);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {
         bt->failed_call = name;
@@ -644,53 +650,54 @@ static int df_batch_launch(df_gpu_batch *bt, const char *name, void (*kern)(P...
 
 /* The batched launcher of fold (TOURNAMENT false) and tournament. A
  * group's stages take the grid its longest case needs (the plan is
- * monotone in n), in slices of at most 65535 cases (grid.y's limit). */
+ * monotone in n), in slices of at most 65535 cases (grid.y's limit), on
+ * the group's stream, its cases' results last. */
 template <bool TOURNAMENT>
 static int df_rounds_enqueue_batch(df_gpu_batch *bt)
 {
     const bool shadow = df_shadow_on(bt->soft);
     const unsigned kernel = TOURNAMENT ? DF_SOFT_K_TOURNAMENT : DF_SOFT_K_FOLD;
     char *scratch = (char *)bt->d_scratch;
-    size_t m = 0;
     int rc = 0;
     for (size_t g = 0; rc == 0 && g < bt->ngroups; g++) {
         const df_gpu_batch_group *gr = &bt->groups[g];
         const unsigned block = gr->block;
-        m = gr->first + gr->count > m ? gr->first + gr->count : m;
+        const cudaStream_t st = df_batch_stream(bt, g);
         for (size_t at = 0; rc == 0 && at < gr->count; at += 65535) {
             const unsigned y = (unsigned)(gr->count - at < 65535 ? gr->count - at : 65535);
             const df_gpu_batch_case *cs = bt->d_cases + gr->first + at;
             if (gr->max_grid)
-                rc = df_batch_launch(bt, "df_products_batch_kernel<<<>>>",
+                rc = df_batch_launch(bt, st, "df_products_batch_kernel<<<>>>",
                                      df_products_batch_kernel<float>, dim3(gr->max_grid, y), block,
                                      cs, scratch);
             if (rc == 0 && shadow && gr->max_n)
-                rc = df_batch_launch(bt, "df_shadow_init_batch_kernel<<<>>>",
+                rc = df_batch_launch(bt, st, "df_shadow_init_batch_kernel<<<>>>",
                                      df_shadow_init_batch_kernel<float>,
                                      dim3(df_blocks_for(gr->max_n, block), y), block, cs,
                                      scratch, df_round_bound_for(0), bt->soft, kernel);
             df_round_plan p;
             for (unsigned round = 1;
                  rc == 0 && df_round_plan_at(TOURNAMENT, gr->max_n, round, &p); round++) {
-                rc = df_batch_launch(bt, TOURNAMENT ? "df_tournament_round_kernel<<<>>>"
+                rc = df_batch_launch(bt, st, TOURNAMENT ? "df_tournament_round_kernel<<<>>>"
                                                     : "df_fold_round_kernel<<<>>>",
                                      df_round_batch_kernel<TOURNAMENT>,
                                      dim3(df_blocks_for(p.pairs, block), y), block, cs, scratch,
                                      round);
                 if (rc == 0 && shadow)
-                    rc = df_batch_launch(bt, "df_round_shadow_kernel<<<>>>",
+                    rc = df_batch_launch(bt, st, "df_round_shadow_kernel<<<>>>",
                                          df_round_shadow_batch_kernel<TOURNAMENT>,
                                          dim3(df_blocks_for(p.threads, block), y), block, cs,
                                          scratch, round, df_round_bound_for(round), bt->soft,
                                          kernel);
             }
         }
+        if (rc == 0 && gr->count)
+            rc = df_batch_launch(bt, st, "df_rounds_result_batch_kernel<<<>>>",
+                                 df_rounds_result_batch_kernel<float>,
+                                 dim3(df_blocks_for(gr->count, 256)), 256,
+                                 (const df_gpu_batch_case *)bt->d_cases + gr->first, gr->count,
+                                 (const char *)scratch, (char *)bt->d_results);
     }
-    if (rc == 0 && m)
-        rc = df_batch_launch(bt, "df_rounds_result_batch_kernel<<<>>>",
-                             df_rounds_result_batch_kernel<float>, dim3(df_blocks_for(m, 256)), 256,
-                             (const df_gpu_batch_case *)bt->d_cases, m, (const char *)scratch,
-                             (char *)bt->d_results);
     return rc;
 }
 #endif /* __CUDACC__ */

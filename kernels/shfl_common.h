@@ -645,13 +645,13 @@ static int df_shfl_enqueue(df_gpu_ctx *ctx, const df_case *c)
     return copy ? df_fetch_result(ctx, ctx->d_result, sizeof(A)) : 0;
 }
 
-/* The batched launcher: one launch per group of equal block size. The
- * backend resolved and checked every case's launch (the kernel's limits);
- * the block is checked again here, as df_shfl_enqueue does. */
+/* The batched launcher: one launch per group of equal block size, on the
+ * group's stream. The backend resolved and checked every case's launch
+ * (the kernel's limits); the block is checked again here, as
+ * df_shfl_enqueue does. */
 template <typename E, typename A>
 static int df_shfl_enqueue_batch_t(df_gpu_batch *bt)
 {
-    cudaStream_t stream = (cudaStream_t)bt->stream;
     for (size_t g = 0; g < bt->ngroups; g++) {
         const df_gpu_batch_group *gr = &bt->groups[g];
         if (gr->block < DF_SHFL_BLOCK_MIN || gr->block > DF_SHFL_BLOCK_MAX ||
@@ -662,7 +662,7 @@ static int df_shfl_enqueue_batch_t(df_gpu_batch *bt)
                      "multiple of 32 in [32, 1024]", gr->block, gr->blocks);
             return (int)cudaErrorInvalidConfiguration;
         }
-        df_shfl_batch_kernel<E, A><<<gr->blocks, gr->block, 0, stream>>>(
+        df_shfl_batch_kernel<E, A><<<gr->blocks, gr->block, 0, df_batch_stream(bt, g)>>>(
             bt->d_cases + gr->first, gr->count, (char *)bt->d_scratch, (char *)bt->d_results,
             bt->soft);
         cudaError_t e = cudaGetLastError();
