@@ -913,6 +913,22 @@ static size_t early_count(const df_slot *sl)
 
 #define DF_CREF_CASE UINT32_MAX /* a cref entry that is the slot's case, not a copy */
 
+/* How far ahead the caller's passes over a batch's slots fetch them: a
+ * slot another core just wrote is a cache miss, and eight in flight
+ * overlap their waits. */
+#define DF_SLOT_AHEAD 8
+
+/* The first three cache lines of slot s of n (its case and flags), when
+ * there is one. */
+static inline void prefetch_slot(const df_slot *sl, size_t s, size_t n)
+{
+    if (s < n) {
+        __builtin_prefetch((const char *)&sl[s]);
+        __builtin_prefetch((const char *)&sl[s] + 64);
+        __builtin_prefetch((const char *)&sl[s] + 128);
+    }
+}
+
 /* The cuda backend's part: each kernel's cases of the batch in one call,
  * and after them the copies made before the run (when memory allows), so
  * that they need no launch, copy and synchronization of their own after
@@ -930,13 +946,15 @@ static int run_gpu(df_engine *e, size_t n)
     size_t nmain[DF_RUN_MAX_KERNELS] = {0}, ncopy[DF_RUN_MAX_KERNELS] = {0}, need = 0;
     size_t at_main[DF_RUN_MAX_KERNELS], at_copy[DF_RUN_MAX_KERNELS];
     size_t base[DF_RUN_MAX_KERNELS + 1];
-    for (size_t s = 0; s < n; s++)
+    for (size_t s = 0; s < n; s++) {
+        prefetch_slot(sl, s + DF_SLOT_AHEAD, n);
         if (!sl[s].gen_failed) {
             size_t c = early_count(&sl[s]);
             nmain[sl[s].ki]++;
             ncopy[sl[s].ki] += c;
             need += 1 + c;
         }
+    }
     int copies = cases_reserve(e, need) == 0;
     base[0] = 0;
     for (size_t ki = 0; ki < e->nk; ki++) {
@@ -945,6 +963,7 @@ static int run_gpu(df_engine *e, size_t n)
         base[ki + 1] = at_copy[ki] + (copies ? ncopy[ki] : 0);
     }
     for (size_t s = 0; s < n; s++) {
+        prefetch_slot(sl, s + DF_SLOT_AHEAD, n);
         if (sl[s].gen_failed)
             continue;
         size_t ki = sl[s].ki, j = at_main[ki]++;
@@ -964,6 +983,10 @@ static int run_gpu(df_engine *e, size_t n)
         int rc = df_backend_run_batch(e->b, e->kernels[ki], e->cptr + base[ki], m, e->bres,
                                       &done);
         for (size_t j = 0; j < done; j++) {
+            if (j + DF_SLOT_AHEAD < done && ref[j + DF_SLOT_AHEAD].var == DF_CREF_CASE)
+                for (int l = 0; l < 6; l++) /* its result's lines, to be written */
+                    __builtin_prefetch((char *)&sl[ref[j + DF_SLOT_AHEAD].slot].r.res + 64 * l,
+                                       1);
             df_slot *c = &sl[ref[j].slot];
             if (ref[j].var == DF_CREF_CASE) {
                 c->r.res = e->bres[j];

@@ -157,9 +157,9 @@ typedef struct df_heartbeat {
 
 /* One case of a batch: its vectors, the case and what checking it gave. */
 typedef struct df_slot {
-    df_scratch buf;
+    /* what the caller's passes over a batch read, in the slot's first
+     * three cache lines (the checking's 1.7 KB after them) */
     df_case c;
-    df_checked r;
     size_t ki;
     int gen_failed;
     int ran;                  /* the backend produced res */
@@ -169,6 +169,8 @@ typedef struct df_slot {
     int copies;               /* DF_COPIES_*: how far the prepare stage took the
                                  plan's copies (cuda path) */
     int ready;                /* prepared (atomic): a long case's copies may start */
+    df_scratch buf;
+    df_checked r;
 } df_slot;
 
 /* The cuda path makes a sampled case's metamorphic copies in the prepare
