@@ -93,7 +93,7 @@ static void tally_mark_add(df_tally *t, const tally_mark *m)
         if (m->err_ratio > nb->worst_ratio)
             nb->worst_ratio = m->err_ratio;
     }
-    if (m->rel_err == m->rel_err) { /* not NAN */
+    if (!isnan(m->rel_err)) {
         if (m->rel_err > t->worst_rel)
             t->worst_rel = m->rel_err;
         if (m->rel_err > nb->worst_rel)
