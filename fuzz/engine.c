@@ -803,13 +803,18 @@ static void whole_group(void *ctx, size_t g, unsigned w)
 
 /* Whether batches are double-buffered: threads to make the next batch
  * beside this one, and room for two batches of the longest vectors. */
+/* Whether `sets` batches of the longest vectors fit in DF_PIPELINE_BYTES:
+ * two vectors a case, up to 8 bytes an element. */
+static int sets_fit(const df_engine *e, size_t sets)
+{
+    return longest_n(e) <= DF_PIPELINE_BYTES / (16 * sets) / e->batch;
+}
+
 static int wants_pipeline(const df_engine *e)
 {
-    uint64_t n = longest_n(e);
     int on = e->pipeline == DF_PIPE_ON ||
              (e->pipeline == DF_PIPE_AUTO && !df_backend_is_host(e->b));
-    /* two sets of slots, two vectors a case, up to 8 bytes an element */
-    return on && df_pool_size(e->pool) > 1 && n > 0 && n <= DF_PIPELINE_BYTES / 32 / e->batch;
+    return on && df_pool_size(e->pool) > 1 && longest_n(e) > 0 && sets_fit(e, 2);
 }
 
 /* Whether the GPU generates the batches: when asked (auto: on cuda with
@@ -836,9 +841,7 @@ static size_t sets_wanted(const df_engine *e)
 {
     if (!e->pipelined)
         return 1;
-    uint64_t n = longest_n(e);
-    return e->gpu_gen && n <= DF_PIPELINE_BYTES / (16 * DF_SETS_MAX) / e->batch ? DF_SETS_MAX
-                                                                                  : 2;
+    return e->gpu_gen && sets_fit(e, DF_SETS_MAX) ? DF_SETS_MAX : 2;
 }
 
 static int batch_alloc(df_engine *e)

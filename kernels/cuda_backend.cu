@@ -1287,6 +1287,22 @@ static int devgen_cmp(const void *x, const void *y)
     return p->off < q->off ? -1 : p->off > q->off;
 }
 
+/* The m cases cs into dst, a family a warp where the batch allows: the
+ * threads of a warp then take the same branches. */
+static void devgen_sort(df_devgen_case *dst, const df_devgen_case *cs, size_t m)
+{
+    memcpy(dst, cs, m * sizeof *cs);
+    qsort(dst, m, sizeof *dst, devgen_cmp);
+}
+
+/* devgen_kernel over the m cases at d_cs (sorted) into d_buf, on st. */
+static void devgen_launch(const void *d_cs, size_t m, void *d_buf, cudaStream_t st)
+{
+    if (m)
+        devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, st>>>(
+            (const df_devgen_case *)d_cs, m, (unsigned char *)d_buf);
+}
+
 static int devgen_fail(const char *call, cudaError_t e, char *err, size_t err_len)
 {
     snprintf(err, err_len, "%s: %s", call, cudaGetErrorString(e));
@@ -1297,15 +1313,12 @@ static int devgen_fail(const char *call, cudaError_t e, char *err, size_t err_le
 extern "C" int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, size_t bytes,
                               void *out, double *ms, char *err, size_t err_len)
 {
-    /* one family a warp where the batch allows: the threads of a warp
-     * then take the same branches */
     df_devgen_case *sorted = (df_devgen_case *)malloc(m * sizeof *sorted);
     if (!sorted) {
         snprintf(err, err_len, "out of host memory");
         return -1;
     }
-    memcpy(sorted, cs, m * sizeof *sorted);
-    qsort(sorted, m, sizeof *sorted, devgen_cmp);
+    devgen_sort(sorted, cs, m);
     void *d_cs = NULL, *d_buf = NULL;
     cudaEvent_t t0 = NULL, t1 = NULL;
     cudaError_t e;
@@ -1329,8 +1342,7 @@ extern "C" int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, s
         goto out;
     }
     cudaEventRecord(t0, cu->stream);
-    devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, cu->stream>>>(
-        (const df_devgen_case *)d_cs, m, (unsigned char *)d_buf);
+    devgen_launch(d_cs, m, d_buf, cu->stream);
     cudaEventRecord(t1, cu->stream);
     if ((e = cudaGetLastError())) {
         devgen_fail("devgen_kernel", e, err, err_len);
@@ -1377,14 +1389,11 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
         (e = grow(&cu->gen[set].h_out, &cu->gen[set].h_out_cap, bytes ? bytes : 1, 1)))
         return devgen_fail("cudaMalloc(generation)", e, err, err_len);
     df_devgen_case *h = (df_devgen_case *)cu->gen[set].h_cs;
-    memcpy(h, cs, csb);
-    qsort(h, m, sizeof *h, devgen_cmp); /* a family a warp where it can */
+    devgen_sort(h, cs, m);
     if ((e = cudaMemcpyAsync(cu->gen[set].d_cs, h, csb, cudaMemcpyHostToDevice,
                              cu->gen_stream)))
         return devgen_fail("cudaMemcpyAsync(generation cases)", e, err, err_len);
-    if (m)
-        devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, cu->gen_stream>>>(
-            (const df_devgen_case *)cu->gen[set].d_cs, m, (unsigned char *)cu->gen[set].d_buf);
+    devgen_launch(cu->gen[set].d_cs, m, cu->gen[set].d_buf, cu->gen_stream);
     if ((e = cudaGetLastError()))
         return devgen_fail("devgen_kernel", e, err, err_len);
     if ((e = cudaMemcpyAsync(cu->gen[set].h_out, cu->gen[set].d_buf, bytes,

@@ -65,6 +65,16 @@ static int emulated(char *out, size_t len, const char *common, const char *args,
                       args, dir, sub);
 }
 
+/* The same run with args under the GPU emulation into dir/sub: exit code
+ * rc1 and table t1, as one case at a time gave them. */
+static void emulated_equals(const char *common, const char *args, const char *dir,
+                            const char *sub, int rc1, const char *t1)
+{
+    int rc2 = emulated(out2, sizeof out2, common, args, dir, sub);
+    cr_assert_eq(rc2, rc1, "%s", out2);
+    cr_assert_str_eq(table(out2), t1);
+}
+
 /* A temporary directory for test tag in dir, then run's common arguments
  * under the GPU emulation one case at a time (dir/one, output in out1) and
  * with many (dir/many, output in out2); *rc1 and *rc2 their exit codes. */
@@ -123,10 +133,7 @@ Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
     const char *t1 = table(out1);
     cr_assert_str_eq(table(out2), t1);
     same_files(dir, "one", "many", "generated through the backend, pipelined");
-    rc2 = emulated(out2, sizeof out2, common, "--batch 50 --pipeline off --gen gpu", dir,
-                   "single");
-    cr_assert_eq(rc2, rc1, "%s", out2);
-    cr_assert_str_eq(table(out2), t1);
+    emulated_equals(common, "--batch 50 --pipeline off --gen gpu", dir, "single", rc1, t1);
     same_files(dir, "one", "single", "generated through the backend, one buffer");
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
@@ -148,10 +155,8 @@ Test(batch, pipelined_ring_of_three_batches_equals_one_at_a_time, .timeout = 120
     const char *t1 = table(out1);
     cr_assert(strstr(t1, "  shfl ") && strstr(t1, "  fold "), "%s", t1);
     cr_assert_str_eq(table(out2), t1);
-    rc2 = emulated(out2, sizeof out2, common, "--batch 97 --threads 3 --pipeline on --gen gpu",
-                   dir, "three");
-    cr_assert_eq(rc2, rc1, "%s", out2);
-    cr_assert_str_eq(table(out2), t1);
+    emulated_equals(common, "--batch 97 --threads 3 --pipeline on --gen gpu", dir, "three",
+                    rc1, t1);
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
 
