@@ -195,13 +195,16 @@ static int emulated_run(df_backend *b, const df_kernel *k, const df_case *c, df_
 }
 
 int df_backend_run_batch(df_backend *b, const df_kernel *k, const df_case *const *cases,
-                         size_t n, df_result *res, size_t *done)
+                         size_t n, df_result *res, size_t *done, void (*meanwhile)(void *ctx),
+                         void *ctx)
 {
     *done = 0;
 #ifdef DOTFUZZ_CUDA
     if (b->is_cuda && df_backend_supports(b, k))
-        return df_cuda_run_batch(b->cuda, k, cases, n, res, done);
+        return df_cuda_run_batch(b->cuda, k, cases, n, res, done, meanwhile, ctx);
 #endif
+    if (meanwhile) /* nothing to wait for: first */
+        meanwhile(ctx);
     for (size_t i = 0; i < n; i++) {
         if (df_backend_run(b, k, cases[i], &res[i], NULL, NULL) != 0) {
             *done = i + 1;

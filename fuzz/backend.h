@@ -40,11 +40,16 @@ int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
 /* The GPU half of a batch: k run on cases[0..n) (cuda backend only), one
  * result per case in res (no host model: the caller runs those in
  * parallel). Kernels with a batched launcher run the whole batch in few
- * launches; the others run one case after the other. Returns 0, or -1
- * when the backend became unusable: then *done cases have results (the
- * last of them carries the error) and the rest none. */
+ * launches; the others run one case after the other. meanwhile, when not
+ * NULL, is called at most once, with ctx, while the GPU runs the batch
+ * (after its work is queued, before the wait for it), or before the cases
+ * where there is no such wait: the caller's other work, hidden behind the
+ * GPU's (it must not use the backend's batch). Returns 0, or -1 when the
+ * backend became unusable: then *done cases have results (the last of
+ * them carries the error) and the rest none. */
 int df_backend_run_batch(df_backend *b, const df_kernel *k, const df_case *const *cases,
-                         size_t n, df_result *res, size_t *done);
+                         size_t n, df_result *res, size_t *done, void (*meanwhile)(void *ctx),
+                         void *ctx);
 
 /* A host-model runner for one thread: its own working memory and guarded
  * copies, so that batches run models on every core (fuzz/pool.h). */
@@ -90,7 +95,7 @@ int df_backend_devgen(df_backend *b, const struct df_devgen_case *cs, size_t m, 
 /* Places cs[0..m) one after another in one buffer, each case's a then b,
  * 16-byte aligned (their off); returns the bytes in all. */
 size_t df_devgen_layout(struct df_devgen_case *cs, size_t m);
-#define DF_GEN_SETS 3
+#define DF_GEN_SETS 4
 int df_backend_gen_start(df_backend *b, int set, const struct df_devgen_case *cs, size_t m,
                          size_t bytes, void **out, char *err, size_t err_len);
 int df_backend_gen_wait(df_backend *b, int set);

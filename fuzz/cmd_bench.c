@@ -182,7 +182,7 @@ static double seed_loop(df_backend *b, const df_kernel *k, uint64_t n, double ti
 typedef struct harness_row {
     uint64_t cases;
     double secs;
-    double stage_s[4];
+    double stage_s[DF_STAGES];
     double finish_s[5]; /* DF_FINISH_* */
     double cpu_s[4]; /* CPU seconds over the pool: generate, refs, model, judge */
     double gpu_s[DF_CUDA_T_COUNT]; /* the batched launches' stages (cuda backend) */
@@ -255,14 +255,21 @@ static double bare_refs(df_engine *e, size_t cases, double time_s)
 
 static void print_stages(const harness_row *r, int host)
 {
-    double sum = r->stage_s[0] + r->stage_s[1] + r->stage_s[2] + r->stage_s[3];
-    if (!(sum > 0))
+    double sum = 0;
+    for (int k = 0; k < DF_STAGES; k++)
+        sum += r->stage_s[k];
+    if (!(sum > 0) || !(r->secs > 0))
         return;
-    /* the host backend models and judges in the same pass as the refs */
-    printf("%-34s %s %4.0f%%  gpu %4.0f%%  model+judge+metamorphic %4.0f%%  record %4.0f%%\n",
-           "    time per stage", host ? "generate+refs+model+judge" : "generate+refs",
-           100 * r->stage_s[DF_STAGE_PREPARE] / sum, 100 * r->stage_s[DF_STAGE_GPU] / sum,
-           100 * r->stage_s[DF_STAGE_FINISH] / sum, 100 * r->stage_s[DF_STAGE_RECORD] / sum);
+    /* shares of the row's wall time; the host backend models and judges
+     * in the same pass as the refs; "starting" is the caller's part of
+     * the batches made ahead */
+    printf("%-34s starting %3.0f%%  %s %3.0f%%  gpu %3.0f%%  model+judge+metamorphic %3.0f%%  "
+           "record %3.0f%%  other %3.0f%%\n",
+           "    wall time per stage", 100 * r->stage_s[DF_STAGE_AHEAD] / r->secs,
+           host ? "generate+refs+model+judge" : "generate+refs",
+           100 * r->stage_s[DF_STAGE_PREPARE] / r->secs, 100 * r->stage_s[DF_STAGE_GPU] / r->secs,
+           100 * r->stage_s[DF_STAGE_FINISH] / r->secs, 100 * r->stage_s[DF_STAGE_RECORD] / r->secs,
+           100 * (r->secs - sum) / r->secs);
     double g = 0;
     for (int k = 0; r->has_gpu_s && k < DF_CUDA_T_WALL; k++)
         g += r->gpu_s[k];

@@ -265,6 +265,8 @@ static void free_slots(df_engine *e)
     e->sampled = NULL;
     free(e->gcs);
     e->gcs = NULL;
+    free(e->shapes);
+    e->shapes = NULL;
     free(e->marks);
     e->marks = NULL;
     e->slots = NULL;
@@ -478,10 +480,12 @@ static int one_at_a_time(df_engine *e, uint64_t lo, uint64_t hi, double deadline
 typedef struct df_job {
     df_engine *e;
     df_slot *slots;
+    uint64_t lo;              /* the first slot's index */
     size_t n, group;
     const uint32_t *sampled;  /* long cases: the sampled slots, whose copies */
     size_t nsampled;          /* are items of their own after the slots' */
     int gen_set;              /* generated on the GPU in this set (-1: on the CPU) */
+    unsigned char *gen_out;   /* ... into this pinned memory (df_devgen_layout's offsets) */
 } df_job;
 
 /* Slots a prepare item takes: eight short cases, whose references run side
@@ -507,7 +511,7 @@ static size_t set_of(const df_engine *e, const df_slot *slots)
     return (size_t)(slots - e->slots) / e->batch;
 }
 
-static df_job batch_job(df_engine *e, df_slot *slots, size_t n)
+static df_job batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 {
     uint64_t longest = longest_n(e);
     size_t g = longest <= DF_PREP_GROUP_MAX_N &&
@@ -516,8 +520,8 @@ static df_job batch_job(df_engine *e, df_slot *slots, size_t n)
                    : 1;
     size_t h = set_of(e, slots);
     int split = g == 1 && !df_backend_is_host(e->b);
-    return (df_job){e, slots, n, g, e->sampled + h * e->batch,
-                    split && n ? e->nsampled[h] : 0, -1};
+    return (df_job){e, slots, lo, n, g, e->sampled + h * e->batch,
+                    split && n ? e->nsampled[h] : 0, -1, NULL};
 }
 
 /* The copies a long sampled case may have, each an item (negate, scale,
@@ -615,6 +619,23 @@ static void copy_item(df_job *jb, size_t i, unsigned w)
         }
 }
 
+/* Slot s's index and kernel, and no plan unless it is sampled (name_batch
+ * gave the sampled slots theirs): done by the pool's thread that makes the
+ * case, so that the caller does not touch every slot of a batch it starts
+ * (each one a cache miss). */
+static void name_slot(const df_job *jb, size_t s)
+{
+    df_engine *e = jb->e;
+    df_slot *sl = &jb->slots[s];
+    uint64_t i = jb->lo + s;
+    sl->c.index = i;
+    sl->ki = df_run_kernel_of(i, e->nk);
+    if (!df_meta_sampled_at(&e->o->meta, e->o->seed, i)) {
+        sl->plan = NULL;
+        __atomic_store_n(&sl->ready, 0, __ATOMIC_RELAXED);
+    }
+}
+
 /* A slot before its case is made. */
 static void clear_slot(df_slot *sl)
 {
@@ -625,36 +646,42 @@ static void clear_slot(df_slot *sl)
     memset(&sl->r, 0, sizeof sl->r);
 }
 
-/* The GPU's generation: slot s's case without its vectors, and its value
- * stream for the device. */
+/* The GPU's generation, item s of a batch of jb->n from index jb->lo in
+ * the set of jb->slots: its case without its vectors (the set's shapes,
+ * copied into the slot by prepare_group) and its value stream for the
+ * device. Touches no slot: the set's slots may still hold the batch in
+ * front of it (shapes_ahead). */
 static void shape_slot(void *ctx, size_t s, unsigned w)
 {
     df_job *jb = ctx;
     df_engine *e = jb->e;
-    df_slot *sl = &jb->slots[s];
-    df_devgen_case *g = &e->gcs[set_of(e, jb->slots) * e->batch + s];
+    size_t at = set_of(e, jb->slots) * e->batch + s;
+    df_devgen_case *g = &e->gcs[at];
+    df_shape *sh = &e->shapes[at];
+    uint64_t i = jb->lo + s;
     double t0 = df_now();
-    clear_slot(sl);
-    sl->gen_failed = df_generate_shape(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
-                                       &sl->c, &g->rng) != 0;
-    g->family = sl->c.family;
-    g->type = (uint32_t)sl->c.type;
-    g->n = sl->gen_failed ? 0 : sl->c.n;
+    sh->failed = df_generate_shape(e->o->seed, i, e->kernels[df_run_kernel_of(i, e->nk)],
+                                   &e->go, &sh->c, &g->rng) != 0;
+    g->family = sh->c.family;
+    g->type = (uint32_t)sh->c.type;
+    g->n = sh->failed ? 0 : sh->c.n;
     e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
 }
 
-/* Has the GPU generate jb's cases (e->gpu_gen): their shapes and streams on
- * the pool, then the device fills them and copies them into the set's
- * pinned memory, which the slots' vectors point into; the prepare items
- * wait for it to land (prepare_group). When the GPU cannot start, the
- * cases are made on the CPU as without it (the same bytes). */
-static void gpu_generate(df_engine *e, df_job *jb)
+/* Has the GPU generate jb's cases (e->gpu_gen): their shapes and streams
+ * (on the pool now, unless shaped: made ahead by shapes_ahead), then the
+ * device fills them and copies them into the set's pinned memory, which
+ * the slots' vectors will point into; the prepare items wait for it to
+ * land (prepare_group). When the GPU cannot start, the cases are made on
+ * the CPU as without it (the same bytes). */
+static void gpu_generate(df_engine *e, df_job *jb, int shaped)
 {
     if (!e->gpu_gen || jb->n == 0)
         return;
     size_t h = set_of(e, jb->slots);
     df_devgen_case *g = e->gcs + h * e->batch;
-    df_pool_for(e->pool, jb->n, shape_slot, jb);
+    if (!shaped)
+        df_pool_for(e->pool, jb->n, shape_slot, jb);
     size_t bytes = df_devgen_layout(g, jb->n);
     void *out = NULL;
     char err[160];
@@ -664,18 +691,13 @@ static void gpu_generate(df_engine *e, df_job *jb)
         e->gpu_gen = 0;
         return;
     }
-    for (size_t s = 0; s < jb->n; s++) {
-        df_slot *sl = &jb->slots[s];
-        size_t na = (size_t)g[s].n * df_type_size((df_type)g[s].type);
-        sl->c.a = (unsigned char *)out + g[s].off;
-        sl->c.b = (unsigned char *)out + g[s].off + na;
-    }
+    jb->gen_out = out; /* the slots' vectors point into it (prepare_group) */
     jb->gen_set = (int)h;
 }
 
 /* Whether jb's cases are there to reference: made on the CPU (by the
  * prepare items themselves), or landed from the GPU. The pool's workers
- * leave the next batch's prepare loop alone until then (df_pool_begin_when)
+ * leave the next batch's prepare loop alone until then (df_pool_begin_ahead)
  * and judge the batch in front meanwhile, instead of each blocking in
  * prepare_group's wait for the generation. */
 static int gen_landed(void *ctx)
@@ -684,7 +706,10 @@ static int gen_landed(void *ctx)
     return jb->gen_set < 0 || df_backend_gen_landed(jb->e->b, jb->gen_set);
 }
 
-/* Generation and references of item g's slots. */
+static void premodel_slot(void *ctx, size_t s, unsigned w);
+
+/* Generation and references of item g's slots (and the models of short
+ * cases on cuda). */
 static void prepare_group(void *ctx, size_t g, unsigned w)
 {
     df_job *jb = ctx;
@@ -701,11 +726,20 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     for (size_t s = lo; s < hi; s++) {
         df_slot *sl = &jb->slots[s];
         if (jb->gen_set < 0) {
+            name_slot(jb, s);
             clear_slot(sl);
             sl->gen_failed = df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
                                          &sl->buf, &sl->c) != 0;
         } else {
-            sl->gen_failed |= !landed; /* shape_slot cleared it */
+            size_t at = set_of(e, jb->slots) * e->batch + s;
+            const df_devgen_case *gc = &e->gcs[at];
+            size_t na = (size_t)gc->n * df_type_size((df_type)gc->type);
+            name_slot(jb, s);
+            clear_slot(sl);
+            sl->c = e->shapes[at].c;
+            sl->c.a = jb->gen_out + gc->off;
+            sl->c.b = jb->gen_out + gc->off + na;
+            sl->gen_failed = e->shapes[at].failed || !landed;
         }
         if (!sl->gen_failed)
             rj[m++] = (df_refs_job){sl->c.type, sl->c.a, sl->c.b, sl->c.n, &sl->r.refs};
@@ -714,6 +748,11 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     df_refs_compute_many(rj, m);
     e->cpu_s[w][DF_CPU_GENERATE] += t1 - t0;
     e->cpu_s[w][DF_CPU_REFS] += df_now() - t1;
+    /* cuda, short cases: each one's model now, while its vectors are in
+     * this core's cache (premodel_slot, beside the GPU run, would read
+     * them from memory again) */
+    for (size_t s = lo; jb->group > 1 && !df_backend_is_host(e->b) && s < hi; s++)
+        premodel_slot(jb, s, w);
     for (size_t s = lo; s < hi; s++) {
         if (jb->slots[s].plan && !jb->slots[s].gen_failed && !df_backend_is_host(e->b))
             early_copies(e, &jb->slots[s], jb->nsampled == 0, w);
@@ -752,15 +791,16 @@ static void model_slot(void *ctx, size_t s, unsigned w)
 }
 
 /* cuda backend: a case's model for the model-match rule, made on the pool
- * while the caller runs the batch on the GPU: it needs the case alone, not
- * the GPU's result. Used when the GPU ran the case (model_slot). */
+ * by prepare_group (short cases) or while the caller runs the batch on the
+ * GPU (the rest): it needs the case alone, not the GPU's result. Used when
+ * the GPU ran the case (model_slot). */
 static void premodel_slot(void *ctx, size_t s, unsigned w)
 {
     df_job *jb = ctx;
     df_engine *e = jb->e;
     df_slot *sl = &jb->slots[s];
     const df_kernel *k = e->kernels[sl->ki];
-    if (sl->gen_failed || !k->host_model || !(k->flags & DF_K_DETERMINISTIC))
+    if (sl->gen_failed || sl->modelled || !k->host_model || !(k->flags & DF_K_DETERMINISTIC))
         return;
     double t0 = df_now();
     df_run_model(&e->mctx[w], k, 0, &sl->c, &sl->r.model);
@@ -832,16 +872,19 @@ static int wants_gpu_gen(const df_engine *e)
     return on && longest <= DF_GPU_GEN_MAX_N;
 }
 
-/* Sets of slots, a batch each: one; two pipelined; DF_SETS_MAX when the
- * GPU generates (its generation of a batch, about 2.7 ms of kernel and
- * 1.3 ms of copy for 4096 cases at n = 2000 on an H200, then starts two
- * batches ahead) and that many batches fit in DF_PIPELINE_BYTES. After
- * e->pipelined and e->gpu_gen are set. */
+/* Sets of slots, a batch each: one; two pipelined; when the GPU generates
+ * (its generation of a batch, about 2.7 ms of kernel and 1.3 ms of copy
+ * for 4096 cases at n = 2000 on an H200, then starts two batches ahead),
+ * three, or DF_SETS_MAX (the batch checked last then recorded while the
+ * GPU runs the next: pipelined_range), as many as fit in
+ * DF_PIPELINE_BYTES. After e->pipelined and e->gpu_gen are set. */
 static size_t sets_wanted(const df_engine *e)
 {
     if (!e->pipelined)
         return 1;
-    return e->gpu_gen && sets_fit(e, DF_SETS_MAX) ? DF_SETS_MAX : 2;
+    if (e->gpu_gen && sets_fit(e, DF_SETS_MAX))
+        return DF_SETS_MAX;
+    return e->gpu_gen && sets_fit(e, 3) ? 3 : 2;
 }
 
 static int batch_alloc(df_engine *e)
@@ -871,9 +914,10 @@ static int batch_alloc(df_engine *e)
     e->cref = calloc(e->batch, sizeof *e->cref);
     e->sampled = calloc(want, sizeof *e->sampled);
     e->gcs = calloc(want, sizeof *e->gcs);
+    e->shapes = calloc(want, sizeof *e->shapes);
     e->marks = calloc(want, sizeof *e->marks);
     return e->slots && e->mctx && e->cptr && e->bres && e->cref && e->cpu_s && e->sampled &&
-                   e->gcs && e->marks
+                   e->gcs && e->shapes && e->marks
                ? 0
                : -1;
 }
@@ -941,9 +985,11 @@ static inline void prefetch_slot(const df_slot *sl, size_t s, size_t n)
  * cptr and cref hold each kernel's cases in slot order, then its copies
  * in slot and copy order, kernel after kernel (base[ki]..base[ki + 1]),
  * laid out in two passes over the slots (a batch's slots are megabytes:
- * each pass is a cache miss a slot). Returns 0, or -1 when the context
- * died (slots and copies that ran keep results). */
-static int run_gpu(df_engine *e, size_t n)
+ * each pass is a cache miss a slot). meanwhile(ctx), when not NULL, runs
+ * once while the GPU runs the first kernel's cases (df_backend_run_batch).
+ * Returns 0, or -1 when the context died (slots and copies that ran keep
+ * results). */
+static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx)
 {
     df_slot *sl = e->cur;
     size_t nmain[DF_RUN_MAX_KERNELS] = {0}, ncopy[DF_RUN_MAX_KERNELS] = {0}, need = 0;
@@ -984,7 +1030,8 @@ static int run_gpu(df_engine *e, size_t n)
             continue;
         const df_vref *ref = e->cref + base[ki];
         int rc = df_backend_run_batch(e->b, e->kernels[ki], e->cptr + base[ki], m, e->bres,
-                                      &done);
+                                      &done, meanwhile, ctx);
+        meanwhile = NULL; /* it ran */
         for (size_t j = 0; j < done; j++) {
             if (j + DF_SLOT_AHEAD < done && ref[j + DF_SLOT_AHEAD].var == DF_CREF_CASE)
                 for (int l = 0; l < 6; l++) /* its result's lines, to be written */
@@ -1159,7 +1206,8 @@ static int gpu_variants(df_engine *e)
         if (m == 0)
             continue;
         size_t done = 0;
-        int rc = df_backend_run_batch(e->b, e->kernels[ki], e->vptr, m, e->vres, &done);
+        int rc = df_backend_run_batch(e->b, e->kernels[ki], e->vptr, m, e->vres, &done, NULL,
+                                      NULL);
         for (size_t i = 0, j = 0; i < e->nvref && j < done; i++) {
             df_slot *sl = &e->cur[e->vref[i].slot];
             if (sl->ki != ki || sl->plan->ran[e->vref[i].var] != 0)
@@ -1251,50 +1299,47 @@ static const char *killed_by_copy(const df_meta_plan *p)
     return NULL;
 }
 
-/* Gives slots the indices [lo, lo + n), their kernels, and the sampled
- * ones a plan each from their half's set (the k-th sampled case the k-th
+/* Names the batch of indices [lo, lo + n) in slots: its sampled cases, in
+ * order, and a plan each from their set's (the k-th sampled case the k-th
  * plan: plans, and their copies' buffers, number about 1 in --meta-every
- * of a batch's cases, not its slots). Out of memory, sampled cases get
- * none (assign_plans reports it). */
+ * of a batch's cases, not its slots); the other slots get their index,
+ * kernel and no plan from name_slot, on the pool. Out of memory, sampled
+ * cases get none (assign_plans reports it). */
 static void name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 {
     size_t h = set_of(e, slots);
+    uint32_t *sampled = e->sampled + h * e->batch;
     size_t k = 0;
-    for (size_t s = 0; s < n; s++) {
-        df_case id = {.seed = e->o->seed, .index = lo + s};
-        slots[s].c.index = lo + s;
-        slots[s].ki = df_run_kernel_of(lo + s, e->nk);
-        slots[s].plan = NULL;
-        k += (size_t)df_meta_sampled(&e->o->meta, &id);
-    }
+    for (size_t s = 0; s < n; s++)
+        if (df_meta_sampled_at(&e->o->meta, e->o->seed, lo + s))
+            sampled[k++] = (uint32_t)s;
     e->nsampled[h] = 0;
     if (k > e->nplans[h]) {
         df_meta_plan *p = realloc(e->plans[h], k * sizeof *p);
-        if (!p)
+        if (!p) {
+            for (size_t i = 0; i < k; i++)
+                slots[sampled[i]].plan = NULL;
             return;
+        }
         memset(p + e->nplans[h], 0, (k - e->nplans[h]) * sizeof *p);
         e->plans[h] = p;
         e->nplans[h] = k;
     }
-    k = 0;
-    for (size_t s = 0; s < n; s++) {
-        df_case id = {.seed = e->o->seed, .index = lo + s};
-        __atomic_store_n(&slots[s].ready, 0, __ATOMIC_RELAXED);
-        if (df_meta_sampled(&e->o->meta, &id)) {
-            e->sampled[h * e->batch + k] = (uint32_t)s;
-            slots[s].plan = &e->plans[h][k++];
-        }
+    for (size_t i = 0; i < k; i++) {
+        slots[sampled[i]].plan = &e->plans[h][i];
+        __atomic_store_n(&slots[sampled[i]].ready, 0, __ATOMIC_RELAXED);
     }
     e->nsampled[h] = k;
 }
 
-/* Checks the batch e->cur, indices [lo, lo + n), and records it in order;
- * prepared: generated and referenced already (pipelined).
- * *next: the first index not recorded. */
-static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_totals *t,
-                       uint64_t *next)
+/* Checks the batch e->cur, indices [lo, lo + n) (record_batch records
+ * it); prepared: generated and referenced already (pipelined). meanwhile
+ * (ctx), when not NULL, runs once while the GPU runs the batch, or after
+ * the check where it does not. Returns 1 when the backend died, else 0. */
+static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
+                       void (*meanwhile)(void *ctx), void *ctx)
 {
-    df_job jb = batch_job(e, e->cur, n);
+    df_job jb = batch_job(e, e->cur, lo, n);
     e->ncur = n;
     if (e->hb) {
         e->hb->index = lo;
@@ -1303,21 +1348,26 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_tot
         e->hb->busy = 1;
     }
     int dead = 0, meta_done = 0;
-    double t0 = df_now(), t1, t2;
+    double t0 = df_now(), t1, t2, aside = 0;
     if (df_backend_is_host(e->b) && !prepared) {
         df_pool_for(e->pool, prep_items(&jb), whole_group, &jb);
         t1 = t2 = df_now();
     } else {
         if (!prepared) {
-            gpu_generate(e, &jb);
+            gpu_generate(e, &jb, 0);
             df_pool_for(e->pool, prep_items(&jb), prepare_group, &jb);
         }
         t1 = df_now();
         int gpu = !df_backend_is_host(e->b);
-        int hm = gpu ? df_pool_begin(e->pool, n, premodel_slot, &jb) : -1;
-        dead = gpu && run_gpu(e, n) != 0;
+        /* short cases were modelled by prepare_group */
+        int premodel = gpu && jb.group == 1;
+        int hm = premodel ? df_pool_begin(e->pool, n, premodel_slot, &jb) : -1;
+        aside = e->stage_s[DF_STAGE_RECORD] + e->stage_s[DF_STAGE_AHEAD];
+        dead = gpu && run_gpu(e, n, meanwhile, ctx) != 0;
         t2 = df_now();
-        if (gpu) {
+        /* the time meanwhile took (another batch's) is not this one's */
+        aside = e->stage_s[DF_STAGE_RECORD] + e->stage_s[DF_STAGE_AHEAD] - aside;
+        if (premodel) {
             pool_join(e->pool, hm, n, premodel_slot, &jb);
             e->finish_s[DF_FINISH_MODELS] += df_now() - t2;
         }
@@ -1332,19 +1382,31 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared, df_tot
         dead = batch_metamorphic(e, n) != 0;
     double t3 = df_now();
     e->stage_s[DF_STAGE_PREPARE] += t1 - t0;
-    e->stage_s[DF_STAGE_GPU] += t2 - t1;
+    e->stage_s[DF_STAGE_GPU] += t2 - t1 - aside;
     e->stage_s[DF_STAGE_FINISH] += t3 - t2;
     if (e->hb)
         e->hb->busy = 0;
+    if (meanwhile) /* runs once: nothing when run_gpu ran it */
+        meanwhile(ctx);
+    return dead;
+}
+
+/* Records the checked batch in slots, indices [lo, lo + n), in order;
+ * dead: the backend died in its check. *next: the first index not
+ * recorded. */
+static int record_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n, int dead,
+                        df_totals *t, uint64_t *next)
+{
+    double t3 = df_now();
     int rc = DF_RANGE_DONE;
     size_t s = 0;
-    const df_mark *mk = e->marks + set_of(e, e->cur) * e->batch;
+    const df_mark *mk = e->marks + set_of(e, slots) * e->batch;
     for (; s < n; s++) {
         if (!dead && mk[s].quick) { /* the rest of the loop does nothing more */
             mark_add(t, &mk[s]);
             continue;
         }
-        df_slot *sl = &e->cur[s];
+        df_slot *sl = &slots[s];
         const df_kernel *k = e->kernels[sl->ki];
         if (sl->gen_failed) {
             fprintf(stderr, "dotfuzz run: cannot generate case %llu for %s (out of memory?)\n",
@@ -1408,7 +1470,44 @@ typedef struct ahead_queue {
     uint64_t lo[DF_SETS_MAX];
     int h[DF_SETS_MAX];
     size_t set[DF_SETS_MAX], n;
+    /* GPU generation: the shapes of each set's next batch, made on the pool
+     * while the batch in front is checked (shapes_ahead): their job and
+     * loop (-1: none open) */
+    df_job shape[DF_SETS_MAX];
+    int sh[DF_SETS_MAX];
 } ahead_queue;
+
+/* When the GPU generates: opens a loop that makes the shapes of the batch
+ * at j, the next one set `set` will hold, on the pool's threads while the
+ * caller checks the batch in front (whose prepare loop is done: its shapes
+ * and streams, the set's, are in its slots and on the GPU). begin_ahead
+ * joins it, and needs only to launch the generation: it had made the
+ * shapes itself, 4,096 of them a batch at n = 2000, mostly on the caller's
+ * thread while the pool's were busy. */
+static void shapes_ahead(df_engine *e, ahead_queue *q, size_t set, uint64_t j, uint64_t hi,
+                         double deadline)
+{
+    size_t m = e->gpu_gen && j < hi && !stopping(e, deadline) ? batch_len(e, j, hi) : 0;
+    if (!m || q->sh[set] >= 0)
+        return;
+    q->shape[set] = batch_job(e, e->slots + set * e->batch, j, m);
+    /* not work ahead for the pool: begin_ahead needs them right after the
+     * check, before the next batch's references (as work ahead, served
+     * after those, the caller waited 22% of an H200 bench run making
+     * them) */
+    q->sh[set] = df_pool_begin(e->pool, m, shape_slot, &q->shape[set]);
+}
+
+/* Whether set's shapes made ahead are those of the batch [lo, lo + m),
+ * after waiting for them; either way the set has none made ahead after. */
+static int shapes_join(df_engine *e, ahead_queue *q, size_t set, uint64_t lo, size_t m)
+{
+    if (q->sh[set] < 0)
+        return 0;
+    df_pool_wait(e->pool, q->sh[set]);
+    q->sh[set] = -1;
+    return q->shape[set].lo == lo && q->shape[set].n == m;
+}
 
 /* Starts the batch at *j, when the range has one left and the run goes on,
  * in the slot set `set`: names it, has the GPU generate it (when it does)
@@ -1420,17 +1519,20 @@ static int begin_ahead(df_engine *e, ahead_queue *q, size_t set, uint64_t *j, ui
     size_t m = *j < hi && !stopping(e, deadline) ? batch_len(e, *j, hi) : 0;
     if (!m)
         return 0;
+    double t0 = df_now();
     df_slot *slots = e->slots + set * e->batch;
+    int shaped = shapes_join(e, q, set, *j, m);
     name_batch(e, slots, *j, m);
     df_job *jb = &q->jb[set];
-    *jb = batch_job(e, slots, m); /* after the naming: its sampled cases */
-    gpu_generate(e, jb);
+    *jb = batch_job(e, slots, *j, m); /* after the naming: its sampled cases */
+    gpu_generate(e, jb, shaped);
     q->lo[set] = *j;
-    q->h[set] = df_pool_begin_when(e->pool, prep_items(jb), prepare_group, jb, gen_landed, jb);
+    q->h[set] = df_pool_begin_ahead(e->pool, prep_items(jb), prepare_group, jb, gen_landed, jb);
     if (q->h[set] < 0) /* every loop of the pool open: made now */
         df_pool_for(e->pool, prep_items(jb), prepare_group, jb);
     q->set[q->n++] = set;
     *j += m;
+    e->stage_s[DF_STAGE_AHEAD] += df_now() - t0;
     return 1;
 }
 
@@ -1447,38 +1549,109 @@ static size_t join_oldest(df_engine *e, ahead_queue *q)
     return set;
 }
 
+/* The batch checked last, not yet recorded: with DF_SETS_MAX sets it is
+ * recorded while the GPU runs the next one, and the batch after those
+ * started in its set (pending_meanwhile). rc and after: the recording's
+ * outcome so far and the first index not recorded. */
+typedef struct pending {
+    df_engine *e;
+    ahead_queue *q;
+    df_totals *t;
+    uint64_t *j, hi;
+    double deadline;
+    int has, dead;    /* a batch waits; the backend died in its check */
+    size_t set, n;
+    uint64_t lo;
+    int rc;
+    uint64_t after;
+    int ran;          /* pending_meanwhile ran in this check */
+} pending;
+
+/* Records the pending batch, if there is one and nothing failed before. */
+static void pending_record(pending *p)
+{
+    if (!p->has || p->rc != DF_RANGE_DONE)
+        return;
+    p->has = 0;
+    p->rc = record_batch(p->e, p->e->slots + p->set * p->e->batch, p->lo, p->n, p->dead, p->t,
+                         &p->after);
+}
+
+/* check_batch's meanwhile: the pending batch recorded and the batch at *j
+ * started in its set, while the GPU runs the batch after it; once a check
+ * (later calls do nothing). */
+static void pending_meanwhile(void *ctx)
+{
+    pending *p = ctx;
+    if (p->ran)
+        return;
+    p->ran = 1;
+    if (!p->has)
+        return;
+    size_t set = p->set;
+    pending_record(p);
+    if (p->rc == DF_RANGE_DONE)
+        begin_ahead(p->e, p->q, set, p->j, p->hi, p->deadline);
+}
+
 /* Pipelined batches, e->nsets sets of slots in a ring: while one batch
- * runs on the backend and is judged and recorded, the pool's other threads
- * generate and reference the next in another set; with three sets the
- * batch after it is generated too (on the GPU, whose generation of a batch
- * takes longer than the pool's referencing of it). Only that: a kernel runs
- * (on the GPU, or as the host backend's model) in the batch being checked,
- * whose indices the heartbeat names, so a crash or hang is blamed on the
- * right batch. A batch made ahead for nothing (the backend died, the
- * deadline came) is dropped unrecorded: making it has no effect outside
- * its slots. */
+ * runs on the backend and is judged, the pool's other threads generate
+ * and reference the next in another set. With DF_SETS_MAX sets (the GPU
+ * generates), the batch before it is recorded while the GPU runs it, and
+ * the set that frees starts the batch three after (whose generation on the
+ * GPU takes longer than the pool's referencing of a batch). With fewer, a
+ * batch is recorded right after its check and its set starts the next one
+ * to make (two or three after it). Only that: a kernel runs (on the GPU, or as the host
+ * backend's model) in the batch being checked, whose indices the heartbeat
+ * names, so a crash or hang is blamed on the right batch. A batch made
+ * ahead for nothing (the backend died, the deadline came) is dropped
+ * unrecorded: making it has no effect outside its slots. */
 static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
                            df_totals *t, uint64_t *next)
 {
     ahead_queue q = {.n = 0};
-    uint64_t j = lo, after = lo;
+    for (size_t set = 0; set < DF_SETS_MAX; set++)
+        q.sh[set] = -1;
+    uint64_t j = lo;
     for (size_t set = 0; set < e->nsets && begin_ahead(e, &q, set, &j, hi, deadline); set++)
         ;
-    int rc = DF_RANGE_DONE;
+    pending p = {.e = e, .q = &q, .t = t, .j = &j, .hi = hi, .deadline = deadline,
+                 .rc = DF_RANGE_DONE, .after = lo};
+    int defer = e->nsets == DF_SETS_MAX, rc = DF_RANGE_DONE;
     while (q.n && rc == DF_RANGE_DONE) {
         size_t set = join_oldest(e, &q);
+        /* the set the next batch goes into: its shapes and streams are free */
+        if (!defer || p.has)
+            shapes_ahead(e, &q, defer ? p.set : set, j, hi, deadline);
         e->cur = q.jb[set].slots;
-        rc = check_batch(e, q.lo[set], q.jb[set].n, 1, t, &after);
-        if (rc == DF_RANGE_DONE && !stopping(e, deadline))
-            begin_ahead(e, &q, set, &j, hi, deadline);
-        else if (rc == DF_RANGE_DONE)
+        p.ran = 0;
+        int dead = check_batch(e, q.lo[set], q.jb[set].n, 1, defer ? pending_meanwhile : NULL,
+                               &p);
+        pending_record(&p); /* the backend died before pending_meanwhile */
+        if ((rc = p.rc) != DF_RANGE_DONE)
+            break;          /* this batch is not recorded */
+        p = (pending){.e = e, .q = &q, .t = t, .j = &j, .hi = hi, .deadline = deadline,
+                      .has = 1, .dead = dead, .set = set, .n = q.jb[set].n, .lo = q.lo[set],
+                      .rc = DF_RANGE_DONE, .after = p.after};
+        if (defer && !dead && !stopping(e, deadline))
+            continue;       /* recorded during the next check */
+        pending_record(&p);
+        rc = p.rc;
+        if (rc == DF_RANGE_DONE && stopping(e, deadline))
             rc = DF_RANGE_STOPPED;
+        else if (rc == DF_RANGE_DONE)
+            begin_ahead(e, &q, set, &j, hi, deadline);
     }
+    pending_record(&p); /* the last batch, when nothing came after it */
+    if (rc == DF_RANGE_DONE)
+        rc = p.rc;
     if (rc == DF_RANGE_DONE && j < hi)
         rc = DF_RANGE_STOPPED; /* stopped before the batch at j */
     while (q.n) /* made for nothing: dropped */
         join_oldest(e, &q);
-    *next = after;
+    for (size_t set = 0; set < DF_SETS_MAX; set++)
+        (void)shapes_join(e, &q, set, 0, 0);
+    *next = p.after;
     return rc;
 }
 
@@ -1503,7 +1676,8 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
         }
         size_t n = batch_len(e, i, hi);
         name_batch(e, e->cur, i, n);
-        rc = check_batch(e, i, n, 0, t, &i);
+        int dead = check_batch(e, i, n, 0, NULL, NULL);
+        rc = record_batch(e, e->cur, i, n, dead, t, &i);
     }
     *next = i;
     return rc;

@@ -15,15 +15,20 @@
 /* The sample is a hash of (seed, index), not index mod every: a campaign
  * hands case i to kernel i mod K, and a plain modulus would sample only
  * the kernels whose position shares a factor with `every`. */
-int df_meta_sampled(const df_meta_opts *o, const df_case *c)
+int df_meta_sampled_at(const df_meta_opts *o, uint64_t seed, uint64_t index)
 {
     if (!o->every)
         return 0;
-    uint64_t z = c->index + c->seed * 0x9e3779b97f4a7c15ULL; /* splitmix64 finalizer */
+    uint64_t z = index + seed * 0x9e3779b97f4a7c15ULL; /* splitmix64 finalizer */
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     z ^= z >> 31;
     return z % o->every == 0;
+}
+
+int df_meta_sampled(const df_meta_opts *o, const df_case *c)
+{
+    return df_meta_sampled_at(o, c->seed, c->index);
 }
 
 /* Same result to the bit (two NaNs are equal: payloads are not portable). */

@@ -32,8 +32,10 @@ typedef struct df_meta_report {
 
 enum { DF_META_RERUN = 1, DF_META_NEGATE = 2, DF_META_SCALE = 4, DF_META_PERMUTE = 8 };
 
-/* Whether case c is in the sample of `o`. */
+/* Whether case c is in the sample of `o`: a hash of its seed and index
+ * alone, so df_meta_sampled_at tells it before the case is made. */
 int df_meta_sampled(const df_meta_opts *o, const df_case *c);
+int df_meta_sampled_at(const df_meta_opts *o, uint64_t seed, uint64_t index);
 
 /* Runs the checks on c, whose judged result is in r; updates r->j when a
  * check fails. buf is scratch for the transformed vectors. Returns 0, or -1

@@ -1,10 +1,12 @@
 /* pool.c — the thread pool of pool.h. Workers sleep on a condition
  * variable until a loop is open; a loop hands out indices through an
  * atomic counter in chunks, so uneven cases (n from 0 to 2^16 in one
- * batch) balance themselves. Several loops may be open at once (a batch
- * generated in the background while the last one is judged): a worker
- * takes its next chunk from the newest loop that has work left, so the
- * loop its caller waits on goes first. */
+ * batch) balance themselves. Several loops may be open at once (batches
+ * made ahead while the last one is judged): a worker takes its next chunk
+ * from the newest loop that has work left, so the loop its caller waits on
+ * goes first, and from the loops of work ahead (df_pool_begin_ahead) only
+ * when no other has any, the oldest of them first: the batch the caller
+ * will wait on next. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -21,7 +23,8 @@ typedef struct df_loop {
     unsigned inside;   /* threads running a chunk of it (under mu) */
     unsigned long seq; /* opening order: the newest is served first */
     int open;
-    int (*ready)(void *); /* df_pool_begin_when's gate, or NULL (open) */
+    int ahead;         /* df_pool_begin_ahead's: after the others, the oldest first */
+    int (*ready)(void *); /* df_pool_begin_ahead's gate, or NULL (open) */
     void *rctx;
 } df_loop;
 
@@ -53,15 +56,25 @@ static int gate_open(df_loop *l)
     return l->ready == NULL;
 }
 
-/* The newest open loop with chunks left whose gate is open, or NULL;
- * *gated: some loop with chunks left waits at its gate. Under mu. */
+/* Whether loop l is served before loop b: any loop before work ahead;
+ * the newest loop first, but the oldest of the work ahead. */
+static int before(const df_loop *l, const df_loop *b)
+{
+    if (l->ahead != b->ahead)
+        return !l->ahead;
+    return l->ahead ? l->seq < b->seq : l->seq > b->seq;
+}
+
+/* The first open loop, as `before` orders them, with chunks left and its
+ * gate open, or NULL; *gated: some loop with chunks left waits at its
+ * gate. Under mu. */
 static df_loop *pick(df_pool *p, int *gated)
 {
     df_loop *best = NULL;
     *gated = 0;
     for (int i = 0; i < DF_POOL_MAX_LOOPS; i++) {
         df_loop *l = &p->loops[i];
-        if (!has_work(l) || (best && l->seq < best->seq))
+        if (!has_work(l) || (best && !before(l, best)))
             continue;
         if (gate_open(l))
             best = l;
@@ -181,14 +194,23 @@ void df_pool_destroy(df_pool *p)
 
 unsigned df_pool_size(const df_pool *p) { return p ? p->n : 1; }
 
+static int open_loop(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
+                     void *ctx, int ahead, int (*ready)(void *rctx), void *rctx);
+
 int df_pool_begin(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
                   void *ctx)
 {
-    return df_pool_begin_when(p, n, fn, ctx, NULL, NULL);
+    return open_loop(p, n, fn, ctx, 0, NULL, NULL);
 }
 
-int df_pool_begin_when(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
-                       void *ctx, int (*ready)(void *rctx), void *rctx)
+int df_pool_begin_ahead(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
+                        void *ctx, int (*ready)(void *rctx), void *rctx)
+{
+    return open_loop(p, n, fn, ctx, 1, ready, rctx);
+}
+
+static int open_loop(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
+                     void *ctx, int ahead, int (*ready)(void *rctx), void *rctx)
 {
     if (!p)
         return -1;
@@ -207,11 +229,15 @@ int df_pool_begin_when(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, uns
          * only when its chunk of an older loop ends: 32 chunks a thread
          * keep that wait near a tenth of a millisecond where 8 (chunks of
          * nine prepare items of four short cases each) left the caller
-         * waiting a millisecond a loop at n = 2000 */
-        l->chunk = n / (32 * (size_t)p->n) + 1;
+         * waiting a millisecond a loop at n = 2000; work ahead goes an
+         * item at a time (a prepare item is eight short cases, about 0.1
+         * ms), so that a worker turns to a loop the caller waits on
+         * sooner */
+        l->chunk = ahead ? 1 : n / (32 * (size_t)p->n) + 1;
         atomic_store(&l->next, 0);
         l->inside = 0;
         l->seq = ++p->opened;
+        l->ahead = ahead;
         l->ready = ready;
         l->rctx = rctx;
         l->open = 1;

@@ -2,8 +2,9 @@
  * of batched checking (generation, references, host models, judging) over
  * every core. A loop is opened (df_pool_begin) and then waited on
  * (df_pool_wait), the waiting thread taking part; up to DF_POOL_MAX_LOOPS
- * loops may be open at once, the newest served first (the next batch is
- * generated in the background while the last one is judged). The loops
+ * loops may be open at once, the newest served first, and the loops of work
+ * ahead after them, the oldest first (the next batches are made in the
+ * background while the last one is judged). The loops
  * are opened and waited on by one thread, the pool's worker 0. */
 #ifndef DOTFUZZ_POOL_H
 #define DOTFUZZ_POOL_H
@@ -16,7 +17,7 @@ extern "C" {
 
 typedef struct df_pool df_pool;
 
-#define DF_POOL_MAX_LOOPS 8
+#define DF_POOL_MAX_LOOPS 12
 
 /* nthreads workers in all (the caller counts as one); 0 = one per online
  * CPU. Returns NULL when threads cannot be made. */
@@ -38,14 +39,18 @@ void df_pool_for(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned 
 int df_pool_begin(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
                   void *ctx);
 
-/* df_pool_begin for a loop whose calls would first wait for something
- * outside the pool (the GPU's generation of their cases): the workers
- * leave it alone until ready(rctx) returns nonzero, asked each time one
- * looks for work, and run the loops behind it meanwhile; its waiter runs
- * it whenever it comes (its calls wait themselves). ready is called under
- * the pool's lock: quick and non-blocking. */
-int df_pool_begin_when(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
-                       void *ctx, int (*ready)(void *rctx), void *rctx);
+/* df_pool_begin for work ahead of what the caller waits on next (the
+ * batches after the next one): the workers take it only when no other
+ * loop has work left, the oldest such loop first (the others go newest
+ * first). ready, when not NULL, is a gate, for a loop whose calls would
+ * first wait for something outside the pool (the GPU's generation of
+ * their cases): the workers leave the loop alone until ready(rctx)
+ * returns nonzero, asked each time one looks for work, and run the loops
+ * behind it meanwhile; its waiter runs it whenever it comes (its calls
+ * wait themselves). ready is called under the pool's lock: quick and
+ * non-blocking. */
+int df_pool_begin_ahead(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
+                        void *ctx, int (*ready)(void *rctx), void *rctx);
 
 /* Runs what is left of loop `loop` on the caller (as worker 0) and returns
  * when every call of it has returned; the handle is then free. */

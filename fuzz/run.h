@@ -151,9 +151,10 @@ typedef struct df_heartbeat {
 /* Sets of batch slots at most: with the GPU generating, the batch after
  * next is generated (its vectors copied back) while the next one is
  * referenced and this one checked, so that the pool does not wait for a
- * generation that started only with this batch's check. Matches the
- * backends' generation sets (DF_GEN_SETS, backend.h). */
-#define DF_SETS_MAX 3
+ * generation that started only with this batch's check; and the batch
+ * before this one waits in its set to be recorded while the GPU runs this
+ * one. Matches the backends' generation sets (DF_GEN_SETS, backend.h). */
+#define DF_SETS_MAX 4
 
 /* One case of a batch: its vectors, the case and what checking it gave. */
 typedef struct df_slot {
@@ -173,6 +174,13 @@ typedef struct df_slot {
     df_checked r;
 } df_slot;
 
+/* A case the GPU generates, before its slot is free: its shape (the case
+ * without its vectors), or failed. */
+typedef struct df_shape {
+    df_case c;
+    int failed;
+} df_shape;
+
 /* The cuda path makes a sampled case's metamorphic copies in the prepare
  * stage, before its run, as if the run ends well (df_meta_plan_settle drops
  * what a failed run would not have made), and references and models them
@@ -184,6 +192,17 @@ enum { DF_COPIES_NONE, DF_COPIES_MADE, DF_COPIES_PREPPED };
 typedef struct df_vref {
     uint32_t slot, var;
 } df_vref;
+
+/* The stages of a batch: generation and references (the host backend's
+ * whole case: also its model and judgement), the GPU run, host model,
+ * judgement and the metamorphic variants (made, run and judged for the
+ * whole batch), then the checks finished and recorded in index order.
+ * Pipelined, the next batch's generation and references run in the
+ * background through the other stages; PREPARE then counts the time spent
+ * waiting for them, and AHEAD the caller's time starting them (naming the
+ * batch, its shapes and the GPU's generation). */
+enum { DF_STAGE_PREPARE, DF_STAGE_GPU, DF_STAGE_FINISH, DF_STAGE_RECORD, DF_STAGE_AHEAD,
+       DF_STAGES };
 
 /* One process's case loop. */
 typedef struct df_engine {
@@ -221,6 +240,7 @@ typedef struct df_engine {
     struct df_mark *marks;    /* each slot's recording worked out by the pool (engine.c) */
     int gpu_gen;              /* batches generated on the GPU (gpu_generate) */
     struct df_devgen_case *gcs; /* their value streams, from gcs + set * batch */
+    df_shape *shapes;         /* ... and their shapes, made before their slots are free */
     df_vref *vref;            /* the batch's metamorphic variants */
     const df_case **vptr;
     df_result *vres;
@@ -229,7 +249,7 @@ typedef struct df_engine {
     /* batches: seconds spent so far in each stage (DF_STAGE_*), and CPU
      * seconds summed over the pool's threads in each piece of CPU work
      * (DF_CPU_*; row w of cpu_s is thread w's) */
-    double stage_s[4];
+    double stage_s[DF_STAGES];
     double finish_s[5]; /* the FINISH stage's parts (DF_FINISH_*, cuda backend) */
     double (*cpu_s)[4];
     volatile sig_atomic_t *stop;
@@ -238,14 +258,6 @@ typedef struct df_engine {
     void *ctx;
 } df_engine;
 
-/* The stages of a batch: generation and references (the host backend's
- * whole case: also its model and judgement), the GPU run, host model,
- * judgement and the metamorphic variants (made, run and judged for the
- * whole batch), then the checks finished and recorded in index order.
- * Pipelined, the next batch's generation and references run in the
- * background through the other stages; PREPARE then counts the time spent
- * waiting for them. */
-enum { DF_STAGE_PREPARE, DF_STAGE_GPU, DF_STAGE_FINISH, DF_STAGE_RECORD };
 /* On the cuda backend the pool models the batch's cases while the caller
  * runs them on the GPU (the GPU stage; waiting for the models left after
  * it counts in FINISH, as its part MODELS). The FINISH stage: the sampled cases' metamorphic

@@ -193,10 +193,13 @@ int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
  * scratch and its pinned twin, result slot, soft-error slots), as when it
  * runs alone. One case, debug-invariant mode (kernels that check loop
  * invariants) and a broken context: df_cuda_run case after case.
+ * meanwhile(ctx), when not NULL, runs once while the device runs the
+ * batch (before the wait for it; its time counts in no part of the batch
+ * profile), or first where the batch runs case after case.
  * Returns 0, or -1 when the context became unusable (*done cases have
  * results, the last carrying the error). */
 int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases, size_t n,
-                      df_result *res, size_t *done);
+                      df_result *res, size_t *done, void (*meanwhile)(void *ctx), void *ctx);
 
 /* The GPU's generator: fuzz/values.h compiled for the device. Case j's
  * vectors, a then b, go at byte off of one device buffer, filled from its
@@ -220,7 +223,7 @@ int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, size_t bytes
  * reason in err. df_cuda_gen_wait returns when set's copy has landed:
  * 0, or -1 when the device failed. df_cuda_gen_landed, without waiting:
  * 1 when it has (or failed: the wait says which), else 0. */
-#define DF_CUDA_GEN_SETS 3
+#define DF_CUDA_GEN_SETS 4
 int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs, size_t m, size_t bytes,
                       void **out, char *err, size_t err_len);
 int df_cuda_gen_wait(df_cuda *cu, int set);

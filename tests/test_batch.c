@@ -117,8 +117,8 @@ Test(batch, gpu_path_with_overlapped_copies_equals_one_at_a_time, .timeout = 120
 
 /* --gen gpu: a batch's cases made from their value streams by the
  * backend's generator (here the host emulation's stand-in, on the calling
- * thread; on cuda the GPU), pipelined (three sets of slots: the batch after
- * next generated too) or not: the same table and finding files as one case
+ * thread; on cuda the GPU), pipelined (four sets of slots: the batch after
+ * next generated too, the one before recorded while this one runs) or not: the same table and finding files as one case
  * at a time made by df_generate. */
 Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
 {
@@ -138,12 +138,12 @@ Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
 
-/* The ring of three sets of slots (--gen gpu, pipelined) with quick
- * kernels and few threads, where the batches ahead are still being
- * prepared, their loops open, when the one before them is taken up: the
- * same table as one case at a time, with one worker beside the caller and
- * with two. */
-Test(batch, pipelined_ring_of_three_batches_equals_one_at_a_time, .timeout = 120)
+/* The ring of four sets of slots (--gen gpu, pipelined: a batch recorded
+ * while the next one runs, two made ahead) with quick kernels and few
+ * threads, where the batches ahead are still being prepared, their loops
+ * open, when the one before them is taken up: the same table as one case
+ * at a time, with one worker beside the caller and with two. */
+Test(batch, pipelined_ring_of_four_batches_equals_one_at_a_time, .timeout = 120)
 {
     char dir[128];
     const char *common = "run --backend host --kernel shfl,fold --seed 5 --cases 6000 "
@@ -207,7 +207,7 @@ Test(batch, pool_runs_every_index_exactly_once_on_its_threads)
 
 static int gate_flag(void *ctx) { return atomic_load((atomic_int *)ctx); }
 
-/* A loop opened behind a gate (df_pool_begin_when: the next batch, whose
+/* A loop opened behind a gate (df_pool_begin_ahead: the next batch, whose
  * cases the GPU is still making) is left alone by the workers while the
  * gate is shut, and the loops in front run meanwhile; once it opens the
  * workers take it; its waiter runs it even with the gate shut. */
@@ -222,7 +222,7 @@ Test(batch, pool_leaves_a_gated_loop_until_its_gate_opens)
         for (size_t i = 0; i < 5000; i++)
             atomic_store(&hits[i], 0);
         atomic_store(&gate, 0);
-        int h = df_pool_begin_when(p, 5000, count_call, hits, gate_flag, &gate);
+        int h = df_pool_begin_ahead(p, 5000, count_call, hits, gate_flag, &gate);
         cr_assert_geq(h, 0);
         for (size_t i = 0; i < 10007; i++)
             atomic_store(&front[i], 0);
@@ -251,10 +251,56 @@ Test(batch, pool_leaves_a_gated_loop_until_its_gate_opens)
     }
     /* a shut gate: the waiter alone runs it */
     atomic_store(&gate, 0);
-    int h = df_pool_begin_when(p, 5000, note_worker, who, gate_flag, &gate);
+    int h = df_pool_begin_ahead(p, 5000, note_worker, who, gate_flag, &gate);
     df_pool_wait(p, h);
     for (size_t i = 0; i < 5000; i++)
         cr_assert_eq(who[i], 0, "index %zu not on the waiter", i);
+    df_pool_destroy(p);
+}
+
+/* Which loop each call the worker made belonged to, in order. */
+typedef struct order_log {
+    atomic_uint *next;
+    unsigned *seq;
+    unsigned id;
+} order_log;
+
+static void log_order(void *ctx, size_t i, unsigned worker)
+{
+    order_log *o = ctx;
+    (void)i;
+    (void)worker;
+    usleep(50);
+    o->seq[atomic_fetch_add(o->next, 1)] = o->id;
+}
+
+/* The order the workers serve open loops in: a loop before any loop of
+ * work ahead (df_pool_begin_ahead: the batches after the next), and work
+ * ahead oldest first, the batch the caller waits on next. With one worker
+ * and three loops opened in a row (one, then two ahead), its calls go
+ * loop by loop: newest-first had served the newest work ahead first. */
+Test(batch, pool_serves_work_ahead_after_the_others_oldest_first)
+{
+    df_pool *p = df_pool_create(2); /* one worker beside the caller */
+    cr_assert_not_null(p);
+    enum { N = 200 };
+    static unsigned seq[3 * N];
+    atomic_uint next;
+    atomic_store(&next, 0);
+    order_log logs[3] = {{&next, seq, 0}, {&next, seq, 1}, {&next, seq, 2}};
+    int h0 = df_pool_begin(p, N, log_order, &logs[0]);
+    int h1 = df_pool_begin_ahead(p, N, log_order, &logs[1], NULL, NULL);
+    int h2 = df_pool_begin_ahead(p, N, log_order, &logs[2], NULL, NULL);
+    cr_assert(h0 >= 0 && h1 >= 0 && h2 >= 0);
+    for (int t = 0; t < 5000 && atomic_load(&next) < 3 * N; t++)
+        usleep(1000); /* the worker alone runs them */
+    cr_assert_eq(atomic_load(&next), 3 * N, "the worker ran every call");
+    for (size_t i = 1; i < 3 * N; i++)
+        cr_assert_leq(seq[i - 1], seq[i], "call %zu: loop %u after loop %u", i, seq[i],
+                      seq[i - 1]);
+    df_pool_wait(p, h2);
+    df_pool_wait(p, h1);
+    df_pool_wait(p, h0);
     df_pool_destroy(p);
 }
 

@@ -225,18 +225,22 @@ Test(campaign, a_lost_context_inside_a_batch_is_run_again_case_by_case, .timeout
 {
     char dir[128];
     snprintf(dir, sizeof dir, "%s", df_test_tmpdir("camp-sticky"));
-    /* one at a time, batches, double-buffered batches (two threads each) */
+    /* one at a time, batches, double-buffered batches (two threads each),
+     * and generated through the backend in four sets of slots (a batch
+     * recorded while the next one runs, the one that loses the context) */
     static const char *const how[] = {"--batch 1", "--batch 64",
-                                      "--batch 64 --threads 2 --pipeline on"};
-    for (int batch = 1, v = 0; v < 3; batch = 64, v++) {
+                                      "--batch 64 --threads 2 --pipeline on",
+                                      "--batch 64 --threads 2 --pipeline on --gen gpu"};
+    static const char *const tag[] = {"", "", "p", "g"};
+    for (int batch = 1, v = 0; v < 4; batch = 64, v++) {
         int rc = df_test_sh(out, sizeof out,
                             "DOTFUZZ_HOST_STICKY=1 ./dotfuzz run --backend host --kernel "
                             "shfl,m-wild-read,atomic-block --seed 3 --cases 30000 --jobs 2 "
                             "%s --save-bugs all --quiet --out %s/b%d%s", how[v], dir, batch,
-                            v == 2 ? "p" : "");
+                            tag[v]);
         cr_assert_eq(rc, 1, "batch %d: %s", batch, out);
         char c[160];
-        snprintf(c, sizeof c, "%s/b%d%s", dir, batch, v == 2 ? "p" : "");
+        snprintf(c, sizeof c, "%s/b%d%s", dir, batch, tag[v]);
         char *stats = slurp(c, "fuzzer_stats");
         cr_assert_not_null(strstr(stats, "cases_done        : 30000\n"), "%s", stats);
         cr_assert_not_null(strstr(stats, "pending_cases     : 0\n"), "%s", stats);
@@ -252,8 +256,10 @@ Test(campaign, a_lost_context_inside_a_batch_is_run_again_case_by_case, .timeout
     int rc = df_test_sh(out, sizeof out, "cmp %s/b1/kernels.tsv %s/b64/kernels.tsv && "
                         "cmp %s/b1/ratio_hist.tsv %s/b64/ratio_hist.tsv && "
                         "cmp %s/b1/kernels.tsv %s/b64p/kernels.tsv && "
-                        "cmp %s/b1/ratio_hist.tsv %s/b64p/ratio_hist.tsv",
-                        dir, dir, dir, dir, dir, dir, dir, dir);
+                        "cmp %s/b1/ratio_hist.tsv %s/b64p/ratio_hist.tsv && "
+                        "cmp %s/b1/kernels.tsv %s/b64g/kernels.tsv && "
+                        "cmp %s/b1/ratio_hist.tsv %s/b64g/ratio_hist.tsv",
+                        dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir);
     cr_assert_eq(rc, 0, "%s", out);
     df_test_sh(out, sizeof out, "rm -rf %s", dir);
 }
