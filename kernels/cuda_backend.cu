@@ -808,6 +808,8 @@ typedef struct plan_job {
     batch_item *items;
 } plan_job;
 
+enum { PLAN_POOL_MIN = 1024 }; /* cases in a batch to validate on the pool */
+
 static void validate_one(void *ctx, size_t i, unsigned worker)
 {
     (void)worker;
@@ -829,7 +831,11 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
      * time a batch of 4096 at n = 2000 on an H200), then sorted into
      * place */
     plan_job pj = {k, cases, res, cu->items + n};
-    df_pool_for(cu->pool, n, validate_one, &pj);
+    if (n >= PLAN_POOL_MIN) /* a default run's kernels have a few dozen each */
+        df_pool_for(cu->pool, n, validate_one, &pj);
+    else
+        for (size_t i = 0; i < n; i++)
+            validate_one(&pj, i, 0);
     size_t m = sort_items(cu->items, cu->items + n, n);
     cu->table_bytes = round_up(m * sizeof(df_gpu_batch_case), ALIGN);
     cu->unpack_bytes = round_up(2 * m * sizeof(batch_unpack), ALIGN);
