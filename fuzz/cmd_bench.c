@@ -185,6 +185,7 @@ typedef struct harness_row {
     double stage_s[DF_STAGES];
     double finish_s[5]; /* DF_FINISH_* */
     double cpu_s[4]; /* CPU seconds over the pool: generate, refs, model, judge */
+    double idle_s[2]; /* the workers' idle seconds: nothing open, only gated loops */
     double gpu_s[DF_CUDA_T_COUNT]; /* the batched launches' stages (cuda backend) */
     int has_gpu_s;
     int pipelined; /* pipelined batches */
@@ -212,6 +213,7 @@ static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
     (void)df_backend_batch_times(e->b, row->gpu_s); /* zeroes them */
     if (e->cpu_s)
         memset(e->cpu_s, 0, df_pool_size(e->pool) * sizeof *e->cpu_s);
+    df_pool_idle(e->pool, row->idle_s); /* zeroes them */
     if (t)
         memset(t, 0, sizeof *t);
     double t0 = df_now();
@@ -223,6 +225,7 @@ static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
     memcpy(row->finish_s, e->finish_s, sizeof row->finish_s);
     for (int kind = 0; kind < 4; kind++)
         row->cpu_s[kind] = df_engine_cpu_seconds(e, kind);
+    df_pool_idle(e->pool, row->idle_s);
     row->has_gpu_s = df_backend_batch_times(e->b, row->gpu_s) == 0;
     row->pipelined = e->pipelined;
     row->sets = e->nsets;
@@ -302,6 +305,10 @@ static void print_stages(const harness_row *r, int host)
                "    CPU time of the pool", 100 * r->cpu_s[0] / cpu, 100 * r->cpu_s[1] / cpu,
                host ? "model (the run)" : "model", 100 * r->cpu_s[2] / cpu,
                100 * r->cpu_s[3] / cpu, cpu / r->secs);
+    if (r->idle_s[0] + r->idle_s[1] > 0)
+        printf("%-34s with nothing to take %.3g thread-s per s, with only loops waiting for "
+               "the GPU's generation %.3g\n",
+               "    idle workers of the pool", r->idle_s[0] / r->secs, r->idle_s[1] / r->secs);
 }
 
 static int harness_row_print(const char *what, const harness_row *r, uint64_t n, size_t batch,

@@ -35,6 +35,7 @@ struct df_pool {
     pthread_cond_t wake, done;
     unsigned long opened; /* loops opened so far */
     int quit;
+    double idle_s[2];     /* workers' seconds without work: none open, or gated only */
     df_loop loops[DF_POOL_MAX_LOOPS];
 };
 
@@ -102,6 +103,25 @@ static void idle(df_pool *p, int gated)
     pthread_cond_timedwait(&p->wake, &p->mu, &ts);
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void df_pool_idle(df_pool *p, double out[2])
+{
+    out[0] = out[1] = 0;
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    out[0] = p->idle_s[0];
+    out[1] = p->idle_s[1];
+    p->idle_s[0] = p->idle_s[1] = 0;
+    pthread_mutex_unlock(&p->mu);
+}
+
 /* Runs one chunk of l; returns 0 when none was left. */
 static int run_chunk(df_loop *l, unsigned id)
 {
@@ -131,8 +151,11 @@ static void *worker(void *v)
     for (;;) {
         df_loop *l;
         int gated;
-        while (!p->quit && !(l = pick(p, &gated)))
+        while (!p->quit && !(l = pick(p, &gated))) {
+            double t0 = now_s();
             idle(p, gated);
+            p->idle_s[gated] += now_s() - t0;
+        }
         if (p->quit)
             break;
         l->inside++;

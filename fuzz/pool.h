@@ -52,6 +52,11 @@ int df_pool_begin(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned
 int df_pool_begin_ahead(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
                         void *ctx, int (*ready)(void *rctx), void *rctx);
 
+/* The seconds the workers (not the caller) spent without work since the
+ * last call, summed over them: out[0] with no loop open that had chunks
+ * left, out[1] with loops left only behind their gates. Then zeroes them. */
+void df_pool_idle(df_pool *p, double out[2]);
+
 /* Runs what is left of loop `loop` on the caller (as worker 0) and returns
  * when every call of it has returned; the handle is then free. */
 void df_pool_wait(df_pool *p, int loop);
