@@ -708,11 +708,12 @@ static int gen_landed(void *ctx)
 
 static void premodel_slot(void *ctx, size_t s, unsigned w);
 
-/* Whether prepare_group models jb's cases: generated on the GPU, so short
- * (on the CPU, a run's cases up to 65536 elements long: a prepare item of
- * eight of them and their models had left the caller waiting on the
- * loop's slowest items, 28,640 against 22,609 cases/s in a default run on
- * an H200). */
+/* Whether prepare_group models jb's cases: generated on the GPU, so short.
+ * Not a run's CPU-made cases, up to 65536 elements long, whose prepare
+ * items of eight would be the loop's slowest with their models too: with
+ * that (and batch_plan's pool loop for a few dozen cases), a default run
+ * on an H200 went 28,640 -> 22,609 cases/s; without both, 29,331 -> 29,029
+ * (which cost what was not measured apart). */
 static int models_in_prepare(const df_job *jb)
 {
     return jb->gen_set >= 0 && jb->group > 1;

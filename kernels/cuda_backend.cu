@@ -831,7 +831,8 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
      * time a batch of 4096 at n = 2000 on an H200), then sorted into
      * place */
     plan_job pj = {k, cases, res, cu->items + n};
-    if (n >= PLAN_POOL_MIN) /* a default run's kernels have a few dozen each */
+    if (n >= PLAN_POOL_MIN) /* a default run's kernels have a few dozen each: see
+                               engine.c's models_in_prepare for what that cost */
         df_pool_for(cu->pool, n, validate_one, &pj);
     else
         for (size_t i = 0; i < n; i++)
