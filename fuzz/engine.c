@@ -12,13 +12,6 @@
 #include "campaign_merge.h"
 #include "run.h"
 
-double df_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 uint32_t df_nbin_of(uint64_t n)
 {
     uint32_t b = 0;
@@ -708,15 +701,19 @@ static int gen_landed(void *ctx)
 
 static void premodel_slot(void *ctx, size_t s, unsigned w);
 
-/* Whether prepare_group models jb's cases: generated on the GPU, so short.
+/* Whether prepare_group models the cases of a batch prepared `group` a
+ * prepare item, gpu_made: generated on the GPU. On cuda (the host
+ * backend's model is its run), for short cases generated on the GPU.
  * Not a run's CPU-made cases, up to 65536 elements long, whose prepare
  * items of eight would be the loop's slowest with their models too: with
  * that (and batch_plan's pool loop for a few dozen cases), a default run
  * on an H200 went 28,640 -> 22,609 cases/s; without both, 29,331 -> 29,029
- * (which cost what was not measured apart). */
-static int models_in_prepare(const df_job *jb)
+ * (which cost what was not measured apart). prepare_group asks with the
+ * batch's own generation set, check_batch with e->gpu_gen (a batch whose
+ * GPU start failed is made and modelled as on the CPU). */
+static int models_in_prepare(const df_engine *e, size_t group, int gpu_made)
 {
-    return jb->gen_set >= 0 && jb->group > 1;
+    return !df_backend_is_host(e->b) && gpu_made && group > 1;
 }
 
 /* Generation and references of item g's slots (and the models of short
@@ -734,6 +731,7 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     size_t m = 0;
     double t0 = df_now();
     int landed = jb->gen_set < 0 || df_backend_gen_wait(e->b, jb->gen_set) == 0;
+    size_t set0 = set_of(e, jb->slots) * e->batch; /* the set's shapes and streams */
     for (size_t s = lo; s < hi; s++) {
         df_slot *sl = &jb->slots[s];
         if (jb->gen_set < 0) {
@@ -742,7 +740,7 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
             sl->gen_failed = df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
                                          &sl->buf, &sl->c) != 0;
         } else {
-            size_t at = set_of(e, jb->slots) * e->batch + s;
+            size_t at = set0 + s;
             const df_devgen_case *gc = &e->gcs[at];
             size_t na = (size_t)gc->n * df_type_size((df_type)gc->type);
             name_slot(jb, s);
@@ -762,7 +760,7 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     /* generated on the GPU (short cases): each one's model now, while its
      * vectors are in this core's cache (premodel_slot, beside the GPU run,
      * would read them from memory again) */
-    for (size_t s = lo; models_in_prepare(jb) && s < hi; s++)
+    for (size_t s = lo; models_in_prepare(e, jb->group, jb->gen_set >= 0) && s < hi; s++)
         premodel_slot(jb, s, w);
     for (size_t s = lo; s < hi; s++) {
         if (jb->slots[s].plan && !jb->slots[s].gen_failed && !df_backend_is_host(e->b))
@@ -852,8 +850,6 @@ static void whole_group(void *ctx, size_t g, unsigned w)
         finish_slot(ctx, s, w);
 }
 
-/* Whether batches are double-buffered: threads to make the next batch
- * beside this one, and room for two batches of the longest vectors. */
 /* Whether `sets` batches of the longest vectors fit in DF_PIPELINE_BYTES:
  * two vectors a case, up to 8 bytes an element. */
 static int sets_fit(const df_engine *e, size_t sets)
@@ -861,6 +857,8 @@ static int sets_fit(const df_engine *e, size_t sets)
     return longest_n(e) <= DF_PIPELINE_BYTES / (16 * sets) / e->batch;
 }
 
+/* Whether batches are double-buffered: threads to make the next batch
+ * beside this one, and room for two batches of the longest vectors. */
 static int wants_pipeline(const df_engine *e)
 {
     int on = e->pipeline == DF_PIPE_ON ||
@@ -1373,7 +1371,7 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
         /* not when prepare_group modelled them all (premodel_slot skips a
          * case modelled already: this loop is then a pass over the slots
          * for nothing) */
-        int premodel = gpu && !(e->gpu_gen && jb.group > 1);
+        int premodel = gpu && !models_in_prepare(e, jb.group, e->gpu_gen);
         int hm = premodel ? df_pool_begin(e->pool, n, premodel_slot, &jb) : -1;
         aside = e->stage_s[DF_STAGE_RECORD] + e->stage_s[DF_STAGE_AHEAD];
         dead = gpu && run_gpu(e, n, meanwhile, ctx) != 0;
@@ -1614,9 +1612,10 @@ static void pending_meanwhile(void *ctx)
  * the set that frees starts the batch three after (whose generation on the
  * GPU takes longer than the pool's referencing of a batch). With fewer, a
  * batch is recorded right after its check and its set starts the next one
- * to make (two or three after it). Only that: a kernel runs (on the GPU, or as the host
- * backend's model) in the batch being checked, whose indices the heartbeat
- * names, so a crash or hang is blamed on the right batch. A batch made
+ * to make (two or three after it). Only that: a kernel runs (on the GPU,
+ * or as the host backend's model) in the batch being checked, whose
+ * indices the heartbeat names, so a crash or hang is blamed on the right
+ * batch. A batch made
  * ahead for nothing (the backend died, the deadline came) is dropped
  * unrecorded: making it has no effect outside its slots. */
 static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
@@ -1643,9 +1642,11 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
         pending_record(&p); /* the backend died before pending_meanwhile */
         if ((rc = p.rc) != DF_RANGE_DONE)
             break;          /* this batch is not recorded */
-        p = (pending){.e = e, .q = &q, .t = t, .j = &j, .hi = hi, .deadline = deadline,
-                      .has = 1, .dead = dead, .set = set, .n = q.jb[set].n, .lo = q.lo[set],
-                      .rc = DF_RANGE_DONE, .after = p.after};
+        p.has = 1;          /* this batch waits now */
+        p.dead = dead;
+        p.set = set;
+        p.n = q.jb[set].n;
+        p.lo = q.lo[set];
         if (defer && !dead && !stopping(e, deadline))
             continue;       /* recorded during the next check */
         pending_record(&p);

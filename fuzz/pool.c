@@ -103,11 +103,11 @@ static void idle(df_pool *p, int gated)
     pthread_cond_timedwait(&p->wake, &p->mu, &ts);
 }
 
-static double now_s(void)
+double df_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 void df_pool_idle(df_pool *p, double out[2])
@@ -152,9 +152,9 @@ static void *worker(void *v)
         df_loop *l;
         int gated;
         while (!p->quit && !(l = pick(p, &gated))) {
-            double t0 = now_s();
+            double t0 = df_now();
             idle(p, gated);
-            p->idle_s[gated] += now_s() - t0;
+            p->idle_s[gated] += df_now() - t0;
         }
         if (p->quit)
             break;

@@ -17,6 +17,10 @@ extern "C" {
 
 typedef struct df_pool df_pool;
 
+/* CLOCK_MONOTONIC seconds: the clock of the pool's idle times, the
+ * engine's stages and the backends' batch profiles. */
+double df_now(void);
+
 #define DF_POOL_MAX_LOOPS 12
 
 /* nthreads workers in all (the caller counts as one); 0 = one per online

@@ -307,7 +307,6 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
 /* The kernel of case i. */
 static inline size_t df_run_kernel_of(uint64_t i, size_t nk) { return (size_t)(i % nk); }
 
-double df_now(void); /* CLOCK_MONOTONIC seconds */
 
 /* Selects kernels for o (kernel list, family, backend support). Returns 0,
  * -1 (usage error, message printed) or -2 (nothing can run). */
