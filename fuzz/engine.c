@@ -481,15 +481,20 @@ typedef struct df_job {
     unsigned char *gen_out;   /* ... into this pinned memory (df_devgen_layout's offsets) */
 } df_job;
 
-/* Slots a prepare item takes: eight short cases, whose references run side
- * by side (df_refs_compute_many: each case's Kahan sum is one long chain
- * of dependent additions, and the sums left after the integer cases' exact
- * pass go in vector lanes, up to eight), when that still leaves each
- * thread two items or more; else one, so a batch of few long cases is
- * shared out one case a thread. Eight rather than four: 5.3 against 6.2 us
- * of references per f32 case at n = 2000 (about half the cases are left
- * with a Kahan sum, so four filled half a vector). */
-#define DF_PREP_GROUP 8
+/* Slots a prepare item takes: 64 short cases, or 16 where 64 would leave
+ * a thread fewer than two items, or else one, so a batch of few long cases
+ * is shared out one case a thread. df_refs_compute_many runs the
+ * references of 16 at a time side by side (each case's Kahan sum is one
+ * long chain of dependent additions; the sums left after the integer
+ * cases' exact pass go in vector lanes, up to sixteen, with the f32 cases'
+ * exact dots extracted beside them), and brings the next 16's data into
+ * the core's cache while it does. Measured: eight rather than four, 5.3
+ * against 6.2 us of references per f32 case at n = 2000 (four filled half
+ * a vector); sixteen once the lanes were 8-double vectors (the chain, not
+ * the issue slots, bounds them); 64 for the prefetch, whose first 16 are
+ * read from memory (see results/h200/perf.md, sixteenth session). */
+#define DF_PREP_GROUP 64
+#define DF_PREP_GROUP_MIN 16
 #define DF_PREP_GROUP_MAX_N (UINT64_C(1) << 16)
 
 /* The longest case a run may draw: its fixed length, or its --max-n. */
@@ -507,10 +512,11 @@ static size_t set_of(const df_engine *e, const df_slot *slots)
 static df_job batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 {
     uint64_t longest = longest_n(e);
-    size_t g = longest <= DF_PREP_GROUP_MAX_N &&
-                       n >= (size_t)2 * DF_PREP_GROUP * df_pool_size(e->pool)
-                   ? DF_PREP_GROUP
-                   : 1;
+    size_t two = (size_t)2 * df_pool_size(e->pool); /* items a thread at least */
+    size_t g = longest > DF_PREP_GROUP_MAX_N         ? 1
+               : n >= two * DF_PREP_GROUP     ? DF_PREP_GROUP
+               : n >= two * DF_PREP_GROUP_MIN ? DF_PREP_GROUP_MIN
+                                              : 1;
     size_t h = set_of(e, slots);
     int split = g == 1 && !df_backend_is_host(e->b);
     return (df_job){e, slots, lo, n, g, e->sampled + h * e->batch,

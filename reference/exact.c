@@ -913,6 +913,26 @@ void df_exact_of_int(df_i128 v, df_exact *out)
     set_finite(out, &A);
 }
 
+/* The exact sum of k finite doubles, as df_exact_dot writes a dot of that
+ * value (set_finite: the fields come from the value alone). Each double is
+ * its 53-bit integer significand times a power of two at or above 2^-1074,
+ * so it lands in the digits without rounding. */
+void df_exact_of_doubles(const double *x, unsigned k, df_exact *out)
+{
+    longacc A;
+    acc_init(&A);
+    for (unsigned i = 0; i < k; i++) {
+        uint64_t u;
+        memcpy(&u, &x[i], sizeof u);
+        uint64_t e = (u >> 52) & 0x7ff, m = u & ((UINT64_C(1) << 52) - 1);
+        if (e != 0)
+            m |= UINT64_C(1) << 52;
+        if (m != 0) /* x = m 2^(max(e, 1) - 1075) */
+            acc_add64(&A, (int)(e != 0 ? e : 1) - 1075 - LSB, m, (int)(u >> 63));
+    }
+    set_finite(out, &A);
+}
+
 /* ---- errors ------------------------------------------------------------- */
 
 /* The error of r when s or r is not finite (see exact.h). */

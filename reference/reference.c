@@ -481,59 +481,169 @@ double df_abs_dot(df_type t, const void *a, const void *b, uint64_t n)
 
 /* ---- everything at once ------------------------------------------------ */
 
+/* The exact dot of f32 data from the products the Kahan lanes form anyway
+ * (exact in double: 24 + 24 bits), by pre-rounding them into EXACT_BINS
+ * bins of fixed units (Demmel and Nguyen's error-free extraction, as in
+ * ReproBLAS and ExBLAS; the ideas, not their code): with a unit u and
+ * M = 1.5 2^52 u, q = (r + M) - M is r rounded to a multiple of u, exactly,
+ * for |r| <= 2^51 u, and r - q is exact too. A case of n <= 2^C terms
+ * with every |p| <= P takes u_0 = 2^(ceil(log2 P) - W), W = 50 - C, and
+ * u_(k+1) = u_k 2^-(W-1): bin 0 gets |q| <= 2^W u_0, bin k + 1 gets
+ * |r| <= u_k / 2 = 2^(W-2) u_(k+1), so each bin's sum of at most 2^C such
+ * multiples of its unit stays below 2^50 units: every addition is exact.
+ * What is left after the last bin is zero for every product exactly when
+ * each product is a multiple of the last unit (about P 2^-(3 W)), i.e.
+ * when the products' bits span no more than 3 W - 2 places: then the sum
+ * of the bins is the exact dot (df_exact_of_doubles); else the lane says
+ * so and the superaccumulator does it. The extraction's additions fill
+ * the issue slots the Kahan chain leaves idle. */
+#define EXACT_BINS 3
+typedef struct bins_state {
+    double s[EXACT_BINS]; /* each bin's sum: exact, a multiple of its unit */
+    double m[EXACT_BINS]; /* its extractor, 1.5 2^52 times its unit */
+    int64_t left;         /* nonzero once a product left bits below the last bin */
+} bins_state;
+
+/* Bins for a case of n terms of magnitude at most P (finite, >= 0). */
+static bins_state bins_init(uint64_t n, double P)
+{
+    int C = 0, E;
+    while (C < 40 && (UINT64_C(1) << C) < n)
+        C++;
+    int W = 50 - C;
+    (void)frexp(P, &E); /* P < 2^E (P = 0: any unit will do) */
+    bins_state b;
+    for (int k = 0; k < EXACT_BINS; k++) {
+        b.s[k] = 0.0;
+        b.m[k] = ldexp(1.5, 52 + E - W - k * (W - 1));
+    }
+    b.left = 0;
+    return b;
+}
+
+/* Data to bring into this core's L2 while the lanes run (the next window's
+ * jobs, df_refs_compute_many): the Kahan chain leaves the core waiting on
+ * its additions, so prefetches issued from its loop cost nothing, and the
+ * next window's first pass then reads its data from L2 instead of memory. */
+typedef struct prefetch_list {
+    const char *p[64];
+    uint64_t lines[64]; /* 64-byte lines from p */
+    unsigned k, at;     /* entries; the one going on */
+    unsigned per;       /* lines per element of the lanes' loop */
+    uint64_t line;      /* the next line of it */
+} prefetch_list;
+
+#define KAHAN_BLOCK 128
 /* Kahan sums side by side, one per case of element type T, in the lanes
- * of 4-double vectors (one or two sets of four: SETS), over their first
+ * of 8-double vectors (one or two sets of eight: SETS), over their first
  * len elements: each lane does the operations of KAHAN_SPAN in its order,
  * so each state ends bit for bit as its own kahan_span would leave it.
  * Kahan's chain is four dependent additions an element, so one sum alone
- * leaves the core mostly waiting; eight in two vectors fill it with about
- * a quarter of the scalar instructions. The products go first, lane by
+ * leaves the core mostly waiting; sixteen in two vectors fill it (an
+ * x86-64-v4 clone does a vector in one instruction, with 32 registers for
+ * the state; the others in two or four). The products go first, lane by
  * lane, a block at a time, into P (element-major: P[i][lane], in L1), so
  * that the sums' loop loads a vector of lanes where it would gather them.
+ * With BINS (f32) each lane also extracts its products into its bins (bs);
+ * with pl, the loop brings pl's lines into L2 (per an element).
  * Unused lanes repeat lane 0's data (the caller's choice; any data would
  * do). Which NaN an addition passes on depends on the operand order (see
  * df_refs_compute_many): the caller keeps data holding a NaN out. */
-#define KAHAN_BLOCK 128
-#define KAHAN_LANES 8
-#define KAHAN_LANES_SPAN(NAME, T)                                                \
-    DF_CPU_CLONES static void NAME(const void *const *va, const void *const *vb,  \
-                                   uint64_t len, unsigned sets, kahan_state *st)  \
-    {                                                                            \
-        double P[KAHAN_BLOCK * KAHAN_LANES] __attribute__((aligned(32)));        \
-        v4d s[2], c[2], g[2], mx[2];                                             \
-        for (unsigned j = 0; j < 2; j++)                                         \
-            for (unsigned k = 0; k < 4; k++) {                                   \
-                const kahan_state *q = &st[4 * j + k];                           \
-                s[j][k] = q->s, c[j][k] = q->c, g[j][k] = q->g, mx[j][k] = q->maxp; \
-            }                                                                    \
-        for (uint64_t off = 0; off < len; off += KAHAN_BLOCK) {                  \
-            uint64_t bl = len - off < KAHAN_BLOCK ? len - off : KAHAN_BLOCK;     \
-            for (unsigned k = 0; k < 4 * sets; k++) {                            \
-                const T *a = (const T *)va[k] + off, *b = (const T *)vb[k] + off; \
-                for (uint64_t i = 0; i < bl; i++)                                \
-                    P[i * KAHAN_LANES + k] = (double)a[i] * (double)b[i];        \
-            }                                                                    \
+#define KAHAN_SET 8                    /* lanes of a vector */
+#define KAHAN_LANES (2 * KAHAN_SET)    /* at most two vectors */
+typedef double v8d __attribute__((vector_size(64)));
+typedef int64_t v8l __attribute__((vector_size(64)));
+#define V8_ABS(x) ((v8d)((v8l)(x) & (v8l){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, \
+                                             INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX}))
+#define V8_MAX(x, m) ((v8d)((((x) > (m)) & (v8l)(x)) | (~((x) > (m)) & (v8l)(m))))
+/* The blocks of KAHAN_LANES_SPAN with a constant number of sets, so that
+ * its state stays in registers (the sets' loop unrolled). */
+#define KAHAN_LANES_LOOP(T, BINS, SETS)                                          \
+    for (uint64_t off = 0; off < len; off += KAHAN_BLOCK) {                      \
+        uint64_t bl = len - off < KAHAN_BLOCK ? len - off : KAHAN_BLOCK;         \
+        for (unsigned k = 0; k < KAHAN_SET * (SETS); k++) {                      \
+            const T *a = (const T *)va[k] + off, *b = (const T *)vb[k] + off;    \
             for (uint64_t i = 0; i < bl; i++)                                    \
-                for (unsigned j = 0; j < sets; j++) {                            \
-                    v4d p, y, t, ap;                                             \
-                    memcpy(&p, &P[i * KAHAN_LANES + 4 * j], sizeof p);           \
-                    y = p - c[j];                                                \
-                    t = s[j] + y;                                                \
-                    c[j] = (t - s[j]) - y;                                       \
-                    s[j] = t;                                                    \
-                    ap = V4_ABS(p);                                              \
-                    g[j] += ap;                                                  \
-                    mx[j] = V4_MAX(ap, mx[j]);                                   \
-                }                                                                \
+                P[i * KAHAN_LANES + k] = (double)a[i] * (double)b[i];            \
         }                                                                        \
-        for (unsigned j = 0; j < sets; j++)                                      \
-            for (unsigned k = 0; k < 4; k++)                                     \
-                st[4 * j + k] = (kahan_state){s[j][k], c[j][k], g[j][k], mx[j][k]}; \
+        for (uint64_t i = 0; i < bl; i++) {                                      \
+            for (unsigned x = 0; x < per && pat < pk; x++) {                     \
+                __builtin_prefetch(pl->p[pat] + 64 * pline, 0, 2);               \
+                if (++pline == pl->lines[pat])                                   \
+                    pat++, pline = 0;                                            \
+            }                                                                    \
+            for (unsigned j = 0; j < (SETS); j++) {                              \
+                v8d p, y, t, ap;                                                 \
+                memcpy(&p, &P[i * KAHAN_LANES + KAHAN_SET * j], sizeof p);       \
+                y = p - c[j];                                                    \
+                t = s[j] + y;                                                    \
+                c[j] = (t - s[j]) - y;                                           \
+                s[j] = t;                                                        \
+                ap = V8_ABS(p);                                                  \
+                g[j] += ap;                                                      \
+                mx[j] = V8_MAX(ap, mx[j]);                                       \
+                for (unsigned x = 0; BINS && x < EXACT_BINS; x++) {              \
+                    v8d q = (p + bm[j][x]) - bm[j][x];                           \
+                    bs[j][x] += q;                                               \
+                    p -= q;                                                      \
+                }                                                                \
+                if (BINS)                                                        \
+                    left[j] |= (v8l)(p != 0.0);                                  \
+            }                                                                    \
+        }                                                                        \
     }
 
-KAHAN_LANES_SPAN(kahan_lanes_f32, float)
-KAHAN_LANES_SPAN(kahan_lanes_f64, double)
-KAHAN_LANES_SPAN(kahan_lanes_i32, int32_t)
+#define KAHAN_LANES_SPAN(NAME, T, BINS)                                          \
+    DF_CPU_CLONES_V4 static void NAME(const void *const *va, const void *const *vb, \
+                                   uint64_t len, unsigned sets, kahan_state *st,  \
+                                   bins_state *bst, prefetch_list *pl)            \
+    {                                                                            \
+        double P[KAHAN_BLOCK * KAHAN_LANES] __attribute__((aligned(64)));        \
+        v8d s[2], c[2], g[2], mx[2], bs[2][EXACT_BINS], bm[2][EXACT_BINS];       \
+        v8l left[2];                                                             \
+        /* the prefetch list's place, in registers */                            \
+        unsigned pat = pl ? pl->at : 0, pk = pl ? pl->k : 0, per = pl ? pl->per : 0; \
+        uint64_t pline = pl ? pl->line : 0;                                      \
+        for (unsigned j = 0; j < 2; j++)                                         \
+            for (unsigned k = 0; k < KAHAN_SET; k++) {                           \
+                const kahan_state *q = &st[KAHAN_SET * j + k];                   \
+                const bins_state *qb = BINS ? &bst[KAHAN_SET * j + k] : NULL;    \
+                s[j][k] = q->s, c[j][k] = q->c, g[j][k] = q->g, mx[j][k] = q->maxp; \
+                for (unsigned x = 0; BINS && x < EXACT_BINS; x++)                \
+                    bs[j][x][k] = qb->s[x], bm[j][x][k] = qb->m[x];              \
+                left[j][k] = BINS ? qb->left : 0;                                \
+            }                                                                    \
+        if (sets == 2)                                                           \
+            KAHAN_LANES_LOOP(T, BINS, 2)                                         \
+        else                                                                     \
+            KAHAN_LANES_LOOP(T, BINS, 1)                                         \
+        if (pl)                                                                  \
+            pl->at = pat, pl->line = pline;                                      \
+        for (unsigned j = 0; j < sets; j++)                                      \
+            for (unsigned k = 0; k < KAHAN_SET; k++) {                           \
+                st[KAHAN_SET * j + k] = (kahan_state){s[j][k], c[j][k], g[j][k], mx[j][k]}; \
+                for (unsigned x = 0; BINS && x < EXACT_BINS; x++)                \
+                    bst[KAHAN_SET * j + k].s[x] = bs[j][x][k];                   \
+                if (BINS)                                                        \
+                    bst[KAHAN_SET * j + k].left = left[j][k];                    \
+            }                                                                    \
+    }
+
+KAHAN_LANES_SPAN(kahan_lanes_f32, float, 1)
+KAHAN_LANES_SPAN(kahan_lanes_f64, double, 0)
+KAHAN_LANES_SPAN(kahan_lanes_i32, int32_t, 0)
+
+/* The exact dot known as out->fp (finite data: df_exact_dot's kind is
+ * finite) also gives the head and tail. */
+static void refs_fp_out(df_refs *out)
+{
+    if (out->fp.kind != DF_EXACT_FINITE)
+        return;
+    out->fp_known = 1;
+    out->exact_known = 1;
+    out->exact_hi = out->fp.hi;
+    out->exact_lo = out->fp.lo;
+}
 
 /* One pass over memory: per chunk, classify both vectors, add the chunk's
  * exact integer dot while the data still qualify, and run Kahan and G over
@@ -551,7 +661,7 @@ KAHAN_LANES_SPAN(kahan_lanes_i32, int32_t)
  * when nothing is left. Integer data also give the superaccumulator's
  * digits from their integer dot (df_exact_of_int), without its pass. */
 static uint64_t refs_scan(df_type t, const void *a, const void *b, uint64_t n,
-                          df_refs *out, kahan_state *st, int run_kahan)
+                          df_refs *out, kahan_state *st, int run_kahan, int *fp_later)
 {
     memset(out, 0, sizeof *out);
     i128 total = 0;
@@ -610,12 +720,11 @@ static uint64_t refs_scan(df_type t, const void *a, const void *b, uint64_t n,
     if (t != DF_I32 && eligible) {
         df_exact_of_int(out->exact, &out->fp);
         out->fp_known = 1;
-    } else if (t != DF_I32 && !out->has_nonfinite &&
-               df_exact_dot(t, a, b, n, &out->fp) == 0 && out->fp.kind == DF_EXACT_FINITE) {
-        out->fp_known = 1;
-        out->exact_known = 1;
-        out->exact_hi = out->fp.hi;
-        out->exact_lo = out->fp.lo;
+    } else if (t != DF_I32 && !out->has_nonfinite) {
+        if (fp_later && t == DF_F32 && from == 0)
+            *fp_later = 1; /* from the Kahan lanes' bins, after them */
+        else if (df_exact_dot(t, a, b, n, &out->fp) == 0)
+            refs_fp_out(out);
     }
     return from;
 }
@@ -632,14 +741,45 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
                      df_refs *out)
 {
     kahan_state st = {0.0, 0.0, 0.0, 0.0};
-    refs_scan(t, a, b, n, out, &st, 1);
+    refs_scan(t, a, b, n, out, &st, 1, NULL);
     refs_kahan_out(t, n, &st, out);
+}
+
+/* The bins' exact dot of one f32 case alone, in the lanes' own code (every
+ * lane on it): 0 with *out as df_exact_dot gives it, or -1 where some
+ * product has bits below the last bin (or the data are not finite). */
+int df_exact_bins_f32(const float *a, const float *b, uint64_t n, df_exact *out)
+{
+    uint32_t ma = 0, mb = 0;
+    for (uint64_t off = 0; off < n; off += CHUNK) {
+        uint64_t len = n - off < CHUNK ? n - off : CHUNK;
+        span_class ka = classify_f32(a + off, len), kb = classify_f32(b + off, len);
+        if (ka.nonfinite || kb.nonfinite)
+            return -1;
+        ma = f32_bits((float)ka.max_abs) > ma ? f32_bits((float)ka.max_abs) : ma;
+        mb = f32_bits((float)kb.max_abs) > mb ? f32_bits((float)kb.max_abs) : mb;
+    }
+    const void *va[KAHAN_LANES], *vb[KAHAN_LANES];
+    kahan_state st[KAHAN_LANES];
+    bins_state bs[KAHAN_LANES];
+    for (unsigned j = 0; j < KAHAN_LANES; j++) {
+        va[j] = a, vb[j] = b;
+        st[j] = (kahan_state){0.0, 0.0, 0.0, 0.0};
+        bs[j] = bins_init(n, (double)f32_from_bits(ma) * (double)f32_from_bits(mb));
+    }
+    kahan_lanes_f32(va, vb, n, 1, st, bs, NULL);
+    if (bs[0].left)
+        return -1;
+    df_exact_of_doubles(bs[0].s, EXACT_BINS, out);
+    return 0;
 }
 
 /* The Kahan sums of k jobs of one element type (k <= KAHAN_LANES), each
  * from its empty state, side by side while two or more go on, the longest
- * finished alone. */
-static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_state *st)
+ * finished alone; f32 jobs also with their bins (bst), every one in the
+ * lanes to its end. */
+static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_state *st,
+                               bins_state *bst, prefetch_list *pl)
 {
     df_type t = q[0]->t;
     size_t es = df_type_size(t);
@@ -651,19 +791,24 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_st
             ord[i] = ord[i - 1];
         ord[i] = j;
         st[j] = (kahan_state){0.0, 0.0, 0.0, 0.0};
+        if (t == DF_F32)
+            bst[j] = bins_init(q[j]->n, q[j]->out->max_abs_a * q[j]->out->max_abs_b);
     }
     /* Stage by stage: the lanes still going run together up to the next
      * shortest length, then that one leaves (its state is final) and the
      * rest move down a lane. Each lane still does its own sum's additions
      * in order, so lengths that differ (random ones, in a default run) no
-     * longer leave all but the shortest prefix to kahan_span. */
+     * longer leave all but the shortest prefix to kahan_span. The last f32
+     * job stays in the lanes for its bins (its Kahan chain is no slower
+     * there). */
     uint64_t off = 0;
     unsigned first = 0; /* ord[first..k): still going */
-    while (k - first >= 2) {
+    while (k - first >= (t == DF_F32 ? 1u : 2u)) {
         uint64_t end = q[ord[first]]->n;
         if (end > off) {
             const void *a[KAHAN_LANES], *b[KAHAN_LANES];
             kahan_state lane[KAHAN_LANES];
+            bins_state lb[KAHAN_LANES];
             unsigned live = k - first;
             for (unsigned j = 0; j < KAHAN_LANES; j++) {
                 /* lanes past the live ones repeat the first: any data will do */
@@ -671,15 +816,20 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_st
                 a[j] = (const char *)q[x]->a + off * es;
                 b[j] = (const char *)q[x]->b + off * es;
                 lane[j] = st[x];
+                if (t == DF_F32)
+                    lb[j] = bst[x];
             }
-            unsigned sets = live > 4 ? 2 : 1;
+            unsigned sets = live > KAHAN_SET ? 2 : 1;
             switch (t) {
-            case DF_F32: kahan_lanes_f32(a, b, end - off, sets, lane); break;
-            case DF_F64: kahan_lanes_f64(a, b, end - off, sets, lane); break;
-            case DF_I32: kahan_lanes_i32(a, b, end - off, sets, lane); break;
+            case DF_F32: kahan_lanes_f32(a, b, end - off, sets, lane, lb, pl); break;
+            case DF_F64: kahan_lanes_f64(a, b, end - off, sets, lane, NULL, pl); break;
+            case DF_I32: kahan_lanes_i32(a, b, end - off, sets, lane, NULL, pl); break;
             }
-            for (unsigned j = 0; j < live; j++)
+            for (unsigned j = 0; j < live; j++) {
                 st[ord[first + j]] = lane[j];
+                if (t == DF_F32)
+                    bst[ord[first + j]] = lb[j];
+            }
             off = end;
         }
         first++;
@@ -689,7 +839,8 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_st
                    &st[ord[first]]);
 }
 
-/* Jobs scanned at a time: their Kahan states wait on the stack. */
+/* Jobs scanned at a time: their Kahan states wait on the stack, and the
+ * lanes take them all in one pass (KAHAN_LANES). */
 #define MANY_WINDOW 16
 
 void df_refs_compute_many(const df_refs_job *jobs, size_t m)
@@ -698,10 +849,26 @@ void df_refs_compute_many(const df_refs_job *jobs, size_t m)
         size_t w = m - w0 < MANY_WINDOW ? m - w0 : MANY_WINDOW;
         const df_refs_job *job = jobs + w0;
         kahan_state st[MANY_WINDOW];
+        bins_state bins[MANY_WINDOW];
         uint64_t from[MANY_WINDOW];
+        int fp_later[MANY_WINDOW];
+        /* the next window's data, brought in while this one's lanes run */
+        prefetch_list pl = {.k = 0, .at = 0, .line = 0, .per = 0};
+        uint64_t lines = 0, longest = 0;
+        for (size_t i = w0 + w; i < m && i < w0 + w + MANY_WINDOW; i++)
+            for (int v = 0; v < 2 && jobs[i].n; v++) {
+                pl.p[pl.k] = (const char *)((uintptr_t)(v ? jobs[i].b : jobs[i].a) & ~(uintptr_t)63);
+                pl.lines[pl.k] = (jobs[i].n * df_type_size(jobs[i].t) + 127) / 64;
+                lines += pl.lines[pl.k++];
+            }
+        for (size_t i = 0; i < w; i++)
+            longest = job[i].n > longest ? job[i].n : longest;
+        pl.per = longest ? (unsigned)((lines + longest - 1) / longest) : 0;
         for (size_t i = 0; i < w; i++) {
             st[i] = (kahan_state){0.0, 0.0, 0.0, 0.0};
-            from[i] = refs_scan(job[i].t, job[i].a, job[i].b, job[i].n, job[i].out, &st[i], 0);
+            fp_later[i] = 0;
+            from[i] = refs_scan(job[i].t, job[i].a, job[i].b, job[i].n, job[i].out, &st[i], 0,
+                                &fp_later[i]);
         }
         /* The Kahan sums left: up to KAHAN_LANES of one type go side by
          * side, in vector lanes; a job whose data hold a NaN goes alone:
@@ -728,14 +895,28 @@ void df_refs_compute_many(const df_refs_job *jobs, size_t m)
                     q[k] = &job[i], at[k++] = i;
                 if (k == KAHAN_LANES || (i == w && k > 0)) {
                     kahan_state lane[KAHAN_LANES];
-                    kahan_side_by_side(q, k, lane);
-                    for (unsigned j = 0; j < k; j++)
+                    bins_state lb[KAHAN_LANES];
+                    kahan_side_by_side(q, k, lane, lb, &pl);
+                    for (unsigned j = 0; j < k; j++) {
                         st[at[j]] = lane[j];
+                        if (types[ti] == DF_F32)
+                            bins[at[j]] = lb[j];
+                    }
                     k = 0;
                 }
             }
         }
-        for (size_t i = 0; i < w; i++)
+        for (size_t i = 0; i < w; i++) {
             refs_kahan_out(job[i].t, job[i].n, &st[i], job[i].out);
+            if (!fp_later[i])
+                continue;
+            /* the bins hold the exact dot unless some product had bits
+             * below the last one: then the superaccumulator */
+            if (!bins[i].left)
+                df_exact_of_doubles(bins[i].s, EXACT_BINS, &job[i].out->fp);
+            else
+                df_exact_dot(job[i].t, job[i].a, job[i].b, job[i].n, &job[i].out->fp);
+            refs_fp_out(job[i].out);
+        }
     }
 }

@@ -41,6 +41,9 @@ int df_i128_fits_i64(df_i128 v);
  * df_exact_dot on the data gives, without its pass over them. Leaves the
  * padding of *out alone, as df_exact_dot does. */
 void df_exact_of_int(df_i128 v, df_exact *out);
+/* The same from k finite doubles whose sum is the value (terms each of which
+ * is exact, as a superaccumulator's bins give them). */
+void df_exact_of_doubles(const double *x, unsigned k, df_exact *out);
 int df_i128_cmp_i64(df_i128 v, int64_t x); /* <0, 0, >0 */
 
 /* Kahan-compensated dot in double. f32 products are exact in double; i32
@@ -76,12 +79,14 @@ typedef struct df_refs {
 void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
                      df_refs *out);
 
-/* df_refs_compute for m cases at once, each out bit for bit the same: the
- * Kahan sums of up to eight cases of one element type run side by side in
- * vector lanes (Kahan is four dependent additions an element, so one sum
- * alone leaves the core mostly waiting). Made for short vectors: each
- * case's data is read twice, after the other cases' first pass (integer
- * data whose sums stay below 2^53 once: their Kahan sum is exact). */
+/* df_refs_compute for m cases at once, each out bit for bit the same: 16
+ * at a time, the Kahan sums of up to sixteen cases of one element type run
+ * side by side in vector lanes (Kahan is four dependent additions an
+ * element, so one sum alone leaves the core mostly waiting), f32 cases'
+ * exact dots extracted beside them, while the next 16 cases' data are
+ * brought into the core's cache. Made for short vectors: each case's data
+ * is read twice, after the other cases' first pass (integer data whose
+ * sums stay below 2^53 once: their Kahan sum is exact). */
 typedef struct df_refs_job {
     df_type t;
     const void *a, *b;
@@ -89,6 +94,13 @@ typedef struct df_refs_job {
     df_refs *out;
 } df_refs_job;
 void df_refs_compute_many(const df_refs_job *jobs, size_t m);
+
+/* The exact dot of finite f32 data the way df_refs_compute_many finds it
+ * beside the Kahan sums (reference.c: the products pre-rounded into three
+ * bins of fixed units, exact while the products' bits span about 3 (50 -
+ * log2 n) places): 0 with *out as df_exact_dot gives it, or -1 where that
+ * does not hold (then df_exact_dot does it). For the tests. */
+int df_exact_bins_f32(const float *a, const float *b, uint64_t n, df_exact *out);
 
 #ifdef __cplusplus
 }

@@ -594,3 +594,66 @@ Test(refs, kahan_lanes_equal_scalar_on_specials)
         }
     }
 }
+
+/* The bins' exact dot (df_exact_bins_f32, the code of the Kahan lanes) at
+ * the edge of what three bins hold: for n = 2 (W = 49) and P = 1 the units
+ * are 2^-48, 2^-96 and 2^-144, so 1 + 2^-121 (1 + 2^-23) fits and its half
+ * does not; for n = 3 (W = 48) the last unit is 2^-141 and neither fits. */
+static int bins_vs_superacc(const float *a, const float *b, uint64_t n)
+{
+    df_exact x, y;
+    memset(&x, 0, sizeof x);
+    memset(&y, 0, sizeof y);
+    cr_assert_eq(df_exact_dot(DF_F32, a, b, n, &y), 0);
+    int rc = df_exact_bins_f32(a, b, n, &x);
+    if (rc == 0)
+        cr_assert_eq(memcmp(&x, &y, sizeof x), 0, "n %llu: the bins' exact dot differs",
+                     (unsigned long long)n);
+    return rc;
+}
+
+Test(refs, bins_exact_at_their_limit)
+{
+    float a[3] = {1.0f, 0x1.000002p-72f, 0.0f}, b[3] = {1.0f, 0x1p-49f, 0.0f};
+    cr_assert_eq(bins_vs_superacc(a, b, 2), 0);
+    cr_assert_eq(bins_vs_superacc(a, b, 3), -1);
+    b[1] = 0x1p-50f;
+    cr_assert_eq(bins_vs_superacc(a, b, 2), -1);
+    a[1] = 0x1p-72f; /* one significant bit: 2^-122 is a multiple of 2^-144 */
+    cr_assert_eq(bins_vs_superacc(a, b, 2), 0);
+    a[0] = -1.0f;
+    cr_assert_eq(bins_vs_superacc(a, b, 1), 0);
+    cr_assert_eq(bins_vs_superacc(a, b, 0), 0);
+}
+
+/* Random f32 data whose products span from a few to 200 binary places,
+ * from subnormals to near FLT_MAX, lengths 1 to 3000, each value's sign
+ * and significand random: wherever the bins say they hold the exact dot,
+ * it is df_exact_dot's to the bit, and both outcomes occur. */
+Test(refs, bins_exact_equal_superaccumulator)
+{
+    enum { N = 3000 };
+    static float a[N], b[N];
+    df_pcg32 r;
+    df_pcg32_seed(&r, 77, 5);
+    unsigned held = 0, left = 0;
+    for (int round = 0; round < 400; round++) {
+        uint64_t n = 1 + df_pcg32_bounded(&r, round % 4 ? 300 : N);
+        int lo = -149 + (int)df_pcg32_bounded(&r, 250), span = (int)df_pcg32_bounded(&r, 100);
+        if (lo + span > 127)
+            span = 127 - lo;
+        for (uint64_t i = 0; i < n; i++) {
+            float x = ldexpf(1.0f + (float)(df_pcg32_next(&r) >> 9) * 0x1p-23f,
+                             lo + (int)df_pcg32_bounded(&r, (uint32_t)span + 1));
+            float y = ldexpf(1.0f + (float)(df_pcg32_next(&r) >> 9) * 0x1p-23f,
+                             lo + (int)df_pcg32_bounded(&r, (uint32_t)span + 1));
+            a[i] = df_pcg32_next(&r) & 1 ? -x : x;
+            b[i] = df_pcg32_next(&r) & 1 ? -y : y;
+        }
+        if (bins_vs_superacc(a, b, n) == 0)
+            held++;
+        else
+            left++;
+    }
+    cr_assert(held > 50 && left > 50, "held %u, left %u", held, left);
+}
