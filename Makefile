@@ -52,7 +52,7 @@ ifneq ($(NVCC),)
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart_static -ldl -lrt -lstdc++
 endif
 
-.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda
+.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda refs-cache
 all: dotfuzz
 
 help:
@@ -63,6 +63,7 @@ help:
 	@echo "make example-plugin-cuda  build $(BUILD)/examples/plugin/mydot_device.so (device form; needs nvcc)"
 	@echo "make libfuzzer  build $(BUILD)/libfuzzer/dotfuzz-fuzz and dotfuzz-fuzz-parser (clang, libFuzzer; host backend)"
 	@echo "make libfuzzer-cuda  build $(BUILD)/libfuzzer/dotfuzz-fuzz-cuda (clang + nvcc; DOTFUZZ_BACKEND=cuda runs the GPU kernels)"
+	@echo "make refs-cache  build $(BUILD)/tools/refs-cache (what the references' first read of a case's data costs, on N threads)"
 	@echo "make help       this list"
 	@echo "variables: CUDA_ARCH=sm_90 (GPU target; now: $(GENCODE)), CC, NVCC, CUDA_HOME, BUILD"
 
@@ -89,6 +90,11 @@ $(BUILD)/%.model.o: %.cu
 $(BUILD)/%.gpu.o: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c -o $@ $<
+
+# issue 9's profile of the references' first read (tools/refs_cache.c)
+refs-cache: $(BUILD)/tools/refs-cache
+$(BUILD)/tools/refs-cache: $(BUILD)/tools/refs_cache.o $(BUILD)/libdotfuzz.a
+	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/dotfuzz-tests: $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/libdotfuzz.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lmpfr -lgmp $(CUDA_LIBS) $(LDLIBS)
