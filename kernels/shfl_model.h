@@ -115,6 +115,45 @@ DF_SHFL_INLINE void SHFL_FN(_sums_fast)(const SHFL_ELEM *a, const SHFL_ELEM *b, 
                                         SHFL_ACC x[DF_SHFL_WARP])
 {
     const uint64_t T = m->threads;
+    const SHFL_ACC zero = (SHFL_ACC)0;
+    if (!m->vector && n - df_shfl_min(base, n) <= T) {
+        /* One row at most (a grid of more threads than elements, as a
+         * drawn launch mostly is): thread l's lane 0 is fma(a, b, +0), its
+         * other lanes +0, so its sum below is that plus +0 plus +0, which
+         * is that plus +0 (-0 becomes +0 once; NaN and Inf pass): the same
+         * operations' result without the lanes' arrays. */
+        const uint64_t cnt = df_shfl_min(DF_SHFL_WARP, n - df_shfl_min(base, n));
+        SHFL_ACC y[DF_SHFL_WARP]; /* local: no alias with a and b, so vectorized */
+        for (unsigned l = 0; l < cnt; l++)
+            y[l] = SHFL_FMA(a[base + l], b[base + l], zero) + zero;
+        for (unsigned l = (unsigned)cnt; l < DF_SHFL_WARP; l++)
+            y[l] = zero;
+        for (unsigned l = 0; l < DF_SHFL_WARP; l++)
+            x[l] = y[l];
+        return;
+    }
+    if (m->vector && m->nvec - df_shfl_min(base, m->nvec) <= T &&
+        (base != 0 || (m->head == 0 && m->tail == 0))) {
+        /* The same on the vector path: one vector a thread at most and no
+         * head or tail elements for this warp; each lane fma(a, b, +0),
+         * added as _lanes adds them; threads without a vector total +0. */
+        const uint64_t cnt = df_shfl_min(DF_SHFL_WARP, m->nvec - df_shfl_min(base, m->nvec));
+        const SHFL_ELEM *pa = a + m->head + base * SHFL_V, *pb = b + m->head + base * SHFL_V;
+        SHFL_ACC t[DF_SHFL_WARP * SHFL_V];
+        for (unsigned i = 0; i < cnt * SHFL_V; i++)
+            t[i] = SHFL_FMA(pa[i], pb[i], zero);
+        for (unsigned i = (unsigned)cnt * SHFL_V; i < DF_SHFL_WARP * SHFL_V; i++)
+            t[i] = zero;
+        for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
+            const SHFL_ACC *q = t + l * SHFL_V;
+#if SHFL_V == 4
+            x[l] = (q[0] + q[1]) + (q[2] + q[3]);
+#else
+            x[l] = q[0] + q[1];
+#endif
+        }
+        return;
+    }
     if (!m->vector) {
         /* Row i0 / T goes to lane k = (i0 / T) % V of each thread: lane k
          * of all 32 threads side by side (acc[k][l]). */

@@ -211,3 +211,18 @@ Test(soft_models, atomic_block_overflowing_product_is_not_reported)
     cr_assert(isinf(r.f));
     cr_assert_eq(r.soft_mask, 0u);
 }
+
+/* A report carries the line of the model's df_soft_note call, and saved
+ * findings keep it (kernels/shfl_model.h says so beside the call): so the
+ * call must not move. Pinned here, as the corpora have it. */
+Test(soft_models, shfl_note_line_is_the_corpora_s)
+{
+    static float a[1000], b[1000];
+    fill(a, 1000, 1.0f);
+    fill(b, 1000, 0.5f);
+    a[517] = 1e20f;
+    b[517] = 1e20f;
+    df_result r = run("shfl", a, b, 1000, 64, 3);
+    cr_assert_eq(r.soft[DF_SOFT_NONFINITE - 1].line, 52u, "line %u",
+                 r.soft[DF_SOFT_NONFINITE - 1].line);
+}
