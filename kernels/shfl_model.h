@@ -107,6 +107,20 @@ DF_SHFL_INLINE SHFL_ACC SHFL_FN(_tree_fast)(const SHFL_ACC x[DF_SHFL_WARP])
     return y[0];
 }
 
+/* Each thread's sum of its V lanes (acc[l V + k]: thread l's lanes side by
+ * side), as _lanes adds them. */
+DF_SHFL_INLINE void SHFL_FN(_thread_sums_fast)(const SHFL_ACC *acc, SHFL_ACC x[DF_SHFL_WARP])
+{
+    for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
+        const SHFL_ACC *t = acc + l * SHFL_V;
+#if SHFL_V == 4
+        x[l] = (t[0] + t[1]) + (t[2] + t[3]);
+#else
+        x[l] = t[0] + t[1];
+#endif
+    }
+}
+
 /* The sums of threads base .. base + 31, unchecked: _warp_accs, then
  * _lanes, with the accumulators laid out so that a row of the grid stride
  * is one contiguous loop of fmas. */
@@ -144,14 +158,7 @@ DF_SHFL_INLINE void SHFL_FN(_sums_fast)(const SHFL_ELEM *a, const SHFL_ELEM *b, 
             t[i] = SHFL_FMA(pa[i], pb[i], zero);
         for (unsigned i = (unsigned)cnt * SHFL_V; i < DF_SHFL_WARP * SHFL_V; i++)
             t[i] = zero;
-        for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
-            const SHFL_ACC *q = t + l * SHFL_V;
-#if SHFL_V == 4
-            x[l] = (q[0] + q[1]) + (q[2] + q[3]);
-#else
-            x[l] = q[0] + q[1];
-#endif
-        }
+        SHFL_FN(_thread_sums_fast)(t, x);
         return;
     }
     if (!m->vector) {
@@ -204,14 +211,7 @@ DF_SHFL_INLINE void SHFL_FN(_sums_fast)(const SHFL_ELEM *a, const SHFL_ELEM *b, 
             const uint64_t i = m->head + m->nvec * SHFL_V + j;
             acc[j * SHFL_V] = SHFL_FMA(a[i], b[i], acc[j * SHFL_V]);
         }
-    for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
-        const SHFL_ACC *t = acc + l * SHFL_V;
-#if SHFL_V == 4
-        x[l] = (t[0] + t[1]) + (t[2] + t[3]);
-#else
-        x[l] = t[0] + t[1];
-#endif
-    }
+    SHFL_FN(_thread_sums_fast)(acc, x);
 }
 
 /* _block's partial, unchecked; warps from m->active on hold +0. */

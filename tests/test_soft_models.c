@@ -61,14 +61,19 @@ static void expect_nonfinite(const df_result *r, uint32_t kernel, uint32_t block
  * to thread 129 = block 2 thread 1, whose first element is 4 x 129. Its
  * fmaf overflows from finite inputs; the trees then add Inf to finite
  * values, which is no new report. */
-Test(soft_models, shfl_thread_sum_overflow_from_finite_inputs)
+static df_result shfl_thread_overflow(void)
 {
     static float a[1000], b[1000];
     fill(a, 1000, 1.0f);
     fill(b, 1000, 0.5f);
     a[517] = 1e20f;
     b[517] = 1e20f;
-    df_result r = run("shfl", a, b, 1000, 64, 3);
+    return run("shfl", a, b, 1000, 64, 3);
+}
+
+Test(soft_models, shfl_thread_sum_overflow_from_finite_inputs)
+{
+    df_result r = shfl_thread_overflow();
     cr_assert(isinf(r.f) && r.f > 0);
     expect_nonfinite(&r, DF_SOFT_K_SHFL, 2, 1, 0, 516);
 }
@@ -217,12 +222,7 @@ Test(soft_models, atomic_block_overflowing_product_is_not_reported)
  * call must not move. Pinned here, as the corpora have it. */
 Test(soft_models, shfl_note_line_is_the_corpora_s)
 {
-    static float a[1000], b[1000];
-    fill(a, 1000, 1.0f);
-    fill(b, 1000, 0.5f);
-    a[517] = 1e20f;
-    b[517] = 1e20f;
-    df_result r = run("shfl", a, b, 1000, 64, 3);
+    df_result r = shfl_thread_overflow();
     cr_assert_eq(r.soft[DF_SOFT_NONFINITE - 1].line, 52u, "line %u",
                  r.soft[DF_SOFT_NONFINITE - 1].line);
 }
