@@ -107,20 +107,6 @@ DF_SHFL_INLINE SHFL_ACC SHFL_FN(_tree_fast)(const SHFL_ACC x[DF_SHFL_WARP])
     return y[0];
 }
 
-/* Each thread's sum of its V lanes (acc[l V + k]: thread l's lanes side by
- * side), as _lanes adds them. */
-DF_SHFL_INLINE void SHFL_FN(_thread_sums_fast)(const SHFL_ACC *acc, SHFL_ACC x[DF_SHFL_WARP])
-{
-    for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
-        const SHFL_ACC *t = acc + l * SHFL_V;
-#if SHFL_V == 4
-        x[l] = (t[0] + t[1]) + (t[2] + t[3]);
-#else
-        x[l] = t[0] + t[1];
-#endif
-    }
-}
-
 /* The sums of threads base .. base + 31, unchecked: _warp_accs, then
  * _lanes, with the accumulators laid out so that a row of the grid stride
  * is one contiguous loop of fmas. */
@@ -129,38 +115,6 @@ DF_SHFL_INLINE void SHFL_FN(_sums_fast)(const SHFL_ELEM *a, const SHFL_ELEM *b, 
                                         SHFL_ACC x[DF_SHFL_WARP])
 {
     const uint64_t T = m->threads;
-    const SHFL_ACC zero = (SHFL_ACC)0;
-    if (!m->vector && n - df_shfl_min(base, n) <= T) {
-        /* One row at most (a grid of more threads than elements, as a
-         * drawn launch mostly is): thread l's lane 0 is fma(a, b, +0), its
-         * other lanes +0, so its sum below is that plus +0 plus +0, which
-         * is that plus +0 (-0 becomes +0 once; NaN and Inf pass): the same
-         * operations' result without the lanes' arrays. */
-        const uint64_t cnt = df_shfl_min(DF_SHFL_WARP, n - df_shfl_min(base, n));
-        SHFL_ACC y[DF_SHFL_WARP]; /* local: no alias with a and b, so vectorized */
-        for (unsigned l = 0; l < cnt; l++)
-            y[l] = SHFL_FMA(a[base + l], b[base + l], zero) + zero;
-        for (unsigned l = (unsigned)cnt; l < DF_SHFL_WARP; l++)
-            y[l] = zero;
-        for (unsigned l = 0; l < DF_SHFL_WARP; l++)
-            x[l] = y[l];
-        return;
-    }
-    if (m->vector && m->nvec - df_shfl_min(base, m->nvec) <= T &&
-        (base != 0 || (m->head == 0 && m->tail == 0))) {
-        /* The same on the vector path: one vector a thread at most and no
-         * head or tail elements for this warp; each lane fma(a, b, +0),
-         * added as _lanes adds them; threads without a vector total +0. */
-        const uint64_t cnt = df_shfl_min(DF_SHFL_WARP, m->nvec - df_shfl_min(base, m->nvec));
-        const SHFL_ELEM *pa = a + m->head + base * SHFL_V, *pb = b + m->head + base * SHFL_V;
-        SHFL_ACC t[DF_SHFL_WARP * SHFL_V];
-        for (unsigned i = 0; i < cnt * SHFL_V; i++)
-            t[i] = SHFL_FMA(pa[i], pb[i], zero);
-        for (unsigned i = (unsigned)cnt * SHFL_V; i < DF_SHFL_WARP * SHFL_V; i++)
-            t[i] = zero;
-        SHFL_FN(_thread_sums_fast)(t, x);
-        return;
-    }
     if (!m->vector) {
         /* Row i0 / T goes to lane k = (i0 / T) % V of each thread: lane k
          * of all 32 threads side by side (acc[k][l]). */
@@ -211,7 +165,14 @@ DF_SHFL_INLINE void SHFL_FN(_sums_fast)(const SHFL_ELEM *a, const SHFL_ELEM *b, 
             const uint64_t i = m->head + m->nvec * SHFL_V + j;
             acc[j * SHFL_V] = SHFL_FMA(a[i], b[i], acc[j * SHFL_V]);
         }
-    SHFL_FN(_thread_sums_fast)(acc, x);
+    for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
+        const SHFL_ACC *t = acc + l * SHFL_V;
+#if SHFL_V == 4
+        x[l] = (t[0] + t[1]) + (t[2] + t[3]);
+#else
+        x[l] = t[0] + t[1];
+#endif
+    }
 }
 
 /* _block's partial, unchecked; warps from m->active on hold +0. */
