@@ -481,9 +481,10 @@ typedef struct df_job {
     unsigned char *gen_out;   /* ... into this pinned memory (df_devgen_layout's offsets) */
 } df_job;
 
-/* Slots a prepare item takes: 64 short cases, or 16 where 64 would leave
- * a thread fewer than two items, or else one, so a batch of few long cases
- * is shared out one case a thread. df_refs_compute_many runs the
+/* Slots a prepare item takes: 64 short cases, or 16 or 8 where 64 would
+ * leave a thread fewer than two items (a default run's batch of 256 on 16
+ * threads: 8), or else one, so a batch of few long cases is shared out one
+ * case a thread. df_refs_compute_many runs the
  * references of 16 at a time side by side (each case's Kahan sum is one
  * long chain of dependent additions; the sums left after the integer
  * cases' exact pass go in vector lanes, up to sixteen, with the f32 cases'
@@ -494,7 +495,6 @@ typedef struct df_job {
  * the issue slots, bounds them); 64 for the prefetch, whose first 16 are
  * read from memory (see results/h200/perf.md, sixteenth session). */
 #define DF_PREP_GROUP 64
-#define DF_PREP_GROUP_MIN 16
 #define DF_PREP_GROUP_MAX_N (UINT64_C(1) << 16)
 
 /* The longest case a run may draw: its fixed length, or its --max-n. */
@@ -512,11 +512,12 @@ static size_t set_of(const df_engine *e, const df_slot *slots)
 static df_job batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 {
     uint64_t longest = longest_n(e);
+    static const size_t groups[] = {DF_PREP_GROUP, 16, 8};
     size_t two = (size_t)2 * df_pool_size(e->pool); /* items a thread at least */
-    size_t g = longest > DF_PREP_GROUP_MAX_N         ? 1
-               : n >= two * DF_PREP_GROUP     ? DF_PREP_GROUP
-               : n >= two * DF_PREP_GROUP_MIN ? DF_PREP_GROUP_MIN
-                                              : 1;
+    size_t g = 1;
+    for (size_t i = 0; g == 1 && longest <= DF_PREP_GROUP_MAX_N && i < 3; i++)
+        if (n >= two * groups[i])
+            g = groups[i];
     size_t h = set_of(e, slots);
     int split = g == 1 && !df_backend_is_host(e->b);
     return (df_job){e, slots, lo, n, g, e->sampled + h * e->batch,
