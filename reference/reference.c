@@ -535,9 +535,10 @@ typedef struct prefetch_list {
 
 #define KAHAN_BLOCK 128
 /* Kahan sums side by side, one per case of element type T, in the lanes
- * of 8-double vectors (one or two sets of eight: SETS), over their first
- * len elements: each lane does the operations of KAHAN_SPAN in its order,
- * so each state ends bit for bit as its own kahan_span would leave it.
+ * of 8-double vectors, the first `live` lanes (one set of eight, or two
+ * past eight), over their first len elements: each lane does the
+ * operations of KAHAN_SPAN in its order, so each state ends bit for bit as
+ * its own kahan_span would leave it.
  * Kahan's chain is four dependent additions an element, so one sum alone
  * leaves the core mostly waiting; sixteen in two vectors fill it (an
  * x86-64-v4 clone does a vector in one instruction, with 32 registers for
@@ -546,8 +547,8 @@ typedef struct prefetch_list {
  * that the sums' loop loads a vector of lanes where it would gather them.
  * With BINS (f32) each lane also extracts its products into its bins (bs);
  * with pl, the loop brings pl's lines into L2 (per an element).
- * Unused lanes repeat lane 0's data (the caller's choice; any data would
- * do). Which NaN an addition passes on depends on the operand order (see
+ * Lanes past the live ones add products of +0 (none is formed for them).
+ * Which NaN an addition passes on depends on the operand order (see
  * df_refs_compute_many): the caller keeps data holding a NaN out. */
 #define KAHAN_SET 8                    /* lanes of a vector */
 #define KAHAN_LANES (2 * KAHAN_SET)    /* at most two vectors */
@@ -561,7 +562,7 @@ typedef int64_t v8l __attribute__((vector_size(64)));
 #define KAHAN_LANES_LOOP(T, BINS, SETS)                                          \
     for (uint64_t off = 0; off < len; off += KAHAN_BLOCK) {                      \
         uint64_t bl = len - off < KAHAN_BLOCK ? len - off : KAHAN_BLOCK;         \
-        for (unsigned k = 0; k < KAHAN_SET * (SETS); k++) {                      \
+        for (unsigned k = 0; k < live; k++) {                                    \
             const T *a = (const T *)va[k] + off, *b = (const T *)vb[k] + off;    \
             for (uint64_t i = 0; i < bl; i++)                                    \
                 P[i * KAHAN_LANES + k] = (double)a[i] * (double)b[i];            \
@@ -595,10 +596,14 @@ typedef int64_t v8l __attribute__((vector_size(64)));
 
 #define KAHAN_LANES_SPAN(NAME, T, BINS)                                          \
     DF_CPU_CLONES_V4 static void NAME(const void *const *va, const void *const *vb, \
-                                   uint64_t len, unsigned sets, kahan_state *st,  \
+                                   uint64_t len, unsigned live, kahan_state *st,  \
                                    bins_state *bst, prefetch_list *pl)            \
     {                                                                            \
         double P[KAHAN_BLOCK * KAHAN_LANES] __attribute__((aligned(64)));        \
+        const unsigned sets = live > KAHAN_SET ? 2 : 1;                          \
+        for (unsigned k = live; k < KAHAN_SET * sets; k++) /* lanes not live: 0 */ \
+            for (unsigned i = 0; i < KAHAN_BLOCK; i++)                           \
+                P[i * KAHAN_LANES + k] = 0.0;                                    \
         v8d s[2], c[2], g[2], mx[2], bs[2][EXACT_BINS], bm[2][EXACT_BINS];       \
         v8l left[2];                                                             \
         /* the prefetch list's place, in registers */                            \
@@ -776,8 +781,12 @@ int df_exact_bins_f32(const float *a, const float *b, uint64_t n, df_exact *out)
 
 /* The Kahan sums of k jobs of one element type (k <= KAHAN_LANES), each
  * from its empty state, side by side while two or more go on, the longest
- * finished alone; f32 jobs also with their bins (bst), every one in the
- * lanes to its end. */
+ * finished alone; f32 jobs also with their bins (bst), which hold the
+ * exact dot only where a job ran to its end in the lanes: the longest
+ * one's part alone sets `left`, and the superaccumulator does it (in the
+ * lanes with one live lane, a default run's windows of random lengths
+ * were 8% slower on the development machine than the scalar sum with the
+ * superaccumulator). */
 static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_state *st,
                                bins_state *bst, prefetch_list *pl)
 {
@@ -798,12 +807,10 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_st
      * shortest length, then that one leaves (its state is final) and the
      * rest move down a lane. Each lane still does its own sum's additions
      * in order, so lengths that differ (random ones, in a default run) no
-     * longer leave all but the shortest prefix to kahan_span. The last f32
-     * job stays in the lanes for its bins (its Kahan chain is no slower
-     * there). */
+     * longer leave all but the shortest prefix to kahan_span. */
     uint64_t off = 0;
     unsigned first = 0; /* ord[first..k): still going */
-    while (k - first >= (t == DF_F32 ? 1u : 2u)) {
+    while (k - first >= 2) {
         uint64_t end = q[ord[first]]->n;
         if (end > off) {
             const void *a[KAHAN_LANES], *b[KAHAN_LANES];
@@ -819,11 +826,10 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_st
                 if (t == DF_F32)
                     lb[j] = bst[x];
             }
-            unsigned sets = live > KAHAN_SET ? 2 : 1;
             switch (t) {
-            case DF_F32: kahan_lanes_f32(a, b, end - off, sets, lane, lb, pl); break;
-            case DF_F64: kahan_lanes_f64(a, b, end - off, sets, lane, NULL, pl); break;
-            case DF_I32: kahan_lanes_i32(a, b, end - off, sets, lane, NULL, pl); break;
+            case DF_F32: kahan_lanes_f32(a, b, end - off, live, lane, lb, pl); break;
+            case DF_F64: kahan_lanes_f64(a, b, end - off, live, lane, NULL, pl); break;
+            case DF_I32: kahan_lanes_i32(a, b, end - off, live, lane, NULL, pl); break;
             }
             for (unsigned j = 0; j < live; j++) {
                 st[ord[first + j]] = lane[j];
@@ -834,9 +840,12 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_st
         }
         first++;
     }
-    if (first < k) /* the longest, alone */
+    if (first < k && q[ord[first]]->n > off) { /* the longest, alone */
         kahan_span(t, q[ord[first]]->a, q[ord[first]]->b, off, q[ord[first]]->n - off,
                    &st[ord[first]]);
+        if (t == DF_F32) /* its bins miss the rest: the superaccumulator */
+            bst[ord[first]].left = 1;
+    }
 }
 
 /* Jobs scanned at a time: their Kahan states wait on the stack, and the
