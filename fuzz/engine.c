@@ -539,11 +539,14 @@ static size_t prep_items(const df_job *jb)
 static void copy_prep(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t v, unsigned w);
 static void copy_model(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t v, unsigned w);
 
-/* Copies' references, gathered up to DF_PREP_GROUP at a time and made side
+/* Copies' references, gathered up to DF_COPY_GROUP at a time and made side
  * by side (df_refs_compute_many: the same values as one at a time, and a
- * copy's Kahan sum no longer runs alone); reruns need none. */
+ * copy's Kahan sum no longer runs alone); reruns need none. Eight, as the
+ * prepare items had before they took 64: a batch of 256 has about 48
+ * copies, which the host backend shares out DF_COPY_GROUP an item. */
+#define DF_COPY_GROUP 8
 typedef struct copy_refs {
-    df_refs_job job[DF_PREP_GROUP];
+    df_refs_job job[DF_COPY_GROUP];
     size_t m;
 } copy_refs;
 
@@ -560,7 +563,7 @@ static void copy_refs_add(copy_refs *cr, df_meta_plan *p, size_t v)
         return;
     const df_case *c = &p->var[v];
     cr->job[cr->m++] = (df_refs_job){c->type, c->a, c->b, c->n, &p->out[v].refs};
-    if (cr->m == DF_PREP_GROUP)
+    if (cr->m == DF_COPY_GROUP)
         copy_refs_flush(cr);
 }
 
@@ -1251,14 +1254,14 @@ static int make_copies(df_engine *e, size_t n)
 /* Host backend: makes, references, runs (as the host model) and judges
  * the copies of a batch's sampled cases; each case is finished in index
  * order when it is recorded. Returns 0, or -1 out of memory. The copies'
- * references are pool items of DF_PREP_GROUP copies side by side for
+ * references are pool items of DF_COPY_GROUP copies side by side for
  * short cases, and of one copy each for long ones: at large n a sampled
  * case's three copies would otherwise take one thread three times. */
 static int batch_metamorphic(df_engine *e, size_t n)
 {
     if (make_copies(e, n) != 0)
         return -1;
-    e->vref_group = longest_n(e) <= DF_PREP_GROUP_MAX_N ? DF_PREP_GROUP : 1;
+    e->vref_group = longest_n(e) <= DF_PREP_GROUP_MAX_N ? DF_COPY_GROUP : 1;
     df_pool_for(e->pool, (e->nvref + e->vref_group - 1) / e->vref_group, variant_refs, e);
     df_pool_for(e->pool, e->nvref, host_variant, e);
     return 0;
