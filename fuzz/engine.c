@@ -484,12 +484,12 @@ typedef struct df_job {
 /* Slots a prepare item takes: 64 short cases, or 16 or 8 where 64 would
  * leave a thread fewer than two items (a default run's batch of 256 on 16
  * threads: 8), or else one, so a batch of few long cases is shared out one
- * case a thread. df_refs_compute_many runs the
- * references of 16 at a time side by side (each case's Kahan sum is one
- * long chain of dependent additions; the sums left after the integer
- * cases' exact pass go in vector lanes, up to sixteen, with the f32 cases'
- * exact dots extracted beside them), and brings the next 16's data into
- * the core's cache while it does. Measured: eight rather than four, 5.3
+ * case a thread. df_refs_compute_many runs the references of 16 at a time
+ * side by side (each case's Kahan sum is one long chain of dependent
+ * additions; the sums left after the integer cases' exact pass go in
+ * vector lanes, up to sixteen, with the f32 cases' exact dots extracted
+ * beside them), and brings the next 16's data into the core's cache while
+ * it does. Measured: eight rather than four, 5.3
  * against 6.2 us of references per f32 case at n = 2000 (four filled half
  * a vector); sixteen once the lanes were 8-double vectors (the chain, not
  * the issue slots, bounds them); 64 for the prefetch, whose first 16 are
@@ -515,7 +515,9 @@ static df_job batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
     static const size_t groups[] = {DF_PREP_GROUP, 16, 8};
     size_t two = (size_t)2 * df_pool_size(e->pool); /* items a thread at least */
     size_t g = 1;
-    for (size_t i = 0; g == 1 && longest <= DF_PREP_GROUP_MAX_N && i < 3; i++)
+    for (size_t i = 0; g == 1 && longest <= DF_PREP_GROUP_MAX_N &&
+                       i < sizeof groups / sizeof groups[0];
+         i++)
         if (n >= two * groups[i])
             g = groups[i];
     size_t h = set_of(e, slots);
@@ -1053,9 +1055,8 @@ static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *c
         meanwhile = NULL; /* it ran */
         for (size_t j = 0; j < done; j++) {
             if (j + DF_SLOT_AHEAD < done && ref[j + DF_SLOT_AHEAD].var == DF_CREF_CASE)
-                for (int l = 0; l < 6; l++) /* its result's lines, to be written */
-                    __builtin_prefetch((char *)&sl[ref[j + DF_SLOT_AHEAD].slot].r.res + 64 * l,
-                                       1);
+                for (size_t l = 0; l < sizeof(df_result); l += 64) /* to be written */
+                    __builtin_prefetch((char *)&sl[ref[j + DF_SLOT_AHEAD].slot].r.res + l, 1);
             df_slot *c = &sl[ref[j].slot];
             if (ref[j].var == DF_CREF_CASE) {
                 c->r.res = e->bres[j];
@@ -1625,9 +1626,8 @@ static void pending_meanwhile(void *ctx)
  * to make (two or three after it). Only that: a kernel runs (on the GPU,
  * or as the host backend's model) in the batch being checked, whose
  * indices the heartbeat names, so a crash or hang is blamed on the right
- * batch. A batch made
- * ahead for nothing (the backend died, the deadline came) is dropped
- * unrecorded: making it has no effect outside its slots. */
+ * batch. A batch made ahead for nothing (the backend died, the deadline
+ * came) is dropped unrecorded: making it has no effect outside its slots. */
 static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
                            df_totals *t, uint64_t *next)
 {

@@ -268,16 +268,22 @@ static float round_float(mag_ref m, int sign)
 }
 
 /* |x| of a finite double into a zeroed mag; returns its window. */
+/* A finite x != 0 as |x| = q 2^(pos + LSB), q < 2^53: returns pos. */
+static int double_digits(double x, uint64_t *q)
+{
+    int e;
+    double f = frexp(fabs(x), &e); /* |x| = f 2^e, f in [0.5, 1) */
+    *q = (uint64_t)ldexp(f, 53);   /* exact: |x| = q 2^(e - 53) */
+    return e - 53 - LSB;           /* >= -1073 - 53 + 2176 */
+}
+
 static mag_ref mag_set_double(uint32_t *mag, double x)
 {
     mag_ref m = {mag, NDIG, -1};
-    x = fabs(x);
     if (x == 0.0)
         return m;
-    int e;
-    double f = frexp(x, &e);             /* x = f 2^e, f in [0.5, 1) */
-    uint64_t q = (uint64_t)ldexp(f, 53); /* exact: x = q 2^(e - 53) */
-    int pos = e - 53 - LSB;              /* >= -1073 - 53 + 2176 */
+    uint64_t q;
+    int pos = double_digits(x, &q);
     u128 w = (u128)q << (pos % 32);
     int j = pos / 32;
     mag[j] = (uint32_t)w;
@@ -915,20 +921,18 @@ void df_exact_of_int(df_i128 v, df_exact *out)
 
 /* The exact sum of k finite doubles, as df_exact_dot writes a dot of that
  * value (set_finite: the fields come from the value alone). Each double is
- * its 53-bit integer significand times a power of two at or above 2^-1074,
- * so it lands in the digits without rounding. */
+ * an integer below 2^53 times a power of two at or above 2^-1074
+ * (double_digits), so it lands in the digits without rounding. */
 void df_exact_of_doubles(const double *x, unsigned k, df_exact *out)
 {
     longacc A;
     acc_init(&A);
     for (unsigned i = 0; i < k; i++) {
-        uint64_t u;
-        memcpy(&u, &x[i], sizeof u);
-        uint64_t e = (u >> 52) & 0x7ff, m = u & ((UINT64_C(1) << 52) - 1);
-        if (e != 0)
-            m |= UINT64_C(1) << 52;
-        if (m != 0) /* x = m 2^(max(e, 1) - 1075) */
-            acc_add64(&A, (int)(e != 0 ? e : 1) - 1075 - LSB, m, (int)(u >> 63));
+        uint64_t q;
+        if (x[i] != 0.0) {
+            int pos = double_digits(x[i], &q);
+            acc_add64(&A, pos, q, signbit(x[i]) != 0);
+        }
     }
     set_finite(out, &A);
 }

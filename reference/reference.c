@@ -525,9 +525,10 @@ static bins_state bins_init(uint64_t n, double P)
  * jobs, df_refs_compute_many): the Kahan chain leaves the core waiting on
  * its additions, so prefetches issued from its loop cost nothing, and the
  * next window's first pass then reads its data from L2 instead of memory. */
+#define MANY_WINDOW 16 /* df_refs_compute_many's jobs at a time */
 typedef struct prefetch_list {
-    const char *p[64];
-    uint64_t lines[64]; /* 64-byte lines from p */
+    const char *p[2 * MANY_WINDOW]; /* a window's vectors */
+    uint64_t lines[2 * MANY_WINDOW]; /* 64-byte lines from p */
     unsigned k, at;     /* entries; the one going on */
     unsigned per;       /* lines per element of the lanes' loop */
     uint64_t line;      /* the next line of it */
@@ -755,14 +756,14 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
  * product has bits below the last bin (or the data are not finite). */
 int df_exact_bins_f32(const float *a, const float *b, uint64_t n, df_exact *out)
 {
-    uint32_t ma = 0, mb = 0;
+    double ma = 0.0, mb = 0.0;
     for (uint64_t off = 0; off < n; off += CHUNK) {
         uint64_t len = n - off < CHUNK ? n - off : CHUNK;
         span_class ka = classify_f32(a + off, len), kb = classify_f32(b + off, len);
         if (ka.nonfinite || kb.nonfinite)
             return -1;
-        ma = f32_bits((float)ka.max_abs) > ma ? f32_bits((float)ka.max_abs) : ma;
-        mb = f32_bits((float)kb.max_abs) > mb ? f32_bits((float)kb.max_abs) : mb;
+        ma = ka.max_abs > ma ? ka.max_abs : ma;
+        mb = kb.max_abs > mb ? kb.max_abs : mb;
     }
     const void *va[KAHAN_LANES], *vb[KAHAN_LANES];
     kahan_state st[KAHAN_LANES];
@@ -770,7 +771,7 @@ int df_exact_bins_f32(const float *a, const float *b, uint64_t n, df_exact *out)
     for (unsigned j = 0; j < KAHAN_LANES; j++) {
         va[j] = a, vb[j] = b;
         st[j] = (kahan_state){0.0, 0.0, 0.0, 0.0};
-        bs[j] = bins_init(n, (double)f32_from_bits(ma) * (double)f32_from_bits(mb));
+        bs[j] = bins_init(n, ma * mb);
     }
     kahan_lanes_f32(va, vb, n, 1, st, bs, NULL);
     if (bs[0].left)
@@ -818,7 +819,8 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_st
             bins_state lb[KAHAN_LANES];
             unsigned live = k - first;
             for (unsigned j = 0; j < KAHAN_LANES; j++) {
-                /* lanes past the live ones repeat the first: any data will do */
+                /* lanes past the live ones read no data; their states (the
+                 * first's) go in and are dropped */
                 unsigned x = ord[first + (j < live ? j : 0)];
                 a[j] = (const char *)q[x]->a + off * es;
                 b[j] = (const char *)q[x]->b + off * es;
@@ -850,9 +852,8 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_st
 
 #define PREFETCH_MAX_LINES ((1u << 20) / 64) /* 1 MiB of the next window's data */
 
-/* Jobs scanned at a time: their Kahan states wait on the stack, and the
- * lanes take them all in one pass (KAHAN_LANES). */
-#define MANY_WINDOW 16
+/* MANY_WINDOW jobs are scanned at a time: their Kahan states wait on the
+ * stack, and the lanes take them all in one pass (KAHAN_LANES). */
 
 void df_refs_compute_many(const df_refs_job *jobs, size_t m)
 {
