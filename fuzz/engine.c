@@ -11,6 +11,7 @@
 #include "../kernels/cuda_backend.h"
 #include "campaign_merge.h"
 #include "run.h"
+#include "values.h"
 
 uint32_t df_nbin_of(uint64_t n)
 {
@@ -240,8 +241,11 @@ void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
  * per-batch arrays sized with them). */
 static void free_slots(df_engine *e)
 {
-    for (size_t s = 0; s < e->nslots; s++)
+    for (size_t s = 0; s < e->nslots; s++) {
         df_scratch_free(&e->slots[s].buf);
+        df_scratch_free(&e->slots[s].parts);
+        free(e->slots[s].vplan);
+    }
     for (int h = 0; h < DF_SETS_MAX; h++) {
         for (size_t i = 0; i < e->nplans[h]; i++)
             df_meta_plan_free(&e->plans[h][i]);
@@ -479,6 +483,10 @@ typedef struct df_job {
     size_t nsampled;          /* are items of their own after the slots' */
     int gen_set;              /* generated on the GPU in this set (-1: on the CPU) */
     unsigned char *gen_out;   /* ... into this pinned memory (df_devgen_layout's offsets) */
+    uint64_t chunks;          /* made on the CPU, longest cases past DF_GEN_CHUNK: each
+                                 slot's chunk items (chunk_item), 0 otherwise */
+    uint64_t epoch;           /* e->epoch at the job's making: the slots' shaped mark */
+    int whole;                /* host backend: a case's model and judgement follow it */
 } df_job;
 
 /* Slots a prepare item takes: 64 short cases, or 16 or 8 where 64 would
@@ -522,20 +530,29 @@ static df_job batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
             g = groups[i];
     size_t h = set_of(e, slots);
     int split = g == 1 && !df_backend_is_host(e->b);
+    uint64_t chunks = g == 1 && longest > DF_GEN_CHUNK
+                          ? (longest + DF_GEN_CHUNK - 1) / DF_GEN_CHUNK : 0;
     return (df_job){e, slots, lo, n, g, e->sampled + h * e->batch,
-                    split && n ? e->nsampled[h] : 0, -1, NULL};
+                    split && n ? e->nsampled[h] : 0, -1, NULL, chunks, ++e->epoch, 0};
 }
 
 /* The copies a long sampled case may have, each an item (negate, scale,
  * permute). */
 enum { DF_SPLIT_COPIES = 3 };
 
-/* Prepare items in a batch of jb->n slots: the slots' groups, then the
- * long sampled cases' copies. */
-static size_t slot_items(const df_job *jb) { return (jb->n + jb->group - 1) / jb->group; }
+/* Prepare items in a batch of jb->n slots: the slots' groups (or, where a
+ * case may be long, each slot's first item, then each slot's chunk items
+ * in slot order: chunk_item), then the long sampled cases' copies. */
+static size_t slot_items(const df_job *jb)
+{
+    if (jb->chunks)
+        return jb->n * (1 + jb->chunks);
+    return (jb->n + jb->group - 1) / jb->group;
+}
+static size_t copy_items_each(const df_job *jb) { return DF_SPLIT_COPIES + jb->chunks; }
 static size_t prep_items(const df_job *jb)
 {
-    return slot_items(jb) + DF_SPLIT_COPIES * jb->nsampled;
+    return slot_items(jb) + copy_items_each(jb) * jb->nsampled;
 }
 
 static void copy_prep(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t v, unsigned w);
@@ -601,27 +618,49 @@ static void early_copies(df_engine *e, df_slot *sl, int whole, unsigned w)
     sl->copies = DF_COPIES_PREPPED;
 }
 
+/* Chunk j of a long case's permute copy v (df_meta_permute_chunk); the
+ * thread that makes the last one references and models the copy. */
+static void permute_chunk(df_engine *e, df_slot *sl, size_t v, uint64_t j, unsigned w)
+{
+    double t0 = df_now();
+    df_meta_permute_chunk(&sl->c, sl->plan, v, j);
+    e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+    if (__atomic_sub_fetch(&sl->plan->perm_left, 1, __ATOMIC_ACQ_REL) == 0)
+        copy_prep(e, e->kernels[sl->ki], sl->plan, v, w);
+}
+
 /* A long sampled case's copy of one kind (negate, scale, permute: item i
- * of those after the slots), made, referenced and modelled once the case
- * is ready; nothing when the case has no such copy. The slots' items come
+ * of those after the slots, copy_items_each a case), made, referenced and
+ * modelled once the case is ready; nothing when the case has no such
+ * copy. A permute copy of a case past DF_GEN_CHUNK is made by the items
+ * after those three, a chunk each (permute_chunk). The slots' items come
  * first from the pool's counter, so the case is being prepared by then. */
 static void copy_item(df_job *jb, size_t i, unsigned w)
 {
     static const int kinds[DF_SPLIT_COPIES] = {DF_META_NEGATE, DF_META_SCALE, DF_META_PERMUTE};
     df_engine *e = jb->e;
-    df_slot *sl = &jb->slots[jb->sampled[i / DF_SPLIT_COPIES]];
+    size_t each = copy_items_each(jb), r = i % each;
+    df_slot *sl = &jb->slots[jb->sampled[i / each]];
     while (!__atomic_load_n(&sl->ready, __ATOMIC_ACQUIRE))
         sched_yield();
     if (sl->gen_failed)
         return;
     df_meta_plan *p = sl->plan;
-    for (size_t v = 0; v < p->nvar; v++)
-        if (p->kind[v] == kinds[i % DF_SPLIT_COPIES]) {
+    uint64_t chunks = df_meta_permute_chunks(&sl->c);
+    int kind = r < DF_SPLIT_COPIES ? kinds[r] : DF_META_PERMUTE;
+    for (size_t v = 0; v < p->nvar; v++) {
+        if (p->kind[v] != kind)
+            continue;
+        if (r >= DF_SPLIT_COPIES) {
+            if (r - DF_SPLIT_COPIES < chunks)
+                permute_chunk(e, sl, v, r - DF_SPLIT_COPIES, w);
+        } else if (kind != DF_META_PERMUTE || !chunks) {
             double t0 = df_now();
             df_meta_plan_fill(&sl->c, p, v);
             e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
             copy_prep(e, e->kernels[sl->ki], p, v, w);
         }
+    }
 }
 
 /* Slot s's index and kernel, and no plan unless it is sampled (name_batch
@@ -698,6 +737,7 @@ static void gpu_generate(df_engine *e, df_job *jb, int shaped)
     }
     jb->gen_out = out; /* the slots' vectors point into it (prepare_group) */
     jb->gen_set = (int)h;
+    jb->chunks = 0; /* made whole on the GPU */
 }
 
 /* Whether jb's cases are there to reference: made on the CPU (by the
@@ -728,6 +768,118 @@ static int models_in_prepare(const df_engine *e, size_t group, int gpu_made)
     return !df_backend_is_host(e->b) && gpu_made && group > 1;
 }
 
+/* Slots [lo, hi) of jb made and referenced: the models of short cases
+ * generated on the GPU, the sampled cases' early copies (cuda), ready. */
+static void slots_ready(df_job *jb, size_t lo, size_t hi, unsigned w)
+{
+    df_engine *e = jb->e;
+    /* generated on the GPU (short cases): each one's model now, while its
+     * vectors are in this core's cache (premodel_slot, beside the GPU run,
+     * would read them from memory again) */
+    for (size_t s = lo; models_in_prepare(e, jb->group, jb->gen_set >= 0) && s < hi; s++)
+        premodel_slot(jb, s, w);
+    for (size_t s = lo; s < hi; s++) {
+        if (jb->slots[s].plan && !jb->slots[s].gen_failed && !df_backend_is_host(e->b))
+            early_copies(e, &jb->slots[s], jb->nsampled == 0, w);
+        __atomic_store_n(&jb->slots[s].ready, 1, __ATOMIC_RELEASE);
+    }
+}
+
+static void finish_slot(void *ctx, size_t s, unsigned w);
+
+/* Slot s made (whole, or its last chunk and its finish): its references,
+ * then as slots_ready; the host backend's model and judgement too. */
+static void slot_made(df_job *jb, size_t s, unsigned w)
+{
+    df_engine *e = jb->e;
+    df_slot *sl = &jb->slots[s];
+    double t0 = df_now();
+    df_refs_job rj = {sl->c.type, sl->c.a, sl->c.b, sl->c.n, &sl->r.refs};
+    if (!sl->gen_failed)
+        df_refs_compute_many(&rj, 1);
+    e->cpu_s[w][DF_CPU_REFS] += df_now() - t0;
+    /* cuda: its model too, while the other slots' chunks are made (beside
+     * the GPU run, 16 models of 2^26 elements outlasted it) */
+    if (!df_backend_is_host(e->b))
+        premodel_slot(jb, s, w);
+    slots_ready(jb, s, s + 1, w);
+    if (jb->whole)
+        finish_slot(jb, s, w);
+}
+
+/* A long case's plan (sl->vrng, the value stream, moves past it) and room
+ * for its chunks' partial sums. Returns 0, or -1 out of memory. */
+static int long_plan(df_slot *sl)
+{
+    if (!sl->vplan && !(sl->vplan = malloc(sizeof *sl->vplan)))
+        return -1;
+    if (df_values_plan(sl->c.family, &sl->vrng, sl->c.type, sl->c.n, sl->vplan) != 0)
+        return -1;
+    uint64_t m = df_vplan_chunks(sl->vplan);
+    return df_vplan_partials(sl->vplan) &&
+                   !df_scratch_reserve(&sl->parts, (size_t)m * sizeof(df_vchunk))
+               ? -1
+               : 0;
+}
+
+/* Slot s's first item, in a job with chunk items: its case's shape and
+ * vectors' room; a case up to DF_GEN_CHUNK long made, referenced and
+ * ready here, a longer one planned for its chunk items. */
+static void head_item(df_job *jb, size_t s, unsigned w)
+{
+    df_engine *e = jb->e;
+    df_slot *sl = &jb->slots[s];
+    double t0 = df_now();
+    name_slot(jb, s);
+    clear_slot(sl);
+    sl->chunks = 0;
+    int failed = df_generate_begin(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
+                                   &sl->buf, &sl->c, &sl->vrng) != 0;
+    if (!failed && sl->c.n > DF_GEN_CHUNK) {
+        failed = long_plan(sl) != 0;
+        sl->chunks = failed ? 0 : df_vplan_chunks(sl->vplan);
+        __atomic_store_n(&sl->chunks_left, sl->chunks, __ATOMIC_RELAXED);
+    } else if (!failed) {
+        (void)df_fill_values(sl->c.family, &sl->vrng, sl->c.type, (void *)sl->c.a,
+                             (void *)sl->c.b, sl->c.n);
+    }
+    sl->gen_failed = failed;
+    e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+    __atomic_store_n(&sl->shaped, jb->epoch, __ATOMIC_RELEASE);
+    if (!sl->chunks)
+        slot_made(jb, s, w);
+}
+
+/* Chunk j of slot s (nothing past its chunks). The slot's first item comes
+ * before it from the pool's counter, so it is being made by then; the one
+ * that makes the last chunk finishes the case (df_values_finish) and
+ * references it. */
+static void chunk_item(df_job *jb, size_t s, uint64_t j, unsigned w)
+{
+    df_engine *e = jb->e;
+    df_slot *sl = &jb->slots[s];
+    while (__atomic_load_n(&sl->shaped, __ATOMIC_ACQUIRE) != jb->epoch)
+        sched_yield();
+    if (j >= sl->chunks)
+        return;
+    double t0 = df_now();
+    df_vchunk *parts = sl->parts.p;
+    void *a = (void *)sl->c.a, *b = (void *)sl->c.b;
+    df_generate_chunk(sl->vplan, a, b, j, df_vplan_partials(sl->vplan) ? &parts[j] : NULL);
+    if (__atomic_sub_fetch(&sl->chunks_left, 1, __ATOMIC_ACQ_REL) == 0) {
+        exact_acc acc;
+        double G = 0;
+        memset(&acc, 0, sizeof acc);
+        if (df_vplan_partials(sl->vplan))
+            df_vchunks_sum(parts, sl->chunks, &acc, &G);
+        df_values_finish(sl->vplan, &sl->vrng, a, b, &acc, G);
+        e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+        slot_made(jb, s, w);
+        return;
+    }
+    e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+}
+
 /* Generation and references of item g's slots (and the models of short
  * cases on cuda). */
 static void prepare_group(void *ctx, size_t g, unsigned w)
@@ -736,6 +888,13 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     df_engine *e = jb->e;
     if (g >= slot_items(jb)) {
         copy_item(jb, g - slot_items(jb), w);
+        return;
+    }
+    if (jb->chunks) {
+        if (g < jb->n)
+            head_item(jb, g, w);
+        else
+            chunk_item(jb, (g - jb->n) / jb->chunks, (g - jb->n) % jb->chunks, w);
         return;
     }
     size_t lo = g * jb->group, hi = lo + jb->group < jb->n ? lo + jb->group : jb->n;
@@ -769,16 +928,7 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     df_refs_compute_many(rj, m);
     e->cpu_s[w][DF_CPU_GENERATE] += t1 - t0;
     e->cpu_s[w][DF_CPU_REFS] += df_now() - t1;
-    /* generated on the GPU (short cases): each one's model now, while its
-     * vectors are in this core's cache (premodel_slot, beside the GPU run,
-     * would read them from memory again) */
-    for (size_t s = lo; models_in_prepare(e, jb->group, jb->gen_set >= 0) && s < hi; s++)
-        premodel_slot(jb, s, w);
-    for (size_t s = lo; s < hi; s++) {
-        if (jb->slots[s].plan && !jb->slots[s].gen_failed && !df_backend_is_host(e->b))
-            early_copies(e, &jb->slots[s], jb->nsampled == 0, w);
-        __atomic_store_n(&jb->slots[s].ready, 1, __ATOMIC_RELEASE);
-    }
+    slots_ready(jb, lo, hi, w);
 }
 
 double df_engine_cpu_seconds(const df_engine *e, int kind)
@@ -858,7 +1008,7 @@ static void whole_group(void *ctx, size_t g, unsigned w)
 {
     df_job *jb = ctx;
     prepare_group(ctx, g, w);
-    for (size_t s = g * jb->group; s < (g + 1) * jb->group && s < jb->n; s++)
+    for (size_t s = g * jb->group; !jb->chunks && s < (g + 1) * jb->group && s < jb->n; s++)
         finish_slot(ctx, s, w);
 }
 
@@ -1370,6 +1520,7 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
     int dead = 0, meta_done = 0;
     double t0 = df_now(), t1, t2, aside = 0;
     if (df_backend_is_host(e->b) && !prepared) {
+        jb.whole = 1; /* chunked jobs: slot_made judges each case */
         df_pool_for(e->pool, prep_items(&jb), whole_group, &jb);
         t1 = t2 = df_now();
     } else {

@@ -42,8 +42,6 @@ typedef struct df_family {
     const char *summary;
     unsigned types;       /* DF_TYPE_BIT mask of supported element types */
     unsigned weight;      /* relative frequency when mixing families */
-    /* Fills a[0..n) and b[0..n) of type t. */
-    void (*fill)(df_pcg32 *rng, df_type t, void *a, void *b, uint64_t n);
     /* Only for kernels with DF_K_ACC_WIDE: the family's int32 sums leave
      * int32, which a correct int32-result kernel cannot hold. */
     unsigned wide_only;
@@ -53,6 +51,11 @@ size_t df_family_count(void);
 const df_family *df_family_at(size_t i);
 const df_family *df_family_find(const char *name); /* NULL if unknown */
 const df_family *df_family_by_id(uint32_t id);     /* NULL if unknown */
+
+/* Cases longer than this are made in chunks of this many elements, each
+ * from a stream of its own, so that many threads can make one (fuzz/values.h
+ * says how); a default run's cases, up to 65536 long, are not. */
+#define DF_GEN_CHUNK ((uint64_t)1 << 16)
 
 typedef struct df_gen_opts {
     uint64_t max_n;     /* longest case (the kernel's max_n also applies) */
@@ -81,6 +84,20 @@ int df_generate_shape(uint64_t seed, uint64_t index, const df_kernel *k,
 int df_generate_stream(uint64_t seed, uint64_t index, const df_kernel *k,
                        const df_gen_opts *o, df_pcg32 *values, uint32_t *family,
                        uint64_t *n);
+
+/* df_generate without the values: the case, its vectors reserved in buf
+ * (not filled) and the stream their values come from (df_fill_values,
+ * or for a long case df_values_plan, the chunks and the finish, fuzz/values.h).
+ * Returns 0, or -1 as df_generate. */
+int df_generate_begin(uint64_t seed, uint64_t index, const df_kernel *k,
+                      const df_gen_opts *o, df_scratch *buf, df_case *out, df_pcg32 *values);
+
+/* Chunk j of a long case planned as p (df_values_chunk, fuzz/values.h),
+ * built for the CPU it runs on. */
+struct df_vplan;
+struct df_vchunk;
+void df_generate_chunk(const struct df_vplan *p, void *a, void *b, uint64_t j,
+                       struct df_vchunk *out);
 
 /* The length and launch draw alone (exposed for tests): picks block, grid
  * and offsets within k's ranges and n in [0, max_n] biased to edges. */

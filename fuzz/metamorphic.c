@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generator.h"
 #include "metamorphic.h"
 #include "pcg32.h"
 #include "shuffle.h"
@@ -188,6 +189,50 @@ static uint64_t permute_draw(df_pcg32 *r, uint64_t i)
     return df_pcg32_bounded(r, (uint32_t)(i + 1));
 }
 
+uint64_t df_meta_permute_chunks(const df_case *c)
+{
+    return c->n > DF_GEN_CHUNK ? (c->n + DF_GEN_CHUNK - 1) / DF_GEN_CHUNK : 0;
+}
+
+/* A long case's permute: the whole chunks' order and the key, from p->perm
+ * (nothing for a short one). Returns 0, or -1 out of memory. */
+static int permute_order(const df_case *c, df_meta_plan *p)
+{
+    uint64_t m = df_meta_permute_chunks(c), whole = c->n / DF_GEN_CHUNK;
+    p->perm_left = m;
+    if (!m)
+        return 0;
+    uint32_t *order = df_scratch_reserve(&p->order, (size_t)m * sizeof *order);
+    if (!order)
+        return -1;
+    df_pcg32 rng = p->perm;
+    for (uint64_t j = 0; j < m; j++)
+        order[j] = (uint32_t)j;
+    for (uint64_t j = whole; j-- > 1;) {
+        uint64_t x = permute_draw(&rng, j);
+        uint32_t t = order[j];
+        order[j] = order[x], order[x] = t;
+    }
+    p->perm_key = (uint64_t)df_pcg32_next(&rng) << 32;
+    p->perm_key |= df_pcg32_next(&rng);
+    return 0;
+}
+
+void df_meta_permute_chunk(const df_case *c, const df_meta_plan *p, size_t i, uint64_t j)
+{
+    size_t es = df_type_size(c->type);
+    uint64_t from = ((const uint32_t *)p->order.p)[j] * DF_GEN_CHUNK;
+    uint64_t len = j * DF_GEN_CHUNK + DF_GEN_CHUNK <= c->n ? DF_GEN_CHUNK
+                                                           : c->n - j * DF_GEN_CHUNK;
+    unsigned char *a = (unsigned char *)p->var[i].a + j * DF_GEN_CHUNK * es;
+    unsigned char *b = (unsigned char *)p->var[i].b + j * DF_GEN_CHUNK * es;
+    memcpy(a, (const unsigned char *)c->a + from * es, len * es);
+    memcpy(b, (const unsigned char *)c->b + from * es, len * es);
+    df_pcg32 rng;
+    df_pcg32_seed(&rng, p->perm_key, j);
+    df_shuffle_pairs(a, b, es, len, &rng, permute_draw);
+}
+
 int df_meta_plan_layout(const df_kernel *k, const df_case *c, const df_checked *r,
                         const df_meta_opts *mo, df_meta_plan *p)
 {
@@ -225,6 +270,8 @@ int df_meta_plan_layout(const df_kernel *k, const df_case *c, const df_checked *
     if (c->n >= 2 && c->n <= 0xffffffffu && (d = add_var(p, DF_META_PERMUTE, c)) != NULL) {
         d->a = v + 2 * bytes;
         d->b = v + 3 * bytes;
+        if (permute_order(c, p) != 0)
+            p->nvar--; /* no memory for the chunks' order: no permute */
     }
     return 0;
 }
@@ -251,6 +298,10 @@ void df_meta_plan_fill(const df_case *c, df_meta_plan *p, size_t i)
         }
         break;
     case DF_META_PERMUTE: {
+        for (uint64_t j = 0; j < df_meta_permute_chunks(c); j++)
+            df_meta_permute_chunk(c, p, i, j);
+        if (df_meta_permute_chunks(c))
+            break;
         df_pcg32 rng = p->perm;
         memcpy(a, c->a, bytes);
         memcpy(b, c->b, bytes);
@@ -320,6 +371,7 @@ void df_meta_plan_free(df_meta_plan *p)
     free(p->kind);
     free(p->ran);
     df_scratch_free(&p->buf);
+    df_scratch_free(&p->order);
     memset(p, 0, sizeof *p);
 }
 

@@ -58,6 +58,12 @@ typedef struct df_meta_plan {
     int kexp;             /* scale's 2^k */
     df_pcg32 perm;        /* permute's stream (df_meta_plan_layout) */
     df_scratch buf;
+    /* permute of a case longer than DF_GEN_CHUNK, made in chunks
+     * (df_meta_permute_chunk): the source chunk of each of the copy's whole
+     * chunks, the key of the chunks' streams, and the chunks not made yet
+     * (the engine's count, set to all of them by df_meta_plan_layout) */
+    df_scratch order;
+    uint64_t perm_key, perm_left;
 } df_meta_plan;
 
 /* Makes the variants of c (r: its checked first run) and the copies'
@@ -75,6 +81,16 @@ int df_meta_plan_variants(const df_kernel *k, const df_case *c, const df_checked
 int df_meta_plan_layout(const df_kernel *k, const df_case *c, const df_checked *r,
                         const df_meta_opts *mo, df_meta_plan *p);
 void df_meta_plan_fill(const df_case *c, df_meta_plan *p, size_t i);
+/* A case longer than DF_GEN_CHUNK (generator.h) has its permuted copy made
+ * in chunks, which any threads may make in any order: its whole chunks
+ * are the case's in an order drawn by a Fisher-Yates over them from the
+ * permute stream (the last, partial chunk stays last), then the pairs of
+ * each chunk j are shuffled by a Fisher-Yates from df_pcg32_seed(key, j),
+ * key two draws of the stream after the order. df_meta_permute_chunks: how
+ * many (0: c is permuted whole); df_meta_permute_chunk: chunk j of p's
+ * permute copy i, which df_meta_plan_fill makes all of. */
+uint64_t df_meta_permute_chunks(const df_case *c);
+void df_meta_permute_chunk(const df_case *c, const df_meta_plan *p, size_t i, uint64_t j);
 void df_meta_plan_refs(df_meta_plan *p, size_t i);
 /* Variants made before the run, with a stand-in r whose run ended well (so
  * made on any thread while the case waits for its run): given the real r,

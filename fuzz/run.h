@@ -172,6 +172,14 @@ typedef struct df_slot {
     int ready;                /* prepared (atomic): a long case's copies may start */
     df_scratch buf;
     df_checked r;
+    /* a case longer than DF_GEN_CHUNK, made in chunks by the prepare items
+     * (engine.c's chunk_item; fuzz/values.h) */
+    struct df_vplan *vplan;   /* its plan (made with the slot's first long case) */
+    df_pcg32 vrng;            /* its value stream after the plan */
+    df_scratch parts;         /* cond's chunks' partial sums */
+    uint64_t chunks;          /* its chunks; 0 when made whole */
+    uint64_t chunks_left;     /* chunks not made yet (atomic) */
+    uint64_t shaped;          /* the job's epoch once chunks is set (atomic) */
 } df_slot;
 
 /* A case the GPU generates, before its slot is free: its shape (the case
@@ -239,6 +247,7 @@ typedef struct df_engine {
     size_t nsampled[DF_SETS_MAX];
     struct df_mark *marks;    /* each slot's recording worked out by the pool (engine.c) */
     int gpu_gen;              /* batches generated on the GPU (gpu_generate) */
+    uint64_t epoch;           /* prepare jobs begun (engine.c's batch_job) */
     struct df_devgen_case *gcs; /* their value streams, from gcs + set * batch */
     df_shape *shapes;         /* ... and their shapes, made before their slots are free */
     df_vref *vref;            /* the batch's metamorphic variants */

@@ -462,14 +462,14 @@ DF_VAL double cond_target(df_pcg32 *r, df_type t, uint64_t n, uint32_t *octave)
  * (DF_VAL_CLONES) has this loop, TwoProduct's fma included, as one
  * instruction: left to the compiler it stayed one out-of-line baseline
  * copy, fma a libm call (4% of a default host run). Device code as before. */
-DF_VAL_HOST_HOT double cond_bulk(df_pcg32 *r, df_type t, void *a, void *b, uint64_t bulk,
-                        uint64_t n, uint32_t octave, exact_acc *acc)
+DF_VAL_HOST_HOT double cond_bulk_range(df_pcg32 *r, df_type t, void *a, void *b,
+                                       uint64_t i0, uint64_t i1, int top, int shift,
+                                       double sgn, exact_acc *acc)
 {
-    int top = (int)(octave + 1) / 2, shift = (int)(df_ceil_log2_u64(n) + 1) / 2;
-    int same = octave < 4;
-    double sgn = df_pcg32_next(r) & 1 ? -1.0 : 1.0, G = 0;
+    int same = sgn != 0;
+    double G = 0;
     const bounded32 eb = bounded32_make((uint32_t)top + 1);
-    for (uint64_t i = 0; i < bulk; i++) {
+    for (uint64_t i = i0; i < i1; i++) {
         int e = (i == 0 ? top : (int)bounded32_draw(r, &eb)) - shift;
         double x = scale2(draw_mant(r, t, !same), e);
         double y = scale2(draw_mant(r, t, !same), e);
@@ -480,6 +480,24 @@ DF_VAL_HOST_HOT double cond_bulk(df_pcg32 *r, df_type t, void *a, void *b, uint6
         G += acc_add_product(acc, x, y);
     }
     return G;
+}
+
+/* The bulk's exponents' top and the scale shift; sgn: the common sign of
+ * the products below octave 4 (one draw, made either way), else 0. */
+DF_VAL double cond_bulk_sign(df_pcg32 *r, uint64_t n, uint32_t octave, int *top, int *shift)
+{
+    *top = (int)(octave + 1) / 2;
+    *shift = (int)(df_ceil_log2_u64(n) + 1) / 2;
+    double sgn = df_pcg32_next(r) & 1 ? -1.0 : 1.0;
+    return octave < 4 ? sgn : 0.0;
+}
+
+DF_VAL_HOST_HOT double cond_bulk(df_pcg32 *r, df_type t, void *a, void *b, uint64_t bulk,
+                        uint64_t n, uint32_t octave, exact_acc *acc)
+{
+    int top, shift;
+    double sgn = cond_bulk_sign(r, n, octave, &top, &shift);
+    return cond_bulk_range(r, t, a, b, 0, bulk, top, shift, sgn, acc);
 }
 
 /* |s| at which one more product q = s - S brings 2G/|s| to c (c > 2), S
@@ -569,18 +587,26 @@ DF_VAL_CLONES DF_VAL void fill_cond(df_pcg32 *r, df_type t, void *a, void *b, ui
  * in any order, stays below 2^(emax - 1): nothing overflows. Products may
  * underflow; that is part of what the family hunts, with absorption of the
  * small terms by the large. */
-DF_VAL void fill_wide_exp(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+DF_VAL int64_t wide_exp_line(df_type t, uint64_t n)
+{
+    return (t == DF_F32 ? 127 : 1023) - 3 - (int64_t)df_ceil_log2_u64(n);
+}
+
+/* The window's ends, two draws, in order. */
+DF_VAL void wide_exp_window(df_pcg32 *r, df_type t, int64_t *lo, int64_t *hi)
 {
     int64_t emin = t == DF_F32 ? -126 : -1022, emax = t == DF_F32 ? 127 : 1023;
-    int64_t lo = df_pcg32_range(r, emin, emax), hi = df_pcg32_range(r, emin, emax);
-    if (lo > hi) {
-        int64_t s = lo;
-        lo = hi;
-        hi = s;
-    }
-    int64_t line = emax - 3 - (int64_t)df_ceil_log2_u64(n);
+    int64_t x = df_pcg32_range(r, emin, emax), y = df_pcg32_range(r, emin, emax);
+    *lo = x < y ? x : y;
+    *hi = x < y ? y : x;
+}
+
+/* Elements [i0, i1) of a wide-exp case with window [lo, hi]. */
+DF_VAL void wide_exp_range(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i0,
+                           uint64_t i1, int64_t lo, int64_t hi, int64_t line)
+{
     const bounded32 span = bounded32_make((uint32_t)(hi - lo + 1)); /* at most 2046 */
-    for (uint64_t i = 0; i < n; i++) {
+    for (uint64_t i = i0; i < i1; i++) {
         int64_t ea = lo + (int64_t)bounded32_draw(r, &span);
         int64_t eb = lo + (int64_t)bounded32_draw(r, &span);
         int64_t over = ea + eb - line, excess = over > 0 ? over : 0; /* no branch */
@@ -589,6 +615,13 @@ DF_VAL void fill_wide_exp(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
         put_elem(t, a, i, scale2(draw_mant(r, t, 1), (int)ea));
         put_elem(t, b, i, scale2(draw_mant(r, t, 1), (int)eb));
     }
+}
+
+DF_VAL void fill_wide_exp(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    int64_t lo, hi;
+    wide_exp_window(r, t, &lo, &hi);
+    wide_exp_range(r, t, a, b, 0, n, lo, hi, wide_exp_line(t, n));
 }
 
 /* ---- special ------------------------------------------------------------ */
@@ -624,6 +657,18 @@ DF_VAL void put_special(df_pcg32 *r, df_type t, void *v, uint64_t i)
     }
 }
 
+/* The special values over a filled case (fill_special's last draws). */
+DF_VAL void special_tail(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    if (n == 0)
+        return;
+    uint32_t count = 1 + df_pcg32_bounded(r, 6);
+    for (uint32_t k = 0; k < count; k++) {
+        void *v = df_pcg32_next(r) & 1 ? a : b;
+        put_special(r, t, v, draw_pos(r, n));
+    }
+}
+
 /* int-small or uniform values (half the cases each), then 1 to 6 special
  * values at biased positions of a or b (a position drawn twice holds the
  * later one). */
@@ -633,13 +678,7 @@ DF_VAL void fill_special(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
         fill_int_small(r, t, a, b, n);
     else
         fill_uniform(r, t, a, b, n);
-    if (n == 0)
-        return;
-    uint32_t count = 1 + df_pcg32_bounded(r, 6);
-    for (uint32_t k = 0; k < count; k++) {
-        void *v = df_pcg32_next(r) & 1 ? a : b;
-        put_special(r, t, v, draw_pos(r, n));
-    }
+    special_tail(r, t, a, b, n);
 }
 
 /* ---- sparse ------------------------------------------------------------- */
@@ -651,15 +690,9 @@ DF_VAL double draw_nonzero_float(df_pcg32 *r, df_type t)
     return draw_scaled(r, t, -4, 5);
 }
 
-/* All zeros (+0) but 1 to 16 pairs with a_i and b_i both nonzero, at
- * positions biased to the ends (a position drawn twice counts once).
- * Floats: integers in [-50, 50] or floats of magnitude [2^-4, 2^6), half
- * the cases each; i32: integers within i32_bound(pairs). */
-DF_VAL void fill_sparse(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+/* The nonzero pairs over an all-zero case (fill_sparse's draws). */
+DF_VAL void sparse_tail(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
 {
-    size_t esz = df_val_size(t);
-    memset(a, 0, (size_t)n * esz); /* all-zero bits: +0 in every type */
-    memset(b, 0, (size_t)n * esz);
     if (n == 0)
         return;
     uint64_t pairs = 1 + df_pcg32_bounded(r, (uint32_t)min_u64(n, 16));
@@ -672,6 +705,18 @@ DF_VAL void fill_sparse(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
     }
 }
 
+/* All zeros (+0) but 1 to 16 pairs with a_i and b_i both nonzero, at
+ * positions biased to the ends (a position drawn twice counts once).
+ * Floats: integers in [-50, 50] or floats of magnitude [2^-4, 2^6), half
+ * the cases each; i32: integers within i32_bound(pairs). */
+DF_VAL void fill_sparse(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    size_t esz = df_val_size(t);
+    memset(a, 0, (size_t)n * esz); /* all-zero bits: +0 in every type */
+    memset(b, 0, (size_t)n * esz);
+    sparse_tail(r, t, a, b, n);
+}
+
 /* ---- constant ----------------------------------------------------------- */
 
 /* One a and one b for all elements, so a kernel that drops or doubles an
@@ -680,7 +725,7 @@ DF_VAL void fill_sparse(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
  * n |ab| <= 2^24: up to n = 2^24 for 1 * 1), half full-precision values
  * of magnitude [2^-8, 2^9) (rounding from the second element on). i32:
  * nonzero within i32_bound(n). */
-DF_VAL void fill_constant(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+DF_VAL void constant_values(df_pcg32 *r, df_type t, uint64_t n, double *px, double *py)
 {
     const int32_t spans[] = {1, 2, 4, 8, 16, 32, 50};
     double x, y;
@@ -695,10 +740,24 @@ DF_VAL void fill_constant(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
         x = draw_scaled(r, t, -8, 8);
         y = draw_scaled(r, t, -8, 8);
     }
-    for (uint64_t i = 0; i < n; i++) {
+    *px = x;
+    *py = y;
+}
+
+DF_VAL void constant_range(df_type t, void *a, void *b, uint64_t i0, uint64_t i1, double x,
+                           double y)
+{
+    for (uint64_t i = i0; i < i1; i++) {
         put_elem(t, a, i, x);
         put_elem(t, b, i, y);
     }
+}
+
+DF_VAL void fill_constant(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    double x, y;
+    constant_values(r, t, n, &x, &y);
+    constant_range(t, a, b, 0, n, x, y);
 }
 
 /* ---- cancel ------------------------------------------------------------- */
@@ -711,15 +770,11 @@ DF_VAL void fill_constant(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
  * [2^-10, 2), half the cases each; i32: pairs within i32_bound(n), small
  * terms within 3. Shuffled three cases in four (pairs far apart), left
  * adjacent in the fourth. */
-DF_VAL void fill_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+/* Pairs [p0, p1) (elements 2p and 2p + 1) of a cancel case. */
+DF_VAL void cancel_pairs(df_pcg32 *r, df_type t, void *a, void *b, uint64_t p0, uint64_t p1,
+                         int ints, int32_t v)
 {
-    if (n == 0)
-        return;
-    int ints = t == DF_I32 || df_pcg32_bounded(r, 2);
-    int32_t v = t == DF_I32 ? i32_bound(n) : 50, vs = v < 3 ? v : 3;
-    uint64_t small = min_u64(n, 1 + df_pcg32_bounded(r, 4));
-    uint64_t pairs = (n - small) / 2;
-    for (uint64_t p = 0; p < pairs; p++) {
+    for (uint64_t p = p0; p < p1; p++) {
         double x = ints ? draw_nonzero_int(r, v) : draw_scaled(r, t, 0, 20);
         double y = ints ? draw_nonzero_int(r, v) : draw_scaled(r, t, 0, 20);
         uint32_t flip_a = df_pcg32_next(r) & 1;
@@ -728,10 +783,28 @@ DF_VAL void fill_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
         put_elem(t, a, 2 * p + 1, neg_if(x, flip_a));
         put_elem(t, b, 2 * p + 1, neg_if(y, flip_a ^ 1));
     }
-    for (uint64_t i = 2 * pairs; i < n; i++) {
+}
+
+/* The small terms, elements [i0, n). */
+DF_VAL void cancel_small(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i0, uint64_t n,
+                         int ints, int32_t vs)
+{
+    for (uint64_t i = i0; i < n; i++) {
         put_elem(t, a, i, ints ? draw_nonzero_int(r, vs) : draw_scaled(r, t, -10, 0));
         put_elem(t, b, i, ints ? draw_nonzero_int(r, vs) : draw_mant(r, t, 1));
     }
+}
+
+DF_VAL void fill_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    if (n == 0)
+        return;
+    int ints = t == DF_I32 || df_pcg32_bounded(r, 2);
+    int32_t v = t == DF_I32 ? i32_bound(n) : 50, vs = v < 3 ? v : 3;
+    uint64_t small = min_u64(n, 1 + df_pcg32_bounded(r, 4));
+    uint64_t pairs = (n - small) / 2;
+    cancel_pairs(r, t, a, b, 0, pairs, ints, v);
+    cancel_small(r, t, a, b, 2 * pairs, n, ints, vs);
     if (df_pcg32_bounded(r, 4))
         shuffle_pairs(r, t, a, b, n);
 }
@@ -740,17 +813,270 @@ DF_VAL void fill_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
  * drawn per case, b in [0, 46340]: every product fits int32 (46340^2 <
  * 2^31) but a few of them already carry the sum past int32, which a kernel
  * that promises a 64-bit result must still get right. */
-DF_VAL void fill_int_big(df_pcg32 *r, df_type t, void *va, void *vb, uint64_t n)
+DF_VAL void int_big_range(df_pcg32 *r, void *va, void *vb, uint64_t i0, uint64_t i1,
+                          int32_t sign)
 {
     int32_t *a = (int32_t *)va, *b = (int32_t *)vb;
-    int32_t sign = df_pcg32_bounded(r, 2) ? -1 : 1;
-    (void)t;
-    for (uint64_t i = 0; i < n; i++) {
+    for (uint64_t i = i0; i < i1; i++) {
         a[i] = sign * (int32_t)df_pcg32_bounded(r, 46341);
         b[i] = (int32_t)df_pcg32_bounded(r, 46341);
     }
 }
 
+DF_VAL void fill_int_big(df_pcg32 *r, df_type t, void *va, void *vb, uint64_t n)
+{
+    int32_t sign = df_pcg32_bounded(r, 2) ? -1 : 1;
+    (void)t;
+    int_big_range(r, va, vb, 0, n, sign);
+}
+
+
+/* ---- long cases: made in chunks ---------------------------------------- */
+
+/* A case longer than DF_GEN_CHUNK elements is made in three steps, so that
+ * many threads (the pool's, or the GPU's) can make one case together:
+ *   plan    the family's per-case draws from the case's value stream (as
+ *           the short form's first draws, where it has them), then a key of
+ *           two draws, high word first;
+ *   chunks  chunk j, elements [j C, (j + 1) C) of the chunked span
+ *           (C = DF_GEN_CHUNK; the span is the case, but for cond's bulk and
+ *           cancel's pairs), from its own stream df_pcg32_seed(key, j): the
+ *           elements in index order as the short form draws them, and for
+ *           the shuffled families (cond; cancel three cases in four) then a
+ *           Fisher-Yates over the chunk's pairs from the same stream;
+ *   finish  from the value stream again, what is placed over the whole
+ *           case: special's special values, sparse's pairs, cond's chain
+ *           elements (from the chunks' exact sums, added in any order, and
+ *           their G, added in chunk order) and cancel's small terms, each of
+ *           the last two then swapped with the pair at a position drawn
+ *           uniform over the case (in order; cancel only when shuffled).
+ * The chunks are independent, so a case is the same bytes whichever
+ * threads make them in whatever order. DF_GEN_CHUNK: generator.h. Pairs
+ * move only within their chunk
+ * (65,536 elements), where the short form moves them over the whole case;
+ * cond's chain and cancel's small terms still land anywhere. Cases up to
+ * DF_GEN_CHUNK elements, a default run's every case, are made as before. */
+typedef struct df_vplan {
+    uint32_t family;
+    df_type type;
+    uint64_t n, span, key;
+    int64_t lo, hi, line; /* int ranges; wide-exp's window and line */
+    double x, y;          /* constant's values; cond: the target, the sign */
+    uint64_t pairs;       /* cancel */
+    uint32_t octave;      /* cond */
+    int32_t v, vs, top, shift, sign;
+    int ints, shuffled;
+} df_vplan;
+
+/* One chunk's part of cond's exact bulk sum. */
+typedef struct df_vchunk {
+    exact_acc acc;
+    double G;
+} df_vchunk;
+
+/* Adds src's sum into dst's, exactly; dst is left carried. */
+DF_VAL void acc_merge(exact_acc *dst, const exact_acc *src)
+{
+    int64_t d[ACC_CHUNKS];
+    memcpy(d, src->c, sizeof d);
+    acc_carry(d); /* digits below 2^32, so the sum below waits for no carry */
+    for (int i = 0; i < ACC_CHUNKS; i++)
+        dst->c[i] += d[i];
+    acc_carry(dst->c);
+    dst->pending = 0;
+}
+
+DF_VAL uint64_t df_vplan_chunks(const df_vplan *p)
+{
+    return (p->span + DF_GEN_CHUNK - 1) / DF_GEN_CHUNK;
+}
+
+/* Whether the chunks leave partial sums (df_vchunk) for the finish. */
+DF_VAL int df_vplan_partials(const df_vplan *p) { return p->family == DF_FAM_COND; }
+
+/* The plan of a case of n > DF_GEN_CHUNK elements: the family's per-case
+ * draws from r, then the key. Returns 0, or -1 for an unknown family. */
+DF_VAL int df_values_plan(uint32_t family, df_pcg32 *r, df_type t, uint64_t n, df_vplan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->family = family;
+    p->type = t;
+    p->n = n;
+    p->span = n;
+    switch (family) {
+    case DF_FAM_INT_SMALL:
+    case DF_FAM_UNIFORM:
+    case DF_FAM_SPARSE:
+        break;
+    case DF_FAM_INT_WIDE:
+        p->hi = (int64_t)1 << df_pcg32_range(r, 7, 24);
+        p->lo = -p->hi;
+        break;
+    case DF_FAM_COND: {
+        double c = cond_target(r, t, n, &p->octave);
+        p->x = c < 2.5 ? 2.5 : c;
+        p->span = n - cond_steps(t, p->octave);
+        p->y = cond_bulk_sign(r, n, p->octave, &p->top, &p->shift);
+        break;
+    }
+    case DF_FAM_WIDE_EXP:
+        wide_exp_window(r, t, &p->lo, &p->hi);
+        p->line = wide_exp_line(t, n);
+        break;
+    case DF_FAM_SPECIAL:
+        p->ints = (int)df_pcg32_bounded(r, 2);
+        break;
+    case DF_FAM_CONSTANT:
+        constant_values(r, t, n, &p->x, &p->y);
+        break;
+    case DF_FAM_CANCEL: {
+        p->ints = t == DF_I32 || df_pcg32_bounded(r, 2);
+        p->v = t == DF_I32 ? i32_bound(n) : 50;
+        p->vs = p->v < 3 ? p->v : 3;
+        uint64_t small = 1 + df_pcg32_bounded(r, 4);
+        p->pairs = (n - small) / 2;
+        p->span = 2 * p->pairs;
+        p->shuffled = df_pcg32_bounded(r, 4) != 0;
+        break;
+    }
+    case DF_FAM_INT_BIG:
+        p->sign = df_pcg32_bounded(r, 2) ? -1 : 1;
+        break;
+    default:
+        return -1;
+    }
+    p->key = (uint64_t)df_pcg32_next(r) << 32;
+    p->key |= df_pcg32_next(r);
+    return 0;
+}
+
+/* Chunk j of p's case into a and b (the whole case's vectors); out gets
+ * cond's partial sums (df_vplan_partials), and is not touched otherwise. */
+DF_VAL_HOST_HOT void df_values_chunk(const df_vplan *p, void *a, void *b, uint64_t j, df_vchunk *out)
+{
+    df_type t = p->type;
+    uint64_t i0 = j * DF_GEN_CHUNK, i1 = min_u64(p->span, i0 + DF_GEN_CHUNK);
+    size_t es = df_val_size(t);
+    unsigned char *ca = (unsigned char *)a + i0 * es, *cb = (unsigned char *)b + i0 * es;
+    df_pcg32 r;
+    df_pcg32_seed(&r, p->key, j);
+    switch (p->family) {
+    case DF_FAM_SPECIAL:
+        if (!p->ints) {
+            fill_uniform(&r, t, ca, cb, i1 - i0);
+            break;
+        }
+        /* fall through */
+    case DF_FAM_INT_SMALL:
+        fill_int_small(&r, t, ca, cb, i1 - i0);
+        break;
+    case DF_FAM_UNIFORM:
+        fill_uniform(&r, t, ca, cb, i1 - i0);
+        break;
+    case DF_FAM_INT_WIDE:
+        fill_ints(&r, t, ca, i1 - i0, p->lo, p->hi);
+        fill_ints(&r, t, cb, i1 - i0, p->lo, p->hi);
+        break;
+    case DF_FAM_COND:
+        memset(&out->acc, 0, sizeof out->acc);
+        out->G = cond_bulk_range(&r, t, a, b, i0, i1, p->top, p->shift, p->y, &out->acc);
+        break;
+    case DF_FAM_WIDE_EXP:
+        wide_exp_range(&r, t, a, b, i0, i1, p->lo, p->hi, p->line);
+        break;
+    case DF_FAM_SPARSE:
+        memset(ca, 0, (size_t)(i1 - i0) * es);
+        memset(cb, 0, (size_t)(i1 - i0) * es);
+        break;
+    case DF_FAM_CONSTANT:
+        constant_range(t, a, b, i0, i1, p->x, p->y);
+        break;
+    case DF_FAM_CANCEL: /* DF_GEN_CHUNK is even: a chunk holds whole pairs */
+        cancel_pairs(&r, t, a, b, i0 / 2, i1 / 2, p->ints, p->v);
+        break;
+    case DF_FAM_INT_BIG:
+        int_big_range(&r, a, b, i0, i1, p->sign);
+        break;
+    }
+    if (p->family == DF_FAM_COND || p->shuffled)
+        shuffle_pairs(&r, t, ca, cb, i1 - i0);
+}
+
+/* Chunks' partial sums, merged: the exact sums in any order, G in chunk
+ * order. */
+DF_VAL void df_vchunks_sum(const df_vchunk *ch, uint64_t m, exact_acc *acc, double *G)
+{
+    memset(acc, 0, sizeof *acc);
+    *G = 0;
+    for (uint64_t j = 0; j < m; j++) {
+        acc_merge(acc, &ch[j].acc);
+        *G += ch[j].G;
+    }
+}
+
+/* Pair i swapped with a pair drawn uniform over the case. */
+DF_VAL void swap_far(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i, uint64_t n)
+{
+    uint64_t j = draw_uniform_u64(r, 0, n - 1);
+    if (df_val_size(t) == 4) {
+        uint32_t *x = (uint32_t *)a, *y = (uint32_t *)b, s;
+        s = x[i], x[i] = x[j], x[j] = s;
+        s = y[i], y[i] = y[j], y[j] = s;
+    } else {
+        uint64_t *x = (uint64_t *)a, *y = (uint64_t *)b, s;
+        s = x[i], x[i] = x[j], x[j] = s;
+        s = y[i], y[i] = y[j], y[j] = s;
+    }
+}
+
+/* The finish of p's case, its chunks made, from r (the value stream after
+ * the plan); acc and G: df_vchunks_sum's (cond only). */
+DF_VAL void df_values_finish(const df_vplan *p, df_pcg32 *r, void *a, void *b, exact_acc *acc,
+                             double G)
+{
+    df_type t = p->type;
+    uint64_t n = p->n;
+    switch (p->family) {
+    case DF_FAM_SPECIAL:
+        special_tail(r, t, a, b, n);
+        break;
+    case DF_FAM_SPARSE:
+        sparse_tail(r, t, a, b, n);
+        break;
+    case DF_FAM_COND:
+        for (uint64_t i = p->span; i < n; i++)
+            G = cond_step(r, t, a, b, i, n - i, p->x, acc, G);
+        for (uint64_t i = p->span; i < n; i++)
+            swap_far(r, t, a, b, i, n);
+        break;
+    case DF_FAM_CANCEL:
+        cancel_small(r, t, a, b, p->span, n, p->ints, p->vs);
+        for (uint64_t i = p->span; p->shuffled && i < n; i++)
+            swap_far(r, t, a, b, i, n);
+        break;
+    }
+}
+
+/* A long case made by one thread: plan, chunks in order, finish. */
+DF_VAL int fill_long(uint32_t family, df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    df_vplan p;
+    if (df_values_plan(family, r, t, n, &p) != 0)
+        return -1;
+    exact_acc acc;
+    df_vchunk ch;
+    double G = 0;
+    memset(&acc, 0, sizeof acc);
+    for (uint64_t j = 0; j < df_vplan_chunks(&p); j++) {
+        df_values_chunk(&p, a, b, j, &ch);
+        if (df_vplan_partials(&p)) {
+            acc_merge(&acc, &ch.acc);
+            G += ch.G;
+        }
+    }
+    df_values_finish(&p, r, a, b, &acc, G);
+    return 0;
+}
 
 /* Fills a[0..n) and b[0..n) of type t with family `family`'s values from
  * r, as df_generate does after the family and shape draws. Returns 0, or
@@ -758,6 +1084,8 @@ DF_VAL void fill_int_big(df_pcg32 *r, df_type t, void *va, void *vb, uint64_t n)
 DF_VAL int df_fill_values(uint32_t family, df_pcg32 *r, df_type t, void *a, void *b,
                           uint64_t n)
 {
+    if (n > DF_GEN_CHUNK)
+        return fill_long(family, r, t, a, b, n);
     switch (family) {
     case DF_FAM_INT_SMALL: fill_int_small(r, t, a, b, n); return 0;
     case DF_FAM_UNIFORM: fill_uniform(r, t, a, b, n); return 0;

@@ -347,3 +347,28 @@ Test(batch, pool_runs_a_background_loop_beside_the_loops_in_front)
     }
     df_pool_destroy(p);
 }
+
+/* Cases past DF_GEN_CHUNK (max n 1M: about one in ten) made by the
+ * prepare items chunk by chunk (engine.c's chunk_item), on the host
+ * backend's path and under its GPU emulation: the same table and finding
+ * files as one case at a time. */
+Test(batch, long_cases_made_in_chunks_equal_one_at_a_time, .timeout = 120)
+{
+    char dir[128];
+    const char *common = "run --backend host --kernel all,m-tail --seed 6 --cases 300 "
+                         "--max-n 1M --meta-every 3 --save-precision all --save-bugs all --quiet";
+    int rc1, rc2;
+    one_and_many("batchlong", dir, sizeof dir, common, "--batch 16 --threads 3", &rc1, &rc2);
+    cr_assert_eq(rc2, rc1, "%s", out2);
+    const char *t1 = table(out1);
+    cr_assert_str_eq(table(out2), t1);
+    same_files(dir, "one", "many", "long cases under the GPU emulation");
+    rc1 = df_test_sh(out1, sizeof out1, "./dotfuzz %s --batch 1 --corpus %s/host1", common,
+                     dir);
+    rc2 = df_test_sh(out2, sizeof out2, "./dotfuzz %s --batch 16 --threads 3 --corpus %s/host",
+                     common, dir);
+    cr_assert_eq(rc2, rc1, "%s", out2);
+    cr_assert_str_eq(table(out2), table(out1));
+    same_files(dir, "host1", "host", "long cases, the host backend's path");
+    df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
+}

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../fuzz/generator.h"
+#include "../fuzz/values.h"
 
 /* The exact s and G of a case, and 2G/|s| rounded to double (+inf when
  * s = 0): products are exact at 128 bits (53 + 53 for f64), mpfr_sum rounds
@@ -112,7 +113,7 @@ static void check_cond(df_type t, uint64_t seed, int cases, uint64_t nmin,
         df_pcg32 r;
         df_pcg32_seed(&r, seed, (uint64_t)i);
         double target = replay_cond_target(r, t, n);
-        f->fill(&r, t, a, b, n);
+        cr_assert_eq(df_fill_values(f->id, &r, t, a, b, n), 0);
         exact_dot d = exact_dot_of(t, a, b, n);
         double ratio = d.cond / target;
         cr_assert(ratio >= 1.0 / 3 && ratio <= 3,
@@ -145,6 +146,19 @@ Test(families, cond_f32_within_factor_3_of_target_across_1_to_1e30)
     check_cond_range(DF_F32);
 }
 
+Test(families, cond_long_cases_made_in_chunks_still_hit_their_targets)
+{
+    /* n > DF_GEN_CHUNK: the bulk from the chunks' streams, the chain from
+     * their merged exact sums (fuzz/values.h) */
+    int decade[31] = {0};
+    check_cond(DF_F32, 78, 24, DF_GEN_CHUNK + 1, 4 * DF_GEN_CHUNK, decade);
+    check_cond(DF_F64, 79, 24, DF_GEN_CHUNK + 1, 4 * DF_GEN_CHUNK, decade);
+    int decades = 0;
+    for (int k = 0; k < 31; k++)
+        decades += decade[k] > 0;
+    cr_assert_gt(decades, 10, "targets spread over %d decades", decades);
+}
+
 Test(families, cond_above_2_5_lands_within_a_few_percent)
 {
     /* the factor 3 is the promise; the construction does much better for
@@ -159,7 +173,7 @@ Test(families, cond_above_2_5_lands_within_a_few_percent)
             df_pcg32 r;
             df_pcg32_seed(&r, 5, i);
             double target = replay_cond_target(r, types[k], n);
-            f->fill(&r, types[k], a, b, n);
+            cr_assert_eq(df_fill_values(f->id, &r, types[k], a, b, n), 0);
             if (target < 2.5)
                 continue;
             exact_dot d = exact_dot_of(types[k], a, b, n);
@@ -184,7 +198,7 @@ Test(families, cond_short_vectors_cap_the_target_and_still_hit_it)
                 df_pcg32 r;
                 df_pcg32_seed(&r, 300 + n, i);
                 double target = replay_cond_target(r, types[k], n);
-                f->fill(&r, types[k], a, b, n);
+                cr_assert_eq(df_fill_values(f->id, &r, types[k], a, b, n), 0);
                 exact_dot d = exact_dot_of(types[k], a, b, n);
                 cr_assert(d.cond >= target / 3 && d.cond <= 3 * target,
                           "%s n %llu case %llu: cond %g, target %g", df_type_name(types[k]),
@@ -220,7 +234,7 @@ Test(families, cond_values_stay_moderate_for_any_n)
             for (uint64_t i = 0; i < (n > 5000 ? 3u : 40u); i++) {
                 df_pcg32 r;
                 df_pcg32_seed(&r, 17, i * 7 + m);
-                f->fill(&r, types[k], a, b, n);
+                cr_assert_eq(df_fill_values(f->id, &r, types[k], a, b, n), 0);
                 for (uint64_t j = 0; j < n; j++) {
                     double x = fabs(df_elem_as_double(types[k], a, j)),
                            y = fabs(df_elem_as_double(types[k], b, j));
@@ -282,7 +296,7 @@ static void check_cancel(df_type t)
         uint64_t n = 16 + (uint64_t)i * 6;
         df_pcg32 r;
         df_pcg32_seed(&r, 8, (uint64_t)i);
-        f->fill(&r, t, a, b, n);
+        cr_assert_eq(df_fill_values(f->id, &r, t, a, b, n), 0);
         exact_dot d = exact_dot_of(t, a, b, n);
         high += d.cond > 1e3;
     }
@@ -315,7 +329,7 @@ static void check_wide_exp(df_type t)
         uint64_t n = ns[i % 5];
         df_pcg32 r;
         df_pcg32_seed(&r, 9, (uint64_t)i);
-        f->fill(&r, t, a, b, n);
+        cr_assert_eq(df_fill_values(f->id, &r, t, a, b, n), 0);
         double sum = 0;
         float sumf = 0;
         for (uint64_t j = 0; j < n; j++) {

@@ -749,7 +749,7 @@ static void fill_family(uint32_t id, df_type t, uint64_t seed, uint64_t index, v
 {
     df_pcg32 r;
     df_pcg32_seed(&r, seed, index);
-    df_family_by_id(id)->fill(&r, t, a, b, n);
+    cr_assert_eq(df_fill_values(id, &r, t, a, b, n), 0);
 }
 
 enum { CL_POS_ZERO, CL_NEG_ZERO, CL_SUBNORMAL, CL_POS_INF, CL_NEG_INF, CL_NAN, CL_POS_MAX,

@@ -279,3 +279,71 @@ Test(metamorphic, copies_made_before_the_run_settle_to_the_real_plan)
     df_meta_plan_free(&real);
     df_scratch_free(&buf);
 }
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
+    return p < q ? -1 : p > q;
+}
+
+/* A permute copy of a case past DF_GEN_CHUNK: made chunk by chunk, last to
+ * first, it is df_meta_plan_fill's, a permutation of the case's pairs
+ * that keeps each pair together, and moves whole chunks as well as the
+ * pairs inside them. */
+Test(metamorphic, long_permute_copies_made_in_chunks_in_any_order)
+{
+    const df_kernel *k = df_kernel_find("shfl");
+    cr_assert_not_null(k);
+    static const uint64_t ns[] = {3 * DF_GEN_CHUNK, 4 * DF_GEN_CHUNK + 5};
+    df_meta_opts mo = {.every = 1, .reruns = 1};
+    df_scratch buf = {0};
+    df_meta_plan p, q;
+    memset(&p, 0, sizeof p);
+    memset(&q, 0, sizeof q);
+    for (size_t m = 0; m < 2; m++) {
+        df_gen_opts go = {.max_n = ns[m], .fixed_n = ns[m], .family = 2 /* uniform */};
+        df_case c;
+        cr_assert_eq(df_generate(21, m, k, &go, &buf, &c), 0);
+        cr_assert_eq(c.n, ns[m]);
+        df_checked ok;
+        memset(&ok, 0, sizeof ok);
+        df_refs_compute(c.type, c.a, c.b, c.n, &ok.refs);
+        ok.res.status = DF_RUN_OK;
+        cr_assert_eq(df_meta_plan_variants(k, &c, &ok, &mo, &p), 0);
+        cr_assert_eq(df_meta_plan_layout(k, &c, &ok, &mo, &q), 0);
+        size_t v = 0;
+        while (v < p.nvar && p.kind[v] != DF_META_PERMUTE)
+            v++;
+        cr_assert_lt(v, p.nvar, "a permute copy");
+        uint64_t chunks = df_meta_permute_chunks(&c);
+        cr_assert_eq(chunks, (c.n + DF_GEN_CHUNK - 1) / DF_GEN_CHUNK);
+        cr_assert_eq(q.perm_left, chunks);
+        for (uint64_t j = chunks; j-- > 0;)
+            df_meta_permute_chunk(&c, &q, v, j);
+        size_t bytes = (size_t)c.n * sizeof(float);
+        cr_assert_eq(memcmp(p.var[v].a, q.var[v].a, bytes), 0);
+        cr_assert_eq(memcmp(p.var[v].b, q.var[v].b, bytes), 0);
+        /* the same pairs (a's and b's bits side by side), sorted */
+        uint64_t *x = malloc(c.n * sizeof *x), *y = malloc(c.n * sizeof *y);
+        cr_assert(x && y);
+        const uint32_t *ca = c.a, *cb = c.b, *pa = p.var[v].a, *pb = p.var[v].b;
+        uint64_t moved_chunk = 0, moved = 0;
+        for (uint64_t i = 0; i < c.n; i++) {
+            x[i] = (uint64_t)ca[i] << 32 | cb[i];
+            y[i] = (uint64_t)pa[i] << 32 | pb[i];
+            moved += x[i] != y[i];
+        }
+        for (uint64_t j = 0; j + 1 < chunks; j++) /* the chunks' first pairs moved */
+            moved_chunk += memcmp(pa + j * DF_GEN_CHUNK, ca + j * DF_GEN_CHUNK, 4) != 0;
+        qsort(x, c.n, sizeof *x, cmp_u64);
+        qsort(y, c.n, sizeof *y, cmp_u64);
+        cr_assert_eq(memcmp(x, y, c.n * sizeof *x), 0, "a permutation of the pairs");
+        cr_assert_gt(moved, c.n * 99 / 100);
+        cr_assert_gt(moved_chunk, 0);
+        free(x);
+        free(y);
+    }
+    df_meta_plan_free(&p);
+    df_meta_plan_free(&q);
+    df_scratch_free(&buf);
+}

@@ -1,0 +1,163 @@
+/* test_long_cases.c — cases longer than DF_GEN_CHUNK (fuzz/values.h): made
+ * in chunks, the same bytes whichever order the chunks are made in, and
+ * still what each family promises. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fuzz/generator.h"
+#include "../fuzz/values.h"
+
+#define C DF_GEN_CHUNK
+
+static const df_type types[] = {DF_F32, DF_F64, DF_I32};
+
+/* The case (seed, index) of family f made the way the engine's threads
+ * make it: the plan, the chunks last to first (df_generate_chunk), their
+ * sums, the finish. Returns 0, or -1 when f has no long form. */
+static int fill_by_chunks(uint32_t f, df_type t, uint64_t seed, uint64_t index, void *a,
+                          void *b, uint64_t n)
+{
+    df_pcg32 r;
+    df_pcg32_seed(&r, seed, index);
+    df_vplan p;
+    if (df_values_plan(f, &r, t, n, &p) != 0)
+        return -1;
+    uint64_t m = df_vplan_chunks(&p);
+    df_vchunk *ch = calloc(m, sizeof *ch);
+    cr_assert(ch);
+    for (uint64_t j = m; j-- > 0;)
+        df_generate_chunk(&p, a, b, j, &ch[j]);
+    exact_acc acc;
+    double G = 0;
+    memset(&acc, 0, sizeof acc);
+    if (df_vplan_partials(&p))
+        df_vchunks_sum(ch, m, &acc, &G);
+    df_values_finish(&p, &r, a, b, &acc, G);
+    free(ch);
+    return 0;
+}
+
+static void fill_one_thread(uint32_t f, df_type t, uint64_t seed, uint64_t index, void *a,
+                            void *b, uint64_t n)
+{
+    df_pcg32 r;
+    df_pcg32_seed(&r, seed, index);
+    cr_assert_eq(df_fill_values(f, &r, t, a, b, n), 0);
+}
+
+Test(long_cases, chunks_in_any_order_give_the_one_thread_bytes)
+{
+    static const uint64_t ns[] = {C + 1, 2 * C + 3, 3 * C - 1, 3 * C};
+    size_t max = 3 * C * 8;
+    unsigned char *a = malloc(max), *b = malloc(max), *a2 = malloc(max), *b2 = malloc(max);
+    cr_assert(a && b && a2 && b2);
+    int checked = 0;
+    for (size_t fi = 0; fi < df_family_count(); fi++) {
+        const df_family *fam = df_family_at(fi);
+        for (int k = 0; k < 3; k++) {
+            if (!(fam->types & DF_TYPE_BIT(types[k])))
+                continue;
+            size_t es = df_type_size(types[k]);
+            for (size_t m = 0; m < sizeof ns / sizeof ns[0]; m++) {
+                uint64_t n = ns[m], index = fi * 16 + m;
+                memset(a, 0xa5, max), memset(b, 0xa5, max);
+                memset(a2, 0x5a, max), memset(b2, 0x5a, max);
+                fill_one_thread(fam->id, types[k], 31, index, a, b, n);
+                cr_assert_eq(fill_by_chunks(fam->id, types[k], 31, index, a2, b2, n), 0);
+                cr_assert(memcmp(a, a2, n * es) == 0 && memcmp(b, b2, n * es) == 0,
+                          "%s %s n %llu: the chunks' bytes differ", fam->name,
+                          df_type_name(types[k]), (unsigned long long)n);
+                checked++;
+            }
+        }
+    }
+    cr_assert_eq(checked, 4 * (9 * 2 + 5), "every family in each of its types");
+    free(a), free(b), free(a2), free(b2);
+}
+
+Test(long_cases, chunks_draw_from_streams_of_their_own)
+{
+    /* uniform: chunk 1 is not chunk 0 again, and the plan's key depends on
+     * the case */
+    uint64_t n = 2 * C;
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    float *a2 = malloc(n * sizeof *a2), *b2 = malloc(n * sizeof *b2);
+    cr_assert(a && b && a2 && b2);
+    fill_one_thread(DF_FAM_UNIFORM, DF_F32, 5, 0, a, b, n);
+    fill_one_thread(DF_FAM_UNIFORM, DF_F32, 5, 1, a2, b2, n);
+    cr_assert_neq(memcmp(a, a + C, C * sizeof *a), 0);
+    cr_assert_neq(memcmp(a, a2, n * sizeof *a), 0);
+    cr_assert_neq(memcmp(a + C, a2 + C, C * sizeof *a), 0);
+    for (uint64_t i = 0; i < n; i++)
+        cr_assert(a[i] >= -50 && a[i] < 50 && b[i] >= -50 && b[i] < 50);
+    free(a), free(b), free(a2), free(b2);
+}
+
+/* |x| <= lim and integral */
+static int int_within(double x, double lim) { return fabs(x) <= lim && x == floor(x); }
+
+Test(long_cases, each_family_keeps_its_promise)
+{
+    uint64_t n = 3 * C + 7;
+    size_t max = n * 8;
+    unsigned char *a = malloc(max), *b = malloc(max);
+    cr_assert(a && b);
+    for (int k = 0; k < 3; k++) {
+        df_type t = types[k];
+        int cancel_ints = 0, sparse_seen = 0, special_seen = 0;
+        for (uint64_t i = 0; i < 12; i++) {
+            /* int-small: integers in [-50, 50] */
+            fill_one_thread(DF_FAM_INT_SMALL, t, 9, i, a, b, n);
+            for (uint64_t j = 0; j < n; j++)
+                cr_assert(int_within(df_elem_as_double(t, a, j), 50) &&
+                          int_within(df_elem_as_double(t, b, j), 50));
+            /* sparse: 1 to 16 nonzero pairs, zeros elsewhere */
+            fill_one_thread(DF_FAM_SPARSE, t, 9, i, a, b, n);
+            uint64_t nz = 0;
+            for (uint64_t j = 0; j < n; j++) {
+                double x = df_elem_as_double(t, a, j), y = df_elem_as_double(t, b, j);
+                cr_assert_eq(x != 0, y != 0);
+                nz += x != 0;
+            }
+            cr_assert(nz >= 1 && nz <= 16, "sparse: %llu pairs", (unsigned long long)nz);
+            sparse_seen++;
+            /* cancel: the integer cases' exact dot is the small terms' */
+            fill_one_thread(DF_FAM_CANCEL, t, 9, i, a, b, n);
+            int integral = 1;
+            long long s = 0;
+            double top = t == DF_I32 ? 46340 : 50;
+            for (uint64_t j = 0; j < n; j++) {
+                double x = df_elem_as_double(t, a, j), y = df_elem_as_double(t, b, j);
+                cr_assert(x != 0 && y != 0 && isfinite(x) && isfinite(y));
+                integral &= int_within(x, top) && int_within(y, top);
+                s += integral ? (long long)x * (long long)y : 0;
+            }
+            if (integral) {
+                cancel_ints++;
+                cr_assert(s >= -45 && s <= 45, "cancel: s = %lld", s);
+            }
+            if (t == DF_I32)
+                continue;
+            /* special: 1 to 6 values outside the ordinary ones */
+            fill_one_thread(DF_FAM_SPECIAL, t, 9, i, a, b, n);
+            int odd = 0;
+            for (uint64_t j = 0; j < n; j++)
+                for (int v = 0; v < 2; v++) {
+                    double x = df_elem_as_double(t, v ? b : a, j);
+                    odd += !(fabs(x) <= 50 && (x != 0 || !signbit(x)) &&
+                             (x == 0 || fabs(x) >= 0x1p-24));
+                }
+            cr_assert(odd <= 6, "special: %d", odd);
+            special_seen += odd > 0;
+        }
+        cr_assert_gt(cancel_ints, 2, "%s: integer cancel cases", df_type_name(t));
+        cr_assert_eq(sparse_seen, 12);
+        if (t != DF_I32)
+            cr_assert_gt(special_seen, 6, "%s: specials seen in %d cases", df_type_name(t),
+                         special_seen);
+    }
+    free(a), free(b);
+}
