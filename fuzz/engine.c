@@ -1033,14 +1033,18 @@ static int wants_pipeline(const df_engine *e)
  * this one's run; with one buffer the references wait for the whole batch
  * to land: 177,932 cases/s at n = 2000 against 322,281 double-buffered in
  * one run on an H200) and every case is short, one thread a case taking
- * about 1.3 us an element. After e->pipelined is set. */
+ * about 1.3 us an element; or (auto too, one buffer or two) where cases
+ * may pass DF_GEN_CHUNK, which the GPU makes a thread a chunk (the CPU
+ * took 65% of the pool's time at n = 2^26 for it). After e->pipelined is
+ * set. */
 static int wants_gpu_gen(const df_engine *e)
 {
     uint64_t longest = longest_n(e);
+    int chunked = longest > DF_GEN_CHUNK;
     int on = e->o->gen == DF_GEN_GPU ||
-             (e->o->gen == DF_GEN_AUTO && e->pipelined &&
+             (e->o->gen == DF_GEN_AUTO && (e->pipelined || chunked) &&
               strcmp(df_backend_name(e->b), "cuda") == 0);
-    return on && longest <= DF_GPU_GEN_MAX_N;
+    return on && (longest <= DF_GPU_GEN_MAX_N || chunked);
 }
 
 /* Sets of slots, a batch each: one; two pipelined; when the GPU generates

@@ -138,8 +138,8 @@ struct df_cuda {
     /* df_cuda_gen_start: the harness's generation, a set of buffers each */
     cudaStream_t gen_stream;
     struct {
-        void *h_cs, *d_cs, *d_buf, *h_out;
-        size_t h_cs_cap, d_cs_cap, d_buf_cap, h_out_cap;
+        void *h_cs, *d_cs, *d_buf, *h_out, *d_long;
+        size_t h_cs_cap, d_cs_cap, d_buf_cap, h_out_cap, d_long_cap;
         size_t bytes;            /* the last generation's, in d_buf and h_out alike */
         cudaEvent_t done;
         int landed;              /* done seen complete, without error (atomic): the pool's
@@ -406,6 +406,7 @@ extern "C" void df_cuda_close(df_cuda *cu)
         (void)cudaFreeHost(cu->gen[g].h_out);
         (void)cudaFree(cu->gen[g].d_cs);
         (void)cudaFree(cu->gen[g].d_buf);
+        (void)cudaFree(cu->gen[g].d_long);
         if (cu->gen[g].done)
             (void)cudaEventDestroy(cu->gen[g].done);
     }
@@ -1322,15 +1323,86 @@ static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *case
 
 /* ---- the GPU's generator (df_cuda_devgen) ---- */
 
+/* Cases up to DF_GEN_CHUNK elements: one thread each. */
 __global__ void devgen_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf)
 {
     size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= m)
+    if (j >= m || cs[j].n > DF_GEN_CHUNK)
         return;
     const df_devgen_case c = cs[j];
     df_pcg32 r = c.rng;
     size_t na = (size_t)c.n * df_val_size((df_type)c.type);
     (void)df_fill_values(c.family, &r, (df_type)c.type, buf + c.off, buf + c.off + na, c.n);
+}
+
+/* Longer cases, made as fuzz/values.h makes them in chunks: the long
+ * cases' plans (a thread each), their chunks (a thread each), their
+ * finish (a thread each). The long cases are listed by their index in cs
+ * (idx); each one's plan, value stream after it and cond's chunk partials
+ * (up to `most` chunks) go in a device scratch laid out by long_layout. */
+struct long_layout {
+    size_t plans, rngs, parts, bytes;
+};
+
+static long_layout long_layout_of(size_t L, uint64_t most)
+{
+    long_layout o;
+    o.plans = 0;
+    o.rngs = (L * sizeof(df_vplan) + 255) / 256 * 256;
+    o.parts = o.rngs + (L * sizeof(df_pcg32) + 255) / 256 * 256;
+    o.bytes = o.parts + L * most * sizeof(df_vchunk);
+    return o;
+}
+
+__global__ void devgen_plan_kernel(const df_devgen_case *cs, const uint32_t *idx, size_t L,
+                                   unsigned char *sc, long_layout o)
+{
+    size_t l = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (l >= L)
+        return;
+    const df_devgen_case c = cs[idx[l]];
+    df_pcg32 r = c.rng;
+    df_vplan *plan = (df_vplan *)(sc + o.plans) + l;
+    if (df_values_plan(c.family, &r, (df_type)c.type, c.n, plan) != 0)
+        plan->span = 0; /* no chunks: the family's fill is unknown */
+    ((df_pcg32 *)(sc + o.rngs))[l] = r;
+}
+
+__global__ void devgen_chunk_kernel(const df_devgen_case *cs, const uint32_t *idx,
+                                    unsigned char *sc, long_layout o, uint64_t most,
+                                    unsigned char *buf)
+{
+    size_t l = blockIdx.y;
+    uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const df_vplan *plan = (const df_vplan *)(sc + o.plans) + l;
+    if (j >= df_vplan_chunks(plan))
+        return;
+    const df_devgen_case c = cs[idx[l]];
+    size_t na = (size_t)c.n * df_val_size((df_type)c.type);
+    df_vchunk *parts = (df_vchunk *)(sc + o.parts) + l * most;
+    df_values_chunk(plan, buf + c.off, buf + c.off + na, j, &parts[j]);
+}
+
+__global__ void devgen_finish_kernel(const df_devgen_case *cs, const uint32_t *idx, size_t L,
+                                     unsigned char *sc, long_layout o, uint64_t most,
+                                     unsigned char *buf)
+{
+    size_t l = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (l >= L)
+        return;
+    const df_vplan *plan = (const df_vplan *)(sc + o.plans) + l;
+    if (plan->span == 0)
+        return;
+    const df_devgen_case c = cs[idx[l]];
+    size_t na = (size_t)c.n * df_val_size((df_type)c.type);
+    exact_acc acc;
+    double G = 0;
+    memset(&acc, 0, sizeof acc);
+    if (df_vplan_partials(plan))
+        df_vchunks_sum((const df_vchunk *)(sc + o.parts) + l * most, df_vplan_chunks(plan),
+                       &acc, &G);
+    df_pcg32 r = ((df_pcg32 *)(sc + o.rngs))[l];
+    df_values_finish(plan, &r, buf + c.off, buf + c.off + na, &acc, G);
 }
 
 static int devgen_cmp(const void *x, const void *y)
@@ -1366,12 +1438,42 @@ static void devgen_sort(df_devgen_case *dst, const df_devgen_case *cs, size_t m)
         dst[start[cs[j].family]++] = cs[j];
 }
 
-/* devgen_kernel over the m cases at d_cs (sorted) into d_buf, on st. */
-static void devgen_launch(const void *d_cs, size_t m, void *d_buf, cudaStream_t st)
+/* The long cases of the m sorted cases at h: their indices after the cases
+ * (h's room: devgen_host_bytes), their count and the most chunks one has. */
+static size_t devgen_longs(df_devgen_case *h, size_t m, uint64_t *most)
 {
+    uint32_t *idx = (uint32_t *)(h + m);
+    size_t L = 0;
+    *most = 0;
+    for (size_t j = 0; j < m; j++)
+        if (h[j].n > DF_GEN_CHUNK) {
+            idx[L++] = (uint32_t)j;
+            uint64_t ch = (h[j].n + DF_GEN_CHUNK - 1) / DF_GEN_CHUNK;
+            *most = ch > *most ? ch : *most;
+        }
+    return L;
+}
+
+static size_t devgen_host_bytes(size_t m) { return m * (sizeof(df_devgen_case) + 4); }
+
+/* The generation's kernels over the m cases at d_cs (sorted, the L long
+ * ones' indices after them) into d_buf, on st; d_long: long_layout_of(L,
+ * most).bytes of scratch. */
+static void devgen_launch(const void *d_cs, size_t m, size_t L, uint64_t most, void *d_long,
+                          void *d_buf, cudaStream_t st)
+{
+    const df_devgen_case *cs = (const df_devgen_case *)d_cs;
+    unsigned char *buf = (unsigned char *)d_buf, *sc = (unsigned char *)d_long;
     if (m)
-        devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, st>>>(
-            (const df_devgen_case *)d_cs, m, (unsigned char *)d_buf);
+        devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, st>>>(cs, m, buf);
+    if (!L)
+        return;
+    const uint32_t *idx = (const uint32_t *)(cs + m);
+    long_layout o = long_layout_of(L, most);
+    devgen_plan_kernel<<<(unsigned)((L + 31) / 32), 32, 0, st>>>(cs, idx, L, sc, o);
+    devgen_chunk_kernel<<<dim3((unsigned)((most + 31) / 32), (unsigned)L), 32, 0, st>>>(
+        cs, idx, sc, o, most, buf);
+    devgen_finish_kernel<<<(unsigned)((L + 31) / 32), 32, 0, st>>>(cs, idx, L, sc, o, most, buf);
 }
 
 static int devgen_fail(const char *call, cudaError_t e, char *err, size_t err_len)
@@ -1384,13 +1486,16 @@ static int devgen_fail(const char *call, cudaError_t e, char *err, size_t err_le
 extern "C" int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, size_t bytes,
                               void *out, double *ms, char *err, size_t err_len)
 {
-    df_devgen_case *sorted = (df_devgen_case *)malloc(m * sizeof *sorted);
+    df_devgen_case *sorted = (df_devgen_case *)malloc(devgen_host_bytes(m) + 1);
     if (!sorted) {
         snprintf(err, err_len, "out of host memory");
         return -1;
     }
     devgen_sort(sorted, cs, m);
-    void *d_cs = NULL, *d_buf = NULL;
+    uint64_t most = 0;
+    size_t L = devgen_longs(sorted, m, &most);
+    size_t lb = long_layout_of(L, most).bytes;
+    void *d_cs = NULL, *d_buf = NULL, *d_long = NULL;
     cudaEvent_t t0 = NULL, t1 = NULL;
     cudaError_t e;
     int rc = -1;
@@ -1399,7 +1504,8 @@ extern "C" int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, s
         snprintf(err, err_len, "the CUDA context is unusable");
         goto out;
     }
-    if ((e = cudaMalloc(&d_cs, m * sizeof *sorted)) || (e = cudaMalloc(&d_buf, bytes ? bytes : 1))) {
+    if ((e = cudaMalloc(&d_cs, devgen_host_bytes(m) + 1)) ||
+        (e = cudaMalloc(&d_buf, bytes ? bytes : 1)) || (e = cudaMalloc(&d_long, lb + 1))) {
         devgen_fail("cudaMalloc", e, err, err_len);
         goto out;
     }
@@ -1407,13 +1513,13 @@ extern "C" int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, s
         devgen_fail("cudaEventCreate", e, err, err_len);
         goto out;
     }
-    if ((e = cudaMemcpyAsync(d_cs, sorted, m * sizeof *sorted, cudaMemcpyHostToDevice,
+    if ((e = cudaMemcpyAsync(d_cs, sorted, devgen_host_bytes(m), cudaMemcpyHostToDevice,
                              cu->stream))) {
         devgen_fail("cudaMemcpyAsync(cases)", e, err, err_len);
         goto out;
     }
     cudaEventRecord(t0, cu->stream);
-    devgen_launch(d_cs, m, d_buf, cu->stream);
+    devgen_launch(d_cs, m, L, most, d_long, d_buf, cu->stream);
     cudaEventRecord(t1, cu->stream);
     if ((e = cudaGetLastError())) {
         devgen_fail("devgen_kernel", e, err, err_len);
@@ -1434,6 +1540,7 @@ out:
         cudaEventDestroy(t1);
     cudaFree(d_cs);
     cudaFree(d_buf);
+    cudaFree(d_long);
     free(sorted);
     return rc;
 }
@@ -1454,7 +1561,7 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
     if (!cu->gen[set].done &&
         (e = cudaEventCreateWithFlags(&cu->gen[set].done, cudaEventDisableTiming)))
         return devgen_fail("cudaEventCreateWithFlags", e, err, err_len);
-    size_t csb = m * sizeof *cs;
+    size_t csb = devgen_host_bytes(m);
     if ((e = grow(&cu->gen[set].h_cs, &cu->gen[set].h_cs_cap, csb ? csb : 1, 1)) ||
         (e = grow(&cu->gen[set].d_cs, &cu->gen[set].d_cs_cap, csb ? csb : 1, 0)) ||
         (e = grow(&cu->gen[set].d_buf, &cu->gen[set].d_buf_cap, bytes ? bytes : 1, 0)) ||
@@ -1462,10 +1569,16 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
         return devgen_fail("cudaMalloc(generation)", e, err, err_len);
     df_devgen_case *h = (df_devgen_case *)cu->gen[set].h_cs;
     devgen_sort(h, cs, m);
+    uint64_t most = 0;
+    size_t L = devgen_longs(h, m, &most);
+    if ((e = grow(&cu->gen[set].d_long, &cu->gen[set].d_long_cap,
+                  long_layout_of(L, most).bytes + 1, 0)))
+        return devgen_fail("cudaMalloc(generation of long cases)", e, err, err_len);
     if ((e = cudaMemcpyAsync(cu->gen[set].d_cs, h, csb, cudaMemcpyHostToDevice,
                              cu->gen_stream)))
         return devgen_fail("cudaMemcpyAsync(generation cases)", e, err, err_len);
-    devgen_launch(cu->gen[set].d_cs, m, cu->gen[set].d_buf, cu->gen_stream);
+    devgen_launch(cu->gen[set].d_cs, m, L, most, cu->gen[set].d_long, cu->gen[set].d_buf,
+                  cu->gen_stream);
     if ((e = cudaGetLastError()))
         return devgen_fail("devgen_kernel", e, err, err_len);
     if ((e = cudaMemcpyAsync(cu->gen[set].h_out, cu->gen[set].d_buf, bytes,
