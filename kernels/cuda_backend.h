@@ -203,8 +203,9 @@ int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cas
 
 /* The GPU's generator: fuzz/values.h compiled for the device. Case j's
  * vectors, a then b, go at byte off of one device buffer, filled from its
- * value stream (df_generate_stream) by one thread, so with the bytes
- * df_generate gives on the CPU. */
+ * value stream (df_generate_stream) by one thread, or a case past
+ * DF_GEN_CHUNK elements by a thread a chunk (and a thread for its plan and
+ * its finish), so with the bytes df_generate gives on the CPU. */
 typedef struct df_devgen_case {
     df_pcg32 rng;
     uint32_t family, type;
