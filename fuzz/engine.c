@@ -485,6 +485,8 @@ typedef struct df_job {
     unsigned char *gen_out;   /* ... into this pinned memory (df_devgen_layout's offsets) */
     uint64_t chunks;          /* made on the CPU, longest cases past DF_GEN_CHUNK: each
                                  slot's chunk items (chunk_item), 0 otherwise */
+    uint64_t copy_chunks;     /* longest cases past DF_GEN_CHUNK, made on the CPU or
+                                 the GPU: a sampled case's permute chunk items */
     uint64_t epoch;           /* e->epoch at the job's making: the slots' shaped mark */
     int whole;                /* host backend: a case's model and judgement follow it */
 } df_job;
@@ -533,7 +535,7 @@ static df_job batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
     uint64_t chunks = g == 1 && longest > DF_GEN_CHUNK
                           ? (longest + DF_GEN_CHUNK - 1) / DF_GEN_CHUNK : 0;
     return (df_job){e, slots, lo, n, g, e->sampled + h * e->batch,
-                    split && n ? e->nsampled[h] : 0, -1, NULL, chunks, ++e->epoch, 0};
+                    split && n ? e->nsampled[h] : 0, -1, NULL, chunks, chunks, ++e->epoch, 0};
 }
 
 /* The copies a long sampled case may have, each an item (negate, scale,
@@ -549,7 +551,7 @@ static size_t slot_items(const df_job *jb)
         return jb->n * (1 + jb->chunks);
     return (jb->n + jb->group - 1) / jb->group;
 }
-static size_t copy_items_each(const df_job *jb) { return DF_SPLIT_COPIES + jb->chunks; }
+static size_t copy_items_each(const df_job *jb) { return DF_SPLIT_COPIES + jb->copy_chunks; }
 static size_t prep_items(const df_job *jb)
 {
     return slot_items(jb) + copy_items_each(jb) * jb->nsampled;
@@ -737,7 +739,7 @@ static void gpu_generate(df_engine *e, df_job *jb, int shaped)
     }
     jb->gen_out = out; /* the slots' vectors point into it (prepare_group) */
     jb->gen_set = (int)h;
-    jb->chunks = 0; /* made whole on the GPU */
+    jb->chunks = 0; /* made whole on the GPU (their permute copies still in chunks) */
 }
 
 /* Whether jb's cases are there to reference: made on the CPU (by the
