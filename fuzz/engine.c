@@ -532,8 +532,7 @@ static df_job batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
             g = groups[i];
     size_t h = set_of(e, slots);
     int split = g == 1 && !df_backend_is_host(e->b);
-    uint64_t chunks = g == 1 && longest > DF_GEN_CHUNK
-                          ? (longest + DF_GEN_CHUNK - 1) / DF_GEN_CHUNK : 0;
+    uint64_t chunks = g == 1 ? df_gen_chunks(longest) : 0;
     return (df_job){e, slots, lo, n, g, e->sampled + h * e->batch,
                     split && n ? e->nsampled[h] : 0, -1, NULL, chunks, chunks, ++e->epoch, 0};
 }
@@ -869,12 +868,7 @@ static void chunk_item(df_job *jb, size_t s, uint64_t j, unsigned w)
     void *a = (void *)sl->c.a, *b = (void *)sl->c.b;
     df_generate_chunk(sl->vplan, a, b, j, df_vplan_partials(sl->vplan) ? &parts[j] : NULL);
     if (__atomic_sub_fetch(&sl->chunks_left, 1, __ATOMIC_ACQ_REL) == 0) {
-        exact_acc acc;
-        double G = 0;
-        memset(&acc, 0, sizeof acc);
-        if (df_vplan_partials(sl->vplan))
-            df_vchunks_sum(parts, sl->chunks, &acc, &G);
-        df_values_finish(sl->vplan, &sl->vrng, a, b, &acc, G);
+        df_values_finish_parts(sl->vplan, &sl->vrng, a, b, parts);
         e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
         slot_made(jb, s, w);
         return;

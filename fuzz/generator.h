@@ -57,6 +57,12 @@ const df_family *df_family_by_id(uint32_t id);     /* NULL if unknown */
  * says how); a default run's cases, up to 65536 long, are not. */
 #define DF_GEN_CHUNK ((uint64_t)1 << 16)
 
+/* The chunks of a case of n elements: 0 when it is made whole. */
+static inline uint64_t df_gen_chunks(uint64_t n)
+{
+    return n > DF_GEN_CHUNK ? (n + DF_GEN_CHUNK - 1) / DF_GEN_CHUNK : 0;
+}
+
 typedef struct df_gen_opts {
     uint64_t max_n;     /* longest case (the kernel's max_n also applies) */
     uint32_t family;    /* 0 = mix all families that support the type */

@@ -191,7 +191,7 @@ static uint64_t permute_draw(df_pcg32 *r, uint64_t i)
 
 uint64_t df_meta_permute_chunks(const df_case *c)
 {
-    return c->n > DF_GEN_CHUNK ? (c->n + DF_GEN_CHUNK - 1) / DF_GEN_CHUNK : 0;
+    return df_gen_chunks(c->n);
 }
 
 /* A long case's permute: the whole chunks' order and the key, from p->perm
@@ -213,8 +213,7 @@ static int permute_order(const df_case *c, df_meta_plan *p)
         uint32_t t = order[j];
         order[j] = order[x], order[x] = t;
     }
-    p->perm_key = (uint64_t)df_pcg32_next(&rng) << 32;
-    p->perm_key |= df_pcg32_next(&rng);
+    p->perm_key = df_pcg32_u64(&rng);
     return 0;
 }
 
@@ -298,9 +297,10 @@ void df_meta_plan_fill(const df_case *c, df_meta_plan *p, size_t i)
         }
         break;
     case DF_META_PERMUTE: {
-        for (uint64_t j = 0; j < df_meta_permute_chunks(c); j++)
+        uint64_t chunks = df_meta_permute_chunks(c);
+        for (uint64_t j = 0; j < chunks; j++)
             df_meta_permute_chunk(c, p, i, j);
-        if (df_meta_permute_chunks(c))
+        if (chunks)
             break;
         df_pcg32 rng = p->perm;
         memcpy(a, c->a, bytes);

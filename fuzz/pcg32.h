@@ -59,6 +59,16 @@ DF_HD uint32_t df_pcg32_bounded(df_pcg32 *r, uint32_t bound)
     }
 }
 
+/* df_pcg32_u64: 64 bits from two draws, the high word first (two
+ * statements: the operands of | are unsequenced, and every compiler must
+ * take the high word first). */
+DF_HD uint64_t df_pcg32_u64(df_pcg32 *r)
+{
+    uint64_t x = (uint64_t)df_pcg32_next(r) << 32;
+    x |= df_pcg32_next(r);
+    return x;
+}
+
 /* df_pcg32_range: uniform integer in [lo, hi] (inclusive), lo <= hi; any
  * int64 pair, [INT64_MIN, INT64_MAX] included. */
 DF_HD int64_t df_pcg32_range(df_pcg32 *r, int64_t lo, int64_t hi)
@@ -72,11 +82,7 @@ DF_HD int64_t df_pcg32_range(df_pcg32 *r, int64_t lo, int64_t hi)
     mask |= mask >> 1; mask |= mask >> 2; mask |= mask >> 4;
     mask |= mask >> 8; mask |= mask >> 16; mask |= mask >> 32;
     for (;;) {
-        /* two statements: the operands of | are unsequenced, and every
-         * compiler must take the high word first */
-        uint64_t x = (uint64_t)df_pcg32_next(r) << 32;
-        x |= df_pcg32_next(r);
-        x &= mask;
+        uint64_t x = df_pcg32_u64(r) & mask;
         if (x <= span) /* wraps modulo 2^64 back into [lo, hi] */
             return (int64_t)((uint64_t)lo + x);
     }

@@ -945,8 +945,7 @@ DF_VAL int df_values_plan(uint32_t family, df_pcg32 *r, df_type t, uint64_t n, d
     default:
         return -1;
     }
-    p->key = (uint64_t)df_pcg32_next(r) << 32;
-    p->key |= df_pcg32_next(r);
+    p->key = df_pcg32_u64(r);
     return 0;
 }
 
@@ -1002,17 +1001,6 @@ DF_VAL_HOST_HOT void df_values_chunk(const df_vplan *p, void *a, void *b, uint64
         shuffle_pairs(&r, t, ca, cb, i1 - i0);
 }
 
-/* Chunks' partial sums, merged: the exact sums in any order, G in chunk
- * order. */
-DF_VAL void df_vchunks_sum(const df_vchunk *ch, uint64_t m, exact_acc *acc, double *G)
-{
-    memset(acc, 0, sizeof *acc);
-    *G = 0;
-    for (uint64_t j = 0; j < m; j++) {
-        acc_merge(acc, &ch[j].acc);
-        *G += ch[j].G;
-    }
-}
 
 /* Pair i swapped with a pair drawn uniform over the case. */
 DF_VAL void swap_far(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i, uint64_t n)
@@ -1030,7 +1018,7 @@ DF_VAL void swap_far(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i, uint6
 }
 
 /* The finish of p's case, its chunks made, from r (the value stream after
- * the plan); acc and G: df_vchunks_sum's (cond only). */
+ * the plan); acc and G: the chunks' partial sums merged (cond only). */
 DF_VAL void df_values_finish(const df_vplan *p, df_pcg32 *r, void *a, void *b, exact_acc *acc,
                              double G)
 {
@@ -1055,6 +1043,22 @@ DF_VAL void df_values_finish(const df_vplan *p, df_pcg32 *r, void *a, void *b, e
             swap_far(r, t, a, b, i, n);
         break;
     }
+}
+
+/* The finish of p's case from its chunks' partial sums ch (one a chunk;
+ * read only where df_vplan_partials): the exact sums merged in any order,
+ * G in chunk order, then df_values_finish. For chunks made apart. */
+DF_VAL void df_values_finish_parts(const df_vplan *p, df_pcg32 *r, void *a, void *b,
+                                   const df_vchunk *ch)
+{
+    exact_acc acc;
+    double G = 0;
+    memset(&acc, 0, sizeof acc);
+    for (uint64_t j = 0; df_vplan_partials(p) && j < df_vplan_chunks(p); j++) {
+        acc_merge(&acc, &ch[j].acc);
+        G += ch[j].G;
+    }
+    df_values_finish(p, r, a, b, &acc, G);
 }
 
 /* A long case made by one thread: plan, chunks in order, finish. */

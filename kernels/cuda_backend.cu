@@ -1395,14 +1395,9 @@ __global__ void devgen_finish_kernel(const df_devgen_case *cs, const uint32_t *i
         return;
     const df_devgen_case c = cs[idx[l]];
     size_t na = (size_t)c.n * df_val_size((df_type)c.type);
-    exact_acc acc;
-    double G = 0;
-    memset(&acc, 0, sizeof acc);
-    if (df_vplan_partials(plan))
-        df_vchunks_sum((const df_vchunk *)(sc + o.parts) + l * most, df_vplan_chunks(plan),
-                       &acc, &G);
     df_pcg32 r = ((df_pcg32 *)(sc + o.rngs))[l];
-    df_values_finish(plan, &r, buf + c.off, buf + c.off + na, &acc, G);
+    df_values_finish_parts(plan, &r, buf + c.off, buf + c.off + na,
+                           (const df_vchunk *)(sc + o.parts) + l * most);
 }
 
 static int devgen_cmp(const void *x, const void *y)
@@ -1445,12 +1440,13 @@ static size_t devgen_longs(df_devgen_case *h, size_t m, uint64_t *most)
     uint32_t *idx = (uint32_t *)(h + m);
     size_t L = 0;
     *most = 0;
-    for (size_t j = 0; j < m; j++)
-        if (h[j].n > DF_GEN_CHUNK) {
+    for (size_t j = 0; j < m; j++) {
+        uint64_t ch = df_gen_chunks(h[j].n);
+        if (ch) {
             idx[L++] = (uint32_t)j;
-            uint64_t ch = (h[j].n + DF_GEN_CHUNK - 1) / DF_GEN_CHUNK;
             *most = ch > *most ? ch : *most;
         }
+    }
     return L;
 }
 

@@ -30,12 +30,7 @@ static int fill_by_chunks(uint32_t f, df_type t, uint64_t seed, uint64_t index, 
     cr_assert(ch);
     for (uint64_t j = m; j-- > 0;)
         df_generate_chunk(&p, a, b, j, &ch[j]);
-    exact_acc acc;
-    double G = 0;
-    memset(&acc, 0, sizeof acc);
-    if (df_vplan_partials(&p))
-        df_vchunks_sum(ch, m, &acc, &G);
-    df_values_finish(&p, &r, a, b, &acc, G);
+    df_values_finish_parts(&p, &r, a, b, ch);
     free(ch);
     return 0;
 }
