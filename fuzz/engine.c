@@ -11,6 +11,7 @@
 #include "../kernels/cuda_backend.h"
 #include "campaign_merge.h"
 #include "run.h"
+#include "trace.h"
 #include "values.h"
 
 uint32_t df_nbin_of(uint64_t n)
@@ -235,6 +236,20 @@ void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
         e->go.family = df_family_find(o->family)->id; /* checked by df_run_select */
     e->oo.tol = o->tol;
     e->oo.terse = 1; /* an ok case's why is never shown or saved */
+    (void)df_trace_init(); /* DOTFUZZ_TRACE: off when it fails (it says so) */
+}
+
+/* Thread w's CPU time of a kind (DF_CPU_*) since t0, on case index (traced
+ * too): the time now. */
+_Static_assert((int)DF_TR_GENERATE == (int)DF_CPU_GENERATE && (int)DF_TR_REFS == (int)DF_CPU_REFS &&
+                   (int)DF_TR_MODEL == (int)DF_CPU_MODEL && (int)DF_TR_JUDGE == (int)DF_CPU_JUDGE,
+               "a CPU kind is traced as its own kind");
+static double spent(df_engine *e, unsigned w, int kind, double t0, uint64_t index)
+{
+    double t1 = df_now();
+    e->cpu_s[w][kind] += t1 - t0;
+    df_trace((unsigned)kind, w, index, t0, t1);
+    return t1;
 }
 
 /* The batch slots and what they own (their vectors, plans, and the
@@ -297,6 +312,7 @@ void df_engine_free(df_engine *e)
     free(e->cpu_s);
     e->cpu_s = NULL;
     e->mctx = NULL;
+    (void)df_trace_write(); /* a failure is reported on stderr; the run's outcome stands */
 }
 
 /* Same result to the bit (two NaNs are equal: payloads are not portable). */
@@ -543,7 +559,8 @@ enum { DF_SPLIT_COPIES = 3 };
 
 /* Prepare items in a batch of jb->n slots: the slots' groups (or, where a
  * case may be long, each slot's first item, then each slot's chunk items
- * in slot order: chunk_item), then the long sampled cases' copies. */
+ * in slot order: chunk_item), then (cuda, a case an item) each case's
+ * model (model_item), then the long sampled cases' copies. */
 static size_t slot_items(const df_job *jb)
 {
     if (jb->chunks)
@@ -551,9 +568,35 @@ static size_t slot_items(const df_job *jb)
     return (jb->n + jb->group - 1) / jb->group;
 }
 static size_t copy_items_each(const df_job *jb) { return DF_SPLIT_COPIES + jb->copy_chunks; }
+static size_t copy_items(const df_job *jb) { return copy_items_each(jb) * jb->nsampled; }
+/* cuda (not the host backend, whose model is its run), a case an item
+ * (group 1: few or long cases): each case's model is an item after the
+ * slots', made once the case is ready, before the copies' items (at
+ * n = 2^26, 16 models of about 0.25 s each had waited for the prepare
+ * loop's end, then run beside the GPU run, which takes a fraction of
+ * that; put after the copies' items, they waited behind a thousand
+ * permute chunk items, each spinning on the sampled case). */
+static size_t model_items(const df_job *jb)
+{
+    return jb->group == 1 && !df_backend_is_host(jb->e->b) ? jb->n : 0;
+}
 static size_t prep_items(const df_job *jb)
 {
-    return slot_items(jb) + copy_items_each(jb) * jb->nsampled;
+    return slot_items(jb) + copy_items(jb) + model_items(jb);
+}
+
+/* The prepare loop of jb's items, on the pool. Where an item is a case or
+ * a chunk of one (group 1: few or long cases), the items go one at a
+ * time: a case of 2^26 elements is about 0.4 s of references, and the
+ * pool's chunks of three gave one thread three of a batch's sixteen
+ * while the rest waited in the copies' items on the sampled case (traced
+ * on an H200: 7 of 16 threads referenced the batch, in 1.3 s). */
+static void prepare_loop(df_engine *e, df_job *jb, void (*fn)(void *ctx, size_t i, unsigned w))
+{
+    if (jb->group == 1)
+        df_pool_for_each(e->pool, prep_items(jb), fn, jb);
+    else
+        df_pool_for(e->pool, prep_items(jb), fn, jb);
 }
 
 static void copy_prep(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t v, unsigned w);
@@ -606,13 +649,12 @@ static void early_copies(df_engine *e, df_slot *sl, int whole, unsigned w)
         sl->plan->nvar = 0; /* out of memory: checked without variants */
     for (size_t v = 0; whole && v < sl->plan->nvar; v++)
         df_meta_plan_fill(&sl->c, sl->plan, v);
-    double t1 = df_now();
-    e->cpu_s[w][DF_CPU_GENERATE] += t1 - t0;
+    double t1 = spent(e, w, DF_CPU_GENERATE, t0, sl->c.index);
     copy_refs cr = {.m = 0};
     for (size_t v = 0; whole && v < sl->plan->nvar; v++)
         copy_refs_add(&cr, sl->plan, v);
     copy_refs_flush(&cr);
-    e->cpu_s[w][DF_CPU_REFS] += df_now() - t1;
+    (void)spent(e, w, DF_CPU_REFS, t1, sl->c.index);
     for (size_t v = 0; whole && v < sl->plan->nvar; v++)
         copy_model(e, k, sl->plan, v, w);
     /* whole or not, done when the prepare loop is (the copies' items) */
@@ -625,7 +667,7 @@ static void permute_chunk(df_engine *e, df_slot *sl, size_t v, uint64_t j, unsig
 {
     double t0 = df_now();
     df_meta_permute_chunk(&sl->c, sl->plan, v, j);
-    e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+    (void)spent(e, w, DF_CPU_GENERATE, t0, sl->c.index);
     if (__atomic_sub_fetch(&sl->plan->perm_left, 1, __ATOMIC_ACQ_REL) == 0)
         copy_prep(e, e->kernels[sl->ki], sl->plan, v, w);
 }
@@ -642,8 +684,10 @@ static void copy_item(df_job *jb, size_t i, unsigned w)
     df_engine *e = jb->e;
     size_t each = copy_items_each(jb), r = i % each;
     df_slot *sl = &jb->slots[jb->sampled[i / each]];
+    double t0 = df_now();
     while (!__atomic_load_n(&sl->ready, __ATOMIC_ACQUIRE))
         sched_yield();
+    df_trace(DF_TR_WAIT, w, sl->c.index, t0, df_now());
     if (sl->gen_failed)
         return;
     df_meta_plan *p = sl->plan;
@@ -658,7 +702,7 @@ static void copy_item(df_job *jb, size_t i, unsigned w)
         } else if (kind != DF_META_PERMUTE || !chunks) {
             double t0 = df_now();
             df_meta_plan_fill(&sl->c, p, v);
-            e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+            (void)spent(e, w, DF_CPU_GENERATE, t0, sl->c.index);
             copy_prep(e, e->kernels[sl->ki], p, v, w);
         }
     }
@@ -710,7 +754,7 @@ static void shape_slot(void *ctx, size_t s, unsigned w)
     g->family = sh->c.family;
     g->type = (uint32_t)sh->c.type;
     g->n = sh->failed ? 0 : sh->c.n;
-    e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+    (void)spent(e, w, DF_CPU_GENERATE, t0, i);
 }
 
 /* Has the GPU generate jb's cases (e->gpu_gen): their shapes and streams
@@ -769,6 +813,13 @@ static int models_in_prepare(const df_engine *e, size_t group, int gpu_made)
     return !df_backend_is_host(e->b) && gpu_made && group > 1;
 }
 
+/* Whether jb's prepare loop models all its cases: in slots_ready (short
+ * cases made on the GPU) or in model items. */
+static int prepare_models(const df_job *jb, int gpu_made)
+{
+    return models_in_prepare(jb->e, jb->group, gpu_made) || model_items(jb);
+}
+
 /* Slots [lo, hi) of jb made and referenced: the models of short cases
  * generated on the GPU, the sampled cases' early copies (cuda), ready. */
 static void slots_ready(df_job *jb, size_t lo, size_t hi, unsigned w)
@@ -783,6 +834,7 @@ static void slots_ready(df_job *jb, size_t lo, size_t hi, unsigned w)
         if (jb->slots[s].plan && !jb->slots[s].gen_failed && !df_backend_is_host(e->b))
             early_copies(e, &jb->slots[s], jb->nsampled == 0, w);
         __atomic_store_n(&jb->slots[s].ready, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&jb->slots[s].made, jb->epoch, __ATOMIC_RELEASE);
     }
 }
 
@@ -798,12 +850,8 @@ static void slot_made(df_job *jb, size_t s, unsigned w)
     df_refs_job rj = {sl->c.type, sl->c.a, sl->c.b, sl->c.n, &sl->r.refs};
     if (!sl->gen_failed)
         df_refs_compute_many(&rj, 1);
-    e->cpu_s[w][DF_CPU_REFS] += df_now() - t0;
-    /* cuda: its model too, while the other slots' chunks are made (beside
-     * the GPU run, 16 models of 2^26 elements outlasted it) */
-    if (!df_backend_is_host(e->b))
-        premodel_slot(jb, s, w);
-    slots_ready(jb, s, s + 1, w);
+    (void)spent(e, w, DF_CPU_REFS, t0, sl->c.index);
+    slots_ready(jb, s, s + 1, w); /* cuda: its model is a model item */
     if (jb->whole)
         finish_slot(jb, s, w);
 }
@@ -845,7 +893,7 @@ static void head_item(df_job *jb, size_t s, unsigned w)
                              (void *)sl->c.b, sl->c.n);
     }
     sl->gen_failed = failed;
-    e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+    (void)spent(e, w, DF_CPU_GENERATE, t0, sl->c.index);
     __atomic_store_n(&sl->shaped, jb->epoch, __ATOMIC_RELEASE);
     if (!sl->chunks)
         slot_made(jb, s, w);
@@ -859,21 +907,33 @@ static void chunk_item(df_job *jb, size_t s, uint64_t j, unsigned w)
 {
     df_engine *e = jb->e;
     df_slot *sl = &jb->slots[s];
+    double t0 = df_now();
     while (__atomic_load_n(&sl->shaped, __ATOMIC_ACQUIRE) != jb->epoch)
         sched_yield();
     if (j >= sl->chunks)
         return;
-    double t0 = df_now();
+    t0 = df_now();
     df_vchunk *parts = sl->parts.p;
     void *a = (void *)sl->c.a, *b = (void *)sl->c.b;
     df_generate_chunk(sl->vplan, a, b, j, df_vplan_partials(sl->vplan) ? &parts[j] : NULL);
     if (__atomic_sub_fetch(&sl->chunks_left, 1, __ATOMIC_ACQ_REL) == 0) {
         df_values_finish_parts(sl->vplan, &sl->vrng, a, b, parts);
-        e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+        (void)spent(e, w, DF_CPU_GENERATE, t0, sl->c.index);
         slot_made(jb, s, w);
         return;
     }
-    e->cpu_s[w][DF_CPU_GENERATE] += df_now() - t0;
+    (void)spent(e, w, DF_CPU_GENERATE, t0, sl->c.index);
+}
+
+/* Slot s's model item (model_items), once its case is ready. */
+static void model_item(df_job *jb, size_t s, unsigned w)
+{
+    df_slot *sl = &jb->slots[s];
+    double t0 = df_now();
+    while (__atomic_load_n(&sl->made, __ATOMIC_ACQUIRE) != jb->epoch)
+        sched_yield();
+    df_trace(DF_TR_WAIT, w, sl->c.index, t0, df_now());
+    premodel_slot(jb, s, w);
 }
 
 /* Generation and references of item g's slots (and the models of short
@@ -882,8 +942,12 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
 {
     df_job *jb = ctx;
     df_engine *e = jb->e;
+    if (g >= slot_items(jb) + model_items(jb)) {
+        copy_item(jb, g - slot_items(jb) - model_items(jb), w);
+        return;
+    }
     if (g >= slot_items(jb)) {
-        copy_item(jb, g - slot_items(jb), w);
+        model_item(jb, g - slot_items(jb), w);
         return;
     }
     if (jb->chunks) {
@@ -898,6 +962,8 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     size_t m = 0;
     double t0 = df_now();
     int landed = jb->gen_set < 0 || df_backend_gen_wait(e->b, jb->gen_set) == 0;
+    if (jb->gen_set >= 0)
+        df_trace(DF_TR_WAIT, w, jb->lo + lo, t0, df_now());
     size_t set0 = set_of(e, jb->slots) * e->batch; /* the set's shapes and streams */
     for (size_t s = lo; s < hi; s++) {
         df_slot *sl = &jb->slots[s];
@@ -922,8 +988,9 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     }
     double t1 = df_now();
     df_refs_compute_many(rj, m);
+    df_trace(DF_TR_GENERATE, w, jb->lo + lo, t0, t1);
     e->cpu_s[w][DF_CPU_GENERATE] += t1 - t0;
-    e->cpu_s[w][DF_CPU_REFS] += df_now() - t1;
+    (void)spent(e, w, DF_CPU_REFS, t1, jb->lo + lo);
     slots_ready(jb, lo, hi, w);
 }
 
@@ -954,7 +1021,7 @@ static void model_slot(void *ctx, size_t s, unsigned w)
         df_run_model(&e->mctx[w], k, 0, &sl->c, &sl->r.model);
         sl->r.model_ran = 1;
     }
-    e->cpu_s[w][DF_CPU_MODEL] += df_now() - t0;
+    (void)spent(e, w, DF_CPU_MODEL, t0, sl->c.index);
 }
 
 /* cuda backend: a case's model for the model-match rule, made on the pool
@@ -972,7 +1039,7 @@ static void premodel_slot(void *ctx, size_t s, unsigned w)
     double t0 = df_now();
     df_run_model(&e->mctx[w], k, 0, &sl->c, &sl->r.model);
     sl->modelled = 1;
-    e->cpu_s[w][DF_CPU_MODEL] += df_now() - t0;
+    (void)spent(e, w, DF_CPU_MODEL, t0, sl->c.index);
 }
 
 /* Model and judgement of one case, while its vectors are in cache, and
@@ -995,7 +1062,7 @@ static void finish_slot(void *ctx, size_t s, unsigned w)
         mk->quick = (sl->r.j.verdict == DF_V_OK || sl->r.j.verdict == DF_V_NONDET) &&
                     !df_meta_sampled(&e->o->meta, &sl->c);
     }
-    e->cpu_s[w][DF_CPU_JUDGE] += df_now() - t0;
+    (void)spent(e, w, DF_CPU_JUDGE, t0, sl->c.index);
 }
 
 /* The host backend's whole cases, item g's, while their vectors are in
@@ -1325,7 +1392,7 @@ static void judge_variant(void *ctx, size_t i, unsigned w)
         double t0 = df_now();
         df_run_model(&e->mctx[w], k, 0, &p->var[v], &o->model);
         o->model_ran = 1;
-        e->cpu_s[w][DF_CPU_MODEL] += df_now() - t0;
+        (void)spent(e, w, DF_CPU_MODEL, t0, p->var[v].index);
     }
     df_meta_plan_judge(k, &e->oo, p, v);
 }
@@ -1339,7 +1406,7 @@ static void copy_model(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t
     double t0 = df_now();
     df_run_model(&e->mctx[w], k, 0, &p->var[v], &p->out[v].model);
     p->out[v].model_ran = 1;
-    e->cpu_s[w][DF_CPU_MODEL] += df_now() - t0;
+    (void)spent(e, w, DF_CPU_MODEL, t0, p->var[v].index);
 }
 
 /* cuda backend: a copy's references and its model, made on the pool
@@ -1350,7 +1417,7 @@ static void copy_prep(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t 
         return;
     double t0 = df_now();
     df_meta_plan_refs(p, v);
-    e->cpu_s[w][DF_CPU_REFS] += df_now() - t0;
+    (void)spent(e, w, DF_CPU_REFS, t0, p->var[v].index);
     copy_model(e, k, p, v, w);
 }
 
@@ -1521,19 +1588,19 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
     double t0 = df_now(), t1, t2, aside = 0;
     if (df_backend_is_host(e->b) && !prepared) {
         jb.whole = 1; /* chunked jobs: slot_made judges each case */
-        df_pool_for(e->pool, prep_items(&jb), whole_group, &jb);
+        prepare_loop(e, &jb, whole_group);
         t1 = t2 = df_now();
     } else {
         if (!prepared) {
             gpu_generate(e, &jb, 0);
-            df_pool_for(e->pool, prep_items(&jb), prepare_group, &jb);
+            prepare_loop(e, &jb, prepare_group);
         }
         t1 = df_now();
         int gpu = !df_backend_is_host(e->b);
         /* not when prepare_group modelled them all (premodel_slot skips a
          * case modelled already: this loop is then a pass over the slots
          * for nothing) */
-        int premodel = gpu && !models_in_prepare(e, jb.group, e->gpu_gen);
+        int premodel = gpu && !prepare_models(&jb, e->gpu_gen);
         int hm = premodel ? df_pool_begin(e->pool, n, premodel_slot, &jb) : -1;
         aside = e->stage_s[DF_STAGE_RECORD] + e->stage_s[DF_STAGE_AHEAD];
         dead = gpu && run_gpu(e, n, meanwhile, ctx) != 0;
@@ -1557,6 +1624,9 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
     e->stage_s[DF_STAGE_PREPARE] += t1 - t0;
     e->stage_s[DF_STAGE_GPU] += t2 - t1 - aside;
     e->stage_s[DF_STAGE_FINISH] += t3 - t2;
+    df_trace(DF_TR_PREPARE, DF_TRACE_CALLER, lo, t0, t1);
+    df_trace(DF_TR_GPU, DF_TRACE_CALLER, lo, t1, t2);
+    df_trace(DF_TR_FINISH, DF_TRACE_CALLER, lo, t2, t3);
     if (e->hb)
         e->hb->busy = 0;
     if (meanwhile) /* runs once: nothing when run_gpu ran it */
@@ -1625,6 +1695,7 @@ static int record_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n, int
         rc = DF_RANGE_POISONED;
     }
     e->stage_s[DF_STAGE_RECORD] += df_now() - t3;
+    df_trace(DF_TR_RECORD, DF_TRACE_CALLER, lo, t3, df_now());
     *next = lo + s;
     return rc;
 }
@@ -1702,7 +1773,7 @@ static int begin_ahead(df_engine *e, ahead_queue *q, size_t set, uint64_t *j, ui
     q->lo[set] = *j;
     q->h[set] = df_pool_begin_ahead(e->pool, prep_items(jb), prepare_group, jb, gen_landed, jb);
     if (q->h[set] < 0) /* every loop of the pool open: made now */
-        df_pool_for(e->pool, prep_items(jb), prepare_group, jb);
+        prepare_loop(e, jb, prepare_group);
     q->set[q->n++] = set;
     *j += m;
     e->stage_s[DF_STAGE_AHEAD] += df_now() - t0;

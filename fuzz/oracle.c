@@ -173,34 +173,6 @@ static void judge_int(const df_kernel *k, const df_refs *refs, const df_result *
 
 /* ---- rules 2-4: non-finite inputs or result ----------------------------- */
 
-/* The class of the value any order must produce from inputs holding +-Inf
- * (no NaN): NaN when some product is 0 * Inf or infinite products of both
- * signs exist, else Inf of their sign. *fin_g receives sum |a_i b_i| over
- * the finite products, which could overflow on their own. */
-static double expected_with_inf(const df_case *c, double *fin_g)
-{
-    int pos = 0, neg = 0, zero_inf = 0;
-    double g = 0.0;
-    for (uint64_t i = 0; i < c->n; i++) {
-        double x = df_elem_as_double(c->type, c->a, i);
-        double y = df_elem_as_double(c->type, c->b, i);
-        if (isinf(x) || isinf(y)) {
-            if (x == 0 || y == 0)
-                zero_inf = 1;
-            else if ((x < 0) != (y < 0))
-                neg = 1;
-            else
-                pos = 1;
-        } else {
-            g += fabs(x * y);
-        }
-    }
-    *fin_g = g;
-    if (zero_inf || (pos && neg))
-        return NAN;
-    return pos ? INFINITY : -INFINITY;
-}
-
 static int same_class(double x, double y)
 {
     if (isnan(x) || isnan(y))
@@ -219,11 +191,14 @@ static int may_overflow(const df_kernel *k, uint64_t n, double g, double gam)
     return !(top < acc_max(k->acc));
 }
 
-static void judge_inf_inputs(const df_kernel *k, const df_case *c, int terse,
-                             df_judgement *out, double gam)
+/* Inputs holding +-Inf (no NaN): the class any order must produce and the
+ * finite products' sum, which could overflow on their own, are the
+ * references' (df_refs: inf_want, fin_g). */
+static void judge_inf_inputs(const df_kernel *k, const df_case *c, const df_refs *refs,
+                             int terse, df_judgement *out, double gam)
 {
-    double fin_g;
-    double want = expected_with_inf(c, &fin_g);
+    double fin_g = refs->fin_g;
+    double want = refs->inf_want;
     double got = out->result;
     if (same_class(got, want))
         verdict_ok(out, terse, "nonfinite", "Inf inputs: result %a as expected", got);
@@ -402,7 +377,7 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
     }
     if (refs->has_nonfinite) {
         out->abs_err = out->rel_err = out->err_ratio = NAN;
-        judge_inf_inputs(k, c, terse, out, gam);
+        judge_inf_inputs(k, c, refs, terse, out, gam);
         return;
     }
     fill_errors(k, refs, out);

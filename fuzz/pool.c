@@ -218,22 +218,22 @@ void df_pool_destroy(df_pool *p)
 unsigned df_pool_size(const df_pool *p) { return p ? p->n : 1; }
 
 static int open_loop(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
-                     void *ctx, int ahead, int (*ready)(void *rctx), void *rctx);
+                     void *ctx, int ahead, int (*ready)(void *rctx), void *rctx, int one);
 
 int df_pool_begin(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
                   void *ctx)
 {
-    return open_loop(p, n, fn, ctx, 0, NULL, NULL);
+    return open_loop(p, n, fn, ctx, 0, NULL, NULL, 0);
 }
 
 int df_pool_begin_ahead(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
                         void *ctx, int (*ready)(void *rctx), void *rctx)
 {
-    return open_loop(p, n, fn, ctx, 1, ready, rctx);
+    return open_loop(p, n, fn, ctx, 1, ready, rctx, 1);
 }
 
 static int open_loop(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
-                     void *ctx, int ahead, int (*ready)(void *rctx), void *rctx)
+                     void *ctx, int ahead, int (*ready)(void *rctx), void *rctx, int one)
 {
     if (!p)
         return -1;
@@ -255,8 +255,8 @@ static int open_loop(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsig
          * waiting a millisecond a loop at n = 2000; work ahead goes an
          * item at a time (a prepare item is eight short cases, about 0.1
          * ms), so that a worker turns to a loop the caller waits on
-         * sooner */
-        l->chunk = ahead ? 1 : n / (32 * (size_t)p->n) + 1;
+         * sooner; and df_pool_for_each's loops of long items too */
+        l->chunk = ahead || one ? 1 : n / (32 * (size_t)p->n) + 1;
         atomic_store(&l->next, 0);
         l->inside = 0;
         l->seq = ++p->opened;
@@ -288,14 +288,26 @@ void df_pool_wait(df_pool *p, int loop)
     pthread_mutex_unlock(&p->mu);
 }
 
-void df_pool_for(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
-                 void *ctx)
+static void pool_for(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
+                     void *ctx, int one)
 {
-    int loop = p && p->n > 1 && n >= 2 ? df_pool_begin(p, n, fn, ctx) : -1;
+    int loop = p && p->n > 1 && n >= 2 ? open_loop(p, n, fn, ctx, 0, NULL, NULL, one) : -1;
     if (loop < 0) { /* no pool, nothing to share, or every loop slot taken */
         for (size_t i = 0; i < n; i++)
             fn(ctx, i, 0);
         return;
     }
     df_pool_wait(p, loop);
+}
+
+void df_pool_for(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
+                 void *ctx)
+{
+    pool_for(p, n, fn, ctx, 0);
+}
+
+void df_pool_for_each(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
+                      void *ctx)
+{
+    pool_for(p, n, fn, ctx, 1);
 }

@@ -36,6 +36,13 @@ unsigned df_pool_size(const df_pool *p);
 void df_pool_for(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
                  void *ctx);
 
+/* df_pool_for with the items taken one at a time: for loops of long items
+ * in order (a batch of cases of 2^26 elements, a case an item, then items
+ * that wait for those), where a chunk of several would give one thread
+ * many cases while others wait on them. */
+void df_pool_for_each(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
+                      void *ctx);
+
 /* Opens a loop of fn over [0, n) that the workers start at once, beside
  * the loops already open, and returns its handle for df_pool_wait; -1 when
  * p is NULL or DF_POOL_MAX_LOOPS loops are open (run it with df_pool_for

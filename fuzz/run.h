@@ -180,6 +180,9 @@ typedef struct df_slot {
     uint64_t chunks;          /* its chunks; 0 when made whole */
     uint64_t chunks_left;     /* chunks not made yet (atomic) */
     uint64_t shaped;          /* the job's epoch once chunks is set (atomic) */
+    uint64_t made;            /* the job's epoch once ready is set (atomic): a
+                                 model item's signal, which a slot named later
+                                 than the item looks cannot leave stale */
 } df_slot;
 
 /* A case the GPU generates, before its slot is free: its shape (the case

@@ -289,6 +289,51 @@ int df_i128_cmp_i64(df_i128 v, int64_t x)
     return (v.lo > xlo) - (v.lo < xlo);
 }
 
+/* ---- inputs holding Inf -------------------------------------------------- */
+
+/* Over inputs holding +-Inf and no NaN: which infinite products there are
+ * (INF_POS, INF_NEG; INF_ZERO for a 0 * Inf) and the sum of |a_i b_i| over
+ * the finite products, in index order, added into *fin_g. */
+enum { INF_POS = 1, INF_NEG = 2, INF_ZERO = 4 };
+#define INF_SPAN(NAME, T)                                                      \
+    static unsigned NAME(const T *a, const T *b, uint64_t n, double *fin_g)    \
+    {                                                                          \
+        unsigned seen = 0;                                                     \
+        double g = *fin_g;                                                     \
+        for (uint64_t i = 0; i < n; i++) {                                     \
+            double x = (double)a[i], y = (double)b[i];                         \
+            if (isinf(x) || isinf(y))                                          \
+                seen |= x == 0 || y == 0 ? INF_ZERO                            \
+                        : (x < 0) != (y < 0) ? INF_NEG                         \
+                                             : INF_POS;                        \
+            else                                                               \
+                g += fabs(x * y);                                              \
+        }                                                                      \
+        *fin_g = g;                                                            \
+        return seen;                                                           \
+    }
+
+INF_SPAN(inf_span_f32, float)
+INF_SPAN(inf_span_f64, double)
+
+static unsigned inf_span(df_type t, const void *a, const void *b, uint64_t off, uint64_t len,
+                         double *fin_g)
+{
+    if (t == DF_F32)
+        return inf_span_f32((const float *)a + off, (const float *)b + off, len, fin_g);
+    if (t == DF_F64)
+        return inf_span_f64((const double *)a + off, (const double *)b + off, len, fin_g);
+    return 0; /* integers are never infinite */
+}
+
+/* The class any order of the sum gives, from inf_span's products seen. */
+static double inf_class(unsigned seen)
+{
+    if ((seen & INF_ZERO) || (seen & (INF_POS | INF_NEG)) == (INF_POS | INF_NEG))
+        return NAN;
+    return seen & INF_POS ? INFINITY : -INFINITY;
+}
+
 /* ---- Kahan and G ------------------------------------------------------ */
 
 /* Running state of the Kahan sum and of G, carried across chunks so that
@@ -715,6 +760,10 @@ static uint64_t refs_scan(df_type t, const void *a, const void *b, uint64_t n,
         out->max_abs_b = INFINITY;
     out->has_nonfinite = inf_a | inf_b;
     out->all_integer = !nonint && !out->has_nonfinite;
+    if (out->has_nonfinite && !out->has_nan) {
+        out->fin_g = 0.0;
+        out->inf_want = inf_class(inf_span(t, a, b, 0, n, &out->fin_g));
+    }
     out->exact_known = eligible;
     out->exact_is_int = eligible;
     if (eligible) {

@@ -73,6 +73,12 @@ typedef struct df_refs {
     int all_integer;     /* every element is an integer */
     int has_nonfinite;   /* some input is NaN or +-Inf */
     int has_nan;         /* some input is NaN */
+    /* inputs holding +-Inf and no NaN (has_nonfinite, !has_nan): */
+    double inf_want;     /* the class any order of the sum gives: NaN when
+                            some product is 0 * Inf or infinite products of
+                            both signs exist, else Inf of their sign */
+    double fin_g;        /* sum |a_i b_i| over the finite products, which
+                            could overflow on their own */
     double max_abs_a, max_abs_b;
 } df_refs;
 

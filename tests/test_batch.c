@@ -173,6 +173,41 @@ static void note_worker(void *ctx, size_t i, unsigned worker)
     who[i] = worker;
 }
 
+/* Items 0..3 each wait (2 s at most) until all four are running at once,
+ * which four workers can do only if each takes one of them. */
+static atomic_uint inside;
+static atomic_uint met;
+static void meet_four(void *ctx, size_t i, unsigned worker)
+{
+    (void)ctx, (void)worker;
+    if (i >= 4)
+        return;
+    atomic_fetch_add(&inside, 1);
+    for (int k = 0; k < 2000 && atomic_load(&inside) < 4; k++)
+        usleep(1000);
+    if (atomic_load(&inside) >= 4)
+        atomic_fetch_add(&met, 1);
+}
+
+Test(batch, pool_for_each_gives_items_out_one_at_a_time)
+{
+    df_pool *p = df_pool_create(4);
+    cr_assert_not_null(p);
+    static atomic_uint hits[301];
+    for (size_t i = 0; i < 301; i++)
+        atomic_store(&hits[i], 0);
+    df_pool_for_each(p, 301, count_call, hits);
+    for (size_t i = 0; i < 301; i++)
+        cr_assert_eq(atomic_load(&hits[i]), 1, "index %zu", i);
+    /* 600 items: df_pool_for's chunks of five would put items 0..3 on two
+     * workers at most, and they would never all meet */
+    atomic_store(&inside, 0);
+    atomic_store(&met, 0);
+    df_pool_for_each(p, 600, meet_four, NULL);
+    cr_assert_eq(atomic_load(&met), 4, "the first four items ran side by side");
+    df_pool_destroy(p);
+}
+
 Test(batch, pool_runs_every_index_exactly_once_on_its_threads)
 {
     df_pool *p = df_pool_create(4);
@@ -374,5 +409,63 @@ Test(batch, long_cases_made_in_chunks_equal_one_at_a_time, .timeout = 120)
     cr_assert_eq(rc2, rc1, "%s", out2);
     cr_assert_str_eq(table(out2), table(out1));
     same_files(dir, "host1", "host", "long cases, the host backend's path");
+    df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
+}
+
+/* DOTFUZZ_TRACE (fuzz/trace.h): the run's verdicts as without it, and a TSV
+ * of the engine's events that scripts/trace-summary.sh reads; a file it
+ * cannot write is said on stderr and leaves the run's outcome alone. */
+Test(batch, trace_file_holds_the_engines_events)
+{
+    char *dir = df_test_tmpdir("trace");
+    char out1[8192], out2[8192], sum[8192];
+    const char *common = "run --backend host --kernel shfl,fold --seed 12 --cases 600 --batch 64 "
+                         "--quiet --save-precision none --save-bugs none";
+    int rc1 = df_test_sh(out1, sizeof out1, "./dotfuzz %s --corpus %s/a", common, dir);
+    int rc2 = df_test_sh(out2, sizeof out2, "DOTFUZZ_TRACE=%s/t.tsv ./dotfuzz %s --corpus %s/b",
+                         dir, common, dir);
+    cr_assert_eq(rc1, 0, "%s", out1);
+    cr_assert_eq(rc2, 0, "%s", out2);
+    /* the tables past the timing line, up to the corpus's path */
+    char *tab1 = strchr(out1, '\n'), *tab2 = strchr(out2, '\n');
+    cr_assert(tab1 && tab2);
+    char *e1 = strstr(tab1, "findings saved"), *e2 = strstr(tab2, "findings saved");
+    if (e1)
+        *e1 = '\0';
+    if (e2)
+        *e2 = '\0';
+    cr_assert_str_eq(tab1, tab2, "the tables with and without the trace");
+    char path[256];
+    snprintf(path, sizeof path, "%s/t.tsv", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "the trace file");
+    char line[512];
+    unsigned kinds = 0, rows = 0;
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    cr_assert_eq(strncmp(line, "# dotfuzz trace: the last ", 26), 0, "%s", line);
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    cr_assert_str_eq(line, "thread\tkind\tindex\tstart\tend\n");
+    static const char *const want[] = {"\tgenerate\t", "\trefs\t", "\tmodel\t", "\tjudge\t",
+                                       "\tprepare\t"};
+    while (fgets(line, sizeof line, f)) {
+        rows++;
+        for (unsigned k = 0; k < 5; k++)
+            kinds |= strstr(line, want[k]) ? 1u << k : 0u;
+        double t0 = -1, t1 = -2;
+        cr_assert_eq(sscanf(line, "%*s %*s %*s %lf %lf", &t0, &t1), 2, "%s", line);
+        cr_assert(t0 >= 0 && t1 >= t0, "%s", line);
+    }
+    fclose(f);
+    cr_assert_eq(kinds, 31u, "every kind of event the host backend's batches make (%x)", kinds);
+    cr_assert_gt(rows, 30);
+    int rc3 = df_test_sh(sum, sizeof sum, "bash scripts/trace-summary.sh %s", path);
+    cr_assert_eq(rc3, 0, "%s", sum);
+    cr_assert_not_null(strstr(sum, "busy thread-s in the window"), "%s", sum);
+    cr_assert_not_null(strstr(sum, "caller "), "%s", sum);
+    int rc4 = df_test_sh(out2, sizeof out2,
+                         "DOTFUZZ_TRACE=%s/no/such/dir/t.tsv ./dotfuzz %s --corpus %s/c", dir,
+                         common, dir);
+    cr_assert_eq(rc4, 0, "%s", out2);
+    cr_assert_not_null(strstr(out2, "could not write the trace"), "%s", out2);
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }

@@ -3,12 +3,14 @@
  * exactly the way one check can see, while staying inside the rounding
  * bound on the original case; and correct kernels pass them all. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "fuzz/backend.h"
 #include "fuzz/generator.h"
 #include "fuzz/metamorphic.h"
+#include "reference/reference.h"
 
 static uint64_t height_n(uint64_t n, const df_launch *l)
 {
@@ -229,6 +231,96 @@ Test(metamorphic, scale_is_exact_only_where_it_provably_is)
     df_kernel ftz = fake(model_serial, DF_K_DETERMINISTIC | DF_K_FLUSHES_SUBNORMALS);
     c = make_case(ints, ints, 3, 0);
     cr_assert(!df_scale_is_exact(&ftz, &c, 2558, 1), "flush-to-zero kernels are excluded");
+}
+
+/* df_scale_is_exact's rule element by element, written apart from its
+ * one-pass scan of the bits: classes from fpclassify, exponents from ilogb.
+ * Returns 1 where the scaling by 2^kexp is provably exact. */
+static int scale_exact_by_element(const df_kernel *k, df_type t, const void *a, const void *b,
+                                  uint64_t n, double G, int kexp)
+{
+    if ((k->flags & DF_K_FLUSHES_SUBNORMALS) || !isfinite(G))
+        return 0;
+    int f32 = t == DF_F32;
+    int pe = f32 ? 24 : 53, emin_e = f32 ? -126 : -1022, emax_e = f32 ? 127 : 1023;
+    int p = k->acc == DF_F32 ? 24 : 53, emin = k->acc == DF_F32 ? -126 : -1022;
+    long qmin = 1L << 30;
+    for (uint64_t i = 0; i < n; i++) {
+        double x = f32 ? ((const float *)a)[i] : ((const double *)a)[i];
+        double y = f32 ? ((const float *)b)[i] : ((const double *)b)[i];
+        if (!isfinite(x) || !isfinite(y))
+            return 0;
+        if (x == 0)
+            continue;
+        int xsub = f32 ? fpclassify((float)x) == FP_SUBNORMAL : fpclassify(x) == FP_SUBNORMAL;
+        int ex = ilogb(x);
+        if (xsub || ex + kexp < emin_e || ex + kexp > emax_e)
+            return 0;
+        if (y == 0)
+            continue;
+        if (f32 ? fpclassify((float)y) == FP_SUBNORMAL : fpclassify(y) == FP_SUBNORMAL)
+            return 0;
+        long q = (long)(ex - (pe - 1)) + (ilogb(y) - (pe - 1));
+        qmin = q < qmin ? q : qmin;
+    }
+    if (qmin != 1L << 30 && qmin + (kexp < 0 ? kexp : 0) < emin - p + 1)
+        return 0;
+    return ldexp(G, kexp > 0 ? kexp + 2 : 2) < (k->acc == DF_F32 ? FLT_MAX : DBL_MAX);
+}
+
+/* A value of format t drawn to reach every branch of the rule: zeros,
+ * subnormals, normals near the ends of the range and in the middle, and
+ * now and then Inf or NaN. */
+static double scale_value(df_pcg32 *r, df_type t)
+{
+    int f32 = t == DF_F32;
+    double sign = df_pcg32_bounded(r, 2) ? -1.0 : 1.0;
+    double m = 1.0 + (double)df_pcg32_next(r) * 0x1p-32;
+    switch (df_pcg32_bounded(r, 16)) {
+    case 0: return 0.0 * sign;
+    case 1: return sign * ldexp(m, f32 ? -140 : -1060);                  /* subnormal */
+    case 2: return sign * ldexp(m, (f32 ? -126 : -1022) + (int)df_pcg32_bounded(r, 8)); /* low */
+    case 3: return sign * ldexp(m, (f32 ? 120 : 1016) + (int)df_pcg32_bounded(r, 7));   /* high */
+    case 4: return df_pcg32_bounded(r, 64) ? sign * m : (df_pcg32_bounded(r, 2) ? NAN : sign * INFINITY);
+    default: return sign * ldexp(m, (int)df_pcg32_bounded(r, 80) - 40);
+    }
+}
+
+Test(metamorphic, scale_is_exact_matches_the_rule_element_by_element)
+{
+    df_pcg32 r;
+    df_pcg32_seed(&r, 7, 11);
+    enum { N = 6 };
+    float af[N], bf[N];
+    double ad[N], bd[N];
+    unsigned yes = 0, no = 0;
+    for (int acc = 0; acc < 2; acc++) {
+        df_kernel k = fake(model_serial, DF_K_DETERMINISTIC);
+        k.acc = acc ? DF_F64 : DF_F32;
+        for (int it = 0; it < 4000; it++) {
+            df_type t = it % 2 ? DF_F64 : DF_F32;
+            /* a few kinds per case, so that whole cases pass too */
+            unsigned n = 1 + df_pcg32_bounded(&r, N);
+            for (unsigned i = 0; i < n; i++) {
+                double x = scale_value(&r, t), y = scale_value(&r, t);
+                if (it % 3 == 0) /* cases of middle-range normals alone */
+                    x = ldexp(1.0 + i, (int)df_pcg32_bounded(&r, 20)), y = -x;
+                af[i] = (float)x, bf[i] = (float)y, ad[i] = x, bd[i] = y;
+            }
+            const void *a = t == DF_F32 ? (const void *)af : (const void *)ad;
+            const void *b = t == DF_F32 ? (const void *)bf : (const void *)bd;
+            df_case c = {.type = t, .n = n, .a = a, .b = b};
+            double G = df_abs_dot(t, a, b, n);
+            int kexp = 1 + (int)df_pcg32_bounded(&r, 6);
+            kexp = df_pcg32_bounded(&r, 2) ? -kexp : kexp;
+            int want = scale_exact_by_element(&k, t, a, b, n, G, kexp);
+            cr_assert_eq(df_scale_is_exact(&k, &c, G, kexp), want,
+                         "case %d (type %d, n %u, kexp %d, acc %d)", it, (int)t, n, kexp, acc);
+            want ? yes++ : no++;
+        }
+    }
+    cr_assert_gt(yes, 500, "exact scalings drawn: %u", yes);
+    cr_assert_gt(no, 500, "inexact ones: %u", no);
 }
 
 /* The cuda path makes a sampled case's copies before its run, as if the

@@ -305,6 +305,35 @@ Test(refs, inf_input)
     cr_assert(r.has_nonfinite && !r.has_nan);
     cr_assert(!r.all_integer && !r.exact_known);
     cr_assert(r.max_abs_a == 2.0 && isinf(r.max_abs_b));
+    /* the class any order gives, and the finite products' sum */
+    cr_assert(r.inf_want == -INFINITY && r.fin_g == 6.0);
+}
+
+/* Inputs holding Inf: the sum's class is NaN for a 0 * Inf or for infinite
+ * products of both signs, else the infinity of their sign; fin_g adds the
+ * finite products' magnitudes alone, as f32 data give them in double. */
+Test(refs, inf_classes_and_the_finite_products)
+{
+    static const struct {
+        float a[3], b[3];
+        double want, fin_g;
+    } t[] = {
+        {{INFINITY, 2.0f, -3.0f}, {1.0f, 4.0f, 5.0f}, INFINITY, 23.0},
+        {{INFINITY, 2.0f, -3.0f}, {-1.0f, 4.0f, 5.0f}, -INFINITY, 23.0},
+        {{INFINITY, -INFINITY, 1.0f}, {1.0f, 1.0f, 0.5f}, NAN, 0.5},
+        {{INFINITY, 2.0f, 0.0f}, {0.0f, 4.0f, 1.0f}, NAN, 8.0},
+        {{3e38f, 3e38f, INFINITY}, {3e38f, -3e38f, 2.0f}, INFINITY, 2 * (double)3e38f * 3e38f},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        df_refs r;
+        df_refs_compute(DF_F32, t[i].a, t[i].b, 3, &r);
+        cr_assert(r.has_nonfinite && !r.has_nan, "row %zu", i);
+        if (isnan(t[i].want))
+            cr_assert(isnan(r.inf_want), "row %zu: %a", i, r.inf_want);
+        else
+            cr_assert_eq(r.inf_want, t[i].want, "row %zu: %a", i, r.inf_want);
+        cr_assert_eq(r.fin_g, t[i].fin_g, "row %zu: %a", i, r.fin_g);
+    }
 }
 
 /* 1e300 is an integer, but too large for the exact path; 0.5 is not one. */
