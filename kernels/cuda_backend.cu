@@ -171,6 +171,8 @@ struct df_cuda {
     df_soft_slots bsoft;         /* one set of soft-error slots per case */
     batch_item *items;           /* host: the batch's valid cases, by block */
     size_t items_cap;
+    size_t *stage_at;            /* batch_stage: each case's first staging item, */
+    size_t stage_at_n;           /* and the batch's count of items: m + 1 entries */
     df_gpu_batch_group *groups;
     size_t groups_cap;
     cudaEvent_t bev[5];          /* a batch's device stages (DF_CUDA_T_COPYIN..) */
@@ -388,6 +390,7 @@ extern "C" void df_cuda_close(df_cuda *cu)
     (void)cudaFreeHost(cu->h_batch);
     (void)cudaFreeHost(cu->h_bres);
     free(cu->items);
+    free(cu->stage_at);
     free(cu->groups);
     df_soft_slots_close(&cu->soft);
     df_soft_slots_close(&cu->bsoft);
@@ -913,18 +916,15 @@ static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngrou
     return 0;
 }
 
-/* One case of a batch into the pinned staging buffer: its table entry, its
- * vectors packed (unless they are on the device already), and the two
- * entries that have the device put each vector between its guards
+/* One case of a batch in the pinned staging buffer: its table entry and
+ * the two entries that have the device put each vector between its guards
  * (batch_unpack): the guards, about a third of the bytes at n = 2000, never
- * cross PCIe. */
-static void stage_one(void *ctx, size_t j, unsigned worker)
+ * cross PCIe. The vectors are packed by stage_bytes. */
+static void stage_entries(df_cuda *cu, size_t j)
 {
-    (void)worker;
-    df_cuda *cu = (df_cuda *)ctx;
     df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->h_batch;
     batch_unpack *up = (batch_unpack *)((char *)cu->h_batch + cu->table_bytes);
-    char *h = (char *)cu->h_batch, *d = (char *)cu->d_batch;
+    char *d = (char *)cu->d_batch;
     const batch_item *it = &cu->items[j];
     const df_case *c = &it->rc;
     size_t es = df_type_size(c->type), na = (size_t)c->n * es, tg = tail_guard_bytes(es);
@@ -943,10 +943,66 @@ static void stage_one(void *ctx, size_t j, unsigned worker)
     e->ticket = 0;
     up[2 * j] = batch_unpack{it->off_a, src_a, it->pre_a, na, tg, (uint32_t)c->type, 0};
     up[2 * j + 1] = batch_unpack{it->off_b, src_b, it->pre_b, na, tg, (uint32_t)c->type, 0};
-    if (na && !it->dev_a) {
-        memcpy(h + it->pack_a, c->a, na);
-        memcpy(h + it->pack_b, c->b, na);
+}
+
+/* Bytes [lo, hi) of case j's vectors, packed into the staging buffer
+ * (nothing when they are on the device already). */
+static void stage_bytes(df_cuda *cu, size_t j, size_t lo, size_t hi)
+{
+    const batch_item *it = &cu->items[j];
+    char *h = (char *)cu->h_batch;
+    if (hi > lo && !it->dev_a) {
+        memcpy(h + it->pack_a + lo, (const char *)it->rc.a + lo, hi - lo);
+        memcpy(h + it->pack_b + lo, (const char *)it->rc.b + lo, hi - lo);
     }
+}
+
+static size_t vector_bytes(const batch_item *it)
+{
+    return (size_t)it->rc.n * df_type_size(it->rc.type);
+}
+
+/* One case of a batch into the staging buffer, whole. */
+static void stage_one(void *ctx, size_t j, unsigned worker)
+{
+    (void)worker;
+    df_cuda *cu = (df_cuda *)ctx;
+    stage_entries(cu, j);
+    stage_bytes(cu, j, 0, vector_bytes(&cu->items[j]));
+}
+
+/* Bytes of each vector one staging item packs at most, where a batch has
+ * longer ones: a sampled case's copies at n = 2^26 are 256 MiB a vector,
+ * which one thread a copy staged in about 0.1 s while the batch waited
+ * (traced on an H200). */
+enum { STAGE_PIECE = 1 << 24 };
+
+static size_t stage_pieces(const batch_item *it)
+{
+    size_t na = vector_bytes(it);
+    return it->dev_a || na <= STAGE_PIECE ? 1 : (na + STAGE_PIECE - 1) / STAGE_PIECE;
+}
+
+/* Staging item i of a batch of long vectors: piece p of case j, where
+ * stage_at[j] <= i < stage_at[j + 1]; a case's first piece writes its
+ * entries too. */
+static void stage_piece(void *ctx, size_t i, unsigned worker)
+{
+    (void)worker;
+    df_cuda *cu = (df_cuda *)ctx;
+    size_t lo = 0, hi = cu->stage_at_n; /* stage_at[0..m]: at[m] is past every item */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cu->stage_at[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    size_t j = lo, p = i - cu->stage_at[j], na = vector_bytes(&cu->items[j]);
+    if (p == 0)
+        stage_entries(cu, j);
+    size_t from = p * (size_t)STAGE_PIECE;
+    stage_bytes(cu, j, from, from + STAGE_PIECE < na ? from + STAGE_PIECE : na);
 }
 
 /* Bytes of span one block of the unpack kernel writes, at least: one block
@@ -985,7 +1041,27 @@ __global__ void batch_unpack_kernel(const batch_unpack *up, unsigned char *base,
  * thread as the whole batch's CPU checking takes on sixteen. */
 static void batch_stage(df_cuda *cu, size_t m)
 {
-    df_pool_for(cu->pool, m, stage_one, cu);
+    int split = 0;
+    for (size_t j = 0; j < m && !split; j++)
+        split = stage_pieces(&cu->items[j]) > 1;
+    if (!split) { /* no vector past STAGE_PIECE: a case an item */
+        df_pool_for(cu->pool, m, stage_one, cu);
+        return;
+    }
+    /* long vectors: pieces of them, spread over the threads (stage_at is
+     * exactly m + 1 long, which stage_piece's search relies on; where it
+     * cannot be had, a case an item) */
+    size_t *at = (size_t *)realloc(cu->stage_at, (m + 1) * sizeof *at);
+    if (!at) {
+        df_pool_for(cu->pool, m, stage_one, cu);
+        return;
+    }
+    cu->stage_at = at;
+    cu->stage_at_n = m + 1;
+    at[0] = 0;
+    for (size_t j = 0; j < m; j++)
+        at[j + 1] = at[j] + stage_pieces(&cu->items[j]);
+    df_pool_for(cu->pool, at[m], stage_piece, cu);
 }
 
 /* Buffers for m cases (twin: the scratch's pinned twin too); returns the
