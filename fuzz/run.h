@@ -183,6 +183,13 @@ typedef struct df_slot {
     uint64_t made;            /* the job's epoch once ready is set (atomic): a
                                  model item's signal, which a slot named later
                                  than the item looks cannot leave stale */
+    /* a case past DF_REFS_CHUNK referenced by the pool's threads a chunk
+     * each (df_refs_part, reference.h): */
+    uint64_t filled;          /* the job's epoch once its vectors are whole and
+                                 rchunks is set (atomic) */
+    uint64_t rchunks;         /* its part items' chunks; 0: referenced whole */
+    uint64_t rleft;           /* parts not made yet (atomic) */
+    df_scratch rparts;        /* the parts */
 } df_slot;
 
 /* A case the GPU generates, before its slot is free: its shape (the case

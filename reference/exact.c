@@ -73,10 +73,7 @@ __extension__ typedef unsigned __int128 u128;
  * takes in, so a short dot touches a few digits instead of 136). Digits are
  * signed and may exceed 32 bits between normalizations (each flush adds
  * fewer than 2^11 terms below 2^33 to any digit, far from int64's limit). */
-typedef struct longacc {
-    int64_t d[NDIG];
-    int lo, hi;
-} longacc;
+typedef df_exact_acc longacc; /* exact.h: the window [lo, hi) of d */
 
 /* Headroom: an add at digit j is below 2^64 at bit 32 j + 31 at most, so
  * 2^64 of them stay below 2^(32 j + 159) < 2^(32 (j + 4) + 63), which a
@@ -927,15 +924,56 @@ void df_exact_of_doubles(const double *x, unsigned k, df_exact *out)
 {
     longacc A;
     acc_init(&A);
-    for (unsigned i = 0; i < k; i++) {
-        uint64_t q;
-        if (x[i] != 0.0) {
-            int pos = double_digits(x[i], &q);
-            acc_add64(&A, pos, q, signbit(x[i]) != 0);
-        }
-    }
+    for (unsigned i = 0; i < k; i++)
+        df_exact_acc_add_double(&A, x[i]);
     set_finite(out, &A);
 }
+
+/* ---- a dot in parts ------------------------------------------------------ */
+
+void df_exact_acc_init(df_exact_acc *A) { acc_init(A); }
+
+int df_exact_acc_dot(df_exact_acc *A, df_type t, const void *a, const void *b, uint64_t n)
+{
+    if (n > 0 && (a == NULL || b == NULL))
+        return -1;
+    if (t == DF_F32)
+        return exact_f32(a, b, n, A) == DF_EXACT_FINITE ? 0 : -1;
+    if (t == DF_F64)
+        return exact_f64(a, b, n, A) == DF_EXACT_FINITE ? 0 : -1;
+    return -1;
+}
+
+void df_exact_acc_add_int(df_exact_acc *A, int64_t hi, uint64_t lo)
+{
+    df_i128 v = {hi, lo};
+    acc_set_int(A, v);
+}
+
+void df_exact_acc_add_double(df_exact_acc *A, double x)
+{
+    uint64_t q;
+    if (x != 0.0) {
+        int pos = double_digits(x, &q);
+        acc_add64(A, pos, q, signbit(x) != 0);
+    }
+}
+
+/* Digit by digit: each window holds its own carries' headroom (every add
+ * covers ACC_HEADROOM digits above it), and the merged value is a sum of
+ * the same products, so that headroom still holds it; normalizing (at
+ * df_exact_acc_out) takes digits of any size below int64's limit, far
+ * above what a few thousand parts' sums of 32-bit digits reach. */
+void df_exact_acc_merge(df_exact_acc *dst, const df_exact_acc *src)
+{
+    if (src->lo == src->hi)
+        return;
+    acc_cover(dst, src->lo, src->hi);
+    for (int j = src->lo; j < src->hi; j++)
+        dst->d[j] += src->d[j];
+}
+
+void df_exact_acc_out(df_exact_acc *A, df_exact *out) { set_finite(out, A); }
 
 /* ---- errors ------------------------------------------------------------- */
 

@@ -64,6 +64,29 @@ typedef struct df_exact {
 int df_exact_dot(df_type t, const void *a, const void *b, uint64_t n,
                  df_exact *out);
 
+/* A running exact sum, for a dot made in parts (df_refs_part, reference.h):
+ * each part's own, merged in any order with integer additions, so the
+ * total is exact whatever the split. The superaccumulator's signed 32-bit
+ * digits, of which only the window [lo, hi) is kept (about 1.1 KiB). */
+typedef struct df_exact_acc {
+    int64_t d[DF_EXACT_DIGITS];
+    int lo, hi;
+} df_exact_acc;
+
+void df_exact_acc_init(df_exact_acc *A);
+/* Adds the dot of n finite f32 or f64 pairs. Returns 0, or -1 when some
+ * input is not finite, the type is not a float type or the vectors are
+ * NULL (A then holds part of it: start again). */
+int df_exact_acc_dot(df_exact_acc *A, df_type t, const void *a, const void *b, uint64_t n);
+/* Adds the 128-bit integer hi 2^64 + lo (two's complement). */
+void df_exact_acc_add_int(df_exact_acc *A, int64_t hi, uint64_t lo);
+/* Adds a finite double, exactly. */
+void df_exact_acc_add_double(df_exact_acc *A, double x);
+/* dst += src. */
+void df_exact_acc_merge(df_exact_acc *dst, const df_exact_acc *src);
+/* The sum as df_exact_dot writes a finite dot of that value. */
+void df_exact_acc_out(df_exact_acc *A, df_exact *out);
+
 /* |r - s| correctly rounded to double (round to nearest even, gradual
  * underflow, +Inf past DBL_MAX), computed from the digits of s, so it is
  * exact to the last bit even when |s| is tiny beside the products (hi + lo

@@ -712,7 +712,8 @@ static void refs_fp_out(df_refs *out)
  * when nothing is left. Integer data also give the superaccumulator's
  * digits from their integer dot (df_exact_of_int), without its pass. */
 static uint64_t refs_scan(df_type t, const void *a, const void *b, uint64_t n,
-                          df_refs *out, kahan_state *st, int run_kahan, int *fp_later)
+                          df_refs *out, kahan_state *st, int run_kahan, int *fp_later,
+                          int no_fp)
 {
     memset(out, 0, sizeof *out);
     i128 total = 0;
@@ -775,7 +776,7 @@ static uint64_t refs_scan(df_type t, const void *a, const void *b, uint64_t n,
     if (t != DF_I32 && eligible) {
         df_exact_of_int(out->exact, &out->fp);
         out->fp_known = 1;
-    } else if (t != DF_I32 && !out->has_nonfinite) {
+    } else if (t != DF_I32 && !out->has_nonfinite && !no_fp) {
         if (fp_later && t == DF_F32 && from == 0)
             *fp_later = 1; /* from the Kahan lanes' bins, after them */
         else if (df_exact_dot(t, a, b, n, &out->fp) == 0)
@@ -792,11 +793,139 @@ static void refs_kahan_out(df_type t, uint64_t n, const kahan_state *st, df_refs
     out->kahan_err = kahan_bound(t, n, st);
 }
 
+/* ---- long cases: a chunk at a time ------------------------------------- */
+
+void df_refs_part_compute(df_type t, const void *a, const void *b, uint64_t n, uint64_t j,
+                          df_refs_part *out)
+{
+    size_t es = df_type_size(t);
+    uint64_t off = j * DF_REFS_CHUNK, len = n - off < DF_REFS_CHUNK ? n - off : DF_REFS_CHUNK;
+    const void *pa = (const char *)a + off * es, *pb = (const char *)b + off * es;
+    df_refs r;
+    kahan_state st = {0.0, 0.0, 0.0, 0.0};
+    refs_scan(t, pa, pb, len, &r, &st, 1, NULL, 1);
+    out->max_abs_a = r.max_abs_a;
+    out->max_abs_b = r.max_abs_b;
+    out->nonfinite = (uint8_t)r.has_nonfinite;
+    out->nan = (uint8_t)r.has_nan;
+    out->all_integer = (uint8_t)r.all_integer;
+    out->eligible = (uint8_t)r.exact_is_int;
+    out->total = r.exact;
+    out->s = st.s;
+    out->g = st.g;
+    out->maxp = st.maxp;
+    /* the finite products' sum: G itself over finite data (the same
+     * additions in the same order, or exact sums in the integer pass) */
+    out->fin_g = st.g;
+    out->inf_seen = 0;
+    if (r.has_nonfinite && !r.has_nan) {
+        out->fin_g = 0.0;
+        out->inf_seen = inf_span(t, pa, pb, 0, len, &out->fin_g);
+    }
+    out->has_acc = 0;
+    if (t != DF_I32 && !r.has_nonfinite && !r.exact_is_int) {
+        df_exact_acc_init(&out->acc);
+        out->has_acc = df_exact_acc_dot(&out->acc, t, pa, pb, len) == 0;
+    }
+}
+
+void df_refs_merge_init(df_refs_merger *m)
+{
+    memset(&m->p, 0, sizeof m->p);
+    m->p.all_integer = 1;
+    m->p.eligible = 1;
+    m->parts = 0;
+    m->finite_s = 1;
+    df_exact_acc_init(&m->fp);
+    df_exact_acc_init(&m->sums);
+}
+
+void df_refs_merge_add(df_refs_merger *m, const df_refs_part *p)
+{
+    df_refs_part *q = &m->p;
+    q->max_abs_a = p->max_abs_a > q->max_abs_a ? p->max_abs_a : q->max_abs_a;
+    q->max_abs_b = p->max_abs_b > q->max_abs_b ? p->max_abs_b : q->max_abs_b;
+    q->nonfinite |= p->nonfinite;
+    q->nan |= p->nan;
+    q->all_integer &= p->all_integer;
+    q->eligible &= p->eligible;
+    if (p->eligible) {
+        i128 sum = i128_unpack(q->total) + i128_unpack(p->total);
+        q->total = i128_pack(sum);
+        df_exact_acc_add_int(&m->fp, p->total.hi, p->total.lo);
+    } else if (p->has_acc) {
+        df_exact_acc_merge(&m->fp, &p->acc);
+    }
+    q->s += p->s; /* the chunks' sums in order, where one is not finite */
+    if (isfinite(p->s))
+        df_exact_acc_add_double(&m->sums, p->s);
+    else
+        m->finite_s = 0;
+    q->g += p->g;
+    q->maxp = p->maxp > q->maxp ? p->maxp : q->maxp;
+    q->fin_g += p->fin_g;
+    q->inf_seen |= p->inf_seen;
+    m->parts++;
+}
+
+void df_refs_merge_out(df_refs_merger *m, df_type t, uint64_t n, df_refs *out)
+{
+    const df_refs_part *q = &m->p;
+    memset(out, 0, sizeof *out);
+    /* a non-finite part's maximum is +Inf (refs_scan): the case's too */
+    out->max_abs_a = q->max_abs_a;
+    out->max_abs_b = q->max_abs_b;
+    out->has_nonfinite = q->nonfinite;
+    out->has_nan = q->nan;
+    out->all_integer = q->all_integer;
+    out->exact_known = q->eligible;
+    out->exact_is_int = q->eligible;
+    if (q->eligible) {
+        out->exact = q->total;
+        df_i128_to_double2(out->exact, &out->exact_hi, &out->exact_lo);
+    }
+    if (t != DF_I32 && q->eligible) {
+        df_exact_of_int(out->exact, &out->fp);
+        out->fp_known = 1;
+    } else if (t != DF_I32 && !q->nonfinite) {
+        df_exact_acc_out(&m->fp, &out->fp);
+        refs_fp_out(out);
+    }
+    if (q->nonfinite && !q->nan) {
+        out->fin_g = q->fin_g;
+        out->inf_want = inf_class(q->inf_seen);
+    }
+    /* Kahan's sum: each chunk's from zero, their sum rounded once (or, where
+     * one is not finite, added in chunk order); its bound is each chunk's
+     * (at most the whole's: kahan_bound with G and n) plus that rounding,
+     * u |kahan| (and 2^-1074 where it is subnormal), the factor 1 + 2^-51
+     * undoing the three roundings of the sum of the bounds */
+    kahan_state st = {q->s, 0.0, q->g, q->maxp};
+    if (m->finite_s) {
+        df_exact sums;
+        df_exact_acc_out(&m->sums, &sums);
+        st.s = sums.hi;
+    }
+    refs_kahan_out(t, n, &st, out);
+    out->kahan_err = (out->kahan_err + 0x1p-53 * fabs(out->kahan) + 0x1p-1074) * (1.0 + 0x1p-51);
+}
+
 void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
                      df_refs *out)
 {
     kahan_state st = {0.0, 0.0, 0.0, 0.0};
-    refs_scan(t, a, b, n, out, &st, 1, NULL);
+    if (n > DF_REFS_CHUNK) { /* a chunk at a time, merged (df_refs_part) */
+        df_refs_merger m;
+        df_refs_part p;
+        df_refs_merge_init(&m);
+        for (uint64_t j = 0; j < df_refs_chunks(n); j++) {
+            df_refs_part_compute(t, a, b, n, j, &p);
+            df_refs_merge_add(&m, &p);
+        }
+        df_refs_merge_out(&m, t, n, out);
+        return;
+    }
+    refs_scan(t, a, b, n, out, &st, 1, NULL, 0);
     refs_kahan_out(t, n, &st, out);
 }
 
@@ -931,8 +1060,13 @@ void df_refs_compute_many(const df_refs_job *jobs, size_t m)
         for (size_t i = 0; i < w; i++) {
             st[i] = (kahan_state){0.0, 0.0, 0.0, 0.0};
             fp_later[i] = 0;
+            if (job[i].n > DF_REFS_CHUNK) { /* chunk by chunk: nothing left after */
+                df_refs_compute(job[i].t, job[i].a, job[i].b, job[i].n, job[i].out);
+                from[i] = job[i].n;
+                continue;
+            }
             from[i] = refs_scan(job[i].t, job[i].a, job[i].b, job[i].n, job[i].out, &st[i], 0,
-                                &fp_later[i]);
+                                &fp_later[i], 0);
         }
         /* The Kahan sums left: up to KAHAN_LANES of one type go side by
          * side, in vector lanes; a job whose data hold a NaN goes alone:
@@ -971,6 +1105,8 @@ void df_refs_compute_many(const df_refs_job *jobs, size_t m)
             }
         }
         for (size_t i = 0; i < w; i++) {
+            if (job[i].n > DF_REFS_CHUNK)
+                continue; /* df_refs_compute wrote it whole */
             refs_kahan_out(job[i].t, job[i].n, &st[i], job[i].out);
             if (!fp_later[i])
                 continue;

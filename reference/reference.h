@@ -85,6 +85,49 @@ typedef struct df_refs {
 void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
                      df_refs *out);
 
+/* Cases longer than DF_REFS_CHUNK are referenced a chunk of it at a time:
+ * each chunk's part (df_refs_part_compute) from its elements alone, then
+ * the parts merged in chunk order (df_refs_merge_*), so that many threads
+ * can reference one case; df_refs_compute does the same on one thread.
+ * What merges exactly (the exact dot, the classes, the maxima) is the
+ * case's as a whole; Kahan's sum restarts at each chunk and the chunks'
+ * sums are added exactly and rounded once (its bound: the chunks' bounds
+ * plus that rounding), and G and the finite products' sum are added chunk
+ * by chunk in order. */
+#define DF_REFS_CHUNK (UINT64_C(1) << 16)
+static inline uint64_t df_refs_chunks(uint64_t n)
+{
+    return n > DF_REFS_CHUNK ? (n + DF_REFS_CHUNK - 1) / DF_REFS_CHUNK : 0;
+}
+
+typedef struct df_refs_part {
+    double max_abs_a, max_abs_b; /* +Inf where the chunk's vector is not finite */
+    double s, g, maxp;           /* its Kahan sum from zero, its G, its largest |p| */
+    double fin_g;                /* its finite products' sum */
+    df_i128 total;               /* eligible: its exact integer dot */
+    unsigned inf_seen;           /* which infinite products it has (reference.c) */
+    uint8_t nonfinite, nan, all_integer, eligible, has_acc;
+    df_exact_acc acc;            /* has_acc (finite floats, not eligible): its exact dot */
+} df_refs_part;
+
+/* Chunk j of the case of n elements. */
+void df_refs_part_compute(df_type t, const void *a, const void *b, uint64_t n, uint64_t j,
+                          df_refs_part *out);
+
+typedef struct df_refs_merger {
+    df_refs_part p;    /* the parts so far, merged */
+    df_exact_acc fp;   /* the exact dot so far */
+    df_exact_acc sums; /* the chunks' Kahan sums, exactly */
+    uint64_t parts;
+    int finite_s;      /* every chunk's Kahan sum finite */
+} df_refs_merger;
+
+void df_refs_merge_init(df_refs_merger *m);
+/* The parts in chunk order, 0 first. */
+void df_refs_merge_add(df_refs_merger *m, const df_refs_part *p);
+/* The case's references from all its parts. */
+void df_refs_merge_out(df_refs_merger *m, df_type t, uint64_t n, df_refs *out);
+
 /* df_refs_compute for m cases at once, each out bit for bit the same: 16
  * at a time, the Kahan sums of up to sixteen cases of one element type run
  * side by side in vector lanes (Kahan is four dependent additions an

@@ -9,6 +9,7 @@
 
 #include "../fuzz/generator.h"
 #include "../fuzz/values.h"
+#include "../reference/reference.h"
 
 #define C DF_GEN_CHUNK
 
@@ -155,4 +156,78 @@ Test(long_cases, each_family_keeps_its_promise)
                          special_seen);
     }
     free(a), free(b);
+}
+
+/* References of cases past DF_REFS_CHUNK (reference.h): the parts made in
+ * any order (last first here, as threads may finish them) and merged in
+ * chunk order are df_refs_compute's refs bit for bit; the exact dot they
+ * merge is the whole case's (df_exact_dot's digits), the classes are the
+ * data's, and the Kahan sum lies within its bound of the exact dot. */
+Test(long_cases, references_in_parts_are_the_whole_cases)
+{
+    static const uint64_t ns[] = {DF_REFS_CHUNK + 1, 3 * DF_REFS_CHUNK + 17};
+    size_t max = ns[1] * 8;
+    unsigned char *a = malloc(max), *b = malloc(max);
+    df_refs_part *parts = malloc(4 * sizeof *parts);
+    cr_assert(a && b && parts);
+    int checked = 0, inexact_kahan = 0;
+    for (size_t fi = 0; fi < df_family_count(); fi++) {
+        const df_family *fam = df_family_at(fi);
+        for (int k = 0; k < 3; k++) {
+            df_type t = types[k];
+            if (!(fam->types & DF_TYPE_BIT(t)))
+                continue;
+            for (size_t m = 0; m < 2; m++) {
+                uint64_t n = ns[m], chunks = df_refs_chunks(n);
+                cr_assert_eq(chunks, m ? 4u : 2u);
+                fill_one_thread(fam->id, t, 41, fi * 8 + m, a, b, n);
+                df_refs whole, merged;
+                df_refs_compute(t, a, b, n, &whole);
+                for (uint64_t j = chunks; j-- > 0;)
+                    df_refs_part_compute(t, a, b, n, j, &parts[j]);
+                df_refs_merger mg;
+                df_refs_merge_init(&mg);
+                for (uint64_t j = 0; j < chunks; j++)
+                    df_refs_merge_add(&mg, &parts[j]);
+                df_refs_merge_out(&mg, t, n, &merged);
+                cr_assert_eq(memcmp(&whole, &merged, sizeof whole), 0, "%s %s n %llu",
+                             fam->name, df_type_name(t), (unsigned long long)n);
+                /* the classes and maxima, from the data */
+                int nonfinite = 0, nan = 0;
+                double ma = 0, mb = 0;
+                for (uint64_t i = 0; i < n; i++) {
+                    double x = df_elem_as_double(t, a, i), y = df_elem_as_double(t, b, i);
+                    nonfinite |= !isfinite(x) || !isfinite(y);
+                    nan |= isnan(x) || isnan(y);
+                    ma = fabs(x) > ma ? fabs(x) : ma;
+                    mb = fabs(y) > mb ? fabs(y) : mb;
+                }
+                cr_assert_eq(whole.has_nonfinite, nonfinite, "%s", fam->name);
+                cr_assert_eq(whole.has_nan, nan, "%s", fam->name);
+                if (!nonfinite)
+                    cr_assert(whole.max_abs_a == ma && whole.max_abs_b == mb, "%s", fam->name);
+                if (nonfinite)
+                    continue;
+                df_exact ex;
+                cr_assert_eq(df_exact_dot(t, a, b, n, &ex), 0);
+                cr_assert(whole.exact_known, "%s %s", fam->name, df_type_name(t));
+                cr_assert(whole.exact_hi == ex.hi && whole.exact_lo == ex.lo, "%s %s: %a %a",
+                          fam->name, df_type_name(t), whole.exact_hi, ex.hi);
+                if (t != DF_I32)
+                    cr_assert_eq(memcmp(whole.fp.mag, ex.mag, sizeof ex.mag), 0, "%s", fam->name);
+                /* G is sum |a_i b_i|, to within its rounding */
+                double g1 = df_abs_dot(t, a, b, n);
+                cr_assert(fabs(whole.G - g1) <= (double)n * 0x1p-52 * g1, "%s %s: G %a, %a",
+                          fam->name, df_type_name(t), whole.G, g1);
+                double err = df_exact_abs_err(&ex, whole.kahan);
+                cr_assert(err <= whole.kahan_err, "%s %s: Kahan off by %a, bound %a", fam->name,
+                          df_type_name(t), err, whole.kahan_err);
+                inexact_kahan += err > 0;
+                checked++;
+            }
+        }
+    }
+    cr_assert_gt(checked, 30);
+    cr_assert_gt(inexact_kahan, 0, "some case where Kahan's sum is not exact, to bound");
+    free(a), free(b), free(parts);
 }
