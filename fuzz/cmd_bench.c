@@ -212,9 +212,8 @@ static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
     uint64_t next = 0;
     double w0 = df_now();
     row->rc = t ? df_engine_range(e, 0, e->batch, 0, t, &next) : DF_RANGE_ENV;
-    if (row->rc == DF_RANGE_DONE && e->nsets > 1)
-        row->rc = df_engine_range(e, next, next + (e->nsets - 1) * (uint64_t)e->batch, 0, t,
-                                  &next);
+    if (row->rc == DF_RANGE_DONE && e->nsets > 1) /* a range starts the ring at set 0 */
+        row->rc = df_engine_range(e, next, next + e->nsets * (uint64_t)e->batch, 0, t, &next);
     row->warm_s = df_now() - w0;
     memset(e->stage_s, 0, sizeof e->stage_s);
     memset(e->finish_s, 0, sizeof e->finish_s);
