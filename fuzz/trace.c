@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct trace_event {
     double t0, t1;
@@ -21,12 +22,32 @@ static const char *const kind_names[DF_TR_KINDS] = {
     "generate", "refs", "model", "judge", "wait", "prepare", "gpu", "finish", "record",
 };
 
+/* The file's name: the variable's, each %p the process id (a campaign's
+ * workers are processes of their own). Returns 0, or -1 when too long. */
+static int trace_path(const char *p)
+{
+    char pid[24];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    size_t at = 0;
+    for (; *p; p++) {
+        const char *put = p[0] == '%' && p[1] == 'p' ? pid : NULL;
+        size_t len = put ? strlen(put) : 1;
+        if (at + len >= sizeof path)
+            return -1;
+        memcpy(path + at, put ? put : p, len);
+        at += len;
+        p += put != NULL;
+    }
+    path[at] = '\0';
+    return 0;
+}
+
 int df_trace_init(void)
 {
     const char *p = getenv(DF_TRACE_ENV);
     if (on || !p || !*p)
         return 0;
-    if (strlen(p) >= sizeof path) {
+    if (trace_path(p) != 0) {
         fprintf(stderr, "dotfuzz: %s is too long a path; not tracing\n", DF_TRACE_ENV);
         return -1;
     }
@@ -35,7 +56,6 @@ int df_trace_init(void)
         fprintf(stderr, "dotfuzz: no memory for %s's events; not tracing\n", DF_TRACE_ENV);
         return -1;
     }
-    strcpy(path, p);
     __atomic_store_n(&taken, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&on, 1, __ATOMIC_RELEASE);
     return 0;

@@ -467,5 +467,12 @@ Test(batch, trace_file_holds_the_engines_events)
                          common, dir);
     cr_assert_eq(rc4, 0, "%s", out2);
     cr_assert_not_null(strstr(out2, "could not write the trace"), "%s", out2);
+    /* %p: the process id, one file a process (a campaign's workers) */
+    int rc5 = df_test_sh(out2, sizeof out2,
+                         "DOTFUZZ_TRACE=%s/p.%%p.tsv ./dotfuzz %s --corpus %s/d >/dev/null && "
+                         "ls %s | grep -c '^p[.][0-9][0-9]*[.]tsv$'",
+                         dir, common, dir, dir);
+    cr_assert_eq(rc5, 0, "%s", out2);
+    cr_assert_str_eq(out2, "1\n", "one file named by the process id");
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
