@@ -1069,9 +1069,7 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
         if (!sl->gen_failed)
             rj[m++] = (df_refs_job){sl->c.type, sl->c.a, sl->c.b, sl->c.n, &sl->r.refs};
     }
-    double t1 = df_now();
-    df_trace(DF_TR_GENERATE, w, jb->lo + lo, t0, t1);
-    e->cpu_s[w][DF_CPU_GENERATE] += t1 - t0;
+    double t1 = spent(e, w, DF_CPU_GENERATE, t0, jb->lo + lo);
     if (jb->rchunks) { /* a case an item, maybe long: slot_made, maybe by parts */
         for (size_t s = lo; s < hi; s++)
             slot_made(jb, s, w);

@@ -52,7 +52,6 @@ static void fail(df_checked *r, df_verdict v, const char *rule, const char *why)
     r->j.why[len] = '\0';
 }
 
-/* A loop per type (a switch per element was 2.5% of a default host run). */
 /* Negation keeps every value and sign: no INT32_MIN in an i32 a (its
  * largest magnitude, 2^31, is INT32_MIN's alone) and no NaN in float data,
  * from the references. */

@@ -334,6 +334,14 @@ static double inf_class(unsigned seen)
     return seen & INF_POS ? INFINITY : -INFINITY;
 }
 
+/* Products seen that give a span's class back (inf_class), for merging
+ * spans: a NaN class stays NaN whatever it meets, an infinity keeps its
+ * sign. */
+static unsigned inf_seen_of(double want)
+{
+    return isnan(want) ? INF_ZERO : want > 0 ? INF_POS : INF_NEG;
+}
+
 /* ---- Kahan and G ------------------------------------------------------ */
 
 /* Running state of the Kahan sum and of G, carried across chunks so that
@@ -818,9 +826,9 @@ void df_refs_part_compute(df_type t, const void *a, const void *b, uint64_t n, u
      * additions in the same order, or exact sums in the integer pass) */
     out->fin_g = st.g;
     out->inf_seen = 0;
-    if (r.has_nonfinite && !r.has_nan) {
-        out->fin_g = 0.0;
-        out->inf_seen = inf_span(t, pa, pb, 0, len, &out->fin_g);
+    if (r.has_nonfinite && !r.has_nan) { /* refs_scan's inf_span */
+        out->fin_g = r.fin_g;
+        out->inf_seen = inf_seen_of(r.inf_want);
     }
     out->has_acc = 0;
     if (t != DF_I32 && !r.has_nonfinite && !r.exact_is_int) {

@@ -170,7 +170,7 @@ Test(long_cases, references_in_parts_are_the_whole_cases)
     unsigned char *a = malloc(max), *b = malloc(max);
     df_refs_part *parts = malloc(4 * sizeof *parts);
     cr_assert(a && b && parts);
-    int checked = 0, inexact_kahan = 0;
+    int checked = 0, inexact_kahan = 0, inf_checked = 0;
     for (size_t fi = 0; fi < df_family_count(); fi++) {
         const df_family *fam = df_family_at(fi);
         for (int k = 0; k < 3; k++) {
@@ -193,7 +193,7 @@ Test(long_cases, references_in_parts_are_the_whole_cases)
                 cr_assert_eq(memcmp(&whole, &merged, sizeof whole), 0, "%s %s n %llu",
                              fam->name, df_type_name(t), (unsigned long long)n);
                 /* the classes and maxima, from the data */
-                int nonfinite = 0, nan = 0;
+                int nonfinite = 0, nan = 0, pos = 0, neg = 0, zero_inf = 0;
                 double ma = 0, mb = 0;
                 for (uint64_t i = 0; i < n; i++) {
                     double x = df_elem_as_double(t, a, i), y = df_elem_as_double(t, b, i);
@@ -201,9 +201,22 @@ Test(long_cases, references_in_parts_are_the_whole_cases)
                     nan |= isnan(x) || isnan(y);
                     ma = fabs(x) > ma ? fabs(x) : ma;
                     mb = fabs(y) > mb ? fabs(y) : mb;
+                    if (isinf(x) || isinf(y)) {
+                        zero_inf |= x == 0 || y == 0;
+                        neg |= x != 0 && y != 0 && (x < 0) != (y < 0);
+                        pos |= x != 0 && y != 0 && (x < 0) == (y < 0);
+                    }
                 }
                 cr_assert_eq(whole.has_nonfinite, nonfinite, "%s", fam->name);
                 cr_assert_eq(whole.has_nan, nan, "%s", fam->name);
+                if (nonfinite && !nan) { /* the class of the sum over Inf inputs */
+                    inf_checked++;
+                    if (zero_inf || (pos && neg))
+                        cr_assert(isnan(whole.inf_want), "%s: %a", fam->name, whole.inf_want);
+                    else
+                        cr_assert_eq(whole.inf_want, pos ? INFINITY : -INFINITY, "%s: %a",
+                                     fam->name, whole.inf_want);
+                }
                 if (!nonfinite)
                     cr_assert(whole.max_abs_a == ma && whole.max_abs_b == mb, "%s", fam->name);
                 if (nonfinite)
@@ -229,5 +242,34 @@ Test(long_cases, references_in_parts_are_the_whole_cases)
     }
     cr_assert_gt(checked, 30);
     cr_assert_gt(inexact_kahan, 0, "some case where Kahan's sum is not exact, to bound");
+    cr_assert_gt(inf_checked, 0, "some case with Inf inputs and no NaN");
     free(a), free(b), free(parts);
+}
+
+/* A long case whose Inf products meet a 0 or each other in one chunk alone:
+ * the merged class is NaN, as the whole case's is; Inf products of one sign
+ * in two chunks keep it. */
+Test(long_cases, references_in_parts_keep_the_class_of_inf_sums)
+{
+    uint64_t n = 2 * DF_REFS_CHUNK + 5;
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    cr_assert(a && b);
+    for (uint64_t i = 0; i < n; i++)
+        a[i] = 1.0f, b[i] = -2.0f;
+    a[3] = INFINITY, b[3] = 0.0f; /* 0 * Inf in chunk 0 */
+    df_refs r;
+    df_refs_compute(DF_F32, a, b, n, &r);
+    cr_assert(r.has_nonfinite && !r.has_nan && isnan(r.inf_want), "%a", r.inf_want);
+    b[3] = 5.0f;                               /* +Inf in chunk 0 */
+    a[DF_REFS_CHUNK + 7] = -INFINITY;          /* -Inf * -2: +Inf in chunk 1 */
+    df_refs_compute(DF_F32, a, b, n, &r);
+    cr_assert_eq(r.inf_want, INFINITY);
+    cr_assert_eq(r.fin_g, 2.0 * (double)(n - 2), "the finite products alone");
+    b[2 * DF_REFS_CHUNK + 1] = INFINITY;       /* 1 * +Inf in chunk 2: still + */
+    df_refs_compute(DF_F32, a, b, n, &r);
+    cr_assert_eq(r.inf_want, INFINITY);
+    a[2 * DF_REFS_CHUNK + 2] = -1.0f, b[2 * DF_REFS_CHUNK + 2] = INFINITY; /* -Inf in chunk 2 */
+    df_refs_compute(DF_F32, a, b, n, &r);
+    cr_assert(isnan(r.inf_want), "signs meet across chunks: %a", r.inf_want);
+    free(a), free(b);
 }
