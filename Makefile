@@ -52,7 +52,7 @@ ifneq ($(NVCC),)
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart_static -ldl -lrt -lstdc++
 endif
 
-.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda refs-cache
+.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda refs-cache host-mem
 all: dotfuzz
 
 help:
@@ -96,6 +96,12 @@ $(BUILD)/%.gpu.o: %.cu
 # issue 9's profile of the references' first read (tools/refs_cache.c)
 refs-cache: $(BUILD)/tools/refs-cache
 $(BUILD)/tools/refs-cache: $(BUILD)/tools/refs_cache.o $(BUILD)/libdotfuzz.a
+	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
+
+# issue 9's floor at n = 2^26: the host's memory under the references and
+# the model, one thread and every thread (tools/host_mem.c)
+host-mem: $(BUILD)/tools/host-mem
+$(BUILD)/tools/host-mem: $(BUILD)/tools/host_mem.o $(BUILD)/libdotfuzz.a
 	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/dotfuzz-tests: $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/libdotfuzz.a

@@ -107,78 +107,101 @@ DF_SHFL_INLINE SHFL_ACC SHFL_FN(_tree_fast)(const SHFL_ACC x[DF_SHFL_WARP])
     return y[0];
 }
 
-/* The sums of threads base .. base + 31, unchecked: _warp_accs, then
- * _lanes, with the accumulators laid out so that a row of the grid stride
- * is one contiguous loop of fmas. */
-DF_SHFL_INLINE void SHFL_FN(_sums_fast)(const SHFL_ELEM *a, const SHFL_ELEM *b, uint64_t n,
-                                        const df_shfl_map *m, uint64_t base,
-                                        SHFL_ACC x[DF_SHFL_WARP])
+/* Tiles: the fast path takes the active threads a run of whole blocks
+ * at a time, DF_SHFL_TILE accumulators' worth (block * V <= 4096 of them
+ * per block), and streams each grid-stride row's piece for those threads
+ * as one contiguous run (32 KB of floats from each vector, rows apart),
+ * which the prefetchers follow: a warp at a time, each row's piece was
+ * 512 bytes, one page visit each, and sixteen models at once starved for
+ * memory on a 16-core host. The accumulators stay in a stack array. */
+#ifndef DF_SHFL_TILE
+#define DF_SHFL_TILE 8192u
+#endif
+/* Elements of a run the vectorizer takes whole: a constant trip count. */
+#define DF_SHFL_RUN 64u
+
+/* acc[i] = fma(pa[i], pb[i], acc[i]) for i < len, in whole runs. */
+DF_SHFL_INLINE void SHFL_FN(_fma_run)(SHFL_ACC *restrict acc, const SHFL_ELEM *restrict pa,
+                                      const SHFL_ELEM *restrict pb, uint64_t len)
 {
-    const uint64_t T = m->threads;
+    uint64_t i = 0;
+    for (; i + DF_SHFL_RUN <= len; i += DF_SHFL_RUN)
+        for (unsigned u = 0; u < DF_SHFL_RUN; u++)
+            acc[i + u] = SHFL_FMA(pa[i + u], pb[i + u], acc[i + u]);
+    for (; i < len; i++)
+        acc[i] = SHFL_FMA(pa[i], pb[i], acc[i]);
+}
+
+/* The accumulators of threads t0 .. t1 - 1 (t1 <= m->active) after all
+ * their elements, unchecked, each in increasing index order (head, the
+ * body's rows, tail: the vector path; rows: the scalar path), as
+ * _warp_accs. Vector path: thread t's V lanes side by side at (t - t0) V;
+ * scalar path: lane k of the tile's threads side by side at k S + (t - t0),
+ * S = DF_SHFL_TILE / V. The lanes of the threads from t1 to the next
+ * multiple of 32 past t0 are +0 (they take no element). */
+DF_SHFL_INLINE void SHFL_FN(_tile_accs)(const SHFL_ELEM *a, const SHFL_ELEM *b, uint64_t n,
+                                        const df_shfl_map *m, uint64_t t0, uint64_t t1,
+                                        SHFL_ACC acc[DF_SHFL_TILE])
+{
+    const uint64_t T = m->threads, w = t1 - t0;
+    const uint64_t w32 = df_shfl_ceil_div(w, DF_SHFL_WARP) * DF_SHFL_WARP;
     if (!m->vector) {
-        /* Row i0 / T goes to lane k = (i0 / T) % V of each thread: lane k
-         * of all 32 threads side by side (acc[k][l]). */
-        SHFL_ACC acc[SHFL_V][DF_SHFL_WARP];
+        const uint64_t S = DF_SHFL_TILE / SHFL_V;
         for (unsigned k = 0; k < SHFL_V; k++)
-            for (unsigned l = 0; l < DF_SHFL_WARP; l++)
-                acc[k][l] = (SHFL_ACC)0;
-        unsigned k = 0;
-        for (uint64_t i0 = base; i0 < n; i0 += T, k = (k + 1) % SHFL_V) {
-            if (n - i0 >= DF_SHFL_WARP)
-                for (unsigned l = 0; l < DF_SHFL_WARP; l++)
-                    acc[k][l] = SHFL_FMA(a[i0 + l], b[i0 + l], acc[k][l]);
-            else
-                for (uint64_t l = 0; l < n - i0; l++)
-                    acc[k][l] = SHFL_FMA(a[i0 + l], b[i0 + l], acc[k][l]);
-        }
+            for (uint64_t j = 0; j < w32; j++)
+                acc[k * S + j] = (SHFL_ACC)0;
+        unsigned k = 0; /* row i0 / T goes to lane (i0 / T) % V */
+        for (uint64_t i0 = t0; i0 < n; i0 += T, k = (k + 1) % SHFL_V)
+            SHFL_FN(_fma_run)(acc + k * S, a + i0, b + i0, df_shfl_min(w, n - i0));
+        return;
+    }
+    for (uint64_t i = 0; i < w32 * SHFL_V; i++)
+        acc[i] = (SHFL_ACC)0;
+    for (uint64_t j = t0; j < m->head && j < t1; j++) /* head: thread j, lane 0 */
+        acc[(j - t0) * SHFL_V] = SHFL_FMA(a[j], b[j], acc[(j - t0) * SHFL_V]);
+    for (uint64_t v0 = t0; v0 < m->nvec; v0 += T)
+        SHFL_FN(_fma_run)(acc, a + m->head + v0 * SHFL_V, b + m->head + v0 * SHFL_V,
+                          df_shfl_min(w, m->nvec - v0) * SHFL_V);
+    for (uint64_t j = t0; j < m->tail && j < t1; j++) { /* tail: thread j, lane 0 */
+        const uint64_t i = m->head + m->nvec * SHFL_V + j;
+        acc[(j - t0) * SHFL_V] = SHFL_FMA(a[i], b[i], acc[(j - t0) * SHFL_V]);
+    }
+}
+
+/* The sums (lanes pairwise, as _lanes) of the 32 threads from t0 + off,
+ * out of _tile_accs's layout. */
+DF_SHFL_INLINE void SHFL_FN(_tile_warp)(const SHFL_ACC acc[DF_SHFL_TILE], int vector,
+                                        uint64_t off, SHFL_ACC x[DF_SHFL_WARP])
+{
+    if (vector) {
+        const SHFL_ACC *t = acc + off * SHFL_V;
         for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
 #if SHFL_V == 4
-            x[l] = (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l]);
+            x[l] = (t[4 * l] + t[4 * l + 1]) + (t[4 * l + 2] + t[4 * l + 3]);
 #elif SHFL_V == 2
-            x[l] = acc[0][l] + acc[1][l];
+            x[l] = t[2 * l] + t[2 * l + 1];
 #else
 #error "the fast path knows V = 2 and V = 4 (see _lanes)"
 #endif
         }
         return;
     }
-    /* Vector path: thread l's V accumulators side by side (acc[l V + k]),
-     * as its vectors lie in memory. */
-    SHFL_ACC acc[DF_SHFL_WARP * SHFL_V];
-    for (unsigned i = 0; i < DF_SHFL_WARP * SHFL_V; i++)
-        acc[i] = (SHFL_ACC)0;
-    if (base == 0) /* head elements: threads 0..head-1, lane 0 */
-        for (uint64_t j = 0; j < m->head; j++)
-            acc[j * SHFL_V] = SHFL_FMA(a[j], b[j], acc[j * SHFL_V]);
-    for (uint64_t v0 = base; v0 < m->nvec; v0 += T) {
-        const SHFL_ELEM *pa = a + m->head + v0 * SHFL_V;
-        const SHFL_ELEM *pb = b + m->head + v0 * SHFL_V;
-        if (m->nvec - v0 >= DF_SHFL_WARP)
-            for (unsigned i = 0; i < DF_SHFL_WARP * SHFL_V; i++)
-                acc[i] = SHFL_FMA(pa[i], pb[i], acc[i]);
-        else
-            for (uint64_t i = 0; i < (m->nvec - v0) * SHFL_V; i++)
-                acc[i] = SHFL_FMA(pa[i], pb[i], acc[i]);
-    }
-    if (base == 0) /* tail elements: threads 0..tail-1, lane 0 */
-        for (uint64_t j = 0; j < m->tail; j++) {
-            const uint64_t i = m->head + m->nvec * SHFL_V + j;
-            acc[j * SHFL_V] = SHFL_FMA(a[i], b[i], acc[j * SHFL_V]);
-        }
+    const uint64_t S = DF_SHFL_TILE / SHFL_V;
+    const SHFL_ACC *t = acc + off;
     for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
-        const SHFL_ACC *t = acc + l * SHFL_V;
 #if SHFL_V == 4
-        x[l] = (t[0] + t[1]) + (t[2] + t[3]);
+        x[l] = (t[l] + t[S + l]) + (t[2 * S + l] + t[3 * S + l]);
 #else
-        x[l] = t[0] + t[1];
+        x[l] = t[l] + t[S + l];
 #endif
     }
 }
 
-/* _block's partial, unchecked; warps from m->active on hold +0. */
-DF_SHFL_INLINE SHFL_ACC SHFL_FN(_block_fast)(const SHFL_ELEM *a, const SHFL_ELEM *b,
-                                             uint64_t n, const df_shfl_map *m,
-                                             uint32_t block, uint32_t blk)
+/* Block blk's partial, unchecked, from the accumulators of the tile that
+ * starts with thread t0; warps from m->active on hold +0. */
+DF_SHFL_INLINE SHFL_ACC SHFL_FN(_block_fast)(const SHFL_ACC acc[DF_SHFL_TILE], uint64_t t0,
+                                             const df_shfl_map *m, uint32_t block,
+                                             uint32_t blk)
 {
     SHFL_ACC x[DF_SHFL_WARP], wv[DF_SHFL_WARP];
     const uint64_t first = (uint64_t)blk * block; /* below m->active */
@@ -187,7 +210,7 @@ DF_SHFL_INLINE SHFL_ACC SHFL_FN(_block_fast)(const SHFL_ELEM *a, const SHFL_ELEM
     for (uint32_t w = 0; w < DF_SHFL_WARP; w++)
         wv[w] = (SHFL_ACC)0;
     for (uint32_t w = 0; w < busy; w++) {
-        SHFL_FN(_sums_fast)(a, b, n, m, first + (uint64_t)w * DF_SHFL_WARP, x);
+        SHFL_FN(_tile_warp)(acc, m->vector, first - t0 + (uint64_t)w * DF_SHFL_WARP, x);
         wv[w] = SHFL_FN(_tree_fast)(x);
     }
     return SHFL_FN(_tree_fast)(wv);
@@ -353,15 +376,25 @@ static SHFL_ACC SHFL_FN(_dot)(const SHFL_ELEM *a, const SHFL_ELEM *b,
     SHFL_ACC last[DF_SHFL_BLOCK_MAX];
     for (uint32_t j = 0; j < lwarps * DF_SHFL_WARP; j++)
         last[j] = (SHFL_ACC)0;
-    for (uint32_t blk = 0; blk < act; blk++) {
-        SHFL_ACC partial = fast ? SHFL_FN(_block_fast)(a, b, n, &m, block, blk) : NAN;
-        if (!isfinite(partial)) /* there may be soft errors to note */
-            partial = SHFL_FN(_block)(a, b, n, &m, block, blk, &ms);
-        const uint32_t j = blk % block; /* its sum starts with partial j */
-        SHFL_ACC r = last[j] + partial;
-        if (!isfinite(r) && isfinite(last[j]) && isfinite(partial))
-            df_shfl_model_note(&ms, DF_SHFL_LAST_BLOCK, j, (uint64_t)j * block, (double)r);
-        last[j] = r;
+    SHFL_ACC tile[DF_SHFL_TILE];
+    const uint32_t per_tile = DF_SHFL_TILE / (block * SHFL_V); /* >= 1 */
+    for (uint32_t b0 = 0; b0 < act; b0 += per_tile) {
+        const uint32_t b1 = act - b0 < per_tile ? act : b0 + per_tile;
+        const uint64_t t0 = (uint64_t)b0 * block;
+        if (fast)
+            SHFL_FN(_tile_accs)(a, b, n, &m, t0,
+                                df_shfl_min((uint64_t)b1 * block, m.active), tile);
+        for (uint32_t blk = b0; blk < b1; blk++) {
+            SHFL_ACC partial = fast ? SHFL_FN(_block_fast)(tile, t0, &m, block, blk) : NAN;
+            if (!isfinite(partial)) /* there may be soft errors to note */
+                partial = SHFL_FN(_block)(a, b, n, &m, block, blk, &ms);
+            const uint32_t j = blk % block; /* its sum starts with partial j */
+            SHFL_ACC r = last[j] + partial;
+            if (!isfinite(r) && isfinite(last[j]) && isfinite(partial))
+                df_shfl_model_note(&ms, DF_SHFL_LAST_BLOCK, j, (uint64_t)j * block,
+                                   (double)r);
+            last[j] = r;
+        }
     }
     /* The others' partials are +0: last[j] + 0 is last[j] but for -0,
      * which becomes +0, once; no note (+0 is finite, and a non-finite
