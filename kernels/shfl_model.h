@@ -120,11 +120,21 @@ DF_SHFL_INLINE SHFL_ACC SHFL_FN(_tree_fast)(const SHFL_ACC x[DF_SHFL_WARP])
 /* Elements of a run the vectorizer takes whole: a constant trip count. */
 #define DF_SHFL_RUN 64u
 
-/* acc[i] = fma(pa[i], pb[i], acc[i]) for i < len, in whole runs. */
+/* acc[i] = fma(pa[i], pb[i], acc[i]) for i < len, in whole runs; from
+ * acc[i] = +0 instead where first (the accumulators' first element: the
+ * same fma, without clearing them before). */
 DF_SHFL_INLINE void SHFL_FN(_fma_run)(SHFL_ACC *restrict acc, const SHFL_ELEM *restrict pa,
-                                      const SHFL_ELEM *restrict pb, uint64_t len)
+                                      const SHFL_ELEM *restrict pb, uint64_t len, int first)
 {
     uint64_t i = 0;
+    if (first) {
+        for (; i + DF_SHFL_RUN <= len; i += DF_SHFL_RUN)
+            for (unsigned u = 0; u < DF_SHFL_RUN; u++)
+                acc[i + u] = SHFL_FMA(pa[i + u], pb[i + u], (SHFL_ACC)0);
+        for (; i < len; i++)
+            acc[i] = SHFL_FMA(pa[i], pb[i], (SHFL_ACC)0);
+        return;
+    }
     for (; i + DF_SHFL_RUN <= len; i += DF_SHFL_RUN)
         for (unsigned u = 0; u < DF_SHFL_RUN; u++)
             acc[i + u] = SHFL_FMA(pa[i + u], pb[i + u], acc[i + u]);
@@ -138,7 +148,9 @@ DF_SHFL_INLINE void SHFL_FN(_fma_run)(SHFL_ACC *restrict acc, const SHFL_ELEM *r
  * _warp_accs. Vector path: thread t's V lanes side by side at (t - t0) V;
  * scalar path: lane k of the tile's threads side by side at k S + (t - t0),
  * S = DF_SHFL_TILE / V. The lanes of the threads from t1 to the next
- * multiple of 32 past t0 are +0 (they take no element). */
+ * multiple of 32 past t0 are +0 (they take no element). An accumulator's
+ * first element starts it from +0 (_fma_run); only what no first row
+ * reaches is cleared. */
 DF_SHFL_INLINE void SHFL_FN(_tile_accs)(const SHFL_ELEM *a, const SHFL_ELEM *b, uint64_t n,
                                         const df_shfl_map *m, uint64_t t0, uint64_t t1,
                                         SHFL_ACC acc[DF_SHFL_TILE])
@@ -146,22 +158,34 @@ DF_SHFL_INLINE void SHFL_FN(_tile_accs)(const SHFL_ELEM *a, const SHFL_ELEM *b, 
     const uint64_t T = m->threads, w = t1 - t0;
     const uint64_t w32 = df_shfl_ceil_div(w, DF_SHFL_WARP) * DF_SHFL_WARP;
     if (!m->vector) {
+        /* row i0 / T goes to lane (i0 / T) % V: rows 0 .. V - 1 start the lanes */
         const uint64_t S = DF_SHFL_TILE / SHFL_V;
-        for (unsigned k = 0; k < SHFL_V; k++)
-            for (uint64_t j = 0; j < w32; j++)
+        unsigned k = 0;
+        uint64_t i0 = t0;
+        for (; k < SHFL_V; i0 += T, k++) {
+            const uint64_t len = i0 < n ? df_shfl_min(w, n - i0) : 0;
+            SHFL_FN(_fma_run)(acc + k * S, a + (i0 < n ? i0 : 0), b + (i0 < n ? i0 : 0),
+                              len, 1);
+            for (uint64_t j = len; j < w32; j++)
                 acc[k * S + j] = (SHFL_ACC)0;
-        unsigned k = 0; /* row i0 / T goes to lane (i0 / T) % V */
-        for (uint64_t i0 = t0; i0 < n; i0 += T, k = (k + 1) % SHFL_V)
-            SHFL_FN(_fma_run)(acc + k * S, a + i0, b + i0, df_shfl_min(w, n - i0));
+        }
+        for (k = 0; i0 < n; i0 += T, k = (k + 1) % SHFL_V)
+            SHFL_FN(_fma_run)(acc + k * S, a + i0, b + i0, df_shfl_min(w, n - i0), 0);
         return;
     }
-    for (uint64_t i = 0; i < w32 * SHFL_V; i++)
+    uint64_t v0 = t0, from = 0; /* acc[from ..] not yet started */
+    if (t0 >= m->head && v0 < m->nvec) { /* body row 0 starts its threads' lanes */
+        from = df_shfl_min(w, m->nvec - v0) * SHFL_V;
+        SHFL_FN(_fma_run)(acc, a + m->head + v0 * SHFL_V, b + m->head + v0 * SHFL_V, from, 1);
+        v0 += T;
+    }
+    for (uint64_t i = from; i < w32 * SHFL_V; i++)
         acc[i] = (SHFL_ACC)0;
     for (uint64_t j = t0; j < m->head && j < t1; j++) /* head: thread j, lane 0 */
         acc[(j - t0) * SHFL_V] = SHFL_FMA(a[j], b[j], acc[(j - t0) * SHFL_V]);
-    for (uint64_t v0 = t0; v0 < m->nvec; v0 += T)
+    for (; v0 < m->nvec; v0 += T)
         SHFL_FN(_fma_run)(acc, a + m->head + v0 * SHFL_V, b + m->head + v0 * SHFL_V,
-                          df_shfl_min(w, m->nvec - v0) * SHFL_V);
+                          df_shfl_min(w, m->nvec - v0) * SHFL_V, 0);
     for (uint64_t j = t0; j < m->tail && j < t1; j++) { /* tail: thread j, lane 0 */
         const uint64_t i = m->head + m->nvec * SHFL_V + j;
         acc[(j - t0) * SHFL_V] = SHFL_FMA(a[i], b[i], acc[(j - t0) * SHFL_V]);

@@ -138,15 +138,16 @@ static df_case make_case(const df_kernel *k, const void *a, const void *b, uint6
     return (df_case){.type = k->elem, .n = n, .a = a, .b = b, .launch = l};
 }
 
-/* cases random cases for kernel kname (f32 data but for shfl-f64): mostly
- * n = 2000, any n to 5000, any warp-multiple block, grids from the derived
- * one to 65535 (idle blocks), any offsets (both paths of the map). */
-static void check_fast(const char *kname, unsigned cases, uint64_t seed)
+/* cases random cases for kernel kname (f32 data but for shfl-f64): n from
+ * nmin to nmax, or (when nmin is 0) mostly n = 2000 and any n to nmax; any
+ * warp-multiple block, grids from the derived one to 65535 (idle blocks),
+ * any offsets (both paths of the map). */
+static void check_fast(const char *kname, unsigned cases, uint64_t seed, uint64_t nmin,
+                       uint64_t nmax)
 {
     const df_kernel *k = df_kernel_find(kname);
     cr_assert_not_null(k);
     const int f64 = k->elem == DF_F64;
-    const uint64_t nmax = 5000;
     void *a = malloc(nmax * 8), *b = malloc(nmax * 8);
     cr_assert(a && b);
     df_pcg32 r;
@@ -154,7 +155,8 @@ static void check_fast(const char *kname, unsigned cases, uint64_t seed)
     fast_stats st = {0, 0};
     char what[160];
     for (unsigned ci = 0; ci < cases; ci++) {
-        uint64_t n = df_pcg32_bounded(&r, 2) ? 2000 : df_pcg32_bounded(&r, nmax + 1);
+        uint64_t n = nmin ? nmin + df_pcg32_bounded(&r, (uint32_t)(nmax - nmin + 1))
+                 : df_pcg32_bounded(&r, 2) ? 2000 : df_pcg32_bounded(&r, (uint32_t)nmax + 1);
         df_launch l = {32 * (1 + df_pcg32_bounded(&r, 32)), 0, df_pcg32_bounded(&r, 4),
                        df_pcg32_bounded(&r, 4)};
         uint32_t g = df_pcg32_bounded(&r, 4);
@@ -192,17 +194,27 @@ static void check_fast(const char *kname, unsigned cases, uint64_t seed)
 
 Test(shfl_fast, f32_fast_path_equals_checked_path)
 {
-    check_fast("shfl", 3000, 91);
+    check_fast("shfl", 3000, 91, 0, 5000);
 }
 
 Test(shfl_fast, f64acc_fast_path_equals_checked_path)
 {
-    check_fast("shfl-f64acc", 3000, 92);
+    check_fast("shfl-f64acc", 3000, 92, 0, 5000);
 }
 
 Test(shfl_fast, f64_fast_path_equals_checked_path)
 {
-    check_fast("shfl-f64", 3000, 93);
+    check_fast("shfl-f64", 3000, 93, 0, 5000);
+}
+
+/* Past the fast path's tile (DF_SHFL_TILE accumulators: 2048 threads of
+ * floats): cases of many tiles, and many grid-stride rows in each, where
+ * a tile's row pieces are runs of the vectors far apart. */
+Test(shfl_fast, long_cases_fast_path_equals_checked_path)
+{
+    check_fast("shfl", 120, 94, 20000, 300000);
+    check_fast("shfl-f64acc", 60, 95, 20000, 300000);
+    check_fast("shfl-f64", 60, 96, 20000, 300000);
 }
 
 /* Products that round to -0 in every thread of 1024 full blocks of 1024:
