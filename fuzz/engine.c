@@ -616,7 +616,8 @@ static void copy_model(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t
 
 /* Copies' references, gathered up to DF_COPY_GROUP at a time and made side
  * by side (df_refs_compute_many: the same values as one at a time, and a
- * copy's Kahan sum no longer runs alone); reruns need none. Eight, as the
+ * copy's Kahan sum no longer runs alone); reruns need none, and a negated
+ * copy's follow from the case's own (df_meta_plan_refs_derived). Eight, as the
  * prepare items had before they took 64: a batch of 256 has about 48
  * copies, which the host backend shares out DF_COPY_GROUP an item. */
 #define DF_COPY_GROUP 8
@@ -634,7 +635,7 @@ static void copy_refs_flush(copy_refs *cr)
 
 static void copy_refs_add(copy_refs *cr, df_meta_plan *p, size_t v)
 {
-    if (p->kind[v] == DF_META_RERUN)
+    if (p->kind[v] == DF_META_RERUN || df_meta_plan_refs_derived(p, v))
         return;
     const df_case *c = &p->var[v];
     cr->job[cr->m++] = (df_refs_job){c->type, c->a, c->b, c->n, &p->out[v].refs};

@@ -242,6 +242,7 @@ int df_meta_plan_layout(const df_kernel *k, const df_case *c, const df_checked *
 {
     p->nvar = 0;
     p->kexp = 0;
+    p->own = r->refs;
     df_pcg32 rng;
     df_pcg32_seed(&rng, c->seed ^ META_STREAM_SALT, c->index);
     for (uint32_t i = 0; i < mo->reruns; i++)
@@ -346,9 +347,15 @@ void df_meta_plan_settle(df_meta_plan *p, const df_checked *r)
     p->nvar = k;
 }
 
+int df_meta_plan_refs_derived(df_meta_plan *p, size_t i)
+{
+    return p->kind[i] == DF_META_NEGATE &&
+           df_refs_negated(p->var[i].type, &p->own, &p->out[i].refs) == 0;
+}
+
 void df_meta_plan_refs(df_meta_plan *p, size_t i)
 {
-    if (p->kind[i] != DF_META_RERUN)
+    if (p->kind[i] != DF_META_RERUN && !df_meta_plan_refs_derived(p, i))
         df_refs_compute(p->var[i].type, p->var[i].a, p->var[i].b, p->var[i].n,
                         &p->out[i].refs);
 }

@@ -64,6 +64,7 @@ typedef struct df_meta_plan {
      * (the engine's count, set to all of them by df_meta_plan_layout) */
     df_scratch order;
     uint64_t perm_key, perm_left;
+    df_refs own;          /* the case's references (df_meta_plan_layout's r) */
 } df_meta_plan;
 
 /* Makes the variants of c (r: its checked first run) and the copies'
@@ -92,6 +93,11 @@ void df_meta_plan_fill(const df_case *c, df_meta_plan *p, size_t i);
 uint64_t df_meta_permute_chunks(const df_case *c);
 void df_meta_permute_chunk(const df_case *c, const df_meta_plan *p, size_t i, uint64_t j);
 void df_meta_plan_refs(df_meta_plan *p, size_t i);
+/* Copy i's references where they follow from the case's own without a
+ * pass over its data (negate: df_refs_negated, the values
+ * df_refs_compute gives); returns 1 when they did, 0 (nothing written)
+ * when they must be computed. df_meta_plan_refs tries it first. */
+int df_meta_plan_refs_derived(df_meta_plan *p, size_t i);
 /* Variants made before the run, with a stand-in r whose run ended well (so
  * made on any thread while the case waits for its run): given the real r,
  * drops the copies a run that did not end well would not have had, which

@@ -847,16 +847,13 @@ static void set_nonfinite(df_exact *out, int kind)
     }
 }
 
-/* hi, lo and f32 from the magnitude. lo is rounded from s - hi, formed
- * exactly (hi is a multiple of 2^-1074, inside the digits' range); hi has
- * the sign of s or is zero, so s - hi has the sign of s when |s| > |hi| and
- * the other one when hi was rounded away from zero. */
-static void set_finite(df_exact *out, longacc *A)
+/* hi, lo and f32 of a finite out from its sign and magnitude. lo is
+ * rounded from s - hi, formed exactly (hi is a multiple of 2^-1074, inside
+ * the digits' range); hi has the sign of s or is zero, so s - hi has the
+ * sign of s when |s| > |hi| and the other one when hi was rounded away
+ * from zero. */
+static void set_rounded(df_exact *out)
 {
-    out->kind = DF_EXACT_FINITE;
-    out->sign = acc_to_mag(A, out->mag);
-    out->is_zero = out->sign == 0;
-    mag_window(out->mag, A->lo, A->hi, &out->bot, &out->top);
     mag_ref s = exact_mag(out);
     out->hi = round_double(s, out->sign, 0);
     out->f32 = round_float(s, out->sign);
@@ -870,6 +867,16 @@ static void set_finite(df_exact *out, longacc *A)
     int c = mag_cmp(s, h);
     if (c != 0)
         out->lo = round_double(mag_combine(d, s, h, 0), c * out->sign, 0);
+}
+
+/* out from the sum in A. */
+static void set_finite(df_exact *out, longacc *A)
+{
+    out->kind = DF_EXACT_FINITE;
+    out->sign = acc_to_mag(A, out->mag);
+    out->is_zero = out->sign == 0;
+    mag_window(out->mag, A->lo, A->hi, &out->bot, &out->top);
+    set_rounded(out);
 }
 
 int df_exact_dot(df_type t, const void *a, const void *b, uint64_t n,
@@ -914,6 +921,22 @@ void df_exact_of_int(df_i128 v, df_exact *out)
     acc_init(&A);
     acc_set_int(&A, v);
     set_finite(out, &A);
+}
+
+/* -s: the same digits with the other sign, rounded again (set_rounded);
+ * so the fields df_exact_dot gives on data whose dot is -s (set_finite:
+ * they come from the value alone). Zero has no sign; NaN stays NaN. */
+void df_exact_negate(const df_exact *s, df_exact *out)
+{
+    if (s->kind == DF_EXACT_POS_INF || s->kind == DF_EXACT_NEG_INF) {
+        set_nonfinite(out, s->kind == DF_EXACT_POS_INF ? DF_EXACT_NEG_INF : DF_EXACT_POS_INF);
+        return;
+    }
+    *out = *s;
+    if (s->kind != DF_EXACT_FINITE || s->is_zero)
+        return;
+    out->sign = -s->sign;
+    set_rounded(out);
 }
 
 /* The exact sum of k finite doubles, as df_exact_dot writes a dot of that

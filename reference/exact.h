@@ -87,6 +87,10 @@ void df_exact_acc_merge(df_exact_acc *dst, const df_exact_acc *src);
 /* The sum as df_exact_dot writes a finite dot of that value. */
 void df_exact_acc_out(df_exact_acc *A, df_exact *out);
 
+/* out = -s, every field as df_exact_dot writes it for a dot of -s (the
+ * class's sign flipped for Inf; NaN and zero as they are). */
+void df_exact_negate(const df_exact *s, df_exact *out);
+
 /* |r - s| correctly rounded to double (round to nearest even, gradual
  * underflow, +Inf past DBL_MAX), computed from the digits of s, so it is
  * exact to the last bit even when |s| is tiny beside the products (hi + lo

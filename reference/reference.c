@@ -937,6 +937,28 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
     refs_kahan_out(t, n, &st, out);
 }
 
+int df_refs_negated(df_type t, const df_refs *in, df_refs *out)
+{
+    if (in->has_nan || in->kahan == 0.0 || isnan(in->kahan) ||
+        (t == DF_I32 && in->max_abs_a >= 2147483648.0))
+        return -1;
+    *out = *in;
+    out->kahan = -in->kahan;
+    if (in->has_nonfinite && !isnan(in->inf_want))
+        out->inf_want = -in->inf_want; /* an infinity's class (NaN's stays) */
+    if (in->exact_is_int) {
+        out->exact = i128_pack(-i128_unpack(in->exact)); /* |exact| < 2^94 */
+        df_i128_to_double2(out->exact, &out->exact_hi, &out->exact_lo);
+        if (in->fp_known)
+            df_exact_of_int(out->exact, &out->fp);
+    } else if (in->fp_known) {
+        df_exact_negate(&in->fp, &out->fp);
+        out->exact_hi = out->fp.hi;
+        out->exact_lo = out->fp.lo;
+    }
+    return 0;
+}
+
 /* The bins' exact dot of one f32 case alone, in the lanes' own code (every
  * lane on it): 0 with *out as df_exact_dot gives it, or -1 where some
  * product has bits below the last bin (or the data are not finite). */

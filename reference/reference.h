@@ -85,6 +85,16 @@ typedef struct df_refs {
 void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
                      df_refs *out);
 
+/* The references of the same case with a negated (a -> -a: no NaN in it,
+ * no INT32_MIN in an i32 a), from the case's own, without reading the
+ * data: under round-to-nearest fl(-x) = -fl(x), so every nonzero sum the
+ * references form changes sign alone (Kahan's, the exact dot, an
+ * infinity's class), and G, the classes and the maxima stay. A zero's sign
+ * is the order's (x + -x is +0 either way), so a Kahan sum of zero (or
+ * NaN) is not derived. Returns 0 with out bit for bit df_refs_compute's on
+ * the negated data, or -1 (out untouched) where it cannot tell. */
+int df_refs_negated(df_type t, const df_refs *in, df_refs *out);
+
 /* Cases longer than DF_REFS_CHUNK are referenced a chunk of it at a time:
  * each chunk's part (df_refs_part_compute) from its elements alone, then
  * the parts merged in chunk order (df_refs_merge_*), so that many threads

@@ -6,9 +6,11 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz/generator.h"
+#include "fuzz/values.h"
 #include "reference/reference.h"
 
 #define TWO31 2147483648.0
@@ -685,4 +687,81 @@ Test(refs, bins_exact_equal_superaccumulator)
             left++;
     }
     cr_assert(held > 50 && left > 50, "held %u, left %u", held, left);
+}
+
+/* a -> -a into a2 (n elements of t). */
+static void negate_copy(df_type t, const void *a, void *a2, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        if (t == DF_F32)
+            ((float *)a2)[i] = -((const float *)a)[i];
+        else if (t == DF_F64)
+            ((double *)a2)[i] = -((const double *)a)[i];
+        else
+            ((int32_t *)a2)[i] = -((const int32_t *)a)[i];
+    }
+}
+
+/* df_refs_negated(refs of (a, b)) is, bit for bit, df_refs_compute of
+ * (-a, b) wherever it answers, for every family and type, short and long
+ * cases (the chunks' merge), with Inf classes, exact zeros and lo = +0;
+ * it refuses a Kahan sum of zero (whose sign is the order's) and NaN
+ * data. Returns through *derived and *refused how often it did each. */
+static void negated_matches(df_type t, uint32_t fam, uint64_t seed, uint64_t n, void *a,
+                            void *a2, void *b, unsigned *derived, unsigned *refused)
+{
+    df_pcg32 r;
+    df_pcg32_seed(&r, seed, n);
+    cr_assert_eq(df_fill_values(fam, &r, t, a, b, n), 0);
+    df_refs own, neg, want;
+    df_refs_compute(t, a, b, n, &own);
+    if (own.has_nan || (t == DF_I32 && own.max_abs_a >= TWO31)) {
+        cr_assert_eq(df_refs_negated(t, &own, &neg), -1);
+        return;
+    }
+    negate_copy(t, a, a2, n);
+    df_refs_compute(t, a2, b, n, &want);
+    memset(&neg, 0x5a, sizeof neg);
+    if (df_refs_negated(t, &own, &neg) != 0) {
+        cr_assert(own.kahan == 0 || isnan(own.kahan), "refused Kahan %a", own.kahan);
+        (*refused)++;
+        return;
+    }
+    cr_assert_eq(memcmp(&neg, &want, sizeof want), 0,
+                 "family %u %s n %llu: kahan %a / %a, exact %a %a / %a %a, inf %a / %a", fam,
+                 df_type_name(t), (unsigned long long)n, neg.kahan, want.kahan, neg.exact_hi,
+                 neg.exact_lo, want.exact_hi, want.exact_lo, neg.inf_want, want.inf_want);
+    (*derived)++;
+}
+
+Test(refs, negated_from_the_case_own_equal_computed)
+{
+    static const df_type types[] = {DF_F32, DF_F64, DF_I32};
+    static const uint64_t ns[] = {1, 2, 33, 2000, 5003, DF_REFS_CHUNK + 1,
+                                  2 * DF_REFS_CHUNK + 999};
+    const uint64_t nmax = 2 * DF_REFS_CHUNK + 999;
+    void *a = malloc(nmax * 8), *a2 = malloc(nmax * 8), *b = malloc(nmax * 8);
+    cr_assert(a && a2 && b);
+    unsigned derived = 0, refused = 0;
+    for (size_t fi = 0; fi < df_family_count(); fi++) {
+        const df_family *fam = df_family_at(fi);
+        for (int k = 0; k < 3; k++) {
+            if (!(fam->types & DF_TYPE_BIT(types[k])))
+                continue;
+            for (size_t m = 0; m < sizeof ns / sizeof ns[0]; m++)
+                for (uint64_t seed = 1; seed <= (ns[m] > 5003 ? 2u : 12u); seed++)
+                    negated_matches(types[k], fam->id, 100 * fi + seed, ns[m], a, a2, b,
+                                    &derived, &refused);
+        }
+    }
+    cr_assert_gt(derived, 1000, "%u derived", derived);
+    /* all zeros: Kahan's sum +0 is refused; NaN data is refused */
+    memset(a, 0, 64 * 4), memset(b, 0, 64 * 4);
+    df_refs own, neg;
+    df_refs_compute(DF_F32, a, b, 64, &own);
+    cr_assert_eq(df_refs_negated(DF_F32, &own, &neg), -1);
+    ((float *)a)[3] = NAN;
+    df_refs_compute(DF_F32, a, b, 64, &own);
+    cr_assert_eq(df_refs_negated(DF_F32, &own, &neg), -1);
+    free(a), free(a2), free(b);
 }
