@@ -12,7 +12,7 @@
  * descriptor's host_model), then undefines the parameters, so it can be
  * included again. It performs the operations of df_shfl_kernel
  * (kernels/shfl_common.h, which describes the order) in the same order,
- * warp by warp, skipping the threads, warps and blocks that hold only +0
+ * a tile of blocks at a time, skipping threads, warps and blocks of only +0
  * (their totals are +0, added where the kernel adds them). Stack only.
  * It notes the kernel's soft errors (shfl_common.h) in its own order:
  * block by block, a warp's thread sums, then its tree, then the block's
@@ -81,10 +81,11 @@ typedef struct df_shfl_model_tree {
  * the last block's sums and tree), and Inf/NaN stays Inf/NaN through both.
  * So a finite block partial means that no step of that block gave Inf/NaN
  * and there is nothing to note: _dot computes each block with _block_fast
- * and only a non-finite partial (Inf/NaN data, overflow: rare) again with
- * the checked _block, which notes the block's soft errors in their order
- * and gives the same value. The fast helpers are written for the
- * vectorizer: loops of constant length over local arrays. */
+ * (from its tile's accumulators, _tile_accs) and only a non-finite partial
+ * (Inf/NaN data, overflow: rare) again with the checked _block, which
+ * notes the block's soft errors in their order and gives the same value.
+ * The fast helpers are written for the vectorizer: loops of constant
+ * length. */
 
 /* One level of the shuffle tree: lane l < off adds lane l + off. */
 DF_SHFL_INLINE void SHFL_FN(_level_fast)(SHFL_ACC *y, unsigned off)
@@ -111,9 +112,15 @@ DF_SHFL_INLINE SHFL_ACC SHFL_FN(_tree_fast)(const SHFL_ACC x[DF_SHFL_WARP])
  * at a time, DF_SHFL_TILE accumulators' worth (block * V <= 4096 of them
  * per block), and streams each grid-stride row's piece for those threads
  * as one contiguous run (32 KB of floats from each vector, rows apart),
- * which the prefetchers follow: a warp at a time, each row's piece was
- * 512 bytes, one page visit each, and sixteen models at once starved for
- * memory on a 16-core host. The accumulators stay in a stack array. */
+ * which the prefetchers can follow; the accumulators stay in a stack
+ * array. A warp at a time (until 6305796), a row's piece was 512 bytes of
+ * each vector, a page apart once the grid holds 256 threads; sixteen long
+ * cases' models at once took 0.22-0.28 s each on the H200's host against
+ * 0.04-0.06 s alone here (results/h200/trace-2e26-054942f.txt), which
+ * tools/host_mem.c is there to explain. On one core here the tiles run
+ * as fast or faster (results/h200/perf.md, nineteenth session), but for a
+ * grid that gives each thread one vector: the old way kept those sums in
+ * registers. */
 #ifndef DF_SHFL_TILE
 #define DF_SHFL_TILE 8192u
 #endif
@@ -194,7 +201,7 @@ DF_SHFL_INLINE void SHFL_FN(_tile_accs)(const SHFL_ELEM *a, const SHFL_ELEM *b, 
 
 /* The sums (lanes pairwise, as _lanes) of the 32 threads from t0 + off,
  * out of _tile_accs's layout. */
-DF_SHFL_INLINE void SHFL_FN(_tile_warp)(const SHFL_ACC acc[DF_SHFL_TILE], int vector,
+DF_SHFL_INLINE void SHFL_FN(_tile_warp)(const SHFL_ACC *acc, int vector,
                                         uint64_t off, SHFL_ACC x[DF_SHFL_WARP])
 {
     if (vector) {
@@ -221,11 +228,31 @@ DF_SHFL_INLINE void SHFL_FN(_tile_warp)(const SHFL_ACC acc[DF_SHFL_TILE], int ve
     }
 }
 
+/* The sums of `live` (<= 32) threads that take one body vector each and
+ * nothing else, their vectors from pa and pb (vector path), into x; the
+ * warp's other lanes +0. Their lanes never leave this function: no tile. */
+DF_SHFL_INLINE void SHFL_FN(_warp_one)(const SHFL_ELEM *pa, const SHFL_ELEM *pb, uint64_t live,
+                                       SHFL_ACC x[DF_SHFL_WARP])
+{
+    SHFL_ACC v[DF_SHFL_WARP * SHFL_V];
+    if (live == DF_SHFL_WARP) {
+        for (unsigned i = 0; i < DF_SHFL_WARP * SHFL_V; i++)
+            v[i] = SHFL_FMA(pa[i], pb[i], (SHFL_ACC)0);
+    } else {
+        for (unsigned i = 0; i < DF_SHFL_WARP * SHFL_V; i++)
+            v[i] = i < live * SHFL_V ? SHFL_FMA(pa[i], pb[i], (SHFL_ACC)0) : (SHFL_ACC)0;
+    }
+    SHFL_FN(_tile_warp)(v, 1, 0, x);
+}
+
 /* Block blk's partial, unchecked, from the accumulators of the tile that
- * starts with thread t0; warps from m->active on hold +0. */
-DF_SHFL_INLINE SHFL_ACC SHFL_FN(_block_fast)(const SHFL_ACC acc[DF_SHFL_TILE], uint64_t t0,
+ * starts with thread t0, or where every thread of the tile takes one body
+ * vector and nothing else (one: _warp_one), from the vectors of thread t0
+ * on, pa and pb; warps from m->active on hold +0. */
+DF_SHFL_INLINE SHFL_ACC SHFL_FN(_block_fast)(const SHFL_ACC *acc, uint64_t t0,
                                              const df_shfl_map *m, uint32_t block,
-                                             uint32_t blk)
+                                             uint32_t blk, int one, const SHFL_ELEM *pa,
+                                             const SHFL_ELEM *pb)
 {
     SHFL_ACC x[DF_SHFL_WARP], wv[DF_SHFL_WARP];
     const uint64_t first = (uint64_t)blk * block; /* below m->active */
@@ -234,7 +261,12 @@ DF_SHFL_INLINE SHFL_ACC SHFL_FN(_block_fast)(const SHFL_ACC acc[DF_SHFL_TILE], u
     for (uint32_t w = 0; w < DF_SHFL_WARP; w++)
         wv[w] = (SHFL_ACC)0;
     for (uint32_t w = 0; w < busy; w++) {
-        SHFL_FN(_tile_warp)(acc, m->vector, first - t0 + (uint64_t)w * DF_SHFL_WARP, x);
+        const uint64_t off = first - t0 + (uint64_t)w * DF_SHFL_WARP;
+        if (one)
+            SHFL_FN(_warp_one)(pa + off * SHFL_V, pb + off * SHFL_V,
+                               df_shfl_min(DF_SHFL_WARP, m->active - t0 - off), x);
+        else
+            SHFL_FN(_tile_warp)(acc, m->vector, off, x);
         wv[w] = SHFL_FN(_tree_fast)(x);
     }
     return SHFL_FN(_tree_fast)(wv);
@@ -405,11 +437,16 @@ static SHFL_ACC SHFL_FN(_dot)(const SHFL_ELEM *a, const SHFL_ELEM *b,
     for (uint32_t b0 = 0; b0 < act; b0 += per_tile) {
         const uint32_t b1 = act - b0 < per_tile ? act : b0 + per_tile;
         const uint64_t t0 = (uint64_t)b0 * block;
-        if (fast)
-            SHFL_FN(_tile_accs)(a, b, n, &m, t0,
-                                df_shfl_min((uint64_t)b1 * block, m.active), tile);
+        const uint64_t t1 = df_shfl_min((uint64_t)b1 * block, m.active);
+        /* every thread of the tile one body vector, no head or tail element */
+        const int one = m.vector && t0 >= m.head && t0 >= m.tail && t0 + m.threads >= m.nvec &&
+                        t1 <= m.nvec;
+        const SHFL_ELEM *pa = a + m.head + t0 * SHFL_V, *pb = b + m.head + t0 * SHFL_V;
+        if (fast && !one)
+            SHFL_FN(_tile_accs)(a, b, n, &m, t0, t1, tile);
         for (uint32_t blk = b0; blk < b1; blk++) {
-            SHFL_ACC partial = fast ? SHFL_FN(_block_fast)(tile, t0, &m, block, blk) : NAN;
+            SHFL_ACC partial =
+                fast ? SHFL_FN(_block_fast)(tile, t0, &m, block, blk, one, pa, pb) : NAN;
             if (!isfinite(partial)) /* there may be soft errors to note */
                 partial = SHFL_FN(_block)(a, b, n, &m, block, blk, &ms);
             const uint32_t j = blk % block; /* its sum starts with partial j */
