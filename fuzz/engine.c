@@ -566,7 +566,8 @@ enum { DF_SPLIT_COPIES = 3 };
 /* Prepare items in a batch of jb->n slots: the slots' groups (or, where a
  * case may be long, each slot's first item, then each slot's chunk items
  * in slot order: chunk_item), then (cuda, a case an item) each case's
- * model (model_item), then the long sampled cases' copies. */
+ * model (model_item) and the long sampled cases' copies, with the long
+ * cases' reference part items among them (after_slots_item says where). */
 static size_t slot_items(const df_job *jb)
 {
     if (jb->chunks)
@@ -583,7 +584,7 @@ static size_t copy_items(const df_job *jb) { return copy_items_each(jb) * jb->ns
 static size_t refs_items(const df_job *jb) { return jb->n * jb->rchunks; }
 /* cuda (not the host backend, whose model is its run), a case an item
  * (group 1: few or long cases): each case's model is an item after the
- * slots', made once the case is ready, before the copies' items (at
+ * slots', made once the case is whole, before the copies' items (at
  * n = 2^26, 16 models of about 0.25 s each had waited for the prepare
  * loop's end, then run beside the GPU run, which takes a fraction of
  * that; put after the copies' items, they waited behind a thousand
@@ -595,6 +596,39 @@ static size_t model_items(const df_job *jb)
 static size_t prep_items(const df_job *jb)
 {
     return slot_items(jb) + refs_items(jb) + copy_items(jb) + model_items(jb);
+}
+
+/* What item g of those after the slots' is. With part items (long cases),
+ * a case's in turn, in the parts' rank order (slot_of_rank: the sampled
+ * first): its parts, then its model, then (sampled) its copies. So the
+ * models run among the other cases' references, a few at a time, where
+ * they had run all at once after every reference (at n = 2^26, sixteen
+ * models of 0.22-0.28 s each beside each other, one of 0.04-0.06 s alone:
+ * results/h200/trace-2e26-054942f.txt), and the copies start as soon as
+ * their case is referenced. Else the parts, the models, the copies. */
+enum { ITEM_REFS, ITEM_MODEL, ITEM_COPY };
+static size_t slot_of_rank(const df_job *jb, size_t rank);
+static int after_slots_item(const df_job *jb, size_t g, size_t *index)
+{
+    const size_t R = jb->rchunks, m = model_items(jb) ? 1 : 0, each = copy_items_each(jb);
+    size_t k, j;
+    if (!R) {
+        if (g < model_items(jb))
+            return *index = g, ITEM_MODEL;
+        return *index = g - model_items(jb), ITEM_COPY;
+    }
+    const size_t big = R + m + each, first = jb->nsampled * big; /* sampled ranks' items */
+    if (g < first) {
+        k = g / big, j = g % big;
+    } else {
+        k = jb->nsampled + (g - first) / (R + m);
+        j = (g - first) % (R + m);
+    }
+    if (j < R)
+        return *index = k * R + j, ITEM_REFS;
+    if (j < R + m)
+        return *index = slot_of_rank(jb, k), ITEM_MODEL;
+    return *index = k * each + (j - R - m), ITEM_COPY;
 }
 
 /* The prepare loop of jb's items, on the pool. Where an item is a case or
@@ -1007,11 +1041,13 @@ static void chunk_item(df_job *jb, size_t s, uint64_t j, unsigned w)
     (void)spent(e, w, DF_CPU_GENERATE, t0, sl->c.index);
 }
 
-/* Slot s's model item (model_items), once its case is ready. */
+/* Slot s's model item (model_items), once its case is whole (filled: a
+ * model needs the vectors, not the references, which part items may be
+ * making meanwhile), or where no part items are, ready. */
 static void model_item(df_job *jb, size_t s, unsigned w)
 {
     df_slot *sl = &jb->slots[s];
-    await_mark(&sl->made, jb->epoch, w, sl);
+    await_mark(jb->rchunks ? &sl->filled : &sl->made, jb->epoch, w, sl);
     premodel_slot(jb, s, w);
 }
 
@@ -1021,17 +1057,13 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
 {
     df_job *jb = ctx;
     df_engine *e = jb->e;
-    size_t after_refs = slot_items(jb) + refs_items(jb);
-    if (g >= after_refs + model_items(jb)) {
-        copy_item(jb, g - after_refs - model_items(jb), w);
-        return;
-    }
-    if (g >= after_refs) {
-        model_item(jb, g - after_refs, w);
-        return;
-    }
     if (g >= slot_items(jb)) {
-        refs_part_item(jb, g - slot_items(jb), w);
+        size_t i;
+        switch (after_slots_item(jb, g - slot_items(jb), &i)) {
+        case ITEM_REFS: refs_part_item(jb, i, w); break;
+        case ITEM_MODEL: model_item(jb, i, w); break;
+        default: copy_item(jb, i, w); break;
+        }
         return;
     }
     if (jb->chunks) {
