@@ -63,6 +63,7 @@ help:
 	@echo "make example-plugin-cuda  build $(BUILD)/examples/plugin/mydot_device.so (device form; needs nvcc)"
 	@echo "make libfuzzer  build $(BUILD)/libfuzzer/dotfuzz-fuzz and dotfuzz-fuzz-parser (clang, libFuzzer; host backend)"
 	@echo "make libfuzzer-cuda  build $(BUILD)/libfuzzer/dotfuzz-fuzz-cuda (clang + nvcc; DOTFUZZ_BACKEND=cuda runs the GPU kernels)"
+	@echo "make host-mem    build $(BUILD)/tools/host-mem (the host's memory under one long case's references and model, alone and on every thread)"
 	@echo "make refs-cache  build $(BUILD)/tools/refs-cache (what the references' first read of a case's data costs, on N threads)"
 	@echo "make help       this list"
 	@echo "variables: CUDA_ARCH=sm_90 (GPU target; now: $(GENCODE)), CC, NVCC, CUDA_HOME, BUILD"

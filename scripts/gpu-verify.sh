@@ -34,6 +34,12 @@
 #                                    line and file for file, at run's defaults and at --max-n 8000
 #                                    (the GPU generates) -> OUTDIR/ab.txt, ab-identity.txt;
 #                                    ROUNDS 0: the identity runs alone
+#   scripts/gpu-verify.sh hostmem [OLD]
+#                                    issue 9's floor at n = 2^26: the host's memory under the
+#                                    references and the shfl model, one thread and every thread
+#                                    (tools/host_mem.c: HOSTMEM, default build/tools/host-mem, from
+#                                    make host-mem), alternated twice with OLD (an earlier build's
+#                                    host-mem) when given -> OUTDIR/host-mem.txt
 #   scripts/gpu-verify.sh split OLD [ROUNDS] [SECONDS]
 #                                    issue 9: default runs (default 10 s) of OLD and of this build
 #                                    alternated ROUNDS times (default 2), by kernel group: all ten,
@@ -172,6 +178,17 @@ invariants() {
   done
   cat "$log"
   return $rc
+}
+
+hostmem() {
+  local old=${1:-} tool=${HOSTMEM:-build/tools/host-mem} b
+  {
+    for b in "$tool" ${old:+"$old"} "$tool" ${old:+"$old"}; do
+      echo "\$ $b"
+      "$b" || echo "exit $?"
+    done
+  } >"$OUTDIR/host-mem.txt" 2>&1
+  cat "$OUTDIR/host-mem.txt"
 }
 
 benchref() {
@@ -516,6 +533,7 @@ case "${1:-}" in
   sanitize) sanitize ;;
   invariants) invariants ;;
   benchref) benchref ;;
+  hostmem) hostmem "${2:-}" ;;
   compare) compare "${2:-300}" ;;
   hunt) hunt ;;
   soft) soft ;;
