@@ -118,9 +118,9 @@ DF_SHFL_INLINE SHFL_ACC SHFL_FN(_tree_fast)(const SHFL_ACC x[DF_SHFL_WARP])
  * cases' models at once took 0.22-0.28 s each on the H200's host against
  * 0.04-0.06 s alone here (results/h200/trace-2e26-054942f.txt), which
  * tools/host_mem.c is there to explain. On one core here the tiles run
- * as fast or faster (results/h200/perf.md, nineteenth session), but for a
- * grid that gives each thread one vector: the old way kept those sums in
- * registers. */
+ * as fast or faster (results/h200/perf.md, nineteenth session). A tile
+ * whose threads take one vector each is summed a warp at a time from the
+ * data, as before (_warp_one): through the tile it was slower. */
 #ifndef DF_SHFL_TILE
 #define DF_SHFL_TILE 8192u
 #endif
@@ -441,7 +441,8 @@ static SHFL_ACC SHFL_FN(_dot)(const SHFL_ELEM *a, const SHFL_ELEM *b,
         /* every thread of the tile one body vector, no head or tail element */
         const int one = m.vector && t0 >= m.head && t0 >= m.tail && t0 + m.threads >= m.nvec &&
                         t1 <= m.nvec;
-        const SHFL_ELEM *pa = a + m.head + t0 * SHFL_V, *pb = b + m.head + t0 * SHFL_V;
+        const SHFL_ELEM *pa = one ? a + m.head + t0 * SHFL_V : a;
+        const SHFL_ELEM *pb = one ? b + m.head + t0 * SHFL_V : b;
         if (fast && !one)
             SHFL_FN(_tile_accs)(a, b, n, &m, t0, t1, tile);
         for (uint32_t blk = b0; blk < b1; blk++) {
