@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "fuzz/case.h"
+#include "fuzz/pcg32.h"
 #include "kernels/kernel.h"
 #include "reference/reference.h"
 
@@ -34,7 +35,6 @@ enum { ROUNDS = 3, MAX_T = 256 };
 typedef enum { JOB_READ, JOB_REFS, JOB_MODEL } job_kind;
 
 typedef struct worker {
-    unsigned id;
     df_case c;
     job_kind kind;
     int active;
@@ -145,6 +145,29 @@ static void row(const char *what, job_kind kind)
            bytes / all / 1e9);
 }
 
+/* Half the threads referencing, half modelling (derived launch) at once:
+ * the slowest of each, best of ROUNDS. */
+static void mix_row(void)
+{
+    set_launch(1024, 0, 0, 0);
+    for (unsigned t = 0; t < nthreads; t++)
+        ws[t].kind = t % 2 ? JOB_MODEL : JOB_REFS;
+    double best_refs = 1e30, best_model = 1e30;
+    for (int r = 0; r < ROUNDS; r++) {
+        round_of(nthreads);
+        double sr = 0, sm = 0;
+        for (unsigned t = 0; t < nthreads; t++) {
+            double *s = t % 2 ? &sm : &sr;
+            if (ws[t].secs > *s)
+                *s = ws[t].secs;
+        }
+        best_refs = sr < best_refs ? sr : best_refs;
+        best_model = sm < best_model ? sm : best_model;
+    }
+    printf("%-30s %u at once: references %.4f s, model %.4f s (slowest of each)\n",
+           "refs | model 1024 x 256", nthreads, best_refs, best_model);
+}
+
 int main(int argc, char **argv)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -160,20 +183,18 @@ int main(int argc, char **argv)
     }
     pthread_barrier_init(&go, NULL, nthreads + 1);
     pthread_barrier_init(&done, NULL, nthreads + 1);
-    uint64_t state = 0x853c49e6748fea9bULL;
     for (unsigned t = 0; t < nthreads; t++) {
         float *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
         if (!a || !b) {
             fprintf(stderr, "host-mem: out of memory for thread %u's case\n", t);
             return 1;
         }
-        for (uint64_t i = 0; i < N; i++) { /* an LCG's top bits: uniform in [-1, 1) */
-            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-            a[i] = (float)((int32_t)(state >> 32)) * 0x1p-31f;
-            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-            b[i] = (float)((int32_t)(state >> 32)) * 0x1p-31f;
+        df_pcg32 r;
+        df_pcg32_seed(&r, 42, t);
+        for (uint64_t i = 0; i < N; i++) { /* uniform in [-1, 1) */
+            a[i] = 2.0f * df_pcg32_float(&r) - 1.0f;
+            b[i] = 2.0f * df_pcg32_float(&r) - 1.0f;
         }
-        ws[t].id = t;
         ws[t].c = (df_case){.type = DF_F32, .n = N, .a = a, .b = b};
     }
     pthread_t th[MAX_T];
@@ -194,24 +215,8 @@ int main(int argc, char **argv)
         set_launch(launches[i].block, launches[i].grid, launches[i].oa, launches[i].ob);
         row(launches[i].what, JOB_MODEL);
     }
-    set_launch(1024, 0, 0, 0);
-    for (unsigned t = 0; nthreads >= 2 && t < nthreads; t++)
-        ws[t].kind = t % 2 ? JOB_MODEL : JOB_REFS;
-    double best_refs = 1e30, best_model = 1e30;
-    for (int r = 0; nthreads >= 2 && r < ROUNDS; r++) {
-        round_of(nthreads);
-        double sr = 0, sm = 0;
-        for (unsigned t = 0; t < nthreads; t++) {
-            double *s = t % 2 ? &sm : &sr;
-            if (ws[t].secs > *s)
-                *s = ws[t].secs;
-        }
-        best_refs = sr < best_refs ? sr : best_refs;
-        best_model = sm < best_model ? sm : best_model;
-    }
     if (nthreads >= 2) /* the mix needs a thread of each */
-        printf("%-30s %u at once: references %.4f s, model %.4f s (slowest of each)\n",
-               "refs | model 1024 x 256", nthreads, best_refs, best_model);
+        mix_row();
     quit = 1;
     pthread_barrier_wait(&go);
     for (unsigned t = 0; t < nthreads; t++)
