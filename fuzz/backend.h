@@ -59,7 +59,8 @@ typedef struct df_model_ctx {
 } df_model_ctx;
 void df_model_ctx_free(df_model_ctx *m);
 /* Runs k's host model on c, its vectors copied inside NaN guard zones
- * (DF_GUARD_ELEMS each side). whole: a plugin's whole-routine form
+ * (DF_GUARD_ELEMS each side), or on c's own where the model stays in
+ * bounds (DF_K_MODEL_IN_BOUNDS): the same result either way. whole: a plugin's whole-routine form
  * (host_run) where it has one, as the host backend runs it; else the
  * model the cuda backend compares against. Returns 1 when the model
  * reported an emulated sticky error (DF_MODEL_STICKY, kernel.h), else 0. */
@@ -69,6 +70,10 @@ int df_run_model(df_model_ctx *m, const df_kernel *k, int whole, const df_case *
  * caller likes (0 for the cuda backend, and for the host backend
  * emulating a GPU's sticky errors, which runs batches as a GPU does). */
 int df_backend_is_host(const df_backend *b);
+
+/* cuda: the device's global memory in bytes; 0 on the host backend (its
+ * emulated device is the host's memory). */
+uint64_t df_backend_device_bytes(const df_backend *b);
 
 /* Threads a batch may use inside the backend (staging copies), or NULL. */
 struct df_pool;

@@ -23,9 +23,10 @@
  *               kernel's cases/s beside the CPU's generation on every
  *               thread of the pool;
  *   big n       at n = 2^26 (2^20 with --quick): the harness's verified
- *               elements/s against the bare references alone
- *               (df_refs_compute, the oracle's, on the same pool over the
- *               same cases) and their ratio.
+ *               elements/s over cases [0, BIG_BATCHES batches) (the same
+ *               cases for any build and buffering) against the bare
+ *               references alone (df_refs_compute, the oracle's, on the same
+ *               pool over its last batch) and their ratio.
  * After each row: the process's peak resident memory (ru_maxrss), and for
  * harness rows the share of time in each stage of a batch.
  * Every number printed is measured in this run. Outcomes: clean; usage for
@@ -67,10 +68,12 @@ static const char bench_usage[] =
     "              the same PCG32 streams (one thread a case), its bytes compared\n"
     "              with the CPU's, its cases/s beside the CPU's on every thread\n"
     "  big n       verified elements/s at n = 2^26 against the bare references\n"
-    "              (df_refs_compute) on the same threads and cases\n"
+    "              (df_refs_compute) on the same threads over its last batch: six\n"
+    "              batches of a case a thread, cases 0 to 6 x threads, not --time\n"
+    "              (the same cases for every build and buffering)\n"
     "and the peak resident memory after each row. Each row runs one batch a\n"
-    "set of buffers untimed first (the buffers a campaign makes once) and\n"
-    "prints their time.\n"
+    "set of buffers untimed first (the buffers a campaign makes once; the big\n"
+    "n row's from cases of its own) and prints their time.\n"
     "\n"
     "  --backend B   host, cuda or auto (default auto)\n"
     "  --kernel K    the kernel (default shfl)\n"
@@ -195,9 +198,18 @@ typedef struct harness_row {
     int rc;
 } harness_row;
 
-/* The engine's batch path on cases of length n for time_s. e is set up
- * by the caller (pool, batch); its slots keep the last batch's cases. */
-static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
+/* The big n row's cases: its batches (of a case a thread) from index 0,
+ * the same cases whatever the buffering, so that builds compare; the
+ * bare references run over its last batch. */
+#define BIG_BATCHES 6
+/* Where a fixed row's untimed batches take their cases: far from the
+ * timed ones. */
+#define WARM_BASE (UINT64_C(1) << 40)
+
+/* The engine's batch path on cases of length n for time_s, or, cases > 0,
+ * on cases [0, cases). e is set up by the caller (pool, batch); its slots
+ * keep the last batch's cases. */
+static void harness(df_engine *e, uint64_t n, double time_s, uint64_t cases, harness_row *row)
 {
     df_totals *t = calloc(1, sizeof *t);
     e->go.max_n = n;
@@ -209,9 +221,9 @@ static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
      * double-buffered, the second set's pinned memory and copies' room,
      * made in the timed window, were most of it); their time is printed
      * beside the row */
-    uint64_t next = 0;
+    uint64_t next = cases ? WARM_BASE : 0;
     double w0 = df_now();
-    row->rc = t ? df_engine_range(e, 0, e->batch, 0, t, &next) : DF_RANGE_ENV;
+    row->rc = t ? df_engine_range(e, next, next + e->batch, 0, t, &next) : DF_RANGE_ENV;
     if (row->rc == DF_RANGE_DONE && e->nsets > 1) /* a range starts the ring at set 0 */
         row->rc = df_engine_range(e, next, next + e->nsets * (uint64_t)e->batch, 0, t, &next);
     row->warm_s = df_now() - w0;
@@ -224,7 +236,9 @@ static void harness(df_engine *e, uint64_t n, double time_s, harness_row *row)
     if (t)
         memset(t, 0, sizeof *t);
     double t0 = df_now();
-    if (row->rc == DF_RANGE_DONE)
+    if (row->rc == DF_RANGE_DONE && cases)
+        row->rc = df_engine_range(e, 0, cases, 0, t, &next);
+    else if (row->rc == DF_RANGE_DONE)
         row->rc = df_engine_range(e, next, UINT64_MAX, t0 + time_s, t, &next);
     row->secs = df_now() - t0;
     row->cases = t ? t->tally[0].cases : 0;
@@ -419,11 +433,11 @@ static int devgen_row(df_engine *e, df_backend *b)
 
 /* The harness at n with batches of batch cases, printed as one row. */
 static int harness_measure(df_engine *e, const char *what, uint64_t n, size_t batch,
-                           double time_s, harness_row *r)
+                           double time_s, uint64_t cases, harness_row *r)
 {
     e->batch = (uint32_t)batch;
     df_engine_free(e); /* new slot count: slots are remade */
-    harness(e, n, time_s, r);
+    harness(e, n, time_s, cases, r);
     return harness_row_print(what, r, n, batch, df_backend_is_host(e->b));
 }
 
@@ -461,26 +475,27 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
     char what[64];
     snprintf(what, sizeof what, "harness n = 2^%d, verified", o->quick ? 20 : 26);
     int bad = harness_measure(&e, "harness n = 2000, verified", 2000, (size_t)o->batch,
-                              o->time_s, &r2k) != 0;
+                              o->time_s, 0, &r2k) != 0;
     /* the same with the other buffering, side by side */
     e.pipeline = r2k.pipelined ? DF_PIPE_OFF : DF_PIPE_ON;
     bad = bad || harness_measure(&e, r2k.pipelined ? "  the same, one buffer"
                                                    : "  the same, double-buffered",
-                                 2000, (size_t)o->batch, o->time_s, &r1buf) != 0;
+                                 2000, (size_t)o->batch, o->time_s, 0, &r1buf) != 0;
     e.pipeline = DF_PIPE_AUTO;
     if (strcmp(df_backend_name(b), "cuda") == 0) {
         /* run's --gen auto generates n = 2000 on the GPU: the same on the CPU,
          * side by side, then the two generators alone */
         ro.gen = DF_GEN_CPU;
         bad = bad || harness_measure(&e, "  the same, generated on the CPU", 2000,
-                                     (size_t)o->batch, o->time_s, &rcpu) != 0;
+                                     (size_t)o->batch, o->time_s, 0, &rcpu) != 0;
         ro.gen = DF_GEN_AUTO;
         bad = bad || devgen_row(&e, b) != 0;
     }
     bad = bad ||
-              harness_measure(&e, "harness n = 65536, verified", 65536, b64, o->time_s,
+              harness_measure(&e, "harness n = 65536, verified", 65536, b64, o->time_s, 0,
                               &r64k) != 0 ||
-              harness_measure(&e, what, big, nt < 2 ? 2 : nt, o->time_s, &rbig) != 0;
+              harness_measure(&e, what, big, nt < 2 ? 2 : nt, o->time_s,
+                              BIG_BATCHES * (uint64_t)(nt < 2 ? 2 : nt), &rbig) != 0;
     if (!bad) {
         double bare = bare_refs(&e, e.ncur, o->time_s);
         double h = (double)rbig.cases * (double)big / rbig.secs;

@@ -1198,21 +1198,27 @@ static void whole_group(void *ctx, size_t g, unsigned w)
 
 /* Whether `sets` batches of the longest vectors fit in DF_PIPELINE_BYTES:
  * two vectors a case, up to 8 bytes an element. Or, for cases past
- * DF_GEN_CHUNK (a batch of which alone may pass it), two batches in
- * 1/DF_PIPELINE_LONG_SHARE of the machine's memory: at n = 2^26 the next
- * batch's generation and references then fill the time every thread had
- * waited for this one's generation to land (9.36e8 and 9.19e8 -> 1.17e9
- * and 1.14e9 verified elements/s on an H200, interleaved). */
+ * DF_GEN_CHUNK (a batch of which alone may pass it), two or three batches
+ * in 1/DF_PIPELINE_LONG_SHARE of the machine's memory, and in 3/4 of the
+ * GPU's where it has one (the generation's buffers, a set each; the rest
+ * for the runs' scratch and the sampled cases' copies). At n = 2^26 two
+ * sets let the next batch's generation and references fill the time every
+ * thread had waited for this one's generation to land (9.36e8 and 9.19e8
+ * -> 1.17e9 and 1.14e9 verified elements/s on an H200, interleaved); a
+ * third lets the batch after it land (0.35 s a batch of 16 on an H100
+ * host) while the pool references the two in front, where with two the
+ * pool waited for it after each check (results/h100/perf.md). */
 static int sets_fit(const df_engine *e, size_t sets)
 {
     uint64_t longest = longest_n(e);
     if (longest <= DF_PIPELINE_BYTES / (16 * sets) / e->batch)
         return 1;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (sets != 2 || longest <= DF_GEN_CHUNK || pages <= 0 || page <= 0)
+    if (sets < 2 || sets > 3 || longest <= DF_GEN_CHUNK || pages <= 0 || page <= 0)
         return 0;
-    uint64_t ram = (uint64_t)pages * (uint64_t)page;
-    return longest <= ram / DF_PIPELINE_LONG_SHARE / (16 * sets) / e->batch;
+    uint64_t ram = (uint64_t)pages * (uint64_t)page, dev = df_backend_device_bytes(e->b);
+    uint64_t per = 16 * (uint64_t)sets * e->batch; /* bytes a batch element, every set */
+    return longest <= ram / DF_PIPELINE_LONG_SHARE / per && (!dev || longest <= dev / 4 * 3 / per);
 }
 
 /* Whether batches are double-buffered: threads to make the next batch

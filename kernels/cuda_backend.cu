@@ -132,6 +132,7 @@ typedef struct batch_unpack {
 
 struct df_cuda {
     int device;
+    uint64_t mem_total;          /* the device's global memory, bytes */
     struct df_pool *pool;        /* staging threads for batches, or NULL */
     double batch_s[DF_CUDA_T_COUNT]; /* df_cuda_batch_times */
     cudaStream_t stream;
@@ -365,6 +366,7 @@ extern "C" int df_cuda_open(df_cuda **out, char *err, size_t err_len)
     if ((e = df_soft_slots_open(&cu->soft, 1, &call)) != cudaSuccess)
         return open_fail(cu, err, err_len, call, e);
     describe_device(cu, &prop);
+    cu->mem_total = prop.totalGlobalMem;
     *out = cu;
     return 0;
 }
@@ -424,6 +426,11 @@ extern "C" void df_cuda_close(df_cuda *cu)
 extern "C" const char *df_cuda_describe(const df_cuda *cu)
 {
     return cu ? cu->describe : "no CUDA device";
+}
+
+extern "C" uint64_t df_cuda_mem_total(const df_cuda *cu)
+{
+    return cu->mem_total;
 }
 
 extern "C" void df_cuda_set_debug_invariants(df_cuda *cu, int on)

@@ -148,6 +148,8 @@ int df_cuda_open(df_cuda **out, char *err, size_t err_len);
 void df_cuda_close(df_cuda *cu);
 /* "NVIDIA H200, sm_90, driver 580.159, runtime 13.0" */
 const char *df_cuda_describe(const df_cuda *cu);
+/* The device's global memory in bytes. */
+uint64_t df_cuda_mem_total(const df_cuda *cu);
 void df_cuda_set_debug_invariants(df_cuda *cu, int on);
 struct df_pool;
 /* Threads the batched path may use to stage cases into pinned memory

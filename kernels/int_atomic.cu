@@ -36,7 +36,7 @@ const df_kernel df_kernel_int_atomic = {
                "int atomicAdd across blocks (exact, wraps on overflow)",
     .elem = DF_I32,
     .acc = DF_I32,
-    .flags = DF_K_DETERMINISTIC,
+    .flags = DF_K_DETERMINISTIC | DF_K_MODEL_IN_BOUNDS,
     .block_min = 1,
     .block_max = 1024,
     .block_default = 512, /* the seed's THREADS_PER_BLOCK */

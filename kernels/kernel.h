@@ -105,6 +105,10 @@ enum {
                                        stream, not side by side (cuBLAS: one handle, whose
                                        workspace streams would share; plugins: code we
                                        cannot see) */
+    DF_K_MODEL_IN_BOUNDS = 1u << 11, /* its host model reads a[0..n) and b[0..n) only
+                                       (tests/test_model_bounds.c fences them with
+                                       unmapped pages): df_run_model runs it on the
+                                       case's own vectors, no guarded copy */
 };
 
 /* Guard zones: every backend places a case's vectors between guards of

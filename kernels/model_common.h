@@ -58,8 +58,9 @@ static inline uint64_t df_model_rounds_height(uint64_t n, const df_launch *l)
  * over as many threads as it has pairs), the grid of launch 0 derived from
  * n (one product per thread), the debug-mode invariant check. */
 #define DF_ROUNDS_LAUNCH                                                    \
-    .flags = DF_K_DETERMINISTIC | DF_K_DEBUG_INVARIANTS, .block_min = 1,    \
-    .block_max = 1024, .block_default = 256, .grid_max = 0,                 \
+    .flags = DF_K_DETERMINISTIC | DF_K_DEBUG_INVARIANTS |                   \
+             DF_K_MODEL_IN_BOUNDS,                                          \
+    .block_min = 1, .block_max = 1024, .block_default = 256, .grid_max = 0,                 \
     .per_thread = 1, .max_n = 0, .tree_height = df_model_rounds_height
 
 /* Launch 0 of both, for n >= 1: A[i] = a[i]*b[i] in scratch. Returns A, or

@@ -72,7 +72,7 @@
 /* The descriptor fields the three shfl kernels share: traits and limits. */
 #define DF_SHFL_LAUNCH                                                      \
     .flags = DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE |     \
-             DF_K_BLOCK_WARP,                                               \
+             DF_K_BLOCK_WARP | DF_K_MODEL_IN_BOUNDS,                        \
     .block_min = DF_SHFL_BLOCK_MIN, .block_max = DF_SHFL_BLOCK_MAX,         \
     .block_default = DF_SHFL_BLOCK_DEFAULT, .grid_max = DF_SHFL_GRID_MAX,   \
     .per_thread = DF_SHFL_PER_THREAD, .max_n = 0

@@ -412,6 +412,35 @@ Test(batch, long_cases_made_in_chunks_equal_one_at_a_time, .timeout = 120)
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
 
+/* Cases past the pipeline's bytes (max n 3M: three batches of 16 pass
+ * DF_PIPELINE_BYTES) generated through the backend and pipelined: a ring of
+ * three sets of slots (engine.c's sets_fit: the machine's memory holds
+ * them), whose batch after next is generated while the pool references
+ * the two in front. The trace shows the three begun before the first
+ * check; the table and finding files are one case at a time's. */
+Test(batch, long_cases_in_a_ring_of_three_equal_one_at_a_time, .timeout = 120)
+{
+    char dir[128], n[64];
+    const char *common = "run --backend host --kernel shfl,fold,int-atomic,m-tail --seed 8 "
+                         "--cases 320 --max-n 3M --meta-every 2 --save-precision all "
+                         "--save-bugs all --quiet";
+    int rc1, rc2;
+    one_and_many("batchring3", dir, sizeof dir, common, "--batch 1", &rc1, &rc2);
+    rc2 = df_test_sh(out2, sizeof out2,
+                     "DOTFUZZ_TRACE=%s/t.tsv " DF_HOST_STICKY_ENV "=1 ./dotfuzz %s --batch 16 "
+                     "--threads 3 --pipeline on --gen gpu --corpus %s/ring",
+                     dir, common, dir);
+    cr_assert_eq(rc2, rc1, "%s", out2);
+    cr_assert_str_eq(table(out2), table(out1));
+    same_files(dir, "one", "ring", "long cases in a ring of three");
+    df_test_sh(n, sizeof n,
+               "awk -F'\t' '$1 == \"caller\" && $2 == \"gpu\" { exit } "
+               "$1 == \"caller\" && $2 == \"generate\" { k++ } END { print k + 0 }' %s/t.tsv",
+               dir);
+    cr_assert_eq(atoi(n), 3, "batches begun before the first check: %s", n);
+    df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
+}
+
 /* DOTFUZZ_TRACE (fuzz/trace.h): the run's verdicts as without it, and a TSV
  * of the engine's events that scripts/trace-summary.sh reads; a file it
  * cannot write is said on stderr and leaves the run's outcome alone. */
