@@ -376,11 +376,29 @@ static SHFL_ACC SHFL_FN(_lanes)(SHFL_ACC acc[SHFL_V])
 #endif
 }
 
+/* Where _block takes its threads' sums: from the data (_warp_accs, the
+ * checked path), or from the fast path's tile that starts with thread t0
+ * (its accumulators, or where every thread takes one body vector, one, the
+ * vectors pa and pb from thread t0 on), the same operations in the same
+ * order, for each warp whose sums are all finite: a block whose fast
+ * partial is not finite is then summed from its data again only in the
+ * warps that hold an Inf or NaN (a grid of one block of Inf/NaN data at
+ * n = 2^26 had taken ten times the fast model). A NaN's sign and payload
+ * depend on which operand the instruction takes first, which the
+ * vectorized tile need not share with the checked path's loop. */
+typedef struct SHFL_FN(_sums) {
+    int tile; /* 0: from the data */
+    const SHFL_ACC *acc;
+    uint64_t t0;
+    int one;
+    const SHFL_ELEM *pa, *pb;
+} SHFL_FN(_sums);
+
 /* Block blk's partial, as its thread 0 writes it, with its checks. */
 static SHFL_ACC SHFL_FN(_block)(const SHFL_ELEM *a, const SHFL_ELEM *b,
                                 uint64_t n, const df_shfl_map *m,
                                 uint32_t block, uint32_t blk,
-                                const df_shfl_model_soft *ms)
+                                const df_shfl_model_soft *ms, const SHFL_FN(_sums) *from)
 {
     SHFL_ACC acc[DF_SHFL_WARP][SHFL_V];
     SHFL_ACC x[DF_SHFL_WARP], wv[DF_SHFL_WARP];
@@ -391,11 +409,22 @@ static SHFL_ACC SHFL_FN(_block)(const SHFL_ELEM *a, const SHFL_ELEM *b,
             wv[w] = (SHFL_ACC)0; /* a warp of +0 sums to +0 */
             continue;
         }
-        SHFL_FN(_warp_accs)(a, b, n, m, base, acc);
-        int finite = 1;
-        for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
-            x[l] = SHFL_FN(_lanes)(acc[l]);
+        const uint64_t off = base - from->t0;
+        int finite = from->tile;
+        if (from->tile && from->one)
+            SHFL_FN(_warp_one)(from->pa + off * SHFL_V, from->pb + off * SHFL_V,
+                               df_shfl_min(DF_SHFL_WARP, m->active - base), x);
+        else if (from->tile)
+            SHFL_FN(_tile_warp)(from->acc, m->vector, off, x);
+        for (unsigned l = 0; from->tile && l < DF_SHFL_WARP; l++)
             finite &= isfinite(x[l]) != 0;
+        if (!finite) { /* from the data: a NaN's sign and payload as the checked path's */
+            SHFL_FN(_warp_accs)(a, b, n, m, base, acc);
+            finite = 1;
+            for (unsigned l = 0; l < DF_SHFL_WARP; l++) {
+                x[l] = SHFL_FN(_lanes)(acc[l]);
+                finite &= isfinite(x[l]) != 0;
+            }
         }
         for (unsigned l = 0; !finite && l < DF_SHFL_WARP; l++)
             if (!isfinite(x[l]) &&
@@ -448,8 +477,10 @@ static SHFL_ACC SHFL_FN(_dot)(const SHFL_ELEM *a, const SHFL_ELEM *b,
         for (uint32_t blk = b0; blk < b1; blk++) {
             SHFL_ACC partial =
                 fast ? SHFL_FN(_block_fast)(tile, t0, &m, block, blk, one, pa, pb) : NAN;
-            if (!isfinite(partial)) /* there may be soft errors to note */
-                partial = SHFL_FN(_block)(a, b, n, &m, block, blk, &ms);
+            if (!isfinite(partial)) { /* there may be soft errors to note */
+                const SHFL_FN(_sums) from = {fast, tile, t0, one, pa, pb};
+                partial = SHFL_FN(_block)(a, b, n, &m, block, blk, &ms, &from);
+            }
             const uint32_t j = blk % block; /* its sum starts with partial j */
             SHFL_ACC r = last[j] + partial;
             if (!isfinite(r) && isfinite(last[j]) && isfinite(partial))
