@@ -34,6 +34,10 @@
 #                                    line and file for file, at run's defaults and at --max-n 8000
 #                                    (the GPU generates) -> OUTDIR/ab.txt, ab-identity.txt;
 #                                    ROUNDS 0: the identity runs alone
+#   scripts/gpu-verify.sh longid     issue 9: cases to 4M (a ring of three sets of slots where they
+#                                    fit) batched against one at a time on the GPU, copies on every
+#                                    other case: the trace's batches begun before the first check,
+#                                    tables and finding files compared -> OUTDIR/long-identity.txt
 #   scripts/gpu-verify.sh hostmem [OLD]
 #                                    issue 9's floor at n = 2^26: the host's memory under the
 #                                    references and the shfl model, one thread and every thread
@@ -347,6 +351,41 @@ ab() {
   done
 }
 
+# Long cases batched (their generation on the GPU, three sets of slots
+# where three batches fit) against one at a time: the same table, the
+# same finding files (by name, a hash of the bytes; soft-error files,
+# whose GPU report may name another thread, by count).
+longid() {
+  local C="run --backend cuda --kernel shfl,shfl-f64,fold,int-atomic --seed 8 --cases 240 --max-n 4M --meta-every 2 --save-precision all --save-bugs all --quiet"
+  local W="$WORK/longid"
+  rm -rf "$W"
+  mkdir -p "$W"
+  names() {
+    local f v
+    for f in "$1"/*; do
+      v=$(od -An -tu1 -j17 -N1 "$f" | tr -d ' ')
+      if [ "$v" = 4 ]; then echo soft; else echo "${f##*/}"; fi
+    done | sort
+  }
+  {
+    echo "\$ $DF $C --batch 1 / --batch 16 (DOTFUZZ_TRACE: sets begun before the first check)"
+    $DF $C --batch 1 --corpus "$W/one" >"$W/one.txt" 2>&1
+    echo "one exit $?"
+    DOTFUZZ_TRACE="$W/t.tsv" $DF $C --batch 16 --corpus "$W/many" >"$W/many.txt" 2>&1
+    echo "many exit $?"
+    cat "$W/many.txt"
+    echo "sets begun before the first check: $(awk -F'\t' '$1 == "caller" && $2 == "gpu" { exit } $1 == "caller" && $2 == "generate" { k++ } END { print k + 0 }' "$W/t.tsv")"
+    if diff <(sed -e 1d -e "s|$W/one|C|" "$W/one.txt") <(sed -e 1d -e "s|$W/many|C|" "$W/many.txt") &&
+       diff <(names "$W/one") <(names "$W/many") >/dev/null; then
+      echo "IDENTICAL: every line but the timing line; $(names "$W/many" | grep -vc '^soft$') finding files by name (content hash), soft-error files by count ($(names "$W/many" | grep -c '^soft$'))"
+    else
+      echo DIFFERENT
+      diff <(names "$W/one") <(names "$W/many") | head
+    fi
+  } >"$OUTDIR/long-identity.txt" 2>&1
+  tail -n 2 "$OUTDIR/long-identity.txt"
+}
+
 # Default runs of OLD and this build, alternated, by kernel group: the
 # cases/s line of each.
 split() {
@@ -534,6 +573,7 @@ case "${1:-}" in
   invariants) invariants ;;
   benchref) benchref ;;
   hostmem) hostmem "${2:-}" ;;
+  longid) longid ;;
   compare) compare "${2:-300}" ;;
   hunt) hunt ;;
   soft) soft ;;
