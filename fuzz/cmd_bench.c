@@ -315,7 +315,7 @@ static void print_stages(const harness_row *r, int host)
     if (f > 0)
         printf("%-34s models left after the GPU run %4.0f%%  copies made %4.0f%%  copies on "
                "the GPU %4.0f%%  then waiting for the judgement and the copies' references "
-               "and models %4.0f%%  copies judged after the batch %4.0f%%\n",
+               "and models %4.0f%%  copies judged %4.0f%%\n",
                "    of which, model+judge+...", 100 * r->finish_s[DF_FINISH_MODELS] / f,
                100 * r->finish_s[DF_FINISH_MAKE] / f, 100 * r->finish_s[DF_FINISH_GPU] / f,
                100 * r->finish_s[DF_FINISH_WAIT] / f, 100 * r->finish_s[DF_FINISH_COPIES] / f);

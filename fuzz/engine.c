@@ -1640,8 +1640,7 @@ static void pool_join(df_pool *pool, int h, size_t n,
  * status and G, not its judgement) and are settled now, then the pool
  * judges the batch and references and models the copies (those the
  * prepare stage left) while the caller runs on the GPU the copies that
- * did not run in the batch's launch (run_gpu); the copies are judged once
- * they are prepared, beside the batch's last judgements. The same work, on the same data, as judging the
+ * did not run in the batch's launch (run_gpu); the copies are judged last. The same work, on the same data, as judging the
  * batch and then checking its copies one step after another, so the same
  * verdicts. Returns 0, or -1 when the context died or out of memory. */
 static int finish_overlapped(df_engine *e, size_t n, df_job *jb)
@@ -1657,12 +1656,9 @@ static int finish_overlapped(df_engine *e, size_t n, df_job *jb)
     int rc = gpu_variants(e);
     double t2 = df_now();
     pool_join(e->pool, hr, e->nvref, variant_prep, e);
-    /* the copies' verdicts need their runs, references and models, not the
-     * batch's judgement: the pool takes them beside its last items */
-    int hj = df_pool_begin(e->pool, e->nvref, judge_variant, e);
     pool_join(e->pool, hf, n, finish_slot, jb);
     double t3 = df_now();
-    pool_join(e->pool, hj, e->nvref, judge_variant, e);
+    df_pool_for(e->pool, e->nvref, judge_variant, e);
     e->finish_s[DF_FINISH_MAKE] += t1 - t0;
     e->finish_s[DF_FINISH_GPU] += t2 - t1;
     e->finish_s[DF_FINISH_WAIT] += t3 - t2;

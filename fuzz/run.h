@@ -282,8 +282,7 @@ typedef struct df_engine {
  * it counts in FINISH, as its part MODELS). The FINISH stage: the sampled cases' metamorphic
  * copies made; the copies run on the GPU by the caller while the pool
  * judges the batch and references and models the copies; the wait for
- * the pool after that (the copies' judgement runs beside it); the copies'
- * judgement left after the batch's. */
+ * the pool after that; the copies judged. */
 enum { DF_FINISH_MAKE, DF_FINISH_GPU, DF_FINISH_WAIT, DF_FINISH_COPIES, DF_FINISH_MODELS };
 enum { DF_CPU_GENERATE, DF_CPU_REFS, DF_CPU_MODEL, DF_CPU_JUDGE };
 /* CPU seconds of one kind of work summed over the pool's threads. */
