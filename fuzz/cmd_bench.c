@@ -472,6 +472,7 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
                                                  rcpu: generated on the CPU */
     size_t b64 = o->batch / 8 < 64 ? 64 : (size_t)(o->batch / 8);
     uint64_t big = o->quick ? (UINT64_C(1) << 20) : (UINT64_C(1) << 26);
+    size_t bigbatch = nt < 2 ? 2 : nt; /* a case a thread */
     char what[64];
     snprintf(what, sizeof what, "harness n = 2^%d, verified", o->quick ? 20 : 26);
     int bad = harness_measure(&e, "harness n = 2000, verified", 2000, (size_t)o->batch,
@@ -494,8 +495,8 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
     bad = bad ||
               harness_measure(&e, "harness n = 65536, verified", 65536, b64, o->time_s, 0,
                               &r64k) != 0 ||
-              harness_measure(&e, what, big, nt < 2 ? 2 : nt, o->time_s,
-                              BIG_BATCHES * (uint64_t)(nt < 2 ? 2 : nt), &rbig) != 0;
+              harness_measure(&e, what, big, bigbatch, o->time_s, BIG_BATCHES * bigbatch,
+                              &rbig) != 0;
     if (!bad) {
         double bare = bare_refs(&e, e.ncur, o->time_s);
         double h = (double)rbig.cases * (double)big / rbig.secs;

@@ -245,6 +245,23 @@ DF_SHFL_INLINE void SHFL_FN(_warp_one)(const SHFL_ELEM *pa, const SHFL_ELEM *pb,
     SHFL_FN(_tile_warp)(v, 1, 0, x);
 }
 
+/* The sums of the 32 threads from `base` (below m->active) out of the
+ * tile that starts with thread t0: its accumulators, or where every thread
+ * of the tile takes one body vector and nothing else (one: _warp_one), the
+ * vectors of thread t0 on, pa and pb. */
+DF_SHFL_INLINE void SHFL_FN(_tile_sums)(const SHFL_ACC *acc, uint64_t t0,
+                                        const df_shfl_map *m, uint64_t base, int one,
+                                        const SHFL_ELEM *pa, const SHFL_ELEM *pb,
+                                        SHFL_ACC x[DF_SHFL_WARP])
+{
+    const uint64_t off = base - t0;
+    if (one)
+        SHFL_FN(_warp_one)(pa + off * SHFL_V, pb + off * SHFL_V,
+                           df_shfl_min(DF_SHFL_WARP, m->active - base), x);
+    else
+        SHFL_FN(_tile_warp)(acc, m->vector, off, x);
+}
+
 /* Block blk's partial, unchecked, from the accumulators of the tile that
  * starts with thread t0, or where every thread of the tile takes one body
  * vector and nothing else (one: _warp_one), from the vectors of thread t0
@@ -261,12 +278,7 @@ DF_SHFL_INLINE SHFL_ACC SHFL_FN(_block_fast)(const SHFL_ACC *acc, uint64_t t0,
     for (uint32_t w = 0; w < DF_SHFL_WARP; w++)
         wv[w] = (SHFL_ACC)0;
     for (uint32_t w = 0; w < busy; w++) {
-        const uint64_t off = first - t0 + (uint64_t)w * DF_SHFL_WARP;
-        if (one)
-            SHFL_FN(_warp_one)(pa + off * SHFL_V, pb + off * SHFL_V,
-                               df_shfl_min(DF_SHFL_WARP, m->active - t0 - off), x);
-        else
-            SHFL_FN(_tile_warp)(acc, m->vector, off, x);
+        SHFL_FN(_tile_sums)(acc, t0, m, first + (uint64_t)w * DF_SHFL_WARP, one, pa, pb, x);
         wv[w] = SHFL_FN(_tree_fast)(x);
     }
     return SHFL_FN(_tree_fast)(wv);
@@ -409,13 +421,9 @@ static SHFL_ACC SHFL_FN(_block)(const SHFL_ELEM *a, const SHFL_ELEM *b,
             wv[w] = (SHFL_ACC)0; /* a warp of +0 sums to +0 */
             continue;
         }
-        const uint64_t off = base - from->t0;
         int finite = from->tile;
-        if (from->tile && from->one)
-            SHFL_FN(_warp_one)(from->pa + off * SHFL_V, from->pb + off * SHFL_V,
-                               df_shfl_min(DF_SHFL_WARP, m->active - base), x);
-        else if (from->tile)
-            SHFL_FN(_tile_warp)(from->acc, m->vector, off, x);
+        if (from->tile)
+            SHFL_FN(_tile_sums)(from->acc, from->t0, m, base, from->one, from->pa, from->pb, x);
         for (unsigned l = 0; from->tile && l < DF_SHFL_WARP; l++)
             finite &= isfinite(x[l]) != 0;
         if (!finite) { /* from the data: a NaN's sign and payload as the checked path's */

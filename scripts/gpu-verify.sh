@@ -298,6 +298,33 @@ perf() {
 }
 
 
+# The finding files of a corpus directory, sorted: name and checksum each;
+# a soft-error file holds the first report the GPU's threads raced to
+# claim (soft_error.h), which one run to the next may be another thread's:
+# those print as "soft", to be counted.
+ab_files() {
+  local f v
+  for f in "$1"/*; do
+    v=$(od -An -tu1 -j17 -N1 "$f" | tr -d ' ')
+    if [ "$v" = 4 ]; then echo soft; else echo "${f##*/} $(cksum <"$f")"; fi
+  done | sort
+}
+
+# Whether two runs into corpora A and B (their output in A.txt and B.txt)
+# are the same: every output line but the first (the timing line), the
+# corpus's name aside, and every finding file the same bytes (soft-error
+# files by count). Prints IDENTICAL or DIFFERENT and what differs.
+same_runs() {
+  local a=$1 b=$2
+  if diff <(sed -e 1d -e "s|$a|C|" "$a.txt") <(sed -e 1d -e "s|$b|C|" "$b.txt") &&
+     diff <(ab_files "$a") <(ab_files "$b") >/dev/null; then
+    echo "IDENTICAL: every line but the timing line; $(ab_files "$b" | grep -vc '^soft$') finding files byte for byte, and as many soft-error files ($(ab_files "$b" | grep -c '^soft$'))"
+  else
+    echo "DIFFERENT"
+    diff <(ab_files "$a") <(ab_files "$b") | head -n 5
+  fi
+}
+
 # Side by side on one machine: `dotfuzz bench` of an earlier build (OLD)
 # and of this one, alternated ROUNDS times (machines of one kind differ by up
 # to 1.5x, so only a ratio within one run says what a change did), and the
@@ -315,16 +342,6 @@ ab() {
     done
   } >"$OUTDIR/ab.txt" 2>&1
   grep -E '^\$|verified|bare|vs seed' "$OUTDIR/ab.txt"
-  # a soft-error file holds the first report the GPU's threads raced to
-  # claim (soft_error.h), which one run to the next may be another thread's:
-  # those are counted; every other file must be the same bytes
-  ab_files() {
-    local f v
-    for f in "$1"/*; do
-      v=$(od -An -tu1 -j17 -N1 "$f" | tr -d ' ')
-      if [ "$v" = 4 ]; then echo soft; else echo "${f##*/} $(cksum <"$f")"; fi
-    done | sort
-  }
   # run's defaults (cases up to 65536 elements: the CPU generates), then
   # cases up to 8000 (--gen auto: the GPU generates and the run reads the
   # device's copy)
@@ -338,35 +355,19 @@ ab() {
       $DF $C $extra --corpus "$WORK/ab-new" >"$WORK/ab-new.txt" 2>&1
       echo "new exit $?"
       cat "$WORK/ab-new.txt"
-      if diff <(sed -e 1d -e "s|$WORK/ab-old|C|" "$WORK/ab-old.txt") \
-              <(sed -e 1d -e "s|$WORK/ab-new|C|" "$WORK/ab-new.txt") &&
-         diff <(ab_files "$WORK/ab-old") <(ab_files "$WORK/ab-new") >/dev/null; then
-        echo "IDENTICAL: every line but the timing line; $(ab_files "$WORK/ab-new" | grep -vc '^soft$') finding files byte for byte, and as many soft-error files ($(ab_files "$WORK/ab-new" | grep -c '^soft$'))"
-      else
-        echo "DIFFERENT"
-        diff <(ab_files "$WORK/ab-old") <(ab_files "$WORK/ab-new") | head -n 5
-      fi
+      same_runs "$WORK/ab-old" "$WORK/ab-new"
     } >>"$OUTDIR/ab-identity.txt" 2>&1
     echo "${extra:-defaults}: $(tail -n 1 "$OUTDIR/ab-identity.txt")"
   done
 }
 
 # Long cases batched (their generation on the GPU, three sets of slots
-# where three batches fit) against one at a time: the same table, the
-# same finding files (by name, a hash of the bytes; soft-error files,
-# whose GPU report may name another thread, by count).
+# where three batches fit) against one at a time: the same runs (same_runs).
 longid() {
   local C="run --backend cuda --kernel shfl,shfl-f64,fold,int-atomic --seed 8 --cases 240 --max-n 4M --meta-every 2 --save-precision all --save-bugs all --quiet"
   local W="$WORK/longid"
   rm -rf "$W"
   mkdir -p "$W"
-  names() {
-    local f v
-    for f in "$1"/*; do
-      v=$(od -An -tu1 -j17 -N1 "$f" | tr -d ' ')
-      if [ "$v" = 4 ]; then echo soft; else echo "${f##*/}"; fi
-    done | sort
-  }
   {
     echo "\$ $DF $C --batch 1 / --batch 16 (DOTFUZZ_TRACE: sets begun before the first check)"
     $DF $C --batch 1 --corpus "$W/one" >"$W/one.txt" 2>&1
@@ -375,13 +376,7 @@ longid() {
     echo "many exit $?"
     cat "$W/many.txt"
     echo "sets begun before the first check: $(awk -F'\t' '$1 == "caller" && $2 == "gpu" { exit } $1 == "caller" && $2 == "generate" { k++ } END { print k + 0 }' "$W/t.tsv")"
-    if diff <(sed -e 1d -e "s|$W/one|C|" "$W/one.txt") <(sed -e 1d -e "s|$W/many|C|" "$W/many.txt") &&
-       diff <(names "$W/one") <(names "$W/many") >/dev/null; then
-      echo "IDENTICAL: every line but the timing line; $(names "$W/many" | grep -vc '^soft$') finding files by name (content hash), soft-error files by count ($(names "$W/many" | grep -c '^soft$'))"
-    else
-      echo DIFFERENT
-      diff <(names "$W/one") <(names "$W/many") | head
-    fi
+    same_runs "$W/one" "$W/many"
   } >"$OUTDIR/long-identity.txt" 2>&1
   tail -n 2 "$OUTDIR/long-identity.txt"
 }
