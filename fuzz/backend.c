@@ -196,14 +196,32 @@ static int emulated_run(df_backend *b, const df_kernel *k, const df_case *c, df_
     return -1;
 }
 
+uint64_t df_backend_stage_batch(df_backend *b, const df_kernel *k, const df_case *const *cases,
+                                size_t n, df_result *res)
+{
+#ifdef DOTFUZZ_CUDA
+    if (b->is_cuda && df_backend_supports(b, k))
+        return df_cuda_stage_batch(b->cuda, k, cases, n, res);
+#else
+    (void)b;
+    (void)k;
+    (void)cases;
+    (void)n;
+    (void)res;
+#endif
+    return 0;
+}
+
 int df_backend_run_batch(df_backend *b, const df_kernel *k, const df_case *const *cases,
                          size_t n, df_result *res, size_t *done, void (*meanwhile)(void *ctx),
-                         void *ctx)
+                         void *ctx, uint64_t ticket)
 {
     *done = 0;
 #ifdef DOTFUZZ_CUDA
     if (b->is_cuda && df_backend_supports(b, k))
-        return df_cuda_run_batch(b->cuda, k, cases, n, res, done, meanwhile, ctx);
+        return df_cuda_run_batch(b->cuda, k, cases, n, res, done, meanwhile, ctx, ticket);
+#else
+    (void)ticket;
 #endif
     if (meanwhile) /* nothing to wait for: first */
         meanwhile(ctx);

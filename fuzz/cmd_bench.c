@@ -187,7 +187,7 @@ typedef struct harness_row {
     uint64_t cases;
     double secs;
     double stage_s[DF_STAGES];
-    double finish_s[5]; /* DF_FINISH_* */
+    double finish_s[DF_FINISH_PARTS]; /* DF_FINISH_* */
     double cpu_s[4]; /* CPU seconds over the pool: generate, refs, model, judge */
     double idle_s[2]; /* the workers' idle seconds: nothing open, only gated loops */
     double gpu_s[DF_CUDA_T_COUNT]; /* the batched launches' stages (cuda backend) */
@@ -298,11 +298,12 @@ static void print_stages(const harness_row *r, int host)
     for (int k = 0; r->has_gpu_s && k < DF_CUDA_T_WALL; k++)
         g += r->gpu_s[k];
     if (g > 0)
-        printf("%-34s plan %4.0f%%  staging %4.0f%%  device %4.0f%%  finish %4.0f%%  "
-               "(%.3g s of the stage's %.3g s in batched launches)\n",
+        printf("%-34s plan %4.0f%%  staging %4.0f%%  device %4.0f%% (queueing its work %.0f%%)  "
+               "finish %4.0f%%  (%.3g s of the stage's %.3g s in batched launches)\n",
                "    of which, gpu", 100 * r->gpu_s[DF_CUDA_T_PLAN] / g,
                100 * r->gpu_s[DF_CUDA_T_STAGE] / g, 100 * r->gpu_s[DF_CUDA_T_DEVICE] / g,
-               100 * r->gpu_s[DF_CUDA_T_FINISH] / g, g, r->stage_s[DF_STAGE_GPU]);
+               100 * r->gpu_s[DF_CUDA_T_ENQUEUE] / g, 100 * r->gpu_s[DF_CUDA_T_FINISH] / g, g,
+               r->stage_s[DF_STAGE_GPU]);
     if (g > 0 && r->gpu_s[DF_CUDA_T_DEVICE] > 0)
         printf("%-34s clear+copy in %.3g s  unpack %.3g s  kernel %.3g s  copy out %.3g s  "
                "(events; the device part's wall time %.3g s)\n",
@@ -310,15 +311,19 @@ static void print_stages(const harness_row *r, int host)
                r->gpu_s[DF_CUDA_T_UNPACK], r->gpu_s[DF_CUDA_T_KERNELS],
                r->gpu_s[DF_CUDA_T_COPYOUT], r->gpu_s[DF_CUDA_T_DEVICE]);
     double f = 0;
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < DF_FINISH_PARTS; k++)
         f += r->finish_s[k];
+    double ahead_plan = r->has_gpu_s ? r->gpu_s[DF_CUDA_T_AHEAD_PLAN] : 0;
+    double ahead_stage = r->has_gpu_s ? r->gpu_s[DF_CUDA_T_AHEAD_STAGE] : 0;
     if (f > 0)
         printf("%-34s models left after the GPU run %4.0f%%  copies made %4.0f%%  copies on "
-               "the GPU %4.0f%%  then waiting for the judgement and the copies' references "
+               "the GPU %4.0f%%  the next batch laid out and staged %4.0f%% (plan %.3g s, "
+               "staging %.3g s)  then waiting for the judgement and the copies' references "
                "and models %4.0f%%  copies judged %4.0f%%\n",
                "    of which, model+judge+...", 100 * r->finish_s[DF_FINISH_MODELS] / f,
                100 * r->finish_s[DF_FINISH_MAKE] / f, 100 * r->finish_s[DF_FINISH_GPU] / f,
-               100 * r->finish_s[DF_FINISH_WAIT] / f, 100 * r->finish_s[DF_FINISH_COPIES] / f);
+               100 * r->finish_s[DF_FINISH_NEXT] / f, ahead_plan, ahead_stage, 100 * r->finish_s[DF_FINISH_WAIT] / f,
+               100 * r->finish_s[DF_FINISH_COPIES] / f);
     double cpu = r->cpu_s[0] + r->cpu_s[1] + r->cpu_s[2] + r->cpu_s[3];
     if (cpu > 0)
         printf("%-34s generate %4.0f%%  references %4.0f%%  %s %4.0f%%  judge %4.0f%%  "

@@ -271,10 +271,12 @@ static void free_slots(df_engine *e)
         e->nplans[h] = 0;
     }
     free(e->slots);
-    free(e->cptr);
-    free(e->bres);
-    free(e->cref);
-    e->cref = NULL;
+    free(e->lay.cptr);
+    free(e->lay.bres);
+    free(e->lay.cref);
+    memset(&e->lay, 0, sizeof e->lay);
+    e->ahead = 0;
+    e->next = NULL;
     free(e->sampled);
     e->sampled = NULL;
     free(e->gcs);
@@ -286,8 +288,6 @@ static void free_slots(df_engine *e)
     e->slots = NULL;
     e->cur = NULL;
     e->ncur = 0;
-    e->cptr = NULL;
-    e->bres = NULL;
     e->nslots = 0;
     e->nsets = 0;
     e->capbatch = 0;
@@ -1285,15 +1285,15 @@ static int batch_alloc(df_engine *e)
     if (!e->cpu_s)
         e->cpu_s = calloc(nw, sizeof *e->cpu_s);
     e->capbatch = e->batch;
-    e->capcases = e->batch;
-    e->cptr = calloc(e->batch, sizeof *e->cptr);
-    e->bres = calloc(e->batch, sizeof *e->bres);
-    e->cref = calloc(e->batch, sizeof *e->cref);
+    e->lay.cap = e->batch;
+    e->lay.cptr = calloc(e->batch, sizeof *e->lay.cptr);
+    e->lay.bres = calloc(e->batch, sizeof *e->lay.bres);
+    e->lay.cref = calloc(e->batch, sizeof *e->lay.cref);
     e->sampled = calloc(want, sizeof *e->sampled);
     e->gcs = calloc(want, sizeof *e->gcs);
     e->shapes = calloc(want, sizeof *e->shapes);
     e->marks = calloc(want, sizeof *e->marks);
-    return e->slots && e->mctx && e->cptr && e->bres && e->cref && e->cpu_s && e->sampled &&
+    return e->slots && e->mctx && e->lay.cptr && e->lay.bres && e->lay.cref && e->cpu_s && e->sampled &&
                    e->gcs && e->shapes && e->marks
                ? 0
                : -1;
@@ -1316,15 +1316,15 @@ static int grow_cases(df_vref **ref, const df_case ***cases, df_result **res, si
     return v && p && r ? 0 : -1;
 }
 
-/* cptr, cref and bres for need cases. Returns 0, or -1 out of memory. */
-static int cases_reserve(df_engine *e, size_t need)
+/* L's room for need cases. Returns 0, or -1 out of memory. */
+static int cases_reserve(df_layout *L, size_t need)
 {
-    if (need <= e->capcases)
+    if (need <= L->cap)
         return 0;
     size_t cap = need + need / 4;
-    if (grow_cases(&e->cref, &e->cptr, &e->bres, cap) != 0)
+    if (grow_cases(&L->cref, &L->cptr, &L->bres, cap) != 0)
         return -1;
-    e->capcases = cap;
+    L->cap = cap;
     return 0;
 }
 
@@ -1353,25 +1353,14 @@ static inline void prefetch_slot(const df_slot *sl, size_t s, size_t n)
     }
 }
 
-/* The cuda backend's part: each kernel's cases of the batch in one call,
- * and after them the copies made before the run (when memory allows), so
- * that they need no launch, copy and synchronization of their own after
- * the batch's: the same cases on the same data, in another launch. Copies
- * that a failed run would not have had (df_meta_plan_settle) run too and
- * are dropped with their results; gpu_variants runs the copies left.
- * cptr and cref hold each kernel's cases in slot order, then its copies
- * in slot and copy order, kernel after kernel (base[ki]..base[ki + 1]),
- * laid out in two passes over the slots (a batch's slots are megabytes:
- * each pass is a cache miss a slot). meanwhile(ctx), when not NULL, runs
- * once while the GPU runs the first kernel's cases (df_backend_run_batch).
- * Returns 0, or -1 when the context died (slots and copies that ran keep
- * results). */
-static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx)
+/* Lays out the batch of n slots sl in L (df_layout): a pass over the slots
+ * to count, another to place (a batch's slots are megabytes: each pass is a
+ * cache miss a slot). The early copies are left out where L has no room
+ * for them (they then run after the batch: gpu_variants). Not staged. */
+static void lay_out(df_engine *e, df_layout *L, df_slot *sl, size_t n)
 {
-    df_slot *sl = e->cur;
     size_t nmain[DF_RUN_MAX_KERNELS] = {0}, ncopy[DF_RUN_MAX_KERNELS] = {0}, need = 0;
     size_t at_main[DF_RUN_MAX_KERNELS], at_copy[DF_RUN_MAX_KERNELS];
-    size_t base[DF_RUN_MAX_KERNELS + 1];
     for (size_t s = 0; s < n; s++) {
         prefetch_slot(sl, s + DF_SLOT_AHEAD, n);
         if (!sl[s].gen_failed) {
@@ -1381,33 +1370,97 @@ static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *c
             need += 1 + c;
         }
     }
-    int copies = cases_reserve(e, need) == 0;
-    base[0] = 0;
+    int copies = cases_reserve(L, need) == 0;
+    L->base[0] = 0;
     for (size_t ki = 0; ki < e->nk; ki++) {
-        at_main[ki] = base[ki];
-        at_copy[ki] = base[ki] + nmain[ki];
-        base[ki + 1] = at_copy[ki] + (copies ? ncopy[ki] : 0);
+        at_main[ki] = L->base[ki];
+        at_copy[ki] = L->base[ki] + nmain[ki];
+        L->base[ki + 1] = at_copy[ki] + (copies ? ncopy[ki] : 0);
     }
     for (size_t s = 0; s < n; s++) {
         prefetch_slot(sl, s + DF_SLOT_AHEAD, n);
         if (sl[s].gen_failed)
             continue;
         size_t ki = sl[s].ki, j = at_main[ki]++;
-        e->cptr[j] = &sl[s].c;
-        e->cref[j] = (df_vref){(uint32_t)s, DF_CREF_CASE};
+        L->cptr[j] = &sl[s].c;
+        L->cref[j] = (df_vref){(uint32_t)s, DF_CREF_CASE};
         for (size_t v = 0, nv = copies ? early_count(&sl[s]) : 0; v < nv; v++) {
             j = at_copy[ki]++;
-            e->cptr[j] = &sl[s].plan->var[v];
-            e->cref[j] = (df_vref){(uint32_t)s, (uint32_t)v};
+            L->cptr[j] = &sl[s].plan->var[v];
+            L->cref[j] = (df_vref){(uint32_t)s, (uint32_t)v};
         }
     }
+    L->slots = sl;
+    L->n = n;
+    L->ticket = 0;
+}
+
+/* Pipelined: while the pool judges the batch in front, the caller lays
+ * out the next one (e->next) and has the backend plan and stage its first
+ * kernel's cases (df_backend_stage_batch), once the pool has prepared it
+ * (its generation, references and early copies are in its slots, and
+ * nothing changes them before its run; with fewer than four sets, only a
+ * batch prepared already): at n = 2000 the plan and staging were 57% of
+ * the GPU stage, on the caller's path between two batches' runs (an H100
+ * host, results/h100/perf.md). The same layout and staging as run_gpu's
+ * own, so the same run.
+ * Called when the backend has run the batch in front and its copies, and
+ * runs nothing before the next batch (which would drop the staging). */
+static void stage_next(df_engine *e)
+{
+    if (!e->next || e->nnext == 0)
+        return;
+    double t0 = df_now();
+    if (!df_pool_done(e->pool, *e->next_loop)) {
+        /* with four sets nothing else waits for this check's end: the next
+         * batch's wait comes first either way (and the caller helps it
+         * along); with fewer, the recording and restarting of this set do */
+        if (e->nsets != DF_SETS_MAX)
+            return;
+        df_pool_wait(e->pool, *e->next_loop);
+        *e->next_loop = -1; /* joined: join_oldest has nothing left to wait on */
+    }
+    df_layout *L = &e->lay; /* the batch in front's results are in its slots */
+    lay_out(e, L, e->next, e->nnext);
+    e->ahead = 1;
+    for (size_t ki = 0; ki < e->nk; ki++)
+        if (L->base[ki + 1] > L->base[ki]) {
+            L->ticket = df_backend_stage_batch(e->b, e->kernels[ki], L->cptr + L->base[ki],
+                                               L->base[ki + 1] - L->base[ki],
+                                               L->bres + L->base[ki]);
+            L->ticket_ki = ki;
+            break;
+        }
+    df_trace(DF_TR_NEXT, DF_TRACE_CALLER, e->next[0].c.index, t0, df_now());
+}
+
+/* The cuda backend's part: each kernel's cases of the batch in one call,
+ * and after them the copies made before the run (when memory allows), so
+ * that they need no launch, copy and synchronization of their own after
+ * the batch's: the same cases on the same data, in another launch. Copies
+ * that a failed run would not have had (df_meta_plan_settle) run too and
+ * are dropped with their results; gpu_variants runs the copies left.
+ * The layout (lay_out) is the one made ahead (stage_next) when it is this
+ * batch's, its first kernel staged in the backend already. meanwhile(ctx),
+ * when not NULL, runs once while the GPU runs the first kernel's cases
+ * (df_backend_run_batch). Returns 0, or -1 when the context died (slots
+ * and copies that ran keep results). */
+static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx)
+{
+    df_slot *sl = e->cur;
+    df_layout *L = &e->lay;
+    if (!e->ahead || L->slots != sl || L->n != n)
+        lay_out(e, L, sl, n);
+    e->ahead = 0;
     for (size_t ki = 0; ki < e->nk; ki++) {
-        size_t m = base[ki + 1] - base[ki], done = 0;
+        size_t m = L->base[ki + 1] - L->base[ki], done = 0;
         if (m == 0)
             continue;
-        const df_vref *ref = e->cref + base[ki];
-        int rc = df_backend_run_batch(e->b, e->kernels[ki], e->cptr + base[ki], m, e->bres,
-                                      &done, meanwhile, ctx);
+        const df_vref *ref = L->cref + L->base[ki];
+        df_result *bres = L->bres + L->base[ki];
+        int rc = df_backend_run_batch(e->b, e->kernels[ki], L->cptr + L->base[ki], m, bres,
+                                      &done, meanwhile, ctx,
+                                      L->ticket && L->ticket_ki == ki ? L->ticket : 0);
         meanwhile = NULL; /* it ran */
         for (size_t j = 0; j < done; j++) {
             if (j + DF_SLOT_AHEAD < done && ref[j + DF_SLOT_AHEAD].var == DF_CREF_CASE)
@@ -1415,10 +1468,10 @@ static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *c
                     __builtin_prefetch((char *)&sl[ref[j + DF_SLOT_AHEAD].slot].r.res + l, 1);
             df_slot *c = &sl[ref[j].slot];
             if (ref[j].var == DF_CREF_CASE) {
-                c->r.res = e->bres[j];
+                c->r.res = bres[j];
                 c->ran = 1;
             } else {
-                c->plan->out[ref[j].var].res = e->bres[j];
+                c->plan->out[ref[j].var].res = bres[j];
                 c->plan->ran[ref[j].var] = rc != 0 && j + 1 == done ? -1 : 1;
             }
         }
@@ -1583,7 +1636,7 @@ static int gpu_variants(df_engine *e)
             continue;
         size_t done = 0;
         int rc = df_backend_run_batch(e->b, e->kernels[ki], e->vptr, m, e->vres, &done, NULL,
-                                      NULL);
+                                      NULL, 0);
         for (size_t i = 0, j = 0; i < e->nvref && j < done; i++) {
             df_slot *sl = &e->cur[e->vref[i].slot];
             if (sl->ki != ki || sl->plan->ran[e->vref[i].var] != 0)
@@ -1655,14 +1708,18 @@ static int finish_overlapped(df_engine *e, size_t n, df_job *jb)
     int hr = df_pool_begin(e->pool, e->nvref, variant_prep, e);
     int rc = gpu_variants(e);
     double t2 = df_now();
+    if (rc == 0)
+        stage_next(e);
+    double t3 = df_now();
     pool_join(e->pool, hr, e->nvref, variant_prep, e);
     pool_join(e->pool, hf, n, finish_slot, jb);
-    double t3 = df_now();
+    double t4 = df_now();
     df_pool_for(e->pool, e->nvref, judge_variant, e);
     e->finish_s[DF_FINISH_MAKE] += t1 - t0;
     e->finish_s[DF_FINISH_GPU] += t2 - t1;
-    e->finish_s[DF_FINISH_WAIT] += t3 - t2;
-    e->finish_s[DF_FINISH_COPIES] += df_now() - t3;
+    e->finish_s[DF_FINISH_NEXT] += t3 - t2;
+    e->finish_s[DF_FINISH_WAIT] += t4 - t3;
+    e->finish_s[DF_FINISH_COPIES] += df_now() - t4;
     return rc;
 }
 
@@ -2012,6 +2069,10 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
         if (!defer || p.has)
             shapes_ahead(e, &q, defer ? p.set : set, j, hi, deadline);
         e->cur = q.jb[set].slots;
+        /* the batch after it, which stage_next may lay out and stage */
+        e->next = q.n ? q.jb[q.set[0]].slots : NULL;
+        e->nnext = q.n ? q.jb[q.set[0]].n : 0;
+        e->next_loop = q.n ? &q.h[q.set[0]] : NULL;
         p.ran = 0;
         int dead = check_batch(e, q.lo[set], q.jb[set].n, 1, defer ? pending_meanwhile : NULL,
                                &p);
@@ -2032,6 +2093,8 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
         else if (rc == DF_RANGE_DONE)
             begin_ahead(e, &q, set, &j, hi, deadline);
     }
+    e->next = NULL;
+    e->ahead = 0; /* laid out for a batch that will not run */
     pending_record(&p); /* the last batch, when nothing came after it */
     if (rc == DF_RANGE_DONE)
         rc = p.rc;

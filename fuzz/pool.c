@@ -288,6 +288,17 @@ void df_pool_wait(df_pool *p, int loop)
     pthread_mutex_unlock(&p->mu);
 }
 
+int df_pool_done(df_pool *p, int loop)
+{
+    if (!p || loop < 0 || loop >= DF_POOL_MAX_LOOPS)
+        return 1;
+    df_loop *l = &p->loops[loop];
+    pthread_mutex_lock(&p->mu);
+    int done = atomic_load(&l->next) >= l->count && l->inside == 0;
+    pthread_mutex_unlock(&p->mu);
+    return done;
+}
+
 static void pool_for(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsigned worker),
                      void *ctx, int one)
 {

@@ -68,6 +68,11 @@ int df_pool_begin_ahead(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, un
  * left, out[1] with loops left only behind their gates. Then zeroes them. */
 void df_pool_idle(df_pool *p, double out[2]);
 
+/* Whether every call of open loop `loop` has returned (df_pool_wait would
+ * not wait), without waiting; 1 for a handle of -1 (no loop: run already
+ * by df_pool_for). The handle stays open until df_pool_wait. */
+int df_pool_done(df_pool *p, int loop);
+
 /* Runs what is left of loop `loop` on the caller (as worker 0) and returns
  * when every call of it has returned; the handle is then free. */
 void df_pool_wait(df_pool *p, int loop);

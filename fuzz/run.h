@@ -211,6 +211,25 @@ typedef struct df_vref {
     uint32_t slot, var;
 } df_vref;
 
+/* A batch's cases laid out for the backend (engine.c's lay_out): each
+ * kernel's cases in slot order, then its early copies in slot and copy
+ * order, kernel after kernel (base[ki]..base[ki + 1]), with each entry's
+ * slot and copy (cref) and room for its result (bres). Pipelined, the
+ * next batch's is made while this one is judged, and its first kernel's
+ * cases staged in the backend then (ticket, for kernel ticket_ki; 0: not
+ * staged). */
+typedef struct df_layout {
+    const df_case **cptr;
+    df_vref *cref;            /* var UINT32_MAX: the slot's case, not a copy */
+    df_result *bres;
+    size_t cap;               /* cptr's, cref's and bres's room: a batch, its early copies */
+    size_t base[DF_RUN_MAX_KERNELS + 1];
+    const struct df_slot *slots; /* the batch laid out, n slots */
+    size_t n;
+    uint64_t ticket;
+    size_t ticket_ki;
+} df_layout;
+
 /* The stages of a batch: generation and references (the host backend's
  * whole case: also its model and judgement), the GPU run, host model,
  * judgement and the metamorphic variants (made, run and judged for the
@@ -221,6 +240,16 @@ typedef struct df_vref {
  * batch, its shapes and the GPU's generation). */
 enum { DF_STAGE_PREPARE, DF_STAGE_GPU, DF_STAGE_FINISH, DF_STAGE_RECORD, DF_STAGE_AHEAD,
        DF_STAGES };
+
+/* On the cuda backend the pool models the batch's cases while the caller
+ * runs them on the GPU (the GPU stage; waiting for the models left after
+ * it counts in FINISH, as its part MODELS). The FINISH stage: the sampled cases' metamorphic
+ * copies made; the copies run on the GPU by the caller while the pool
+ * judges the batch and references and models the copies; the wait for
+ * the pool after that, first laying out the next batch and staging it in
+ * the backend (NEXT) when it is prepared; the copies judged. */
+enum { DF_FINISH_MAKE, DF_FINISH_GPU, DF_FINISH_WAIT, DF_FINISH_COPIES, DF_FINISH_MODELS,
+       DF_FINISH_NEXT, DF_FINISH_PARTS };
 
 /* One process's case loop. */
 typedef struct df_engine {
@@ -246,11 +275,16 @@ typedef struct df_engine {
     df_slot *cur;             /* the batch being checked (the last one checked) */
     size_t ncur;
     df_model_ctx *mctx;       /* one per pool thread */
-    const df_case **cptr;     /* the batch's cases (and copies) by kernel, for the backend */
     size_t capbatch;          /* the batch size the slots' arrays were made for */
-    size_t capcases;          /* cptr's, cref's and bres's room: a batch, its early copies */
-    df_result *bres;
-    df_vref *cref;            /* each cptr entry's slot and copy (var UINT32_MAX: the case) */
+    df_layout lay;            /* the batch run now, or the next one, laid out ahead */
+    int ahead;                /* lay was made ahead (stage_next), not yet run */
+    /* pipelined: the batch after the one being checked (NULL: none), its
+     * size and its prepare loop's handle (in the ring's queue: stage_next
+     * may join it and leave -1), which the caller lays out and stages
+     * while the pool judges (stage_next) */
+    struct df_slot *next;
+    size_t nnext;
+    int *next_loop;
     df_meta_plan *plans[DF_SETS_MAX]; /* each set's sampled cases' plans, in order */
     size_t nplans[DF_SETS_MAX]; /* plans made so far (their buffers kept for reuse) */
     uint32_t *sampled;        /* each set's sampled slots, from sampled + set * batch */
@@ -269,7 +303,7 @@ typedef struct df_engine {
      * seconds summed over the pool's threads in each piece of CPU work
      * (DF_CPU_*; row w of cpu_s is thread w's) */
     double stage_s[DF_STAGES];
-    double finish_s[5]; /* the FINISH stage's parts (DF_FINISH_*, cuda backend) */
+    double finish_s[DF_FINISH_PARTS]; /* the FINISH stage's parts (DF_FINISH_*, cuda backend) */
     double (*cpu_s)[4];
     volatile sig_atomic_t *stop;
     /* called for each saved finding; returns -1 to stop (cannot log) */
@@ -277,13 +311,6 @@ typedef struct df_engine {
     void *ctx;
 } df_engine;
 
-/* On the cuda backend the pool models the batch's cases while the caller
- * runs them on the GPU (the GPU stage; waiting for the models left after
- * it counts in FINISH, as its part MODELS). The FINISH stage: the sampled cases' metamorphic
- * copies made; the copies run on the GPU by the caller while the pool
- * judges the batch and references and models the copies; the wait for
- * the pool after that; the copies judged. */
-enum { DF_FINISH_MAKE, DF_FINISH_GPU, DF_FINISH_WAIT, DF_FINISH_COPIES, DF_FINISH_MODELS };
 enum { DF_CPU_GENERATE, DF_CPU_REFS, DF_CPU_MODEL, DF_CPU_JUDGE };
 /* CPU seconds of one kind of work summed over the pool's threads. */
 double df_engine_cpu_seconds(const df_engine *e, int kind);

@@ -19,7 +19,7 @@ static char path[4096];
 static int on;
 
 static const char *const kind_names[DF_TR_KINDS] = {
-    "generate", "refs", "model", "judge", "wait", "prepare", "gpu", "finish", "record",
+    "generate", "refs", "model", "judge", "wait", "prepare", "gpu", "finish", "record", "next",
 };
 
 /* The file's name: the variable's, each %p the process id (a campaign's

@@ -29,6 +29,7 @@ enum {
     DF_TR_GPU,
     DF_TR_FINISH,
     DF_TR_RECORD,
+    DF_TR_NEXT,     /* inside FINISH: the next batch laid out and staged */
     DF_TR_KINDS
 };
 

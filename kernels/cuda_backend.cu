@@ -130,6 +130,12 @@ typedef struct batch_unpack {
     uint32_t pad;
 } batch_unpack;
 
+/* A batch laid out and staged (batch_plan, batch_buffers, batch_groups,
+ * batch_stage): what batch_enqueue and batch_finish need of it. */
+typedef struct batch_staged {
+    size_t m, host, ngroups, longest;
+} batch_staged;
+
 struct df_cuda {
     int device;
     uint64_t mem_total;          /* the device's global memory, bytes */
@@ -180,6 +186,13 @@ struct df_cuda {
     cudaStream_t side[SIDE_STREAMS]; /* enqueue_each's, made on first use */
     cudaEvent_t side_done[SIDE_STREAMS], unpacked;
     unsigned batch_gen_sets;     /* bit s: the batch reads generation set s's d_buf */
+    /* the batch staged ahead (df_cuda_stage_batch): its ticket (0: none,
+     * or the buffers hold another), kernel, cases, count and layout */
+    uint64_t staged_ticket, tickets;
+    const df_kernel *staged_k;
+    const df_case *const *staged_cases;
+    size_t staged_n;
+    batch_staged staged;
     int debug_invariants;
     int broken;                  /* a sticky error poisoned the context:
                                     every run returns -1 */
@@ -1210,6 +1223,7 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
                          size_t dlen, void (**meanwhile)(void *), void *mctx, double *aside)
 {
     df_gpu_enqueue_batch launch = k->gpu->enqueue_batch;
+    double t0 = df_now();
     cudaError_t e;
     if ((e = cudaSetDevice(cu->device)) != cudaSuccess)
         return *call = "cudaSetDevice", (int)e;
@@ -1285,6 +1299,7 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
             return *call = "cudaMemcpyAsync(batch results)", (int)e;
     }
     (void)cudaEventRecord(cu->bev[4], cu->stream);
+    cu->batch_s[DF_CUDA_T_ENQUEUE] += df_now() - t0;
     if (*meanwhile) { /* the caller's work while the device runs the batch */
         double t0 = df_now();
         void (*mw)(void *) = *meanwhile;
@@ -1348,15 +1363,73 @@ static int batch_failed(df_cuda *cu, const df_kernel *k, const df_case *const *c
     return -1;
 }
 
+/* Lays out and stages k's cases[0..n) (res: each invalid case's error;
+ * *call and *e: a failed allocation's). Returns 0 staged (st), 1 nothing
+ * to run (every case invalid: their errors in res), 2 out of host memory
+ * for the plan or the groups (run them one by one), 3 an allocation
+ * failed (*call, *e). The time goes to the batch profile's plan and
+ * staging, or to its staging-ahead parts when ahead. */
+static int plan_and_stage(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                          size_t n, df_result *res, batch_staged *st, int ahead,
+                          const char **call, cudaError_t *e)
+{
+    double t = df_now();
+    size_t stage = 0, scratch = 0;
+    st->m = batch_plan(cu, k, cases, n, res, &stage, &st->host, &scratch, &st->longest);
+    if (st->m == (size_t)-1)
+        return 2;
+    if (st->m == 0)
+        return 1;
+    *call = batch_buffers(cu, st->m, stage, st->host, scratch, !k->gpu->enqueue_batch, e);
+    if (*call)
+        return 3;
+    if (batch_groups(cu, k, st->m, &st->ngroups) != 0)
+        return 2;
+    batch_tick(cu, ahead ? DF_CUDA_T_AHEAD_PLAN : DF_CUDA_T_PLAN, &t);
+    batch_stage(cu, st->m);
+    batch_tick(cu, ahead ? DF_CUDA_T_AHEAD_STAGE : DF_CUDA_T_STAGE, &t);
+    return 0;
+}
+
+/* Whether the batched path takes k's n cases now (else df_cuda_run case
+ * after case). */
+static int batched(const df_cuda *cu, const df_kernel *k, size_t n)
+{
+    /* debug-invariant mode synchronizes every round anyway, and reads the
+     * cells back into one pinned scratch */
+    return k->gpu && !cu->broken && n >= 2 &&
+           !(cu->debug_invariants && (k->flags & DF_K_DEBUG_INVARIANTS));
+}
+
+extern "C" uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k,
+                                        const df_case *const *cases, size_t n, df_result *res)
+{
+    cu->staged_ticket = 0; /* the batch buffers' contents change now */
+    if (!batched(cu, k, n))
+        return 0;
+    const char *call = NULL;
+    cudaError_t e = cudaSuccess;
+    batch_staged st;
+    if (plan_and_stage(cu, k, cases, n, res, &st, 1, &call, &e) != 0)
+        return 0; /* the run plans it again, and meets what went wrong */
+    cu->staged = st;
+    cu->staged_k = k;
+    cu->staged_cases = cases;
+    cu->staged_n = n;
+    cu->staged_ticket = ++cu->tickets;
+    return cu->staged_ticket;
+}
+
 /* df_cuda_run_batch without its meanwhile */
 static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases, size_t n,
-                     df_result *res, size_t *done, void (**meanwhile)(void *), void *mctx);
+                     df_result *res, size_t *done, void (**meanwhile)(void *), void *mctx,
+                     uint64_t ticket);
 
 extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                                  size_t n, df_result *res, size_t *done,
-                                 void (*meanwhile)(void *ctx), void *ctx)
+                                 void (*meanwhile)(void *ctx), void *ctx, uint64_t ticket)
 {
-    int rc = run_batch(cu, k, cases, n, res, done, &meanwhile, ctx);
+    int rc = run_batch(cu, k, cases, n, res, done, &meanwhile, ctx, ticket);
     if (meanwhile) /* no wait to hide it behind (case after case, or an error first) */
         meanwhile(ctx);
     return rc;
@@ -1364,41 +1437,37 @@ extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case 
 
 /* *meanwhile is NULL once it has run. */
 static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases, size_t n,
-                     df_result *res, size_t *done, void (**meanwhile)(void *), void *mctx)
+                     df_result *res, size_t *done, void (**meanwhile)(void *), void *mctx,
+                     uint64_t ticket)
 {
     *done = 0;
-    /* debug-invariant mode synchronizes every round anyway, and reads the
-     * cells back into one pinned scratch */
-    if (!k->gpu || cu->broken || n < 2 ||
-        (cu->debug_invariants && (k->flags & DF_K_DEBUG_INVARIANTS)))
+    int staged = ticket != 0 && ticket == cu->staged_ticket && k == cu->staged_k &&
+                 cases == cu->staged_cases && n == cu->staged_n;
+    cu->staged_ticket = 0; /* used now, or the batch buffers' contents change */
+    if (!batched(cu, k, n))
         return run_one_by_one(cu, k, cases, n, res, done);
-    double t = df_now();
-    size_t stage = 0, host = 0, scratch = 0, ngroups = 0, longest = 0;
-    size_t m = batch_plan(cu, k, cases, n, res, &stage, &host, &scratch, &longest);
-    if (m == (size_t)-1)
-        return run_one_by_one(cu, k, cases, n, res, done); /* no host memory for the plan */
-    if (m == 0) {
+    batch_staged st = cu->staged;
+    const char *call = NULL;
+    cudaError_t e = cudaSuccess;
+    int how = staged ? 0 : plan_and_stage(cu, k, cases, n, res, &st, 0, &call, &e);
+    if (how == 1) {
         *done = n;
         return 0;
     }
-    cudaError_t e;
-    const char *call = batch_buffers(cu, m, stage, host, scratch, !k->gpu->enqueue_batch, &e);
-    if (call)
-        return batch_failed(cu, k, cases, n, res, done, call, (int)e, NULL);
-    if (batch_groups(cu, k, m, &ngroups) != 0)
+    if (how == 2)
         return run_one_by_one(cu, k, cases, n, res, done);
-    batch_tick(cu, DF_CUDA_T_PLAN, &t);
-    batch_stage(cu, m);
-    batch_tick(cu, DF_CUDA_T_STAGE, &t);
+    if (how == 3)
+        return batch_failed(cu, k, cases, n, res, done, call, (int)e, NULL);
+    double t = df_now();
     char detail[160] = "";
     double aside = 0;
-    int code = batch_enqueue(cu, k, m, host, ngroups, longest, &call, detail, sizeof detail,
-                             meanwhile, mctx, &aside);
+    int code = batch_enqueue(cu, k, st.m, st.host, st.ngroups, st.longest, &call, detail,
+                             sizeof detail, meanwhile, mctx, &aside);
     if (code != 0)
         return batch_failed(cu, k, cases, n, res, done, call, code, detail);
     batch_tick(cu, DF_CUDA_T_DEVICE, &t);
     cu->batch_s[DF_CUDA_T_DEVICE] -= aside;
-    batch_finish(cu, k, cases, m, res);
+    batch_finish(cu, k, cases, st.m, res);
     batch_tick(cu, DF_CUDA_T_FINISH, &t);
     *done = n;
     return 0;

@@ -164,7 +164,9 @@ void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool);
  * device's part on the device's own clock (events on the stream):
  * clearing the soft-error slots and the copies in (tables, packed
  * vectors), the unpack kernel, the kernel's launches, the copy out of the
- * results. */
+ * results; then, on the host's clock: of the device's part, the calls that
+ * queue its work (DF_CUDA_T_ENQUEUE); the plan and staging of batches
+ * staged ahead (df_cuda_stage_batch), which are not in the first four. */
 enum {
     DF_CUDA_T_PLAN,
     DF_CUDA_T_STAGE,
@@ -175,6 +177,9 @@ enum {
     DF_CUDA_T_UNPACK,
     DF_CUDA_T_KERNELS,
     DF_CUDA_T_COPYOUT,
+    DF_CUDA_T_ENQUEUE,
+    DF_CUDA_T_AHEAD_PLAN,
+    DF_CUDA_T_AHEAD_STAGE,
     DF_CUDA_T_COUNT
 };
 void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT]);
@@ -201,7 +206,17 @@ int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
  * Returns 0, or -1 when the context became unusable (*done cases have
  * results, the last carrying the error). */
 int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases, size_t n,
-                      df_result *res, size_t *done, void (*meanwhile)(void *ctx), void *ctx);
+                      df_result *res, size_t *done, void (*meanwhile)(void *ctx), void *ctx,
+                      uint64_t ticket);
+/* Plans and stages k's cases[0..n) into the batch buffers now, for a
+ * df_cuda_run_batch of the same k, cases and n with the ticket returned
+ * (nonzero) and no other batch or staging in between, which then only
+ * launches them (anything else, or ticket 0, plans them again). res is
+ * that run's: the invalid cases' errors are written now and must stay. The
+ * cases must not change until the run. Returns 0 where nothing was staged
+ * (case after case, or an allocation failed: the run meets it). */
+uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                             size_t n, df_result *res);
 
 /* The GPU's generator: fuzz/values.h compiled for the device. Case j's
  * vectors, a then b, go at byte off of one device buffer, filled from its

@@ -2,7 +2,8 @@
 # trace-summary.sh — a text timeline of a DOTFUZZ_TRACE file (fuzz/trace.h):
 # per thread, one character per time step, what it was doing (G generate,
 # R references, M model, J judge, w waiting on another thread, . nothing
-# traced; the caller's line: P prepare, U GPU, F finish, C record), then
+# traced; the caller's line: P prepare, U GPU, F finish, N the next batch
+# laid out and staged during the finish, C record), then
 # each kind's busy thread-seconds in the window.
 #   usage: scripts/trace-summary.sh FILE [FROM TO [COLUMNS]]
 # FROM and TO are seconds as the file gives them; without them, the
@@ -26,7 +27,7 @@ awk -F'\t' -v from="$from" -v to="$to" -v cols="$cols" '
     step = (to - from) / cols
     code["generate"] = "G"; code["refs"] = "R"; code["model"] = "M"; code["judge"] = "J"
     code["wait"] = "w"; code["prepare"] = "P"; code["gpu"] = "U"; code["finish"] = "F"
-    code["record"] = "C"
+    code["record"] = "C"; code["next"] = "N"
     for (i = 1; i <= n; i++) {
       a = t0[i] > from ? t0[i] : from; b = t1[i] < to ? t1[i] : to
       if (b <= a) continue
