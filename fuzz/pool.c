@@ -26,6 +26,7 @@ typedef struct df_loop {
     int ahead;         /* df_pool_begin_ahead's: after the others, the oldest first */
     int (*ready)(void *); /* df_pool_begin_ahead's gate, or NULL (open) */
     void *rctx;
+    double asked;      /* when the gate was last asked (shut then) */
 } df_loop;
 
 struct df_pool {
@@ -49,11 +50,28 @@ static int has_work(df_loop *l)
     return l->open && atomic_load(&l->next) < l->count;
 }
 
-/* Whether l's gate is open (asked until it is, then remembered). */
+/* How often a shut gate is asked, at most: its answer (a CUDA event's
+ * query, on the cuda backend) comes under the pool's lock, which every
+ * worker takes between chunks, and a generation on the GPU keeps the
+ * batch ahead's gate shut for milliseconds: asked at every look for work
+ * (about 10^5 times a second from 15 workers at n = 2000), the queries
+ * held the lock that long and met the caller's own CUDA calls in the
+ * driver. A gate that opens is seen within this much later. */
+#define DF_POOL_GATE_EVERY 50e-6
+
+/* Whether l's gate is open (asked until it is, then remembered; while
+ * shut, once in DF_POOL_GATE_EVERY at most). Under mu. */
 static int gate_open(df_loop *l)
 {
-    if (l->ready && l->ready(l->rctx))
+    if (!l->ready)
+        return 1;
+    double now = df_now();
+    if (now - l->asked < DF_POOL_GATE_EVERY)
+        return 0;
+    if (l->ready(l->rctx))
         l->ready = NULL;
+    else
+        l->asked = now;
     return l->ready == NULL;
 }
 
@@ -263,6 +281,7 @@ static int open_loop(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, unsig
         l->ahead = ahead;
         l->ready = ready;
         l->rctx = rctx;
+        l->asked = -1.0; /* asked at once */
         l->open = 1;
         pthread_cond_broadcast(&p->wake);
     }

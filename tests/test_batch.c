@@ -256,6 +256,42 @@ Test(batch, pool_runs_every_index_exactly_once_on_its_threads)
 
 static int gate_flag(void *ctx) { return atomic_load((atomic_int *)ctx); }
 
+/* A gate that never opens, counting how often it is asked. */
+static atomic_uint asked;
+static int shut_gate(void *ctx)
+{
+    (void)ctx;
+    atomic_fetch_add(&asked, 1);
+    return 0;
+}
+
+/* A shut gate is asked at most once in 50 us (pool.c's
+ * DF_POOL_GATE_EVERY) however many workers look for work: idle workers
+ * look every 20 us each, and on the cuda backend each answer is a CUDA
+ * event query under the pool's lock. */
+Test(batch, pool_asks_a_shut_gate_at_most_every_50_us)
+{
+    df_pool *p = df_pool_create(8);
+    cr_assert_not_null(p);
+    static atomic_uint hits[100];
+    atomic_store(&asked, 0);
+    double t0 = df_now();
+    int h = df_pool_begin_ahead(p, 100, count_call, hits, shut_gate, NULL);
+    cr_assert_geq(h, 0);
+    usleep(30000);
+    unsigned n = atomic_load(&asked);
+    double t1 = df_now();
+    cr_assert_geq(n, 1, "the gate was never asked");
+    cr_assert_leq(n, (unsigned)((t1 - t0) / 50e-6) + 1,
+                  "asked %u times in %.1f ms", n, 1e3 * (t1 - t0));
+    for (size_t i = 0; i < 100; i++)
+        cr_assert_eq(atomic_load(&hits[i]), 0, "index %zu ran behind a shut gate", i);
+    df_pool_wait(p, h); /* its waiter runs it, shut or not */
+    for (size_t i = 0; i < 100; i++)
+        cr_assert_eq(atomic_load(&hits[i]), 1, "index %zu", i);
+    df_pool_destroy(p);
+}
+
 /* A loop opened behind a gate (df_pool_begin_ahead: the next batch, whose
  * cases the GPU is still making) is left alone by the workers while the
  * gate is shut, and the loops in front run meanwhile; once it opens the
