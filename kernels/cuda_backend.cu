@@ -176,6 +176,8 @@ struct df_cuda {
     void *d_bres, *h_bres;       /* 16 bytes of result per case */
     size_t d_bres_cap, h_bres_cap;
     df_soft_slots bsoft;         /* one set of soft-error slots per case */
+    int *h_claims;               /* pinned: bsoft's claim words after the batch */
+    size_t h_claims_cap;
     batch_item *items;           /* host: the batch's valid cases, by block */
     size_t items_cap;
     size_t *stage_at;            /* batch_stage: each case's first staging item, */
@@ -404,6 +406,7 @@ extern "C" void df_cuda_close(df_cuda *cu)
     (void)cudaFree(cu->d_bres);
     (void)cudaFreeHost(cu->h_batch);
     (void)cudaFreeHost(cu->h_bres);
+    (void)cudaFreeHost(cu->h_claims);
     free(cu->items);
     free(cu->stage_at);
     free(cu->groups);
@@ -1103,6 +1106,9 @@ static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t hos
         return "cudaMalloc(batch results)";
     if ((*e = grow(&cu->h_bres, &cu->h_bres_cap, m * RESULT_BYTES, 1)))
         return "cudaMallocHost(batch results)";
+    if ((*e = grow((void **)&cu->h_claims, &cu->h_claims_cap,
+                   m * DF_SOFT_CODES * sizeof *cu->h_claims, 1)))
+        return "cudaMallocHost(batch soft claims)";
     if (cu->bsoft.count < m) {
         const char *call = NULL;
         size_t want = cu->bsoft.count * 2 > m ? cu->bsoft.count * 2 : m;
@@ -1298,6 +1304,13 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
                                  cudaMemcpyDeviceToHost, cu->stream)) != cudaSuccess)
             return *call = "cudaMemcpyAsync(batch results)", (int)e;
     }
+    /* the soft-error slots' claim words (a report claims its slot first):
+     * batch_finish reads the pinned slots of the cases that have one, not
+     * a cache miss a case in memory the device wrote */
+    if ((e = cudaMemcpyAsync(cu->h_claims, cu->bsoft.d_claim,
+                             m * DF_SOFT_CODES * sizeof *cu->h_claims, cudaMemcpyDeviceToHost,
+                             cu->stream)) != cudaSuccess)
+        return *call = "cudaMemcpyAsync(batch soft claims)", (int)e;
     (void)cudaEventRecord(cu->bev[4], cu->stream);
     cu->batch_s[DF_CUDA_T_ENQUEUE] += df_now() - t0;
     if (*meanwhile) { /* the caller's work while the device runs the batch */
@@ -1334,9 +1347,13 @@ static int batch_finish(df_cuda *cu, const df_kernel *k, const df_case *const *c
             continue;
         }
         r->status = DF_RUN_OK;
-        /* its own first reports; the kernel wrote the launch's block
-         * index, which the case's own launch numbers from first_block */
-        uint32_t added = df_soft_slots_read_at(&cu->bsoft, j, r);
+        /* its own first reports, where it claimed a slot; the kernel wrote
+         * the launch's block index, which the case's own launch numbers
+         * from first_block */
+        int claimed = 0;
+        for (unsigned q = 0; q < DF_SOFT_CODES; q++)
+            claimed |= cu->h_claims[j * DF_SOFT_CODES + q];
+        uint32_t added = claimed ? df_soft_slots_read_at(&cu->bsoft, j, r) : 0;
         for (unsigned q = 0; q < DF_SOFT_CODES; q++)
             if (added & (1u << q))
                 r->soft[q].block -= tbl[j].first_block;
