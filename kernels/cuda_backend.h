@@ -202,9 +202,10 @@ int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
  * invariants) and a broken context: df_cuda_run case after case.
  * meanwhile(ctx), when not NULL, runs once while the device runs the
  * batch (before the wait for it; its time counts in no part of the batch
- * profile), or first where the batch runs case after case.
- * Returns 0, or -1 when the context became unusable (*done cases have
- * results, the last carrying the error). */
+ * profile), or first where the batch runs case after case. ticket:
+ * df_cuda_stage_batch's for these cases (their plan and staging are then
+ * done), or 0. Returns 0, or -1 when the context became unusable (*done
+ * cases have results, the last carrying the error). */
 int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases, size_t n,
                       df_result *res, size_t *done, void (*meanwhile)(void *ctx), void *ctx,
                       uint64_t ticket);
