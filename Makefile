@@ -52,7 +52,7 @@ ifneq ($(NVCC),)
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart_static -ldl -lrt -lstdc++
 endif
 
-.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda refs-cache host-mem
+.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda refs-cache host-mem judge-cost
 all: dotfuzz
 
 help:
@@ -65,6 +65,7 @@ help:
 	@echo "make libfuzzer-cuda  build $(BUILD)/libfuzzer/dotfuzz-fuzz-cuda (clang + nvcc; DOTFUZZ_BACKEND=cuda runs the GPU kernels)"
 	@echo "make host-mem    build $(BUILD)/tools/host-mem (the host's memory under one long case's references and model, alone and on every thread)"
 	@echo "make refs-cache  build $(BUILD)/tools/refs-cache (what the references' first read of a case's data costs, on N threads)"
+	@echo "make judge-cost  build $(BUILD)/tools/judge-cost (a precision verdict's judgement with and without its text)"
 	@echo "make help       this list"
 	@echo "variables: CUDA_ARCH=sm_90 (GPU target; now: $(GENCODE)), CC, NVCC, CUDA_HOME, BUILD"
 
@@ -103,6 +104,11 @@ $(BUILD)/tools/refs-cache: $(BUILD)/tools/refs_cache.o $(BUILD)/libdotfuzz.a
 # the model, one thread and every thread (tools/host_mem.c)
 host-mem: $(BUILD)/tools/host-mem
 $(BUILD)/tools/host-mem: $(BUILD)/tools/host_mem.o $(BUILD)/libdotfuzz.a
+	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
+
+# issue 9: what the why text costs a precision judgement (tools/judge_cost.c)
+judge-cost: $(BUILD)/tools/judge-cost
+$(BUILD)/tools/judge-cost: $(BUILD)/tools/judge_cost.o $(BUILD)/libdotfuzz.a
 	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/dotfuzz-tests: $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/libdotfuzz.a

@@ -236,7 +236,8 @@ void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
     if (strcmp(o->family, "all") != 0)
         e->go.family = df_family_find(o->family)->id; /* checked by df_run_select */
     e->oo.tol = o->tol;
-    e->oo.terse = 1; /* an ok case's why is never shown or saved */
+    e->oo.terse = 1; /* an ok case's why is never shown or saved; a precision
+                        case's is made again where it is (record) */
     (void)df_trace_init(); /* DOTFUZZ_TRACE: off when it fails (it says so) */
 }
 
@@ -423,6 +424,21 @@ static int record(df_engine *e, size_t ki, const df_case *c, const df_checked *r
     mark_add(t, &m);
     if (!wants_saving(e, ki, j))
         return 0;
+    /* a precision verdict was judged without its text (e->oo.terse): the
+     * same judgement again, with it, for the file and the finding's log */
+    df_checked full;
+    if (j->verdict == DF_V_PRECISION && j->why[0] == '\0') {
+        df_oracle_opts oo = e->oo;
+        df_judgement again;
+        oo.terse = 0;
+        df_judge(e->kernels[ki], c, &r->refs, &r->res, r->model_ran ? &r->model : NULL, &oo,
+                 &again);
+        if (again.verdict == j->verdict && again.rule == j->rule) {
+            full = *r;
+            memcpy(full.j.why, again.why, sizeof full.j.why);
+            r = &full;
+        }
+    }
     char path[4096];
     int is_new = 0;
     if (df_save_finding(e->o->corpus, c, r, path, sizeof path, &is_new) != 0) {

@@ -56,14 +56,15 @@ static void verdict(df_judgement *out, df_verdict v, const char *rule,
     va_end(ap);
 }
 
-/* An ok verdict: its why text only when wanted (not terse: see
- * df_oracle_opts). */
-static void verdict_ok(df_judgement *out, int terse, const char *rule, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* An ok or precision verdict: its why text only when wanted (not terse:
+ * see df_oracle_opts). */
+static void verdict_quiet(df_judgement *out, int terse, df_verdict v, const char *rule,
+                          const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static void verdict_ok(df_judgement *out, int terse, const char *rule, const char *fmt, ...)
+static void verdict_quiet(df_judgement *out, int terse, df_verdict v, const char *rule,
+                          const char *fmt, ...)
 {
-    out->verdict = DF_V_OK;
+    out->verdict = v;
     out->rule = rule;
     if (terse)
         return; /* why stays "" (judge_all cleared it) */
@@ -167,7 +168,7 @@ static void judge_int(const df_kernel *k, const df_refs *refs, const df_result *
                 "result %" PRId64 " != exact %s (integer kernel, G=%.17g)",
                 res->i, i128_text(refs->exact, buf), refs->G);
     else
-        verdict_ok(out, terse, "exact", "result %" PRId64 " == exact (integer kernel)",
+        verdict_quiet(out, terse, DF_V_OK, "exact", "result %" PRId64 " == exact (integer kernel)",
                    res->i);
 }
 
@@ -201,9 +202,9 @@ static void judge_inf_inputs(const df_kernel *k, const df_case *c, const df_refs
     double want = refs->inf_want;
     double got = out->result;
     if (same_class(got, want))
-        verdict_ok(out, terse, "nonfinite", "Inf inputs: result %a as expected", got);
+        verdict_quiet(out, terse, DF_V_OK, "nonfinite", "Inf inputs: result %a as expected", got);
     else if (isinf(want) && isnan(got) && may_overflow(k, c->n, fin_g, gam))
-        verdict(out, DF_V_PRECISION, "overflow",
+        verdict_quiet(out, terse, DF_V_PRECISION, "overflow",
                 "Inf inputs: expected %a, got NaN; the finite products "
                 "(sum %.6g) may overflow to the opposite infinity",
                 want, fin_g);
@@ -257,12 +258,12 @@ static void judge_finite(const df_kernel *k, const df_refs *refs,
     }
     int beyond_tol = by_kahan ? out->abs_err > tol * fabs(s) + widen : out->rel_err > tol;
     if (beyond_tol)
-        verdict(out, DF_V_PRECISION, "tolerance",
+        verdict_quiet(out, terse, DF_V_PRECISION, "tolerance",
                 "rel err %.3g > tol %.3g inside the bound (%.3g u G): "
                 "ill-conditioned, cond=%.3g",
                 out->rel_err, tol, out->err_ratio, out->cond);
     else
-        verdict_ok(out, terse, "within-tolerance", "rel err %.3g <= tol %.3g (cond=%.3g)",
+        verdict_quiet(out, terse, DF_V_OK, "within-tolerance", "rel err %.3g <= tol %.3g (cond=%.3g)",
                    out->rel_err, tol, out->cond);
 }
 
@@ -370,7 +371,7 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
     if (refs->has_nan) {
         out->abs_err = out->rel_err = out->err_ratio = NAN;
         if (isnan(r))
-            verdict_ok(out, terse, "nan", "NaN input, NaN result");
+            verdict_quiet(out, terse, DF_V_OK, "nan", "NaN input, NaN result");
         else
             verdict(out, DF_V_BUG, "nan", "NaN input, result %a is not NaN", r);
         return;
@@ -387,7 +388,7 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
                     "finite inputs, result %a, but G=%.6g cannot overflow in any order",
                     r, out->G);
         else
-            verdict(out, DF_V_PRECISION, "overflow",
+            verdict_quiet(out, terse, DF_V_PRECISION, "overflow",
                     "finite inputs, result %a: G=%.6g lets some orders overflow", r,
                     out->G);
         return;

@@ -29,9 +29,12 @@ const char *df_verdict_name(df_verdict v); /* "ok", "precision", "bug", ... */
 
 typedef struct df_oracle_opts {
     double tol; /* relative tolerance for a precision finding (default 1e-6) */
-    int terse;  /* an ok verdict without soft-error reports gets no why text
-                   (left ""): for callers that never show one (run's batches,
-                   where formatting it was most of the judgement's time) */
+    int terse;  /* an ok or precision verdict without soft-error reports gets
+                   no why text (left ""): for callers that show or save few of
+                   them (run's batches, where formatting the text was most of
+                   the judgement's time; about half of the cases at n = 2000
+                   are precision); the engine judges a precision finding again
+                   without it before it saves one (engine.c's record) */
 } df_oracle_opts;
 
 typedef struct df_judgement {

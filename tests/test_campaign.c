@@ -59,8 +59,13 @@ static size_t check_findings(const char *dir)
     return n;
 }
 
+/* Precision findings seen by check_log so far. */
+static size_t precision_logged;
+
 /* The complete lines of findings.jsonl are JSON objects naming files that
- * exist; returns the number of lines, and their names in names. */
+ * exist, each with its why text (a precision verdict is judged without it
+ * in the batches, and again with it before it is saved: engine.c's
+ * record); returns the number of lines, and their names in names. */
 static size_t check_log(const char *dir, char (*names)[41], size_t cap)
 {
     char path[512];
@@ -76,6 +81,9 @@ static size_t check_log(const char *dir, char (*names)[41], size_t cap)
             break; /* a torn last line: cut on resume */
         cr_assert_eq(line[0], '{', "%s", line);
         cr_assert_eq(line[len - 2], '}', "%s", line);
+        cr_assert_null(strstr(line, "\"why\":\"\""), "a finding logged without its why: %s",
+                       line);
+        precision_logged += strstr(line, "\"verdict\":\"precision\"") != NULL;
         const char *p = strstr(line, "\"file\":\"findings/");
         cr_assert_not_null(p, "%s", line);
         p += strlen("\"file\":\"findings/");
@@ -170,6 +178,7 @@ Test(campaign, kill_at_20_random_moments_and_resume_loses_nothing, .timeout = 24
     static char names_ref[4096][41], names_dir[4096][41];
     size_t nr = check_log(ref, names_ref, 4096), nd = check_log(dir, names_dir, 4096);
     cr_assert_eq(nd, nr, "log lines: %zu resumed, %zu uninterrupted", nd, nr);
+    cr_assert_gt(precision_logged, 0, "no precision finding logged");
     for (size_t i = 0; i < nr && i < 4096; i++)
         cr_assert(logged(names_dir, nd, names_ref[i]), "finding %s missing", names_ref[i]);
     cr_assert_str_eq(slurp(dir, "kernels.tsv"), slurp(ref, "kernels.tsv"));

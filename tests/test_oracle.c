@@ -128,25 +128,38 @@ Test(oracle, int_exact_ok)
     cr_assert(j.h == 3);
 }
 
-/* opts.terse: an ok verdict leaves why empty (nothing else changes); a
- * bug, or an ok case with a soft-error report, keeps its text. */
-Test(oracle, terse_leaves_only_ok_verdicts_without_text)
+/* c judged with opts.terse and without: verdict v and rule both ways, the
+ * same numbers, why empty when terse and holding text when not. */
+static void terse_and_full(const df_kernel *k, const df_case *c, const df_result *res,
+                           df_verdict v, const char *rule, const char *text)
+{
+    df_refs refs;
+    df_refs_compute(c->type, c->a, c->b, c->n, &refs);
+    df_oracle_opts full = {.tol = 1e-6}, terse = {.tol = 1e-6, .terse = 1};
+    df_judgement j1, j2;
+    df_judge(k, c, &refs, res, NULL, &full, &j1);
+    df_judge(k, c, &refs, res, NULL, &terse, &j2);
+    assert_verdict(j1, v, rule);
+    assert_verdict(j2, v, rule);
+    cr_assert(strstr(j1.why, text), "%s", j1.why);
+    cr_assert_str_eq(j2.why, "");
+    cr_assert(j1.rel_err == j2.rel_err && j1.err_ratio == j2.err_ratio && j1.G == j2.G &&
+              j1.bound == j2.bound);
+}
+
+/* opts.terse: an ok or precision verdict leaves why empty (nothing else
+ * changes); a bug, or an ok case with a soft-error report, keeps its text. */
+Test(oracle, terse_leaves_only_ok_and_precision_verdicts_without_text)
 {
     float a[] = {1.5f, 2.25f, -3.0f}, b[] = {4.0f, -5.5f, 6.0f};
     df_kernel k = fake_kernel(DF_F32, DF_F32, DF_K_DETERMINISTIC, height_n);
     df_case c = make_case(DF_F32, a, b, 3);
     df_refs refs;
     df_refs_compute(c.type, c.a, c.b, c.n, &refs);
-    df_oracle_opts full = {.tol = 1e-6}, terse = {.tol = 1e-6, .terse = 1};
+    df_oracle_opts terse = {.tol = 1e-6, .terse = 1};
     df_result ok = float_result(refs.exact_hi), bad = float_result(refs.exact_hi + 1.0);
-    df_judgement j1, j2;
-    df_judge(&k, &c, &refs, &ok, NULL, &full, &j1);
-    df_judge(&k, &c, &refs, &ok, NULL, &terse, &j2);
-    assert_verdict(j1, DF_V_OK, "within-tolerance");
-    assert_verdict(j2, DF_V_OK, "within-tolerance");
-    cr_assert(strstr(j1.why, "rel err"), "%s", j1.why);
-    cr_assert_str_eq(j2.why, "");
-    cr_assert(j1.rel_err == j2.rel_err && j1.err_ratio == j2.err_ratio && j1.G == j2.G);
+    df_judgement j2;
+    terse_and_full(&k, &c, &ok, DF_V_OK, "within-tolerance", "rel err");
     df_judge(&k, &c, &refs, &bad, NULL, &terse, &j2);
     assert_verdict(j2, DF_V_BUG, "bound");
     cr_assert(strstr(j2.why, "bound"), "%s", j2.why);
@@ -154,6 +167,12 @@ Test(oracle, terse_leaves_only_ok_verdicts_without_text)
     df_judge(&k, &c, &refs, &ok, NULL, &terse, &j2);
     cr_assert_eq(j2.verdict, DF_V_SOFT_ERROR);
     cr_assert(strstr(j2.why, "rel err"), "the ok text after the report: %s", j2.why);
+    /* precision (ill-conditioned, inside the bound) */
+    float pa[] = {0x1p25f, 1, -0x1p25f}, pb[] = {1, 1, 1};
+    df_kernel k2 = fake_kernel(DF_F32, DF_F32, DF_K_DETERMINISTIC, height_2);
+    df_case c2 = make_case(DF_F32, pa, pb, 3);
+    df_result zero = float_result(0.0);
+    terse_and_full(&k2, &c2, &zero, DF_V_PRECISION, "tolerance", "cond");
 }
 
 Test(oracle, int_off_by_one_is_bug_exact)
