@@ -268,15 +268,17 @@ static void judge_finite(const df_kernel *k, const df_refs *refs,
 }
 
 /* Error measures against the best reference: exact when known (head and
- * tail, so the tail of a large exact value is not lost), else Kahan. */
-static void fill_errors(const df_kernel *k, const df_refs *refs, df_judgement *out)
+ * tail, so the tail of a large exact value is not lost), else Kahan.
+ * terse: ulp_err stays NaN (a second pass over the digits, which only
+ * the one-case check's output shows). */
+static void fill_errors(const df_kernel *k, const df_refs *refs, int terse, df_judgement *out)
 {
     double r = out->result;
     double s = refs->exact_known ? refs->exact_hi : refs->kahan;
     if (refs->fp_known) {
         /* from the digits of s: exact even when |s| is tiny beside G */
         out->abs_err = df_exact_abs_err(&refs->fp, r);
-        out->ulp_err = df_ulp_error(&refs->fp, k->acc, r);
+        out->ulp_err = terse ? NAN : df_ulp_error(&refs->fp, k->acc, r);
     } else {
         out->abs_err = refs->exact_known ? fabs((r - refs->exact_hi) - refs->exact_lo)
                                          : fabs(r - refs->kahan);
@@ -381,7 +383,7 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
         judge_inf_inputs(k, c, refs, terse, out, gam);
         return;
     }
-    fill_errors(k, refs, out);
+    fill_errors(k, refs, terse, out);
     if (!isfinite(r)) {
         if (!may_overflow(k, c->n, out->G, gam))
             verdict(out, DF_V_BUG, "nonfinite",

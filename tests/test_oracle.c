@@ -129,7 +129,8 @@ Test(oracle, int_exact_ok)
 }
 
 /* c judged with opts.terse and without: verdict v and rule both ways, the
- * same numbers, why empty when terse and holding text when not. */
+ * same numbers, why empty when terse and holding text when not, and ulp_err
+ * measured only when not. */
 static void terse_and_full(const df_kernel *k, const df_case *c, const df_result *res,
                            df_verdict v, const char *rule, const char *text)
 {
@@ -145,11 +146,13 @@ static void terse_and_full(const df_kernel *k, const df_case *c, const df_result
     cr_assert_str_eq(j2.why, "");
     cr_assert(j1.rel_err == j2.rel_err && j1.err_ratio == j2.err_ratio && j1.G == j2.G &&
               j1.bound == j2.bound);
+    cr_assert(!isnan(j1.ulp_err) && isnan(j2.ulp_err), "ulp %g and %g", j1.ulp_err,
+              j2.ulp_err);
 }
 
 /* opts.terse: an ok or precision verdict leaves why empty (nothing else
  * changes); a bug, or an ok case with a soft-error report, keeps its text. */
-Test(oracle, terse_leaves_only_ok_and_precision_verdicts_without_text)
+Test(oracle, terse_leaves_ok_and_precision_verdicts_without_text_or_ulps)
 {
     float a[] = {1.5f, 2.25f, -3.0f}, b[] = {4.0f, -5.5f, 6.0f};
     df_kernel k = fake_kernel(DF_F32, DF_F32, DF_K_DETERMINISTIC, height_n);

@@ -1,8 +1,8 @@
-/* judge_cost.c — what the judgement's text costs a precision verdict
- * (issue 9: the oracle's opts.terse). Generates 4096 cases of the shfl
- * kernel at n = 2000 (the bench's mix of families, seed 7), takes the host
- * model's result as the kernel's, and times df_judge, terse and not, over
- * the cases judged precision, 200 times each, twice.
+/* judge_cost.c — what the judgement costs (issue 9: the oracle's
+ * opts.terse). Generates 4096 cases of the shfl kernel at n = 2000 (the
+ * bench's mix of families, seed 7), takes the host model's result as the
+ * kernel's, and times df_judge, terse and not, over the cases judged
+ * precision and over all of them, 200 times each, twice.
  * Build: make judge-cost (build/tools/judge-cost). Usage: judge-cost */
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +19,7 @@ static df_case cs[CASES];
 static df_refs refs[CASES];
 static df_result res[CASES];
 static df_scratch buf[CASES];
-static size_t prec[CASES];
+static size_t prec[CASES], all[CASES];
 
 int main(void)
 {
@@ -46,17 +46,23 @@ int main(void)
             prec[np++] = i;
     }
     printf("precision verdicts: %zu of %d cases (shfl, n = 2000, seed 7)\n", np, CASES);
+    for (size_t i = 0; i < CASES; i++)
+        all[i] = i;
     for (int round = 0; round < 2 && np; round++)
-        for (int terse = 1; terse >= 0; terse--) {
-            df_oracle_opts oo = {.tol = 1e-6, .terse = terse};
-            df_judgement j;
-            double t0 = df_now();
-            for (int rep = 0; rep < REPS; rep++)
-                for (size_t q = 0; q < np; q++)
-                    df_judge(k, &cs[prec[q]], &refs[prec[q]], &res[prec[q]], NULL, &oo, &j);
-            printf("terse %d: %.3f us a precision judgement\n", terse,
-                   1e6 * (df_now() - t0) / ((double)REPS * (double)np));
-        }
+        for (int which = 0; which < 2; which++)
+            for (int terse = 1; terse >= 0; terse--) {
+                const size_t *ix = which ? all : prec;
+                size_t m = which ? (size_t)CASES : np;
+                df_oracle_opts oo = {.tol = 1e-6, .terse = terse};
+                df_judgement j;
+                double t0 = df_now();
+                for (int rep = 0; rep < REPS; rep++)
+                    for (size_t q = 0; q < m; q++)
+                        df_judge(k, &cs[ix[q]], &refs[ix[q]], &res[ix[q]], NULL, &oo, &j);
+                printf("terse %d: %.3f us a judgement (%s)\n", terse,
+                       1e6 * (df_now() - t0) / ((double)REPS * (double)m),
+                       which ? "every case" : "precision verdicts");
+            }
     df_model_ctx_free(&mc);
     for (size_t i = 0; i < CASES; i++)
         df_scratch_free(&buf[i]);
