@@ -322,8 +322,8 @@ static void print_stages(const harness_row *r, int host)
                "and models %4.0f%%  copies judged %4.0f%%\n",
                "    of which, model+judge+...", 100 * r->finish_s[DF_FINISH_MODELS] / f,
                100 * r->finish_s[DF_FINISH_MAKE] / f, 100 * r->finish_s[DF_FINISH_GPU] / f,
-               100 * r->finish_s[DF_FINISH_NEXT] / f, ahead_plan, ahead_stage, 100 * r->finish_s[DF_FINISH_WAIT] / f,
-               100 * r->finish_s[DF_FINISH_COPIES] / f);
+               100 * r->finish_s[DF_FINISH_NEXT] / f, ahead_plan, ahead_stage,
+               100 * r->finish_s[DF_FINISH_WAIT] / f, 100 * r->finish_s[DF_FINISH_COPIES] / f);
     double cpu = r->cpu_s[0] + r->cpu_s[1] + r->cpu_s[2] + r->cpu_s[3];
     if (cpu > 0)
         printf("%-34s generate %4.0f%%  references %4.0f%%  %s %4.0f%%  judge %4.0f%%  "

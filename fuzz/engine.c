@@ -276,7 +276,6 @@ static void free_slots(df_engine *e)
     free(e->lay.bres);
     free(e->lay.cref);
     memset(&e->lay, 0, sizeof e->lay);
-    e->ahead = 0;
     e->next = NULL;
     free(e->sampled);
     e->sampled = NULL;
@@ -1309,8 +1308,8 @@ static int batch_alloc(df_engine *e)
     e->gcs = calloc(want, sizeof *e->gcs);
     e->shapes = calloc(want, sizeof *e->shapes);
     e->marks = calloc(want, sizeof *e->marks);
-    return e->slots && e->mctx && e->lay.cptr && e->lay.bres && e->lay.cref && e->cpu_s && e->sampled &&
-                   e->gcs && e->shapes && e->marks
+    return e->slots && e->mctx && e->lay.cptr && e->lay.bres && e->lay.cref && e->cpu_s &&
+                   e->sampled && e->gcs && e->shapes && e->marks
                ? 0
                : -1;
 }
@@ -1438,7 +1437,6 @@ static void stage_next(df_engine *e)
     }
     df_layout *L = &e->lay; /* the batch in front's results are in its slots */
     lay_out(e, L, e->next, e->nnext);
-    e->ahead = 1;
     for (size_t ki = 0; ki < e->nk; ki++)
         if (L->base[ki + 1] > L->base[ki]) {
             L->ticket = df_backend_stage_batch(e->b, e->kernels[ki], L->cptr + L->base[ki],
@@ -1465,9 +1463,9 @@ static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *c
 {
     df_slot *sl = e->cur;
     df_layout *L = &e->lay;
-    if (!e->ahead || L->slots != sl || L->n != n)
+    if (L->slots != sl || L->n != n) /* not laid out ahead (stage_next) */
         lay_out(e, L, sl, n);
-    e->ahead = 0;
+    L->slots = NULL; /* run: no batch is laid out ahead now */
     for (size_t ki = 0; ki < e->nk; ki++) {
         size_t m = L->base[ki + 1] - L->base[ki], done = 0;
         if (m == 0)
@@ -1709,9 +1707,10 @@ static void pool_join(df_pool *pool, int h, size_t n,
  * status and G, not its judgement) and are settled now, then the pool
  * judges the batch and references and models the copies (those the
  * prepare stage left) while the caller runs on the GPU the copies that
- * did not run in the batch's launch (run_gpu); the copies are judged last. The same work, on the same data, as judging the
- * batch and then checking its copies one step after another, so the same
- * verdicts. Returns 0, or -1 when the context died or out of memory. */
+ * did not run in the batch's launch (run_gpu), then lays out and stages
+ * the next batch (stage_next); the copies are judged last. The same work,
+ * on the same data, as judging the batch and then checking its copies one
+ * step after another, so the same verdicts. Returns 0, or -1 when the context died or out of memory. */
 static int finish_overlapped(df_engine *e, size_t n, df_job *jb)
 {
     double t0 = df_now();
@@ -2110,7 +2109,7 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
             begin_ahead(e, &q, set, &j, hi, deadline);
     }
     e->next = NULL;
-    e->ahead = 0; /* laid out for a batch that will not run */
+    e->lay.slots = NULL; /* laid out for a batch that will not run */
     pending_record(&p); /* the last batch, when nothing came after it */
     if (rc == DF_RANGE_DONE)
         rc = p.rc;

@@ -263,8 +263,8 @@ static void judge_finite(const df_kernel *k, const df_refs *refs,
                 "ill-conditioned, cond=%.3g",
                 out->rel_err, tol, out->err_ratio, out->cond);
     else
-        verdict_quiet(out, terse, DF_V_OK, "within-tolerance", "rel err %.3g <= tol %.3g (cond=%.3g)",
-                   out->rel_err, tol, out->cond);
+        verdict_quiet(out, terse, DF_V_OK, "within-tolerance",
+                      "rel err %.3g <= tol %.3g (cond=%.3g)", out->rel_err, tol, out->cond);
 }
 
 /* Error measures against the best reference: exact when known (head and

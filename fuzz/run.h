@@ -224,7 +224,7 @@ typedef struct df_layout {
     df_result *bres;
     size_t cap;               /* cptr's, cref's and bres's room: a batch, its early copies */
     size_t base[DF_RUN_MAX_KERNELS + 1];
-    const struct df_slot *slots; /* the batch laid out, n slots */
+    const struct df_slot *slots; /* the batch laid out, n slots; NULL once it runs */
     size_t n;
     uint64_t ticket;
     size_t ticket_ki;
@@ -276,8 +276,8 @@ typedef struct df_engine {
     size_t ncur;
     df_model_ctx *mctx;       /* one per pool thread */
     size_t capbatch;          /* the batch size the slots' arrays were made for */
-    df_layout lay;            /* the batch run now, or the next one, laid out ahead */
-    int ahead;                /* lay was made ahead (stage_next), not yet run */
+    df_layout lay;            /* the batch run now, or the next one, laid out ahead
+                                 (stage_next; lay.slots is then that batch's) */
     /* pipelined: the batch after the one being checked (NULL: none), its
      * size and its prepare loop's handle (in the ring's queue: stage_next
      * may join it and leave -1), which the caller lays out and stages

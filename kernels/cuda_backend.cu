@@ -1229,7 +1229,7 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
                          size_t dlen, void (**meanwhile)(void *), void *mctx, double *aside)
 {
     df_gpu_enqueue_batch launch = k->gpu->enqueue_batch;
-    double t0 = df_now();
+    double queued = df_now();
     cudaError_t e;
     if ((e = cudaSetDevice(cu->device)) != cudaSuccess)
         return *call = "cudaSetDevice", (int)e;
@@ -1312,7 +1312,7 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
                              cu->stream)) != cudaSuccess)
         return *call = "cudaMemcpyAsync(batch soft claims)", (int)e;
     (void)cudaEventRecord(cu->bev[4], cu->stream);
-    cu->batch_s[DF_CUDA_T_ENQUEUE] += df_now() - t0;
+    cu->batch_s[DF_CUDA_T_ENQUEUE] += df_now() - queued;
     if (*meanwhile) { /* the caller's work while the device runs the batch */
         double t0 = df_now();
         void (*mw)(void *) = *meanwhile;
