@@ -52,7 +52,7 @@ ifneq ($(NVCC),)
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart_static -ldl -lrt -lstdc++
 endif
 
-.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda refs-cache host-mem judge-cost
+.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda refs-cache host-mem judge-cost cpu-sample
 all: dotfuzz
 
 help:
@@ -66,6 +66,7 @@ help:
 	@echo "make host-mem    build $(BUILD)/tools/host-mem (the host's memory under one long case's references and model, alone and on every thread)"
 	@echo "make refs-cache  build $(BUILD)/tools/refs-cache (what the references' first read of a case's data costs, on N threads)"
 	@echo "make judge-cost  build $(BUILD)/tools/judge-cost (a precision verdict's judgement with and without its text)"
+	@echo "make cpu-sample  build $(BUILD)/tools/libcpusample.so (a CPU sampling profiler to preload where there is no perf)"
 	@echo "make help       this list"
 	@echo "variables: CUDA_ARCH=sm_90 (GPU target; now: $(GENCODE)), CC, NVCC, CUDA_HOME, BUILD"
 
@@ -110,6 +111,13 @@ $(BUILD)/tools/host-mem: $(BUILD)/tools/host_mem.o $(BUILD)/libdotfuzz.a
 judge-cost: $(BUILD)/tools/judge-cost
 $(BUILD)/tools/judge-cost: $(BUILD)/tools/judge_cost.o $(BUILD)/libdotfuzz.a
 	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
+
+# issue 9: a CPU sampling profiler preloaded on the GPU host, which has no
+# perf (tools/cpu_sample.c; scripts/cpu-profile.py reads its samples)
+cpu-sample: $(BUILD)/tools/libcpusample.so
+$(BUILD)/tools/libcpusample.so: tools/cpu_sample.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -o $@ $<
 
 $(BUILD)/tests/dotfuzz-tests: $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/libdotfuzz.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lmpfr -lgmp $(CUDA_LIBS) $(LDLIBS)

@@ -68,6 +68,11 @@ int df_pool_begin_ahead(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, un
  * left, out[1] with loops left only behind their gates. Then zeroes them. */
 void df_pool_idle(df_pool *p, double out[2]);
 
+/* How many times the workers (not the caller) have chosen a loop under
+ * the pool's lock so far: about once a loop a worker, as a worker stays on
+ * its loop while the choice holds. */
+unsigned long df_pool_picks(df_pool *p);
+
 /* Whether every call of open loop `loop` has returned (df_pool_wait would
  * not wait), without waiting; 1 for a handle of -1 (no loop: run already
  * by df_pool_for). The handle stays open until df_pool_wait. */

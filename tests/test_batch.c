@@ -254,6 +254,38 @@ Test(batch, pool_runs_every_index_exactly_once_on_its_threads)
     cr_assert_eq(who[0] + who[1] + who[2], 0);
 }
 
+/* About 20 us of work: long enough that every worker takes chunks. */
+static void busy_call(void *ctx, size_t i, unsigned w)
+{
+    double t0 = df_now();
+    while (df_now() - t0 < 20e-6)
+        ;
+    count_call(ctx, i, w);
+}
+
+/* A worker takes the pool's lock to choose a loop, then stays on it chunk
+ * after chunk while the choice holds (no loop opened since, no gate that
+ * would come first shut): one choice a loop a worker, where taking the lock
+ * at every chunk chose about as many times as there were chunks (128 here,
+ * nearly all the workers'). */
+Test(batch, pool_takes_its_lock_once_a_loop_a_worker)
+{
+    df_pool *p = df_pool_create(4);
+    cr_assert_not_null(p);
+    static atomic_uint hits[2048];
+    for (int round = 0; round < 3; round++) {
+        for (size_t i = 0; i < 2048; i++)
+            atomic_store(&hits[i], 0);
+        unsigned long before = df_pool_picks(p);
+        df_pool_for(p, 2048, busy_call, hits); /* 128 chunks of 17 items */
+        unsigned long picks = df_pool_picks(p) - before;
+        for (size_t i = 0; i < 2048; i++)
+            cr_assert_eq(atomic_load(&hits[i]), 1, "index %zu", i);
+        cr_assert_leq(picks, 2 * 3, "round %d: %lu choices of a loop by 3 workers", round, picks);
+    }
+    df_pool_destroy(p);
+}
+
 static int gate_flag(void *ctx) { return atomic_load((atomic_int *)ctx); }
 
 /* A gate that never opens, counting how often it is asked. */
