@@ -93,10 +93,12 @@ void df_meta_plan_fill(const df_case *c, df_meta_plan *p, size_t i);
 uint64_t df_meta_permute_chunks(const df_case *c);
 void df_meta_permute_chunk(const df_case *c, const df_meta_plan *p, size_t i, uint64_t j);
 void df_meta_plan_refs(df_meta_plan *p, size_t i);
-/* Copy i's references where they follow from the case's own without a
- * pass over its data (negate: df_refs_negated, the values
- * df_refs_compute gives); returns 1 when they did, 0 (nothing written)
- * when they must be computed. df_meta_plan_refs tries it first. */
+/* Copy i's references where they follow from the case's own, the values
+ * df_refs_compute gives: negate without a pass over its data
+ * (df_refs_negated), scale with one quick pass for the data's classes
+ * (df_refs_scaled: f32, made by df_meta_plan_fill first); returns 1 when
+ * they did, 0 (nothing written) when they must be computed.
+ * df_meta_plan_refs tries it first. */
 int df_meta_plan_refs_derived(df_meta_plan *p, size_t i);
 /* Variants made before the run, with a stand-in r whose run ended well (so
  * made on any thread while the case waits for its run): given the real r,

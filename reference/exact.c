@@ -939,6 +939,35 @@ void df_exact_negate(const df_exact *s, df_exact *out)
     set_rounded(out);
 }
 
+int df_exact_scale(const df_exact *s, int k, df_exact *out)
+{
+    if (s->kind != DF_EXACT_FINITE || k <= -32 || k >= 32)
+        return -1;
+    *out = *s;
+    if (s->is_zero || k == 0)
+        return 0;
+    /* |s| 2^k: the digits moved k bits up (down for k < 0), none lost */
+    if (k > 0 ? s->top + 1 >= NDIG : s->bot == 0)
+        return -1;
+    uint32_t m[NDIG];
+    memset(m, 0, sizeof m);
+    for (int j = s->bot; j <= s->top; j++) {
+        uint64_t d = s->mag[j];
+        if (k > 0) {
+            m[j] |= (uint32_t)(d << k);
+            m[j + 1] |= (uint32_t)(d >> (32 - k));
+        } else {
+            m[j] |= (uint32_t)(d >> -k);
+            m[j - 1] |= (uint32_t)(d << (32 + k));
+        }
+    }
+    memcpy(out->mag, m, sizeof m);
+    mag_window(out->mag, s->bot > 0 ? s->bot - 1 : 0, s->top + 2 < NDIG ? s->top + 2 : NDIG,
+               &out->bot, &out->top);
+    set_rounded(out);
+    return 0;
+}
+
 /* The exact sum of k finite doubles, as df_exact_dot writes a dot of that
  * value (set_finite: the fields come from the value alone). Each double is
  * an integer below 2^53 times a power of two at or above 2^-1074

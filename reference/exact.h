@@ -91,6 +91,11 @@ void df_exact_acc_out(df_exact_acc *A, df_exact *out);
  * class's sign flipped for Inf; NaN and zero as they are). */
 void df_exact_negate(const df_exact *s, df_exact *out);
 
+/* out = s 2^k (|k| < 32), every field as df_exact_dot writes it for a dot
+ * of that value; 0, or -1 (out untouched) where s is not finite or a bit
+ * would leave the digits. */
+int df_exact_scale(const df_exact *s, int k, df_exact *out);
+
 /* |r - s| correctly rounded to double (round to nearest even, gradual
  * underflow, +Inf past DBL_MAX), computed from the digits of s, so it is
  * exact to the last bit even when |s| is tiny beside the products (hi + lo

@@ -959,6 +959,59 @@ int df_refs_negated(df_type t, const df_refs *in, df_refs *out)
     return 0;
 }
 
+int df_refs_scaled(df_type t, const void *a, const void *b, uint64_t n, int k,
+                   const df_refs *in, df_refs *out)
+{
+    if (t != DF_F32 || n > DF_REFS_CHUNK || in->has_nonfinite || !in->fp_known ||
+        in->fp.kind != DF_EXACT_FINITE || k < -30 || k > 30)
+        return -1;
+    /* the classes of the data as the references see them (a has moved;
+     * both are in this core's cache: a was just written, b referenced) */
+    span_class ka = {0.0, 0, 0, 0}, kb = {0.0, 0, 0, 0};
+    for (uint64_t off = 0; off < n; off += CHUNK) {
+        uint64_t len = n - off < CHUNK ? n - off : CHUNK;
+        span_class x = classify_f32((const float *)a + off, len);
+        span_class y = classify_f32((const float *)b + off, len);
+        ka.nonint |= x.nonint, kb.nonint |= y.nonint;
+        ka.nonfinite |= x.nonfinite, kb.nonfinite |= y.nonfinite;
+        ka.max_abs = x.max_abs > ka.max_abs ? x.max_abs : ka.max_abs;
+        kb.max_abs = y.max_abs > kb.max_abs ? y.max_abs : kb.max_abs;
+    }
+    if (ka.nonfinite || kb.nonfinite || ka.max_abs != ldexp(in->max_abs_a, k) ||
+        kb.max_abs != in->max_abs_b)
+        return -1; /* not in->'s data scaled */
+    df_refs r = *in;
+    /* every sum the references form scales exactly: the products are
+     * exact in double and stay far inside its range, 2^k a sum of them is
+     * a double whenever the sum is, and Kahan's bound is G times constants */
+    r.kahan = ldexp(in->kahan, k);
+    r.kahan_err = ldexp(in->kahan_err, k);
+    r.G = ldexp(in->G, k);
+    r.max_abs_a = ka.max_abs;
+    r.all_integer = !ka.nonint && !kb.nonint;
+    if (exact_eligible(ka, kb)) { /* the integer path: exact as an integer */
+        if (!in->exact_is_int)
+            return -1; /* became integers: their dot is not at hand as one */
+        i128 v = i128_unpack(in->exact), unit = (i128)1 << (k < 0 ? -k : k);
+        if (k < 0 && v % unit != 0)
+            return -1;
+        r.exact = i128_pack(k < 0 ? v / unit : v * unit);
+        df_i128_to_double2(r.exact, &r.exact_hi, &r.exact_lo);
+        df_exact_of_int(r.exact, &r.fp);
+    } else {
+        r.exact_is_int = 0;
+        r.exact = i128_pack(0);
+        if (df_exact_scale(&in->fp, k, &r.fp) != 0)
+            return -1;
+        r.exact_hi = r.fp.hi;
+        r.exact_lo = r.fp.lo;
+    }
+    r.exact_known = 1;
+    r.fp_known = 1;
+    *out = r;
+    return 0;
+}
+
 /* The bins' exact dot of one f32 case alone, in the lanes' own code (every
  * lane on it): 0 with *out as df_exact_dot gives it, or -1 where some
  * product has bits below the last bin (or the data are not finite). */

@@ -95,6 +95,18 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
  * the negated data, or -1 (out untouched) where it cannot tell. */
 int df_refs_negated(df_type t, const df_refs *in, df_refs *out);
 
+/* The references of an f32 case with a scaled by 2^k, exactly (every
+ * a_i and 2^k a_i normal or zero: df_scale_is_exact), from the case's own
+ * (in) and one pass over the scaled a and b for their classes (integers or
+ * not, the maxima): every sum the references form scales exactly, and the
+ * exact dot's digits move k places. a is the scaled vector. Returns 0 with
+ * out bit for bit df_refs_compute's on the scaled data, or -1 (out
+ * untouched) where it cannot tell: not f32, longer than DF_REFS_CHUNK,
+ * non-finite data, the data not in's scaled, or data that became integers
+ * (whose integer dot is not at hand). */
+int df_refs_scaled(df_type t, const void *a, const void *b, uint64_t n, int k,
+                   const df_refs *in, df_refs *out);
+
 /* Cases longer than DF_REFS_CHUNK are referenced a chunk of it at a time:
  * each chunk's part (df_refs_part_compute) from its elements alone, then
  * the parts merged in chunk order (df_refs_merge_*), so that many threads

@@ -734,6 +734,76 @@ static void negated_matches(df_type t, uint32_t fam, uint64_t seed, uint64_t n, 
     (*derived)++;
 }
 
+/* df_refs_scaled(refs of (a, b), 2^k a) is, bit for bit, df_refs_compute
+ * of (2^k a, b) wherever it answers, for f32 data of every family, short
+ * and multi-chunk, k from -6 to 6, where 2^k a is exact (no element
+ * rounded: as df_scale_is_exact requires). Returns through *derived and
+ * *refused how often it did each. */
+static void scaled_matches(uint32_t fam, uint64_t seed, uint64_t n, int k, float *a, float *a2,
+                           float *b, unsigned *derived, unsigned *refused)
+{
+    df_pcg32 r;
+    df_pcg32_seed(&r, seed, n);
+    cr_assert_eq(df_fill_values(fam, &r, DF_F32, a, b, n), 0);
+    const float f = ldexpf(1.0f, k);
+    for (uint64_t i = 0; i < n; i++) {
+        a2[i] = a[i] * f;
+        if (!isfinite(a[i]) || (double)a2[i] != ldexp((double)a[i], k))
+            return; /* the scaling is not exact: no scale copy */
+    }
+    df_refs own, sc, want;
+    df_refs_compute(DF_F32, a, b, n, &own);
+    df_refs_compute(DF_F32, a2, b, n, &want);
+    memset(&sc, 0x5a, sizeof sc);
+    if (df_refs_scaled(DF_F32, a2, b, n, k, &own, &sc) != 0) {
+        (*refused)++;
+        return;
+    }
+    cr_assert_eq(memcmp(&sc, &want, sizeof want), 0,
+                 "family %u n %llu k %d: kahan %a / %a, err %a / %a, G %a / %a, exact %a %a / "
+                 "%a %a, int %d / %d",
+                 fam, (unsigned long long)n, k, sc.kahan, want.kahan, sc.kahan_err,
+                 want.kahan_err, sc.G, want.G, sc.exact_hi, sc.exact_lo, want.exact_hi,
+                 want.exact_lo, sc.exact_is_int, want.exact_is_int);
+    (*derived)++;
+}
+
+Test(refs, scaled_from_the_case_own_equal_computed)
+{
+    static const uint64_t ns[] = {1, 2, 33, 2000, 5003, DF_REFS_CHUNK};
+    const uint64_t nmax = DF_REFS_CHUNK + 1;
+    float *a = malloc(nmax * 4), *a2 = malloc(nmax * 4), *b = malloc(nmax * 4);
+    cr_assert(a && a2 && b);
+    unsigned derived = 0, refused = 0;
+    for (size_t fi = 0; fi < df_family_count(); fi++) {
+        const df_family *fam = df_family_at(fi);
+        if (!(fam->types & DF_TYPE_BIT(DF_F32)))
+            continue;
+        for (size_t m = 0; m < sizeof ns / sizeof ns[0]; m++)
+            for (uint64_t seed = 1; seed <= (ns[m] > 5003 ? 1u : 4u); seed++)
+                for (int k = -6; k <= 6; k++)
+                    if (k != 0)
+                        scaled_matches(fam->id, 100 * fi + seed, ns[m], k, a, a2, b, &derived,
+                                       &refused);
+    }
+    cr_assert_gt(derived, 1000, "%u derived, %u refused", derived, refused);
+    cr_assert_lt(refused, derived / 10, "%u derived, %u refused", derived, refused);
+    /* past DF_REFS_CHUNK, f64 data, NaN data: refused */
+    df_refs own, sc;
+    for (uint64_t i = 0; i < nmax; i++)
+        a[i] = 1.0f, a2[i] = 2.0f, b[i] = 3.0f;
+    df_refs_compute(DF_F32, a, b, nmax, &own);
+    cr_assert_eq(df_refs_scaled(DF_F32, a2, b, nmax, 1, &own, &sc), -1);
+    df_refs_compute(DF_F32, a, b, 64, &own);
+    cr_assert_eq(df_refs_scaled(DF_F32, a2, b, 64, 1, &own, &sc), 0);
+    cr_assert_eq(df_refs_scaled(DF_F32, a2, b, 64, 2, &own, &sc), -1, "not the data scaled");
+    cr_assert_eq(df_refs_scaled(DF_F64, a2, b, 32, 1, &own, &sc), -1);
+    a[5] = NAN, a2[5] = NAN;
+    df_refs_compute(DF_F32, a, b, 64, &own);
+    cr_assert_eq(df_refs_scaled(DF_F32, a2, b, 64, 1, &own, &sc), -1);
+    free(a), free(a2), free(b);
+}
+
 Test(refs, negated_from_the_case_own_equal_computed)
 {
     static const df_type types[] = {DF_F32, DF_F64, DF_I32};

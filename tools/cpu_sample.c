@@ -9,8 +9,8 @@
  * records the wall time (CLOCK_REALTIME, to be
  * matched with timestamped output), its thread id, the interrupted
  * instruction and up to DF_SAMPLE_DEPTH return addresses above it. At exit
- * FILE gets the samples as text (also when a write into a closed pipe
- * ends the process) after the process's /proc/self/maps:
+ * FILE gets the samples as text (also when a write into a closed pipe or
+ * a SIGTERM ends the process) after the process's /proc/self/maps:
  *
  *   maps lines ... then a line "samples N"
  *   T_NS TID PC RET1 RET2 ...     (hexadecimal addresses)
@@ -108,9 +108,9 @@ static void write_out(void)
 }
 
 /* a write into a closed pipe (its reader, `head` or `awk ... exit`, took
- * what it wanted) ends the process without its atexit handlers: the
- * samples are written first */
-static void on_pipe(int sig)
+ * what it wanted) or a SIGTERM (`timeout`, `kill`) ends the process
+ * without its atexit handlers: the samples are written first */
+static void on_end(int sig)
 {
     write_out();
     signal(sig, SIG_DFL);
@@ -187,5 +187,6 @@ __attribute__((constructor)) static void start(void)
     }
     start_thread_timer();
     atexit(write_out);
-    signal(SIGPIPE, on_pipe);
+    signal(SIGPIPE, on_end);
+    signal(SIGTERM, on_end);
 }
