@@ -109,7 +109,7 @@ int df_backend_devgen(df_backend *b, const struct df_devgen_case *cs, size_t m, 
 /* Places cs[0..m) one after another in one buffer, each case's a then b,
  * 16-byte aligned (their off); returns the bytes in all. */
 size_t df_devgen_layout(struct df_devgen_case *cs, size_t m);
-#define DF_GEN_SETS 4
+#define DF_GEN_SETS 5
 int df_backend_gen_start(df_backend *b, int set, const struct df_devgen_case *cs, size_t m,
                          size_t bytes, void **out, char *err, size_t err_len);
 int df_backend_gen_wait(df_backend *b, int set);

@@ -1297,7 +1297,7 @@ static int wants_gpu_gen(const df_engine *e)
 
 /* Sets of slots, a batch each: one; two pipelined; when the GPU generates
  * (its generation of a batch, about 2.7 ms of kernel and 1.3 ms of copy
- * for 4096 cases at n = 2000 on an H200, then starts two batches ahead),
+ * for 4096 cases at n = 2000 on an H200, then starts three batches ahead),
  * three, or DF_SETS_MAX (the batch checked last then recorded while the
  * GPU runs the next: pipelined_range), as many as fit in
  * DF_PIPELINE_BYTES. After e->pipelined and e->gpu_gen are set. */
@@ -1445,7 +1445,7 @@ static void lay_out(df_engine *e, df_layout *L, df_slot *sl, size_t n)
  * out the next one (e->next) and has the backend plan and stage its first
  * kernel's cases (df_backend_stage_batch), once the pool has prepared it
  * (its generation, references and early copies are in its slots, and
- * nothing changes them before its run; with fewer than four sets, only a
+ * nothing changes them before its run; with fewer than DF_SETS_MAX sets, only a
  * batch prepared already): at n = 2000 the plan and staging were 57% of
  * the GPU stage, on the caller's path between two batches' runs (an H100
  * host, results/h100/perf.md). The same layout and staging as run_gpu's
@@ -1458,7 +1458,7 @@ static void stage_next(df_engine *e)
         return;
     double t0 = df_now();
     if (!df_pool_done(e->pool, *e->next_loop)) {
-        /* with four sets nothing else waits for this check's end: the next
+        /* with DF_SETS_MAX sets nothing else waits for this check's end: the next
          * batch's wait comes first either way (and the caller helps it
          * along); with fewer, the recording and restarting of this set do */
         if (e->nsets != DF_SETS_MAX)
@@ -2091,7 +2091,7 @@ static void pending_meanwhile(void *ctx)
  * runs on the backend and is judged, the pool's other threads generate
  * and reference the next in another set. With DF_SETS_MAX sets (the GPU
  * generates), the batch before it is recorded while the GPU runs it, and
- * the set that frees starts the batch three after (whose generation on the
+ * the set that frees starts the batch DF_SETS_MAX - 1 after (whose generation on the
  * GPU takes longer than the pool's referencing of a batch). With fewer, a
  * batch is recorded right after its check and its set starts the next one
  * to make (two or three after it). Only that: a kernel runs (on the GPU,

@@ -242,7 +242,7 @@ int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, size_t bytes
  * reason in err. df_cuda_gen_wait returns when set's copy has landed:
  * 0, or -1 when the device failed. df_cuda_gen_landed, without waiting:
  * 1 when it has (or failed: the wait says which), else 0. */
-#define DF_CUDA_GEN_SETS 4
+#define DF_CUDA_GEN_SETS 5
 int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs, size_t m, size_t bytes,
                       void **out, char *err, size_t err_len);
 int df_cuda_gen_wait(df_cuda *cu, int set);

@@ -117,8 +117,8 @@ Test(batch, gpu_path_with_overlapped_copies_equals_one_at_a_time, .timeout = 120
 
 /* --gen gpu: a batch's cases made from their value streams by the
  * backend's generator (here the host emulation's stand-in, on the calling
- * thread; on cuda the GPU), pipelined (four sets of slots: the batch after
- * next generated too, the one before recorded while this one runs) or not: the same table and finding files as one case
+ * thread; on cuda the GPU), pipelined (DF_SETS_MAX sets of slots: the batches
+ * after next generated too, the one before recorded while this one runs) or not: the same table and finding files as one case
  * at a time made by df_generate. */
 Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
 {
@@ -138,8 +138,8 @@ Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
 
-/* The ring of four sets of slots (--gen gpu, pipelined: a batch recorded
- * while the next one runs, two made ahead) with quick kernels and few
+/* The ring of DF_SETS_MAX sets of slots (--gen gpu, pipelined: a batch
+ * recorded while the next one runs, three made ahead) with quick kernels and few
  * threads, where the batches ahead are still being prepared, their loops
  * open, when the one before them is taken up: the same table as one case
  * at a time, with one worker beside the caller and with two; each batch

@@ -235,7 +235,7 @@ Test(campaign, a_lost_context_inside_a_batch_is_run_again_case_by_case, .timeout
     char dir[128];
     snprintf(dir, sizeof dir, "%s", df_test_tmpdir("camp-sticky"));
     /* one at a time, batches, double-buffered batches (two threads each),
-     * and generated through the backend in four sets of slots (a batch
+     * and generated through the backend in DF_SETS_MAX sets of slots (a batch
      * recorded while the next one runs, the one that loses the context) */
     static const char *const how[] = {"--batch 1", "--batch 64",
                                       "--batch 64 --threads 2 --pipeline on",
