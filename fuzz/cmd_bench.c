@@ -12,8 +12,9 @@
  *               metamorphic checks on 1 case in 16, the tallies (nothing
  *               is saved); batches buffered as run's --pipeline auto does
  *               ("x1": one buffer; "x2": double-buffered; "x3": the batch
- *               after next generated on the GPU too; "x5": the two after
- *               next, and the one before recorded meanwhile), and at n = 2000
+ *               after next generated on the GPU too; "x4": and the one
+ *               before recorded meanwhile; "x5": the two after next
+ *               generated), and at n = 2000
  *               a second row with the other buffering, side by side;
  *               Cases are made as run's --gen auto makes them (cuda: on the
  *               GPU when double-buffered), and on cuda the n = 2000 row
@@ -61,9 +62,10 @@ static const char bench_usage[] =
     "              65536: every reference, model match, judgement, metamorphic\n"
     "              checks on 1 case in --meta-every, tallies (no files saved);\n"
     "              buffered as run's --pipeline auto (x2: double-buffered, x3: and\n"
-    "              the batch after next generated on the GPU meanwhile, x5: the\n"
-    "              two after next, and the one before recorded meanwhile, x1:\n"
-    "              one buffer), and at n = 2000 again with the other buffering\n"
+    "              the batch after next generated on the GPU meanwhile, x4: and\n"
+    "              the one before recorded meanwhile, x5: the two after next\n"
+    "              generated, x1: one buffer), and at n = 2000 again with the\n"
+    "              other buffering\n"
     "              (the harness rows generate as run --gen auto does: on cuda, the\n"
     "              GPU when double-buffered; cuda adds the n = 2000 row with --gen cpu)\n"
     "  GPU gen.    cuda: the last batch at n = 2000 generated again on the GPU from\n"

@@ -1298,15 +1298,16 @@ static int wants_gpu_gen(const df_engine *e)
 /* Sets of slots, a batch each: one; two pipelined; when the GPU generates
  * (its generation of a batch, about 2.7 ms of kernel and 1.3 ms of copy
  * for 4096 cases at n = 2000 on an H200, then starts three batches ahead),
- * three, or DF_SETS_MAX (the batch checked last then recorded while the
- * GPU runs the next: pipelined_range), as many as fit in
+ * three, or DF_SETS_DEFER to DF_SETS_MAX (the batch checked last then
+ * recorded while the GPU runs the next: pipelined_range), as many as fit in
  * DF_PIPELINE_BYTES. After e->pipelined and e->gpu_gen are set. */
 static size_t sets_wanted(const df_engine *e)
 {
     if (!e->pipelined)
         return 1;
-    if (e->gpu_gen && sets_fit(e, DF_SETS_MAX))
-        return DF_SETS_MAX;
+    for (size_t sets = DF_SETS_MAX; e->gpu_gen && sets >= DF_SETS_DEFER; sets--)
+        if (sets_fit(e, sets)) /* a default run (batches of 256 up to 65536): four */
+            return sets;
     return e->gpu_gen && sets_fit(e, 3) ? 3 : 2;
 }
 
@@ -1445,7 +1446,7 @@ static void lay_out(df_engine *e, df_layout *L, df_slot *sl, size_t n)
  * out the next one (e->next) and has the backend plan and stage its first
  * kernel's cases (df_backend_stage_batch), once the pool has prepared it
  * (its generation, references and early copies are in its slots, and
- * nothing changes them before its run; with fewer than DF_SETS_MAX sets, only a
+ * nothing changes them before its run; with fewer than DF_SETS_DEFER sets, only a
  * batch prepared already): at n = 2000 the plan and staging were 57% of
  * the GPU stage, on the caller's path between two batches' runs (an H100
  * host, results/h100/perf.md). The same layout and staging as run_gpu's
@@ -1458,10 +1459,10 @@ static void stage_next(df_engine *e)
         return;
     double t0 = df_now();
     if (!df_pool_done(e->pool, *e->next_loop)) {
-        /* with DF_SETS_MAX sets nothing else waits for this check's end: the next
+        /* with DF_SETS_DEFER sets or more nothing else waits for this check's end: the next
          * batch's wait comes first either way (and the caller helps it
          * along); with fewer, the recording and restarting of this set do */
-        if (e->nsets != DF_SETS_MAX)
+        if (e->nsets < DF_SETS_DEFER)
             return;
         df_pool_wait(e->pool, *e->next_loop);
         *e->next_loop = -1; /* joined: join_oldest has nothing left to wait on */
@@ -2042,7 +2043,7 @@ static size_t join_oldest(df_engine *e, ahead_queue *q)
     return set;
 }
 
-/* The batch checked last, not yet recorded: with DF_SETS_MAX sets it is
+/* The batch checked last, not yet recorded: with DF_SETS_DEFER sets or more it is
  * recorded while the GPU runs the next one, and the batch after those
  * started in its set (pending_meanwhile). rc and after: the recording's
  * outcome so far and the first index not recorded. */
@@ -2089,9 +2090,9 @@ static void pending_meanwhile(void *ctx)
 
 /* Pipelined batches, e->nsets sets of slots in a ring: while one batch
  * runs on the backend and is judged, the pool's other threads generate
- * and reference the next in another set. With DF_SETS_MAX sets (the GPU
- * generates), the batch before it is recorded while the GPU runs it, and
- * the set that frees starts the batch DF_SETS_MAX - 1 after (whose generation on the
+ * and reference the next in another set. With DF_SETS_DEFER sets or more
+ * (the GPU generates), the batch before it is recorded while the GPU runs
+ * it, and the set that frees starts the batch nsets - 1 after (whose generation on the
  * GPU takes longer than the pool's referencing of a batch). With fewer, a
  * batch is recorded right after its check and its set starts the next one
  * to make (two or three after it). Only that: a kernel runs (on the GPU,
@@ -2110,7 +2111,7 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
         ;
     pending p = {.e = e, .q = &q, .t = t, .j = &j, .hi = hi, .deadline = deadline,
                  .rc = DF_RANGE_DONE, .after = lo};
-    int defer = e->nsets == DF_SETS_MAX, rc = DF_RANGE_DONE;
+    int defer = e->nsets >= DF_SETS_DEFER, rc = DF_RANGE_DONE;
     while (q.n && rc == DF_RANGE_DONE) {
         size_t set = join_oldest(e, &q);
         /* the set the next batch goes into: its shapes and streams are free */

@@ -158,6 +158,10 @@ typedef struct df_heartbeat {
  * runs this one. Matches the backends' generation sets (DF_GEN_SETS,
  * backend.h). */
 #define DF_SETS_MAX 5
+/* From this many sets the batch checked last waits in its set to be
+ * recorded while the GPU runs the next (pipelined_range's deferred
+ * recording); the rest are batches made ahead. */
+#define DF_SETS_DEFER 4
 
 /* One case of a batch: its vectors, the case and what checking it gave. */
 typedef struct df_slot {
@@ -272,7 +276,7 @@ typedef struct df_engine {
     df_slot *slots;
     size_t nslots;            /* slots allocated: nsets batches */
     size_t nsets;             /* sets of slots, a batch each: 1; pipelined 2, or
-                                 DF_SETS_MAX when the GPU generates */
+                                 DF_SETS_DEFER to DF_SETS_MAX when the GPU generates */
     int pipelined;            /* the next batch is made while this one is checked */
     int pipeline;             /* DF_PIPE_*, from the options */
     df_slot *cur;             /* the batch being checked (the last one checked) */

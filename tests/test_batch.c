@@ -5,7 +5,9 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "../fuzz/backend.h"
 #include "../fuzz/pool.h"
+#include "../fuzz/run.h"
 #include "../kernels/kernel.h"
 #include "cli_helpers.h"
 
@@ -172,6 +174,49 @@ Test(batch, pipelined_ring_of_four_batches_equals_one_at_a_time, .timeout = 120)
                dir);
     cr_assert_eq(atoi(n), 61, "batches laid out while the one before was judged: %s", n);
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
+}
+
+/* The sets of slots a pipelined run takes when its cases are generated
+ * through the backend, after one range of batches: `want`, and the run
+ * recorded every case. */
+static void sets_taken(uint32_t batch, uint64_t max_n, size_t want)
+{
+    df_backend *b = NULL;
+    char err[200];
+    cr_assert_eq(df_backend_open("host", &b, err, sizeof err), 0, "%s", err);
+    const df_kernel *ks[1] = {df_kernel_find("shfl")};
+    cr_assert_not_null(ks[0]);
+    df_run_opts ro = {.kernel = "shfl", .backend = "host", .corpus = "", .family = "all",
+                      .max_n = max_n, .tol = 1e-6, .save_precision = DF_SAVE_NONE,
+                      .save_bugs = DF_SAVE_NONE, .meta = {.every = 16, .reruns = 2},
+                      .seed = 3, .seed_set = 1, .gen = DF_GEN_GPU};
+    df_engine e;
+    df_engine_init(&e, &ro, b, ks, 1);
+    e.batch = batch;
+    e.pipeline = DF_PIPE_ON;
+    e.pool = df_pool_create(2);
+    cr_assert_not_null(e.pool);
+    df_totals t;
+    memset(&t, 0, sizeof t);
+    uint64_t next = 0;
+    cr_assert_eq(df_engine_range(&e, 0, 2 * (uint64_t)batch, 0, &t, &next), DF_RANGE_DONE);
+    cr_assert_eq(next, 2 * (uint64_t)batch);
+    cr_assert_eq(e.nsets, want, "batches of %u up to n = %llu: %zu sets", batch,
+                 (unsigned long long)max_n, e.nsets);
+    df_pool_destroy(e.pool);
+    e.pool = NULL;
+    df_engine_free(&e);
+    df_backend_close(b);
+}
+
+/* Generated through the backend, pipelined: DF_SETS_MAX sets where they
+ * fit in DF_PIPELINE_BYTES (the bench's batches of 4096 at n = 2000), and
+ * four where only four do (batches of 2048 up to 8000 elements), the batch
+ * checked last recorded while the next runs either way. */
+Test(batch, generated_batches_take_five_sets_where_they_fit_else_four, .timeout = 120)
+{
+    sets_taken(4096, 2000, DF_SETS_MAX);
+    sets_taken(2048, 8000, DF_SETS_DEFER);
 }
 
 static void count_call(void *ctx, size_t i, unsigned worker)
