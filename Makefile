@@ -122,8 +122,8 @@ $(BUILD)/tools/libcpusample.so: tools/cpu_sample.c
 $(BUILD)/tests/dotfuzz-tests: $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/libdotfuzz.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lmpfr -lgmp $(CUDA_LIBS) $(LDLIBS)
 
-test: $(BUILD)/tests/dotfuzz-tests dotfuzz
-	$(BUILD)/tests/dotfuzz-tests --jobs 2
+test: $(BUILD)/tests/dotfuzz-tests dotfuzz $(BUILD)/tools/libcpusample.so
+	DF_CPU_SAMPLE_LIB=$(BUILD)/tools/libcpusample.so $(BUILD)/tests/dotfuzz-tests --jobs 2
 
 # the example plugin (examples/plugin/): a shared library that needs only
 # include/dotfuzz/plugin.h, built as a user would build theirs

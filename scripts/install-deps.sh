@@ -15,6 +15,8 @@ have_header criterion/criterion.h || need+=(libcriterion-dev)
 have_header mpfr.h || need+=(libmpfr-dev)   # tests: MPFR is the independent exact oracle
 command -v gnuplot >/dev/null 2>&1 || need+=(gnuplot-nox)   # dotfuzz report: plots (pngcairo, svg)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)   # tests: the smoke JUnit XML is well-formed
+command -v python3 >/dev/null 2>&1 || need+=(python3)   # tests: scripts/cpu-profile.py
+command -v addr2line >/dev/null 2>&1 || need+=(binutils)   # scripts/cpu-profile.py
 # `make libfuzzer` (scripts/fuzz-smoke.sh): clang and its libFuzzer runtime
 command -v clang >/dev/null 2>&1 || need+=(clang)
 if ! echo 'int LLVMFuzzerTestOneInput(const unsigned char*d, unsigned long n){return 0;}' |

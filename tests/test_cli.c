@@ -300,3 +300,33 @@ Test(cli, hunt_catches_every_host_mutant_without_false_alarms, .timeout = 120)
     cr_assert(strstr(out, "m-tail"), "%s", out);
     cr_assert(strstr(out, "m-fold-bounds"), "%s", out);
 }
+
+/* tools/cpu_sample.c preloaded into a run (the GPU host has no perf): the
+ * samples file holds the run's mapped files and samples of its threads,
+ * and scripts/cpu-profile.py names the binary's functions from them (on
+ * the host backend, the shfl model and the references), and refuses a
+ * window that holds none. The library's path comes from make test. */
+Test(cli, cpu_sampler_profiles_a_run_by_function, .timeout = 120)
+{
+    const char *lib = getenv("DF_CPU_SAMPLE_LIB");
+    cr_assert_not_null(lib, "make test names the sampler library (DF_CPU_SAMPLE_LIB)");
+    cr_assert_eq(access(lib, R_OK), 0, "no %s", lib);
+    char *dir = tmpdir();
+    int rc = sh(out,
+                "DOTFUZZ_SAMPLE=%s/s.txt LD_PRELOAD=%s ./dotfuzz run --backend host "
+                "--kernel shfl --cases 30000 --max-n 2000 --batch 256 --threads 2 --seed 4 "
+                "--save-bugs none --save-precision none --quiet --corpus %s/c",
+                dir, lib, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    char n[64];
+    sh(n, "awk '$1 == \"samples\" { print $2 }' %s/s.txt", dir);
+    cr_assert_geq(atoi(n), 20, "samples: %s", n);
+    rc = sh(out, "python3 scripts/cpu-profile.py %s/s.txt ./dotfuzz --top 60", dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "samples over") && strstr(out, "per thread:"), "%s", out);
+    cr_assert(strstr(out, "shfl_f32") && strstr(out, "kahan"), "%s", out);
+    rc = sh(out, "python3 scripts/cpu-profile.py %s/s.txt ./dotfuzz --from 0 --to 1", dir);
+    cr_assert_neq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "no samples in that window"), "%s", out);
+    sh(out, "rm -rf %s", dir);
+}
