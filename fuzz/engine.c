@@ -803,17 +803,23 @@ static void clear_slot(df_slot *sl)
  * and a stage were 2-3% of the pool's CPU on the H100 host. */
 #define DF_TIMED_GROUP 8
 static size_t timed_groups(size_t n) { return (n + DF_TIMED_GROUP - 1) / DF_TIMED_GROUP; }
+/* Group g's cases of a job of n: [*lo, return). */
+static size_t timed_group(size_t g, size_t n, size_t *lo)
+{
+    *lo = g * DF_TIMED_GROUP;
+    return *lo + DF_TIMED_GROUP < n ? *lo + DF_TIMED_GROUP : n;
+}
 
 /* The GPU's generation, item g of a batch of jb->n from index jb->lo in
- * the set of jb->slots, DF_TIMED_GROUP cases: each one without its vectors (the set's shapes,
- * copied into the slot by prepare_group) and its value stream for the
- * device. Touches no slot: the set's slots may still hold the batch in
+ * the set of jb->slots, DF_TIMED_GROUP cases: each one without its vectors
+ * (the set's shapes, copied into the slot by prepare_group) and its value
+ * stream for the device. Touches no slot: the set's slots may still hold the batch in
  * front of it (shapes_ahead). */
 static void shape_group(void *ctx, size_t g, unsigned w)
 {
     df_job *jb = ctx;
     df_engine *e = jb->e;
-    size_t lo = g * DF_TIMED_GROUP, hi = lo + DF_TIMED_GROUP < jb->n ? lo + DF_TIMED_GROUP : jb->n;
+    size_t lo, hi = timed_group(g, jb->n, &lo);
     double t0 = df_now();
     for (size_t s = lo; s < hi; s++) {
         size_t at = set_of(e, jb->slots) * e->batch + s;
@@ -1222,7 +1228,7 @@ static void finish_slot(void *ctx, size_t s, unsigned w)
 static void finish_group(void *ctx, size_t g, unsigned w)
 {
     df_job *jb = ctx;
-    size_t lo = g * DF_TIMED_GROUP, hi = lo + DF_TIMED_GROUP < jb->n ? lo + DF_TIMED_GROUP : jb->n;
+    size_t lo, hi = timed_group(g, jb->n, &lo);
     for (size_t s = lo; s < hi; s++)
         model_slot(ctx, s, w);
     double t0 = df_now();
@@ -1460,9 +1466,10 @@ static void stage_next(df_engine *e)
         return;
     double t0 = df_now();
     if (!df_pool_done(e->pool, *e->next_loop)) {
-        /* with DF_SETS_DEFER sets or more nothing else waits for this check's end: the next
-         * batch's wait comes first either way (and the caller helps it
-         * along); with fewer, the recording and restarting of this set do */
+        /* with DF_SETS_DEFER sets or more nothing else waits for this
+         * check's end: the next batch's wait comes first either way (and
+         * the caller helps it along); with fewer, the recording and
+         * restarting of this set do */
         if (e->nsets < DF_SETS_DEFER)
             return;
         df_pool_wait(e->pool, *e->next_loop);

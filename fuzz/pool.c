@@ -9,8 +9,8 @@
  * will wait on next. A worker takes its loop under the pool's lock, then
  * stays on it without the lock, chunk after chunk, for as long as no loop
  * has been opened since and none that would come first waited at its gate
- * when it chose (the choice it would make again), so that the lock is taken about once a
- * loop a worker instead of once a chunk. */
+ * when it chose (the choice it would make again): the lock is taken about
+ * once a loop a worker instead of once a chunk. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -119,9 +119,10 @@ Test(batch, gpu_path_with_overlapped_copies_equals_one_at_a_time, .timeout = 120
 
 /* --gen gpu: a batch's cases made from their value streams by the
  * backend's generator (here the host emulation's stand-in, on the calling
- * thread; on cuda the GPU), pipelined (DF_SETS_MAX sets of slots: the batches
- * after next generated too, the one before recorded while this one runs) or not: the same table and finding files as one case
- * at a time made by df_generate. */
+ * thread; on cuda the GPU), pipelined (DF_SETS_MAX sets of slots: the
+ * batches after next generated too, the one before recorded while this one
+ * runs) or not: the same table and finding files as one case at a time
+ * made by df_generate. */
 Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
 {
     char dir[128];
