@@ -366,9 +366,15 @@ int df_meta_plan_refs_derived(df_meta_plan *p, size_t i)
         return df_refs_negated(v->type, &p->own, &p->out[i].refs) == 0;
     /* the scale copy's own references (Kahan's sum with the exact dot's
      * bins or superaccumulator) were a third of the sampled cases' copies'
-     * CPU at n = 2000 on the H100 host */
-    return p->kind[i] == DF_META_SCALE &&
-           df_refs_scaled(v->type, v->a, v->b, v->n, p->kexp, &p->own, &p->out[i].refs) == 0;
+     * CPU at n = 2000 on the H100 host; the permute copy's exact dot, its
+     * classes and maxima are the case's, only Kahan's sum, G and the bound
+     * are made again (alone in the lanes, it had the superaccumulator's
+     * pass too) */
+    if (p->kind[i] == DF_META_SCALE)
+        return df_refs_scaled(v->type, v->a, v->b, v->n, p->kexp, &p->own, &p->out[i].refs) ==
+               0;
+    return p->kind[i] == DF_META_PERMUTE &&
+           df_refs_permuted(v->type, v->a, v->b, v->n, &p->own, &p->out[i].refs) == 0;
 }
 
 void df_meta_plan_refs(df_meta_plan *p, size_t i)

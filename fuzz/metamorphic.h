@@ -96,7 +96,8 @@ void df_meta_plan_refs(df_meta_plan *p, size_t i);
 /* Copy i's references where they follow from the case's own, the values
  * df_refs_compute gives: negate without a pass over its data
  * (df_refs_negated), scale with one quick pass for the data's classes
- * (df_refs_scaled: f32, made by df_meta_plan_fill first); returns 1 when
+ * (df_refs_scaled: f32), permute with its Kahan sum alone
+ * (df_refs_permuted); the copy made by df_meta_plan_fill first. Returns 1 when
  * they did, 0 (nothing written) when they must be computed.
  * df_meta_plan_refs tries it first. */
 int df_meta_plan_refs_derived(df_meta_plan *p, size_t i);

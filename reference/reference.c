@@ -959,6 +959,22 @@ int df_refs_negated(df_type t, const df_refs *in, df_refs *out)
     return 0;
 }
 
+int df_refs_permuted(df_type t, const void *a, const void *b, uint64_t n, const df_refs *in,
+                     df_refs *out)
+{
+    if (n > DF_REFS_CHUNK || in->has_nonfinite)
+        return -1;
+    /* only Kahan's sum, G and the bound depend on the order; the scan's
+     * exact integer path, where it applies, sums exactly, as Kahan does
+     * there (every partial sum a double: its corrections stay 0) */
+    kahan_state st = {0.0, 0.0, 0.0, 0.0};
+    kahan_span(t, a, b, 0, n, &st);
+    df_refs r = *in;
+    refs_kahan_out(t, n, &st, &r);
+    *out = r;
+    return 0;
+}
+
 int df_refs_scaled(df_type t, const void *a, const void *b, uint64_t n, int k,
                    const df_refs *in, df_refs *out)
 {

@@ -95,6 +95,16 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
  * the negated data, or -1 (out untouched) where it cannot tell. */
 int df_refs_negated(df_type t, const df_refs *in, df_refs *out);
 
+/* The references of a case with its pairs (a_i, b_i) permuted, from the
+ * case's own (in) and one Kahan pass over the permuted data (a, b): the
+ * exact dot, the classes and the maxima do not depend on the order; Kahan's
+ * sum, G and its bound are made again. Returns 0 with out bit for bit
+ * df_refs_compute's on the permuted data, or -1 (out untouched) for data
+ * holding NaN or Inf (the finite products' sum is the order's) or longer
+ * than DF_REFS_CHUNK (Kahan's sum restarts at each chunk there). */
+int df_refs_permuted(df_type t, const void *a, const void *b, uint64_t n, const df_refs *in,
+                     df_refs *out);
+
 /* The references of an f32 case with a scaled by 2^k, exactly (every
  * a_i and 2^k a_i normal or zero: df_scale_is_exact), from the case's own
  * (in) and one pass over the scaled a and b for their classes (integers or

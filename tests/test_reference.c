@@ -734,6 +734,64 @@ static void negated_matches(df_type t, uint32_t fam, uint64_t seed, uint64_t n, 
     (*derived)++;
 }
 
+static uint64_t perm_draw(df_pcg32 *r, uint64_t i)
+{
+    return df_pcg32_bounded(r, (uint32_t)(i + 1));
+}
+
+/* df_refs_permuted(refs of (a, b), the pairs shuffled) is, bit for bit,
+ * df_refs_compute of the shuffled pairs wherever it answers, for every
+ * family and type, short and multi-chunk (where integer data take the
+ * scan's exact path over some chunks and not others); it refuses data
+ * holding NaN or Inf and cases past DF_REFS_CHUNK. */
+static void permuted_matches(df_type t, uint32_t fam, uint64_t seed, uint64_t n, void *a,
+                             void *b, unsigned *derived, unsigned *refused)
+{
+    df_pcg32 r;
+    df_pcg32_seed(&r, seed, n);
+    cr_assert_eq(df_fill_values(fam, &r, t, a, b, n), 0);
+    df_refs own, perm, want;
+    df_refs_compute(t, a, b, n, &own);
+    df_shuffle_pairs(a, b, df_type_size(t), n, &r, perm_draw);
+    df_refs_compute(t, a, b, n, &want);
+    memset(&perm, 0x5a, sizeof perm);
+    if (df_refs_permuted(t, a, b, n, &own, &perm) != 0) {
+        cr_assert(own.has_nonfinite || n > DF_REFS_CHUNK, "refused family %u n %llu", fam,
+                  (unsigned long long)n);
+        (*refused)++;
+        return;
+    }
+    cr_assert_eq(memcmp(&perm, &want, sizeof want), 0,
+                 "family %u %s n %llu: kahan %a / %a, err %a / %a, G %a / %a", fam,
+                 df_type_name(t), (unsigned long long)n, perm.kahan, want.kahan,
+                 perm.kahan_err, want.kahan_err, perm.G, want.G);
+    (*derived)++;
+}
+
+Test(refs, permuted_from_the_case_own_equal_computed)
+{
+    static const df_type types[] = {DF_F32, DF_F64, DF_I32};
+    static const uint64_t ns[] = {1, 2, 33, 2000, 5003, DF_REFS_CHUNK, DF_REFS_CHUNK + 1};
+    const uint64_t nmax = DF_REFS_CHUNK + 1;
+    void *a = malloc(nmax * 8), *b = malloc(nmax * 8);
+    cr_assert(a && b);
+    unsigned derived = 0, refused = 0;
+    for (size_t fi = 0; fi < df_family_count(); fi++) {
+        const df_family *fam = df_family_at(fi);
+        for (int k = 0; k < 3; k++) {
+            if (!(fam->types & DF_TYPE_BIT(types[k])))
+                continue;
+            for (size_t m = 0; m < sizeof ns / sizeof ns[0]; m++)
+                for (uint64_t seed = 1; seed <= (ns[m] > 5003 ? 1u : 6u); seed++)
+                    permuted_matches(types[k], fam->id, 300 * fi + seed, ns[m], a, b, &derived,
+                                     &refused);
+        }
+    }
+    cr_assert_gt(derived, 500, "%u derived, %u refused", derived, refused);
+    cr_assert_gt(refused, 0, "%u derived, %u refused", derived, refused);
+    free(a), free(b);
+}
+
 /* df_refs_scaled(refs of (a, b), 2^k a) is, bit for bit, df_refs_compute
  * of (2^k a, b) wherever it answers, for f32 data of every family, short
  * and multi-chunk, k from -6 to 6, where 2^k a is exact (no element
