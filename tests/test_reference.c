@@ -702,14 +702,40 @@ static void negate_copy(df_type t, const void *a, void *a2, uint64_t n)
     }
 }
 
+/* The derived references' tests: vectors for them, their counts. */
+typedef struct derive_run {
+    void *a, *a2, *b;
+    unsigned derived, refused;
+} derive_run;
+
+/* fn over every family, each of its types (f32, f64, i32), each n of ns,
+ * seeds 1..few (n <= 5003) or 1..many (longer), seed base `mul` a family. */
+static void over_families(const uint64_t *ns, size_t nn, unsigned few, unsigned many,
+                          uint64_t mul, derive_run *dr,
+                          void (*fn)(df_type, uint32_t, uint64_t, uint64_t, derive_run *))
+{
+    static const df_type types[] = {DF_F32, DF_F64, DF_I32};
+    for (size_t fi = 0; fi < df_family_count(); fi++) {
+        const df_family *fam = df_family_at(fi);
+        for (int k = 0; k < 3; k++) {
+            if (!(fam->types & DF_TYPE_BIT(types[k])))
+                continue;
+            for (size_t m = 0; m < nn; m++)
+                for (uint64_t seed = 1; seed <= (ns[m] > 5003 ? many : few); seed++)
+                    fn(types[k], fam->id, mul * fi + seed, ns[m], dr);
+        }
+    }
+}
+
 /* df_refs_negated(refs of (a, b)) is, bit for bit, df_refs_compute of
  * (-a, b) wherever it answers, for every family and type, short and long
  * cases (the chunks' merge), with Inf classes, exact zeros and lo = +0;
  * it refuses a Kahan sum of zero (whose sign is the order's) and NaN
  * data. Returns through *derived and *refused how often it did each. */
-static void negated_matches(df_type t, uint32_t fam, uint64_t seed, uint64_t n, void *a,
-                            void *a2, void *b, unsigned *derived, unsigned *refused)
+static void negated_matches(df_type t, uint32_t fam, uint64_t seed, uint64_t n,
+                            derive_run *dr)
 {
+    void *a = dr->a, *a2 = dr->a2, *b = dr->b;
     df_pcg32 r;
     df_pcg32_seed(&r, seed, n);
     cr_assert_eq(df_fill_values(fam, &r, t, a, b, n), 0);
@@ -724,14 +750,14 @@ static void negated_matches(df_type t, uint32_t fam, uint64_t seed, uint64_t n, 
     memset(&neg, 0x5a, sizeof neg);
     if (df_refs_negated(t, &own, &neg) != 0) {
         cr_assert(own.kahan == 0 || isnan(own.kahan), "refused Kahan %a", own.kahan);
-        (*refused)++;
+        dr->refused++;
         return;
     }
     cr_assert_eq(memcmp(&neg, &want, sizeof want), 0,
                  "family %u %s n %llu: kahan %a / %a, exact %a %a / %a %a, inf %a / %a", fam,
                  df_type_name(t), (unsigned long long)n, neg.kahan, want.kahan, neg.exact_hi,
                  neg.exact_lo, want.exact_hi, want.exact_lo, neg.inf_want, want.inf_want);
-    (*derived)++;
+    dr->derived++;
 }
 
 static uint64_t perm_draw(df_pcg32 *r, uint64_t i)
@@ -744,9 +770,10 @@ static uint64_t perm_draw(df_pcg32 *r, uint64_t i)
  * family and type, short and multi-chunk (where integer data take the
  * scan's exact path over some chunks and not others); it refuses data
  * holding NaN or Inf and cases past DF_REFS_CHUNK. */
-static void permuted_matches(df_type t, uint32_t fam, uint64_t seed, uint64_t n, void *a,
-                             void *b, unsigned *derived, unsigned *refused)
+static void permuted_matches(df_type t, uint32_t fam, uint64_t seed, uint64_t n,
+                             derive_run *dr)
 {
+    void *a = dr->a, *b = dr->b;
     df_pcg32 r;
     df_pcg32_seed(&r, seed, n);
     cr_assert_eq(df_fill_values(fam, &r, t, a, b, n), 0);
@@ -758,38 +785,26 @@ static void permuted_matches(df_type t, uint32_t fam, uint64_t seed, uint64_t n,
     if (df_refs_permuted(t, a, b, n, &own, &perm) != 0) {
         cr_assert(own.has_nonfinite || n > DF_REFS_CHUNK, "refused family %u n %llu", fam,
                   (unsigned long long)n);
-        (*refused)++;
+        dr->refused++;
         return;
     }
     cr_assert_eq(memcmp(&perm, &want, sizeof want), 0,
                  "family %u %s n %llu: kahan %a / %a, err %a / %a, G %a / %a", fam,
                  df_type_name(t), (unsigned long long)n, perm.kahan, want.kahan,
                  perm.kahan_err, want.kahan_err, perm.G, want.G);
-    (*derived)++;
+    dr->derived++;
 }
 
 Test(refs, permuted_from_the_case_own_equal_computed)
 {
-    static const df_type types[] = {DF_F32, DF_F64, DF_I32};
     static const uint64_t ns[] = {1, 2, 33, 2000, 5003, DF_REFS_CHUNK, DF_REFS_CHUNK + 1};
     const uint64_t nmax = DF_REFS_CHUNK + 1;
-    void *a = malloc(nmax * 8), *b = malloc(nmax * 8);
-    cr_assert(a && b);
-    unsigned derived = 0, refused = 0;
-    for (size_t fi = 0; fi < df_family_count(); fi++) {
-        const df_family *fam = df_family_at(fi);
-        for (int k = 0; k < 3; k++) {
-            if (!(fam->types & DF_TYPE_BIT(types[k])))
-                continue;
-            for (size_t m = 0; m < sizeof ns / sizeof ns[0]; m++)
-                for (uint64_t seed = 1; seed <= (ns[m] > 5003 ? 1u : 6u); seed++)
-                    permuted_matches(types[k], fam->id, 300 * fi + seed, ns[m], a, b, &derived,
-                                     &refused);
-        }
-    }
-    cr_assert_gt(derived, 500, "%u derived, %u refused", derived, refused);
-    cr_assert_gt(refused, 0, "%u derived, %u refused", derived, refused);
-    free(a), free(b);
+    derive_run dr = {malloc(nmax * 8), NULL, malloc(nmax * 8), 0, 0};
+    cr_assert(dr.a && dr.b);
+    over_families(ns, sizeof ns / sizeof ns[0], 6, 1, 300, &dr, permuted_matches);
+    cr_assert_gt(dr.derived, 500, "%u derived, %u refused", dr.derived, dr.refused);
+    cr_assert_gt(dr.refused, 0, "%u derived, %u refused", dr.derived, dr.refused);
+    free(dr.a), free(dr.b);
 }
 
 /* df_refs_scaled(refs of (a, b), 2^k a) is, bit for bit, df_refs_compute
@@ -864,25 +879,14 @@ Test(refs, scaled_from_the_case_own_equal_computed)
 
 Test(refs, negated_from_the_case_own_equal_computed)
 {
-    static const df_type types[] = {DF_F32, DF_F64, DF_I32};
     static const uint64_t ns[] = {1, 2, 33, 2000, 5003, DF_REFS_CHUNK + 1,
                                   2 * DF_REFS_CHUNK + 999};
     const uint64_t nmax = 2 * DF_REFS_CHUNK + 999;
-    void *a = malloc(nmax * 8), *a2 = malloc(nmax * 8), *b = malloc(nmax * 8);
-    cr_assert(a && a2 && b);
-    unsigned derived = 0, refused = 0;
-    for (size_t fi = 0; fi < df_family_count(); fi++) {
-        const df_family *fam = df_family_at(fi);
-        for (int k = 0; k < 3; k++) {
-            if (!(fam->types & DF_TYPE_BIT(types[k])))
-                continue;
-            for (size_t m = 0; m < sizeof ns / sizeof ns[0]; m++)
-                for (uint64_t seed = 1; seed <= (ns[m] > 5003 ? 2u : 12u); seed++)
-                    negated_matches(types[k], fam->id, 100 * fi + seed, ns[m], a, a2, b,
-                                    &derived, &refused);
-        }
-    }
-    cr_assert_gt(derived, 1000, "%u derived", derived);
+    derive_run dr = {malloc(nmax * 8), malloc(nmax * 8), malloc(nmax * 8), 0, 0};
+    cr_assert(dr.a && dr.a2 && dr.b);
+    void *a = dr.a, *a2 = dr.a2, *b = dr.b;
+    over_families(ns, sizeof ns / sizeof ns[0], 12, 2, 100, &dr, negated_matches);
+    cr_assert_gt(dr.derived, 1000, "%u derived", dr.derived);
     /* all zeros: Kahan's sum +0 is refused; NaN data is refused */
     memset(a, 0, 64 * 4), memset(b, 0, 64 * 4);
     df_refs own, neg;
