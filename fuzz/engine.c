@@ -813,8 +813,8 @@ static size_t timed_group(size_t g, size_t n, size_t *lo)
 /* The GPU's generation, item g of a batch of jb->n from index jb->lo in
  * the set of jb->slots, DF_TIMED_GROUP cases: each one without its vectors
  * (the set's shapes, copied into the slot by prepare_group) and its value
- * stream for the device. Touches no slot: the set's slots may still hold the batch in
- * front of it (shapes_ahead). */
+ * stream for the device. Touches no slot: the set's slots may still hold
+ * the batch in front of it (shapes_ahead). */
 static void shape_group(void *ctx, size_t g, unsigned w)
 {
     df_job *jb = ctx;
@@ -1453,8 +1453,8 @@ static void lay_out(df_engine *e, df_layout *L, df_slot *sl, size_t n)
  * out the next one (e->next) and has the backend plan and stage its first
  * kernel's cases (df_backend_stage_batch), once the pool has prepared it
  * (its generation, references and early copies are in its slots, and
- * nothing changes them before its run; with fewer than DF_SETS_DEFER sets, only a
- * batch prepared already): at n = 2000 the plan and staging were 57% of
+ * nothing changes them before its run; with fewer than DF_SETS_DEFER
+ * sets, only a batch prepared already): at n = 2000 the plan and staging were 57% of
  * the GPU stage, on the caller's path between two batches' runs (an H100
  * host, results/h100/perf.md). The same layout and staging as run_gpu's
  * own, so the same run.
@@ -1750,7 +1750,8 @@ static void pool_join(df_pool *pool, int h, size_t n,
  * did not run in the batch's launch (run_gpu), then lays out and stages
  * the next batch (stage_next); the copies are judged last. The same work,
  * on the same data, as judging the batch and then checking its copies one
- * step after another, so the same verdicts. Returns 0, or -1 when the context died or out of memory. */
+ * step after another, so the same verdicts. Returns 0, or -1 when the
+ * context died or out of memory. */
 static int finish_overlapped(df_engine *e, size_t n, df_job *jb)
 {
     double t0 = df_now();
@@ -2057,8 +2058,8 @@ static size_t join_oldest(df_engine *e, ahead_queue *q)
     return set;
 }
 
-/* The batch checked last, not yet recorded: with DF_SETS_DEFER sets or more it is
- * recorded while the GPU runs the next one, and the batch after those
+/* The batch checked last, not yet recorded: with DF_SETS_DEFER sets or
+ * more it is recorded while the GPU runs the next one, and the batch after those
  * started in its set (pending_meanwhile). rc and after: the recording's
  * outcome so far and the first index not recorded. */
 typedef struct pending {
@@ -2106,8 +2107,9 @@ static void pending_meanwhile(void *ctx)
  * runs on the backend and is judged, the pool's other threads generate
  * and reference the next in another set. With DF_SETS_DEFER sets or more
  * (the GPU generates), the batch before it is recorded while the GPU runs
- * it, and the set that frees starts the batch nsets - 1 after (whose generation on the
- * GPU takes longer than the pool's referencing of a batch). With fewer, a
+ * it, and the set that frees starts the batch nsets - 1 after (whose
+ * generation on the GPU takes longer than the pool's referencing of a
+ * batch). With fewer, a
  * batch is recorded right after its check and its set starts the next one
  * to make (two or three after it). Only that: a kernel runs (on the GPU,
  * or as the host backend's model) in the batch being checked, whose

@@ -168,8 +168,8 @@ static void judge_int(const df_kernel *k, const df_refs *refs, const df_result *
                 "result %" PRId64 " != exact %s (integer kernel, G=%.17g)",
                 res->i, i128_text(refs->exact, buf), refs->G);
     else
-        verdict_quiet(out, terse, DF_V_OK, "exact", "result %" PRId64 " == exact (integer kernel)",
-                   res->i);
+        verdict_quiet(out, terse, DF_V_OK, "exact",
+                      "result %" PRId64 " == exact (integer kernel)", res->i);
 }
 
 /* ---- rules 2-4: non-finite inputs or result ----------------------------- */
@@ -202,12 +202,13 @@ static void judge_inf_inputs(const df_kernel *k, const df_case *c, const df_refs
     double want = refs->inf_want;
     double got = out->result;
     if (same_class(got, want))
-        verdict_quiet(out, terse, DF_V_OK, "nonfinite", "Inf inputs: result %a as expected", got);
+        verdict_quiet(out, terse, DF_V_OK, "nonfinite", "Inf inputs: result %a as expected",
+                      got);
     else if (isinf(want) && isnan(got) && may_overflow(k, c->n, fin_g, gam))
         verdict_quiet(out, terse, DF_V_PRECISION, "overflow",
-                "Inf inputs: expected %a, got NaN; the finite products "
-                "(sum %.6g) may overflow to the opposite infinity",
-                want, fin_g);
+                      "Inf inputs: expected %a, got NaN; the finite products "
+                      "(sum %.6g) may overflow to the opposite infinity",
+                      want, fin_g);
     else
         verdict(out, DF_V_BUG, "nonfinite", "Inf inputs: expected %a, got %a", want,
                 got);
@@ -259,9 +260,9 @@ static void judge_finite(const df_kernel *k, const df_refs *refs,
     int beyond_tol = by_kahan ? out->abs_err > tol * fabs(s) + widen : out->rel_err > tol;
     if (beyond_tol)
         verdict_quiet(out, terse, DF_V_PRECISION, "tolerance",
-                "rel err %.3g > tol %.3g inside the bound (%.3g u G): "
-                "ill-conditioned, cond=%.3g",
-                out->rel_err, tol, out->err_ratio, out->cond);
+                      "rel err %.3g > tol %.3g inside the bound (%.3g u G): "
+                      "ill-conditioned, cond=%.3g",
+                      out->rel_err, tol, out->err_ratio, out->cond);
     else
         verdict_quiet(out, terse, DF_V_OK, "within-tolerance",
                       "rel err %.3g <= tol %.3g (cond=%.3g)", out->rel_err, tol, out->cond);
@@ -391,8 +392,8 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
                     r, out->G);
         else
             verdict_quiet(out, terse, DF_V_PRECISION, "overflow",
-                    "finite inputs, result %a: G=%.6g lets some orders overflow", r,
-                    out->G);
+                          "finite inputs, result %a: G=%.6g lets some orders overflow", r,
+                          out->G);
         return;
     }
     judge_finite(k, refs, model, opts, terse, out);

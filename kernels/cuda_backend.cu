@@ -1723,8 +1723,8 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
     }
     cu->gen[set].bytes = 0; /* no batch reads the set until this generation is under way */
     __atomic_store_n(&cu->gen[set].landed, 0, __ATOMIC_RELEASE);
-    cudaStream_t st = cu->gen[set].stream;
-    if (!st && (e = cudaStreamCreateWithFlags(&cu->gen[set].stream, cudaStreamNonBlocking)))
+    if (!cu->gen[set].stream &&
+        (e = cudaStreamCreateWithFlags(&cu->gen[set].stream, cudaStreamNonBlocking)))
         return devgen_fail("cudaStreamCreateWithFlags", e, err, err_len);
     if (!cu->gen[set].done &&
         (e = cudaEventCreateWithFlags(&cu->gen[set].done, cudaEventDisableTiming)))
@@ -1742,7 +1742,7 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
     if ((e = grow(&cu->gen[set].d_long, &cu->gen[set].d_long_cap,
                   long_layout_of(L, most).bytes + 1, 0)))
         return devgen_fail("cudaMalloc(generation of long cases)", e, err, err_len);
-    st = cu->gen[set].stream;
+    cudaStream_t st = cu->gen[set].stream;
     if ((e = cudaMemcpyAsync(cu->gen[set].d_cs, h, csb, cudaMemcpyHostToDevice, st)))
         return devgen_fail("cudaMemcpyAsync(generation cases)", e, err, err_len);
     devgen_launch(cu->gen[set].d_cs, m, L, most, cu->gen[set].d_long, cu->gen[set].d_buf, st);

@@ -983,16 +983,7 @@ int df_refs_scaled(df_type t, const void *a, const void *b, uint64_t n, int k,
         return -1;
     /* the classes of the data as the references see them (a has moved;
      * both are in this core's cache: a was just written, b referenced) */
-    span_class ka = {0.0, 0, 0, 0}, kb = {0.0, 0, 0, 0};
-    for (uint64_t off = 0; off < n; off += CHUNK) {
-        uint64_t len = n - off < CHUNK ? n - off : CHUNK;
-        span_class x = classify_f32((const float *)a + off, len);
-        span_class y = classify_f32((const float *)b + off, len);
-        ka.nonint |= x.nonint, kb.nonint |= y.nonint;
-        ka.nonfinite |= x.nonfinite, kb.nonfinite |= y.nonfinite;
-        ka.max_abs = x.max_abs > ka.max_abs ? x.max_abs : ka.max_abs;
-        kb.max_abs = y.max_abs > kb.max_abs ? y.max_abs : kb.max_abs;
-    }
+    span_class ka = classify_f32(a, n), kb = classify_f32(b, n);
     if (ka.nonfinite || kb.nonfinite || ka.max_abs != ldexp(in->max_abs_a, k) ||
         kb.max_abs != in->max_abs_b)
         return -1; /* not in->'s data scaled */

@@ -5,16 +5,18 @@ GPU host, which has no perf).
 usage: scripts/cpu-profile.py SAMPLES BINARY [--from T] [--to T] [--top N] [--lib FILE]
 
 SAMPLES is the file DOTFUZZ_SAMPLE named; BINARY the same executable that ran
-(for addr2line; the file that ran may have had another name). --from/--to keep samples inside a window of wall time, in
-seconds since the epoch (as `date +%s.%N` prints). --lib names a copy of a
-shared library that ran (the GPU host's libc.so.6): its samples are named by
-the nearest exported symbol below them (nm -D; an unexported function, such
-as the memcpy the loader chose, takes the name of the one before it). Prints the samples a
-function took itself, then the same with a shared library's samples given to
-the first frame inside BINARY that called it (memcpy under the staging, the
-CUDA driver under a launch), then the samples of each thread."""
+(for addr2line; the file that ran may have had another name). --from/--to
+keep samples inside a window of wall time, in seconds since the epoch (as
+`date +%s.%N` prints). --lib names a copy of a shared library that ran (the
+GPU host's libc.so.6): its samples are named by the nearest exported symbol
+below them (nm -D; an unexported function, such as the memcpy the loader
+chose, takes the name of the one before it). Prints the samples a function
+took itself, then the same with a shared library's samples given to the
+first frame inside BINARY that called it (memcpy under the staging, the CUDA
+driver under a launch), then the samples of each thread."""
 import bisect
 import collections
+import functools
 import os
 import subprocess
 import sys
@@ -70,6 +72,7 @@ def main(argv):
     if base is None or not exe:
         sys.exit(f"cpu-profile: no executable mapped in {path}")
 
+    @functools.lru_cache(maxsize=None)  # each address is looked up twice, many times over
     def where(pc):
         for lo, hi, off, name, _ in maps:
             if lo <= pc < hi:

@@ -142,12 +142,12 @@ Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
 }
 
 /* The ring of DF_SETS_MAX sets of slots (--gen gpu, pipelined: a batch
- * recorded while the next one runs, three made ahead) with quick kernels and few
- * threads, where the batches ahead are still being prepared, their loops
- * open, when the one before them is taken up: the same table as one case
+ * recorded while the next one runs, three made ahead) with quick kernels
+ * and few threads, where the batches ahead are still being prepared, their
+ * loops open, when the one before them is taken up: the same table as one case
  * at a time, with one worker beside the caller and with two; each batch
  * but the last laid out while the one before it is judged. */
-Test(batch, pipelined_ring_of_four_batches_equals_one_at_a_time, .timeout = 120)
+Test(batch, pipelined_ring_of_batches_equals_one_at_a_time, .timeout = 120)
 {
     char dir[128];
     const char *common = "run --backend host --kernel shfl,fold --seed 5 --cases 6000 "

@@ -126,7 +126,8 @@ static void start_thread_timer(void)
     sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
     timer_t t;
     struct itimerspec it = {{0, period_us * 1000}, {0, period_us * 1000}};
-    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t) != 0 || timer_settime(t, 0, &it, NULL) != 0)
+    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t) != 0 ||
+        timer_settime(t, 0, &it, NULL) != 0)
         fprintf(stderr, "cpu_sample: cannot start a thread's timer: %s\n", strerror(errno));
 }
 
