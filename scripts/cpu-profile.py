@@ -3,6 +3,7 @@
 GPU host, which has no perf).
 
 usage: scripts/cpu-profile.py SAMPLES BINARY [--from T] [--to T] [--top N] [--lib FILE]
+                             [--thread TID|main]
 
 SAMPLES is the file DOTFUZZ_SAMPLE named; BINARY the same executable that ran
 (for addr2line; the file that ran may have had another name). --from/--to
@@ -13,7 +14,10 @@ below them (nm -D; an unexported function, such as the memcpy the loader
 chose, takes the name of the one before it). Prints the samples a function
 took itself, then the same with a shared library's samples given to the
 first frame inside BINARY that called it (memcpy under the staging, the CUDA
-driver under a launch), then the samples of each thread."""
+driver under a launch), then the samples in which a function is anywhere on
+the recorded stack (itself or one of its six callers: a stage's whole cost),
+then the samples of each thread. --thread keeps one thread's samples (main:
+the lowest thread id, the process's first thread: the engine's caller)."""
 import bisect
 import collections
 import functools
@@ -41,7 +45,8 @@ def parse(path):
 
 
 def main(argv):
-    args, opts = [], {"--from": None, "--to": None, "--top": "40", "--lib": None}
+    args, opts = [], {"--from": None, "--to": None, "--top": "40", "--lib": None,
+                   "--thread": None}
     i = 1
     while i < len(argv):
         if argv[i] in opts and i + 1 < len(argv):
@@ -59,6 +64,10 @@ def main(argv):
     lo_t = float(opts["--from"]) if opts["--from"] else float("-inf")
     hi_t = float(opts["--to"]) if opts["--to"] else float("inf")
     samples = [s for s in samples if lo_t <= s[0] <= hi_t]
+    if opts["--thread"] is not None and samples:
+        want = (min(s[1] for s in samples) if opts["--thread"] == "main"
+                else int(opts["--thread"]))
+        samples = [s for s in samples if s[1] == want]
     if not samples:
         sys.exit("cpu-profile: no samples in that window")
     # the executable: BINARY's name, else the one program mapped executable
@@ -115,11 +124,12 @@ def main(argv):
             return f"[{lib}: near {lib_name(off)}]", False
         return "[" + (os.path.basename(name) or "anon") + "]", False
 
-    own, attributed, threads = (collections.Counter() for _ in range(3))
+    own, attributed, stacked, threads = (collections.Counter() for _ in range(4))
     for _, tid, pcs in samples:
         leaf, inside = name_of(pcs[0], 0)
         own[leaf] += 1
         threads[tid] += 1
+        stacked.update({name_of(pc, j)[0] for j, pc in enumerate(pcs)})
         label = leaf
         if not inside:
             for j in range(1, len(pcs)):
@@ -134,7 +144,9 @@ def main(argv):
     print(f"{total} samples over {span:.2f} s of wall time, {len(threads)} threads")
     for title, counts in (("the function itself", own),
                           ("a library's samples given to the binary's first caller",
-                           attributed)):
+                           attributed),
+                          ("on the stack (the function or its callers, up to six frames up)",
+                           stacked)):
         print(f"\n{title}:")
         for label, n in counts.most_common(top):
             print(f"  {100.0 * n / total:6.2f}%  {n:8d}  {label}")

@@ -304,8 +304,8 @@ Test(cli, hunt_catches_every_host_mutant_without_false_alarms, .timeout = 120)
 /* tools/cpu_sample.c preloaded into a run (the GPU host has no perf): the
  * samples file holds the run's mapped files and samples of its threads,
  * and scripts/cpu-profile.py names the binary's functions from them (on
- * the host backend, the shfl model and the references), and refuses a
- * window that holds none. The library's path comes from make test. */
+ * the host backend, the shfl model and the references), one thread's
+ * alone with --thread, and refuses a window that holds none. The library's path comes from make test. */
 Test(cli, cpu_sampler_profiles_a_run_by_function, .timeout = 120)
 {
     const char *lib = getenv("DF_CPU_SAMPLE_LIB");
@@ -325,6 +325,12 @@ Test(cli, cpu_sampler_profiles_a_run_by_function, .timeout = 120)
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "samples over") && strstr(out, "per thread:"), "%s", out);
     cr_assert(strstr(out, "shfl_f32") && strstr(out, "kahan"), "%s", out);
+    cr_assert(strstr(out, "2 threads") && strstr(out, "on the stack"), "%s", out);
+    /* the caller's thread alone, its stages counted with their callees */
+    rc = sh(out, "python3 scripts/cpu-profile.py %s/s.txt ./dotfuzz --thread main --top 200",
+            dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, " 1 threads") && strstr(out, "on the stack"), "%s", out);
     rc = sh(out, "python3 scripts/cpu-profile.py %s/s.txt ./dotfuzz --from 0 --to 1", dir);
     cr_assert_neq(rc, 0, "%s", out);
     cr_assert(strstr(out, "no samples in that window"), "%s", out);
