@@ -314,6 +314,16 @@ static void print_stages(const harness_row *r, int host)
                "    of which, on the device", r->gpu_s[DF_CUDA_T_COPYIN],
                r->gpu_s[DF_CUDA_T_UNPACK], r->gpu_s[DF_CUDA_T_KERNELS],
                r->gpu_s[DF_CUDA_T_COPYOUT], r->gpu_s[DF_CUDA_T_DEVICE]);
+    double gens = r->has_gpu_s ? r->gpu_s[DF_CUDA_T_GEN_COUNT] : 0;
+    if (gens > 0)
+        printf("%-34s %.0f batches, each on average: kernel %.3g ms, copy back %.3g ms "
+               "(%.3g GB/s), from its start to landed %.3g ms\n",
+               "    generation on the GPU", gens, 1e3 * r->gpu_s[DF_CUDA_T_GEN_KERNEL] / gens,
+               1e3 * r->gpu_s[DF_CUDA_T_GEN_COPY] / gens,
+               r->gpu_s[DF_CUDA_T_GEN_COPY] > 0
+                   ? 1e-9 * r->gpu_s[DF_CUDA_T_GEN_BYTES] / r->gpu_s[DF_CUDA_T_GEN_COPY]
+                   : 0.0,
+               1e3 * r->gpu_s[DF_CUDA_T_GEN_LANDED] / gens);
     double f = 0;
     for (int k = 0; k < DF_FINISH_PARTS; k++)
         f += r->finish_s[k];
@@ -382,6 +392,35 @@ static void regen_slot(void *ctx, size_t s, unsigned w)
                           memcmp(j->gpu + j->cs[s].off + na, c.b, na) == 0);
 }
 
+/* devgen_row's breakdown: the GPU kernel's time for each family's cases of
+ * the batch alone (one thread a case, so the family whose cases take the
+ * longest sets the whole batch's time), printed on one line. */
+static void devgen_families(df_backend *b, const df_devgen_case *cs, size_t m)
+{
+    df_devgen_case *sub = malloc((m ? m : 1) * sizeof *sub);
+    if (!sub)
+        return;
+    printf("    of which, each family alone   ");
+    for (size_t f = 0; f < df_family_count(); f++) {
+        const df_family *fam = df_family_at(f);
+        size_t k = 0;
+        for (size_t s = 0; s < m; s++)
+            if (cs[s].family == fam->id)
+                sub[k++] = cs[s];
+        if (!k)
+            continue;
+        size_t bytes = df_devgen_layout(sub, k);
+        unsigned char *out = malloc(bytes ? bytes : 1);
+        char err[160] = "";
+        double ms = 0;
+        if (out && df_backend_devgen(b, sub, k, bytes, out, &ms, err, sizeof err) == 0)
+            printf("  %s %.3f ms (%zu)", fam->name, ms, k);
+        free(out);
+    }
+    printf("  (kernel time, cases)\n");
+    free(sub);
+}
+
 /* cuda: the engine's last batch generated on the GPU from its cases' value
  * streams and on the CPU's threads, byte for byte, and both generators'
  * cases/s (the GPU kernel's time; the CPU's generation and comparison on
@@ -431,6 +470,7 @@ static int devgen_row(df_engine *e, df_backend *b)
                "the CPU on %u threads %.0f cases/s; bytes equal to the CPU's: %zu of %zu\n",
                "generation n = 2000, GPU vs CPU", ms > 0 ? m / (ms * 1e-3) : 0.0, m, ms,
                df_pool_size(e->pool), cpu > 0 ? m / cpu : 0.0, equal, m);
+        devgen_families(b, cs, m);
     } else {
         fprintf(stderr, "dotfuzz bench: generation on the GPU: %s\n", err);
     }

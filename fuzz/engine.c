@@ -1517,15 +1517,18 @@ static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *c
                                       L->ticket && L->ticket_ki == ki ? L->ticket : 0);
         meanwhile = NULL; /* it ran */
         for (size_t j = 0; j < done; j++) {
-            if (j + DF_SLOT_AHEAD < done && ref[j + DF_SLOT_AHEAD].var == DF_CREF_CASE)
-                for (size_t l = 0; l < sizeof(df_result); l += 64) /* to be written */
-                    __builtin_prefetch((char *)&sl[ref[j + DF_SLOT_AHEAD].slot].r.res + l, 1);
+            if (j + DF_SLOT_AHEAD < done && ref[j + DF_SLOT_AHEAD].var == DF_CREF_CASE) {
+                /* the lines df_result_copy writes, of a slot another core wrote */
+                df_result *ahead = &sl[ref[j + DF_SLOT_AHEAD].slot].r.res;
+                __builtin_prefetch(&ahead->f, 1);
+                __builtin_prefetch(&ahead->soft_mask, 1);
+            }
             df_slot *c = &sl[ref[j].slot];
             if (ref[j].var == DF_CREF_CASE) {
-                c->r.res = bres[j];
+                df_result_copy(&c->r.res, &bres[j]);
                 c->ran = 1;
             } else {
-                c->plan->out[ref[j].var].res = bres[j];
+                df_result_copy(&c->plan->out[ref[j].var].res, &bres[j]);
                 c->plan->ran[ref[j].var] = rc != 0 && j + 1 == done ? -1 : 1;
             }
         }
@@ -1696,7 +1699,7 @@ static int gpu_variants(df_engine *e)
             if (sl->ki != ki || sl->plan->ran[e->vref[i].var] != 0)
                 continue;
             size_t v = e->vref[i].var;
-            sl->plan->out[v].res = e->vres[j++];
+            df_result_copy(&sl->plan->out[v].res, &e->vres[j++]);
             sl->plan->ran[v] = rc != 0 && j == done ? -1 : 1;
         }
         if (rc != 0)

@@ -166,7 +166,12 @@ void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool);
  * vectors), the unpack kernel, the kernel's launches, the copy out of the
  * results; then, on the host's clock: of the device's part, the calls that
  * queue its work (DF_CUDA_T_ENQUEUE); the plan and staging of batches
- * staged ahead (df_cuda_stage_batch), which are not in the first four. */
+ * staged ahead (df_cuda_stage_batch), which are not in the first four;
+ * then, with DOTFUZZ_GEN_TIMING set in the environment (it costs: see
+ * cuda_backend.cu), the harness's generations on the GPU
+ * (df_cuda_gen_start) that landed since: how many, their kernels' and
+ * copies' device time (events), the bytes copied back, and the host's
+ * time from each start to the first thread that saw it land. */
 enum {
     DF_CUDA_T_PLAN,
     DF_CUDA_T_STAGE,
@@ -180,6 +185,11 @@ enum {
     DF_CUDA_T_ENQUEUE,
     DF_CUDA_T_AHEAD_PLAN,
     DF_CUDA_T_AHEAD_STAGE,
+    DF_CUDA_T_GEN_COUNT,
+    DF_CUDA_T_GEN_KERNEL,
+    DF_CUDA_T_GEN_COPY,
+    DF_CUDA_T_GEN_BYTES,
+    DF_CUDA_T_GEN_LANDED,
     DF_CUDA_T_COUNT
 };
 void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT]);

@@ -142,3 +142,43 @@ Test(soft, files_without_reports_stay_version_1_and_bad_record_counts_are_refuse
     cr_assert(strstr(msg, "4 soft-error records"), "%s", msg);
     free(buf);
 }
+
+/* df_result_copy (a batch's results into its slots on the cuda backend):
+ * what the readers read comes across (the value, status and mask; each
+ * report whose bit is set; the error text of a failed run) into a
+ * destination that held another result, whose other bytes none of them
+ * reads: the oracle's verdict and the case file are the same as from the
+ * result itself. */
+Test(soft, result_copy_carries_what_readers_read)
+{
+    df_case c = overflow_case();
+    df_checked r, copy;
+    check_on_host(&c, &r);
+    cr_assert_eq(r.j.verdict, DF_V_SOFT_ERROR, "%s", r.j.rule);
+    copy = r;
+    memset(&copy.res, 0x5a, sizeof copy.res); /* an earlier result's leftovers */
+    df_result_copy(&copy.res, &r.res);
+    cr_assert(copy.res.i == r.res.i && copy.res.status == r.res.status);
+    cr_assert_eq(copy.res.soft_mask, r.res.soft_mask);
+    df_oracle_opts oo = {.tol = 1e-6};
+    df_judge(df_kernel_find("int-atomic"), &c, &copy.refs, &copy.res, NULL, &oo, &copy.j);
+    cr_assert_eq(copy.j.verdict, r.j.verdict);
+    cr_assert_str_eq(copy.j.rule, r.j.rule);
+    cr_assert_str_eq(copy.j.why, r.j.why);
+    uint8_t *f1 = NULL, *f2 = NULL;
+    size_t l1 = 0, l2 = 0;
+    cr_assert_eq(df_finding_encode(&c, &r, &f1, &l1), 0);
+    cr_assert_eq(df_finding_encode(&c, &copy, &f2, &l2), 0);
+    cr_assert(l1 > 0 && l1 == l2 && memcmp(f1, f2, l1) == 0, "the case files differ");
+    free(f1);
+    free(f2);
+    /* a failed run: its error text too */
+    df_result err = r.res, into;
+    memset(&into, 0x5a, sizeof into);
+    df_result_error(&err, "int-atomic", &c, "cudaLaunchKernel: too many resources requested");
+    err.soft_mask = 0;
+    df_result_copy(&into, &err);
+    cr_assert_eq(into.status, DF_RUN_ERROR);
+    cr_assert_str_eq(into.err, err.err);
+    cr_assert_eq(into.soft_mask, 0u);
+}
