@@ -1355,34 +1355,62 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
     return 0;
 }
 
-/* Each case's result through the kernel's finish, from its slot. */
+/* batch_finish's cases, for the pool */
+typedef struct finish_job {
+    df_cuda *cu;
+    const df_kernel *k;
+    const df_case *const *cases;
+    df_result *res;
+} finish_job;
+
+/* Case j's result through the kernel's finish, from its slot. */
+static void finish_one(void *ctx_, size_t j, unsigned worker)
+{
+    (void)worker;
+    const finish_job *fj = (const finish_job *)ctx_;
+    df_cuda *cu = fj->cu;
+    const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->h_batch;
+    const batch_item *it = &cu->items[j];
+    df_gpu_ctx ctx;
+    fill_batch_ctx(cu, j, &ctx);
+    df_result *r = &fj->res[it->pos];
+    int code = fj->k->gpu->finish(&ctx, &it->rc, r);
+    if (code != 0) {
+        set_error(r, fj->k, fj->cases[it->pos], ctx.failed_call ? ctx.failed_call : "finish",
+                  code, ctx.detail);
+        return;
+    }
+    r->status = DF_RUN_OK;
+    /* its own first reports, where it claimed a slot; the kernel wrote
+     * the launch's block index, which the case's own launch numbers
+     * from first_block */
+    int claimed = 0;
+    for (unsigned q = 0; q < DF_SOFT_CODES; q++)
+        claimed |= cu->h_claims[j * DF_SOFT_CODES + q];
+    uint32_t added = claimed ? df_soft_slots_read_at(&cu->bsoft, j, r) : 0;
+    for (unsigned q = 0; q < DF_SOFT_CODES; q++)
+        if (added & (1u << q))
+            r->soft[q].block -= tbl[j].first_block;
+}
+
+/* Each case's result through the kernel's finish. A batched launcher's
+ * kernel (df_finish_float, a case's own slots and result) finishes a large
+ * batch on the pool: on the caller's thread, between the GPU's run and the
+ * judgement, df_cuda_run_batch took 7.5% of that thread at n = 2000 (H100
+ * host, results/h100/profile-2000-a4b96b7-caller.txt). Measured with the
+ * results copy on the pool too (run_gpu): no gain of its own, 1,022,954
+ * against 1,019,600 verified cases/s on the means of three rounds
+ * (results/h100/rows-pool-pieces.txt). A kernel without one (a plugin's)
+ * keeps its finish on this thread. */
 static int batch_finish(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                         size_t m, df_result *res)
 {
-    const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->h_batch;
-    for (size_t j = 0; j < m; j++) {
-        const batch_item *it = &cu->items[j];
-        df_gpu_ctx ctx;
-        fill_batch_ctx(cu, j, &ctx);
-        df_result *r = &res[it->pos];
-        int code = k->gpu->finish(&ctx, &it->rc, r);
-        if (code != 0) {
-            set_error(r, k, cases[it->pos], ctx.failed_call ? ctx.failed_call : "finish", code,
-                      ctx.detail);
-            continue;
-        }
-        r->status = DF_RUN_OK;
-        /* its own first reports, where it claimed a slot; the kernel wrote
-         * the launch's block index, which the case's own launch numbers
-         * from first_block */
-        int claimed = 0;
-        for (unsigned q = 0; q < DF_SOFT_CODES; q++)
-            claimed |= cu->h_claims[j * DF_SOFT_CODES + q];
-        uint32_t added = claimed ? df_soft_slots_read_at(&cu->bsoft, j, r) : 0;
-        for (unsigned q = 0; q < DF_SOFT_CODES; q++)
-            if (added & (1u << q))
-                r->soft[q].block -= tbl[j].first_block;
-    }
+    finish_job fj = {cu, k, cases, res};
+    if (k->gpu->enqueue_batch && m >= PLAN_POOL_MIN)
+        df_pool_for(cu->pool, m, finish_one, &fj);
+    else
+        for (size_t j = 0; j < m; j++)
+            finish_one(&fj, j, 0);
     return 0;
 }
 
@@ -1768,6 +1796,8 @@ static void gen_mark_landed(df_cuda *cu, int set)
         __atomic_store(&cu->gen[set].landed_at, &now, __ATOMIC_RELEASE);
 }
 
+static const size_t GEN_COPY_PIECE = (size_t)8 << 20;
+
 extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs, size_t m,
                                  size_t bytes, void **out, char *err, size_t err_len)
 {
@@ -1815,9 +1845,17 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
         return devgen_fail("devgen_kernel", e, err, err_len);
     if (cu->gen_timing)
         (void)cudaEventRecord(cu->gen[set].ev[1], st);
-    if ((e = cudaMemcpyAsync(cu->gen[set].h_out, cu->gen[set].d_buf, bytes,
-                             cudaMemcpyDeviceToHost, st)) ||
-        (cu->gen_timing && (e = cudaEventRecord(cu->gen[set].ev[2], st))) ||
+    /* back in pieces, which the batch's own small copies out on its
+     * stream may pass between: at n = 2000, 64 MB a batch, 1,075,651
+     * against 1,022,954 verified cases/s in one piece (means of three
+     * rounds in one call, H100 host, results/h100/rows-pool-pieces.txt;
+     * the batch's copy out took no less time by its events, so how the
+     * pieces help is not known) */
+    for (size_t off = 0; off < bytes && e == cudaSuccess; off += GEN_COPY_PIECE)
+        e = cudaMemcpyAsync((char *)cu->gen[set].h_out + off, (char *)cu->gen[set].d_buf + off,
+                            bytes - off < GEN_COPY_PIECE ? bytes - off : GEN_COPY_PIECE,
+                            cudaMemcpyDeviceToHost, st);
+    if (e || (cu->gen_timing && (e = cudaEventRecord(cu->gen[set].ev[2], st))) ||
         (e = cudaEventRecord(cu->gen[set].done, st)))
         return devgen_fail("cudaMemcpyAsync(generated cases)", e, err, err_len);
     cu->gen[set].bytes = bytes;
