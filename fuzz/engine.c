@@ -1488,17 +1488,6 @@ static void stage_next(df_engine *e)
     df_trace(DF_TR_NEXT, DF_TRACE_CALLER, e->next[0].c.index, t0, df_now());
 }
 
-/* The cuda backend's part: each kernel's cases of the batch in one call,
- * and after them the copies made before the run (when memory allows), so
- * that they need no launch, copy and synchronization of their own after
- * the batch's: the same cases on the same data, in another launch. Copies
- * that a failed run would not have had (df_meta_plan_settle) run too and
- * are dropped with their results; gpu_variants runs the copies left.
- * The layout (lay_out) is the one made ahead (stage_next) when it is this
- * batch's, its first kernel staged in the backend already. meanwhile(ctx),
- * when not NULL, runs once while the GPU runs the first kernel's cases
- * (df_backend_run_batch). Returns 0, or -1 when the context died (slots
- * and copies that ran keep results). */
 /* A kernel's run results (bres, done of them, its cases in ref's order)
  * into their slots and copies: the batch's copy loop, for the pool. */
 typedef struct results_job {
@@ -1535,6 +1524,17 @@ static void results_item(void *ctx, size_t i, unsigned w)
     }
 }
 
+/* The cuda backend's part: each kernel's cases of the batch in one call,
+ * and after them the copies made before the run (when memory allows), so
+ * that they need no launch, copy and synchronization of their own after
+ * the batch's: the same cases on the same data, in another launch. Copies
+ * that a failed run would not have had (df_meta_plan_settle) run too and
+ * are dropped with their results; gpu_variants runs the copies left.
+ * The layout (lay_out) is the one made ahead (stage_next) when it is this
+ * batch's, its first kernel staged in the backend already. meanwhile(ctx),
+ * when not NULL, runs once while the GPU runs the first kernel's cases
+ * (df_backend_run_batch). Returns 0, or -1 when the context died (slots
+ * and copies that ran keep results). */
 static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx)
 {
     df_slot *sl = e->cur;

@@ -1796,7 +1796,11 @@ static void gen_mark_landed(df_cuda *cu, int set)
         __atomic_store(&cu->gen[set].landed_at, &now, __ATOMIC_RELEASE);
 }
 
-static const size_t GEN_COPY_PIECE = (size_t)8 << 20;
+/* The generation's copy back: up to GEN_COPY_PIECES pieces, each a
+ * multiple of GEN_COPY_PIECE_MIN (a batch of 4096 at n = 2000, 62.5 MiB:
+ * seven of 8 MiB and the rest, the pieces measured). */
+enum { GEN_COPY_PIECES = 8 };
+static const size_t GEN_COPY_PIECE_MIN = (size_t)1 << 20;
 
 extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs, size_t m,
                                  size_t bytes, void **out, char *err, size_t err_len)
@@ -1846,15 +1850,18 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
     if (cu->gen_timing)
         (void)cudaEventRecord(cu->gen[set].ev[1], st);
     /* back in pieces, which the batch's own small copies out on its
-     * stream may pass between: at n = 2000, 64 MB a batch, 1,075,651
-     * against 1,022,954 verified cases/s in one piece (means of three
-     * rounds in one call, H100 host, results/h100/rows-pool-pieces.txt;
+     * stream may pass between: at n = 2000, 62.5 MiB a batch in 8 MiB pieces,
+     * 1,075,651 against 1,022,954 verified cases/s in one piece (means of
+     * three rounds in one call, H100 host, results/h100/rows-pool-pieces.txt;
      * the batch's copy out took no less time by its events, so how the
-     * pieces help is not known) */
-    for (size_t off = 0; off < bytes && e == cudaSuccess; off += GEN_COPY_PIECE)
+     * pieces help is not known). A few pieces, not pieces of a fixed size:
+     * a batch at n = 2^26 is 8.6 GB, a thousand calls of 8 MB */
+    size_t piece = round_up((bytes + GEN_COPY_PIECES - 1) / GEN_COPY_PIECES + 1,
+                            GEN_COPY_PIECE_MIN);
+    for (size_t off = 0; off < bytes && e == cudaSuccess; off += piece)
         e = cudaMemcpyAsync((char *)cu->gen[set].h_out + off, (char *)cu->gen[set].d_buf + off,
-                            bytes - off < GEN_COPY_PIECE ? bytes - off : GEN_COPY_PIECE,
-                            cudaMemcpyDeviceToHost, st);
+                            bytes - off < piece ? bytes - off : piece, cudaMemcpyDeviceToHost,
+                            st);
     if (e || (cu->gen_timing && (e = cudaEventRecord(cu->gen[set].ev[2], st))) ||
         (e = cudaEventRecord(cu->gen[set].done, st)))
         return devgen_fail("cudaMemcpyAsync(generated cases)", e, err, err_len);
