@@ -1498,7 +1498,9 @@ typedef struct results_job {
     int rc;
 } results_job;
 
-enum { RESULTS_ITEM = 128 }; /* results an item */
+/* results an item; a kernel's results go on the pool from 1024 of them
+ * (eight items), as the cuda backend's plan and finish do theirs */
+enum { RESULTS_ITEM = 128, RESULTS_POOL_ITEMS = 8 };
 
 static void results_item(void *ctx, size_t i, unsigned w)
 {
@@ -1560,7 +1562,7 @@ static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *c
          * each slot or copy is written by one item */
         results_job rj = {sl, ref, bres, done, rc};
         size_t items = (done + RESULTS_ITEM - 1) / RESULTS_ITEM;
-        if (items >= 8)
+        if (items >= RESULTS_POOL_ITEMS)
             df_pool_for(e->pool, items, results_item, &rj);
         else
             for (size_t i = 0; i < items; i++)

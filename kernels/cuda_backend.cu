@@ -1839,6 +1839,8 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
         return devgen_fail("cudaMalloc(generation of long cases)", e, err, err_len);
     cudaStream_t st = cu->gen[set].stream;
     if (cu->gen_timing) {
+        double zero = 0; /* not seen landed yet: gen_mark_landed notes when */
+        __atomic_store(&cu->gen[set].landed_at, &zero, __ATOMIC_RELEASE);
         cu->gen[set].started = df_now();
         (void)cudaEventRecord(cu->gen[set].ev[0], st);
     }
@@ -1856,8 +1858,7 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
      * the batch's copy out took no less time by its events, so how the
      * pieces help is not known). A few pieces, not pieces of a fixed size:
      * a batch at n = 2^26 is 8.6 GB, a thousand calls of 8 MB */
-    size_t piece = round_up((bytes + GEN_COPY_PIECES - 1) / GEN_COPY_PIECES + 1,
-                            GEN_COPY_PIECE_MIN);
+    size_t piece = round_up((bytes + GEN_COPY_PIECES - 1) / GEN_COPY_PIECES, GEN_COPY_PIECE_MIN);
     for (size_t off = 0; off < bytes && e == cudaSuccess; off += piece)
         e = cudaMemcpyAsync((char *)cu->gen[set].h_out + off, (char *)cu->gen[set].d_buf + off,
                             bytes - off < piece ? bytes - off : piece, cudaMemcpyDeviceToHost,
@@ -1866,8 +1867,6 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
         (e = cudaEventRecord(cu->gen[set].done, st)))
         return devgen_fail("cudaMemcpyAsync(generated cases)", e, err, err_len);
     cu->gen[set].bytes = bytes;
-    double zero = 0;
-    __atomic_store(&cu->gen[set].landed_at, &zero, __ATOMIC_RELEASE);
     cu->gen[set].timed = cu->gen_timing;
     *out = cu->gen[set].h_out;
     return 0;
