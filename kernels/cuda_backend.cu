@@ -818,25 +818,27 @@ static size_t sort_items(batch_item *dst, const batch_item *src, size_t n)
     return m;
 }
 
-/* Where the GPU generated case c's vectors (df_cuda_gen_start), if it did:
- * a case whose a and b lie in a generation set's pinned output, b right
- * after a as the generator lays a case out, has the same bytes at the same
- * offsets in the set's device buffer, which the unpack kernel then reads
- * in place of a packed copy: the vectors cross PCIe once, device to host
- * for the references. The engine runs a batch only after its generation
- * has landed (and batch_enqueue's stream waits for it too), changes no
+/* Where the GPU generated the na bytes at v, one of a case's vectors
+ * (df_cuda_gen_start), if it did: a vector that lies in a generation set's
+ * pinned output has the same bytes at the same offset in the set's device
+ * buffer, which the unpack kernel then reads in place of a packed copy:
+ * the vector crosses PCIe once, device to host for the references. Each
+ * vector is looked up alone: a metamorphic negate or scale copy keeps its
+ * case's generated b beside an a of its own (metamorphic.c), and only its
+ * a is staged. The engine runs a batch only after its generation has
+ * landed (and batch_enqueue's stream waits for it too), changes no
  * generated vector, and starts a set's next generation only after the
  * batch that reads it has run. Returns the set, or -1. */
-static int generated_on_device(const df_cuda *cu, const df_case *c, size_t na,
-                               const unsigned char **dev_a)
+static int generated_on_device(const df_cuda *cu, const void *v, size_t na,
+                               const unsigned char **dev)
 {
-    uintptr_t a = (uintptr_t)c->a, b = (uintptr_t)c->b;
+    uintptr_t a = (uintptr_t)v;
     for (int set = 0; set < DF_CUDA_GEN_SETS; set++) {
         uintptr_t h = (uintptr_t)cu->gen[set].h_out;
-        if (na == 0 || !h || a < h || b != a + na || a - h > cu->gen[set].bytes ||
-            cu->gen[set].bytes - (a - h) < 2 * na)
+        if (na == 0 || !h || a < h || a - h > cu->gen[set].bytes ||
+            cu->gen[set].bytes - (a - h) < na)
             continue;
-        *dev_a = (const unsigned char *)cu->gen[set].d_buf + (a - h);
+        *dev = (const unsigned char *)cu->gen[set].d_buf + (a - h);
         return set;
     }
     return -1;
@@ -907,13 +909,17 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
         *longest = span > *longest ? span : *longest;
         it->dev_a = it->dev_b = NULL;
         it->pack_a = it->pack_b = 0;
-        int set = generated_on_device(cu, c, na, &it->dev_a);
-        if (set >= 0) {
-            it->dev_b = it->dev_a + na;
-            cu->batch_gen_sets |= 1u << set;
-        } else {
+        int set_a = generated_on_device(cu, c->a, na, &it->dev_a);
+        int set_b = generated_on_device(cu, c->b, na, &it->dev_b);
+        if (set_a >= 0)
+            cu->batch_gen_sets |= 1u << set_a;
+        else {
             it->pack_a = pk;
             pk += round_up(na, 16);
+        }
+        if (set_b >= 0)
+            cu->batch_gen_sets |= 1u << set_b;
+        else {
             it->pack_b = pk;
             pk += round_up(na, 16);
         }
@@ -998,15 +1004,15 @@ static void stage_entries(df_cuda *cu, size_t j)
 }
 
 /* Bytes [lo, hi) of case j's vectors, packed into the staging buffer
- * (nothing when they are on the device already). */
+ * (nothing of one that is on the device already). */
 static void stage_bytes(df_cuda *cu, size_t j, size_t lo, size_t hi)
 {
     const batch_item *it = &cu->items[j];
     char *h = (char *)cu->h_batch;
-    if (hi > lo && !it->dev_a) {
+    if (hi > lo && !it->dev_a)
         memcpy(h + it->pack_a + lo, (const char *)it->rc.a + lo, hi - lo);
+    if (hi > lo && !it->dev_b)
         memcpy(h + it->pack_b + lo, (const char *)it->rc.b + lo, hi - lo);
-    }
 }
 
 static size_t vector_bytes(const batch_item *it)
@@ -1032,7 +1038,7 @@ enum { STAGE_PIECE = 1 << 24 };
 static size_t stage_pieces(const batch_item *it)
 {
     size_t na = vector_bytes(it);
-    return it->dev_a || na <= STAGE_PIECE ? 1 : (na + STAGE_PIECE - 1) / STAGE_PIECE;
+    return (it->dev_a && it->dev_b) || na <= STAGE_PIECE ? 1 : (na + STAGE_PIECE - 1) / STAGE_PIECE;
 }
 
 /* Staging item i of a batch of long vectors: piece p of case j, where
