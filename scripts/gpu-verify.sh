@@ -34,6 +34,11 @@
 #                                    line and file for file, at run's defaults and at --max-n 8000
 #                                    (the GPU generates) -> OUTDIR/ab.txt, ab-identity.txt;
 #                                    ROUNDS 0: the identity runs alone
+#   scripts/gpu-verify.sh rows ROUNDS BUILD...
+#                                    issue 9: each BUILD's `dotfuzz bench` stopped after its
+#                                    n = 2000 row (the rows the A/B comparisons rest on), the
+#                                    builds rotated one place each round (A B C, B C A, ...), and
+#                                    each build's mean -> OUTDIR/rows.txt
 #   scripts/gpu-verify.sh longid     issue 9: cases to 4M (a ring of three sets of slots where they
 #                                    fit) batched against one at a time on the GPU, copies on every
 #                                    other case: the trace's batches begun before the first check,
@@ -361,6 +366,40 @@ ab() {
   done
 }
 
+# One build's bench up to its n = 2000 row: started, and stopped (SIGTERM)
+# once the row's last line is out, within 600 s.
+bench_row() {  # OUTFILE BUILD
+  local f=$1 b=$2 pid t=0
+  echo "\$ $b bench --backend cuda --kernel shfl --time 3  (stopped after the n = 2000 row)" >"$f"
+  stdbuf -oL "$b" bench --backend cuda --kernel shfl --time 3 >>"$f" 2>&1 &
+  pid=$!
+  while ! grep -q "idle workers of the pool" "$f" && [ $t -lt 6000 ]; do sleep 0.1; t=$((t + 1)); done
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+}
+
+# The n = 2000 rows of BUILDs in rotated order, ROUNDS rounds, and each
+# build's mean of verified cases/s (rows_means reads rows.txt).
+rows_means() {
+  awk '/^\$/ { b = $2 } /^harness n = 2000/ { print b, $6; s[b] += $6; k[b]++ }
+       END { for (x in s) printf "mean %s %d over %d\n", x, s[x] / k[x], k[x] }' "$1"
+}
+
+rows() {
+  local rounds=$1 r i n
+  shift
+  local builds=("$@")
+  n=${#builds[@]}
+  : >"$OUTDIR/rows.txt"
+  for ((r = 0; r < rounds; r++)); do
+    for ((i = 0; i < n; i++)); do
+      bench_row "$WORK/row.txt" "${builds[$(((i + r) % n))]}"
+      cat "$WORK/row.txt" >>"$OUTDIR/rows.txt"
+    done
+  done
+  rows_means "$OUTDIR/rows.txt"
+}
+
 # Long cases batched (their generation on the GPU, three sets of slots
 # where three batches fit) against one at a time: the same runs (same_runs).
 longid() {
@@ -568,6 +607,7 @@ case "${1:-}" in
   invariants) invariants ;;
   benchref) benchref ;;
   hostmem) hostmem "${2:-}" ;;
+  rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
   longid) longid ;;
   compare) compare "${2:-300}" ;;
   hunt) hunt ;;
@@ -586,5 +626,5 @@ case "${1:-}" in
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   start) start "${2:-660}" ;;
   collect) collect "${2:-560}" ;;
-  *) echo "usage: $0 env|bandwidth|sanitize|invariants|rounds|benchref|hunt|soft|perf|ab OLD [ROUNDS]|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|rss [SECONDS]|rss-start [SECONDS]|rss-collect [WAIT]|memcheck|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
+  *) echo "usage: $0 env|bandwidth|sanitize|invariants|rounds|benchref|hunt|soft|perf|ab OLD [ROUNDS]|rows ROUNDS BUILD...|longid|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|rss [SECONDS]|rss-start [SECONDS]|rss-collect [WAIT]|memcheck|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
 esac
