@@ -1562,11 +1562,7 @@ static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *c
          * each slot or copy is written by one item */
         results_job rj = {sl, ref, bres, done, rc};
         size_t items = (done + RESULTS_ITEM - 1) / RESULTS_ITEM;
-        if (items >= RESULTS_POOL_ITEMS)
-            df_pool_for(e->pool, items, results_item, &rj);
-        else
-            for (size_t i = 0; i < items; i++)
-                results_item(&rj, i, 0);
+        df_pool_for(items >= RESULTS_POOL_ITEMS ? e->pool : NULL, items, results_item, &rj);
         if (rc != 0)
             return -1;
     }

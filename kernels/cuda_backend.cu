@@ -844,6 +844,21 @@ static int generated_on_device(const df_cuda *cu, const void *v, size_t na,
     return -1;
 }
 
+/* One vector of na bytes at v for the batch: read from the GPU's
+ * generated copy (*dev, and its set marked for the batch's stream to wait
+ * on), or packed into the staging buffer at *pk (*pack), which moves on. */
+static void place_vector(df_cuda *cu, const void *v, size_t na, const unsigned char **dev,
+                         size_t *pack, size_t *pk)
+{
+    int set = generated_on_device(cu, v, na, dev);
+    if (set >= 0) {
+        cu->batch_gen_sets |= 1u << set;
+        return;
+    }
+    *pack = *pk;
+    *pk += round_up(na, 16);
+}
+
 /* batch_plan's validation of case i into items[i] (on the pool) */
 typedef struct plan_job {
     const df_kernel *k;
@@ -882,12 +897,9 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
      * time a batch of 4096 at n = 2000 on an H200), then sorted into
      * place */
     plan_job pj = {k, cases, res, cu->items + n};
-    if (n >= PLAN_POOL_MIN) /* a default run's kernels have a few dozen each: see
-                               engine.c's models_in_prepare for what that cost */
-        df_pool_for(cu->pool, n, validate_one, &pj);
-    else
-        for (size_t i = 0; i < n; i++)
-            validate_one(&pj, i, 0);
+    /* from PLAN_POOL_MIN cases (a default run's kernels have a few dozen
+     * each: see engine.c's models_in_prepare for what that cost) */
+    df_pool_for(n >= PLAN_POOL_MIN ? cu->pool : NULL, n, validate_one, &pj);
     size_t m = sort_items(cu->items, cu->items + n, n);
     cu->table_bytes = round_up(m * sizeof(df_gpu_batch_case), ALIGN);
     cu->unpack_bytes = round_up(2 * m * sizeof(batch_unpack), ALIGN);
@@ -909,20 +921,8 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
         *longest = span > *longest ? span : *longest;
         it->dev_a = it->dev_b = NULL;
         it->pack_a = it->pack_b = 0;
-        int set_a = generated_on_device(cu, c->a, na, &it->dev_a);
-        int set_b = generated_on_device(cu, c->b, na, &it->dev_b);
-        if (set_a >= 0)
-            cu->batch_gen_sets |= 1u << set_a;
-        else {
-            it->pack_a = pk;
-            pk += round_up(na, 16);
-        }
-        if (set_b >= 0)
-            cu->batch_gen_sets |= 1u << set_b;
-        else {
-            it->pack_b = pk;
-            pk += round_up(na, 16);
-        }
+        place_vector(cu, c->a, na, &it->dev_a, &it->pack_a, &pk);
+        place_vector(cu, c->b, na, &it->dev_b, &it->pack_b, &pk);
         it->scratch_off = sc;
         size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(c->n, &c->launch) : 0;
         it->scratch_bytes = round_up(sb, ALIGN);
@@ -1122,18 +1122,6 @@ static void batch_stage(df_cuda *cu, size_t m)
     df_pool_for(cu->pool, at[m], stage_piece, cu);
 }
 
-/* The device's address of pinned host memory h (cudaMallocHost's: under
- * unified addressing the device writes it directly, as shfl's one-case
- * result does), or NULL where it has none. */
-static void *device_view(void *h)
-{
-    cudaPointerAttributes pa;
-    if (h && cudaPointerGetAttributes(&pa, h) == cudaSuccess && pa.type == cudaMemoryTypeHost)
-        return pa.devicePointer;
-    (void)cudaGetLastError(); /* a refused query is no launch's error */
-    return NULL;
-}
-
 /* Buffers for m cases (twin: the scratch's pinned twin too); returns the
  * failed call or NULL. */
 static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t host,
@@ -1157,8 +1145,8 @@ static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t hos
                    m * DF_SOFT_CODES * sizeof *cu->h_claims, 1)))
         return "cudaMallocHost(batch soft claims)";
     if (cu->h_bres_of != cu->h_bres || cu->h_claims_of != cu->h_claims) {
-        cu->h_bres_dev = device_view(cu->h_bres);
-        cu->h_claims_dev = (int *)device_view(cu->h_claims);
+        cu->h_bres_dev = df_cuda_device_view(cu->h_bres);
+        cu->h_claims_dev = (int *)df_cuda_device_view(cu->h_claims);
         cu->h_bres_of = cu->h_bres;
         cu->h_claims_of = cu->h_claims;
     }
@@ -1466,11 +1454,8 @@ static int batch_finish(df_cuda *cu, const df_kernel *k, const df_case *const *c
                         size_t m, df_result *res)
 {
     finish_job fj = {cu, k, cases, res};
-    if (k->gpu->enqueue_batch && m >= PLAN_POOL_MIN)
-        df_pool_for(cu->pool, m, finish_one, &fj);
-    else
-        for (size_t j = 0; j < m; j++)
-            finish_one(&fj, j, 0);
+    df_pool_for(k->gpu->enqueue_batch && m >= PLAN_POOL_MIN ? cu->pool : NULL, m, finish_one,
+                &fj);
     return 0;
 }
 

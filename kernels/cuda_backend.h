@@ -261,4 +261,20 @@ int df_cuda_gen_landed(df_cuda *cu, int set);
 #ifdef __cplusplus
 }
 #endif
+
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+
+/* The device's address of pinned host memory h (cudaMallocHost's: under
+ * unified addressing the device reads and writes it directly), or NULL
+ * where it has none. */
+static inline void *df_cuda_device_view(const void *h)
+{
+    cudaPointerAttributes pa;
+    if (h && cudaPointerGetAttributes(&pa, h) == cudaSuccess && pa.type == cudaMemoryTypeHost)
+        return pa.devicePointer;
+    (void)cudaGetLastError(); /* a refused query is no launch's error */
+    return NULL;
+}
+#endif
 #endif

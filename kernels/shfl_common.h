@@ -598,15 +598,9 @@ static size_t df_shfl_scratch_bytes(uint64_t n, const df_launch *l)
  * Returns 1 when the copy is needed. */
 static inline int df_shfl_result_target(const df_gpu_ctx *ctx, void **dst)
 {
-    cudaPointerAttributes pa;
-    if (cudaPointerGetAttributes(&pa, ctx->h_result) == cudaSuccess &&
-        pa.type == cudaMemoryTypeHost && pa.devicePointer) {
-        *dst = pa.devicePointer;
-        return 0;
-    }
-    (void)cudaGetLastError(); /* a refused query is not the launch's error */
-    *dst = ctx->d_result;
-    return 1;
+    void *view = df_cuda_device_view(ctx->h_result);
+    *dst = view ? view : ctx->d_result;
+    return view == NULL;
 }
 
 /* The ticket is zeroed on the stream before each launch: the backend hands
