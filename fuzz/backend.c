@@ -197,15 +197,16 @@ static int emulated_run(df_backend *b, const df_kernel *k, const df_case *c, df_
 }
 
 uint64_t df_backend_stage_batch(df_backend *b, const df_kernel *k, const df_case *const *cases,
-                                size_t n, df_result *res)
+                                const df_derive *derive, size_t n, df_result *res)
 {
 #ifdef DOTFUZZ_CUDA
     if (b->is_cuda && df_backend_supports(b, k))
-        return df_cuda_stage_batch(b->cuda, k, cases, n, res);
+        return df_cuda_stage_batch(b->cuda, k, cases, derive, n, res);
 #else
     (void)b;
     (void)k;
     (void)cases;
+    (void)derive;
     (void)n;
     (void)res;
 #endif
@@ -213,16 +214,18 @@ uint64_t df_backend_stage_batch(df_backend *b, const df_kernel *k, const df_case
 }
 
 int df_backend_run_batch(df_backend *b, const df_kernel *k, const df_case *const *cases,
-                         size_t n, df_result *res, size_t *done, void (*meanwhile)(void *ctx),
-                         void *ctx, uint64_t ticket)
+                         const df_derive *derive, size_t n, df_result *res, size_t *done,
+                         void (*meanwhile)(void *ctx), void *ctx, uint64_t ticket)
 {
     *done = 0;
 #ifdef DOTFUZZ_CUDA
     if (b->is_cuda && df_backend_supports(b, k))
-        return df_cuda_run_batch(b->cuda, k, cases, n, res, done, meanwhile, ctx, ticket);
+        return df_cuda_run_batch(b->cuda, k, cases, derive, n, res, done, meanwhile, ctx,
+                                 ticket);
 #else
     (void)ticket;
 #endif
+    (void)derive; /* the host backend runs each case on its own a */
     if (meanwhile) /* nothing to wait for: first */
         meanwhile(ctx);
     for (size_t i = 0; i < n; i++) {

@@ -47,6 +47,23 @@ typedef struct df_case {
     uint32_t family;          /* generator family id (0 = imported) */
 } df_case;
 
+/* How a batch case's vector a follows from another vector of n elements
+ * of its type: a metamorphic copy's a from its case's
+ * (df_meta_plan_derive). A hint beside the case, which a backend may use
+ * to make a where `from` is already (the cuda backend: on the GPU that
+ * generated the case); the case's own a holds the same bits either way. */
+typedef enum df_derive_op {
+    DF_DERIVE_NONE = 0,   /* a is its own */
+    DF_DERIVE_NEGATE = 1, /* a_i = -from_i (no INT32_MIN, no NaN) */
+    DF_DERIVE_SCALE = 2,  /* a_i = from_i 2^kexp, exact (df_scale_is_exact) */
+} df_derive_op;
+
+typedef struct df_derive {
+    const void *from; /* NULL with DF_DERIVE_NONE */
+    int32_t op;       /* df_derive_op */
+    int32_t kexp;     /* DF_DERIVE_SCALE's 2^kexp */
+} df_derive;
+
 size_t df_type_size(df_type t);
 const char *df_type_name(df_type t);        /* "f32", "f64", "i32" */
 int df_type_parse(const char *s, df_type *out); /* 0 on success */

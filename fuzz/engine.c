@@ -273,6 +273,7 @@ static void free_slots(df_engine *e)
     }
     free(e->slots);
     free(e->lay.cptr);
+    free(e->lay.derive);
     free(e->lay.bres);
     free(e->lay.cref);
     memset(&e->lay, 0, sizeof e->lay);
@@ -1343,11 +1344,13 @@ static int batch_alloc(df_engine *e)
     e->lay.cptr = calloc(e->batch, sizeof *e->lay.cptr);
     e->lay.bres = calloc(e->batch, sizeof *e->lay.bres);
     e->lay.cref = calloc(e->batch, sizeof *e->lay.cref);
+    e->lay.derive = calloc(e->batch, sizeof *e->lay.derive);
     e->sampled = calloc(want, sizeof *e->sampled);
     e->gcs = calloc(want, sizeof *e->gcs);
     e->shapes = calloc(want, sizeof *e->shapes);
     e->marks = calloc(want, sizeof *e->marks);
-    return e->slots && e->mctx && e->lay.cptr && e->lay.bres && e->lay.cref && e->cpu_s &&
+    return e->slots && e->mctx && e->lay.cptr && e->lay.bres && e->lay.cref && e->lay.derive &&
+                   e->cpu_s &&
                    e->sampled && e->gcs && e->shapes && e->marks
                ? 0
                : -1;
@@ -1378,6 +1381,10 @@ static int cases_reserve(df_layout *L, size_t need)
     size_t cap = need + need / 4;
     if (grow_cases(&L->cref, &L->cptr, &L->bres, cap) != 0)
         return -1;
+    df_derive *d = realloc(L->derive, cap * sizeof *d);
+    if (!d)
+        return -1;
+    L->derive = d;
     L->cap = cap;
     return 0;
 }
@@ -1438,10 +1445,12 @@ static void lay_out(df_engine *e, df_layout *L, df_slot *sl, size_t n)
         size_t ki = sl[s].ki, j = at_main[ki]++;
         L->cptr[j] = &sl[s].c;
         L->cref[j] = (df_vref){(uint32_t)s, DF_CREF_CASE};
+        L->derive[j] = (df_derive){NULL, DF_DERIVE_NONE, 0};
         for (size_t v = 0, nv = copies ? early_count(&sl[s]) : 0; v < nv; v++) {
             j = at_copy[ki]++;
             L->cptr[j] = &sl[s].plan->var[v];
             L->cref[j] = (df_vref){(uint32_t)s, (uint32_t)v};
+            L->derive[j] = df_meta_plan_derive(&sl[s].c, sl[s].plan, v);
         }
     }
     L->slots = sl;
@@ -1480,6 +1489,7 @@ static void stage_next(df_engine *e)
     for (size_t ki = 0; ki < e->nk; ki++)
         if (L->base[ki + 1] > L->base[ki]) {
             L->ticket = df_backend_stage_batch(e->b, e->kernels[ki], L->cptr + L->base[ki],
+                                               L->derive + L->base[ki],
                                                L->base[ki + 1] - L->base[ki],
                                                L->bres + L->base[ki]);
             L->ticket_ki = ki;
@@ -1550,8 +1560,8 @@ static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *c
             continue;
         const df_vref *ref = L->cref + L->base[ki];
         df_result *bres = L->bres + L->base[ki];
-        int rc = df_backend_run_batch(e->b, e->kernels[ki], L->cptr + L->base[ki], m, bres,
-                                      &done, meanwhile, ctx,
+        int rc = df_backend_run_batch(e->b, e->kernels[ki], L->cptr + L->base[ki],
+                                      L->derive + L->base[ki], m, bres, &done, meanwhile, ctx,
                                       L->ticket && L->ticket_ki == ki ? L->ticket : 0);
         meanwhile = NULL; /* it ran */
         /* on the pool for a large batch: this loop is on the caller's path
@@ -1723,8 +1733,8 @@ static int gpu_variants(df_engine *e)
         if (m == 0)
             continue;
         size_t done = 0;
-        int rc = df_backend_run_batch(e->b, e->kernels[ki], e->vptr, m, e->vres, &done, NULL,
-                                      NULL, 0);
+        int rc = df_backend_run_batch(e->b, e->kernels[ki], e->vptr, NULL, m, e->vres, &done,
+                                      NULL, NULL, 0);
         for (size_t i = 0, j = 0; i < e->nvref && j < done; i++) {
             df_slot *sl = &e->cur[e->vref[i].slot];
             if (sl->ki != ki || sl->plan->ran[e->vref[i].var] != 0)

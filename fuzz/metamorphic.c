@@ -331,6 +331,15 @@ void df_meta_plan_fill(const df_case *c, df_meta_plan *p, size_t i)
     }
 }
 
+df_derive df_meta_plan_derive(const df_case *c, const df_meta_plan *p, size_t i)
+{
+    switch (p->kind[i]) {
+    case DF_META_NEGATE: return (df_derive){c->a, DF_DERIVE_NEGATE, 0};
+    case DF_META_SCALE: return (df_derive){c->a, DF_DERIVE_SCALE, p->kexp};
+    default: return (df_derive){NULL, DF_DERIVE_NONE, 0};
+    }
+}
+
 int df_meta_plan_variants(const df_kernel *k, const df_case *c, const df_checked *r,
                           const df_meta_opts *mo, df_meta_plan *p)
 {

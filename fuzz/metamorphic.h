@@ -82,6 +82,11 @@ int df_meta_plan_variants(const df_kernel *k, const df_case *c, const df_checked
 int df_meta_plan_layout(const df_kernel *k, const df_case *c, const df_checked *r,
                         const df_meta_opts *mo, df_meta_plan *p);
 void df_meta_plan_fill(const df_case *c, df_meta_plan *p, size_t i);
+/* How variant i's a follows from c's (the case the plan is of), for a
+ * backend that has c's a where it runs the copy: negate's and scale's;
+ * DF_DERIVE_NONE for a rerun (c itself) and a permute (both vectors
+ * shuffled). */
+df_derive df_meta_plan_derive(const df_case *c, const df_meta_plan *p, size_t i);
 /* A case longer than DF_GEN_CHUNK (generator.h) has its permuted copy made
  * in chunks, which any threads may make in any order: its whole chunks
  * are the case's in an order drawn by a Fisher-Yates over them from the

@@ -229,7 +229,10 @@ typedef struct df_layout {
     const df_case **cptr;
     df_vref *cref;            /* var UINT32_MAX: the slot's case, not a copy */
     df_result *bres;
-    size_t cap;               /* cptr's, cref's and bres's room: a batch, its early copies */
+    df_derive *derive;        /* how a copy's a follows from its case's (the
+                                 backend's hint: df_meta_plan_derive) */
+    size_t cap;               /* cptr's, cref's, bres's and derive's room: a
+                                 batch, its early copies */
     size_t base[DF_RUN_MAX_KERNELS + 1];
     const struct df_slot *slots; /* the batch laid out, n slots; NULL once it runs */
     size_t n;

@@ -115,6 +115,8 @@ typedef struct batch_item {
     size_t pack_a, pack_b; /* a and b, packed, from the staging base */
     const unsigned char *dev_a, *dev_b; /* a and b already on the device (the
                                            GPU generated them), or NULL */
+    uint32_t xform_a;      /* dev_a is the vector a follows from: the unpack's
+                              derive_word (derive_xform), else 0 */
     size_t scratch_off, scratch_bytes; /* its scratch, from the batch scratch's base */
 } batch_item;
 
@@ -127,7 +129,8 @@ typedef struct batch_unpack {
                               d_buf, where the GPU generated it */
     uint64_t pre, bytes, post;
     uint32_t type;         /* df_type: the poison's width and value */
-    uint32_t pad;
+    uint32_t xform;        /* 0: the data as they are; else what derive_xform
+                              packs, which derive_word applies to each word */
 } batch_unpack;
 
 /* A batch laid out and staged (batch_plan, batch_buffers, batch_groups,
@@ -212,6 +215,7 @@ struct df_cuda {
     uint64_t staged_ticket, tickets;
     const df_kernel *staged_k;
     const df_case *const *staged_cases;
+    const df_derive *staged_derive;
     size_t staged_n;
     batch_staged staged;
     int debug_invariants;
@@ -824,8 +828,9 @@ static size_t sort_items(batch_item *dst, const batch_item *src, size_t n)
  * buffer, which the unpack kernel then reads in place of a packed copy:
  * the vector crosses PCIe once, device to host for the references. Each
  * vector is looked up alone: a metamorphic negate or scale copy keeps its
- * case's generated b beside an a of its own (metamorphic.c), and only its
- * a is staged. The engine runs a batch only after its generation has
+ * case's generated b beside an a of its own (metamorphic.c), which is
+ * staged unless the batch says how it follows from the case's generated a
+ * (place_a). The engine runs a batch only after its generation has
  * landed (and batch_enqueue's stream waits for it too), changes no
  * generated vector, and starts a set's next generation only after the
  * batch that reads it has run. Returns the set, or -1. */
@@ -859,6 +864,38 @@ static void place_vector(df_cuda *cu, const void *v, size_t na, const unsigned c
     *pk += round_up(na, 16);
 }
 
+/* A case's df_derive for the unpack kernel (derive_word): the op in the
+ * low byte, the scale's exponent (-126 to 127: 2^kexp a normal float) in
+ * the next, as int8. */
+static uint32_t derive_xform(const df_derive *d)
+{
+    return (uint32_t)d->op | (uint32_t)(uint8_t)(int8_t)d->kexp << 8;
+}
+
+/* A case's a, placed as place_vector does, unless the case says how a
+ * follows from a vector the GPU generated (df_derive): then the unpack
+ * kernel makes a from that vector (it->xform_a), and nothing of a is
+ * staged or copied in: a metamorphic negate or scale copy of a generated
+ * case. Whether the GPU makes the same bits as the host's copy
+ * (metamorphic.c) is what the batched runs against one-case runs on the
+ * GPU check: a copy's result is judged against its host model's, on the
+ * host's a. */
+static void place_a(df_cuda *cu, batch_item *it, const df_derive *d, size_t na, size_t *pk)
+{
+    it->xform_a = 0;
+    int set = -1;
+    if (d && d->from && (d->op == DF_DERIVE_NEGATE ||
+                         (d->op == DF_DERIVE_SCALE && it->rc.type != DF_I32 &&
+                          d->kexp >= -126 && d->kexp <= 127))) /* 2^kexp normal */
+        set = generated_on_device(cu, d->from, na, &it->dev_a);
+    if (set < 0) {
+        place_vector(cu, it->rc.a, na, &it->dev_a, &it->pack_a, pk);
+        return;
+    }
+    cu->batch_gen_sets |= 1u << set;
+    it->xform_a = derive_xform(d);
+}
+
 /* batch_plan's validation of case i into items[i] (on the pool) */
 typedef struct plan_job {
     const df_kernel *k;
@@ -887,8 +924,9 @@ static void validate_one(void *ctx, size_t i, unsigned worker)
  * Returns the number of valid cases, or (size_t)-1 when host memory runs
  * out. */
 static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                         size_t n, df_result *res, size_t *stage_bytes, size_t *host_bytes,
-                         size_t *scratch_bytes, size_t *longest)
+                         const df_derive *derive, size_t n, df_result *res,
+                         size_t *stage_bytes, size_t *host_bytes, size_t *scratch_bytes,
+                         size_t *longest)
 {
     if (grow_host((void **)&cu->items, &cu->items_cap, 2 * n, sizeof *cu->items) != 0)
         return (size_t)-1;
@@ -921,7 +959,7 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
         *longest = span > *longest ? span : *longest;
         it->dev_a = it->dev_b = NULL;
         it->pack_a = it->pack_b = 0;
-        place_vector(cu, c->a, na, &it->dev_a, &it->pack_a, &pk);
+        place_a(cu, it, derive ? &derive[it->pos] : NULL, na, &pk);
         place_vector(cu, c->b, na, &it->dev_b, &it->pack_b, &pk);
         it->scratch_off = sc;
         size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(c->n, &c->launch) : 0;
@@ -999,7 +1037,7 @@ static void stage_entries(df_cuda *cu, size_t j)
     e->block = c->launch.block;
     e->result = (uint32_t)j;
     e->ticket = 0;
-    up[2 * j] = batch_unpack{it->off_a, src_a, it->pre_a, na, tg, (uint32_t)c->type, 0};
+    up[2 * j] = batch_unpack{it->off_a, src_a, it->pre_a, na, tg, (uint32_t)c->type, it->xform_a};
     up[2 * j + 1] = batch_unpack{it->off_b, src_b, it->pre_b, na, tg, (uint32_t)c->type, 0};
 }
 
@@ -1067,10 +1105,33 @@ static void stage_piece(void *ctx, size_t i, unsigned worker)
  * per vector at n = 2000, a few thousand per vector at n = 2^26. */
 enum { UNPACK_CHUNK = 1 << 16, UNPACK_THREADS = 256 };
 
+/* An element of a derived vector (derive_xform's op, of type t) from the
+ * one it follows from, as metamorphic.c makes it on the host: negation
+ * (a float's sign bit; an int32's two's complement, which has no INT32_MIN
+ * there) or the product by 2^k, correctly rounded (and exact: the plan
+ * checked every product normal or zero), not contracted into anything. */
+__device__ __forceinline__ uint32_t derive_word(uint32_t x, uint32_t t, uint32_t op, int k)
+{
+    if (op == DF_DERIVE_NEGATE)
+        return t == DF_I32 ? 0u - x : x ^ 0x80000000u;
+    return __float_as_uint(__fmul_rn(__uint_as_float(x), __uint_as_float((uint32_t)(127 + k) << 23)));
+}
+
+__device__ __forceinline__ unsigned long long derive_word(unsigned long long x, uint32_t,
+                                                          uint32_t op, int k)
+{
+    if (op == DF_DERIVE_NEGATE)
+        return x ^ 0x8000000000000000ull;
+    return (unsigned long long)__double_as_longlong(
+        __dmul_rn(__longlong_as_double((long long)x),
+                  __longlong_as_double((long long)(1023 + k) << 52)));
+}
+
 /* Vector blockIdx.x of the batch into its guarded span, chunk blockIdx.y
  * of it (chunk bytes each): poison (fill_guard's values, the host
- * backend's), the data, poison. Every size and offset is a multiple of the
- * element size, and each span starts 256-byte aligned. */
+ * backend's), the data (made from src where v.xform says so: derive_word),
+ * poison. Every size and offset is a multiple of the element size, and
+ * each span starts 256-byte aligned. */
 template <typename W>
 __device__ void unpack_words(const batch_unpack &v, unsigned char *base, W poison, size_t chunk)
 {
@@ -1080,8 +1141,15 @@ __device__ void unpack_words(const batch_unpack &v, unsigned char *base, W poiso
     size_t all = pre + n + v.post / sizeof(W);
     size_t lo = (size_t)blockIdx.y * (chunk / sizeof(W));
     size_t hi = lo + chunk / sizeof(W) < all ? lo + chunk / sizeof(W) : all;
+    uint32_t op = v.xform & 0xffu;
+    int k = (int8_t)(uint8_t)(v.xform >> 8);
+    if (op == DF_DERIVE_NONE) {
+        for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x)
+            dst[i] = i < pre || i >= pre + n ? poison : src[i - pre];
+        return;
+    }
     for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x)
-        dst[i] = i < pre || i >= pre + n ? poison : src[i - pre];
+        dst[i] = i < pre || i >= pre + n ? poison : derive_word(src[i - pre], v.type, op, k);
 }
 
 __global__ void batch_unpack_kernel(const batch_unpack *up, unsigned char *base, size_t chunk)
@@ -1485,12 +1553,13 @@ static int batch_failed(df_cuda *cu, const df_kernel *k, const df_case *const *c
  * failed (*call, *e). The time goes to the batch profile's plan and
  * staging, or to its staging-ahead parts when ahead. */
 static int plan_and_stage(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                          size_t n, df_result *res, batch_staged *st, int ahead,
-                          const char **call, cudaError_t *e)
+                          const df_derive *derive, size_t n, df_result *res,
+                          batch_staged *st, int ahead, const char **call, cudaError_t *e)
 {
     double t = df_now();
     size_t stage = 0, scratch = 0;
-    st->m = batch_plan(cu, k, cases, n, res, &stage, &st->host, &scratch, &st->longest);
+    st->m = batch_plan(cu, k, cases, derive, n, res, &stage, &st->host, &scratch,
+                       &st->longest);
     if (st->m == (size_t)-1)
         return 2;
     if (st->m == 0)
@@ -1517,7 +1586,8 @@ static int batched(const df_cuda *cu, const df_kernel *k, size_t n)
 }
 
 extern "C" uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k,
-                                        const df_case *const *cases, size_t n, df_result *res)
+                                        const df_case *const *cases, const df_derive *derive,
+                                        size_t n, df_result *res)
 {
     cu->staged_ticket = 0; /* the batch buffers' contents change now */
     if (!batched(cu, k, n))
@@ -1525,46 +1595,49 @@ extern "C" uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k,
     const char *call = NULL;
     cudaError_t e = cudaSuccess;
     batch_staged st;
-    if (plan_and_stage(cu, k, cases, n, res, &st, 1, &call, &e) != 0)
+    if (plan_and_stage(cu, k, cases, derive, n, res, &st, 1, &call, &e) != 0)
         return 0; /* the run plans it again, and meets what went wrong */
     cu->staged = st;
     cu->staged_k = k;
     cu->staged_cases = cases;
+    cu->staged_derive = derive;
     cu->staged_n = n;
     cu->staged_ticket = ++cu->tickets;
     return cu->staged_ticket;
 }
 
 /* df_cuda_run_batch without its meanwhile */
-static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases, size_t n,
-                     df_result *res, size_t *done, void (**meanwhile)(void *), void *mctx,
-                     uint64_t ticket);
+static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                     const df_derive *derive, size_t n, df_result *res, size_t *done,
+                     void (**meanwhile)(void *), void *mctx, uint64_t ticket);
 
 extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                                 size_t n, df_result *res, size_t *done,
-                                 void (*meanwhile)(void *ctx), void *ctx, uint64_t ticket)
+                                 const df_derive *derive, size_t n, df_result *res,
+                                 size_t *done, void (*meanwhile)(void *ctx), void *ctx,
+                                 uint64_t ticket)
 {
-    int rc = run_batch(cu, k, cases, n, res, done, &meanwhile, ctx, ticket);
+    int rc = run_batch(cu, k, cases, derive, n, res, done, &meanwhile, ctx, ticket);
     if (meanwhile) /* no wait to hide it behind (case after case, or an error first) */
         meanwhile(ctx);
     return rc;
 }
 
 /* *meanwhile is NULL once it has run. */
-static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases, size_t n,
-                     df_result *res, size_t *done, void (**meanwhile)(void *), void *mctx,
-                     uint64_t ticket)
+static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                     const df_derive *derive, size_t n, df_result *res, size_t *done,
+                     void (**meanwhile)(void *), void *mctx, uint64_t ticket)
 {
     *done = 0;
     int staged = ticket != 0 && ticket == cu->staged_ticket && k == cu->staged_k &&
-                 cases == cu->staged_cases && n == cu->staged_n;
+                 cases == cu->staged_cases && derive == cu->staged_derive &&
+                 n == cu->staged_n;
     cu->staged_ticket = 0; /* used now, or the batch buffers' contents change */
     if (!batched(cu, k, n))
         return run_one_by_one(cu, k, cases, n, res, done);
     batch_staged st = cu->staged;
     const char *call = NULL;
     cudaError_t e = cudaSuccess;
-    int how = staged ? 0 : plan_and_stage(cu, k, cases, n, res, &st, 0, &call, &e);
+    int how = staged ? 0 : plan_and_stage(cu, k, cases, derive, n, res, &st, 0, &call, &e);
     if (how == 1) {
         *done = n;
         return 0;

@@ -212,22 +212,25 @@ int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
  * invariants) and a broken context: df_cuda_run case after case.
  * meanwhile(ctx), when not NULL, runs once while the device runs the
  * batch (before the wait for it; its time counts in no part of the batch
- * profile), or first where the batch runs case after case. ticket:
- * df_cuda_stage_batch's for these cases (their plan and staging are then
- * done), or 0. Returns 0, or -1 when the context became unusable (*done
- * cases have results, the last carrying the error). */
-int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases, size_t n,
-                      df_result *res, size_t *done, void (*meanwhile)(void *ctx), void *ctx,
-                      uint64_t ticket);
+ * profile), or first where the batch runs case after case. derive: NULL,
+ * or each case's df_derive (case.h): a case whose a follows from a vector
+ * the GPU generated has it made there, from that vector, by the unpack
+ * kernel, instead of copied in. ticket: df_cuda_stage_batch's for these
+ * cases (their plan and staging are then done), or 0. Returns 0, or -1
+ * when the context became unusable (*done cases have results, the last
+ * carrying the error). */
+int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                      const df_derive *derive, size_t n, df_result *res, size_t *done,
+                      void (*meanwhile)(void *ctx), void *ctx, uint64_t ticket);
 /* Plans and stages k's cases[0..n) into the batch buffers now, for a
- * df_cuda_run_batch of the same k, cases and n with the ticket returned
+ * df_cuda_run_batch of the same k, cases, derive and n with the ticket returned
  * (nonzero) and no other batch or staging in between, which then only
  * launches them (anything else, or ticket 0, plans them again). res is
  * that run's: the invalid cases' errors are written now and must stay. The
  * cases must not change until the run. Returns 0 where nothing was staged
  * (case after case, or an allocation failed: the run meets it). */
 uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                             size_t n, df_result *res);
+                             const df_derive *derive, size_t n, df_result *res);
 
 /* The GPU's generator: fuzz/values.h compiled for the device. Case j's
  * vectors, a then b, go at byte off of one device buffer, filled from its

@@ -372,6 +372,80 @@ Test(metamorphic, copies_made_before_the_run_settle_to_the_real_plan)
     df_scratch_free(&buf);
 }
 
+/* The hint the cuda backend makes a copy's a from, on the GPU that
+ * generated the case (df_meta_plan_derive, case.h's df_derive): each
+ * negate and scale copy's a is, bit for bit, what the unpack kernel's
+ * derive_word makes of the case's a (a float's sign bit flipped, an
+ * int32's two's complement; the product by 2^kexp, exact there), and the
+ * other copies have none (f32, f64, i32 cases of every family). */
+Test(metamorphic, each_derived_copy_is_its_hint_applied_to_the_case)
+{
+    static const char *names[] = {"shfl", "shfl-f64", "int-atomic"};
+    df_meta_opts mo = {.every = 1, .reruns = 1};
+    df_scratch buf = {0};
+    df_meta_plan p;
+    memset(&p, 0, sizeof p);
+    int negated = 0, scaled = 0, none = 0;
+    for (uint64_t i = 0; i < 600; i++) {
+        const df_kernel *k = df_kernel_find(names[i % 3]);
+        df_gen_opts go = {.max_n = 300};
+        df_case c;
+        cr_assert_eq(df_generate(23, i, k, &go, &buf, &c), 0);
+        df_checked ok;
+        memset(&ok, 0, sizeof ok);
+        df_refs_compute(c.type, c.a, c.b, c.n, &ok.refs);
+        ok.res.status = DF_RUN_OK;
+        cr_assert_eq(df_meta_plan_variants(k, &c, &ok, &mo, &p), 0);
+        for (size_t v = 0; v < p.nvar; v++) {
+            df_derive d = df_meta_plan_derive(&c, &p, v);
+            if (p.kind[v] != DF_META_NEGATE && p.kind[v] != DF_META_SCALE) {
+                cr_assert_eq(d.op, DF_DERIVE_NONE);
+                cr_assert_null(d.from);
+                none++;
+                continue;
+            }
+            cr_assert_eq(d.from, c.a, "from the case's own a");
+            cr_assert_eq(p.var[v].b, c.b, "beside the case's own b");
+            cr_assert_eq(d.op, p.kind[v] == DF_META_NEGATE ? DF_DERIVE_NEGATE : DF_DERIVE_SCALE);
+            negated += d.op == DF_DERIVE_NEGATE;
+            scaled += d.op == DF_DERIVE_SCALE;
+            for (uint64_t j = 0; j < c.n; j++) {
+                if (c.type == DF_F64) {
+                    uint64_t x, y, want;
+                    memcpy(&x, (const double *)c.a + j, 8);
+                    memcpy(&y, (const double *)p.var[v].a + j, 8);
+                    double s = ldexp(((const double *)c.a)[j], d.kexp);
+                    memcpy(&want, &s, 8);
+                    if (d.op == DF_DERIVE_NEGATE)
+                        want = x ^ UINT64_C(0x8000000000000000);
+                    cr_assert_eq(y, want, "case %llu element %llu", (unsigned long long)i,
+                                 (unsigned long long)j);
+                } else {
+                    uint32_t x, y, want;
+                    memcpy(&x, (const uint32_t *)c.a + j, 4);
+                    memcpy(&y, (const uint32_t *)p.var[v].a + j, 4);
+                    if (d.op == DF_DERIVE_NEGATE) {
+                        want = c.type == DF_I32 ? 0u - x : x ^ 0x80000000u;
+                    } else {
+                        cr_assert_eq(c.type, DF_F32, "no scale copy of int32 data");
+                        float s = (float)ldexp((double)((const float *)c.a)[j], d.kexp);
+                        memcpy(&want, &s, 4);
+                    }
+                    cr_assert_eq(y, want, "case %llu element %llu", (unsigned long long)i,
+                                 (unsigned long long)j);
+                }
+            }
+            if (d.op == DF_DERIVE_SCALE)
+                cr_assert(d.kexp != 0 && d.kexp >= -6 && d.kexp <= 6);
+        }
+    }
+    cr_assert_gt(negated, 200);
+    cr_assert_gt(scaled, 50);
+    cr_assert_gt(none, 600);
+    df_meta_plan_free(&p);
+    df_scratch_free(&buf);
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
     uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
