@@ -698,10 +698,14 @@ static void copy_refs_add(copy_refs *cr, df_meta_plan *p, size_t v)
  * a stand-in for the run that ended well (the copies need the run's status
  * and the case's G, not its result; df_meta_plan_settle drops, after the
  * run, the copies a failed run would not have had), so they run on the GPU
- * in the batch's own launch (run_gpu); prep: referenced and modelled too
+ * in the batch's own launch (run_gpu); whole: referenced and modelled too
  * (short cases, one thread each; long ones' copies take a thread each
- * beside the GPU run). */
-static void early_copies(df_engine *e, df_slot *sl, int whole, unsigned w)
+ * beside the GPU run), the permute copy's references in pg, which the
+ * caller flushes (the prepare item's sampled cases' permute copies side by
+ * side: alone, kahan_span_f32 was 4.5% of the pool's CPU at n = 2000,
+ * results/h100/profile-2000-3123d59.txt). */
+static void early_copies(df_engine *e, df_slot *sl, int whole, unsigned w,
+                         df_meta_permuted *pg)
 {
     const df_kernel *k = e->kernels[sl->ki];
     df_checked ok;
@@ -715,8 +719,12 @@ static void early_copies(df_engine *e, df_slot *sl, int whole, unsigned w)
         df_meta_plan_fill(&sl->c, sl->plan, v);
     double t1 = spent(e, w, DF_CPU_GENERATE, t0, sl->c.index);
     copy_refs cr = {.m = 0};
-    for (size_t v = 0; whole && v < sl->plan->nvar; v++)
-        copy_refs_add(&cr, sl->plan, v);
+    for (size_t v = 0; whole && v < sl->plan->nvar; v++) {
+        if (sl->plan->kind[v] == DF_META_PERMUTE)
+            df_meta_permuted_add(pg, sl->plan, v);
+        else
+            copy_refs_add(&cr, sl->plan, v);
+    }
     copy_refs_flush(&cr);
     (void)spent(e, w, DF_CPU_REFS, t1, sl->c.index);
     for (size_t v = 0; whole && v < sl->plan->nvar; v++)
@@ -909,9 +917,16 @@ static void slots_ready(df_job *jb, size_t lo, size_t hi, unsigned w)
      * would read them from memory again) */
     for (size_t s = lo; models_in_prepare(e, jb->group, jb->gen_set >= 0) && s < hi; s++)
         premodel_slot(jb, s, w);
-    for (size_t s = lo; s < hi; s++) {
+    df_meta_permuted pg = {.m = 0};
+    for (size_t s = lo; s < hi; s++)
         if (jb->slots[s].plan && !jb->slots[s].gen_failed && !df_backend_is_host(e->b))
-            early_copies(e, &jb->slots[s], jb->nsampled == 0, w);
+            early_copies(e, &jb->slots[s], jb->nsampled == 0, w, &pg);
+    if (pg.m) {
+        double t0 = df_now();
+        df_meta_permuted_flush(&pg);
+        (void)spent(e, w, DF_CPU_REFS, t0, jb->slots[lo].c.index);
+    }
+    for (size_t s = lo; s < hi; s++) {
         __atomic_store_n(&jb->slots[s].ready, 1, __ATOMIC_RELEASE);
         __atomic_store_n(&jb->slots[s].made, jb->epoch, __ATOMIC_RELEASE);
     }

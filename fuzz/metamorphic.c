@@ -393,6 +393,32 @@ void df_meta_plan_refs(df_meta_plan *p, size_t i)
                         &p->out[i].refs);
 }
 
+void df_meta_permuted_flush(df_meta_permuted *g)
+{
+    df_refs_job job[DF_META_PERMUTED_MAX];
+    unsigned char ok[DF_META_PERMUTED_MAX];
+    for (size_t j = 0; j < g->m; j++) {
+        df_meta_plan *p = g->plan[j];
+        const df_case *v = &p->var[g->var[j]];
+        df_refs *out = &p->out[g->var[j]].refs;
+        *out = p->own; /* all but what the order changes */
+        job[j] = (df_refs_job){v->type, v->a, v->b, v->n, out};
+    }
+    df_refs_permuted_many(job, g->m, ok);
+    for (size_t j = 0; j < g->m; j++)
+        if (!ok[j])
+            df_refs_compute(job[j].t, job[j].a, job[j].b, job[j].n, job[j].out);
+    g->m = 0;
+}
+
+void df_meta_permuted_add(df_meta_permuted *g, df_meta_plan *p, size_t i)
+{
+    g->plan[g->m] = p;
+    g->var[g->m++] = i;
+    if (g->m == DF_META_PERMUTED_MAX)
+        df_meta_permuted_flush(g);
+}
+
 int df_meta_plan_make(const df_kernel *k, const df_case *c, const df_checked *r,
                       const df_meta_opts *mo, df_meta_plan *p)
 {

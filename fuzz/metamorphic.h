@@ -98,6 +98,19 @@ df_derive df_meta_plan_derive(const df_case *c, const df_meta_plan *p, size_t i)
 uint64_t df_meta_permute_chunks(const df_case *c);
 void df_meta_permute_chunk(const df_case *c, const df_meta_plan *p, size_t i, uint64_t j);
 void df_meta_plan_refs(df_meta_plan *p, size_t i);
+/* Permute copies' references gathered from several plans (each a copy
+ * made: df_meta_plan_fill) and made DF_META_PERMUTED_MAX at a time, their
+ * Kahan sums side by side (df_refs_permuted_many; alone, each was a chain
+ * of dependent additions on one core): the values df_meta_plan_refs
+ * gives each. add makes them when the group is full, flush when asked. */
+#define DF_META_PERMUTED_MAX 16
+typedef struct df_meta_permuted {
+    df_meta_plan *plan[DF_META_PERMUTED_MAX];
+    size_t var[DF_META_PERMUTED_MAX];
+    size_t m;
+} df_meta_permuted;
+void df_meta_permuted_add(df_meta_permuted *g, df_meta_plan *p, size_t i);
+void df_meta_permuted_flush(df_meta_permuted *g);
 /* Copy i's references where they follow from the case's own, the values
  * df_refs_compute gives: negate without a pass over its data
  * (df_refs_negated), scale with one quick pass for the data's classes

@@ -1118,6 +1118,31 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_st
     }
 }
 
+void df_refs_permuted_many(const df_refs_job *jobs, size_t m, unsigned char *ok)
+{
+    static const df_type types[] = {DF_F32, DF_F64, DF_I32};
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        const df_refs_job *q[KAHAN_LANES];
+        unsigned k = 0;
+        for (size_t i = 0; i <= m; i++) {
+            if (i < m && jobs[i].t == types[ti]) {
+                /* df_refs_permuted's conditions (no NaN in the lanes) */
+                ok[i] = jobs[i].n <= DF_REFS_CHUNK && !jobs[i].out->has_nonfinite;
+                if (ok[i])
+                    q[k++] = &jobs[i];
+            }
+            if (k == KAHAN_LANES || (i == m && k > 0)) {
+                kahan_state st[KAHAN_LANES];
+                bins_state bs[KAHAN_LANES]; /* f32's exact dot: the case's already */
+                kahan_side_by_side(q, k, st, bs, NULL);
+                for (unsigned j = 0; j < k; j++)
+                    refs_kahan_out(q[j]->t, q[j]->n, &st[j], q[j]->out);
+                k = 0;
+            }
+        }
+    }
+}
+
 #define PREFETCH_MAX_LINES ((1u << 20) / 64) /* 1 MiB of the next window's data */
 
 /* MANY_WINDOW jobs are scanned at a time: their Kahan states wait on the

@@ -175,6 +175,14 @@ typedef struct df_refs_job {
     df_refs *out;
 } df_refs_job;
 void df_refs_compute_many(const df_refs_job *jobs, size_t m);
+/* df_refs_permuted of m jobs, each job's out holding its case's own
+ * references on entry (a permutation keeps all but Kahan's sum, G and the
+ * bound): their Kahan sums side by side in vector lanes, as
+ * df_refs_compute_many runs them (each lane's additions in its own sum's
+ * order: the sum kahan's loop makes alone). ok[i]: 1 where job i's out is
+ * then df_refs_permuted's, 0 where df_refs_permuted refuses it (out as on
+ * entry). */
+void df_refs_permuted_many(const df_refs_job *jobs, size_t m, unsigned char *ok);
 
 /* The exact dot of finite f32 data the way df_refs_compute_many finds it
  * beside the Kahan sums (reference.c: the products pre-rounded into three

@@ -807,6 +807,59 @@ Test(refs, permuted_from_the_case_own_equal_computed)
     free(dr.a), free(dr.b);
 }
 
+/* df_refs_permuted_many, the permute copies' Kahan sums side by side in
+ * vector lanes, gives each job what df_refs_permuted gives it alone, and
+ * refuses the same ones (data holding NaN or Inf): 70 jobs of every type
+ * and family, lengths 1 to 3000 mixed (so lanes leave at different
+ * lengths, and more than one group of sixteen a type). */
+Test(refs, permuted_many_equal_one_at_a_time)
+{
+    enum { M = 70, NMAX = 3000 };
+    static const df_type types[] = {DF_F32, DF_F64, DF_I32};
+    unsigned char *buf = malloc((size_t)M * 2 * NMAX * 8);
+    df_refs own[M], one[M], many[M];
+    df_refs_job jobs[M];
+    unsigned char ok[M];
+    int want_ok[M];
+    cr_assert(buf);
+    size_t m = 0, refused = 0;
+    df_pcg32 lens;
+    df_pcg32_seed(&lens, 77, 1);
+    for (size_t i = 0; m < M; i++) {
+        const df_family *fam = df_family_at(i % df_family_count());
+        df_type t = types[(i / df_family_count()) % 3];
+        if (!(fam->types & DF_TYPE_BIT(t)))
+            continue;
+        uint64_t n = 1 + df_pcg32_bounded(&lens, NMAX);
+        void *a = buf + m * 2 * NMAX * 8, *b = (unsigned char *)a + NMAX * 8;
+        df_pcg32 r;
+        df_pcg32_seed(&r, 900 + i, n);
+        cr_assert_eq(df_fill_values(fam->id, &r, t, a, b, n), 0);
+        df_refs_compute(t, a, b, n, &own[m]);
+        df_shuffle_pairs(a, b, df_type_size(t), n, &r, perm_draw);
+        memset(&one[m], 0x5a, sizeof one[m]);
+        want_ok[m] = df_refs_permuted(t, a, b, n, &own[m], &one[m]) == 0;
+        refused += !want_ok[m];
+        many[m] = own[m];
+        jobs[m] = (df_refs_job){t, a, b, n, &many[m]};
+        m++;
+    }
+    df_refs_permuted_many(jobs, M, ok);
+    for (size_t j = 0; j < M; j++) {
+        cr_assert_eq(ok[j], want_ok[j], "job %zu", j);
+        if (ok[j])
+            cr_assert_eq(memcmp(&many[j], &one[j], sizeof one[j]), 0,
+                         "job %zu (%s n %llu): kahan %a / %a, G %a / %a", j,
+                         df_type_name(jobs[j].t), (unsigned long long)jobs[j].n, many[j].kahan,
+                         one[j].kahan, many[j].G, one[j].G);
+        else
+            cr_assert_eq(memcmp(&many[j], &own[j], sizeof own[j]), 0, "refused: untouched");
+    }
+    cr_assert_gt(refused, 0);
+    cr_assert_lt(refused, M / 2);
+    free(buf);
+}
+
 /* df_refs_scaled(refs of (a, b), 2^k a) is, bit for bit, df_refs_compute
  * of (2^k a, b) wherever it answers, for f32 data of every family, short
  * and multi-chunk, k from -6 to 6, where 2^k a is exact (no element
