@@ -689,6 +689,7 @@ typedef int64_t v8l __attribute__((vector_size(64)));
     }
 
 KAHAN_LANES_SPAN(kahan_lanes_f32, float, 1)
+KAHAN_LANES_SPAN(kahan_lanes_f32_sums, float, 0) /* the sums alone (no bins) */
 KAHAN_LANES_SPAN(kahan_lanes_f64, double, 0)
 KAHAN_LANES_SPAN(kahan_lanes_i32, int32_t, 0)
 
@@ -1050,7 +1051,7 @@ int df_exact_bins_f32(const float *a, const float *b, uint64_t n, df_exact *out)
 
 /* The Kahan sums of k jobs of one element type (k <= KAHAN_LANES), each
  * from its empty state, side by side while two or more go on, the longest
- * finished alone; f32 jobs also with their bins (bst), which hold the
+ * finished alone; f32 jobs also with their bins (bst, unless NULL), which hold the
  * exact dot only where a job ran to its end in the lanes: the longest
  * one's part alone sets `left`, and the superaccumulator does it (in the
  * lanes with one live lane, a default run's windows of random lengths
@@ -1069,7 +1070,7 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_st
             ord[i] = ord[i - 1];
         ord[i] = j;
         st[j] = (kahan_state){0.0, 0.0, 0.0, 0.0};
-        if (t == DF_F32)
+        if (t == DF_F32 && bst)
             bst[j] = bins_init(q[j]->n, q[j]->out->max_abs_a * q[j]->out->max_abs_b);
     }
     /* Stage by stage: the lanes still going run together up to the next
@@ -1093,17 +1094,22 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_st
                 a[j] = (const char *)q[x]->a + off * es;
                 b[j] = (const char *)q[x]->b + off * es;
                 lane[j] = st[x];
-                if (t == DF_F32)
+                if (t == DF_F32 && bst)
                     lb[j] = bst[x];
             }
             switch (t) {
-            case DF_F32: kahan_lanes_f32(a, b, end - off, live, lane, lb, pl); break;
+            case DF_F32:
+                if (bst)
+                    kahan_lanes_f32(a, b, end - off, live, lane, lb, pl);
+                else
+                    kahan_lanes_f32_sums(a, b, end - off, live, lane, NULL, pl);
+                break;
             case DF_F64: kahan_lanes_f64(a, b, end - off, live, lane, NULL, pl); break;
             case DF_I32: kahan_lanes_i32(a, b, end - off, live, lane, NULL, pl); break;
             }
             for (unsigned j = 0; j < live; j++) {
                 st[ord[first + j]] = lane[j];
-                if (t == DF_F32)
+                if (t == DF_F32 && bst)
                     bst[ord[first + j]] = lb[j];
             }
             off = end;
@@ -1113,7 +1119,7 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, kahan_st
     if (first < k && q[ord[first]]->n > off) { /* the longest, alone */
         kahan_span(t, q[ord[first]]->a, q[ord[first]]->b, off, q[ord[first]]->n - off,
                    &st[ord[first]]);
-        if (t == DF_F32) /* its bins miss the rest: the superaccumulator */
+        if (t == DF_F32 && bst) /* its bins miss the rest: the superaccumulator */
             bst[ord[first]].left = 1;
     }
 }
@@ -1133,8 +1139,7 @@ void df_refs_permuted_many(const df_refs_job *jobs, size_t m, unsigned char *ok)
             }
             if (k == KAHAN_LANES || (i == m && k > 0)) {
                 kahan_state st[KAHAN_LANES];
-                bins_state bs[KAHAN_LANES]; /* f32's exact dot: the case's already */
-                kahan_side_by_side(q, k, st, bs, NULL);
+                kahan_side_by_side(q, k, st, NULL, NULL); /* no bins: the exact dot is the case's */
                 for (unsigned j = 0; j < k; j++)
                     refs_kahan_out(q[j]->t, q[j]->n, &st[j], q[j]->out);
                 k = 0;
