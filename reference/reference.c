@@ -960,18 +960,17 @@ int df_refs_negated(df_type t, const df_refs *in, df_refs *out)
     return 0;
 }
 
+/* df_refs_permuted_many's job alone (kahan_side_by_side runs one sum as
+ * kahan_span). */
 int df_refs_permuted(df_type t, const void *a, const void *b, uint64_t n, const df_refs *in,
                      df_refs *out)
 {
-    if (n > DF_REFS_CHUNK || in->has_nonfinite)
-        return -1;
-    /* only Kahan's sum, G and the bound depend on the order; the scan's
-     * exact integer path, where it applies, sums exactly, as Kahan does
-     * there (every partial sum a double: its corrections stay 0) */
-    kahan_state st = {0.0, 0.0, 0.0, 0.0};
-    kahan_span(t, a, b, 0, n, &st);
     df_refs r = *in;
-    refs_kahan_out(t, n, &st, &r);
+    df_refs_job job = {t, a, b, n, &r};
+    unsigned char ok;
+    df_refs_permuted_many(&job, 1, &ok);
+    if (!ok)
+        return -1;
     *out = r;
     return 0;
 }
@@ -1132,7 +1131,12 @@ void df_refs_permuted_many(const df_refs_job *jobs, size_t m, unsigned char *ok)
         unsigned k = 0;
         for (size_t i = 0; i <= m; i++) {
             if (i < m && jobs[i].t == types[ti]) {
-                /* df_refs_permuted's conditions (no NaN in the lanes) */
+                /* data without NaN or Inf (no NaN in the lanes), one chunk
+                 * long (past it Kahan's sum restarts at each chunk). Only
+                 * Kahan's sum, G and the bound depend on the order; the
+                 * scan's exact integer path, where it applies, sums
+                 * exactly, as Kahan does there (every partial sum a
+                 * double: its corrections stay 0) */
                 ok[i] = jobs[i].n <= DF_REFS_CHUNK && !jobs[i].out->has_nonfinite;
                 if (ok[i])
                     q[k++] = &jobs[i];
