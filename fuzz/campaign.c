@@ -661,9 +661,7 @@ static int worker_main(campaign *cp, int id, int cmd_fd, int msg_fd)
     e.batch = cp->o->batch;
     if (e.batch > 1) {
         /* the cores shared among the workers */
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        unsigned share = cp->o->threads ? cp->o->threads
-                                        : (unsigned)((ncpu > 0 ? ncpu : 1) / cp->jobs);
+        unsigned share = cp->o->threads ? cp->o->threads : df_usable_cpus() / cp->jobs;
         e.pool = df_pool_create(share ? share : 1);
         df_backend_set_pool(b, e.pool);
     }

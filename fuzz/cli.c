@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "backend.h"
 #include "cli_util.h"
+#include "pool.h"
 
 int df_exit_code(df_outcome o)
 {
@@ -31,13 +32,43 @@ df_outcome df_outcome_worst(df_outcome a, df_outcome b)
     return rank[a] >= rank[b] ? a : b;
 }
 
+/* Whether s is a decimal number as the CLI takes it: digits, at most one
+ * '.', an exponent (e or E, an optional sign, digits); a sign only where
+ * allow_sign says; then nothing, or one of the unit letters in units (no
+ * blanks, no 0x, no inf). */
+static int decimal_text(const char *s, int allow_sign, const char *units)
+{
+    const char *p = s;
+    if (allow_sign && (*p == '-' || *p == '+'))
+        p++;
+    size_t digits = strspn(p, "0123456789");
+    p += digits;
+    if (*p == '.') {
+        size_t frac = strspn(p + 1, "0123456789");
+        digits += frac;
+        p += 1 + frac;
+    }
+    if (digits == 0)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '-' || *p == '+')
+            p++;
+        size_t exp = strspn(p, "0123456789");
+        if (exp == 0)
+            return 0;
+        p += exp;
+    }
+    return *p == '\0' || (strchr(units, *p) && p[1] == '\0');
+}
+
 int df_parse_u64(const char *s, uint64_t *out)
 {
     char *end;
     errno = 0;
-    if (!s || !*s || *s == '-')
+    if (!s || !(*s >= '0' && *s <= '9'))
         return -1;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s)
         return -1;
     unsigned shift = 0;
@@ -59,7 +90,7 @@ int df_parse_double(const char *s, double *out)
 {
     char *end;
     errno = 0;
-    if (!s || !*s)
+    if (!s || !decimal_text(s, 1, ""))
         return -1;
     double v = strtod(s, &end);
     if (errno || end == s || *end || !isfinite(v))
@@ -80,7 +111,7 @@ int df_parse_duration(const char *s, double *seconds)
 {
     char *end;
     errno = 0;
-    if (!s || !*s)
+    if (!s || !decimal_text(s, 0, "smh"))
         return -1;
     double v = strtod(s, &end);
     if (errno || end == s || !isfinite(v) || v < 0)
@@ -96,6 +127,15 @@ int df_parse_duration(const char *s, double *seconds)
         return -1;
     *seconds = v * unit;
     return 0;
+}
+
+void df_note_threads(const char *cmd, uint64_t threads)
+{
+    unsigned cpus = df_usable_cpus();
+    if (threads > cpus)
+        fprintf(stderr, "dotfuzz %s: --threads %llu is more than the %u CPU(s) this process "
+                        "may use: the threads share them\n", cmd, (unsigned long long)threads,
+                cpus);
 }
 
 void df_usage_error(const char *cmd, const char *fmt, const char *arg)

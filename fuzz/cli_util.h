@@ -7,14 +7,17 @@
 
 #include "cli.h"
 
-/* Unsigned integer, decimal or 0x-hex, optional k/M/G suffix (powers of
- * 1024). Returns 0 or -1. */
+/* Unsigned integer in decimal digits only (leading zeros are decimal; no
+ * sign, blank or 0x), optional k/M/G suffix (powers of 1024). Returns 0
+ * or -1. */
 int df_parse_u64(const char *s, uint64_t *out);
+/* A finite decimal number (an optional sign, digits, '.', an exponent;
+ * no blanks, hex, inf or nan). Returns 0 or -1. */
 int df_parse_double(const char *s, double *out);
 /* --tol's value for subcommand cmd: a finite number >= 0 into *tol, or a
  * usage error on stderr and -1. */
 int df_parse_tol_cli(const char *cmd, const char *arg, double *tol);
-/* "10", "10s", "5m", "8h" -> seconds. */
+/* "10", "10s", "5m", "8h", "1.5m" -> seconds (decimal, not negative). */
 int df_parse_duration(const char *s, double *seconds);
 /* "dotfuzz CMD: <fmt % arg> (see dotfuzz CMD --help)" on stderr. */
 void df_usage_error(const char *cmd, const char *fmt, const char *arg);
@@ -24,6 +27,10 @@ df_outcome df_outcome_worst(df_outcome a, df_outcome b);
 /* The value of option `name` at argv[*i]: "--name=V" or "--name V"; NULL
  * when argv[*i] is not that option, with *missing set when V is absent. */
 const char *df_option_value(int argc, char **argv, int *i, const char *name, int *missing);
+
+/* --threads N for subcommand cmd: a note on stderr when N is more than the
+ * CPUs this process may use (allowed: the threads then share them). */
+void df_note_threads(const char *cmd, uint64_t threads);
 
 struct df_backend;
 /* Opens backend `name` for subcommand cmd; on failure says why on stderr

@@ -572,6 +572,7 @@ df_outcome df_cmd_bench(int argc, char **argv)
         fputs(bench_usage, stdout);
         return DF_OUTCOME_CLEAN;
     }
+    df_note_threads("bench", o.threads);
     const df_kernel *k = df_kernel_find(o.kernel);
     if (!k) {
         df_usage_error("bench", "unknown kernel '%s'", o.kernel);

@@ -354,6 +354,7 @@ df_outcome df_cmd_run(int argc, char **argv)
     }
     if (p < 0)
         return DF_OUTCOME_USAGE;
+    df_note_threads("run", o.threads);
     if (o.out || o.resume)
         return (df_outcome)df_campaign_run(&o, argc, argv);
     if (df_load_plugins_cli("run", &o.libs) != 0)

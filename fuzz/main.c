@@ -34,7 +34,8 @@ static void usage(FILE *f)
           "  bench       throughput: seed loop vs the batched harness, references, memory\n"
           "  bench-ref   time the CPU references (exact, exact-int, Kahan, G) on one core\n"
           "\n"
-          "Run 'dotfuzz COMMAND --help' for a command's options.\n"
+          "Run 'dotfuzz help COMMAND' (or 'dotfuzz COMMAND --help') for a command's\n"
+          "options.\n"
           "exit status: 0 no bug found, 1 bug found, 2 usage or input error,\n"
           "             3 environment error (no usable backend, unwritable corpus)\n",
           f);
@@ -56,6 +57,15 @@ int main(int argc, char **argv)
     };
     if (argc < 2) {
         usage(stderr);
+        return df_exit_code(DF_OUTCOME_USAGE);
+    }
+    if (!strcmp(argv[1], "help") && argc >= 3) {
+        /* `dotfuzz help CMD` is `dotfuzz CMD --help` */
+        char *help_argv[] = {argv[2], "--help", NULL};
+        for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+            if (!strcmp(argv[2], cmds[i].name))
+                return df_exit_code(cmds[i].fn(2, help_argv));
+        fprintf(stderr, "dotfuzz help: unknown command '%s' (see dotfuzz --help)\n", argv[2]);
         return df_exit_code(DF_OUTCOME_USAGE);
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

@@ -12,6 +12,7 @@
  * when it chose (the choice it would make again): the lock is taken about
  * once a loop a worker instead of once a chunk. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,12 +220,29 @@ static void *worker(void *v)
     return NULL;
 }
 
+unsigned df_usable_cpus(void)
+{
+    /* a set large enough for any machine this runs on; the kernel refuses
+     * (EINVAL) a set smaller than its own, and then the online count is
+     * the best answer left */
+    enum { MAX_CPUS = 8192 };
+    cpu_set_t *set = CPU_ALLOC(MAX_CPUS);
+    size_t size = CPU_ALLOC_SIZE(MAX_CPUS);
+    int n = 0;
+    if (set && sched_getaffinity(0, size, set) == 0)
+        n = CPU_COUNT_S(size, set);
+    CPU_FREE(set);
+    if (n <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        n = c > 0 ? (int)c : 1;
+    }
+    return (unsigned)n;
+}
+
 df_pool *df_pool_create(unsigned nthreads)
 {
-    if (nthreads == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        nthreads = c > 0 ? (unsigned)c : 1;
-    }
+    if (nthreads == 0)
+        nthreads = df_usable_cpus();
     /* its lines as laid out (sizeof is a multiple of the alignment) */
     df_pool *p = aligned_alloc(_Alignof(df_pool), sizeof *p);
     if (!p)

@@ -23,8 +23,12 @@ double df_now(void);
 
 #define DF_POOL_MAX_LOOPS 12
 
-/* nthreads workers in all (the caller counts as one); 0 = one per online
- * CPU. Returns NULL when threads cannot be made. */
+/* The CPUs this process may run on (sched_getaffinity: taskset, cgroup
+ * cpusets, Slurm's --cpus-per-task), at least 1. */
+unsigned df_usable_cpus(void);
+
+/* nthreads workers in all (the caller counts as one); 0 = one per usable
+ * CPU (df_usable_cpus). Returns NULL when threads cannot be made. */
 df_pool *df_pool_create(unsigned nthreads);
 void df_pool_destroy(df_pool *p);
 unsigned df_pool_size(const df_pool *p);

@@ -26,6 +26,7 @@
 
 #include "fuzz/case.h"
 #include "fuzz/pcg32.h"
+#include "fuzz/pool.h"
 #include "kernels/kernel.h"
 #include "reference/reference.h"
 
@@ -170,7 +171,7 @@ static void mix_row(void)
 
 int main(int argc, char **argv)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = (long)df_usable_cpus();
     nthreads = argc > 1 ? (unsigned)atoi(argv[1]) : (unsigned)(cores > 0 ? cores : 1);
     if (nthreads < 1 || nthreads > MAX_T) {
         fprintf(stderr, "usage: host-mem [T]   (1 <= T <= %d)\n", MAX_T);
