@@ -213,11 +213,11 @@ static int write_campaign_file(campaign *cp)
 static int read_campaign_file(campaign *cp, char **kernels)
 {
     df_run_opts *o = cp->o;
-    char *path = join(cp->dir, "campaign");
-    FILE *f = path ? fopen(path, "r") : NULL;
+    char *path = join(cp->dir, "campaign"), msg[200] = "";
+    FILE *f = path ? df_fopen_regular(path, msg, sizeof msg) : NULL;
     if (!f) {
-        fprintf(stderr, "dotfuzz run: %s is not a campaign directory (no readable %s)\n",
-                cp->dir, path ? path : "campaign");
+        fprintf(stderr, "dotfuzz run: %s is not a campaign directory (%s: %s)\n", cp->dir,
+                path ? path : "campaign", msg);
         free(path);
         return -1;
     }
@@ -412,13 +412,13 @@ static int parse_buckets(campaign *cp, const char *v)
 
 static int read_state(campaign *cp)
 {
-    char *path = join(cp->dir, "state");
-    FILE *f = path ? fopen(path, "r") : NULL;
+    char *path = join(cp->dir, "state"), msg[200] = "";
+    FILE *f = path ? df_fopen_regular(path, msg, sizeof msg) : NULL;
     if (!f) {
         /* killed before its first snapshot: nothing finished yet */
         int missing = errno == ENOENT;
         if (!missing)
-            fprintf(stderr, "dotfuzz run: cannot read %s: %s\n", path, strerror(errno));
+            fprintf(stderr, "dotfuzz run: cannot read %s: %s\n", path, msg);
         free(path);
         return missing ? 0 : -1;
     }
@@ -493,8 +493,8 @@ static int name_of_line(const char *line, char name[41])
 
 static int load_logged_names(campaign *cp)
 {
-    char *path = join(cp->dir, "findings.jsonl");
-    FILE *f = path ? fopen(path, "r") : NULL;
+    char *path = join(cp->dir, "findings.jsonl"), msg[200];
+    FILE *f = path ? df_fopen_regular(path, msg, sizeof msg) : NULL;
     free(path);
     if (!f)
         return 0;
@@ -1304,12 +1304,12 @@ static int make_dir(const char *p)
 }
 
 /* The temporary copy of the campaign file (df_write_file_atomic's
- * DIR/campaign.tmp.XXXXXX), which a start killed while writing it leaves
+ * DIR/.campaign.tmp.XXXXXX), which a start killed while writing it leaves
  * behind: then DIR holds no campaign, and the same --out command must
  * start again. */
 static int is_campaign_temp(const char *name)
 {
-    return strncmp(name, "campaign.tmp.", 13) == 0;
+    return strncmp(name, ".campaign.tmp.", 14) == 0;
 }
 
 /* A new campaign needs a directory that is absent or empty, but for the
@@ -1364,7 +1364,7 @@ static int make_subdirs(campaign *cp)
 }
 
 /* Removes the temporary files of atomic writes that a kill interrupted
- * (name.tmp.XXXXXX beside the file they were to replace). */
+ * (.name.tmp.XXXXXX beside the file they were to replace). */
 static void sweep_temps(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -1372,7 +1372,7 @@ static void sweep_temps(const char *dir)
         return;
     struct dirent *de;
     while ((de = readdir(d)))
-        if (strstr(de->d_name, ".tmp.")) {
+        if (df_is_temp_name(de->d_name)) {
             char *p = join(dir, de->d_name);
             if (p && unlink(p) != 0)
                 fprintf(stderr, "dotfuzz run: cannot remove %s: %s\n", p, strerror(errno));

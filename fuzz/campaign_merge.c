@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "campaign_merge.h"
+#include "files.h"
 #include "campaign_read.h"
 #include "cli_util.h"
 #include "corpus.h"
@@ -33,36 +34,6 @@ int df_ratio_bucket(double err_ratio)
         return DF_BUCKET_MIN;
     double e = floor(log2(err_ratio));
     return e < DF_BUCKET_MIN ? DF_BUCKET_MIN : e > DF_BUCKET_MAX ? DF_BUCKET_MAX : (int)e;
-}
-
-uint8_t *df_read_whole_file(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    uint8_t *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n == cap && df_grow(&buf, &cap, n, 1) != 0) {
-            free(buf);
-            fclose(fp);
-            errno = ENOMEM;
-            return NULL;
-        }
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) {
-        free(buf);
-        errno = EIO;
-        return NULL;
-    }
-    *len = n;
-    return buf;
 }
 
 int df_is_campaign_dir(const char *path)
@@ -175,12 +146,13 @@ static void sig_key(char *buf, size_t cap, const df_logged_finding *f)
  * not matching its name (said), -1 OUT not writable (said). */
 static int copy_finding(cmerge *cm, const char *in, const char *sha)
 {
-    char src[PATH_CAP], dst[PATH_CAP], name[64], hex[41];
+    char src[PATH_CAP], dst[PATH_CAP], name[64], hex[41], msg[200] = "path too long";
     snprintf(name, sizeof name, "findings/%s", sha);
     size_t len = 0;
-    uint8_t *buf = df_campaign_join(src, in, name) ? NULL : df_read_whole_file(src, &len);
+    uint8_t *buf =
+        df_campaign_join(src, in, name) ? NULL : df_read_regular(src, &len, msg, sizeof msg);
     if (!buf) {
-        fprintf(stderr, "dotfuzz merge: cannot read %s/%s: %s\n", in, name, strerror(errno));
+        fprintf(stderr, "dotfuzz merge: cannot read %s/%s: %s\n", in, name, msg);
         return 1;
     }
     df_sha1_hex(buf, len, hex);
@@ -378,7 +350,8 @@ static void put_header(FILE *f, const char *in, const char *name, const char *df
 {
     char path[PATH_CAP], *line = NULL;
     size_t cap = 0;
-    FILE *src = df_campaign_join(path, in, name) ? NULL : fopen(path, "r");
+    char msg[200];
+    FILE *src = df_campaign_join(path, in, name) ? NULL : df_fopen_regular(path, msg, sizeof msg);
     ssize_t n = src ? getline(&line, &cap, src) : -1;
     if (n > 0 && line[0] == '#' && line[n - 1] == '\n')
         fputs(line, f);
@@ -514,7 +487,9 @@ static void write_campaign(cmerge *cm, const char *first, const char *seeds,
 {
     char path[PATH_CAP], *line = NULL, *buf = NULL;
     size_t cap = 0, len = 0;
-    FILE *src = df_campaign_join(path, first, "campaign") ? NULL : fopen(path, "r");
+    char msg[200];
+    FILE *src = df_campaign_join(path, first, "campaign") ? NULL
+                                                          : df_fopen_regular(path, msg, sizeof msg);
     FILE *f = open_memstream(&buf, &len);
     if (!src || !f) {
         fprintf(stderr, "dotfuzz merge: cannot read %s/campaign\n", first);

@@ -18,9 +18,6 @@
  * of its own for a non-finite ratio. */
 int df_ratio_bucket(double err_ratio);
 
-/* The bytes of a file (malloc'd; *len set), or NULL with errno set. */
-uint8_t *df_read_whole_file(const char *path, size_t *len);
-
 /* Whether path is a directory holding a `campaign` file. */
 int df_is_campaign_dir(const char *path);
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "campaign_read.h"
+#include "files.h"
 #include "cli_util.h"
 
 const char *const df_campaign_verdicts[DF_N_VERDICTS] = {"ok", "precision", "nondet",
@@ -77,7 +78,8 @@ typedef int (*row_fn)(df_campaign_data *c, char *line);
 static int read_lines(const char *path, int skip_hash, int torn_rule, row_fn row,
                       df_campaign_data *c, df_file_stat *st)
 {
-    FILE *f = fopen(path, "r");
+    char msg[200];
+    FILE *f = df_fopen_regular(path, msg, sizeof msg);
     *st = (df_file_stat){0};
     if (!f)
         return -1;
@@ -125,7 +127,8 @@ int df_kv_split(char *line, char **key, char **val)
 
 static int load_kv(const char *path, df_kv *t)
 {
-    FILE *f = fopen(path, "r");
+    char msg[200];
+    FILE *f = df_fopen_regular(path, msg, sizeof msg);
     if (!f)
         return -1;
     char *line = NULL, *key, *val;

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "backend.h"
 #include "cli_util.h"
+#include "files.h"
 #include "pool.h"
 
 int df_exit_code(df_outcome o)
@@ -136,6 +137,15 @@ void df_note_threads(const char *cmd, uint64_t threads)
         fprintf(stderr, "dotfuzz %s: --threads %llu is more than the %u CPU(s) this process "
                         "may use: the threads share them\n", cmd, (unsigned long long)threads,
                 cpus);
+}
+
+int df_output_ok_cli(const char *cmd, const char *opt, const char *path)
+{
+    char msg[200];
+    if (df_output_ok(path, msg, sizeof msg) == 0)
+        return 0;
+    fprintf(stderr, "dotfuzz %s: %s %s: %s\n", cmd, opt, path, msg);
+    return -1;
 }
 
 void df_usage_error(const char *cmd, const char *fmt, const char *arg)

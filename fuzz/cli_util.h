@@ -32,6 +32,11 @@ const char *df_option_value(int argc, char **argv, int *i, const char *name, int
  * CPUs this process may use (allowed: the threads then share them). */
 void df_note_threads(const char *cmd, uint64_t threads);
 
+/* Output path of option opt for subcommand cmd: 0 when it may be written
+ * (absent, or a regular file: files.h's df_output_ok), else one line on
+ * stderr naming it and -1 (the caller's usage error). */
+int df_output_ok_cli(const char *cmd, const char *opt, const char *path);
+
 struct df_backend;
 /* Opens backend `name` for subcommand cmd; on failure says why on stderr
  * and returns USAGE (unknown name) or ENV (unavailable). */

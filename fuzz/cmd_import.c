@@ -73,6 +73,8 @@ static int parse_import_opts(int argc, char **argv, import_opts *o)
         df_usage_error("import", "%s", "-o CASE is required");
         return -1;
     }
+    if (df_output_ok_cli("import", "-o", o->out) != 0)
+        return -1;
     o->a = argv[optind];
     o->b = argv[optind + 1];
     return 0;

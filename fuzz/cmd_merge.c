@@ -210,12 +210,10 @@ static void merge_file(merge_state *st, const char *path, int store, counts *cn)
     size_t len = 0;
     char msg[300];
     cn->read++;
-    uint8_t *buf = df_read_whole_file(path, &len);
+    uint8_t *buf = df_read_regular(path, &len, msg, sizeof msg);
     df_case_file f;
     df_corpus_err e = buf ? df_corpus_decode(buf, len, &f, msg, sizeof msg) : DF_CORPUS_E_IO;
     if (e != DF_CORPUS_OK) {
-        if (!buf)
-            snprintf(msg, sizeof msg, "%s", df_corpus_strerror(e));
         fprintf(stderr, "dotfuzz merge: %s: %s\n", path, msg);
         cn->unreadable++;
         free(buf);

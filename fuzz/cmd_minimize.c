@@ -110,6 +110,8 @@ static int parse_min_opts(int argc, char **argv, min_opts *o)
         return -1;
     }
     o->file = argv[optind];
+    if (o->out && df_output_ok_cli("minimize", "-o", o->out) != 0)
+        return -1;
     return 0;
 }
 

@@ -198,6 +198,9 @@ static int parse_smoke_opts(int argc, char **argv, smoke_opts *o)
         df_usage_error("smoke", "unexpected argument '%s'", argv[optind]);
         return -1;
     }
+    if ((o->junit && df_output_ok_cli("smoke", "--junit", o->junit) != 0) ||
+        (o->json && df_output_ok_cli("smoke", "--json", o->json) != 0))
+        return -1;
     return 0;
 }
 

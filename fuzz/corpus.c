@@ -570,30 +570,23 @@ static df_corpus_err read_all(int fd, uint64_t hint, uint8_t **buf,
 static df_corpus_err open_case(const char *path, int *fd, uint64_t *hint,
                                char *msg, size_t msg_len)
 {
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (*fd < 0) {
-        set_msg(msg, msg_len, "cannot open: %s", strerror(errno));
+    *fd = df_open_regular(path, msg, msg_len);
+    if (*fd < 0)
         return DF_CORPUS_E_IO;
-    }
     struct stat st;
     if (fstat(*fd, &st) != 0) {
         set_msg(msg, msg_len, "cannot stat: %s", strerror(errno));
         close(*fd);
         return DF_CORPUS_E_IO;
     }
-    if (S_ISDIR(st.st_mode)) {
-        set_msg(msg, msg_len, "is a directory, not a case file");
-        close(*fd);
-        return DF_CORPUS_E_IO;
-    }
-    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > MAX_FILE_BYTES) {
+    if ((uint64_t)st.st_size > MAX_FILE_BYTES) {
         set_msg(msg, msg_len, "file is %llu bytes, more than the largest case (%llu)",
                 (unsigned long long)st.st_size,
                 (unsigned long long)MAX_FILE_BYTES);
         close(*fd);
         return DF_CORPUS_E_SIZE;
     }
-    *hint = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    *hint = (uint64_t)st.st_size;
     return DF_CORPUS_OK;
 }
 
@@ -637,86 +630,6 @@ void df_sha1_hex(const uint8_t *buf, size_t len, char hex[41])
         hex[2 * i + 1] = digits[d[i] & 15];
     }
     hex[40] = '\0';
-}
-
-int df_write_all(int fd, const void *buf, size_t len)
-{
-    const uint8_t *p = buf;
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
-/* fsync of the directory holding path, so that the rename itself survives
- * a crash. */
-static int sync_parent_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
-    if (!dir)
-        return -1;
-    int fd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(dir);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    int saved = errno;
-    close(fd);
-    /* Some file systems cannot sync a directory; the rename has happened,
-     * so that is not a failure of this write. */
-    if (rc != 0 && (saved == EINVAL || saved == ENOTSUP))
-        rc = 0;
-    errno = saved;
-    return rc;
-}
-
-/* Writes buf to the open temp file fd and closes it, data on disk. */
-static int fill_temp(int fd, const uint8_t *buf, size_t len)
-{
-    /* mkstemp creates 0600; corpus files are meant to be shared and read by
-     * other users' replays, like any file the shell would create. */
-    if (fchmod(fd, 0644) != 0 || df_write_all(fd, buf, len) != 0 ||
-        fsync(fd) != 0) {
-        int saved = errno;
-        close(fd);
-        errno = saved;
-        return -1;
-    }
-    return close(fd);
-}
-
-int df_write_file_atomic(const char *path, const uint8_t *buf, size_t len)
-{
-    static const char suffix[] = ".tmp.XXXXXX";
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + sizeof suffix);
-    if (!tmp)
-        return -1;
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, suffix, sizeof suffix);
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        int saved = errno;
-        free(tmp);
-        errno = saved;
-        return -1;
-    }
-    if (fill_temp(fd, buf, len) != 0 || rename(tmp, path) != 0) {
-        int saved = errno;
-        unlink(tmp);
-        free(tmp);
-        errno = saved;
-        return -1;
-    }
-    free(tmp);
-    return sync_parent_dir(path);
 }
 
 static int mkdir_if_missing(const char *p)
@@ -836,6 +749,8 @@ int df_corpus_list(const char *dir, char ***paths, size_t *n)
     int err = 0;
     struct dirent *de;
     while (!err && (de = readdir(d)) != NULL) {
+        /* hidden names include the temporaries of writes in progress
+         * (files.h), so a live directory lists only whole files */
         if (de->d_name[0] == '.' || !strcmp(de->d_name, "README.md"))
             continue;
         char *p = regular_file(dir, de->d_name, &err);

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "case.h"
+#include "files.h"
 #include "../kernels/soft_error.h"
 
 #ifdef __cplusplus
@@ -105,13 +106,6 @@ void df_sha1_hex(const uint8_t *buf, size_t len, char hex[41]);
  * Creates dir if missing. Returns 0, or -1 with errno set. */
 int df_corpus_store(const char *dir, const uint8_t *buf, size_t len,
                     char *path, size_t path_len, int *is_new);
-
-/* write(2) until all of buf is written (retrying short writes and EINTR).
- * Returns 0 or -1 with errno. */
-int df_write_all(int fd, const void *buf, size_t len);
-
-/* Writes buf atomically to exactly `path` (temp, fsync, rename). */
-int df_write_file_atomic(const char *path, const uint8_t *buf, size_t len);
 
 /* The case files of a corpus directory: every regular, non-hidden file
  * directly in dir but README.md (a corpus's own description), as paths

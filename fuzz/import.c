@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../kernels/kernel.h"
+#include "files.h"
 #include "generator.h"
 #include "import.h"
 
@@ -255,9 +256,10 @@ static int take_line(char *line, size_t len, const parse_ctx *ctx, vec_buf *v,
 static int read_numbers(const char *path, const parse_ctx *ctx, vec_buf *v,
                         char *msg, size_t msg_len)
 {
-    FILE *fp = fopen(path, "r");
+    char why_open[200];
+    FILE *fp = df_fopen_regular(path, why_open, sizeof why_open);
     if (!fp) {
-        set_msg(msg, msg_len, "%s: %s", path, strerror(errno));
+        set_msg(msg, msg_len, "%s: %s", path, why_open);
         return -1;
     }
     char *line = NULL, why[160];

@@ -317,9 +317,9 @@ Test(campaign, bad_directories_and_fixed_options_are_refused)
     cr_assert_not_null(strstr(out, "not a campaign directory"), "%s", out);
     /* a start killed while writing the campaign file leaves only its
      * temporary copy: the same --out starts again (and removes it) */
-    rc = df_test_sh(out, sizeof out, "mkdir -p %s/t && echo x > %s/t/campaign.tmp.AbC123 && "
+    rc = df_test_sh(out, sizeof out, "mkdir -p %s/t && echo x > %s/t/.campaign.tmp.AbC123 && "
                                      "./dotfuzz run --backend host --kernel shfl --out %s/t "
-                                     "--cases 50 --quiet && test ! -e %s/t/campaign.tmp.AbC123",
+                                     "--cases 50 --quiet && test ! -e %s/t/.campaign.tmp.AbC123",
                     dir, dir, dir, dir);
     cr_assert_eq(rc, 0, "%s", out);
     rc = df_test_sh(out, sizeof out, "echo x > %s/file; ./dotfuzz run --backend host --out %s "
@@ -327,9 +327,9 @@ Test(campaign, bad_directories_and_fixed_options_are_refused)
     cr_assert_eq(rc, 2, "%s", out);
     cr_assert_not_null(strstr(out, "not empty"), "%s", out);
     /* beside another file, a leftover temporary copy is no reason to start */
-    rc = df_test_sh(out, sizeof out, "mkdir -p %s/u && echo x > %s/u/campaign.tmp.AbC123 && "
+    rc = df_test_sh(out, sizeof out, "mkdir -p %s/u && echo x > %s/u/.campaign.tmp.AbC123 && "
                                      "echo x > %s/u/mine && ./dotfuzz run --backend host --out "
-                                     "%s/u --time 1 2>&1; r=$?; test -e %s/u/campaign.tmp.AbC123 && "
+                                     "%s/u --time 1 2>&1; r=$?; test -e %s/u/.campaign.tmp.AbC123 && "
                                      "exit $r", dir, dir, dir, dir, dir);
     cr_assert_eq(rc, 2, "%s", out);
     cr_assert_not_null(strstr(out, "not empty"), "%s", out);
