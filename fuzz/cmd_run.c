@@ -5,24 +5,18 @@
  * it in worker processes that may crash or hang (fuzz/campaign.c). Status
  * lines go to stderr once a second (libFuzzer style), the summary to
  * stdout. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_util.h"
 #include "run.h"
-
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
+#include "supervisor.h"
 
 static void run_usage(FILE *f)
 {
@@ -193,7 +187,7 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
     *o = (df_run_opts){.kernel = "all", .backend = "auto", .corpus = "corpus/findings",
                        .family = "all", .time_s = -1, .max_n = 65536, .tol = 1e-6,
                        .save_precision = DF_SAVE_NEW, .save_bugs = DF_SAVE_NEW,
-                       .meta = {.every = 16, .reruns = 2}, .watchdog_s = 60,
+                       .meta = {.every = 16, .reruns = 2},
                        .stats_every_s = 5, .batch = 256};
     const char *fixed = NULL;
     int ch, li = -1;
@@ -239,108 +233,58 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
     }
     if (o->time_s < 0)
         o->time_s = o->cases ? 0 : 60;
+    if (!o->resume && o->watchdog_s == 0)
+        o->watchdog_s = df_watchdog_for((uint64_t)o->batch * o->max_n);
     if (!o->seed_set)
         o->seed = df_fresh_seed();
     return 0;
 }
 
-/* ---- one process, no campaign directory ---- */
+/* ---- no campaign directory ---- */
 
-static void status_line(const df_totals *t, size_t nk, const df_kernel *const *ks,
-                        double elapsed, const char *tag)
+/* --corpus must be a directory this process can write into, before the
+ * first case runs. */
+static int corpus_writable(const char *dir)
 {
-    uint64_t cases = DF_TOTALS_SUM(t, nk, cases);
-    size_t ki;
-    double worst = df_totals_worst(t, nk, &ki);
-    const char *wk = ki < nk ? ks[ki]->name : NULL;
-    fprintf(stderr,
-            "#%llu\t%s cases/s: %.0f ok: %llu precision: %llu nondet: %llu bug: %llu "
-            "worst-ratio: %.3g%s%s%s elapsed: %.0fs\n",
-            (unsigned long long)cases, tag, elapsed > 0 ? cases / elapsed : 0.0,
-            (unsigned long long)df_totals_verdict(t, nk, DF_V_OK),
-            (unsigned long long)df_totals_verdict(t, nk, DF_V_PRECISION),
-            (unsigned long long)df_totals_verdict(t, nk, DF_V_NONDET),
-            (unsigned long long)df_totals_verdict(t, nk, DF_V_BUG), worst, wk ? " (" : "",
-            wk ? wk : "", wk ? ")" : "", elapsed);
-}
-
-static int print_bug(void *ctx, const df_finding *f)
-{
-    if (!*(const int *)ctx)
-        df_print_finding(stderr, f);
+    char probe[4096];
+    snprintf(probe, sizeof probe, "%s/.dotfuzz-write-probe", dir);
+    uint8_t byte = 0;
+    if (df_write_file_atomic(probe, &byte, 1) != 0) {
+        fprintf(stderr, "dotfuzz run: --corpus %s is not a writable directory: %s\n", dir,
+                strerror(errno));
+        return -1;
+    }
+    unlink(probe);
     return 0;
 }
 
-static df_outcome in_process(const df_run_opts *o, df_backend *b, const df_kernel *const *ks,
-                             size_t nk, df_totals *t)
+/* The cases in worker processes, findings into --corpus. */
+static df_outcome run_supervised(df_run_opts *o)
 {
-    df_engine e;
-    df_engine_init(&e, o, b, ks, nk);
-    e.batch = o->batch;
-    e.pool = o->batch > 1 ? df_pool_create(o->threads) : NULL;
-    df_backend_set_pool(b, e.pool);
-    e.stop = &interrupted;
-    e.on_finding = print_bug;
-    e.ctx = (void *)&o->quiet;
-    double t0 = df_now(), end = o->time_s > 0 ? t0 + o->time_s : 0;
-    uint64_t i = 0, hi = o->cases ? o->cases : UINT64_MAX;
-    int rc = DF_RANGE_STOPPED;
-    while (rc == DF_RANGE_STOPPED && !interrupted && i < hi) {
-        double now = df_now();
-        if (end && now >= end)
-            break;
-        double pulse = now + 1;
-        rc = df_engine_range(&e, i, hi, end && end < pulse ? end : pulse, t, &i);
-        if (rc == DF_RANGE_STOPPED && !interrupted && !o->quiet)
-            status_line(t, nk, ks, df_now() - t0, "pulse");
-    }
-    df_engine_free(&e);
-    df_backend_set_pool(b, NULL);
-    df_pool_destroy(e.pool);
-    double elapsed = df_now() - t0;
-    if (!o->quiet)
-        status_line(t, nk, ks, elapsed, interrupted ? "INTERRUPTED" : "DONE");
-    uint64_t saved = 0;
-    for (size_t k = 0; k < nk; k++)
-        saved += t->tally[k].saved;
-    df_run_summary(stdout, o, ks, nk, t, saved, elapsed, df_backend_name(b));
-    if (rc == DF_RANGE_ENV)
+    df_sup s;
+    if (df_sup_init(&s, o) != 0) {
+        df_sup_free(&s);
         return DF_OUTCOME_ENV;
-    if (rc == DF_RANGE_POISONED) /* a kernel killed the backend: a bug */
-        return DF_OUTCOME_BUG;
-    return df_totals_verdict(t, nk, DF_V_BUG) ? DF_OUTCOME_BUG : DF_OUTCOME_CLEAN;
-}
-
-static df_outcome run_here(df_run_opts *o)
-{
-    df_backend *b = NULL;
-    df_outcome opened = df_open_backend_cli("run", o->backend, &b);
-    if (opened != DF_OUTCOME_CLEAN)
-        return opened;
-    df_backend_set_debug_invariants(b, o->debug_invariants);
-    const df_kernel *ks[DF_RUN_MAX_KERNELS];
-    size_t nk = 0;
-    df_totals *t = calloc(1, sizeof *t);
-    int sel = t ? df_run_select(o, b, ks, &nk) : -2;
-    df_outcome out;
-    if (sel != 0) {
-        out = sel == -1 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
-    } else {
-        if (!o->quiet) {
-            fprintf(stderr, "dotfuzz run: %s\n", df_backend_note(b));
-            fprintf(stderr,
-                    "dotfuzz run: seed %llu, %zu kernel(s), max-n %llu, tol %g, corpus %s\n",
-                    (unsigned long long)o->seed, nk, (unsigned long long)o->max_n, o->tol,
-                    o->corpus);
-        }
-        struct sigaction sa = {0}, old;
-        sa.sa_handler = on_sigint;
-        sigaction(SIGINT, &sa, &old);
-        out = in_process(o, b, ks, nk, t);
-        sigaction(SIGINT, &old, NULL);
     }
-    free(t);
-    df_backend_close(b);
+    df_outcome out = DF_OUTCOME_CLEAN;
+    int rc = df_load_plugins_cli("run", &o->libs) != 0 ? -1 : df_sup_probe(&s);
+    if (rc != 0)
+        out = rc == -1 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
+    else if (df_make_dirs(o->corpus) != 0 || corpus_writable(o->corpus) != 0)
+        out = DF_OUTCOME_ENV;
+    if (out != DF_OUTCOME_CLEAN) {
+        df_sup_free(&s);
+        return out;
+    }
+    df_sup_plan_workers(&s);
+    if (!o->quiet)
+        fprintf(stderr,
+                "dotfuzz run: seed %llu, %zu kernel(s), max-n %llu, tol %g, corpus %s, "
+                "%u worker(s), watchdog %g s\n",
+                (unsigned long long)o->seed, s.nk, (unsigned long long)o->max_n, o->tol,
+                o->corpus, s.jobs, o->watchdog_s);
+    out = df_run_finish(&s, df_sup_run(&s), 0);
+    df_sup_free(&s);
     return out;
 }
 
@@ -357,7 +301,5 @@ df_outcome df_cmd_run(int argc, char **argv)
     df_note_threads("run", o.threads);
     if (o.out || o.resume)
         return (df_outcome)df_campaign_run(&o, argc, argv);
-    if (df_load_plugins_cli("run", &o.libs) != 0)
-        return DF_OUTCOME_USAGE;
-    return run_here(&o);
+    return run_supervised(&o);
 }

@@ -632,42 +632,6 @@ void df_sha1_hex(const uint8_t *buf, size_t len, char hex[41])
     hex[40] = '\0';
 }
 
-static int mkdir_if_missing(const char *p)
-{
-    return mkdir(p, 0777) == 0 || errno == EEXIST ? 0 : -1;
-}
-
-/* mkdir -p: creates dir and its missing parents; succeeds only if dir ends
- * up a directory. */
-static int make_dirs(const char *dir)
-{
-    char *p = strdup(dir);
-    if (!p)
-        return -1;
-    int rc = 0;
-    for (char *s = p + 1; *s && rc == 0; s++)
-        if (*s == '/') {
-            *s = '\0';
-            rc = mkdir_if_missing(p);
-            *s = '/';
-        }
-    if (rc == 0)
-        rc = mkdir_if_missing(p);
-    int saved = errno;
-    free(p);
-    errno = saved;
-    if (rc != 0)
-        return -1;
-    struct stat st;
-    if (stat(dir, &st) != 0)
-        return -1;
-    if (!S_ISDIR(st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
-
 int df_corpus_store(const char *dir, const uint8_t *buf, size_t len,
                     char *path, size_t path_len, int *is_new)
 {
@@ -677,7 +641,7 @@ int df_corpus_store(const char *dir, const uint8_t *buf, size_t len,
         errno = ENOENT;
         return -1;
     }
-    if (make_dirs(dir) != 0)
+    if (df_make_dirs(dir) != 0)
         return -1;
     char hex[41];
     df_sha1_hex(buf, len, hex);

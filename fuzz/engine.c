@@ -477,15 +477,11 @@ static int one_at_a_time(df_engine *e, uint64_t lo, uint64_t hi, double deadline
             rc = DF_RANGE_ENV;
             break;
         }
-        if (e->hb) {
-            e->hb->index = i;
-            e->hb->count = 1;
-            e->hb->started = df_now();
-            e->hb->busy = 1;
-        }
+        if (e->hb)
+            df_worker_case_begin(e->hb, i, 1);
         int dead = df_check_case_meta(e->b, k, &c, &e->oo, &e->o->meta, &e->meta_buf, &r) != 0;
         if (e->hb)
-            e->hb->busy = 0;
+            df_worker_case_end(e->hb);
         t->tally[ki].meta_checked += (uint64_t)df_meta_sampled(&e->o->meta, &c);
         if (record(e, ki, &c, &r, t, NULL) != 0) {
             rc = DF_RANGE_ENV;
@@ -1890,12 +1886,8 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
 {
     df_job jb = batch_job(e, e->cur, lo, n);
     e->ncur = n;
-    if (e->hb) {
-        e->hb->index = lo;
-        e->hb->count = n;
-        e->hb->started = df_now();
-        e->hb->busy = 1;
-    }
+    if (e->hb)
+        df_worker_case_begin(e->hb, lo, n);
     int dead = 0, meta_done = 0;
     double t0 = df_now(), t1, t2, aside = 0;
     if (df_backend_is_host(e->b) && !prepared) {
@@ -1941,7 +1933,7 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
     df_trace(DF_TR_GPU, DF_TRACE_CALLER, lo, t1, t2);
     df_trace(DF_TR_FINISH, DF_TRACE_CALLER, lo, t2, t3);
     if (e->hb)
-        e->hb->busy = 0;
+        df_worker_case_end(e->hb);
     if (meanwhile) /* runs once: nothing when run_gpu ran it */
         meanwhile(ctx);
     return dead;
@@ -2235,6 +2227,8 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
 int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
                     df_totals *t, uint64_t *next)
 {
+    double now = df_now();
+    df_trace(DF_TR_RANGE, DF_TRACE_CALLER, lo, now, now);
     if (e->batch <= 1)
         return one_at_a_time(e, lo, hi, deadline, t, next);
     if (batch_alloc(e) != 0) {
@@ -2270,9 +2264,6 @@ static int family_fits(const df_run_opts *o, const df_kernel *k)
                   (!f->wide_only || (k->flags & DF_K_ACC_WIDE)));
 }
 
-/* Whether worker processes run the cases (a campaign directory). */
-static int supervised(const df_run_opts *o) { return o->out || o->resume; }
-
 static int already(const df_kernel **ks, size_t n, const df_kernel *k)
 {
     for (size_t i = 0; i < n; i++)
@@ -2288,10 +2279,7 @@ static void add_group_member(const df_run_opts *o, const df_backend *b, const df
 {
     if (already(ks, *nk, k) || *nk >= DF_RUN_MAX_KERNELS)
         return;
-    if ((k->flags & DF_K_KILLS_PROCESS) && !supervised(o))
-        fprintf(stderr, "dotfuzz run: skipping %s: it kills its process; a campaign "
-                        "(--out DIR) runs it\n", k->name);
-    else if (!family_fits(o, k))
+    if (!family_fits(o, k))
         fprintf(stderr, "dotfuzz run: skipping %s: family %s has no %s values\n", k->name,
                 o->family, df_type_name(k->elem));
     else if (!df_backend_supports(b, k))
@@ -2315,11 +2303,6 @@ static int add_named(const df_run_opts *o, const df_backend *b, const char *name
         fprintf(stderr, "dotfuzz run: kernel %s cannot run on backend %s\n", k->name,
                 df_backend_name(b));
         return -2;
-    }
-    if ((k->flags & DF_K_KILLS_PROCESS) && !supervised(o)) {
-        fprintf(stderr, "dotfuzz run: kernel %s kills its process: run it in a campaign "
-                        "(--out DIR), whose supervisor survives it\n", k->name);
-        return -1;
     }
     if (!family_fits(o, k)) {
         fprintf(stderr, "dotfuzz run: family %s has no %s values for kernel %s\n", o->family,

@@ -119,6 +119,40 @@ int df_output_ok(const char *path, char *msg, size_t msg_len)
     return -1;
 }
 
+static int mkdir_if_missing(const char *p)
+{
+    return mkdir(p, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+int df_make_dirs(const char *dir)
+{
+    char *p = strdup(dir);
+    if (!p)
+        return -1;
+    int rc = 0;
+    for (char *s = p + 1; *s && rc == 0; s++)
+        if (*s == '/') {
+            *s = '\0';
+            rc = mkdir_if_missing(p);
+            *s = '/';
+        }
+    if (rc == 0)
+        rc = mkdir_if_missing(p);
+    int saved = errno;
+    free(p);
+    errno = saved;
+    if (rc != 0)
+        return -1;
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
 int df_write_all(int fd, const void *buf, size_t len)
 {
     const uint8_t *p = buf;

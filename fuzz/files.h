@@ -33,6 +33,10 @@ uint8_t *df_read_regular(const char *path, size_t *len, char *msg, size_t msg_le
  * with a one-line reason in msg. */
 int df_output_ok(const char *path, char *msg, size_t msg_len);
 
+/* mkdir -p: creates dir and its missing parents. Returns 0 when dir ends
+ * up a directory, else -1 with errno. */
+int df_make_dirs(const char *dir);
+
 /* write(2) until all of buf is written (retrying short writes and EINTR).
  * Returns 0 or -1 with errno. */
 int df_write_all(int fd, const void *buf, size_t len);

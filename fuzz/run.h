@@ -19,6 +19,7 @@
 #include "metamorphic.h"
 #include "plugin.h"
 #include "pool.h"
+#include "worker.h"
 
 #define DF_RUN_MAX_KERNELS 64
 
@@ -137,16 +138,6 @@ typedef struct df_finding {
 /* The line a bug or soft-error finding gets on stderr ("BUG    kernel
  * n=... seed=... index=... rule: why -> file"); nothing for the others. */
 void df_print_finding(FILE *f, const df_finding *fd);
-
-/* The case a process is on, in memory the supervisor shares with it: the
- * index and when it started (CLOCK_MONOTONIC seconds), so a crash names
- * its case and a hang is seen. */
-typedef struct df_heartbeat {
-    volatile uint64_t index;  /* the case running, or the first of a batch */
-    volatile uint64_t count;  /* cases in flight from index on (1: that case alone) */
-    volatile double started;
-    volatile int busy;
-} df_heartbeat;
 
 /* Sets of batch slots at most: with the GPU generating, the two batches
  * after next are generated (their vectors copied back) while the next one

@@ -20,6 +20,7 @@ static int on;
 
 static const char *const kind_names[DF_TR_KINDS] = {
     "generate", "refs", "model", "judge", "wait", "prepare", "gpu", "finish", "record", "next",
+    "range",
 };
 
 /* The file's name: the variable's, each %p the process id (a campaign's

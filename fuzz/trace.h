@@ -30,6 +30,7 @@ enum {
     DF_TR_FINISH,
     DF_TR_RECORD,
     DF_TR_NEXT,     /* inside FINISH: the next batch laid out and staged */
+    DF_TR_RANGE,    /* a range of indices begun (df_engine_range), at its first */
     DF_TR_KINDS
 };
 

@@ -9,8 +9,11 @@
  * records the wall time (CLOCK_REALTIME, to be
  * matched with timestamped output), its thread id, the interrupted
  * instruction and up to DF_SAMPLE_DEPTH return addresses above it. At exit
- * FILE gets the samples as text (also when a write into a closed pipe or
- * a SIGTERM ends the process) after the process's /proc/self/maps:
+ * (exit or _exit; also when a write into a closed pipe or a SIGTERM ends
+ * the process) FILE gets the samples as text after the process's
+ * /proc/self/maps. A child process (dotfuzz runs its kernels in worker
+ * processes) samples on its own and writes FILE.<its pid>, when it took
+ * any samples:
  *
  *   maps lines ... then a line "samples N"
  *   T_NS TID PC RET1 RET2 ...     (hexadecimal addresses)
@@ -47,6 +50,8 @@ static sample *samples;
 static size_t cap;
 static atomic_size_t taken;
 static const char *out_path;
+static char child_path[4200];
+static int is_child;
 static long period_us;
 
 static void on_prof(int sig, siginfo_t *si, void *ucv)
@@ -81,6 +86,8 @@ static void write_out(void)
     size_t n = atomic_exchange(&taken, SIZE_MAX / 2);
     if (n >= SIZE_MAX / 2)
         return; /* written already */
+    if (is_child && n == 0)
+        return; /* a child that did no work of its own */
     nanosleep(&(struct timespec){0, 20000000}, NULL);
     FILE *f = fopen(out_path, "w");
     if (!f) {
@@ -161,6 +168,32 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *)
     return rc;
 }
 
+/* _exit skips the atexit handlers: the samples are written first (a
+ * worker process ends with _exit) */
+void _exit(int status)
+{
+    typedef void (*exit_fn)(int);
+    static exit_fn real;
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "_exit");
+    if (samples)
+        write_out();
+    real(status);
+    __builtin_unreachable();
+}
+
+/* a forked child: its own samples from now on, into FILE.<pid>, its main
+ * thread timed again (timers are not inherited) */
+static void in_child(void)
+{
+    snprintf(child_path, sizeof child_path, "%s.%ld", getenv("DOTFUZZ_SAMPLE"),
+             (long)getpid());
+    out_path = child_path;
+    is_child = 1;
+    atomic_store(&taken, 0);
+    start_thread_timer();
+}
+
 __attribute__((constructor)) static void start(void)
 {
     out_path = getenv("DOTFUZZ_SAMPLE");
@@ -187,6 +220,7 @@ __attribute__((constructor)) static void start(void)
         return;
     }
     start_thread_timer();
+    pthread_atfork(NULL, NULL, in_child);
     atexit(write_out);
     signal(SIGPIPE, on_end);
     signal(SIGTERM, on_end);
