@@ -29,6 +29,19 @@ int df_check_case(df_backend *b, const df_kernel *k, const df_case *c,
     return df_check_case_refs(b, k, c, &out->refs, o, out);
 }
 
+void df_check_failed(const df_kernel *k, const df_case *c, const char *rule, const char *why,
+                     df_checked *out)
+{
+    memset(out, 0, sizeof *out);
+    df_refs_compute(c->type, c->a, c->b, c->n, &out->refs);
+    out->res.status = DF_RUN_ERROR;
+    out->res.f = NAN;
+    snprintf(out->res.err, sizeof out->res.err, "%s", why);
+    df_judge(k, c, &out->refs, &out->res, NULL, NULL, &out->j);
+    out->j.rule = rule;
+    out->j.result = out->j.abs_err = out->j.rel_err = out->j.err_ratio = NAN;
+}
+
 int df_finding_encode(const df_case *c, const df_checked *r, uint8_t **buf, size_t *len)
 {
     df_case_meta m = {

@@ -31,6 +31,13 @@ int df_check_case_refs(df_backend *b, const df_kernel *k, const df_case *c,
                        const df_refs *refs, const df_oracle_opts *o,
                        df_checked *out);
 
+/* The judgement of a case whose run never returned (the worker process
+ * running it ended on it: a crash, an exit(), a hang): verdict bug with
+ * rule ("crash", "hang") and why, the references computed, the result and
+ * its errors NaN. */
+void df_check_failed(const df_kernel *k, const df_case *c, const char *rule, const char *why,
+                     df_checked *out);
+
 /* The bytes of the case file that records judged case c: its verdict and
  * result in the header (a freshly malloc'd *buf of *len bytes). 0 or -1. */
 int df_finding_encode(const df_case *c, const df_checked *r, uint8_t **buf, size_t *len);

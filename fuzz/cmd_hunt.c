@@ -14,6 +14,7 @@
 #include "generator.h"
 #include "metamorphic.h"
 #include "run.h"
+#include "sandbox.h"
 
 typedef struct hunt_opts {
     const char *backend;
@@ -22,6 +23,7 @@ typedef struct hunt_opts {
     uint64_t seed;
     uint64_t max_n;
     double tol;
+    double watchdog_s; /* 0: by the case's size (df_watchdog_for) */
     int markdown;
 } hunt_opts;
 
@@ -55,6 +57,8 @@ static void hunt_usage(FILE *f)
           "  --seed S        seed (default 1)\n"
           "  --max-n N       longest vector (default 65536)\n"
           "  --tol X         tolerance of both oracles' precision rule (default 1e-6)\n"
+          "  --watchdog D    a case running longer is a hang: caught as a bug (default 10s,\n"
+          "                  or 400 ns an element of longer cases)\n"
           "  --markdown      a Markdown table instead of aligned text\n"
           "  -h, --help      this text\n"
           "\n"
@@ -65,12 +69,13 @@ static void hunt_usage(FILE *f)
 
 static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
 {
-    enum { OPT_BACKEND = 256, OPT_SEED, OPT_MAXN, OPT_TOL, OPT_MD };
+    enum { OPT_BACKEND = 256, OPT_SEED, OPT_MAXN, OPT_TOL, OPT_MD, OPT_WATCHDOG };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"cases", required_argument, 0, 'c'},
         {"time", required_argument, 0, 't'}, {"seed", required_argument, 0, OPT_SEED},
         {"max-n", required_argument, 0, OPT_MAXN}, {"tol", required_argument, 0, OPT_TOL},
-        {"markdown", no_argument, 0, OPT_MD}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+        {"markdown", no_argument, 0, OPT_MD}, {"watchdog", required_argument, 0, OPT_WATCHDOG},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (hunt_opts){.backend = "auto", .cases = 20000, .time_s = 10, .seed = 1,
                      .max_n = 65536, .tol = 1e-6};
@@ -88,6 +93,10 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
         case OPT_MAXN: if (df_parse_u64(optarg, &o->max_n) || !o->max_n) bad = "--max-n"; break;
         case OPT_TOL: if (df_parse_double(optarg, &o->tol) || o->tol < 0) bad = "--tol"; break;
         case OPT_MD: o->markdown = 1; break;
+        case OPT_WATCHDOG:
+            if (df_parse_duration(optarg, &o->watchdog_s) || !(o->watchdog_s > 0))
+                bad = "--watchdog";
+            break;
         case ':': df_usage_error("hunt", "option %s needs a value", argv[optind - 1]); return -1;
         default: df_usage_error("hunt", "unknown option '%s'", argv[optind - 1]); return -1;
         }
@@ -114,10 +123,9 @@ static void note(detection *d, uint64_t cases, double t, const char *rule)
 }
 
 /* Fuzzes one kernel within the budget. Mutants stop once both oracles have
- * flagged them; correct kernels run the whole budget. Returns -1 when the
- * backend became unusable (the row keeps what was seen). */
-static int hunt_kernel(df_backend *b, const hunt_opts *o, hunt_row *row, df_scratch *buf,
-                       df_scratch *meta_buf)
+ * flagged them; correct kernels run the whole budget. Returns -1 when no
+ * worker process could run a case (the row keeps what was seen). */
+static int hunt_kernel(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scratch *buf)
 {
     df_gen_opts go = {.max_n = o->max_n};
     df_oracle_opts oo = {.tol = o->tol};
@@ -133,7 +141,8 @@ static int hunt_kernel(df_backend *b, const hunt_opts *o, hunt_row *row, df_scra
         df_checked r;
         if (df_generate(o->seed, i, row->k, &go, buf, &c) != 0)
             return -1;
-        int dead = df_check_case_meta(b, row->k, &c, &oo, &mo, meta_buf, &r) != 0;
+        if (df_sandbox_check(sb, row->k, &c, &oo, &mo, &r) != 0)
+            return -1;
         row->cases = i + 1;
         t = df_now() - t0;
         if (r.j.verdict == DF_V_BUG) {
@@ -144,8 +153,6 @@ static int hunt_kernel(df_backend *b, const hunt_opts *o, hunt_row *row, df_scra
             row->seed_alarms++;
             note(&row->seed, i + 1, t, "rel-err");
         }
-        if (dead)
-            return -1;
     }
     return 0;
 }
@@ -186,11 +193,11 @@ static void print_row(const hunt_opts *o, const hunt_row *row)
     }
 }
 
-static void print_header(const hunt_opts *o, const df_backend *b)
+static void print_header(const hunt_opts *o, const df_sandbox *sb)
 {
     printf("dotfuzz hunt: %s; seed %llu, budget %llu cases or %.0f s per kernel, max-n %llu, "
            "tol %g\n",
-           df_backend_note(b), (unsigned long long)o->seed, (unsigned long long)o->cases,
+           df_sandbox_note(sb), (unsigned long long)o->seed, (unsigned long long)o->cases,
            o->time_s, (unsigned long long)o->max_n, o->tol);
     if (o->markdown)
         printf("\n| kernel | kind | cases run | ours: caught | cases to first | seconds to "
@@ -208,12 +215,13 @@ df_outcome df_cmd_hunt(int argc, char **argv)
     }
     if (p < 0)
         return DF_OUTCOME_USAGE;
-    df_backend *b = NULL;
-    df_outcome opened = df_open_backend_cli("hunt", o.backend, &b);
+    df_sandbox *sb = NULL;
+    df_outcome opened = df_sandbox_open("hunt", o.backend, 0, o.watchdog_s, &sb);
     if (opened != DF_OUTCOME_CLEAN)
         return opened;
-    print_header(&o, b);
-    df_scratch buf = {0}, meta_buf = {0};
+    print_header(&o, sb);
+    const char *backend = df_sandbox_backend(sb);
+    df_scratch buf = {0};
     unsigned escaped = 0, false_alarms = 0, skipped = 0;
     df_outcome out = DF_OUTCOME_CLEAN;
     size_t nm = df_mutant_count(), nk = df_kernel_count();
@@ -221,20 +229,15 @@ df_outcome df_cmd_hunt(int argc, char **argv)
         hunt_row row = {.mutant = i < nm};
         row.k = row.mutant ? df_mutant_at(i) : df_kernel_at(i - nm);
         int blind = row.mutant && (row.k->flags & DF_K_HOST_BLIND) &&
-                    strcmp(df_backend_name(b), "host") == 0;
-        int kills = (row.k->flags & DF_K_KILLS_PROCESS) != 0;
-        if (!df_backend_supports(b, row.k) || blind || kills) {
+                    strcmp(backend, "host") == 0;
+        if (!df_sandbox_supports(sb, row.k) || blind) {
             skipped++;
             fprintf(stderr, "dotfuzz hunt: skipping %s: %s on backend %s\n", row.k->name,
-                    kills ? "it kills its process (a campaign, run --out, runs it)"
-                    : blind ? "its bug cannot show" : "cannot run", df_backend_name(b));
+                    blind ? "its bug cannot show" : "cannot run", backend);
             continue;
         }
-        if (hunt_kernel(b, &o, &row, &buf, &meta_buf) != 0) {
-            fprintf(stderr, "dotfuzz hunt: backend unusable after %s (a poisoned CUDA "
-                            "context ends this process's GPU work)\n", row.k->name);
+        if (hunt_kernel(sb, &o, &row, &buf) != 0)
             out = DF_OUTCOME_ENV;
-        }
         print_row(&o, &row);
         fflush(stdout);
         escaped += row.mutant && !row.ours.found;
@@ -242,11 +245,9 @@ df_outcome df_cmd_hunt(int argc, char **argv)
     }
     printf("%s%u mutant(s) escaped this oracle, %u correct kernel(s) with false alarms, "
            "%u kernel(s) skipped on backend %s\n",
-           o.markdown ? "\n" : "dotfuzz hunt: ", escaped, false_alarms, skipped,
-           df_backend_name(b));
+           o.markdown ? "\n" : "dotfuzz hunt: ", escaped, false_alarms, skipped, backend);
     df_scratch_free(&buf);
-    df_scratch_free(&meta_buf);
-    df_backend_close(b);
+    df_sandbox_close(sb);
     if (out == DF_OUTCOME_CLEAN && (escaped || false_alarms))
         out = DF_OUTCOME_BUG;
     return out;

@@ -24,6 +24,7 @@
 #include "cli_util.h"
 #include "metamorphic.h"
 #include "plugin.h"
+#include "sandbox.h"
 
 typedef struct merge_opts {
     const char *out, *backend;
@@ -42,16 +43,15 @@ typedef struct counts {
 } counts;
 
 typedef struct merge_state {
-    df_backend *b;
+    df_sandbox *sb;
     df_oracle_opts oo;
     df_meta_opts mo;
-    df_scratch meta_buf;
     const char *out;
     sig *sigs;
     size_t nsigs, capsigs;
     char (*hashes)[41];
     size_t nhashes, caphashes;
-    int dead;      /* backend unusable */
+    int dead;      /* no worker process can run cases */
     int env_fail;  /* OUT not writable */
 } merge_state;
 
@@ -156,12 +156,12 @@ static int judge_on(merge_state *st, const df_kernel *k, const df_case_file *f, 
     df_case c;
     if (df_launch_for(k, &f->c, &c, NULL, 0) != 0)
         return -1;
-    if (!df_backend_supports(st->b, k))
+    if (!df_sandbox_supports(st->sb, k))
         return -1;
     df_checked r;
-    if (df_check_case_meta(st->b, k, &c, &st->oo, &st->mo, &st->meta_buf, &r) != 0) {
-        fprintf(stderr, "dotfuzz merge: backend unusable: %s\n", r.res.err);
+    if (df_sandbox_check(st->sb, k, &c, &st->oo, &st->mo, &r) != 0) {
         st->dead = 1;
+        return -1;
     }
     snprintf(s->kernel, sizeof s->kernel, "%s", k->name);
     s->verdict = r.j.verdict;
@@ -236,7 +236,7 @@ static void merge_file(merge_state *st, const char *path, int store, counts *cn)
         } else {
             if (!runnable) /* cannot be judged here: kept, it may hold a finding */
                 fprintf(stderr, "dotfuzz merge: %s: cannot run on %s with its launch on "
-                        "backend %s: kept unjudged\n", path, f.c.kernel, df_backend_name(st->b));
+                        "backend %s: kept unjudged\n", path, f.c.kernel, df_sandbox_backend(st->sb));
             store_case(st, buf, len, cn);
         }
     }
@@ -346,13 +346,12 @@ df_outcome df_cmd_merge(int argc, char **argv)
         return DF_OUTCOME_ENV;
     }
     merge_state st = {.oo = {.tol = o.tol}, .mo = {.every = 1, .reruns = 2}, .out = o.out};
-    df_outcome out = df_open_backend_cli("merge", o.backend, &st.b);
+    df_outcome out = df_sandbox_open("merge", o.backend, 0, 0, &st.sb);
     if (out != DF_OUTCOME_CLEAN)
         return out;
-    fprintf(stderr, "dotfuzz merge: %s\n", df_backend_note(st.b));
+    fprintf(stderr, "dotfuzz merge: %s\n", df_sandbox_note(st.sb));
     out = merge_all(&st, argc - optind, argv + optind);
-    df_backend_close(st.b);
-    df_scratch_free(&st.meta_buf);
+    df_sandbox_close(st.sb);
     free(st.sigs);
     free(st.hashes);
     return out;

@@ -18,6 +18,7 @@
 #include "cli_util.h"
 #include "metamorphic.h"
 #include "plugin.h"
+#include "sandbox.h"
 
 typedef struct min_opts {
     const char *file, *out, *backend, *kernel;
@@ -28,16 +29,15 @@ typedef struct min_opts {
 
 /* The case being shrunk: owns its vectors (a then b, each n elements). */
 typedef struct min_state {
-    df_backend *b;
+    df_sandbox *sb;
     const df_kernel *k;
     df_oracle_opts oo;
     df_meta_opts mo;
-    df_scratch meta_buf;
     df_case c;          /* c.a/c.b point into buf; c.launch unresolved */
     uint8_t *buf;
     const char *rule;   /* the rule that must persist */
     uint64_t tries, max_tries;
-    int dead;           /* the backend became unusable */
+    int dead;           /* no worker process can run cases */
     df_checked last;    /* judgement of the current case */
 } min_state;
 
@@ -124,8 +124,10 @@ static int judge(min_state *st, const df_case *c, df_checked *out)
     if (df_launch_resolve(st->k, r.n, &r.launch, NULL, 0) != 0)
         return 0;
     st->tries++;
-    if (df_check_case_meta(st->b, st->k, &r, &st->oo, &st->mo, &st->meta_buf, out) != 0)
+    if (df_sandbox_check(st->sb, st->k, &r, &st->oo, &st->mo, out) != 0) {
         st->dead = 1;
+        return 0;
+    }
     if (out->j.verdict != DF_V_BUG && out->j.verdict != DF_V_SOFT_ERROR)
         return 0;
     return !st->rule || strcmp(out->j.rule, st->rule) == 0;
@@ -430,19 +432,19 @@ static void minimize(min_state *st)
     free(cbuf);
 }
 
-static df_outcome minimize_case(const min_opts *o, df_backend *b, df_case_file *f)
+static df_outcome minimize_case(const min_opts *o, df_sandbox *sb, df_case_file *f)
 {
     const df_kernel *k;
     df_outcome pk = pick_kernel(o, &f->c, &k);
     if (pk != DF_OUTCOME_CLEAN)
         return pk;
-    if (!df_backend_supports(b, k)) {
+    if (!df_sandbox_supports(sb, k)) {
         fprintf(stderr, "dotfuzz minimize: kernel %s cannot run on backend %s\n", k->name,
-                df_backend_name(b));
+                df_sandbox_backend(sb));
         return DF_OUTCOME_ENV;
     }
     size_t bytes = 2 * f->c.n * df_type_size(f->c.type);
-    min_state st = {.b = b, .k = k, .oo = {.tol = o->tol}, .mo = {.every = 1, .reruns = 2},
+    min_state st = {.sb = sb, .k = k, .oo = {.tol = o->tol}, .mo = {.every = 1, .reruns = 2},
                     .c = f->c, .max_tries = o->max_tries};
     st.buf = malloc(bytes ? bytes : 1);
     if (!st.buf) {
@@ -477,10 +479,7 @@ static df_outcome minimize_case(const min_opts *o, df_backend *b, df_case_file *
                same ? ": no reduction possible" : "");
         out = st.dead ? DF_OUTCOME_ENV : write_result(o, &st);
     }
-    if (st.dead)
-        fprintf(stderr, "dotfuzz minimize: backend unusable: %s\n", st.last.res.err);
     free(st.buf);
-    df_scratch_free(&st.meta_buf);
     return out;
 }
 
@@ -506,11 +505,11 @@ df_outcome df_cmd_minimize(int argc, char **argv)
         fprintf(stderr, "dotfuzz minimize: %s: %s\n", o.file, err);
         return DF_OUTCOME_USAGE;
     }
-    df_backend *b;
-    df_outcome out = df_open_backend_cli("minimize", o.backend, &b);
+    df_sandbox *sb;
+    df_outcome out = df_sandbox_open("minimize", o.backend, 0, 0, &sb);
     if (out == DF_OUTCOME_CLEAN) {
-        out = minimize_case(&o, b, &f);
-        df_backend_close(b);
+        out = minimize_case(&o, sb, &f);
+        df_sandbox_close(sb);
     }
     df_case_file_free(&f);
     return out;

@@ -13,9 +13,9 @@
 #include "check.h"
 #include "cli.h"
 #include "cli_util.h"
-#include "guard.h"
 #include "metamorphic.h"
 #include "plugin.h"
+#include "sandbox.h"
 
 typedef struct replay_opts {
     const char *backend;
@@ -29,11 +29,10 @@ typedef struct replay_opts {
 } replay_opts;
 
 typedef struct replay_state {
-    df_backend *b;
+    df_sandbox *sb;
     const replay_opts *o;
-    df_scratch meta_buf;
     df_outcome out;
-    int dead; /* the backend's context was poisoned: stop */
+    int dead; /* no worker process can run cases: stop */
     uint8_t bucket_seen[DF_BUCKETS / 8]; /* error regimes reached (df_error_bucket) */
     uint32_t buckets;
     double worst_ratio;
@@ -56,9 +55,9 @@ static void replay_usage(FILE *f)
           "  --json               one JSON object per case and kernel on stdout\n"
           "  --debug-invariants   fold/tournament check their loop invariant (cuda)\n"
           "  --no-meta            skip the metamorphic checks (rerun, negate, scale, permute)\n"
-          "  --watchdog DURATION  a case running longer is reported as a reproduced hang\n"
-          "                       (bug, exit 1; default 60s); a case that crashes the\n"
-          "                       process is reported as a reproduced crash (bug, exit 1)\n"
+          "  --watchdog DURATION  a case running longer is a reproduced hang (bug, exit 1;\n"
+          "                       default 10s, or 400 ns an element of longer cases); a\n"
+          "                       case whose kernel crashes or exits is a reproduced crash\n"
           "  -h, --help           this text\n"
           "\n"
           "exit status: 1 if any case is still a bug, else 2 if any file could not be\n"
@@ -67,7 +66,7 @@ static void replay_usage(FILE *f)
 }
 
 static void replay_on(replay_state *st, const char *path, const df_kernel *k,
-                      const df_case *src, const df_refs *refs)
+                      const df_case *src)
 {
     df_case c;
     char why[200];
@@ -82,18 +81,10 @@ static void replay_on(replay_state *st, const char *path, const df_kernel *k,
         return;
     }
     df_checked r;
-    char what[600];
-    snprintf(what, sizeof what, "%s on %s", path, k->name);
-    df_guard_enter(what, st->o->watchdog_s);
-    int unusable = df_check_case_refs(st->b, k, &c, refs, &oo, &r) != 0;
-    if (!unusable && df_meta_sampled(&st->o->meta, &c)) {
-        df_meta_report mr;
-        unusable = df_metamorphic(st->b, k, &c, &oo, &st->o->meta, &st->meta_buf, &r, &mr) != 0;
-    }
-    df_guard_leave();
-    if (unusable) {
-        fprintf(stderr, "dotfuzz replay: backend unusable after %s: %s\n", path, r.res.err);
+    if (df_sandbox_check(st->sb, k, &c, &oo, &st->o->meta, &r) != 0) {
         st->dead = 1;
+        st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
+        return;
     }
     st->runs++;
     st->verdicts[r.j.verdict]++;
@@ -126,8 +117,6 @@ static void replay_file(replay_state *st, const char *path)
         st->out = df_outcome_worst(st->out, DF_OUTCOME_USAGE);
         return;
     }
-    df_refs refs;
-    df_refs_compute(f.c.type, f.c.a, f.c.b, f.c.n, &refs);
     const df_kernel *k;
     for (size_t i = 0; (k = df_case_candidate(&f.c, i)) != NULL; i++) {
         if (!f.c.kernel[0] && k->elem != f.c.type)
@@ -136,15 +125,15 @@ static void replay_file(replay_state *st, const char *path)
             continue;
         if (st->dead)
             break;
-        if (!df_backend_supports(st->b, k)) {
+        if (!df_sandbox_supports(st->sb, k)) {
             if (f.c.kernel[0]) {
                 fprintf(stderr, "dotfuzz replay: %s: kernel %s cannot run on backend %s\n",
-                        path, k->name, df_backend_name(st->b));
+                        path, k->name, df_sandbox_backend(st->sb));
                 st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
             }
             continue;
         }
-        replay_on(st, path, k, &f.c, &refs);
+        replay_on(st, path, k, &f.c);
     }
     df_case_file_free(&f);
 }
@@ -177,8 +166,7 @@ static int parse_replay_opts(int argc, char **argv, replay_opts *o)
         {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
-    *o = (replay_opts){.backend = "auto", .tol = 1e-6, .meta = {.every = 1, .reruns = 2},
-                       .watchdog_s = 60};
+    *o = (replay_opts){.backend = "auto", .tol = 1e-6, .meta = {.every = 1, .reruns = 2}};
     int ch;
     optind = 1;
     opterr = 0;
@@ -232,12 +220,11 @@ df_outcome df_cmd_replay(int argc, char **argv)
         return DF_OUTCOME_USAGE;
     }
     replay_state st = {.o = &o, .out = DF_OUTCOME_CLEAN};
-    df_outcome opened = df_open_backend_cli("replay", o.backend, &st.b);
+    df_outcome opened =
+        df_sandbox_open("replay", o.backend, o.debug_invariants, o.watchdog_s, &st.sb);
     if (opened != DF_OUTCOME_CLEAN)
         return opened;
-    df_backend_set_debug_invariants(st.b, o.debug_invariants);
-    fprintf(stderr, "dotfuzz replay: %s\n", df_backend_note(st.b));
-    df_guard_install("replay");
+    fprintf(stderr, "dotfuzz replay: %s\n", df_sandbox_note(st.sb));
     for (int i = optind; i < argc && !st.dead; i++) {
         struct stat sb;
         if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
@@ -253,7 +240,6 @@ df_outcome df_cmd_replay(int argc, char **argv)
             (unsigned long long)st.verdicts[DF_V_PRECISION],
             (unsigned long long)st.verdicts[DF_V_BUG], st.buckets, st.worst_ratio,
             st.worst_kernel ? st.worst_kernel : "-");
-    df_backend_close(st.b);
-    df_scratch_free(&st.meta_buf);
+    df_sandbox_close(st.sb);
     return st.out;
 }

@@ -20,6 +20,7 @@
 #include "metamorphic.h"
 #include "plugin.h"
 #include "run.h"
+#include "sandbox.h"
 
 /* The fixed seed: the same cases on every CI run, so a change that breaks
  * one of them fails every time, not one run in N. */
@@ -77,7 +78,7 @@ typedef struct smoke_bug {
 
 typedef struct smoke_state {
     const smoke_opts *o;
-    df_backend *b;
+    df_sandbox *sb;
     const df_kernel *kernels[DF_RUN_MAX_KERNELS];
     size_t nk;
     reg_result *reg;
@@ -89,9 +90,9 @@ typedef struct smoke_state {
     uint64_t nflaky;
     smoke_bug bug;
     df_outcome out;
-    int dead; /* the backend's context was poisoned: no more runs */
+    int dead; /* no worker process can run cases: no more runs */
     double t0;
-    df_scratch buf, meta_buf;
+    df_scratch buf;
 } smoke_state;
 
 static void smoke_usage(FILE *f)
@@ -204,6 +205,11 @@ static int parse_smoke_opts(int argc, char **argv, smoke_opts *o)
     return 0;
 }
 
+static int runs_in_sandbox(const void *sb, const df_kernel *k)
+{
+    return df_sandbox_supports(sb, k);
+}
+
 /* The kernels to fuzz: `run --kernel LIST`'s selection (df_run_select),
  * LIST being the names given, else "all" (every built-in and plugin
  * kernel the backend runs). Returns an outcome. */
@@ -221,9 +227,9 @@ static df_outcome select_kernels(smoke_state *st)
         strcat(list, i ? "," : "");
         strcat(list, o->kernels[i]);
     }
-    /* no .out: unsupervised, so a kernel that kills its process is refused */
     df_run_opts ro = {.kernel = list, .family = "all"};
-    int rc = df_run_select(&ro, st->b, st->kernels, &st->nk);
+    df_runs_on on = {df_sandbox_backend(st->sb), runs_in_sandbox, st->sb};
+    int rc = df_run_select(&ro, &on, st->kernels, &st->nk);
     free(list);
     return rc == 0 ? DF_OUTCOME_CLEAN : rc == -1 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
 }
@@ -319,7 +325,7 @@ static void replay_command(const smoke_state *st, const char *path, const char *
         snprintf(out, len, "dotfuzz replay %s", path);
         return;
     }
-    fprintf(f, "dotfuzz replay --backend %s", df_backend_name(st->b));
+    fprintf(f, "dotfuzz replay --backend %s", df_sandbox_backend(st->sb));
     for (size_t i = 0; i < st->o->libs.n; i++) {
         fputs(" --kernel-lib", f);
         put_shell_word(f, st->o->libs.path[i]);
@@ -382,9 +388,10 @@ static void regress_on(smoke_state *st, const char *path, const df_kernel *k,
     }
     df_checked r;
     double t = df_now();
-    if (df_check_case_meta(st->b, k, &c, &oo, &meta, &st->meta_buf, &r) != 0) {
-        fprintf(stderr, "dotfuzz smoke: backend unusable after %s: %s\n", path, r.res.err);
+    if (df_sandbox_check(st->sb, k, &c, &oo, &meta, &r) != 0) {
         st->dead = 1;
+        add_result(st, path, k, R_ERROR, "no worker process could run the case");
+        return;
     }
     /* the verdict recorded belongs to the kernel the file names */
     int recorded = f->c.kernel[0] ? f->meta.verdict : 0;
@@ -441,15 +448,12 @@ static void regress_file(smoke_state *st, const char *path)
     for (size_t i = 0; (k = df_case_candidate(&f.c, i)) != NULL && !st->dead; i++) {
         if (!f.c.kernel[0] && k->elem != f.c.type)
             continue;
-        if (k->flags & DF_K_KILLS_PROCESS) {
-            /* it would end this process, report and all */
-            add_result(st, path, k, R_SKIP, "kernel kills its process: use dotfuzz replay");
-        } else if (df_backend_supports(st->b, k)) {
+        if (df_sandbox_supports(st->sb, k)) {
             regress_on(st, path, k, &f);
         } else if (f.c.kernel[0]) {
             /* a GPU-only case in a host CI job: shown, not failed */
             snprintf(msg, sizeof msg, "kernel %s cannot run on backend %s", k->name,
-                     df_backend_name(st->b));
+                     df_sandbox_backend(st->sb));
             add_result(st, path, k, R_SKIP, msg);
         }
     }
@@ -489,35 +493,35 @@ static int is_known(const smoke_state *st, const df_case *c, const df_checked *r
     return 0;
 }
 
-/* A first check said bug. Checks the case again (unless the backend is
- * gone), and saves and records it when it is reproducible and new.
- * Returns 1 to stop fuzzing, 0 to go on. */
-static int on_bug(smoke_state *st, size_t si, size_t ki, const df_case *c, const df_checked *r,
-                  int dead)
+/* A first check said bug. Checks the case again, and saves and records
+ * it when it is reproducible and new. Returns 1 to stop fuzzing, 0 to go
+ * on. */
+static int on_bug(smoke_state *st, size_t si, size_t ki, const df_case *c, const df_checked *r)
 {
     seed_run *sr = &st->seeds[si];
     kernel_tally *t = &sr->tally[ki];
     const df_kernel *k = st->kernels[ki];
-    if (!dead) {
-        df_oracle_opts oo = {.tol = 1e-6};
-        df_meta_opts mo = {.every = 16, .reruns = 2};
-        df_checked again;
-        dead = df_check_case_meta(st->b, k, c, &oo, &mo, &st->meta_buf, &again) != 0;
-        st->dead |= dead;
-        if (again.j.verdict != DF_V_BUG) {
-            fprintf(stderr, "FLAKY  %s seed=%llu index=%llu: bug (%s) then %s\n", k->name,
-                    (unsigned long long)c->seed, (unsigned long long)c->index, r->j.rule,
-                    df_verdict_name(again.j.verdict));
-            t->flaky++;
-            if (st->nflaky < SMOKE_MAX_FLAKY)
-                st->flaky[st->nflaky] = (flaky_case){k->name, c->seed, c->index};
-            st->nflaky++;
-            return dead;
-        }
-        st->bug.rechecked = 1;
+    df_oracle_opts oo = {.tol = 1e-6};
+    df_meta_opts mo = {.every = 16, .reruns = 2};
+    df_checked again;
+    if (df_sandbox_check(st->sb, k, c, &oo, &mo, &again) != 0) {
+        st->dead = 1;
+        st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
+        return 1;
     }
+    if (again.j.verdict != DF_V_BUG) {
+        fprintf(stderr, "FLAKY  %s seed=%llu index=%llu: bug (%s) then %s\n", k->name,
+                (unsigned long long)c->seed, (unsigned long long)c->index, r->j.rule,
+                df_verdict_name(again.j.verdict));
+        t->flaky++;
+        if (st->nflaky < SMOKE_MAX_FLAKY)
+            st->flaky[st->nflaky] = (flaky_case){k->name, c->seed, c->index};
+        st->nflaky++;
+        return 0;
+    }
+    st->bug.rechecked = 1;
     t->verdicts[DF_V_BUG]++;
-    if (!dead && is_known(st, c, r)) {
+    if (is_known(st, c, r)) {
         t->known++;
         fprintf(stderr, "KNOWN  %s seed=%llu index=%llu: already in the regression corpus\n",
                 k->name, (unsigned long long)c->seed, (unsigned long long)c->index);
@@ -571,19 +575,18 @@ static int fuzz_seed(smoke_state *st, size_t si, double budget)
             stop = 1;
             break;
         }
-        int dead = df_check_case_meta(st->b, k, &c, &oo, &mo, &st->meta_buf, &r) != 0;
+        if (df_sandbox_check(st->sb, k, &c, &oo, &mo, &r) != 0) {
+            st->dead = stop = 1;
+            st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
+            break;
+        }
         t->cases++;
         sr->cases++;
         if (r.j.verdict == DF_V_BUG)
-            stop = on_bug(st, si, ki, &c, &r, dead);
+            stop = on_bug(st, si, ki, &c, &r);
         else
             t->verdicts[r.j.verdict]++;
         t->time_s += df_now() - tc;
-        if (dead) {
-            fprintf(stderr, "dotfuzz smoke: backend unusable after %s: %s\n", k->name,
-                    r.res.err);
-            st->dead = stop = 1;
-        }
     }
     sr->elapsed = df_now() - t0;
     return stop;
@@ -690,7 +693,7 @@ static void junit_seed(FILE *f, const smoke_state *st, size_t si)
             sr->elapsed);
     fprintf(f, "    <properties><property name=\"seed\" value=\"%llu\"/>"
                "<property name=\"backend\" value=\"%s\"/></properties>\n",
-            (unsigned long long)sr->seed, df_backend_name(st->b));
+            (unsigned long long)sr->seed, df_sandbox_backend(st->sb));
     for (size_t ki = 0; ki < st->nk; ki++) {
         const kernel_tally *t = &sr->tally[ki];
         fprintf(f, "    <testcase classname=\"fuzz.seed-%llu\"", (unsigned long long)sr->seed);
@@ -799,7 +802,7 @@ static void json_bug(FILE *f, const smoke_state *st)
 static void write_json(FILE *f, const smoke_state *st, double elapsed, df_outcome out)
 {
     fputs("{\n  \"backend\": ", f);
-    put_json_str(f, df_backend_name(st->b));
+    put_json_str(f, df_sandbox_backend(st->sb));
     fprintf(f, ",\n  \"seeds\": {\"fixed\": %llu, \"fresh\": %llu},\n  \"time_budget_s\": %.3f,\n",
             (unsigned long long)st->seeds[0].seed, (unsigned long long)st->seeds[1].seed,
             st->o->time_s);
@@ -867,7 +870,7 @@ static void print_summary(const smoke_state *st, double elapsed)
     else
         printf("dotfuzz smoke: no new bug; %llu flaky case(s)\n",
                (unsigned long long)st->nflaky);
-    printf("dotfuzz smoke: %.1f s on backend %s\n", elapsed, df_backend_name(st->b));
+    printf("dotfuzz smoke: %.1f s on backend %s\n", elapsed, df_sandbox_backend(st->sb));
 }
 
 static void smoke_free(smoke_state *st)
@@ -880,9 +883,7 @@ static void smoke_free(smoke_state *st)
     free(st->reg);
     free(st->known);
     df_scratch_free(&st->buf);
-    df_scratch_free(&st->meta_buf);
-    if (st->b)
-        df_backend_close(st->b);
+    df_sandbox_close(st->sb);
     free(st);
 }
 
@@ -916,7 +917,7 @@ df_outcome df_cmd_smoke(int argc, char **argv)
     if (!st)
         return DF_OUTCOME_ENV;
     st->o = &o;
-    df_outcome out = df_open_backend_cli("smoke", o.backend, &st->b);
+    df_outcome out = df_sandbox_open("smoke", o.backend, 0, 0, &st->sb);
     if (out == DF_OUTCOME_CLEAN)
         out = select_kernels(st);
     if (out != DF_OUTCOME_CLEAN) {
@@ -925,7 +926,7 @@ df_outcome df_cmd_smoke(int argc, char **argv)
     }
     st->seeds[0] = (seed_run){.label = "fixed", .seed = o.seed};
     st->seeds[1] = (seed_run){.label = "fresh", .seed = df_fresh_seed()};
-    fprintf(stderr, "dotfuzz smoke: %s\n", df_backend_note(st->b));
+    fprintf(stderr, "dotfuzz smoke: %s\n", df_sandbox_note(st->sb));
     printf("dotfuzz smoke: seeds %llu (fixed) and %llu (fresh), %zu kernel(s), %.0f s of "
            "fuzzing\n",
            (unsigned long long)st->seeds[0].seed, (unsigned long long)st->seeds[1].seed,

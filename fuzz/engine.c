@@ -2264,6 +2264,16 @@ static int family_fits(const df_run_opts *o, const df_kernel *k)
                   (!f->wide_only || (k->flags & DF_K_ACC_WIDE)));
 }
 
+static int backend_supports(const void *b, const df_kernel *k)
+{
+    return df_backend_supports(b, k);
+}
+
+df_runs_on df_runs_on_backend(const df_backend *b)
+{
+    return (df_runs_on){df_backend_name(b), backend_supports, b};
+}
+
 static int already(const df_kernel **ks, size_t n, const df_kernel *k)
 {
     for (size_t i = 0; i < n; i++)
@@ -2274,7 +2284,7 @@ static int already(const df_kernel **ks, size_t n, const df_kernel *k)
 
 /* Adds one kernel of a group ("all", "mutants"): skipped with a note when
  * the backend or the family cannot serve it. */
-static void add_group_member(const df_run_opts *o, const df_backend *b, const df_kernel *k,
+static void add_group_member(const df_run_opts *o, const df_runs_on *b, const df_kernel *k,
                              const df_kernel **ks, size_t *nk)
 {
     if (already(ks, *nk, k) || *nk >= DF_RUN_MAX_KERNELS)
@@ -2282,16 +2292,15 @@ static void add_group_member(const df_run_opts *o, const df_backend *b, const df
     if (!family_fits(o, k))
         fprintf(stderr, "dotfuzz run: skipping %s: family %s has no %s values\n", k->name,
                 o->family, df_type_name(k->elem));
-    else if (!df_backend_supports(b, k))
+    else if (!b->supports(b->ctx, k))
         fprintf(stderr, "dotfuzz run: skipping %s: no %s on backend %s\n", k->name,
-                strcmp(df_backend_name(b), "host") == 0 ? "host model" : "GPU launcher",
-                df_backend_name(b));
+                strcmp(b->backend, "host") == 0 ? "host model" : "GPU launcher", b->backend);
     else
         ks[(*nk)++] = k;
 }
 
 /* One named kernel: an error when it cannot run. */
-static int add_named(const df_run_opts *o, const df_backend *b, const char *name,
+static int add_named(const df_run_opts *o, const df_runs_on *b, const char *name,
                      const df_kernel **ks, size_t *nk)
 {
     const df_kernel *k = df_kernel_find(name);
@@ -2299,9 +2308,9 @@ static int add_named(const df_run_opts *o, const df_backend *b, const char *name
         fprintf(stderr, "dotfuzz run: unknown kernel '%s' (see dotfuzz list)\n", name);
         return -1;
     }
-    if (!df_backend_supports(b, k)) {
+    if (!b->supports(b->ctx, k)) {
         fprintf(stderr, "dotfuzz run: kernel %s cannot run on backend %s\n", k->name,
-                df_backend_name(b));
+                b->backend);
         return -2;
     }
     if (!family_fits(o, k)) {
@@ -2319,7 +2328,7 @@ static int add_named(const df_run_opts *o, const df_backend *b, const char *name
     return 0;
 }
 
-int df_run_select(const df_run_opts *o, const df_backend *b, const df_kernel **ks,
+int df_run_select(const df_run_opts *o, const df_runs_on *b, const df_kernel **ks,
                   size_t *nk)
 {
     *nk = 0;
@@ -2347,7 +2356,7 @@ int df_run_select(const df_run_opts *o, const df_backend *b, const df_kernel **k
     free(list);
     if (rc == 0 && *nk == 0) {
         fprintf(stderr, "dotfuzz run: no kernel of '%s' runs on backend %s\n", o->kernel,
-                df_backend_name(b));
+                b->backend);
         rc = -2;
     }
     return rc;

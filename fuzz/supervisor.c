@@ -411,15 +411,11 @@ static int record_end(df_sup *s, uint32_t id, uint64_t index, const df_worker_en
         df_scratch_free(&buf);
         return -1;
     }
+    char why[200];
+    df_end_text(end, s->o->watchdog_s, why, sizeof why);
     df_checked r;
-    memset(&r, 0, sizeof r);
-    r.res.status = DF_RUN_ERROR;
-    r.res.f = NAN;
-    df_judgement *j = &r.j;
-    j->verdict = DF_V_BUG;
-    j->rule = df_end_rule(end);
-    j->result = j->rel_err = j->err_ratio = j->cond = j->ref = NAN;
-    df_end_text(end, s->o->watchdog_s, j->why, sizeof j->why);
+    df_check_failed(k, &c, df_end_rule(end), why, &r);
+    const df_judgement *j = &r.j;
     char path[4096], extra[64];
     int is_new = 0, rc = df_save_finding(s->findings, &c, &r, path, sizeof path, &is_new);
     if (rc != 0) {
@@ -789,7 +785,8 @@ int df_sup_probe(df_sup *s)
             _exit(opened == DF_OUTCOME_USAGE ? 2 : 3);
         const df_kernel *ks[DF_RUN_MAX_KERNELS];
         size_t nk = 0;
-        int sel = df_run_select(s->o, b, ks, &nk);
+        df_runs_on on = df_runs_on_backend(b);
+        int sel = df_run_select(s->o, &on, ks, &nk);
         if (sel != 0)
             _exit(sel == -1 ? 2 : 3);
         FILE *f = fdopen(p[1], "w");

@@ -119,8 +119,6 @@ enum {
     DF_K_ACC_WIDE = 1u << 8,        /* integer kernel that promises the exact dot as a
                                        64-bit result (int32 inputs): sums past int32 are
                                        in its domain, and the generator may produce them */
-    DF_K_KILLS_PROCESS = 1u << 9,   /* mutants that crash or hang the process running them:
-                                       only a supervised campaign (run --out) runs them */
     DF_K_ONE_STREAM = 1u << 10,     /* cuda: a batch's cases run one after the other on one
                                        stream, not side by side (cuBLAS: one handle, whose
                                        workspace streams would share; plugins: code we

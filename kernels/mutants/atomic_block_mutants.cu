@@ -236,7 +236,7 @@ const df_kernel df_mutant_wild_read = {
     .origin = "seed 000 (atomic-block)",
     .summary = "reads 2^40 elements past a[] when n % 509 == 300: an illegal "
                "address on the GPU, a segfault on the host (kills its process)",
-    .flags = DF_K_FLUSHES_SUBNORMALS | DF_K_KILLS_PROCESS,
+    .flags = DF_K_FLUSHES_SUBNORMALS,
     DF_ATOMIC_BLOCK_LAUNCH,
     .host_model = wild_read_model,
     .gpu = DF_GPU_REF(df_gpu_m_wild_read),
@@ -246,7 +246,7 @@ const df_kernel df_mutant_hang = {
     .name = "m-hang",
     .origin = "seed 000 (atomic-block)",
     .summary = "never finishes when n % 1021 == 600 (the watchdog's test)",
-    .flags = DF_K_FLUSHES_SUBNORMALS | DF_K_KILLS_PROCESS,
+    .flags = DF_K_FLUSHES_SUBNORMALS,
     DF_ATOMIC_BLOCK_LAUNCH,
     .host_model = hang_model,
     .gpu = DF_GPU_REF(df_gpu_m_hang),

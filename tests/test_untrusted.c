@@ -1,0 +1,241 @@
+/* test_untrusted.c — a user's own kernel, in every mode, and nothing lost.
+ * Plugins that segfault, abort, call exit(11) or exit(0), raise SIGTERM or
+ * hang on some lengths run under `run` (with and without --out), `smoke`,
+ * `replay DIR`, `merge`, `minimize` and `hunt`: every command survives,
+ * writes whole JSON and JUnit, and leaves each such case as a reproducer
+ * that `replay` judges `bug` (rule crash or hang, saying how). Plugins are
+ * compiled here with cc; runs use the host backend. */
+#include <criterion/criterion.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_helpers.h"
+
+#define OUT_MAX (1 << 17)
+static char out[OUT_MAX];
+#define sh(...) df_test_sh(out, OUT_MAX, __VA_ARGS__)
+
+/* One f32 kernel named t-<name>, a plain sequential dot, that does `act`
+ * when n % 13 == 5. */
+static const char plugin_src[] =
+    "#include <signal.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <unistd.h>\n"
+    "#include \"dotfuzz/plugin.h\"\n"
+    "static int dot(const void *a, const void *b, uint64_t n, const dotfuzz_launch *l,\n"
+    "               void *out) {\n"
+    "    (void)l;\n"
+    "    if (n % 13 == 5) { ACT; }\n"
+    "    const float *x = a, *y = b;\n"
+    "    float s = 0;\n"
+    "    for (uint64_t i = 0; i < n; i++) s += x[i] * y[i];\n"
+    "    *(float *)out = s;\n"
+    "    return 0;\n"
+    "}\n"
+    "static const dotfuzz_kernel ks[] = {{NAME, \"misbehaves when n % 13 == 5\",\n"
+    "    DOTFUZZ_F32, DOTFUZZ_F32, DOTFUZZ_DETERMINISTIC, 1, 1, 1, 0, 1, 0, 0, dot, 0, 0}};\n"
+    "static const dotfuzz_plugin pl = {DOTFUZZ_PLUGIN_HEADER, 1, NAME, ks};\n"
+    "const dotfuzz_plugin *dotfuzz_plugin_entry(void) { return &pl; }\n";
+
+/* Builds dir/<name>.so, whose kernel t-<name> does act; returns its path. */
+static const char *build(const char *dir, const char *name, const char *act)
+{
+    static char so[8][512];
+    static int next;
+    char *path = so[next++ % 8], src[512];
+    snprintf(src, sizeof src, "%s/%s.c", dir, name);
+    FILE *f = fopen(src, "w");
+    cr_assert_not_null(f);
+    fputs(plugin_src, f);
+    fclose(f);
+    snprintf(path, 512, "%s/%s.so", dir, name);
+    int rc = sh("cc -std=c11 -Wall -Wextra -O2 -fPIC -shared -Iinclude '-DACT=%s' "
+                "'-DNAME=\"t-%s\"' -o %s %s",
+                act, name, path, src);
+    cr_assert_eq(rc, 0, "cc %s: %s", name, out);
+    return path;
+}
+
+/* The misbehaviours, and what the finding's why says of each. */
+static const struct {
+    const char *name, *act, *says, *rule;
+} kinds[] = {
+    {"segv", "*(volatile int *)0 = 1", "signal 11 (Segmentation fault)", "crash"},
+    {"abort", "abort()", "signal 6 (Aborted)", "crash"},
+    {"exit11", "exit(11)", "exit(11)", "crash"},
+    {"exit0", "exit(0)", "exit(0)", "crash"},
+    {"sigterm", "raise(SIGTERM)", "signal 15 (Terminated)", "crash"},
+    {"hang", "for (;;) sleep(1)", "still running after the 1 s watchdog", "hang"},
+};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+/* The first file of dir whose replay (with plugin so) is a bug of rule;
+ * its path in buf. */
+static int first_finding(const char *dir, const char *so, const char *rule, char *buf,
+                         size_t len)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "for f in %s/*; do ./dotfuzz replay --backend host --kernel-lib %s --watchdog 1 "
+             "\"$f\" 2>/dev/null | grep -q ' %s ' && { echo \"$f\"; break; }; done",
+             dir, so, rule);
+    char got[OUT_MAX];
+    df_test_sh(got, sizeof got, "%s", cmd);
+    size_t n = strcspn(got, "\n");
+    if (n == 0 || n >= len)
+        return -1;
+    memcpy(buf, got, n);
+    buf[n] = 0;
+    return 0;
+}
+
+Test(untrusted, run_survives_every_misbehaviour_and_keeps_the_case, .timeout = 240)
+{
+    char *d = df_test_tmpdir("untr");
+    for (size_t i = 0; i < NKINDS; i++) {
+        const char *so = build(d, kinds[i].name, kinds[i].act);
+        /* a hang costs a watchdog period: fewer cases */
+        int cases = strcmp(kinds[i].rule, "hang") ? 300 : 40;
+        int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-%s --cases %d "
+                    "--seed 3 --watchdog 1s --corpus %s/c-%s",
+                    so, kinds[i].name, cases, d, kinds[i].name);
+        cr_assert_eq(rc, 1, "%s: exit %d: %s", kinds[i].name, rc, out);
+        cr_assert(strstr(out, kinds[i].says), "%s: %s", kinds[i].name, out);
+        char ran[32];
+        snprintf(ran, sizeof ran, "run: %d cases", cases);
+        cr_assert(strstr(out, ran), "%s: every case ran: %s", kinds[i].name, out);
+        char dir[512], file[1024];
+        snprintf(dir, sizeof dir, "%s/c-%s", d, kinds[i].name);
+        /* the saved case replays as the same bug, saying how */
+        cr_assert_eq(first_finding(dir, so, kinds[i].rule, file, sizeof file), 0, "%s: no %s "
+                     "finding replays", kinds[i].name, kinds[i].rule);
+        rc = sh("./dotfuzz replay --backend host --kernel-lib %s --watchdog 1 %s", so, file);
+        cr_assert_eq(rc, 1, "%s: %s", kinds[i].name, out);
+        cr_assert(strstr(out, kinds[i].says), "%s: %s", kinds[i].name, out);
+    }
+}
+
+Test(untrusted, a_campaign_survives_exit_and_sigterm_and_counts_them, .timeout = 120)
+{
+    char *d = df_test_tmpdir("untr-camp");
+    const char *kinds3[] = {"exit11", "exit0", "sigterm"};
+    const char *acts[] = {"exit(11)", "exit(0)", "raise(SIGTERM)"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *so = build(d, kinds3[i], acts[i]);
+        int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-%s --cases 400 "
+                    "--seed 3 --quiet --out %s/camp-%s && echo clean",
+                    so, kinds3[i], d, kinds3[i]);
+        cr_assert_eq(rc, 1, "%s: exit %d (a kernel's exit is not the campaign's): %s",
+                     kinds3[i], rc, out);
+        char path[512];
+        snprintf(path, sizeof path, "%s/camp-%s/fuzzer_stats", d, kinds3[i]);
+        rc = sh("grep -E '^(cases_done|crashes) ' %s", path);
+        cr_assert(strstr(out, "cases_done        : 400"), "%s: %s", kinds3[i], out);
+        cr_assert(!strstr(out, "crashes           : 0\n"), "%s: %s", kinds3[i], out);
+    }
+}
+
+Test(untrusted, a_hang_inside_the_time_budget_is_recorded_in_time, .timeout = 60)
+{
+    char *d = df_test_tmpdir("untr-hang");
+    /* seed 5 reaches m-hang's length at case 481; a batch holding it hangs,
+     * is run again case by case, and the case hangs alone */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = sh("./dotfuzz run --backend host --kernel shfl,m-hang --seed 5 --time 5s "
+                "--watchdog 2s --out %s/c", d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert_lt(took, 10, "took %.1f s: %s", took, out);
+    rc = sh("grep -E '^hangs ' %s/c/fuzzer_stats", d);
+    cr_assert(strstr(out, "hangs             : 1\n"), "%s", out);
+    /* the same without a campaign directory */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = sh("./dotfuzz run --backend host --kernel shfl,m-hang --seed 5 --time 5s "
+            "--watchdog 2s --corpus %s/plain", d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert_lt(took, 10, "took %.1f s: %s", took, out);
+    cr_assert(strstr(out, "1 hang(s)"), "%s", out);
+}
+
+Test(untrusted, a_stalled_reader_makes_no_false_hang, .timeout = 60)
+{
+    char *d = df_test_tmpdir("untr-stall");
+    /* every bug gets a line on stderr; nobody reads them for 4 s, longer
+     * than the watchdog: the supervisor blocks on its output, the workers
+     * on their messages, and no case is a hang */
+    int rc = sh("./dotfuzz run --backend host --kernel m-tail,shfl --seed 2 --time 3s "
+                "--save-bugs all --watchdog 1s --corpus %s/c 2>&1 | (sleep 4; cat) | "
+                "grep -c '^HANG'",
+                d);
+    cr_assert_eq(rc, 1, "HANG lines: %s", out);
+    cr_assert(strstr(out, "0"), "%s", out);
+}
+
+/* 49 cases that run, then one whose kernel crashes, then more: every file
+ * is judged, the summary printed, each JSON line whole. */
+Test(untrusted, replay_of_a_directory_judges_every_file, .timeout = 120)
+{
+    char *d = df_test_tmpdir("untr-replay");
+    const char *so = build(d, "segv", "*(volatile int *)0 = 1");
+    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-segv --cases 300 "
+                "--seed 3 --save-precision all --save-bugs all --quiet --corpus %s/all",
+                so, d);
+    cr_assert_eq(rc, 1, "%s", out);
+    char crash[1024], all[512];
+    snprintf(all, sizeof all, "%s/all", d);
+    cr_assert_eq(first_finding(all, so, "crash", crash, sizeof crash), 0);
+    /* 49 others beside it, in name order on either side of it */
+    rc = sh("mkdir %s/fifty && cp %s %s/fifty/8-crash && ls %s/all | grep -v $(basename %s) | "
+            "head -n 49 | while read f; do cp %s/all/$f %s/fifty/; done && ls %s/fifty | wc -l",
+            d, crash, d, d, crash, d, d, d);
+    cr_assert_eq(atoi(out), 50, "%s", out);
+    rc = sh("./dotfuzz replay --backend host --kernel-lib %s --json %s/fifty > %s/r.json "
+            "2> %s/r.err; echo rc=$?; cat %s/r.err", so, d, d, d, d);
+    cr_assert(strstr(out, "rc=1"), "%s", out);
+    cr_assert(strstr(out, "50 file(s), 0 unreadable"), "%s", out);
+    rc = sh("python3 -c 'import json,sys\n"
+            "rows = [json.loads(l) for l in open(sys.argv[1])]\n"
+            "print(len(rows), sum(r[\"rule\"] == \"crash\" for r in rows))' %s/r.json", d);
+    cr_assert_eq(rc, 0, "%s", out);
+    int rows = 0, crashes = 0;
+    cr_assert_eq(sscanf(out, "%d %d", &rows, &crashes), 2, "%s", out);
+    cr_assert_geq(rows, 50, "%s", out);
+    cr_assert_geq(crashes, 1, "%s", out);
+    /* merge takes the crashing case as a finding, and finishes */
+    rc = sh("./dotfuzz merge --backend host --kernel-lib %s %s/merged %s/fifty", so, d, d);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "total: read 50"), "%s", out);
+    rc = sh("./dotfuzz replay --backend host --kernel-lib %s %s/merged", so, d);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert(strstr(out, " crash "), "%s", out);
+    /* minimize shrinks it while it still crashes, next to the input */
+    rc = sh("./dotfuzz minimize --backend host --kernel-lib %s --max-tries 200 %s/fifty/8-crash",
+            so, d);
+    cr_assert_eq(rc, 0, "%s", out);
+    rc = sh("./dotfuzz replay --backend host --kernel-lib %s %s/fifty/8-crash.min", so, d);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert(strstr(out, "signal 11"), "%s", out);
+}
+
+Test(untrusted, smoke_writes_its_reports_when_a_kernel_crashes, .timeout = 120)
+{
+    char *d = df_test_tmpdir("untr-smoke");
+    const char *so = build(d, "segv", "*(volatile int *)0 = 1");
+    int rc = sh("mkdir -p %s/reg && ./dotfuzz smoke --backend host --kernel-lib %s --kernel "
+                "t-segv --corpus %s/reg --time 4 --findings %s/found --junit %s/x.xml "
+                "--json %s/y.json",
+                d, so, d, d, d, d);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert_eq(sh("xmllint --noout %s/x.xml", d), 0, "%s", out);
+    cr_assert_eq(sh("python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); "
+                    "print(j[\"bug\"][\"rule\"])' %s/y.json", d), 0, "%s", out);
+    cr_assert(strstr(out, "crash"), "%s", out);
+    rc = sh("./dotfuzz replay --backend host --kernel-lib %s %s/found", so, d);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert(strstr(out, "signal 11"), "%s", out);
+}
