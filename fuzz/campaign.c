@@ -29,12 +29,17 @@
 #include "cli_util.h"
 #include "campaign_read.h"
 #include "files.h"
+#include "plugin.h"
 #include "run.h"
+#include "select.h"
 #include "supervisor.h"
 
 typedef struct campaign {
     df_sup s;                 /* the run: options, kernels, totals, workers */
     char *dir, *findings, *workers_dir, *cmdline;
+    char *plugin_kernels;     /* resumed: the plugin kernels its campaign file
+                                 records (df_plugin_describe's lines, joined by
+                                 commas), to be found unchanged */
     double run_time_before, start_time;
     uint64_t sessions, prev_restarts;
     /* logged findings, by file name */
@@ -121,6 +126,9 @@ static int write_campaign_file(campaign *cp)
             save_name(o->save_bugs), o->debug_invariants);
     for (size_t i = 0; i < o->libs.n; i++)
         fprintf(f, "kernel_lib : %s\n", o->libs.path[i]);
+    char desc[512];
+    for (size_t i = 0; df_plugin_describe(i, desc, sizeof desc) == 0; i++)
+        fprintf(f, "plugin_kernel : %s\n", desc);
     fprintf(f, "created : %lld\ncommand_line : %s\n", (long long)time(NULL), cp->cmdline);
     fclose(f);
     int rc = flush_atomic(cp->dir, "campaign", buf, len);
@@ -178,6 +186,8 @@ static int read_campaign_file(campaign *cp, char **kernels)
             o->debug_invariants = !strcmp(v, "1");
         else if (!strcmp(key, "kernel_lib"))
             bad |= df_plugin_paths_add(&o->libs, v) != 0, v = NULL;
+        else if (!strcmp(key, "plugin_kernel"))
+            bad |= df_kernel_list_add(&cp->plugin_kernels, v) != 0;
         else if (!strcmp(key, "merged"))
             merged = 1;
         free(v);
@@ -688,6 +698,36 @@ static int load_signatures(campaign *cp)
     return rc;
 }
 
+/* Resumed: the plugins' kernels as loaded now against those the campaign
+ * began with. 0, or -1 (said) when they differ. */
+static int same_plugins(const campaign *cp)
+{
+    char *now = NULL, desc[512];
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && df_plugin_describe(i, desc, sizeof desc) == 0; i++)
+        rc = df_kernel_list_add(&now, desc);
+    const char *was = cp->plugin_kernels ? cp->plugin_kernels : "";
+    if (rc == 0 && strcmp(now ? now : "", was) != 0) {
+        fprintf(stderr, "dotfuzz run: the --kernel-lib kernels changed since %s began "
+                        "(was: %s; now: %s): resume with the same libraries\n",
+                cp->dir, *was ? was : "none", now ? now : "none");
+        rc = -1;
+    }
+    free(now);
+    return rc;
+}
+
+/* A new campaign records its libraries by absolute path, so a resume from
+ * any directory finds them. The paths live as long as the process. */
+static void absolute_libs(df_plugin_paths *libs)
+{
+    for (size_t i = 0; i < libs->n; i++) {
+        char *abs = realpath(libs->path[i], NULL);
+        if (abs)
+            libs->path[i] = abs;
+    }
+}
+
 /* The supervisor's hooks: the log and the snapshot. */
 static int hook_log(void *ctx, const char *name, const char *members)
 {
@@ -733,7 +773,7 @@ static int setup(campaign *cp, int argc, char **argv)
             return -1;
         if (o->watchdog_s == 0)
             o->watchdog_s = df_watchdog_for((uint64_t)o->batch * o->max_n);
-        if (df_load_plugins_cli("run", &o->libs) != 0)
+        if (df_load_plugins_cli("run", &o->libs) != 0 || same_plugins(cp) != 0)
             return -1;
         if ((rc = kernels_from_list(cp, kernels)) != 0)
             return rc;
@@ -748,6 +788,7 @@ static int setup(campaign *cp, int argc, char **argv)
     } else {
         if ((rc = prepare_new_dir(cp)) != 0)
             return rc;
+        absolute_libs(&o->libs);
         if (df_load_plugins_cli("run", &o->libs) != 0)
             return -1;
         if ((rc = df_sup_probe(&cp->s)) != 0)
@@ -777,6 +818,7 @@ static void teardown(campaign *cp)
     if (cp->plot_fd >= 0)
         close(cp->plot_fd);
     df_sup_free(&cp->s);
+    free(cp->plugin_kernels);
     free(cp->names);
     free(cp->cmdline);
     free(cp->workers_dir);

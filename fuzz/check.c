@@ -226,10 +226,18 @@ int df_launch_for(const df_kernel *k, const df_case *src, df_case *c, char *why,
     return df_launch_resolve(k, c->n, &c->launch, why, why_len);
 }
 
-const df_kernel *df_case_candidate(const df_case *c, size_t i)
+const df_kernel *df_case_candidate(const df_case *c, size_t i, const df_kernel *const *set,
+                                   size_t nset)
 {
-    if (c->kernel[0])
-        return i == 0 ? df_kernel_find(c->kernel) : NULL;
+    if (c->kernel[0]) {
+        const df_kernel *k = i == 0 ? df_kernel_find(c->kernel) : NULL;
+        for (size_t j = 0; k && nset && set[j] != k; j++)
+            if (j + 1 == nset)
+                return NULL;
+        return k;
+    }
+    if (nset)
+        return i < nset ? set[i] : NULL;
     size_t nbuiltin = df_kernel_count();
     return i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
 }

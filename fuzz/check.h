@@ -71,10 +71,13 @@ void df_print_line(FILE *f, const char *source, const df_case *c,
 int df_launch_for(const df_kernel *k, const df_case *src, df_case *c, char *why,
                   size_t why_len);
 
-/* The i-th kernel case c may run on (NULL past the last): the one it names
- * (a built-in, a mutant or a plugin's), else the built-ins then the
- * plugins' kernels, whatever their element type. */
-const df_kernel *df_case_candidate(const df_case *c, size_t i);
+/* The i-th kernel case c may run on (NULL past the last), whatever its
+ * element type: the one c names (a built-in, a mutant or a plugin's),
+ * else the built-ins then the plugins' kernels; with a set (a --kernel
+ * list: nset > 0), only kernels of the set, and a case that names none
+ * runs on each of them. */
+const df_kernel *df_case_candidate(const df_case *c, size_t i, const df_kernel *const *set,
+                                   size_t nset);
 
 struct df_meta_opts;
 /* df_check_case, then the metamorphic checks (metamorphic.h) when c is in

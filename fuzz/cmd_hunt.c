@@ -14,10 +14,14 @@
 #include "generator.h"
 #include "metamorphic.h"
 #include "run.h"
+#include "plugin.h"
 #include "sandbox.h"
+#include "select.h"
 
 typedef struct hunt_opts {
     const char *backend;
+    char *kernel;      /* --kernel values joined (select.h); NULL: every mutant and kernel */
+    df_plugin_paths libs;
     uint64_t cases;   /* budget per kernel */
     double time_s;    /* budget per kernel */
     uint64_t seed;
@@ -52,6 +56,10 @@ static void hunt_usage(FILE *f)
           "every correct kernel for the same budget, counting false alarms.\n"
           "\n"
           "  --backend B     cuda, host or auto (default auto)\n"
+          "  --kernel LIST   these kernels only, comma-separated, repeatable: names, 'all'\n"
+          "                  (the correct ones, plugins included), 'mutants' (default both)\n"
+          "  --kernel-lib P  load kernels from a plugin library (repeatable): correct\n"
+          "                  kernels, counted for false alarms\n"
           "  --cases N       case budget per kernel (default 20000)\n"
           "  --time D        time budget per kernel (default 10s)\n"
           "  --seed S        seed (default 1)\n"
@@ -69,12 +77,15 @@ static void hunt_usage(FILE *f)
 
 static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
 {
-    enum { OPT_BACKEND = 256, OPT_SEED, OPT_MAXN, OPT_TOL, OPT_MD, OPT_WATCHDOG };
+    enum { OPT_BACKEND = 256, OPT_SEED, OPT_MAXN, OPT_TOL, OPT_MD, OPT_WATCHDOG, OPT_KERNEL,
+           OPT_KERNEL_LIB };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"cases", required_argument, 0, 'c'},
         {"time", required_argument, 0, 't'}, {"seed", required_argument, 0, OPT_SEED},
         {"max-n", required_argument, 0, OPT_MAXN}, {"tol", required_argument, 0, OPT_TOL},
         {"markdown", no_argument, 0, OPT_MD}, {"watchdog", required_argument, 0, OPT_WATCHDOG},
+        {"kernel", required_argument, 0, OPT_KERNEL},
+        {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (hunt_opts){.backend = "auto", .cases = 20000, .time_s = 10, .seed = 1,
@@ -93,6 +104,14 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
         case OPT_MAXN: if (df_parse_u64(optarg, &o->max_n) || !o->max_n) bad = "--max-n"; break;
         case OPT_TOL: if (df_parse_double(optarg, &o->tol) || o->tol < 0) bad = "--tol"; break;
         case OPT_MD: o->markdown = 1; break;
+        case OPT_KERNEL:
+            if (df_kernel_list_add(&o->kernel, optarg) != 0)
+                bad = "--kernel";
+            break;
+        case OPT_KERNEL_LIB:
+            if (df_plugin_paths_add_cli("hunt", &o->libs, optarg) != 0)
+                return -1;
+            break;
         case OPT_WATCHDOG:
             if (df_parse_duration(optarg, &o->watchdog_s) || !(o->watchdog_s > 0))
                 bad = "--watchdog";
@@ -205,29 +224,41 @@ static void print_header(const hunt_opts *o, const df_sandbox *sb)
                "|---|---|--:|---|--:|--:|---|---|--:|--:|\n");
 }
 
-df_outcome df_cmd_hunt(int argc, char **argv)
+static int is_mutant(const df_kernel *k)
 {
-    hunt_opts o;
-    int p = parse_hunt_opts(argc, argv, &o);
-    if (p > 0) {
-        hunt_usage(stdout);
-        return DF_OUTCOME_CLEAN;
-    }
-    if (p < 0)
+    for (size_t i = 0; i < df_mutant_count(); i++)
+        if (df_mutant_at(i) == k)
+            return 1;
+    return 0;
+}
+
+/* The kernels hunt runs: --kernel's, else every mutant then every correct
+ * kernel (plugins' included). 0, or -1 (said). */
+static int hunt_kernels(const hunt_opts *o, const df_kernel **ks, size_t cap, size_t *nk)
+{
+    unsigned char named[4 * DF_KERNEL_SET];
+    return df_kernels_of("hunt", o->kernel ? o->kernel : "mutants,all", ks, named,
+                         cap < sizeof named ? cap : sizeof named, nk);
+}
+
+static df_outcome hunt(hunt_opts *o)
+{
+    const df_kernel *ks[4 * DF_KERNEL_SET];
+    size_t nks = 0;
+    if (df_load_plugins_cli("hunt", &o->libs) != 0 ||
+        hunt_kernels(o, ks, sizeof ks / sizeof ks[0], &nks) != 0)
         return DF_OUTCOME_USAGE;
     df_sandbox *sb = NULL;
-    df_outcome opened = df_sandbox_open("hunt", o.backend, 0, o.watchdog_s, &sb);
+    df_outcome opened = df_sandbox_open("hunt", o->backend, 0, o->watchdog_s, &sb);
     if (opened != DF_OUTCOME_CLEAN)
         return opened;
-    print_header(&o, sb);
+    print_header(o, sb);
     const char *backend = df_sandbox_backend(sb);
     df_scratch buf = {0};
     unsigned escaped = 0, false_alarms = 0, skipped = 0;
     df_outcome out = DF_OUTCOME_CLEAN;
-    size_t nm = df_mutant_count(), nk = df_kernel_count();
-    for (size_t i = 0; i < nm + nk && out == DF_OUTCOME_CLEAN; i++) {
-        hunt_row row = {.mutant = i < nm};
-        row.k = row.mutant ? df_mutant_at(i) : df_kernel_at(i - nm);
+    for (size_t i = 0; i < nks && out == DF_OUTCOME_CLEAN; i++) {
+        hunt_row row = {.k = ks[i], .mutant = is_mutant(ks[i])};
         int blind = row.mutant && (row.k->flags & DF_K_HOST_BLIND) &&
                     strcmp(backend, "host") == 0;
         if (!df_sandbox_supports(sb, row.k) || blind) {
@@ -236,19 +267,34 @@ df_outcome df_cmd_hunt(int argc, char **argv)
                     blind ? "its bug cannot show" : "cannot run", backend);
             continue;
         }
-        if (hunt_kernel(sb, &o, &row, &buf) != 0)
+        if (hunt_kernel(sb, o, &row, &buf) != 0)
             out = DF_OUTCOME_ENV;
-        print_row(&o, &row);
+        print_row(o, &row);
         fflush(stdout);
         escaped += row.mutant && !row.ours.found;
         false_alarms += !row.mutant && row.our_alarms > 0;
     }
     printf("%s%u mutant(s) escaped this oracle, %u correct kernel(s) with false alarms, "
            "%u kernel(s) skipped on backend %s\n",
-           o.markdown ? "\n" : "dotfuzz hunt: ", escaped, false_alarms, skipped, backend);
+           o->markdown ? "\n" : "dotfuzz hunt: ", escaped, false_alarms, skipped, backend);
     df_scratch_free(&buf);
     df_sandbox_close(sb);
     if (out == DF_OUTCOME_CLEAN && (escaped || false_alarms))
         out = DF_OUTCOME_BUG;
+    return out;
+}
+
+df_outcome df_cmd_hunt(int argc, char **argv)
+{
+    hunt_opts o;
+    int p = parse_hunt_opts(argc, argv, &o);
+    df_outcome out = DF_OUTCOME_USAGE;
+    if (p > 0) {
+        hunt_usage(stdout);
+        out = DF_OUTCOME_CLEAN;
+    } else if (p == 0) {
+        out = hunt(&o);
+    }
+    free(o.kernel);
     return out;
 }

@@ -25,11 +25,15 @@
 #include "metamorphic.h"
 #include "plugin.h"
 #include "sandbox.h"
+#include "select.h"
 
 typedef struct merge_opts {
     const char *out, *backend;
+    char *kernel;        /* --kernel values joined (select.h): only these kernels */
     double tol;
+    double watchdog_s;   /* 0: by the case's size */
     df_plugin_paths libs;
+    const char *case_option; /* the first option given that only a corpus merge takes */
 } merge_opts;
 
 typedef struct sig {
@@ -44,6 +48,8 @@ typedef struct counts {
 
 typedef struct merge_state {
     df_sandbox *sb;
+    const df_kernel *set[4 * DF_KERNEL_SET]; /* the --kernel list resolved */
+    size_t nset;
     df_oracle_opts oo;
     df_meta_opts mo;
     const char *out;
@@ -67,8 +73,12 @@ static void merge_usage(FILE *f)
           "Cases already in OUT count as known. Files are stored under their SHA-1.\n"
           "\n"
           "  --backend B          cuda, host or auto (default auto)\n"
+          "  --kernel LIST        judge on these kernels only, comma-separated, repeatable:\n"
+          "                       names, 'all', 'mutants' (cases naming another are skipped)\n"
           "  --kernel-lib PATH    load kernels from a plugin library (repeatable)\n"
           "  --tol X              relative tolerance of a precision finding (default 1e-6)\n"
+          "  --watchdog D         a case running longer is a hang (bug; default 10s, or\n"
+          "                       400 ns an element of longer cases)\n"
           "  -h, --help           this text\n"
           "\n"
           "When every IN is a campaign directory (dotfuzz run --out DIR; e.g. the\n"
@@ -77,7 +87,7 @@ static void merge_usage(FILE *f)
           "summed per kernel, and the findings (lines and files) of every input, a\n"
           "finding kept when its file is new and its (kernel, verdict, rule, error\n"
           "bucket) is new; crashes and hangs whenever their file is new. Findings are\n"
-          "not rerun, and the options above are not used. IN of both kinds is an\n"
+          "not rerun, and the options above are refused. IN of both kinds is an\n"
           "error.\n"
           "\n"
           "exit status: 0 merged, 2 some input unreadable (the rest merged), OUT not\n"
@@ -88,19 +98,34 @@ static void merge_usage(FILE *f)
 
 static int parse_merge_opts(int argc, char **argv, merge_opts *o)
 {
-    enum { OPT_BACKEND = 256, OPT_TOL, OPT_KERNEL_LIB };
+    enum { OPT_BACKEND = 256, OPT_TOL, OPT_KERNEL_LIB, OPT_KERNEL, OPT_WATCHDOG };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"tol", required_argument, 0, OPT_TOL},
         {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
+        {"kernel", required_argument, 0, OPT_KERNEL},
+        {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (merge_opts){.backend = "auto", .tol = 1e-6};
-    int ch;
+    int ch, li = -1;
     optind = 1;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":h", longopts, &li)) != -1) {
+        if (ch >= OPT_BACKEND && !o->case_option && li >= 0)
+            o->case_option = longopts[li].name;
+        li = -1;
         switch (ch) {
         case 'h': return 1;
+        case OPT_KERNEL:
+            if (df_kernel_list_add(&o->kernel, optarg) != 0)
+                return -1;
+            break;
+        case OPT_WATCHDOG:
+            if (df_parse_duration(optarg, &o->watchdog_s) || !(o->watchdog_s > 0)) {
+                df_usage_error("merge", "invalid --watchdog '%s'", optarg);
+                return -1;
+            }
+            break;
         case OPT_BACKEND: o->backend = optarg; break;
         case OPT_KERNEL_LIB:
             if (df_plugin_paths_add_cli("merge", &o->libs, optarg) != 0)
@@ -177,7 +202,8 @@ static int add_sigs(merge_state *st, const df_case_file *f, int *runnable)
     int added = 0;
     *runnable = 0;
     const df_kernel *k;
-    for (size_t i = 0; (k = df_case_candidate(&f->c, i)) != NULL && !st->dead; i++) {
+    for (size_t i = 0; (k = df_case_candidate(&f->c, i, st->set, st->nset)) != NULL && !st->dead;
+         i++) {
         sig s;
         if (k->elem != f->c.type || judge_on(st, k, f, &s) != 0)
             continue;
@@ -324,35 +350,46 @@ static int campaign_inputs(int nin, char **in)
     return -1;
 }
 
+static df_outcome merge_corpora(merge_opts *o, int nin, char **in)
+{
+    merge_state st = {.oo = {.tol = o->tol}, .mo = {.every = 1, .reruns = 2}, .out = o->out};
+    unsigned char named[sizeof st.set / sizeof st.set[0]];
+    if (df_load_plugins_cli("merge", &o->libs) != 0 ||
+        (o->kernel && df_kernels_of("merge", o->kernel, st.set, named,
+                                    sizeof st.set / sizeof st.set[0], &st.nset) != 0))
+        return DF_OUTCOME_USAGE;
+    if (!out_writable(o->out)) {
+        fprintf(stderr, "dotfuzz merge: cannot write into directory %s\n", o->out);
+        return DF_OUTCOME_ENV;
+    }
+    df_outcome out = df_sandbox_open("merge", o->backend, 0, o->watchdog_s, &st.sb);
+    if (out != DF_OUTCOME_CLEAN)
+        return out;
+    fprintf(stderr, "dotfuzz merge: %s\n", df_sandbox_note(st.sb));
+    out = merge_all(&st, nin, in);
+    df_sandbox_close(st.sb);
+    free(st.sigs);
+    free(st.hashes);
+    return out;
+}
+
 df_outcome df_cmd_merge(int argc, char **argv)
 {
     merge_opts o;
     int p = parse_merge_opts(argc, argv, &o);
+    df_outcome out = DF_OUTCOME_USAGE;
+    int kind = p == 0 ? campaign_inputs(argc - optind, argv + optind) : -1;
     if (p > 0) {
         merge_usage(stdout);
-        return DF_OUTCOME_CLEAN;
+        out = DF_OUTCOME_CLEAN;
+    } else if (kind > 0 && o.case_option) {
+        df_usage_error("merge", "--%s has no effect on a merge of campaign directories "
+                                "(their findings are not rerun)", o.case_option);
+    } else if (kind > 0) {
+        out = df_campaign_merge(o.out, argv + optind, (size_t)(argc - optind));
+    } else if (kind == 0) {
+        out = merge_corpora(&o, argc - optind, argv + optind);
     }
-    if (p < 0)
-        return DF_OUTCOME_USAGE;
-    int kind = campaign_inputs(argc - optind, argv + optind);
-    if (kind < 0)
-        return DF_OUTCOME_USAGE;
-    if (kind > 0)
-        return df_campaign_merge(o.out, argv + optind, (size_t)(argc - optind));
-    if (df_load_plugins_cli("merge", &o.libs) != 0)
-        return DF_OUTCOME_USAGE;
-    if (!out_writable(o.out)) {
-        fprintf(stderr, "dotfuzz merge: cannot write into directory %s\n", o.out);
-        return DF_OUTCOME_ENV;
-    }
-    merge_state st = {.oo = {.tol = o.tol}, .mo = {.every = 1, .reruns = 2}, .out = o.out};
-    df_outcome out = df_sandbox_open("merge", o.backend, 0, 0, &st.sb);
-    if (out != DF_OUTCOME_CLEAN)
-        return out;
-    fprintf(stderr, "dotfuzz merge: %s\n", df_sandbox_note(st.sb));
-    out = merge_all(&st, argc - optind, argv + optind);
-    df_sandbox_close(st.sb);
-    free(st.sigs);
-    free(st.hashes);
+    free(o.kernel);
     return out;
 }

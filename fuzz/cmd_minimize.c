@@ -19,10 +19,14 @@
 #include "metamorphic.h"
 #include "plugin.h"
 #include "sandbox.h"
+#include "select.h"
 
 typedef struct min_opts {
-    const char *file, *out, *backend, *kernel;
+    const char *file, *out, *backend;
+    const char *kernel;  /* the one kernel --kernel names, once resolved */
+    char *kernel_given;  /* the --kernel values joined (select.h) */
     double tol;
+    double watchdog_s;   /* 0: by the case's size */
     uint64_t max_tries;
     df_plugin_paths libs;
 } min_opts;
@@ -53,10 +57,13 @@ static void min_usage(FILE *f)
           "\n"
           "  -o, --output OUT     minimized case file (default FILE.min; written atomically)\n"
           "  --backend B          cuda, host or auto (default auto)\n"
-          "  --kernel NAME        kernel to minimize on (needed when FILE names none)\n"
+          "  --kernel NAME        kernel to minimize on (needed when FILE names none; the\n"
+          "                       list form of the other commands must name one kernel)\n"
           "  --kernel-lib PATH    load kernels from a plugin library (repeatable)\n"
           "  --tol X              relative tolerance of a precision finding (default 1e-6)\n"
           "  --max-tries N        stop after N judged attempts (default 5000)\n"
+          "  --watchdog D         an attempt running longer is a hang (bug; default 10s,\n"
+          "                       or 400 ns an element of longer cases)\n"
           "  -h, --help           this text\n"
           "\n"
           "exit status: 0 minimized (or no reduction possible), 2 unreadable file or\n"
@@ -67,12 +74,13 @@ static void min_usage(FILE *f)
 
 static int parse_min_opts(int argc, char **argv, min_opts *o)
 {
-    enum { OPT_BACKEND = 256, OPT_TOL, OPT_KERNEL, OPT_KERNEL_LIB, OPT_MAX_TRIES };
+    enum { OPT_BACKEND = 256, OPT_TOL, OPT_KERNEL, OPT_KERNEL_LIB, OPT_MAX_TRIES, OPT_WATCHDOG };
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'}, {"backend", required_argument, 0, OPT_BACKEND},
         {"tol", required_argument, 0, OPT_TOL}, {"kernel", required_argument, 0, OPT_KERNEL},
         {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
         {"max-tries", required_argument, 0, OPT_MAX_TRIES},
+        {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (min_opts){.backend = "auto", .tol = 1e-6, .max_tries = 5000};
@@ -84,7 +92,16 @@ static int parse_min_opts(int argc, char **argv, min_opts *o)
         case 'h': return 1;
         case 'o': o->out = optarg; break;
         case OPT_BACKEND: o->backend = optarg; break;
-        case OPT_KERNEL: o->kernel = optarg; break;
+        case OPT_KERNEL:
+            if (df_kernel_list_add(&o->kernel_given, optarg) != 0)
+                return -1;
+            break;
+        case OPT_WATCHDOG:
+            if (df_parse_duration(optarg, &o->watchdog_s) || !(o->watchdog_s > 0)) {
+                df_usage_error("minimize", "invalid --watchdog '%s'", optarg);
+                return -1;
+            }
+            break;
         case OPT_KERNEL_LIB:
             if (df_plugin_paths_add_cli("minimize", &o->libs, optarg) != 0)
                 return -1;
@@ -483,34 +500,56 @@ static df_outcome minimize_case(const min_opts *o, df_sandbox *sb, df_case_file 
     return out;
 }
 
+/* The one kernel --kernel names, into o->kernel. USAGE (said) when the
+ * list names another number of kernels or an unknown one. */
+static df_outcome one_kernel(min_opts *o)
+{
+    const df_kernel *ks[4 * DF_KERNEL_SET];
+    unsigned char named[4 * DF_KERNEL_SET];
+    size_t nk = 0;
+    if (df_kernels_of("minimize", o->kernel_given, ks, named, 4 * DF_KERNEL_SET, &nk) != 0)
+        return DF_OUTCOME_USAGE;
+    if (nk != 1) {
+        df_usage_error("minimize", "--kernel '%s' must name one kernel", o->kernel_given);
+        return DF_OUTCOME_USAGE;
+    }
+    o->kernel = ks[0]->name;
+    return DF_OUTCOME_CLEAN;
+}
+
+static df_outcome minimize_file(min_opts *o)
+{
+    if (df_load_plugins_cli("minimize", &o->libs) != 0)
+        return DF_OUTCOME_USAGE;
+    if (o->kernel_given && one_kernel(o) != DF_OUTCOME_CLEAN)
+        return DF_OUTCOME_USAGE;
+    df_case_file f;
+    char err[512];
+    if (df_corpus_read(o->file, &f, err, sizeof err) != DF_CORPUS_OK) {
+        fprintf(stderr, "dotfuzz minimize: %s: %s\n", o->file, err);
+        return DF_OUTCOME_USAGE;
+    }
+    df_sandbox *sb;
+    df_outcome out = df_sandbox_open("minimize", o->backend, 0, o->watchdog_s, &sb);
+    if (out == DF_OUTCOME_CLEAN) {
+        out = minimize_case(o, sb, &f);
+        df_sandbox_close(sb);
+    }
+    df_case_file_free(&f);
+    return out;
+}
+
 df_outcome df_cmd_minimize(int argc, char **argv)
 {
     min_opts o;
     int p = parse_min_opts(argc, argv, &o);
+    df_outcome out = DF_OUTCOME_USAGE;
     if (p > 0) {
         min_usage(stdout);
-        return DF_OUTCOME_CLEAN;
+        out = DF_OUTCOME_CLEAN;
+    } else if (p == 0) {
+        out = minimize_file(&o);
     }
-    if (p < 0)
-        return DF_OUTCOME_USAGE;
-    if (df_load_plugins_cli("minimize", &o.libs) != 0)
-        return DF_OUTCOME_USAGE;
-    if (o.kernel && !df_kernel_find(o.kernel)) {
-        df_usage_error("minimize", "unknown kernel '%s'", o.kernel);
-        return DF_OUTCOME_USAGE;
-    }
-    df_case_file f;
-    char err[512];
-    if (df_corpus_read(o.file, &f, err, sizeof err) != DF_CORPUS_OK) {
-        fprintf(stderr, "dotfuzz minimize: %s: %s\n", o.file, err);
-        return DF_OUTCOME_USAGE;
-    }
-    df_sandbox *sb;
-    df_outcome out = df_sandbox_open("minimize", o.backend, 0, 0, &sb);
-    if (out == DF_OUTCOME_CLEAN) {
-        out = minimize_case(&o, sb, &f);
-        df_sandbox_close(sb);
-    }
-    df_case_file_free(&f);
+    free(o.kernel_given);
     return out;
 }

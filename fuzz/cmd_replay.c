@@ -16,10 +16,11 @@
 #include "metamorphic.h"
 #include "plugin.h"
 #include "sandbox.h"
+#include "select.h"
 
 typedef struct replay_opts {
     const char *backend;
-    const char *kernel; /* restrict to one kernel */
+    char *kernel;       /* --kernel values joined (select.h): only these kernels */
     double tol;
     int json;
     int debug_invariants;
@@ -31,6 +32,8 @@ typedef struct replay_opts {
 typedef struct replay_state {
     df_sandbox *sb;
     const replay_opts *o;
+    const df_kernel *set[4 * DF_KERNEL_SET]; /* the --kernel list resolved */
+    size_t nset;
     df_outcome out;
     int dead; /* no worker process can run cases: stop */
     uint8_t bucket_seen[DF_BUCKETS / 8]; /* error regimes reached (df_error_bucket) */
@@ -48,7 +51,8 @@ static void replay_usage(FILE *f)
           "prints each verdict. Directories are read one level deep, in name order.\n"
           "\n"
           "  --backend B          cuda, host or auto (default auto)\n"
-          "  --kernel NAME        run on this kernel only (files naming another are skipped)\n"
+          "  --kernel LIST        run on these kernels only, comma-separated, repeatable:\n"
+          "                       names, 'all', 'mutants' (files naming another are skipped)\n"
           "  --kernel-lib PATH    load kernels from a plugin library (repeatable; the ABI\n"
           "                       is include/dotfuzz/plugin.h)\n"
           "  --tol X              relative tolerance of a precision finding (default 1e-6)\n"
@@ -118,10 +122,8 @@ static void replay_file(replay_state *st, const char *path)
         return;
     }
     const df_kernel *k;
-    for (size_t i = 0; (k = df_case_candidate(&f.c, i)) != NULL; i++) {
+    for (size_t i = 0; (k = df_case_candidate(&f.c, i, st->set, st->nset)) != NULL; i++) {
         if (!f.c.kernel[0] && k->elem != f.c.type)
-            continue;
-        if (st->o->kernel && strcmp(k->name, st->o->kernel) != 0)
             continue;
         if (st->dead)
             break;
@@ -174,7 +176,10 @@ static int parse_replay_opts(int argc, char **argv, replay_opts *o)
         switch (ch) {
         case 'h': return 1;
         case OPT_BACKEND: o->backend = optarg; break;
-        case OPT_KERNEL: o->kernel = optarg; break; /* checked once plugins are loaded */
+        case OPT_KERNEL: /* checked once plugins are loaded */
+            if (df_kernel_list_add(&o->kernel, optarg) != 0)
+                return -1;
+            break;
         case OPT_KERNEL_LIB:
             if (df_plugin_paths_add_cli("replay", &o->libs, optarg) != 0)
                 return -1;
@@ -207,23 +212,26 @@ df_outcome df_cmd_replay(int argc, char **argv)
 {
     replay_opts o;
     int p = parse_replay_opts(argc, argv, &o);
-    if (p > 0) {
-        replay_usage(stdout);
-        return DF_OUTCOME_CLEAN;
-    }
-    if (p < 0)
-        return DF_OUTCOME_USAGE;
-    if (df_load_plugins_cli("replay", &o.libs) != 0)
-        return DF_OUTCOME_USAGE;
-    if (o.kernel && !df_kernel_find(o.kernel)) {
-        df_usage_error("replay", "unknown kernel '%s'", o.kernel);
-        return DF_OUTCOME_USAGE;
+    if (p != 0) {
+        free(o.kernel);
+        if (p > 0)
+            replay_usage(stdout);
+        return p > 0 ? DF_OUTCOME_CLEAN : DF_OUTCOME_USAGE;
     }
     replay_state st = {.o = &o, .out = DF_OUTCOME_CLEAN};
+    unsigned char named[sizeof st.set / sizeof st.set[0]];
+    if (df_load_plugins_cli("replay", &o.libs) != 0 ||
+        (o.kernel && df_kernels_of("replay", o.kernel, st.set, named,
+                                   sizeof st.set / sizeof st.set[0], &st.nset) != 0)) {
+        free(o.kernel);
+        return DF_OUTCOME_USAGE;
+    }
     df_outcome opened =
         df_sandbox_open("replay", o.backend, o.debug_invariants, o.watchdog_s, &st.sb);
-    if (opened != DF_OUTCOME_CLEAN)
+    if (opened != DF_OUTCOME_CLEAN) {
+        free(o.kernel);
         return opened;
+    }
     fprintf(stderr, "dotfuzz replay: %s\n", df_sandbox_note(st.sb));
     for (int i = optind; i < argc && !st.dead; i++) {
         struct stat sb;
@@ -241,5 +249,6 @@ df_outcome df_cmd_replay(int argc, char **argv)
             (unsigned long long)st.verdicts[DF_V_BUG], st.buckets, st.worst_ratio,
             st.worst_kernel ? st.worst_kernel : "-");
     df_sandbox_close(st.sb);
+    free(o.kernel);
     return st.out;
 }

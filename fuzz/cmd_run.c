@@ -16,15 +16,16 @@
 #include "cli.h"
 #include "cli_util.h"
 #include "run.h"
+#include "select.h"
 #include "supervisor.h"
 
 static void run_usage(FILE *f)
 {
     fputs("usage: dotfuzz run [OPTIONS]\n"
           "\n"
-          "  --kernel LIST        kernels to fuzz, comma-separated: names, 'all' (default:\n"
-          "                       every correct kernel the backend runs, those of\n"
-          "                       --kernel-lib included), 'mutants' (the known-buggy ones)\n"
+          "  --kernel LIST        kernels to fuzz, comma-separated, repeatable: names, 'all'\n"
+          "                       (default: every correct kernel the backend runs, those\n"
+          "                       of --kernel-lib included), 'mutants' (the known-buggy ones)\n"
           "  --kernel-lib PATH    load kernels from a plugin library (repeatable; the ABI\n"
           "                       is include/dotfuzz/plugin.h)\n"
           "  --time DURATION      stop after this long: 10, 10s, 5m, 8h (default 60s\n"
@@ -99,7 +100,7 @@ static const char *parse_one(df_run_opts *o, int ch, const char *arg)
 {
     uint64_t v;
     switch (ch) {
-    case 'k': o->kernel = arg; return NULL;
+    case 'k': return df_kernel_list_add(&o->kernel_given, arg) ? "--kernel" : NULL;
     case 't': return df_parse_duration(arg, &o->time_s) ? "--time" : NULL;
     case 'c': return df_parse_u64(arg, &o->cases) ? "--cases" : NULL;
     case OPT_SEED: o->seed_set = 1; return df_parse_u64(arg, &o->seed) ? "--seed" : NULL;
@@ -231,6 +232,8 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
         fprintf(stderr, "dotfuzz run: with --out, findings go to DIR/findings: drop --corpus\n");
         return -1;
     }
+    if (o->kernel_given)
+        o->kernel = o->kernel_given;
     if (o->time_s < 0)
         o->time_s = o->cases ? 0 : 60;
     if (!o->resume && o->watchdog_s == 0)
@@ -292,14 +295,17 @@ df_outcome df_cmd_run(int argc, char **argv)
 {
     df_run_opts o;
     int p = parse_run_opts(argc, argv, &o);
+    df_outcome out;
     if (p > 0) {
         run_usage(stdout);
-        return DF_OUTCOME_CLEAN;
+        out = DF_OUTCOME_CLEAN;
+    } else if (p < 0) {
+        out = DF_OUTCOME_USAGE;
+    } else {
+        df_note_threads("run", o.threads);
+        out = o.out || o.resume ? (df_outcome)df_campaign_run(&o, argc, argv)
+                                : run_supervised(&o);
     }
-    if (p < 0)
-        return DF_OUTCOME_USAGE;
-    df_note_threads("run", o.threads);
-    if (o.out || o.resume)
-        return (df_outcome)df_campaign_run(&o, argc, argv);
-    return run_supervised(&o);
+    free(o.kernel_given);
+    return out;
 }

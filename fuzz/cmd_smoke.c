@@ -21,6 +21,7 @@
 #include "plugin.h"
 #include "run.h"
 #include "sandbox.h"
+#include "select.h"
 
 /* The fixed seed: the same cases on every CI run, so a change that breaks
  * one of them fails every time, not one run in N. */
@@ -32,8 +33,7 @@ typedef struct smoke_opts {
     const char *backend, *findings, *junit, *json;
     const char *dirs[SMOKE_MAX_DIRS];
     size_t ndirs;
-    const char *kernels[DF_RUN_MAX_KERNELS]; /* --kernel: none = the default set */
-    size_t nkernels;
+    char *kernels; /* the --kernel values joined (select.h); NULL: "all" */
     double time_s;
     uint64_t seed;
     df_plugin_paths libs;
@@ -105,8 +105,8 @@ static void smoke_usage(FILE *f)
           "\n"
           "  --corpus DIR         regression corpus to replay (repeatable; default\n"
           "                       corpus/regression)\n"
-          "  --kernel NAME        fuzz only this kernel (repeatable; mutants allowed;\n"
-          "                       default all that the backend runs, as run --kernel all)\n"
+          "  --kernel LIST        kernels to fuzz, comma-separated, repeatable: names, 'all',\n"
+          "                       'mutants' (default all that the backend runs, as run)\n"
           "  --kernel-lib PATH    load kernels from a plugin library (repeatable)\n"
           "  --backend B          cuda, host or auto (default auto)\n"
           "  --time DURATION      fuzzing time, split over the two seeds (default 30s)\n"
@@ -142,10 +142,7 @@ static const char *smoke_opt(int ch, const char *arg, smoke_opts *o, int *corpus
         o->dirs[o->ndirs++] = arg;
         return NULL;
     case OPT_KERNEL:
-        if (o->nkernels == DF_RUN_MAX_KERNELS)
-            return "--kernel (too many)";
-        o->kernels[o->nkernels++] = arg;
-        return NULL;
+        return df_kernel_list_add(&o->kernels, arg) ? "--kernel" : NULL;
     case OPT_BACKEND: o->backend = arg; return NULL;
     case 't': return df_parse_duration(arg, &o->time_s) ? "--time" : NULL;
     case OPT_SEED: return df_parse_u64(arg, &o->seed) ? "--seed" : NULL;
@@ -211,26 +208,13 @@ static int runs_in_sandbox(const void *sb, const df_kernel *k)
 }
 
 /* The kernels to fuzz: `run --kernel LIST`'s selection (df_run_select),
- * LIST being the names given, else "all" (every built-in and plugin
+ * LIST being the --kernel values, else "all" (every built-in and plugin
  * kernel the backend runs). Returns an outcome. */
 static df_outcome select_kernels(smoke_state *st)
 {
-    const smoke_opts *o = st->o;
-    size_t len = 4; /* "all" */
-    for (size_t i = 0; i < o->nkernels; i++)
-        len += strlen(o->kernels[i]) + 1;
-    char *list = malloc(len);
-    if (!list)
-        return DF_OUTCOME_ENV;
-    strcpy(list, o->nkernels ? "" : "all");
-    for (size_t i = 0; i < o->nkernels; i++) {
-        strcat(list, i ? "," : "");
-        strcat(list, o->kernels[i]);
-    }
-    df_run_opts ro = {.kernel = list, .family = "all"};
+    df_run_opts ro = {.kernel = st->o->kernels ? st->o->kernels : "all", .family = "all"};
     df_runs_on on = {df_sandbox_backend(st->sb), runs_in_sandbox, st->sb};
     int rc = df_run_select(&ro, &on, st->kernels, &st->nk);
-    free(list);
     return rc == 0 ? DF_OUTCOME_CLEAN : rc == -1 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
 }
 
@@ -445,7 +429,7 @@ static void regress_file(smoke_state *st, const char *path)
     }
     remember_sha1(st, &f);
     const df_kernel *k;
-    for (size_t i = 0; (k = df_case_candidate(&f.c, i)) != NULL && !st->dead; i++) {
+    for (size_t i = 0; (k = df_case_candidate(&f.c, i, NULL, 0)) != NULL && !st->dead; i++) {
         if (!f.c.kernel[0] && k->elem != f.c.type)
             continue;
         if (df_sandbox_supports(st->sb, k)) {
@@ -903,43 +887,52 @@ static void smoke_run(smoke_state *st)
             break;
 }
 
+static df_outcome smoke_main(const smoke_opts *opts);
+
 df_outcome df_cmd_smoke(int argc, char **argv)
 {
     smoke_opts o;
     int p = parse_smoke_opts(argc, argv, &o);
+    df_outcome out = DF_OUTCOME_USAGE;
     if (p > 0) {
         smoke_usage(stdout);
-        return DF_OUTCOME_CLEAN;
+        out = DF_OUTCOME_CLEAN;
+    } else if (p == 0 && df_load_plugins_cli("smoke", &o.libs) == 0) {
+        out = smoke_main(&o);
     }
-    if (p < 0 || df_load_plugins_cli("smoke", &o.libs) != 0)
-        return DF_OUTCOME_USAGE;
+    free(o.kernels);
+    return out;
+}
+
+static df_outcome smoke_main(const smoke_opts *opts)
+{
     smoke_state *st = calloc(1, sizeof *st);
     if (!st)
         return DF_OUTCOME_ENV;
-    st->o = &o;
-    df_outcome out = df_sandbox_open("smoke", o.backend, 0, 0, &st->sb);
+    st->o = opts;
+    df_outcome out = df_sandbox_open("smoke", opts->backend, 0, 0, &st->sb);
     if (out == DF_OUTCOME_CLEAN)
         out = select_kernels(st);
     if (out != DF_OUTCOME_CLEAN) {
         smoke_free(st);
         return out;
     }
-    st->seeds[0] = (seed_run){.label = "fixed", .seed = o.seed};
+    st->seeds[0] = (seed_run){.label = "fixed", .seed = opts->seed};
     st->seeds[1] = (seed_run){.label = "fresh", .seed = df_fresh_seed()};
     fprintf(stderr, "dotfuzz smoke: %s\n", df_sandbox_note(st->sb));
     printf("dotfuzz smoke: seeds %llu (fixed) and %llu (fresh), %zu kernel(s), %.0f s of "
            "fuzzing\n",
            (unsigned long long)st->seeds[0].seed, (unsigned long long)st->seeds[1].seed,
-           st->nk, o.time_s);
+           st->nk, opts->time_s);
     fflush(stdout);
     double t0 = df_now();
     smoke_run(st);
     double elapsed = df_now() - t0;
     print_summary(st, elapsed);
     out = st->out;
-    if (o.junit && write_report(o.junit, st, elapsed, out, 1) != 0)
+    if (opts->junit && write_report(opts->junit, st, elapsed, out, 1) != 0)
         out = df_outcome_worst(out, DF_OUTCOME_ENV);
-    if (o.json && write_report(o.json, st, elapsed, out, 0) != 0)
+    if (opts->json && write_report(opts->json, st, elapsed, out, 0) != 0)
         out = df_outcome_worst(out, DF_OUTCOME_ENV);
     smoke_free(st);
     return out;

@@ -7,6 +7,8 @@
  * set of small trampoline functions that know the slot's number. The
  * library is never closed: the registry points into it until exit. */
 #include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,10 @@
 #include "../kernels/cuda_backend.h"
 #include "../kernels/kernel.h"
 #include "../kernels/model_common.h"
+#include "files.h"
 #include "plugin.h"
+#include "pool.h"
+#include "worker.h"
 
 #ifdef DOTFUZZ_CUDA
 #include <cuda_runtime_api.h>
@@ -24,6 +29,7 @@
 typedef struct plug_slot {
     df_kernel k;        /* what the registry holds */
     dotfuzz_kernel pk;  /* the plugin's description, copied */
+    const char *lib;    /* the library's path, as given */
     char name[DF_NAME_MAX];
     char origin[24];
     struct df_gpu_ops ops;
@@ -432,11 +438,12 @@ static void bind_slot(size_t i)
     s->k.host_model = s->pk.host_model ? fns[i].model : NULL;
 }
 
-static void fill_slot(size_t i, const dotfuzz_kernel *pk, const char *origin)
+static void fill_slot(size_t i, const dotfuzz_kernel *pk, const char *origin, const char *lib)
 {
     plug_slot *s = &slots[i];
     memset(s, 0, sizeof *s);
     s->pk = *pk;
+    s->lib = lib;
     snprintf(s->name, sizeof s->name, "%s", pk->name);
     snprintf(s->origin, sizeof s->origin, "%s", origin);
     s->ops = (struct df_gpu_ops){fns[i].scratch, fns[i].enqueue, fns[i].finish, NULL, NULL};
@@ -490,14 +497,15 @@ static const dotfuzz_plugin *open_plugin(const char *path, char *err, size_t err
     return pl; /* h stays open: the kernels live in it */
 }
 
-int df_plugin_load(const char *path, char *err, size_t err_len)
+/* Loads, checks and registers path in this process. */
+static int load_here(const char *path, char *err, size_t err_len)
 {
     const dotfuzz_plugin *pl = open_plugin(path, err, err_len);
     if (!pl || check_plugin(path, pl, err, err_len) != 0)
         return -1;
     size_t first = nslots;
     for (uint32_t i = 0; i < pl->nkernels; i++) {
-        fill_slot(first + i, &pl->kernels[i], "plugin");
+        fill_slot(first + i, &pl->kernels[i], "plugin", path);
         if (df_registry_add(&slots[first + i].k) != 0) {
             /* checked above; only a full registry gets here */
             snprintf(err, err_len, "%s: kernel '%s': the registry refused it (full)", path,
@@ -506,6 +514,88 @@ int df_plugin_load(const char *path, char *err, size_t err_len)
         }
         nslots++;
     }
+    return 0;
+}
+
+/* ---- loading in a worker first ---- */
+
+/* The longest a library may take to load. */
+#define LOAD_WATCHDOG_S 60
+
+/* What loading a library in a worker process said. */
+typedef struct probe_answer {
+    int32_t rc;
+    char err[512];
+} probe_answer;
+
+static int probe_body(void *ctx, int in, int out, df_heartbeat *hb)
+{
+    (void)in;
+    probe_answer a = {0, ""};
+    df_worker_case_begin(hb, 0, 1);
+    a.rc = load_here(ctx, a.err, sizeof a.err);
+    df_worker_case_end(hb);
+    return df_write_all(out, &a, sizeof a) ? DF_LEAVE_FAILED : DF_LEAVE_DONE;
+}
+
+/* Loads path in a worker process first: a constructor or an entry point
+ * that crashes, exits or hangs ends that process, not this one, and is
+ * said in err. Returns 0 when the worker loaded it, else -1. */
+static int probe(const char *path, char *err, size_t err_len)
+{
+    df_worker w;
+    if (df_worker_init(&w) != 0 || df_worker_start(&w, 1, 0, probe_body, (void *)path) != 0) {
+        snprintf(err, err_len, "%s: cannot start a process to load it: %s", path,
+                 strerror(errno));
+        df_worker_free(&w);
+        return -1;
+    }
+    probe_answer a;
+    int got = 0;
+    /* a load that hangs: the watchdog ends it (it is busy from its start) */
+    while (!got) {
+        struct pollfd pf = {.fd = w.from, .events = POLLIN};
+        if (poll(&pf, 1, 100) > 0) {
+            got = df_read_full(w.from, &a, sizeof a) == 0 ? 1 : -1;
+            break;
+        }
+        df_worker_watchdog(&w, df_now(), LOAD_WATCHDOG_S);
+    }
+    df_worker_end end;
+    df_worker_reap(&w, &end);
+    df_worker_free(&w);
+    if (got == 1) {
+        a.err[sizeof a.err - 1] = 0;
+        if (a.rc != 0)
+            snprintf(err, err_len, "%s", a.err);
+        return a.rc != 0 ? -1 : 0;
+    }
+    char how[200];
+    df_end_text(&end, LOAD_WATCHDOG_S, how, sizeof how);
+    snprintf(err, err_len, "%s: loading it ended the process (%s): its constructor or %s()",
+             path, how, DOTFUZZ_PLUGIN_ENTRY_SYMBOL);
+    return -1;
+}
+
+int df_plugin_load(const char *path, char *err, size_t err_len)
+{
+    if (probe(path, err, err_len) != 0)
+        return -1;
+    return load_here(path, err, err_len);
+}
+
+int df_plugin_describe(size_t i, char *buf, size_t len)
+{
+    if (i >= nslots)
+        return -1;
+    const dotfuzz_kernel *k = &slots[i].pk;
+    snprintf(buf, len,
+             "%s %s elem=%u acc=%u flags=0x%x block=%u-%u/%u grid_max=%u per_thread=%u "
+             "max_n=%llu forms=%s%s%s%s",
+             slots[i].lib, k->name, k->elem, k->acc, k->flags, k->block_min, k->block_max,
+             k->block_default, k->grid_max, k->per_thread, (unsigned long long)k->max_n,
+             k->dot_host ? "h" : "", k->dot_device ? "d" : "", k->host_model ? "m" : "",
+             k->tree_height ? "t" : "");
     return 0;
 }
 

@@ -14,11 +14,19 @@ extern "C" {
 #define DF_PLUGIN_KERNELS_MAX 64
 
 /* Loads the library at path, checks every field of its description and
- * registers its kernels. Returns 0, or -1 with a one-line reason in err
- * that names the library and the problem (cannot be opened, no entry
- * symbol, another ABI version, a bad field, a name already taken); then
- * none of its kernels is registered. */
+ * registers its kernels. It is loaded in a worker process first, so a
+ * constructor or entry point that crashes, exits or hangs is refused,
+ * not fatal. Returns 0, or -1 with a one-line reason in err that names the
+ * library and the problem (cannot be opened, ended the process loading
+ * it, no entry symbol, another ABI version, a bad field, a name already
+ * taken); then none of its kernels is registered. */
 int df_plugin_load(const char *path, char *err, size_t err_len);
+
+/* One line naming plugin kernel i (df_plugin_at(i)) as loaded: its
+ * library's path, its name and every trait dotfuzz judges it by (types,
+ * flags, launch ranges, which forms it has). A campaign records these and
+ * compares them on resume. Returns 0, or -1 past the last. */
+int df_plugin_describe(size_t i, char *buf, size_t len);
 
 /* The --kernel-lib paths of one command line, in order. */
 #define DF_PLUGIN_PATHS_MAX 16

@@ -32,6 +32,7 @@ int df_run_parse_save(const char *v, int *save);
 
 typedef struct df_run_opts {
     const char *kernel;     /* "all", "mutants", names, comma-separated */
+    char *kernel_given;     /* the --kernel values joined (select.h), owned; NULL: none */
     const char *backend;
     const char *corpus;
     const char *family;
@@ -358,22 +359,6 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
 /* The kernel of case i. */
 static inline size_t df_run_kernel_of(uint64_t i, size_t nk) { return (size_t)(i % nk); }
 
-
-/* Which kernels a backend runs: its name, and whether it runs k (a backend
- * open in this process: df_runs_on_backend; or a sandbox's answer). */
-typedef struct df_runs_on {
-    const char *backend;
-    int (*supports)(const void *ctx, const df_kernel *k);
-    const void *ctx;
-} df_runs_on;
-
-/* df_runs_on for backend b. */
-df_runs_on df_runs_on_backend(const df_backend *b);
-
-/* Selects kernels for o (kernel list, family, backend support). Returns 0,
- * -1 (usage error, message printed) or -2 (nothing can run). */
-int df_run_select(const df_run_opts *o, const df_runs_on *b,
-                  const df_kernel **kernels, size_t *nk);
 
 /* The summary table to f. */
 void df_run_summary(FILE *f, const df_run_opts *o, const df_kernel *const *kernels,

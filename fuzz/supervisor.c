@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "cli_util.h"
 #include "files.h"
+#include "select.h"
 #include "supervisor.h"
 
 enum { MSG_DONE = 1, MSG_FINDING = 2 };

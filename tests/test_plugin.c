@@ -409,3 +409,98 @@ Test(plugin, header_is_c89_and_cpp_clean)
                     "-x c++ -o /dev/null examples/plugin/mydot.c"),
                  0, "%s", out);
 }
+
+/* ---- plugins in every mode ---- */
+
+/* A new campaign loads --kernel-lib (and --kernel all takes its kernels);
+ * the campaign records the library and its kernels, and --resume refuses
+ * one that is missing or whose kernels changed. */
+Test(plugin, a_campaign_loads_records_and_checks_its_libraries, .timeout = 120)
+{
+    const char *dir = tmpdir();
+    const char *so = example_so(dir);
+    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel mydot --cases 300 "
+                "--seed 7 --quiet --out %s/c", so, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "  mydot "), "%s", out);
+    rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel all --cases 300 --seed 7 "
+            "--quiet --out %s/all", so, dir);
+    cr_assert(rc == 0 || rc == 1, "%s", out);
+    cr_assert(strstr(out, "  mydot ") && strstr(out, "  mydot-droplast "), "%s", out);
+    rc = sh("grep -E '^(kernel_lib|plugin_kernel) ' %s/c/campaign", dir);
+    cr_assert(strstr(out, "kernel_lib : /"), "recorded by absolute path: %s", out);
+    cr_assert(strstr(out, "plugin_kernel : ") && strstr(out, " mydot elem=1 acc=1 "), "%s",
+              out);
+    /* resumed from another directory: found by its recorded path */
+    rc = sh("d=$(pwd); cd / && $d/dotfuzz run --resume %s/c --cases 400 --quiet", dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    /* its kernels changed: refused, one line */
+    pspec sp = good_spec();
+    sp.name = "\"mydot\"";
+    sp.flags = "0";
+    rc = sh("cp %s %s/saved.so && cp %s %s", so, dir, spec_so(dir, "other", sp), so);
+    rc = sh("./dotfuzz run --resume %s/c --cases 500", dir);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "kernels changed since"), "%s", out);
+    /* missing: refused, one line naming it */
+    rc = sh("rm %s && ./dotfuzz run --resume %s/c --cases 500", so, dir);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "--kernel-lib /") && strstr(out, "mydot.so"), "%s", out);
+}
+
+/* list says where each plugin kernel runs: a whole routine on either
+ * backend (as the built-ins do where this build has CUDA), a device form
+ * alone on cuda only. */
+Test(plugin, list_says_where_each_plugin_kernel_runs)
+{
+    const char *dir = tmpdir();
+    pspec dev = good_spec();
+    dev.name = "\"t-dev\"";
+    dev.host = "0";
+    dev.model = "0";
+    dev.dev = "(dotfuzz_dot_device_fn)(void (*)(void))one";
+    const char *so = spec_so(dir, "dev", dev);
+    cr_assert_eq(sh("./dotfuzz list --kernel-lib %s --kernel-lib %s", example_so(dir), so), 0,
+                 "%s", out);
+    char *builtin = strstr(out, "  shfl "), *mydot = strstr(out, "  mydot "),
+         *tdev = strstr(out, "  t-dev ");
+    cr_assert(builtin && mydot && tdev, "%s", out);
+    int cuda = strstr(builtin, " both ") && strstr(builtin, " both ") < strchr(builtin, '\n');
+    const char *want_mydot = cuda ? " both " : " host ", *want_dev = cuda ? " cuda " : " - ";
+    cr_assert(strstr(mydot, want_mydot) < strchr(mydot, '\n'), "%s", out);
+    cr_assert(strstr(tdev, want_dev) && strstr(tdev, want_dev) < strchr(tdev, '\n'), "%s", out);
+}
+
+/* A library whose constructor crashes is refused with one line by every
+ * command that loads plugins, not fatal to it. */
+Test(plugin, a_crashing_constructor_is_refused_everywhere)
+{
+    const char *dir = tmpdir();
+    const char *so = build_so(dir, "ctor",
+                              "#include \"dotfuzz/plugin.h\"\n"
+                              "__attribute__((constructor)) static void boom(void)\n"
+                              "{ volatile unsigned long z = 0; *(volatile int *)z = 1; }\n"
+                              "const dotfuzz_plugin *dotfuzz_plugin_entry(void) { return 0; }\n",
+                              0);
+    const char *cmds[] = {"list", "run --backend host --cases 10", "replay corpus/regression",
+                          "smoke --backend host --time 0", "hunt --backend host --cases 1",
+                          "merge --backend host /tmp/dotfuzz-never corpus/regression"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        int rc = sh("./dotfuzz %s --kernel-lib %s", cmds[i], so);
+        cr_assert_eq(rc, 2, "%s: %s", cmds[i], out);
+        cr_assert(strstr(out, "ctor.so: loading it ended the process") &&
+                      strstr(out, "signal 11"),
+                  "%s: %s", cmds[i], out);
+    }
+}
+
+/* hunt takes plugins as correct kernels and --kernel lists */
+Test(plugin, hunt_runs_a_plugin_kernel)
+{
+    const char *so = example_so(tmpdir());
+    int rc = sh("./dotfuzz hunt --backend host --kernel-lib %s --kernel mydot,m-tail "
+                "--cases 300", so);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "  mydot ") && strstr(out, "correct 300 cases"), "%s", out);
+    cr_assert(strstr(out, "  m-tail ") && strstr(out, "0 mutant(s) escaped"), "%s", out);
+}

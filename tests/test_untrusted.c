@@ -61,7 +61,7 @@ static const char *build(const char *dir, const char *name, const char *act)
 static const struct {
     const char *name, *act, *says, *rule;
 } kinds[] = {
-    {"segv", "*(volatile int *)0 = 1", "signal 11 (Segmentation fault)", "crash"},
+    {"segv", "volatile unsigned long z = 0; *(volatile int *)z = 1", "signal 11 (Segmentation fault)", "crash"},
     {"abort", "abort()", "signal 6 (Aborted)", "crash"},
     {"exit11", "exit(11)", "exit(11)", "crash"},
     {"exit0", "exit(0)", "exit(0)", "crash"},
@@ -181,7 +181,7 @@ Test(untrusted, a_stalled_reader_makes_no_false_hang, .timeout = 60)
 Test(untrusted, replay_of_a_directory_judges_every_file, .timeout = 120)
 {
     char *d = df_test_tmpdir("untr-replay");
-    const char *so = build(d, "segv", "*(volatile int *)0 = 1");
+    const char *so = build(d, "segv", "volatile unsigned long z = 0; *(volatile int *)z = 1");
     int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-segv --cases 300 "
                 "--seed 3 --save-precision all --save-bugs all --quiet --corpus %s/all",
                 so, d);
@@ -225,7 +225,7 @@ Test(untrusted, replay_of_a_directory_judges_every_file, .timeout = 120)
 Test(untrusted, smoke_writes_its_reports_when_a_kernel_crashes, .timeout = 120)
 {
     char *d = df_test_tmpdir("untr-smoke");
-    const char *so = build(d, "segv", "*(volatile int *)0 = 1");
+    const char *so = build(d, "segv", "volatile unsigned long z = 0; *(volatile int *)z = 1");
     int rc = sh("mkdir -p %s/reg && ./dotfuzz smoke --backend host --kernel-lib %s --kernel "
                 "t-segv --corpus %s/reg --time 4 --findings %s/found --junit %s/x.xml "
                 "--json %s/y.json",
