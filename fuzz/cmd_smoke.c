@@ -35,6 +35,7 @@ typedef struct smoke_opts {
     size_t ndirs;
     char *kernels; /* the --kernel values joined (select.h); NULL: "all" */
     double time_s;
+    double watchdog_s; /* 0: by the case's size */
     uint64_t seed;
     df_plugin_paths libs;
 } smoke_opts;
@@ -109,7 +110,10 @@ static void smoke_usage(FILE *f)
           "                       'mutants' (default all that the backend runs, as run)\n"
           "  --kernel-lib PATH    load kernels from a plugin library (repeatable)\n"
           "  --backend B          cuda, host or auto (default auto)\n"
-          "  --time DURATION      fuzzing time, split over the two seeds (default 30s)\n"
+          "  --time DURATION      fuzzing time, split over the two seeds (default 30s; 0:\n"
+          "                       the regression corpus alone)\n"
+          "  --watchdog DURATION  a case running longer is a hang (bug; default 10s, or\n"
+          "                       400 ns an element of longer cases)\n"
           "  --seed S             the fixed seed (default 1); the other is random, printed\n"
           "  --findings DIR       where a new bug is saved (default corpus/findings)\n"
           "  --junit FILE         write a JUnit XML report\n"
@@ -127,7 +131,7 @@ static void smoke_usage(FILE *f)
 }
 
 enum { OPT_CORPUS = 256, OPT_KERNEL, OPT_KERNEL_LIB, OPT_BACKEND, OPT_SEED, OPT_FINDINGS,
-       OPT_JUNIT, OPT_JSON };
+       OPT_JUNIT, OPT_JSON, OPT_WATCHDOG };
 
 /* One option into o; returns the name of the option whose value is bad. */
 static const char *smoke_opt(int ch, const char *arg, smoke_opts *o, int *corpus_set)
@@ -149,6 +153,9 @@ static const char *smoke_opt(int ch, const char *arg, smoke_opts *o, int *corpus
     case OPT_FINDINGS: o->findings = arg; return NULL;
     case OPT_JUNIT: o->junit = arg; return NULL;
     case OPT_JSON: o->json = arg; return NULL;
+    case OPT_WATCHDOG:
+        return df_parse_duration(arg, &o->watchdog_s) || !(o->watchdog_s > 0) ? "--watchdog"
+                                                                               : NULL;
     }
     return "?";
 }
@@ -163,6 +170,7 @@ static int parse_smoke_opts(int argc, char **argv, smoke_opts *o)
         {"seed", required_argument, 0, OPT_SEED},
         {"findings", required_argument, 0, OPT_FINDINGS},
         {"junit", required_argument, 0, OPT_JUNIT}, {"json", required_argument, 0, OPT_JSON},
+        {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (smoke_opts){.backend = "auto", .findings = "corpus/findings", .time_s = 30,
@@ -910,7 +918,7 @@ static df_outcome smoke_main(const smoke_opts *opts)
     if (!st)
         return DF_OUTCOME_ENV;
     st->o = opts;
-    df_outcome out = df_sandbox_open("smoke", opts->backend, 0, 0, &st->sb);
+    df_outcome out = df_sandbox_open("smoke", opts->backend, 0, opts->watchdog_s, &st->sb);
     if (out == DF_OUTCOME_CLEAN)
         out = select_kernels(st);
     if (out != DF_OUTCOME_CLEAN) {
