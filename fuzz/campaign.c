@@ -43,7 +43,7 @@ typedef struct campaign {
     double run_time_before, start_time;
     uint64_t sessions, prev_restarts;
     /* logged findings, by file name */
-    char (*names)[41];
+    char (*names)[DF_CORPUS_NAME_MAX];
     size_t nnames, capnames;
     int log_fd, plot_fd;
 } campaign;
@@ -375,29 +375,29 @@ static int remember_name(campaign *cp, const char *name)
 {
     if (cp->nnames == cp->capnames) {
         size_t cap = cp->capnames ? 2 * cp->capnames : 64;
-        char (*p)[41] = realloc(cp->names, cap * sizeof *p);
+        char (*p)[DF_CORPUS_NAME_MAX] = realloc(cp->names, cap * sizeof *p);
         if (!p)
             return -1;
         cp->names = p;
         cp->capnames = cap;
     }
-    snprintf(cp->names[cp->nnames++], 41, "%s", name);
+    snprintf(cp->names[cp->nnames++], DF_CORPUS_NAME_MAX, "%s", name);
     return 0;
 }
 
-/* The SHA-1 name in a log line's "file":"findings/<name>". */
-static int name_of_line(const char *line, char name[41])
+/* The file name in a log line's "file":"findings/<kind>-<sha1>". */
+static int name_of_line(const char *line, char name[DF_CORPUS_NAME_MAX])
 {
     const char *p = strstr(line, "\"file\":\"findings/");
     if (!p)
         return -1;
     p += strlen("\"file\":\"findings/");
-    size_t n = strspn(p, "0123456789abcdef");
-    if (n != 40)
+    size_t n = strcspn(p, "\"");
+    if (n >= DF_CORPUS_NAME_MAX)
         return -1;
-    memcpy(name, p, 40);
-    name[40] = 0;
-    return 0;
+    memcpy(name, p, n);
+    name[n] = 0;
+    return df_corpus_name_sha1(name) ? 0 : -1;
 }
 
 static int load_logged_names(campaign *cp)
@@ -407,7 +407,7 @@ static int load_logged_names(campaign *cp)
     free(path);
     if (!f)
         return 0;
-    char *line = NULL, name[41];
+    char *line = NULL, name[DF_CORPUS_NAME_MAX];
     size_t cap = 0;
     int rc = 0;
     while (rc == 0 && getline(&line, &cap, f) > 0)

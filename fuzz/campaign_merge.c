@@ -2,12 +2,11 @@
  * scripts/slurm-campaign.sh) into one that `dotfuzz report` reads.
  *
  * Statistics and tables are summed by kernel (worst values: the maximum).
- * Findings are deduplicated without running anything (a crash finding
- * would kill the merge): a logged finding is kept when its file (named by
+ * Findings are deduplicated without running anything: a logged finding is kept when its file (named by
  * the SHA-1 of its bytes) is new and its signature (kernel, verdict, rule,
  * error bucket) is new; a crash or hang is kept whenever its file is new,
  * each being a reproducer of its own. A kept line is copied verbatim: its
- * "file" is "findings/<sha1>", the same in OUT. A file in an input's
+ * "file" is "findings/<kind>-<sha1>", the same in OUT. A file in an input's
  * findings/ that no log line names (the campaign was killed between saving
  * and logging it) is copied when new, so that no finding is lost. */
 #include <dirent.h>
@@ -120,16 +119,11 @@ typedef struct cmerge {
     int env_fail, nomem;
 } cmerge;
 
-static int is_hex40(const char *s)
-{
-    return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
-}
-
-/* The SHA-1 name of a logged finding's file, "findings/<sha1>". */
-static const char *logged_sha(const df_logged_finding *f)
+/* The name of a logged finding's file, "findings/<kind>-<sha1>". */
+static const char *logged_name(const df_logged_finding *f)
 {
     const char *p = f->file;
-    return !strncmp(p, "findings/", 9) && is_hex40(p + 9) ? p + 9 : NULL;
+    return !strncmp(p, "findings/", 9) && df_corpus_name_sha1(p + 9) ? p + 9 : NULL;
 }
 
 static int is_crash_or_hang(const df_logged_finding *f)
@@ -142,12 +136,14 @@ static void sig_key(char *buf, size_t cap, const df_logged_finding *f)
     snprintf(buf, cap, "%s\n%d\n%s\n%d", f->kernel, f->v, f->rule, df_ratio_bucket(f->err_ratio));
 }
 
-/* Copies IN/findings/<sha> to OUT/findings/<sha>: 0 copied, 1 missing or
- * not matching its name (said), -1 OUT not writable (said). */
-static int copy_finding(cmerge *cm, const char *in, const char *sha)
+/* Copies IN/findings/<file> to OUT/findings/<file>: 0 copied, 1 missing or
+ * its bytes not matching its name's SHA-1 (said), -1 OUT not writable
+ * (said). */
+static int copy_finding(cmerge *cm, const char *in, const char *file)
 {
-    char src[PATH_CAP], dst[PATH_CAP], name[64], hex[41], msg[200] = "path too long";
-    snprintf(name, sizeof name, "findings/%s", sha);
+    char src[PATH_CAP], dst[PATH_CAP], name[PATH_CAP], hex[41], msg[200] = "path too long";
+    const char *sha = df_corpus_name_sha1(file);
+    snprintf(name, sizeof name, "findings/%s", file);
     size_t len = 0;
     uint8_t *buf =
         df_campaign_join(src, in, name) ? NULL : df_read_regular(src, &len, msg, sizeof msg);
@@ -156,15 +152,16 @@ static int copy_finding(cmerge *cm, const char *in, const char *sha)
         return 1;
     }
     df_sha1_hex(buf, len, hex);
-    if (strcmp(hex, sha)) {
+    if (!sha || strcmp(hex, sha)) {
         fprintf(stderr, "dotfuzz merge: %s: its SHA-1 is %s, not its name: skipped\n", src, hex);
         free(buf);
         return 1;
     }
-    int rc = df_campaign_join(dst, cm->fdir, sha) ? -1 : df_write_file_atomic(dst, buf, len);
+    int rc = df_campaign_join(dst, cm->fdir, file) ? -1 : df_write_file_atomic(dst, buf, len);
     free(buf);
     if (rc != 0) {
-        fprintf(stderr, "dotfuzz merge: cannot write %s/%s: %s\n", cm->fdir, sha, strerror(errno));
+        fprintf(stderr, "dotfuzz merge: cannot write %s/%s: %s\n", cm->fdir, file,
+                strerror(errno));
         cm->env_fail = 1;
         return -1;
     }
@@ -173,12 +170,12 @@ static int copy_finding(cmerge *cm, const char *in, const char *sha)
 
 static void merge_logged(cmerge *cm, const char *in, const df_logged_finding *f, counts *cn)
 {
-    const char *sha = logged_sha(f);
+    const char *sha = logged_name(f);
     char key[512];
     cn->read++;
     if (!sha) {
-        fprintf(stderr, "dotfuzz merge: %s: finding file '%s' is not findings/<sha1>: skipped\n",
-                in, f->file);
+        fprintf(stderr, "dotfuzz merge: %s: finding file '%s' is not findings/<kind>-<sha1>: "
+                        "skipped\n", in, f->file);
         cn->missing++;
         return;
     }
@@ -213,11 +210,11 @@ static void merge_unlogged(cmerge *cm, const char *in, const df_campaign_data *c
     if (df_campaign_join(fdir, in, "findings") || df_corpus_list(fdir, &paths, &n) != 0)
         return; /* no findings directory: nothing saved */
     for (size_t i = 0; i < c->nfs; i++)
-        if (logged_sha(&c->fs[i]) && set_add(&named, logged_sha(&c->fs[i])) < 0)
+        if (logged_name(&c->fs[i]) && set_add(&named, logged_name(&c->fs[i])) < 0)
             cm->nomem = 1;
     for (size_t i = 0; i < n && !cm->env_fail && !cm->nomem; i++) {
         const char *sha = strrchr(paths[i], '/') + 1;
-        if (!is_hex40(sha) || set_has(&named, sha) || set_has(&cm->files, sha))
+        if (!df_corpus_name_sha1(sha) || set_has(&named, sha) || set_has(&cm->files, sha))
             continue;
         int rc = copy_finding(cm, in, sha);
         if (rc == 0 && set_add(&cm->files, sha) < 0)

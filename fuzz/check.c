@@ -58,6 +58,15 @@ int df_finding_encode(const df_case *c, const df_checked *r, uint8_t **buf, size
     return df_corpus_encode(c, &m, buf, len);
 }
 
+const char *df_finding_kind_of(df_verdict v, const char *rule)
+{
+    if (v == DF_V_BUG && rule && (!strcmp(rule, "crash") || !strcmp(rule, "hang")))
+        return rule;
+    return df_verdict_name(v);
+}
+
+const char *df_finding_kind(const df_judgement *j) { return df_finding_kind_of(j->verdict, j->rule); }
+
 int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
                     char *path, size_t path_len, int *is_new)
 {
@@ -65,7 +74,7 @@ int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
     size_t len = 0;
     if (df_finding_encode(c, r, &buf, &len) != 0)
         return -1;
-    int rc = df_corpus_store(dir, buf, len, path, path_len, is_new);
+    int rc = df_corpus_store(dir, df_finding_kind(&r->j), buf, len, path, path_len, is_new);
     free(buf);
     return rc;
 }

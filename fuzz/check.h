@@ -42,9 +42,16 @@ void df_check_failed(const df_kernel *k, const df_case *c, const char *rule, con
  * result in the header (a freshly malloc'd *buf of *len bytes). 0 or -1. */
 int df_finding_encode(const df_case *c, const df_checked *r, uint8_t **buf, size_t *len);
 
-/* Saves a judged case into dir with its verdict and result recorded
- * (df_finding_encode's bytes). path receives the file's path; *is_new = 0
- * for a duplicate. */
+/* The kind a judged case is filed under, its name's prefix: "crash" and
+ * "hang" (bugs of those rules), "bug", "soft-error", "precision",
+ * "nondet", "ok". */
+const char *df_finding_kind(const df_judgement *j);
+/* The same from a verdict and its rule. */
+const char *df_finding_kind_of(df_verdict v, const char *rule);
+
+/* Saves a judged case into dir as <kind>-<sha1> (df_finding_kind) with its
+ * verdict and result recorded (df_finding_encode's bytes). path receives
+ * the file's path; *is_new = 0 for a duplicate. */
 int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
                     char *path, size_t path_len, int *is_new);
 

@@ -8,8 +8,8 @@
  * floor(log2(err_ratio)) clamped, with one bucket of its own for a
  * non-finite ratio. Cases already in OUT count as known first, so merging
  * into an existing corpus adds only what it lacks. Files keep their bytes
- * and their SHA-1 name (df_corpus_store), so a duplicate by content is
- * recognised by name. */
+ * and are named by their kind and SHA-1 (df_corpus_store), so a duplicate
+ * by content is recognised by its bytes' SHA-1. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -196,8 +196,9 @@ static int judge_on(merge_state *st, const df_kernel *k, const df_case_file *f, 
 }
 
 /* Adds every new signature of f; returns how many were new, -1 on no
- * memory. *runnable = 0 when no kernel could run it. */
-static int add_sigs(merge_state *st, const df_case_file *f, int *runnable)
+ * memory. *runnable = 0 when no kernel could run it; *kind is the kind
+ * (df_finding_kind) of its first new signature. */
+static int add_sigs(merge_state *st, const df_case_file *f, int *runnable, const char **kind)
 {
     int added = 0;
     *runnable = 0;
@@ -213,15 +214,17 @@ static int add_sigs(merge_state *st, const df_case_file *f, int *runnable)
         if (df_grow(&st->sigs, &st->capsigs, st->nsigs, sizeof *st->sigs) != 0)
             return -1;
         st->sigs[st->nsigs++] = s;
-        added++;
+        if (added++ == 0)
+            *kind = df_finding_kind_of((df_verdict)s.verdict, s.rule);
     }
     return added;
 }
 
-static void store_case(merge_state *st, const uint8_t *buf, size_t len, counts *cn)
+static void store_case(merge_state *st, const char *kind, const uint8_t *buf, size_t len,
+                       counts *cn)
 {
     int is_new;
-    if (df_corpus_store(st->out, buf, len, NULL, 0, &is_new) != 0) {
+    if (df_corpus_store(st->out, kind, buf, len, NULL, 0, &is_new) != 0) {
         fprintf(stderr, "dotfuzz merge: cannot write into %s: %s\n", st->out, strerror(errno));
         st->env_fail = 1;
     } else {
@@ -251,7 +254,8 @@ static void merge_file(merge_state *st, const char *path, int store, counts *cn)
         cn->duplicate++;
     } else {
         int runnable;
-        int added = add_sigs(st, &f, &runnable);
+        const char *kind = NULL;
+        int added = add_sigs(st, &f, &runnable, &kind);
         if (added < 0 || add_hash(st, hex) != 0) {
             fprintf(stderr, "dotfuzz merge: out of memory\n");
             st->dead = 1;
@@ -263,7 +267,7 @@ static void merge_file(merge_state *st, const char *path, int store, counts *cn)
             if (!runnable) /* cannot be judged here: kept, it may hold a finding */
                 fprintf(stderr, "dotfuzz merge: %s: cannot run on %s with its launch on "
                         "backend %s: kept unjudged\n", path, f.c.kernel, df_sandbox_backend(st->sb));
-            store_case(st, buf, len, cn);
+            store_case(st, kind, buf, len, cn);
         }
     }
     df_case_file_free(&f);

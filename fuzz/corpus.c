@@ -632,7 +632,19 @@ void df_sha1_hex(const uint8_t *buf, size_t len, char hex[41])
     hex[40] = '\0';
 }
 
-int df_corpus_store(const char *dir, const uint8_t *buf, size_t len,
+const char *df_corpus_name_sha1(const char *name)
+{
+    const char *dash = strrchr(name, '-');
+    const char *hex = dash ? dash + 1 : name;
+    if (strlen(hex) != 40 || strspn(hex, "0123456789abcdef") != 40)
+        return NULL;
+    for (const char *p = name; p + 1 < hex; p++) /* a kind: [a-z-] */
+        if (!((*p >= 'a' && *p <= 'z') || *p == '-'))
+            return NULL;
+    return hex;
+}
+
+int df_corpus_store(const char *dir, const char *kind, const uint8_t *buf, size_t len,
                     char *path, size_t path_len, int *is_new)
 {
     if (is_new)
@@ -645,11 +657,16 @@ int df_corpus_store(const char *dir, const uint8_t *buf, size_t len,
         return -1;
     char hex[41];
     df_sha1_hex(buf, len, hex);
-    size_t need = strlen(dir) + 1 + 40 + 1;
+    if (kind && strlen(kind) + 42 > DF_CORPUS_NAME_MAX) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    size_t need = strlen(dir) + 1 + DF_CORPUS_NAME_MAX;
     char *full = malloc(need);
     if (!full)
         return -1;
-    snprintf(full, need, "%s/%s", dir, hex);
+    snprintf(full, need, "%s/%s%s%s", dir, kind && *kind ? kind : "", kind && *kind ? "-" : "",
+             hex);
     int rc = 0;
     struct stat st;
     if (stat(full, &st) == 0) {

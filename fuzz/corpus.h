@@ -100,12 +100,20 @@ void df_case_file_free(df_case_file *f);
 /* SHA-1 of buf as 40 lowercase hex digits + NUL. */
 void df_sha1_hex(const uint8_t *buf, size_t len, char hex[41]);
 
-/* Writes buf atomically to dir/<sha1>: temp file in dir, fsync, rename,
- * fsync of the directory. *is_new = 0 when a file of that name already
- * existed (deduplicated; nothing written). path receives the final path.
- * Creates dir if missing. Returns 0, or -1 with errno set. */
-int df_corpus_store(const char *dir, const uint8_t *buf, size_t len,
+/* Longest file name df_corpus_store gives: a kind, '-', the SHA-1, NUL. */
+#define DF_CORPUS_NAME_MAX 64
+
+/* Writes buf atomically to dir/<kind>-<sha1> (dir/<sha1> when kind is NULL
+ * or ""): temp file in dir, fsync, rename, fsync of the directory.
+ * *is_new = 0 when a file of that name already existed (deduplicated;
+ * nothing written). path receives the final path. Creates dir if missing.
+ * Returns 0, or -1 with errno set. */
+int df_corpus_store(const char *dir, const char *kind, const uint8_t *buf, size_t len,
                     char *path, size_t path_len, int *is_new);
+
+/* The SHA-1 part of a stored file's name (a kind's prefix skipped:
+ * "crash-<sha1>" gives "<sha1>"), or NULL when name is not one. */
+const char *df_corpus_name_sha1(const char *name);
 
 /* The case files of a corpus directory: every regular, non-hidden file
  * directly in dir but README.md (a corpus's own description), as paths

@@ -528,16 +528,23 @@ static int read_message(df_sup *s, uint32_t id)
         char *members = name + strnlen(name, (size_t)(end - name)) + 1;
         char *line = members < end ? members + strnlen(members, (size_t)(end - members)) + 1
                                    : end;
-        if (members < end && line <= end) {
-            if ((mf.verdict == DF_V_BUG || mf.verdict == DF_V_SOFT_ERROR) && mf.ki < s->nk &&
+        if (members < end && line <= end && mf.ki < s->nk) {
+            if ((mf.verdict == DF_V_BUG || mf.verdict == DF_V_SOFT_ERROR) &&
                 df_sup_known(s, (size_t)mf.ki, mf.verdict, mf.rule, mf.err_ratio) != 0)
                 s->env_fail = 1;
+            /* counted as it comes: a range's tallies die with its worker,
+             * but its files stay written (and are not new when it reruns) */
+            s->tot->tally[mf.ki].saved += (uint64_t)(mf.is_new != 0);
             keep_finding(s, name, members, line < end ? line : "");
         }
     } else if (h.type == MSG_DONE && h.len == s->nk * sizeof(df_tally) + DF_BUCKETS / 8) {
-        /* the payload is malloc'd, so aligned for the tallies it holds */
-        df_totals_add_parts(s->tot, (const df_tally *)payload,
-                            (const uint8_t *)payload + s->nk * sizeof(df_tally), s->nk);
+        /* the payload is malloc'd, so aligned for the tallies it holds;
+         * the files saved were counted from the findings' messages */
+        df_tally *parts = (df_tally *)(void *)payload;
+        for (size_t k = 0; k < s->nk; k++)
+            parts[k].saved = 0;
+        df_totals_add_parts(s->tot, parts, (const uint8_t *)payload + s->nk * sizeof(df_tally),
+                            s->nk);
         double took = df_now() - w->assigned;
         uint64_t ran = h.next - h.lo;
         /* ranges of about half a second: short enough to stop promptly

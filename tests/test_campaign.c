@@ -20,6 +20,9 @@
 
 static char out[1 << 16];
 
+/* A finding file's name: <kind>-<sha1> */
+#define NAME_CAP 64
+
 static char *slurp(const char *dir, const char *name)
 {
     static char buf[4][1 << 17];
@@ -66,7 +69,7 @@ static size_t precision_logged;
  * exist, each with its why text (a precision verdict is judged without it
  * in the batches, and again with it before it is saved: engine.c's
  * record); returns the number of lines, and their names in names. */
-static size_t check_log(const char *dir, char (*names)[41], size_t cap)
+static size_t check_log(const char *dir, char (*names)[NAME_CAP], size_t cap)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/findings.jsonl", dir);
@@ -88,17 +91,18 @@ static size_t check_log(const char *dir, char (*names)[41], size_t cap)
         cr_assert_not_null(p, "%s", line);
         p += strlen("\"file\":\"findings/");
         char file[600];
-        snprintf(file, sizeof file, "%s/findings/%.40s", dir, p);
+        int len_name = (int)strcspn(p, "\"");
+        snprintf(file, sizeof file, "%s/findings/%.*s", dir, len_name, p);
         cr_assert_eq(access(file, R_OK), 0, "logged finding %s is missing", file);
         if (n < cap)
-            snprintf(names[n], 41, "%.40s", p);
+            snprintf(names[n], NAME_CAP, "%.*s", len_name, p);
         n++;
     }
     fclose(f);
     return n;
 }
 
-static int logged(char (*names)[41], size_t n, const char *name)
+static int logged(char (*names)[NAME_CAP], size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
         if (!strcmp(names[i], name))
@@ -139,7 +143,7 @@ Test(campaign, kill_at_20_random_moments_and_resume_loses_nothing, .timeout = 24
     size_t ref_files = check_findings(ref);
     cr_assert_gt(ref_files, 10);
 
-    static char before[4096][41];
+    static char before[4096][NAME_CAP];
     unsigned seed = (unsigned)time(NULL);
     cr_log_info("kill moments drawn with srand(%u)", seed);
     srand(seed);
@@ -165,7 +169,7 @@ Test(campaign, kill_at_20_random_moments_and_resume_loses_nothing, .timeout = 24
         kills += st == 128 + SIGKILL;
         usleep(50000); /* the workers' death signal */
         check_findings(dir);
-        static char after[4096][41];
+        static char after[4096][NAME_CAP];
         size_t nafter = check_log(dir, after, 4096);
         cr_assert_geq(nafter, nlog);
         for (size_t i = 0; i < nlog && i < 4096; i++)
@@ -175,7 +179,7 @@ Test(campaign, kill_at_20_random_moments_and_resume_loses_nothing, .timeout = 24
     rc = df_test_sh(out, sizeof out, "./dotfuzz run --resume %s --cases 12000 --quiet", dir);
     cr_assert_eq(rc, 1, "%s", out);
     cr_assert_eq(check_findings(dir), ref_files);
-    static char names_ref[4096][41], names_dir[4096][41];
+    static char names_ref[4096][NAME_CAP], names_dir[4096][NAME_CAP];
     size_t nr = check_log(ref, names_ref, 4096), nd = check_log(dir, names_dir, 4096);
     cr_assert_eq(nd, nr, "log lines: %zu resumed, %zu uninterrupted", nd, nr);
     cr_assert_gt(precision_logged, 0, "no precision finding logged");

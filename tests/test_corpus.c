@@ -603,12 +603,12 @@ Test(corpus, store_names_by_sha1_dedups_and_leaves_no_temp)
     snprintf(expect, sizeof expect, "%s/%s", dir, hex);
 
     int is_new = -1;
-    cr_assert_eq(df_corpus_store(dir, pinned, sizeof pinned, path, sizeof path,
+    cr_assert_eq(df_corpus_store(dir, NULL, pinned, sizeof pinned, path, sizeof path,
                                  &is_new), 0, "%s", strerror(errno));
     cr_assert_eq(is_new, 1);
     cr_assert_str_eq(path, expect);
 
-    cr_assert_eq(df_corpus_store(dir, pinned, sizeof pinned, path2,
+    cr_assert_eq(df_corpus_store(dir, NULL, pinned, sizeof pinned, path2,
                                  sizeof path2, &is_new), 0);
     cr_assert_eq(is_new, 0, "second store of the same bytes is a duplicate");
     cr_assert_str_eq(path2, expect);
@@ -636,7 +636,7 @@ Test(corpus, store_under_a_regular_file_fails_with_enotdir)
     write_plain(dir, pinned, 1);
     int is_new = -1;
     errno = 0;
-    cr_assert_eq(df_corpus_store(dir, pinned, sizeof pinned, NULL, 0, &is_new),
+    cr_assert_eq(df_corpus_store(dir, NULL, pinned, sizeof pinned, NULL, 0, &is_new),
                  -1);
     cr_assert_eq(errno, ENOTDIR, "errno %d (%s)", errno, strerror(errno));
     cr_assert_eq(is_new, 0);

@@ -239,3 +239,51 @@ Test(untrusted, smoke_writes_its_reports_when_a_kernel_crashes, .timeout = 120)
     cr_assert_eq(rc, 1, "%s", out);
     cr_assert(strstr(out, "signal 11"), "%s", out);
 }
+
+/* The counts agree: the summary, fuzzer_stats, findings.jsonl, the files
+ * in findings/ (one name prefix a kind) and the report say the same
+ * numbers of crashes, hangs and findings. */
+Test(untrusted, the_counts_agree_everywhere, .timeout = 120)
+{
+    char *d = df_test_tmpdir("untr-count");
+    const char *segv = build(d, "segv", "volatile unsigned long z = 0; *(volatile int *)z = 1");
+    const char *hang = build(d, "hang", "for (;;) sleep(1)");
+    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel-lib %s "
+                "--kernel t-segv,t-hang,m-tail,shfl --cases 240 --seed 3 --watchdog 0.3s "
+                "--save-bugs all --save-precision all --quiet --out %s/c > %s/summary",
+                segv, hang, d, d);
+    cr_assert_eq(rc, 1, "%s", out);
+    unsigned crashes = 0, hangs = 0, saved = 0, logged = 0, lines = 0, files = 0;
+    unsigned l_crash = 0, l_hang = 0, f_crash = 0, f_hang = 0, sum_crash = 0, sum_hang = 0;
+    sh("awk '$1 == \"crashes\" { c = $3 } $1 == \"hangs\" { h = $3 } "
+       "$1 == \"findings_saved\" { s = $3 } $1 == \"findings_logged\" { l = $3 } "
+       "END { print c, h, s, l }' %s/c/fuzzer_stats", d);
+    cr_assert_eq(sscanf(out, "%u %u %u %u", &crashes, &hangs, &saved, &logged), 4, "%s", out);
+    sh("wc -l < %s/c/findings.jsonl; grep -c '\"rule\":\"crash\"' %s/c/findings.jsonl; "
+       "grep -c '\"rule\":\"hang\"' %s/c/findings.jsonl; ls %s/c/findings | wc -l; "
+       "ls %s/c/findings | grep -c '^crash-'; ls %s/c/findings | grep -c '^hang-'",
+       d, d, d, d, d, d);
+    cr_assert_eq(sscanf(out, "%u %u %u %u %u %u", &lines, &l_crash, &l_hang, &files, &f_crash,
+                        &f_hang), 6, "%s", out);
+    sh("sed -n 's/.*worker processes lost: \\([0-9]*\\) crash(es), \\([0-9]*\\) hang(s).*/\\1 "
+       "\\2/p' %s/summary", d);
+    cr_assert_eq(sscanf(out, "%u %u", &sum_crash, &sum_hang), 2, "%s", out);
+    cr_assert_gt(crashes, 0);
+    cr_assert_gt(hangs, 0);
+    cr_assert(crashes == l_crash && crashes == f_crash && crashes == sum_crash,
+              "crashes: stats %u, log %u, files %u, summary %u", crashes, l_crash, f_crash,
+              sum_crash);
+    cr_assert(hangs == l_hang && hangs == f_hang && hangs == sum_hang,
+              "hangs: stats %u, log %u, files %u, summary %u", hangs, l_hang, f_hang, sum_hang);
+    cr_assert(saved == logged && logged == lines && lines == files,
+              "findings: saved %u, logged %u, log lines %u, files %u", saved, logged, lines,
+              files);
+    rc = sh("./dotfuzz report %s/c --no-plots >/dev/null && grep -E '^[0-9]+ findings\\.|"
+            "^[0-9]+ crash and hang findings' %s/c/report/report.md", d, d);
+    cr_assert_eq(rc, 0, "%s", out);
+    char want[64];
+    snprintf(want, sizeof want, "%u findings.", lines);
+    cr_assert(strstr(out, want), "%s", out);
+    snprintf(want, sizeof want, "%u crash and hang findings", crashes + hangs);
+    cr_assert(strstr(out, want), "%s", out);
+}
