@@ -70,6 +70,18 @@ help:
 	@echo "make help       this list"
 	@echo "variables: CUDA_ARCH=sm_90 (GPU target; now: $(GENCODE)), CC, NVCC, CUDA_HOME, BUILD"
 
+# the commit the build comes from, for every JSON document and stats file
+# (fuzz/json.c); DOTFUZZ_COMMIT=... names it where there is no git
+DOTFUZZ_COMMIT ?= $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && \
+                    { git diff --quiet HEAD -- 2>/dev/null && echo $$c || echo $$c-dirty; } || \
+                    echo unknown)
+$(BUILD)/commit.h: FORCE
+	@mkdir -p $(@D)
+	@echo '#define DOTFUZZ_COMMIT "$(DOTFUZZ_COMMIT)"' > $@.new
+	@cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@
+$(BUILD)/fuzz/json.o: $(BUILD)/commit.h
+$(BUILD)/fuzz/json.o: CFLAGS += -I$(BUILD)
+
 $(BUILD)/libdotfuzz.a: $(HOST_OBJS) $(CUDA_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^

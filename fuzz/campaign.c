@@ -29,6 +29,7 @@
 #include "cli_util.h"
 #include "campaign_read.h"
 #include "files.h"
+#include "json.h"
 #include "plugin.h"
 #include "run.h"
 #include "select.h"
@@ -430,7 +431,9 @@ static int log_finding(campaign *cp, const char *name, const char *body)
         return -1;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    fprintf(f, "{\"time\":%.3f,\"elapsed\":%.3f,%s}\n", ts.tv_sec + ts.tv_nsec * 1e-9,
+    fputc('{', f);
+    df_json_stamp(f);
+    fprintf(f, ",\"time\":%.3f,\"elapsed\":%.3f,%s}\n", ts.tv_sec + ts.tv_nsec * 1e-9,
             cp->run_time_before + (df_now() - cp->s.t0), body);
     fclose(f);
     int rc = df_write_all(cp->log_fd, buf, len); /* one write: one line */
@@ -467,6 +470,8 @@ static int write_fuzzer_stats(campaign *cp)
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return -1;
+    fprintf(f, "dotfuzz_version   : %s\nschema_version    : %d\n", df_version(),
+            DF_SCHEMA_VERSION);
     fprintf(f, "start_time        : %.0f\nlast_update       : %lld\n", cp->start_time,
             (long long)time(NULL));
     fprintf(f, "run_time          : %.1f\nsessions          : %llu\npid               : %ld\n",

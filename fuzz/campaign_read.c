@@ -371,9 +371,15 @@ static const char *json_scalar(const char *p, char **out)
     return p + n;
 }
 
-/* A number field: a JSON number, or the strings "inf", "-inf", "nan". */
+/* A number field: a JSON number; null (not finite: its KEY_class member
+ * says which, else NaN stands); or, as schema 1 wrote them, the strings
+ * "inf", "-inf", "nan". */
 static int json_num(const char *v, int is_str, double *out)
 {
+    if (!is_str && !strcmp(v, "null")) {
+        *out = NAN;
+        return 0;
+    }
     if (is_str && strcmp(v, "inf") && strcmp(v, "-inf") && strcmp(v, "nan"))
         return -1;
     if (!is_str && (strspn(v, "0123456789+-.eE") != strlen(v)))
@@ -417,12 +423,20 @@ static int set_field(df_logged_finding *f, const char *key, char *val, int is_st
             *slot = val;
             return 0;
         }
-    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        size_t kl = strlen(nums[i].key);
         if (!strcmp(key, nums[i].key)) {
             int rc = json_num(val, is_str, (double *)((char *)f + nums[i].off));
             free(val);
             return rc;
         }
+        if (!strncmp(key, nums[i].key, kl) && !strcmp(key + kl, "_class")) {
+            /* the class of a null number: "inf", "-inf" or "nan" */
+            int rc = is_str ? json_num(val, 1, (double *)((char *)f + nums[i].off)) : -1;
+            free(val);
+            return rc;
+        }
+    }
     free(val);
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "json.h"
 #include "generator.h"
 #include "metamorphic.h"
 
@@ -79,37 +80,13 @@ int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
     return rc;
 }
 
-/* JSON has no inf/nan: those become strings. */
-void df_json_num(FILE *f, double x)
-{
-    if (isnan(x))
-        fputs("\"nan\"", f);
-    else if (isinf(x))
-        fputs(x > 0 ? "\"inf\"" : "\"-inf\"", f);
-    else
-        fprintf(f, "%.17g", x);
-}
-
+/* "key":{"hex":"0x1.8p+1","dec":3} (dec null with key_class beside when
+ * x is not finite) */
 static void json_value(FILE *f, const char *key, double x)
 {
-    fprintf(f, "\"%s\":{\"hex\":\"%a\",\"dec\":", key, x);
-    df_json_num(f, x);
+    fprintf(f, "\"%s\":{\"hex\":\"%a\",", key, x);
+    df_json_member(f, "dec", x);
     fputc('}', f);
-}
-
-void df_json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
 }
 
 static const char *family_name(uint32_t id)
@@ -122,51 +99,49 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
                    const df_kernel *k, const df_checked *r)
 {
     const df_judgement *j = &r->j;
-    fputs("{\"source\":", f);
+    fputc('{', f);
+    df_json_stamp(f);
+    fputs(",\"source\":", f);
     df_json_str(f, source);
-    fprintf(f, ",\"kernel\":\"%s\",\"type\":\"%s\",\"n\":%llu,\"family\":\"%s\","
-               "\"seed\":%llu,\"index\":%llu,",
-            k->name, df_type_name(c->type), (unsigned long long)c->n,
-            family_name(c->family), (unsigned long long)c->seed,
-            (unsigned long long)c->index);
-    fprintf(f, "\"launch\":{\"block\":%u,\"grid\":%u,\"offset_a\":%u,\"offset_b\":%u},",
+    fprintf(f, ",\"kernel\":\"%s\",\"type\":\"%s\",\"n\":%llu,\"family\":\"%s\",\"seed\":",
+            k->name, df_type_name(c->type), (unsigned long long)c->n, family_name(c->family));
+    df_json_u64(f, c->seed);
+    fputs(",\"index\":", f);
+    df_json_u64(f, c->index);
+    fprintf(f, ",\"launch\":{\"block\":%u,\"grid\":%u,\"offset_a\":%u,\"offset_b\":%u},",
             c->launch.block, c->launch.grid, c->launch.offset_a, c->launch.offset_b);
-    fprintf(f, "\"inputs\":{\"all_integer\":%s,\"nonfinite\":%s,\"max_abs_a\":",
+    fprintf(f, "\"inputs\":{\"all_integer\":%s,\"nonfinite\":%s,",
             r->refs.all_integer ? "true" : "false",
             r->refs.has_nonfinite ? "true" : "false");
-    df_json_num(f, r->refs.max_abs_a);
-    fputs(",\"max_abs_b\":", f);
-    df_json_num(f, r->refs.max_abs_b);
+    df_json_member(f, "max_abs_a", r->refs.max_abs_a);
+    fputc(',', f);
+    df_json_member(f, "max_abs_b", r->refs.max_abs_b);
     fputs("},", f);
-    if (j->is_int)
-        fprintf(f, "\"result\":{\"int\":%lld},", (long long)j->iresult);
-    else {
+    if (j->is_int) {
+        fputs("\"result\":{\"int\":", f);
+        df_json_i64(f, j->iresult);
+        fputs("},", f);
+    } else {
         json_value(f, "result", j->result);
         fputc(',', f);
     }
     fprintf(f, "\"exact\":{\"known\":%s", j->exact_known ? "true" : "false");
     if (j->exact_known) {
-        fprintf(f, ",\"hex\":\"%a\",\"tail_hex\":\"%a\",\"dec\":", j->exact_hi, j->exact_lo);
-        df_json_num(f, j->exact_hi);
+        fprintf(f, ",\"hex\":\"%a\",\"tail_hex\":\"%a\",", j->exact_hi, j->exact_lo);
+        df_json_member(f, "dec", j->exact_hi);
         if (r->refs.fp_known) /* correctly rounded to float from s itself */
             fprintf(f, ",\"f32_hex\":\"%a\"", (double)r->refs.fp.f32);
     }
     fputs("},", f);
     json_value(f, "kahan", j->kahan);
-    fputs(",\"G\":", f);
-    df_json_num(f, j->G);
-    fputs(",\"abs_err\":", f);
-    df_json_num(f, j->abs_err);
-    fputs(",\"rel_err\":", f);
-    df_json_num(f, j->rel_err);
-    fputs(",\"err_ratio\":", f);
-    df_json_num(f, j->err_ratio);
-    fputs(",\"ulp_err\":", f);
-    df_json_num(f, j->ulp_err);
-    fputs(",\"bound\":", f);
-    df_json_num(f, j->bound);
-    fputs(",\"cond\":", f);
-    df_json_num(f, j->cond);
+    static const char *const keys[] = {"G", "abs_err", "rel_err", "err_ratio", "ulp_err",
+                                       "bound", "cond"};
+    const double vals[] = {j->G, j->abs_err, j->rel_err, j->err_ratio, j->ulp_err, j->bound,
+                           j->cond};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        fputc(',', f);
+        df_json_member(f, keys[i], vals[i]);
+    }
     fprintf(f, ",\"h\":%llu,\"verdict\":\"%s\",\"rule\":\"%s\",\"why\":",
             (unsigned long long)j->h, df_verdict_name(j->verdict), j->rule);
     df_json_str(f, j->why);
@@ -177,11 +152,14 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
         if (!(r->res.soft_mask & (1u << (code - 1))))
             continue;
         fprintf(f, "%s{\"code\":\"%s\",\"kernel\":\"%s\",\"line\":%u,\"block\":%u,"
-                   "\"thread\":%u,\"round\":%u,\"index\":%llu,\"ivalue\":%lld,\"fvalue\":",
+                   "\"thread\":%u,\"round\":%u,\"index\":",
                 sep, df_soft_code_name(s->code), df_soft_kernel_name(s->kernel), s->line,
-                s->block, s->thread, s->round, (unsigned long long)s->index,
-                (long long)s->ivalue);
-        df_json_num(f, s->fvalue);
+                s->block, s->thread, s->round);
+        df_json_u64(f, s->index);
+        fputs(",\"ivalue\":", f);
+        df_json_i64(f, s->ivalue);
+        fputc(',', f);
+        df_json_member(f, "fvalue", s->fvalue);
         fputc('}', f);
         sep = ",";
     }

@@ -55,14 +55,10 @@ const char *df_finding_kind_of(df_verdict v, const char *rule);
 int df_save_finding(const char *dir, const df_case *c, const df_checked *r,
                     char *path, size_t path_len, int *is_new);
 
-/* One JSON object (one line) describing a judged case. */
+/* One JSON object (one line) describing a judged case (json.h's rules). */
 void df_print_json(FILE *f, const char *source, const df_case *c,
                    const df_kernel *k, const df_checked *r);
 
-/* JSON pieces: a number (non-finite ones as the strings "inf", "-inf",
- * "nan": JSON has none) and an escaped string. */
-void df_json_num(FILE *f, double x);
-void df_json_str(FILE *f, const char *s);
 
 /* One line describing a soft-error report, after lead. */
 void df_print_soft(FILE *f, const char *lead, const df_soft_report *s);

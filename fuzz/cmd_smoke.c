@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "cli_util.h"
 #include "generator.h"
+#include "json.h"
 #include "metamorphic.h"
 #include "plugin.h"
 #include "run.h"
@@ -228,65 +229,33 @@ static df_outcome select_kernels(smoke_state *st)
 
 /* ---- text helpers ---- */
 
-/* Length of the valid UTF-8 sequence at s, 0 if there is none. */
-static size_t utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0xc2 || s[0] > 0xf4)
-        return 0;
-    size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
-    /* no overlong forms, no surrogates, nothing past U+10FFFF */
-    unsigned lo = s[0] == 0xe0 ? 0xa0 : s[0] == 0xf0 ? 0x90 : 0x80;
-    unsigned hi = s[0] == 0xed ? 0x9f : s[0] == 0xf4 ? 0x8f : 0xbf;
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    return n;
-}
-
-/* s escaped for an XML attribute or text (xml) or a JSON string (!xml).
- * Bytes neither may carry (controls in XML, invalid UTF-8) become '?'. */
-static void put_escaped(FILE *f, const char *s, int xml)
+/* s escaped for an XML attribute or text. Bytes XML may not carry
+ * (controls, invalid UTF-8) become '?'. */
+static void put_xml(FILE *f, const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p >= 0x80) {
-            size_t n = utf8_len(p);
+            size_t n = df_utf8_len(p);
             if (n == 0) {
                 fputc('?', f);
                 continue;
             }
             fwrite(p, 1, n, f);
             p += n - 1;
-        } else if (xml && (*p == '&' || *p == '<' || *p == '>' || *p == '"' || *p == '\'')) {
+        } else if (*p == '&' || *p == '<' || *p == '>' || *p == '"' || *p == '\'') {
             fputs(*p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;"
                   : *p == '"' ? "&quot;" : "&apos;", f);
-        } else if (xml && *p < 0x20) {
+        } else if (*p < 0x20) {
             if (*p == '\n' || *p == '\t')
                 fputc(*p, f);
             else if (*p == '\r')
                 fputs("&#13;", f);
             else
                 fputc('?', f);
-        } else if (!xml && (*p == '"' || *p == '\\')) {
-            fprintf(f, "\\%c", *p);
-        } else if (!xml && *p < 0x20) {
-            fprintf(f, "\\u%04x", *p);
         } else {
             fputc(*p, f);
         }
     }
-}
-
-static void put_json_str(FILE *f, const char *s)
-{
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    put_escaped(f, s, 0);
-    fputc('"', f);
 }
 
 /* Appends s to a command line, single-quoted when the shell needs it. */
@@ -606,7 +575,7 @@ static reg_counts count_regression(const smoke_state *st)
 static void put_xml_attr(FILE *f, const char *name, const char *value)
 {
     fprintf(f, " %s=\"", name);
-    put_escaped(f, value, 1);
+    put_xml(f, value);
     fputc('"', f);
 }
 
@@ -632,13 +601,13 @@ static void junit_regression(FILE *f, const smoke_state *st, reg_counts n)
             } else {
                 fprintf(f, " type=\"%s\">", r->status == R_ERROR ? "input"
                                             : r->verdict == DF_V_BUG ? "bug" : "verdict-changed");
-                put_escaped(f, r->detail ? r->detail : "", 1);
+                put_xml(f, r->detail ? r->detail : "");
                 fprintf(f, "</%s>\n", tag[r->status]);
             }
         }
         if (r->detail) {
             fputs("      <system-out>", f);
-            put_escaped(f, r->detail, 1);
+            put_xml(f, r->detail);
             fputs("</system-out>\n", f);
         }
         fputs("    </testcase>\n", f);
@@ -666,11 +635,11 @@ static void junit_bug(FILE *f, const smoke_state *st)
     fputs("      <failure", f);
     put_xml_attr(f, "message", msg);
     fputs(" type=\"bug\">", f);
-    put_escaped(f, b->why, 1);
+    put_xml(f, b->why);
     fputs("\nsaved: ", f);
-    put_escaped(f, b->path, 1);
+    put_xml(f, b->path);
     fputs("\nreplay: ", f);
-    put_escaped(f, b->replay, 1);
+    put_xml(f, b->replay);
     fputs(b->rechecked ? "\n" : "\n(not checked again: the backend became unusable)\n", f);
     fputs("</failure>\n", f);
 }
@@ -726,7 +695,7 @@ static void json_regression(FILE *f, const smoke_state *st)
     fprintf(f, "  \"regression\": {\"corpora\": [");
     for (size_t i = 0; i < st->o->ndirs; i++) {
         fputs(i ? ", " : "", f);
-        put_json_str(f, st->o->dirs[i]);
+        df_json_str(f, st->o->dirs[i]);
     }
     fprintf(f, "], \"runs\": %zu, \"failures\": %zu, \"errors\": %zu, \"skipped\": %zu, "
                "\"results\": [",
@@ -734,15 +703,15 @@ static void json_regression(FILE *f, const smoke_state *st)
     for (size_t i = 0; i < st->nreg; i++) {
         const reg_result *r = &st->reg[i];
         fputs(i ? ",\n    {\"file\": " : "\n    {\"file\": ", f);
-        put_json_str(f, r->file);
+        df_json_str(f, r->file);
         fputs(", \"kernel\": ", f);
-        put_json_str(f, r->kernel);
+        df_json_str(f, r->kernel);
         fprintf(f, ", \"status\": \"%s\", \"verdict\": ", status_name[r->status]);
-        put_json_str(f, r->verdict ? df_verdict_name((df_verdict)r->verdict) : NULL);
+        df_json_str(f, r->verdict ? df_verdict_name((df_verdict)r->verdict) : NULL);
         fputs(", \"recorded\": ", f);
-        put_json_str(f, r->recorded ? df_verdict_name((df_verdict)r->recorded) : NULL);
+        df_json_str(f, r->recorded ? df_verdict_name((df_verdict)r->recorded) : NULL);
         fputs(", \"message\": ", f);
-        put_json_str(f, r->message);
+        df_json_str(f, r->message);
         fputc('}', f);
     }
     fputs("]},\n", f);
@@ -751,14 +720,15 @@ static void json_regression(FILE *f, const smoke_state *st)
 static void json_seed(FILE *f, const smoke_state *st, size_t si)
 {
     const seed_run *sr = &st->seeds[si];
-    fprintf(f, "    {\"seed\": %llu, \"kind\": \"%s\", \"ran\": %s, \"cases\": %llu, "
-               "\"elapsed_s\": %.3f, \"kernels\": [",
-            (unsigned long long)sr->seed, sr->label, sr->ran ? "true" : "false",
-            (unsigned long long)sr->cases, sr->elapsed);
+    fputs("    {\"seed\": ", f);
+    df_json_u64(f, sr->seed);
+    fprintf(f, ", \"kind\": \"%s\", \"ran\": %s, \"cases\": %llu, \"elapsed_s\": %.3f, "
+               "\"kernels\": [",
+            sr->label, sr->ran ? "true" : "false", (unsigned long long)sr->cases, sr->elapsed);
     for (size_t ki = 0; ki < st->nk; ki++) {
         const kernel_tally *t = &sr->tally[ki];
         fprintf(f, "%s\n      {\"kernel\": ", ki ? "," : "");
-        put_json_str(f, st->kernels[ki]->name);
+        df_json_str(f, st->kernels[ki]->name);
         fprintf(f, ", \"cases\": %llu, \"verdicts\": {", (unsigned long long)t->cases);
         for (int v = DF_V_OK; v <= DF_V_BUG; v++)
             fprintf(f, "%s\"%s\": %llu", v == DF_V_OK ? "" : ", ",
@@ -777,27 +747,33 @@ static void json_bug(FILE *f, const smoke_state *st)
         return;
     }
     fputs("  \"bug\": {\"kernel\": ", f);
-    put_json_str(f, st->kernels[b->ki]->name);
-    fprintf(f, ", \"seed\": %llu, \"index\": %llu, \"n\": %llu, \"rule\": ",
-            (unsigned long long)b->seed, (unsigned long long)b->index,
-            (unsigned long long)b->n);
-    put_json_str(f, b->rule);
+    df_json_str(f, st->kernels[b->ki]->name);
+    fputs(", \"seed\": ", f);
+    df_json_u64(f, b->seed);
+    fputs(", \"index\": ", f);
+    df_json_u64(f, b->index);
+    fprintf(f, ", \"n\": %llu, \"rule\": ", (unsigned long long)b->n);
+    df_json_str(f, b->rule);
     fputs(", \"why\": ", f);
-    put_json_str(f, b->why);
+    df_json_str(f, b->why);
     fprintf(f, ", \"rechecked\": %s, \"file\": ", b->rechecked ? "true" : "false");
-    put_json_str(f, b->path);
+    df_json_str(f, b->path);
     fputs(", \"replay\": ", f);
-    put_json_str(f, b->replay);
+    df_json_str(f, b->replay);
     fputs("},\n", f);
 }
 
 static void write_json(FILE *f, const smoke_state *st, double elapsed, df_outcome out)
 {
-    fputs("{\n  \"backend\": ", f);
-    put_json_str(f, df_sandbox_backend(st->sb));
-    fprintf(f, ",\n  \"seeds\": {\"fixed\": %llu, \"fresh\": %llu},\n  \"time_budget_s\": %.3f,\n",
-            (unsigned long long)st->seeds[0].seed, (unsigned long long)st->seeds[1].seed,
-            st->o->time_s);
+    fputs("{\n  ", f);
+    df_json_stamp(f);
+    fputs(",\n  \"backend\": ", f);
+    df_json_str(f, df_sandbox_backend(st->sb));
+    fputs(",\n  \"seeds\": {\"fixed\": ", f);
+    df_json_u64(f, st->seeds[0].seed);
+    fputs(", \"fresh\": ", f);
+    df_json_u64(f, st->seeds[1].seed);
+    fprintf(f, "},\n  \"time_budget_s\": %.3f,\n", st->o->time_s);
     json_regression(f, st);
     fputs("  \"fuzz\": [\n", f);
     json_seed(f, st, 0);
@@ -806,9 +782,12 @@ static void write_json(FILE *f, const smoke_state *st, double elapsed, df_outcom
     fprintf(f, "\n  ],\n  \"flaky\": %llu, \"flaky_cases\": [", (unsigned long long)st->nflaky);
     for (uint64_t i = 0; i < st->nflaky && i < SMOKE_MAX_FLAKY; i++) {
         fputs(i ? ", {\"kernel\": " : "{\"kernel\": ", f);
-        put_json_str(f, st->flaky[i].kernel);
-        fprintf(f, ", \"seed\": %llu, \"index\": %llu}", (unsigned long long)st->flaky[i].seed,
-                (unsigned long long)st->flaky[i].index);
+        df_json_str(f, st->flaky[i].kernel);
+        fputs(", \"seed\": ", f);
+        df_json_u64(f, st->flaky[i].seed);
+        fputs(", \"index\": ", f);
+        df_json_u64(f, st->flaky[i].index);
+        fputc('}', f);
     }
     fputs("],\n", f);
     json_bug(f, st);

@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-
-#define DOTFUZZ_VERSION "0.1.0"
+#include "json.h"
 
 static void usage(FILE *f)
 {
@@ -73,7 +72,7 @@ int main(int argc, char **argv)
         return df_exit_code(DF_OUTCOME_CLEAN);
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("dotfuzz %s\n", DOTFUZZ_VERSION);
+        printf("dotfuzz %s\n", df_version());
         return df_exit_code(DF_OUTCOME_CLEAN);
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

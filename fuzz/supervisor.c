@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "cli_util.h"
 #include "files.h"
+#include "json.h"
 #include "select.h"
 #include "supervisor.h"
 
@@ -192,14 +193,16 @@ static char *finding_members(const df_kernel *k, const df_case *c, const df_judg
     df_json_str(f, k->name);
     fprintf(f, ",\"verdict\":\"%s\",\"rule\":", df_verdict_name(j->verdict));
     df_json_str(f, j->rule);
-    fprintf(f, ",\"n\":%llu,\"seed\":%llu,\"index\":%llu,\"rel_err\":",
-            (unsigned long long)c->n, (unsigned long long)c->seed,
-            (unsigned long long)c->index);
-    df_json_num(f, j->rel_err);
-    fprintf(f, ",\"err_ratio\":");
-    df_json_num(f, j->err_ratio);
-    fprintf(f, ",\"cond\":");
-    df_json_num(f, j->cond);
+    fprintf(f, ",\"n\":%llu,\"seed\":", (unsigned long long)c->n);
+    df_json_u64(f, c->seed);
+    fputs(",\"index\":", f);
+    df_json_u64(f, c->index);
+    fputc(',', f);
+    df_json_member(f, "rel_err", j->rel_err);
+    fputc(',', f);
+    df_json_member(f, "err_ratio", j->err_ratio);
+    fputc(',', f);
+    df_json_member(f, "cond", j->cond);
     fprintf(f, ",\"file\":\"findings/%s\",\"worker\":%d%s,\"why\":", name, worker,
             extra ? extra : "");
     df_json_str(f, j->why);

@@ -126,7 +126,7 @@ Test(cli, planted_overflow_is_reported_by_the_kernel_and_replayed)
     cr_assert(strstr(out, "5000000000"), "%s", out);
     cr_assert(strstr(out, "\"soft_errors\":[{\"code\":\"int32-overflow\",\"kernel\":"
                           "\"int-atomic\""), "%s", out);
-    cr_assert(strstr(out, "\"ivalue\":2500000000"), "%s", out);
+    cr_assert(strstr(out, "\"ivalue\":\"2500000000\""), "%s", out);
 }
 
 Test(cli, import_rejects_bad_numbers_with_file_and_line)

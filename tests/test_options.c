@@ -84,3 +84,54 @@ Test(options, threads_follow_the_cpus_the_process_may_use)
                  0, "%s", out);
     cr_assert(strstr(out, "--threads 3 is more than the 1 CPU(s)"), "%s", out);
 }
+
+/* Every JSON document names its version and schema; a 64-bit seed read
+ * back by a JSON parser is the seed that reproduces the case; a number
+ * that is not finite is null with its class beside. */
+Test(options, json_round_trips_seeds_and_names_its_schema, .timeout = 60)
+{
+    char *d = df_test_tmpdir("json");
+    const char *seed = "18446744073709551557"; /* above 2^53: a double would change it */
+    int rc = sh("./dotfuzz run --backend host --kernel m-tail --cases 200 --seed %s "
+                "--quiet --out %s/c", seed, d);
+    cr_assert_eq(rc, 1, "%s", out);
+    char py[512];
+    snprintf(py, sizeof py, "%s/check.py", d);
+    FILE *f = fopen(py, "w");
+    cr_assert_not_null(f);
+    fputs("import json, sys\n"
+          "d, seed = sys.argv[1], sys.argv[2]\n"
+          "rows = [json.loads(l) for l in open(d + '/findings.jsonl')]\n"
+          "assert rows, 'no findings'\n"
+          "for r in rows:\n"
+          "    assert r['seed'] == seed, r['seed']\n"
+          "    assert r['schema_version'] == 2 and r['dotfuzz_version'].startswith('0.'), r\n"
+          "    for k in ('rel_err', 'err_ratio', 'cond'):\n"
+          "        assert r[k] is None or isinstance(r[k], (int, float)), r\n"
+          "        assert (r[k] is None) == (k + '_class' in r), r\n"
+          "print(len(rows), sum(r['err_ratio'] is None for r in rows))\n",
+          f);
+    fclose(f);
+    rc = sh("python3 %s %s/c %s", py, d, seed);
+    cr_assert_eq(rc, 0, "%s", out);
+    rc = sh("grep -E '^(dotfuzz_version|schema_version) ' %s/c/fuzzer_stats", d);
+    cr_assert(strstr(out, "dotfuzz_version   : 0.") && strstr(out, "schema_version    : 2"),
+              "%s", out);
+    /* replay --json of each finding: the same seed, a whole JSON line */
+    rc = sh("./dotfuzz replay --backend host --json %s/c/findings 2>/dev/null | python3 -c "
+            "'import json, sys\n"
+            "rows = [json.loads(l) for l in sys.stdin]\n"
+            "assert rows and all(r[\"seed\"] == sys.argv[1] for r in rows)\n"
+            "assert all(r[\"schema_version\"] == 2 for r in rows)\n"
+            "print(\"ok\", len(rows))' %s", d, seed);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "ok "), "%s", out);
+    /* smoke's summary */
+    rc = sh("mkdir -p %s/reg && ./dotfuzz smoke --backend host --corpus %s/reg --kernel shfl "
+            "--time 1 --seed %s --json %s/s.json && python3 -c 'import json, sys\n"
+            "j = json.load(open(sys.argv[1]))\n"
+            "assert j[\"seeds\"][\"fixed\"] == sys.argv[2], j[\"seeds\"]\n"
+            "assert j[\"schema_version\"] == 2\n"
+            "print(\"ok\")' %s/s.json %s", d, d, seed, d, d, seed);
+    cr_assert_eq(rc, 0, "%s", out);
+}

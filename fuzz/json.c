@@ -1,0 +1,74 @@
+/* json.c — JSON as dotfuzz writes it (json.h). */
+#include <math.h>
+#include <stdio.h>
+
+#include "commit.h" /* DOTFUZZ_COMMIT, made by the Makefile */
+#include "json.h"
+
+#define DOTFUZZ_RELEASE "0.2.0"
+
+const char *df_version(void) { return DOTFUZZ_RELEASE " (commit " DOTFUZZ_COMMIT ")"; }
+
+void df_json_stamp(FILE *f)
+{
+    fputs("\"dotfuzz_version\":", f);
+    df_json_str(f, df_version());
+    fprintf(f, ",\"schema_version\":%d", DF_SCHEMA_VERSION);
+}
+
+size_t df_utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0xc2 || s[0] > 0xf4)
+        return 0;
+    size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+    /* no overlong forms, no surrogates, nothing past U+10FFFF */
+    unsigned lo = s[0] == 0xe0 ? 0xa0 : s[0] == 0xf0 ? 0x90 : 0x80;
+    unsigned hi = s[0] == 0xed ? 0x9f : s[0] == 0xf4 ? 0x8f : 0xbf;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+void df_json_str(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p >= 0x80) {
+            size_t n = df_utf8_len(p);
+            if (n == 0) {
+                fputc('?', f);
+                continue;
+            }
+            fwrite(p, 1, n, f);
+            p += n - 1;
+        } else if (*p == '"' || *p == '\\') {
+            fprintf(f, "\\%c", *p);
+        } else if (*p < 0x20) {
+            fprintf(f, "\\u%04x", *p);
+        } else {
+            fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+void df_json_u64(FILE *f, uint64_t v) { fprintf(f, "\"%llu\"", (unsigned long long)v); }
+
+void df_json_i64(FILE *f, int64_t v) { fprintf(f, "\"%lld\"", (long long)v); }
+
+void df_json_member(FILE *f, const char *key, double x)
+{
+    if (isfinite(x)) {
+        fprintf(f, "\"%s\":%.17g", key, x);
+        return;
+    }
+    fprintf(f, "\"%s\":null,\"%s_class\":\"%s\"", key, key,
+            isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+}
