@@ -47,6 +47,7 @@ typedef struct campaign {
     char (*names)[DF_CORPUS_NAME_MAX];
     size_t nnames, capnames;
     int log_fd, plot_fd;
+    int lock_fd;              /* DIR/lock, held for the run (lock_dir) */
 } campaign;
 
 /* ---- small file helpers ---- */
@@ -125,6 +126,10 @@ static int write_campaign_file(campaign *cp)
     fprintf(f, "save_precision : %s\nsave_bugs : %s\ndebug_invariants : %d\n",
             o->save_precision == DF_SAVE_NEW ? "worst" : save_name(o->save_precision),
             save_name(o->save_bugs), o->debug_invariants);
+    /* a resume's defaults, which its command line may change */
+    fprintf(f, "watchdog : %g\n", o->watchdog_s);
+    if (o->jobs)
+        fprintf(f, "jobs : %u\n", o->jobs);
     for (size_t i = 0; i < o->libs.n; i++)
         fprintf(f, "kernel_lib : %s\n", o->libs.path[i]);
     char desc[512];
@@ -137,11 +142,81 @@ static int write_campaign_file(campaign *cp)
     return rc;
 }
 
-/* Options a resumed campaign takes from DIR/campaign. Strings are kept for
- * the process's life (the options point into them). */
-static int read_campaign_file(campaign *cp, char **kernels)
+/* A campaign file's keys that are run's options: the same names (with '_'
+ * for '-'), read by the same parser (df_run_option), so a value the
+ * command line refuses is refused here too. watchdog and jobs are the
+ * resume's defaults: its command line may give others. */
+static const char *const option_keys[] = {
+    "seed", "max_n", "family", "tol", "meta_every", "reruns", "save_precision", "save_bugs",
+};
+
+/* One line of DIR/campaign into o; NULL, or what is wrong with it. */
+static const char *campaign_line(campaign *cp, const char *key, const char *v,
+                                 unsigned *have, char **kernels, int *merged)
 {
     df_run_opts *o = cp->s.o;
+    char name[32];
+    for (size_t i = 0; i < sizeof option_keys / sizeof option_keys[0]; i++)
+        if (!strcmp(key, option_keys[i])) {
+            snprintf(name, sizeof name, "%s", key);
+            for (char *p = name; *p; p++)
+                *p = *p == '_' ? '-' : *p;
+            char *copy = strdup(v); /* the options point into it for the process's life */
+            *have |= 1u << i;
+            return !copy || df_run_option(o, name, copy) ? "invalid value" : NULL;
+        }
+    if (!strcmp(key, "version"))
+        return strcmp(v, "1") ? "another version" : NULL;
+    if (!strcmp(key, "backend")) {
+        if (strcmp(v, "cuda") && strcmp(v, "host"))
+            return "invalid value";
+        o->backend = strdup(v);
+        *have |= 1u << 8;
+        return o->backend ? NULL : "out of memory";
+    }
+    if (!strcmp(key, "kernels")) {
+        free(*kernels);
+        *kernels = strdup(v);
+        *have |= 1u << 9;
+        return *kernels && **kernels ? NULL : "invalid value";
+    }
+    if (!strcmp(key, "debug_invariants")) {
+        if (strcmp(v, "0") && strcmp(v, "1"))
+            return "invalid value";
+        o->debug_invariants = v[0] == '1';
+        return NULL;
+    }
+    if (!strcmp(key, "watchdog") || !strcmp(key, "jobs")) {
+        df_run_opts rec = *o;
+        char *copy = strdup(v);
+        if (!copy || df_run_option(&rec, key, copy))
+            return "invalid value";
+        if (!strcmp(key, "watchdog") && o->watchdog_s == 0)
+            o->watchdog_s = rec.watchdog_s;
+        if (!strcmp(key, "jobs") && o->jobs == 0)
+            o->jobs = rec.jobs;
+        return NULL;
+    }
+    if (!strcmp(key, "kernel_lib")) {
+        char *copy = strdup(v);
+        return !copy || df_plugin_paths_add(&o->libs, copy) ? "too many libraries" : NULL;
+    }
+    if (!strcmp(key, "plugin_kernel"))
+        return df_kernel_list_add(&cp->plugin_kernels, v) ? "out of memory" : NULL;
+    if (!strcmp(key, "merged")) {
+        *merged = 1;
+        return NULL;
+    }
+    if (!strcmp(key, "created") || !strcmp(key, "command_line") ||
+        !strcmp(key, "merged_from"))
+        return NULL;
+    return "unknown key";
+}
+
+/* Options a resumed campaign takes from DIR/campaign, each checked as the
+ * command line checks it; a damaged file is refused, never half read. */
+static int read_campaign_file(campaign *cp, char **kernels)
+{
     char *path = join(cp->dir, "campaign"), msg[200] = "";
     FILE *f = path ? df_fopen_regular(path, msg, sizeof msg) : NULL;
     if (!f) {
@@ -150,48 +225,24 @@ static int read_campaign_file(campaign *cp, char **kernels)
         free(path);
         return -1;
     }
-    char line[8192], *key, *val;
-    int bad = 0, have_seed = 0, merged = 0;
+    char line[8192], *key, *val, bad_key[64] = "";
+    const char *why = NULL;
+    unsigned have = 0, lineno = 0, bad_line = 0;
+    int merged = 0;
+    /* every line is read: a merged directory says so wherever its line is */
     while (fgets(line, sizeof line, f)) {
-        if (df_kv_split(line, &key, &val) != 0)
+        lineno++;
+        char *t = line + strspn(line, " \t");
+        if (*t == '#' || *t == '\n' || *t == '\0')
             continue;
-        char *v = strdup(val);
-        if (!v) {
-            bad = 1;
-            break;
+        const char *w = df_kv_split(line, &key, &val) != 0
+                            ? (key = "", "not a 'key : value' line")
+                            : campaign_line(cp, key, val, &have, kernels, &merged);
+        if (w && !why) {
+            why = w;
+            bad_line = lineno;
+            snprintf(bad_key, sizeof bad_key, "%s", key);
         }
-        uint64_t u;
-        if (!strcmp(key, "version"))
-            bad |= strcmp(v, "1") != 0;
-        else if (!strcmp(key, "seed"))
-            bad |= df_parse_u64(v, &o->seed), have_seed = 1;
-        else if (!strcmp(key, "backend"))
-            o->backend = v, v = NULL;
-        else if (!strcmp(key, "kernels"))
-            *kernels = v, v = NULL;
-        else if (!strcmp(key, "max_n"))
-            bad |= df_parse_u64(v, &o->max_n);
-        else if (!strcmp(key, "family"))
-            o->family = v, v = NULL;
-        else if (!strcmp(key, "tol"))
-            bad |= df_parse_double(v, &o->tol);
-        else if (!strcmp(key, "meta_every"))
-            bad |= df_parse_u64(v, &u) || u > 0xffffffffu, o->meta.every = (uint32_t)u;
-        else if (!strcmp(key, "reruns"))
-            bad |= df_parse_u64(v, &u) || u > 64, o->meta.reruns = (uint32_t)u;
-        else if (!strcmp(key, "save_precision"))
-            bad |= df_run_parse_save(v, &o->save_precision);
-        else if (!strcmp(key, "save_bugs"))
-            bad |= df_run_parse_save(v, &o->save_bugs);
-        else if (!strcmp(key, "debug_invariants"))
-            o->debug_invariants = !strcmp(v, "1");
-        else if (!strcmp(key, "kernel_lib"))
-            bad |= df_plugin_paths_add(&o->libs, v) != 0, v = NULL;
-        else if (!strcmp(key, "plugin_kernel"))
-            bad |= df_kernel_list_add(&cp->plugin_kernels, v) != 0;
-        else if (!strcmp(key, "merged"))
-            merged = 1;
-        free(v);
     }
     fclose(f);
     if (merged) {
@@ -200,13 +251,17 @@ static int read_campaign_file(campaign *cp, char **kernels)
         free(path);
         return -1;
     }
-    if (bad || !have_seed || !*kernels) {
-        fprintf(stderr, "dotfuzz run: %s is damaged or of another version\n", path);
-        free(path);
-        return -1;
-    }
+    const unsigned all = (1u << 10) - 1; /* the option keys, backend, kernels */
+    if (why)
+        fprintf(stderr, "dotfuzz run: %s: line %u: %s '%s': the campaign file is damaged\n",
+                path, bad_line, why, bad_key);
+    else if ((have & all) != all)
+        fprintf(stderr, "dotfuzz run: %s: incomplete (no seed, kernels, backend or one of "
+                        "their options): the campaign file is damaged\n", path);
     free(path);
-    o->seed_set = 1;
+    if (why || (have & all) != all)
+        return -1;
+    cp->s.o->seed_set = 1;
     return 0;
 }
 
@@ -320,6 +375,45 @@ static int parse_buckets(campaign *cp, const char *v)
     return 0;
 }
 
+/* One line of DIR/state; 0, or -1 when it is not what write_state writes. */
+static int state_line(campaign *cp, const char *key, const char *val, unsigned *have)
+{
+    unsigned long long a, b, c = 0;
+    char end;
+    if (!strcmp(key, "version")) {
+        *have |= 1;
+        return strcmp(val, "1") ? -1 : 0;
+    }
+    if (!strcmp(key, "next_index")) {
+        *have |= 2;
+        if (sscanf(val, "%llu%c", &a, &end) != 1)
+            return -1;
+        cp->s.next_index = a;
+        return 0;
+    }
+    if (!strcmp(key, "run_time"))
+        return sscanf(val, "%la%c", &cp->run_time_before, &end) == 1 &&
+                       isfinite(cp->run_time_before) && cp->run_time_before >= 0
+                   ? 0 : -1;
+    if (!strcmp(key, "sessions"))
+        return sscanf(val, "%llu%c", &a, &end) == 1 ? (cp->sessions = a, 0) : -1;
+    if (!strcmp(key, "restarts"))
+        return sscanf(val, "%llu%c", &a, &end) == 1 ? (cp->prev_restarts = a, 0) : -1;
+    if (!strcmp(key, "start_time"))
+        return sscanf(val, "%lf%c", &cp->start_time, &end) == 1 ? 0 : -1;
+    if (!strcmp(key, "pending"))
+        return sscanf(val, "%llu %llu %llu%c", &a, &b, &c, &end) == 3 && a < b && c <= 1 &&
+                       df_sup_push(&cp->s, a, b, c) == 0
+                   ? 0 : -1;
+    if (!strcmp(key, "kernel") || !strcmp(key, "nbin") || !strcmp(key, "rhist"))
+        return parse_tally_line(cp, key, val);
+    if (!strcmp(key, "buckets"))
+        return parse_buckets(cp, val);
+    return -1;
+}
+
+/* DIR/state, checked line by line: a damaged snapshot is refused, never
+ * taken for an empty one (it would start the campaign's count again). */
 static int read_state(campaign *cp)
 {
     char *path = join(cp->dir, "state"), msg[200] = "";
@@ -333,33 +427,25 @@ static int read_state(campaign *cp)
         return missing ? 0 : -1;
     }
     char line[8192], *key, *val;
-    int bad = 0;
+    unsigned have = 0, lineno = 0, bad = 0;
     while (!bad && fgets(line, sizeof line, f)) {
-        if (df_kv_split(line, &key, &val) != 0)
+        lineno++;
+        char *t = line + strspn(line, " \t");
+        if (*t == '#' || *t == '\n')
             continue;
-        unsigned long long a, b, c = 0;
-        if (!strcmp(key, "next_index"))
-            bad = sscanf(val, "%llu", &a) != 1, cp->s.next_index = a;
-        else if (!strcmp(key, "run_time"))
-            bad = sscanf(val, "%la", &cp->run_time_before) != 1;
-        else if (!strcmp(key, "sessions"))
-            bad = sscanf(val, "%llu", &a) != 1, cp->sessions = a;
-        else if (!strcmp(key, "restarts"))
-            bad = sscanf(val, "%llu", &a) != 1, cp->prev_restarts = a;
-        else if (!strcmp(key, "start_time"))
-            bad = sscanf(val, "%lf", &cp->start_time) != 1;
-        else if (!strcmp(key, "pending"))
-            bad = sscanf(val, "%llu %llu %llu", &a, &b, &c) < 2 || df_sup_push(&cp->s, a, b, c) != 0;
-        else if (!strcmp(key, "kernel") || !strcmp(key, "nbin") || !strcmp(key, "rhist"))
-            bad = parse_tally_line(cp, key, val) != 0;
-        else if (!strcmp(key, "buckets"))
-            bad = parse_buckets(cp, val) != 0;
+        bad = df_kv_split(line, &key, &val) != 0 || state_line(cp, key, val, &have) != 0
+                  ? lineno : 0;
     }
     fclose(f);
     if (bad)
-        fprintf(stderr, "dotfuzz run: %s is damaged\n", path);
+        fprintf(stderr, "dotfuzz run: %s: line %u is not what dotfuzz writes there: the "
+                        "state is damaged (move it away to rerun the campaign from case 0)\n",
+                path, bad);
+    else if (have != 3)
+        fprintf(stderr, "dotfuzz run: %s: %s: the state is damaged (move it away to rerun the "
+                        "campaign from case 0)\n", path, lineno ? "incomplete" : "empty");
     free(path);
-    return bad ? -1 : 0;
+    return bad || have != 3 ? -1 : 0;
 }
 
 /* ---- the findings log ---- */
@@ -602,8 +688,9 @@ static int is_campaign_temp(const char *name)
     return strncmp(name, ".campaign.tmp.", 14) == 0;
 }
 
-/* A new campaign needs a directory that is absent or empty, but for the
- * campaign file's leftover temporary copies, which are removed. */
+/* A new campaign needs a directory that is absent or empty, but for its
+ * lock and the campaign file's leftover temporary copies, which are
+ * removed. */
 static int prepare_new_dir(campaign *cp)
 {
     DIR *d = opendir(cp->dir);
@@ -613,7 +700,8 @@ static int prepare_new_dir(campaign *cp)
         while ((de = readdir(d)))
             if (is_campaign_temp(de->d_name))
                 temps = 1;
-            else if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            else if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+                     strcmp(de->d_name, "lock"))
                 empty = 0;
         closedir(d);
         if (empty && temps && (d = opendir(cp->dir))) {
@@ -639,6 +727,48 @@ static int prepare_new_dir(campaign *cp)
         fprintf(stderr, "dotfuzz run: cannot create %s: %s\n", cp->dir, strerror(errno));
         return -2;
     }
+    return 0;
+}
+
+/* ---- one process at a time: DIR/lock ---- */
+
+/* Takes DIR/lock: an open file description's lock, which ends with its
+ * holder however it ends (a dead holder keeps nothing), and says in the
+ * file who holds it. Returns 0, or -2 when another process holds it or
+ * it cannot be taken (said, naming the holder). */
+static int lock_dir(campaign *cp)
+{
+    char *path = join(cp->dir, "lock");
+    int fd = path ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
+    if (fd < 0) {
+        fprintf(stderr, "dotfuzz run: cannot open %s: %s\n", path ? path : cp->dir,
+                strerror(errno));
+        free(path);
+        return -2;
+    }
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+        char holder[256] = "";
+        ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
+        holder[n > 0 ? n : 0] = 0;
+        holder[strcspn(holder, "\n")] = 0;
+        if (errno == EAGAIN || errno == EACCES)
+            fprintf(stderr, "dotfuzz run: %s is in use (%s): one process at a time runs a "
+                            "campaign\n", cp->dir, *holder ? holder : "holder unknown");
+        else
+            fprintf(stderr, "dotfuzz run: cannot lock %s: %s\n", path, strerror(errno));
+        close(fd);
+        free(path);
+        return -2;
+    }
+    char host[128] = "?", who[512];
+    gethostname(host, sizeof host - 1);
+    int n = snprintf(who, sizeof who, "pid %ld on %s since %lld\n", (long)getpid(), host,
+                     (long long)time(NULL));
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, who, (size_t)n, 0) != n)
+        fprintf(stderr, "dotfuzz run: cannot write %s (the lock holds)\n", path);
+    free(path);
+    cp->lock_fd = fd;
     return 0;
 }
 
@@ -774,6 +904,13 @@ static int setup(campaign *cp, int argc, char **argv)
     int rc;
     if (resume) {
         char *kernels = NULL;
+        struct stat st;
+        if (stat(cp->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "dotfuzz run: %s is not a campaign directory\n", cp->dir);
+            return -1;
+        }
+        if ((rc = lock_dir(cp)) != 0)
+            return rc;
         if (read_campaign_file(cp, &kernels) != 0)
             return -1;
         if (o->watchdog_s == 0)
@@ -791,7 +928,9 @@ static int setup(campaign *cp, int argc, char **argv)
         if (make_subdirs(cp) != 0)
             return -2;
     } else {
-        if ((rc = prepare_new_dir(cp)) != 0)
+        /* checked again once locked: another --out may have begun there */
+        if ((rc = prepare_new_dir(cp)) != 0 || (rc = lock_dir(cp)) != 0 ||
+            (rc = prepare_new_dir(cp)) != 0)
             return rc;
         absolute_libs(&o->libs);
         if (df_load_plugins_cli("run", &o->libs) != 0)
@@ -818,6 +957,8 @@ static int setup(campaign *cp, int argc, char **argv)
 
 static void teardown(campaign *cp)
 {
+    if (cp->lock_fd >= 0)
+        close(cp->lock_fd);
     if (cp->log_fd >= 0)
         close(cp->log_fd);
     if (cp->plot_fd >= 0)
@@ -836,7 +977,7 @@ int df_campaign_run(df_run_opts *o, int argc, char **argv)
     campaign *cp = calloc(1, sizeof *cp);
     if (!cp)
         return DF_OUTCOME_ENV;
-    cp->log_fd = cp->plot_fd = -1;
+    cp->log_fd = cp->plot_fd = cp->lock_fd = -1;
     if (df_sup_init(&cp->s, o) != 0) {
         teardown(cp);
         free(cp);
@@ -848,6 +989,8 @@ int df_campaign_run(df_run_opts *o, int argc, char **argv)
         free(cp);
         return rc == -1 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
     }
+    if (!o->quiet)
+        fprintf(stderr, "dotfuzz run: %s\n", cp->s.note);
     if (!o->quiet)
         fprintf(stderr,
                 "dotfuzz run: campaign %s (session %llu): seed %llu, %zu kernel(s), backend %s, "

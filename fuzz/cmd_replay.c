@@ -232,6 +232,13 @@ df_outcome df_cmd_replay(int argc, char **argv)
         free(o.kernel);
         return opened;
     }
+    if (o.debug_invariants && strcmp(df_sandbox_backend(st.sb), "cuda") != 0) {
+        fprintf(stderr, "dotfuzz replay: --debug-invariants has no effect on backend %s (the "
+                        "GPU kernels check their invariants)\n", df_sandbox_backend(st.sb));
+        df_sandbox_close(st.sb);
+        free(o.kernel);
+        return DF_OUTCOME_USAGE;
+    }
     fprintf(stderr, "dotfuzz replay: %s\n", df_sandbox_note(st.sb));
     for (int i = optind; i < argc && !st.dead; i++) {
         struct stat sb;

@@ -158,43 +158,57 @@ static const char *parse_one(df_run_opts *o, int ch, const char *arg)
     return NULL;
 }
 
+/* run's options; a campaign file's keys name the same ones */
+static const struct option run_longopts[] = {
+    {"kernel", required_argument, 0, 'k'}, {"time", required_argument, 0, 't'},
+    {"cases", required_argument, 0, 'c'},  {"seed", required_argument, 0, OPT_SEED},
+    {"max-n", required_argument, 0, OPT_MAXN}, {"tol", required_argument, 0, OPT_TOL},
+    {"corpus", required_argument, 0, OPT_CORPUS},
+    {"backend", required_argument, 0, OPT_BACKEND},
+    {"family", required_argument, 0, OPT_FAMILY},
+    {"debug-invariants", no_argument, 0, OPT_DEBUG_INV},
+    {"save-precision", required_argument, 0, OPT_SAVE_PREC},
+    {"save-bugs", required_argument, 0, OPT_SAVE_BUGS},
+    {"meta-every", required_argument, 0, OPT_META_EVERY},
+    {"reruns", required_argument, 0, OPT_RERUNS},
+    {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
+    {"out", required_argument, 0, OPT_OUT},
+    {"resume", required_argument, 0, OPT_RESUME},
+    {"jobs", required_argument, 0, OPT_JOBS},
+    {"watchdog", required_argument, 0, OPT_WATCHDOG},
+    {"stats-every", required_argument, 0, OPT_STATS_EVERY},
+    {"quiet", no_argument, 0, OPT_QUIET},
+    {"batch", required_argument, 0, OPT_BATCH},
+    {"threads", required_argument, 0, OPT_THREADS},
+    {"pipeline", required_argument, 0, OPT_PIPELINE},
+    {"gen", required_argument, 0, OPT_GEN},
+    {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+};
+
+const char *df_run_option(df_run_opts *o, const char *name, const char *value)
+{
+    for (const struct option *op = run_longopts; op->name; op++)
+        if (!strcmp(op->name, name) && op->has_arg == required_argument && op->val != 'k' &&
+            op->val != OPT_KERNEL_LIB)
+            return parse_one(o, op->val, value);
+    return name;
+}
+
 static int parse_run_opts(int argc, char **argv, df_run_opts *o)
 {
-    static const struct option longopts[] = {
-        {"kernel", required_argument, 0, 'k'}, {"time", required_argument, 0, 't'},
-        {"cases", required_argument, 0, 'c'},  {"seed", required_argument, 0, OPT_SEED},
-        {"max-n", required_argument, 0, OPT_MAXN}, {"tol", required_argument, 0, OPT_TOL},
-        {"corpus", required_argument, 0, OPT_CORPUS},
-        {"backend", required_argument, 0, OPT_BACKEND},
-        {"family", required_argument, 0, OPT_FAMILY},
-        {"debug-invariants", no_argument, 0, OPT_DEBUG_INV},
-        {"save-precision", required_argument, 0, OPT_SAVE_PREC},
-        {"save-bugs", required_argument, 0, OPT_SAVE_BUGS},
-        {"meta-every", required_argument, 0, OPT_META_EVERY},
-        {"reruns", required_argument, 0, OPT_RERUNS},
-        {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
-        {"out", required_argument, 0, OPT_OUT},
-        {"resume", required_argument, 0, OPT_RESUME},
-        {"jobs", required_argument, 0, OPT_JOBS},
-        {"watchdog", required_argument, 0, OPT_WATCHDOG},
-        {"stats-every", required_argument, 0, OPT_STATS_EVERY},
-        {"quiet", no_argument, 0, OPT_QUIET},
-        {"batch", required_argument, 0, OPT_BATCH},
-        {"threads", required_argument, 0, OPT_THREADS},
-        {"pipeline", required_argument, 0, OPT_PIPELINE},
-        {"gen", required_argument, 0, OPT_GEN},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
-    };
     *o = (df_run_opts){.kernel = "all", .backend = "auto", .corpus = "corpus/findings",
                        .family = "all", .time_s = -1, .max_n = 65536, .tol = 1e-6,
                        .save_precision = DF_SAVE_NEW, .save_bugs = DF_SAVE_NEW,
                        .meta = {.every = 16, .reruns = 2},
                        .stats_every_s = 5, .batch = 256};
     const char *fixed = NULL;
+    unsigned char given[OPT_GEN + 1] = {0};
     int ch, li = -1;
     optind = 1;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, ":h", longopts, &li)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":h", run_longopts, &li)) != -1) {
+        if (ch > 0 && ch <= OPT_GEN)
+            given[ch] = 1;
         if (ch == 'h')
             return 1;
         if (ch == ':') {
@@ -216,7 +230,7 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
             }
         }
         if (fixes_cases(ch) && !fixed && li >= 0)
-            fixed = longopts[li].name;
+            fixed = run_longopts[li].name;
         li = -1;
     }
     if (optind < argc) {
@@ -228,10 +242,24 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
                         "directory; --%s cannot be given (see dotfuzz run --help)\n", fixed);
         return -1;
     }
-    if (o->out && strcmp(o->corpus, "corpus/findings") != 0) {
+    if ((o->out || o->resume) && given[OPT_CORPUS]) {
         fprintf(stderr, "dotfuzz run: with --out, findings go to DIR/findings: drop --corpus\n");
         return -1;
     }
+    /* an option that would change nothing is refused, not ignored */
+    if (given[OPT_STATS_EVERY] && !o->out && !o->resume) {
+        fprintf(stderr, "dotfuzz run: --stats-every has no effect without a campaign "
+                        "directory (--out DIR), where fuzzer_stats is written\n");
+        return -1;
+    }
+    static const struct { int opt; const char *name; } batched[] = {
+        {OPT_THREADS, "--threads"}, {OPT_PIPELINE, "--pipeline"}, {OPT_GEN, "--gen"}};
+    for (size_t i = 0; o->batch == 1 && i < sizeof batched / sizeof batched[0]; i++)
+        if (given[batched[i].opt]) {
+            fprintf(stderr, "dotfuzz run: %s has no effect with --batch 1 (one case at a "
+                            "time, on the worker's own thread)\n", batched[i].name);
+            return -1;
+        }
     if (o->kernel_given)
         o->kernel = o->kernel_given;
     if (o->time_s < 0)
@@ -280,6 +308,8 @@ static df_outcome run_supervised(df_run_opts *o)
         return out;
     }
     df_sup_plan_workers(&s);
+    if (!o->quiet)
+        fprintf(stderr, "dotfuzz run: %s\n", s.note);
     if (!o->quiet)
         fprintf(stderr,
                 "dotfuzz run: seed %llu, %zu kernel(s), max-n %llu, tol %g, corpus %s, "

@@ -59,6 +59,12 @@ typedef struct df_run_opts {
     int gen;                /* DF_GEN_*: where batches' vectors are generated */
 } df_run_opts;
 
+/* Parses the value of run's option --NAME as the command line does, into
+ * o (a campaign file's options are read this way). Returns NULL, or the
+ * option's name when the value is bad or NAME is not an option taking a
+ * value. */
+const char *df_run_option(df_run_opts *o, const char *name, const char *value);
+
 /* --gen: cpu generates every case on the CPU's threads; gpu has the GPU
  * generate batches of cases up to DF_GPU_GEN_MAX_N elements from the same
  * streams (the same bytes: fuzz/values.h) and copy them back for the

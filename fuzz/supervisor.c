@@ -814,8 +814,10 @@ int df_sup_probe(df_sup *s)
     if (f && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         snprintf(s->backend, sizeof s->backend, "%.15s", line);
-        if (fgets(line, sizeof line, f) && !s->o->quiet)
-            fprintf(stderr, "dotfuzz run: %s", line);
+        if (fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = 0;
+            snprintf(s->note, sizeof s->note, "%s", line);
+        }
         s->nk = 0;
         while (fgets(line, sizeof line, f) && s->nk < DF_RUN_MAX_KERNELS) {
             line[strcspn(line, "\n")] = 0;
@@ -830,5 +832,10 @@ int df_sup_probe(df_sup *s)
         rc = WIFEXITED(st) && WEXITSTATUS(st) == 2 ? -1 : -2;
     else if (s->nk == 0 || !s->backend[0])
         rc = -2;
+    else if (s->o->debug_invariants && strcmp(s->backend, "cuda") != 0) {
+        fprintf(stderr, "dotfuzz run: --debug-invariants has no effect on backend %s (the GPU "
+                        "kernels check their invariants)\n", s->backend);
+        rc = -1;
+    }
     return rc;
 }

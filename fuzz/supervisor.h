@@ -69,6 +69,7 @@ typedef struct df_sup {
     const df_kernel *kernels[DF_RUN_MAX_KERNELS];
     size_t nk;
     char backend[16];
+    char note[512];           /* how the backend was chosen (df_sup_probe) */
     const char *findings;     /* where findings are saved (o->corpus) */
     const char *inflight_dir; /* workers' in-flight files (NULL: none) */
     df_sup_hooks hooks;
@@ -98,8 +99,8 @@ int df_sup_init(df_sup *s, df_run_opts *o);
 void df_sup_free(df_sup *s);
 
 /* Decides, in a child process (this one must not touch the GPU before
- * its workers fork), which backend o->backend means and which kernels of
- * o->kernel it runs; says the backend's note on stderr unless quiet.
+ * its workers fork), which backend o->backend means (its note: how it was
+ * chosen) and which kernels of o->kernel it runs.
  * Returns 0, -1 (usage error, said) or -2 (nothing can run, said). */
 int df_sup_probe(df_sup *s);
 

@@ -349,3 +349,90 @@ Test(campaign, bad_directories_and_fixed_options_are_refused)
     cr_assert_not_null(strstr(out, "holds a campaign already"), "%s", out);
     df_test_sh(out, sizeof out, "rm -rf %s", dir);
 }
+
+/* One process at a time holds a campaign directory: a second --resume, or
+ * a second --out on the same empty directory, exits 3 naming the holder;
+ * a dead holder keeps nothing. */
+Test(campaign, a_directory_has_one_holder_at_a_time, .timeout = 120)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s", df_test_tmpdir("camp-lock"));
+    int rc = df_test_sh(out, sizeof out, "./dotfuzz run --backend host --kernel shfl --cases "
+                        "200 --quiet --out %s/c", dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    /* a long resume holds it while a second one tries */
+    rc = df_test_sh(out, sizeof out,
+                    "./dotfuzz run --resume %s/c --time 8 --quiet > /dev/null 2>&1 & p=$!; "
+                    "sleep 1.5; ./dotfuzz run --resume %s/c --time 1 --quiet 2>&1; r=$?; "
+                    "kill -INT $p; wait $p; exit $r", dir, dir);
+    cr_assert_eq(rc, 3, "%s", out);
+    cr_assert(strstr(out, "is in use (pid ") && strstr(out, " on "), "%s", out);
+    /* two --out on one empty directory: one runs, the other is refused */
+    rc = df_test_sh(out, sizeof out,
+                    "mkdir %s/e && (./dotfuzz run --backend host --kernel shfl --time 3 "
+                    "--quiet --out %s/e > %s/a.txt 2>&1; echo $? >> %s/a.txt) & "
+                    "(./dotfuzz run --backend host --kernel fold --time 3 --quiet --out %s/e "
+                    "> %s/b.txt 2>&1; echo $? >> %s/b.txt) & wait; cat %s/a.txt %s/b.txt",
+                    dir, dir, dir, dir, dir, dir, dir, dir, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    int refused = (strstr(out, "is in use") != NULL) + (strstr(out, "holds a campaign") != NULL);
+    cr_assert_eq(refused, 1, "exactly one refused: %s", out);
+    df_test_sh(out, sizeof out, "grep '^kernels :' %s/e/campaign", dir);
+    cr_assert(!strcmp(out, "kernels : shfl\n") || !strcmp(out, "kernels : fold\n"), "%s", out);
+    /* a holder killed outright keeps no lock */
+    rc = df_test_sh(out, sizeof out,
+                    "./dotfuzz run --resume %s/c --time 20 --quiet > /dev/null 2>&1 & p=$!; "
+                    "sleep 1; kill -KILL $p; wait $p; sleep 0.5; "
+                    "./dotfuzz run --resume %s/c --time 1 --quiet 2>&1", dir, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    df_test_sh(out, sizeof out, "rm -rf %s", dir);
+}
+
+/* What a campaign directory holds is checked as the command line is: a
+ * damaged state or campaign file is refused with one line, never taken as
+ * a fresh start or a value the command line would refuse. */
+Test(campaign, a_damaged_directory_is_refused, .timeout = 60)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s", df_test_tmpdir("camp-damaged"));
+    int rc = df_test_sh(out, sizeof out, "./dotfuzz run --backend host --kernel shfl --cases "
+                        "100 --quiet --out %s/c && cp -r %s/c %s/keep", dir, dir, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    const char *edits[] = {
+        ": > %s/c/state",                                        /* empty */
+        "echo garbage >> %s/c/state",                            /* garbage */
+        "sed -i 's/^next_index : .*/next_index : lots/' %s/c/state",
+        "sed -i 's/^tol : .*/tol : -1/' %s/c/campaign",          /* refused by the CLI */
+        "sed -i 's/^max_n : .*/max_n : 0/' %s/c/campaign",
+        "sed -i 's/^seed : .*/seed : 0x10/' %s/c/campaign",
+        "echo 'frobnicate : 1' >> %s/c/campaign",                /* unknown key */
+        "sed -i '/^kernels :/d' %s/c/campaign",                  /* incomplete */
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        char edit[256];
+        snprintf(edit, sizeof edit, edits[i], dir);
+        rc = df_test_sh(out, sizeof out, "rm -rf %s/c && cp -r %s/keep %s/c && %s && "
+                        "./dotfuzz run --resume %s/c --cases 200", dir, dir, dir, edit, dir);
+        cr_assert_eq(rc, 2, "%s: exit %d: %s", edits[i], rc, out);
+        cr_assert(strstr(out, "damaged"), "%s: %s", edits[i], out);
+        cr_assert_null(strchr(strchr(out, '\n') + 1, '\n'), "%s: one line: %s", edits[i], out);
+    }
+}
+
+/* --watchdog and --jobs are kept for --resume, which may change them. */
+Test(campaign, a_resume_keeps_the_watchdog_and_the_jobs, .timeout = 60)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s", df_test_tmpdir("camp-kept"));
+    int rc = df_test_sh(out, sizeof out, "./dotfuzz run --backend host --kernel shfl --cases "
+                        "100 --jobs 2 --watchdog 7s --out %s/c 2>&1 | grep 'campaign'", dir);
+    cr_assert(strstr(out, "2 worker(s), watchdog 7 s"), "%s", out);
+    rc = df_test_sh(out, sizeof out, "./dotfuzz run --resume %s/c --cases 200 2>&1 | "
+                    "grep 'campaign.*session 2'", dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "2 worker(s), watchdog 7 s"), "%s", out);
+    rc = df_test_sh(out, sizeof out, "./dotfuzz run --resume %s/c --cases 300 --jobs 1 "
+                    "--watchdog 3 2>&1 | grep 'campaign.*session 3'", dir);
+    cr_assert(strstr(out, "1 worker(s), watchdog 3 s"), "%s", out);
+    df_test_sh(out, sizeof out, "rm -rf %s", dir);
+}

@@ -135,3 +135,24 @@ Test(options, json_round_trips_seeds_and_names_its_schema, .timeout = 60)
             "print(\"ok\")' %s/s.json %s", d, d, seed, d, d, seed);
     cr_assert_eq(rc, 0, "%s", out);
 }
+
+/* An option that would change nothing in its mode is refused, naming it. */
+Test(options, an_option_without_effect_is_refused)
+{
+    const char *cases[][2] = {
+        {"run --backend host --stats-every 1 --cases 1", "--stats-every"},
+        {"run --backend host --batch 1 --threads 2 --cases 1", "--threads"},
+        {"run --backend host --batch 1 --gen gpu --cases 1", "--gen"},
+        {"run --backend host --debug-invariants --cases 1", "--debug-invariants"},
+        {"replay --backend host --debug-invariants corpus/regression", "--debug-invariants"},
+        {"merge --tol 1e-3 /tmp/dotfuzz-x-never corpus/regression", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (!cases[i][1])
+            continue;
+        int rc = sh("./dotfuzz %s", cases[i][0]);
+        cr_assert_eq(rc, 2, "%s: exit %d: %s", cases[i][0], rc, out);
+        cr_assert(strstr(out, cases[i][1]) && strstr(out, "no effect"), "%s: %s", cases[i][0],
+                  out);
+    }
+}
