@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -146,6 +147,37 @@ int df_output_ok_cli(const char *cmd, const char *opt, const char *path)
         return 0;
     fprintf(stderr, "dotfuzz %s: %s %s: %s\n", cmd, opt, path, msg);
     return -1;
+}
+
+int df_dir_writable_cli(const char *cmd, const char *opt, const char *dir)
+{
+    /* dir, or the nearest of its parents that exists (dir is made there
+     * when the first file is saved), must take a new entry */
+    char at[4096];
+    snprintf(at, sizeof at, "%s", *dir ? dir : ".");
+    struct stat st;
+    while (stat(at, &st) != 0 && errno == ENOENT) {
+        char *slash = strrchr(at, '/');
+        if (!slash)
+            snprintf(at, sizeof at, ".");
+        else
+            slash[slash == at] = 0; /* "/x" leaves "/" */
+    }
+    int ok = stat(at, &st) == 0 && S_ISDIR(st.st_mode);
+    if (ok) { /* a file made and removed: permissions, read-only mounts, root alike */
+        char probe[4200];
+        snprintf(probe, sizeof probe, "%s/.dotfuzz-probe-XXXXXX", at);
+        int fd = mkstemp(probe);
+        ok = fd >= 0;
+        if (ok) {
+            close(fd);
+            unlink(probe);
+        }
+    }
+    if (!ok)
+        fprintf(stderr, "dotfuzz %s: %s %s cannot be written (%s: %s)\n", cmd, opt, dir, at,
+                errno ? strerror(errno) : "not a directory");
+    return ok ? 0 : -1;
 }
 
 void df_usage_error(const char *cmd, const char *fmt, const char *arg)

@@ -37,6 +37,12 @@ void df_note_threads(const char *cmd, uint64_t threads);
  * stderr naming it and -1 (the caller's usage error). */
 int df_output_ok_cli(const char *cmd, const char *opt, const char *path);
 
+/* Directory dir of option opt for subcommand cmd must take files (or, not
+ * there yet, its nearest parent that is must take it): 0, else one line
+ * on stderr and -1 (the caller's environment error). Checked before any
+ * work is done; nothing is made. */
+int df_dir_writable_cli(const char *cmd, const char *opt, const char *dir);
+
 struct df_backend;
 /* Opens backend `name` for subcommand cmd; on failure says why on stderr
  * and returns USAGE (unknown name) or ENV (unavailable). */

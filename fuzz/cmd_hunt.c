@@ -61,7 +61,7 @@ static void hunt_usage(FILE *f)
           "  --kernel-lib P  load kernels from a plugin library (repeatable): correct\n"
           "                  kernels, counted for false alarms\n"
           "  --cases N       case budget per kernel (default 20000)\n"
-          "  --time D        time budget per kernel (default 10s)\n"
+          "  --time D        time budget per kernel (default 10s; 0: --cases alone)\n"
           "  --seed S        seed (default 1)\n"
           "  --max-n N       longest vector (default 65536)\n"
           "  --tol X         tolerance of both oracles' precision rule (default 1e-6)\n"

@@ -302,15 +302,6 @@ static void print_counts(const char *what, const counts *c)
            (unsigned long long)c->unreadable);
 }
 
-/* OUT must be a directory this process can write into. */
-static int out_writable(const char *out)
-{
-    struct stat sb;
-    if (stat(out, &sb) != 0 && mkdir(out, 0777) != 0)
-        return 0;
-    return stat(out, &sb) == 0 && S_ISDIR(sb.st_mode) && access(out, W_OK | X_OK) == 0;
-}
-
 static df_outcome merge_all(merge_state *st, int nin, char **in)
 {
     counts total = {0}, existing = {0};
@@ -362,10 +353,8 @@ static df_outcome merge_corpora(merge_opts *o, int nin, char **in)
         (o->kernel && df_kernels_of("merge", o->kernel, st.set, named,
                                     sizeof st.set / sizeof st.set[0], &st.nset) != 0))
         return DF_OUTCOME_USAGE;
-    if (!out_writable(o->out)) {
-        fprintf(stderr, "dotfuzz merge: cannot write into directory %s\n", o->out);
+    if (df_dir_writable_cli("merge", "OUT", o->out) != 0)
         return DF_OUTCOME_ENV;
-    }
     df_outcome out = df_sandbox_open("merge", o->backend, 0, o->watchdog_s, &st.sb);
     if (out != DF_OUTCOME_CLEAN)
         return out;

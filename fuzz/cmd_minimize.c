@@ -517,10 +517,25 @@ static df_outcome one_kernel(min_opts *o)
     return DF_OUTCOME_CLEAN;
 }
 
+/* The output's directory must take a file before any attempt is made. */
+static int output_writable(const min_opts *o)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", o->out ? o->out : o->file);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir] = 0; /* "/x" keeps "/" */
+    else
+        snprintf(dir, sizeof dir, ".");
+    return df_dir_writable_cli("minimize", "the output's directory", dir);
+}
+
 static df_outcome minimize_file(min_opts *o)
 {
     if (df_load_plugins_cli("minimize", &o->libs) != 0)
         return DF_OUTCOME_USAGE;
+    if (output_writable(o) != 0)
+        return DF_OUTCOME_ENV;
     if (o->kernel_given && one_kernel(o) != DF_OUTCOME_CLEAN)
         return DF_OUTCOME_USAGE;
     df_case_file f;

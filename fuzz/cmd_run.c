@@ -28,8 +28,9 @@ static void run_usage(FILE *f)
           "                       of --kernel-lib included), 'mutants' (the known-buggy ones)\n"
           "  --kernel-lib PATH    load kernels from a plugin library (repeatable; the ABI\n"
           "                       is include/dotfuzz/plugin.h)\n"
-          "  --time DURATION      stop after this long: 10, 10s, 5m, 8h (default 60s\n"
-          "                       when --cases is not given either)\n"
+          "  --time DURATION      stop after this long: 10, 10s, 1.5m, 8h (default 60s\n"
+          "                       when --cases is not given either; 0: no time limit,\n"
+          "                       until --cases or Ctrl-C)\n"
           "  --cases N            stop after N cases (a campaign's total, over resumes)\n"
           "  --seed S             campaign seed (default: random, printed)\n"
           "  --max-n N            longest vector (default 65536; k/M suffixes)\n"
@@ -273,22 +274,6 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
 
 /* ---- no campaign directory ---- */
 
-/* --corpus must be a directory this process can write into, before the
- * first case runs. */
-static int corpus_writable(const char *dir)
-{
-    char probe[4096];
-    snprintf(probe, sizeof probe, "%s/.dotfuzz-write-probe", dir);
-    uint8_t byte = 0;
-    if (df_write_file_atomic(probe, &byte, 1) != 0) {
-        fprintf(stderr, "dotfuzz run: --corpus %s is not a writable directory: %s\n", dir,
-                strerror(errno));
-        return -1;
-    }
-    unlink(probe);
-    return 0;
-}
-
 /* The cases in worker processes, findings into --corpus. */
 static df_outcome run_supervised(df_run_opts *o)
 {
@@ -301,7 +286,7 @@ static df_outcome run_supervised(df_run_opts *o)
     int rc = df_load_plugins_cli("run", &o->libs) != 0 ? -1 : df_sup_probe(&s);
     if (rc != 0)
         out = rc == -1 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
-    else if (df_make_dirs(o->corpus) != 0 || corpus_writable(o->corpus) != 0)
+    else if (df_dir_writable_cli("run", "--corpus", o->corpus) != 0)
         out = DF_OUTCOME_ENV;
     if (out != DF_OUTCOME_CLEAN) {
         df_sup_free(&s);

@@ -900,6 +900,8 @@ static df_outcome smoke_main(const smoke_opts *opts)
     df_outcome out = df_sandbox_open("smoke", opts->backend, 0, opts->watchdog_s, &st->sb);
     if (out == DF_OUTCOME_CLEAN)
         out = select_kernels(st);
+    if (out == DF_OUTCOME_CLEAN && df_dir_writable_cli("smoke", "--findings", opts->findings))
+        out = DF_OUTCOME_ENV;
     if (out != DF_OUTCOME_CLEAN) {
         smoke_free(st);
         return out;
