@@ -152,7 +152,7 @@ static int hunt_kernel(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scr
     double t0 = df_now();
     for (uint64_t i = 0; i < o->cases; i++) {
         double t = df_now() - t0;
-        if (t >= o->time_s)
+        if (o->time_s > 0 && t >= o->time_s)
             break;
         if (row->mutant && row->ours.found && row->seed.found)
             break;
