@@ -80,6 +80,13 @@
 #   scripts/gpu-verify.sh collect [WAIT]
 #                                    waits up to WAIT s for both, then -> OUTDIR/campaign.txt,
 #                                    OUTDIR/model-match.txt
+#   scripts/gpu-verify.sh untrusted [SECONDS]
+#                                    kernels that crash, hang or lose their CUDA context, in
+#                                    every mode: a campaign (default 120 s) over every kernel,
+#                                    every mutant and the faulting example plugin
+#                                    (examples/plugin/mydot_fault.cu, PLUGIN=build/...so), a plain
+#                                    run, and smoke; every crash, hang and lost-context finding
+#                                    replayed, JUnit and JSON parsed -> OUTDIR/untrusted.txt
 #
 # OUTDIR is $OUT when set (the device tool), else results/local.
 set -uo pipefail
@@ -600,8 +607,67 @@ collect() {
   [ -f "$WORK/bg/campaign.done" ] && [ -f "$WORK/bg/model.done" ] && echo "all done" || echo "STILL RUNNING"
 }
 
+# Kernels that crash, hang or lose their context, in every mode: nothing
+# lost. A finding of a faulting kernel replays as a bug (the replay of the
+# whole directory in one process: its worker restarts after each fault).
+untrusted() {
+  local secs=${1:-120} d="$WORK/untr" lib=${PLUGIN:-build/examples/plugin/mydot_fault.so}
+  local faulty=mydot-fault-read,mydot-fault-host rc=0 B=${BACKEND:-cuda}
+  rm -rf "$d"; mkdir -p "$d"
+  check_replays() {  # DIR: every crash-, hang- and bug- file of DIR replays as a bug
+    $DF replay --backend "$B" --kernel-lib "$lib" --json --watchdog 5 "$1" >"$d/r.json" 2>"$d/r.err"
+    echo "replay exit $?: $(tail -n 1 "$d/r.err")"
+    python3 - "$d/r.json" <<'PY' || rc=1
+import json, os, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+want = [r for r in rows if os.path.basename(r["source"]).split("-")[0] in ("crash", "hang", "bug")]
+lost = [r["source"] for r in want if r["verdict"] != "bug"]
+kinds = {}
+for r in want:
+    k = os.path.basename(r["source"]).split("-")[0] + " " + r["rule"]
+    kinds[k] = kinds.get(k, 0) + 1
+print("files replayed:", len(rows), "| crash, hang and bug files:", len(want),
+      "| not a bug again:", len(lost), "|", ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+for s in lost[:10]:
+    print("NOT REPRODUCED", s)
+sys.exit(1 if lost or not want else 0)
+PY
+  }
+  {
+    echo "\$ $DF run --backend $B --kernel-lib $lib --kernel all,mutants,$faulty --time ${secs}s --watchdog 5s --seed 31 --quiet --out $d/c"
+    $DF run --backend "$B" --kernel-lib "$lib" --kernel "all,mutants,$faulty" --time "${secs}s" \
+        --watchdog 5s --seed 31 --quiet --out "$d/c" >"$d/c.out" 2>"$d/c.err"
+    echo "exit $?"
+    grep -E 'cases in|worker processes lost|findings saved' "$d/c.out"
+    grep -E '^(cases_done|bug|crashes|hangs|worker_restarts|findings_saved|findings_logged) ' "$d/c/fuzzer_stats"
+    echo "files: $(ls "$d/c/findings" | wc -l) ($(ls "$d/c/findings" | sed 's/-[0-9a-f]*$//' | sort | uniq -c | tr '\n' ' '))"
+    echo "log lines: $(wc -l <"$d/c/findings.jsonl"), rule crash $(grep -c '"rule":"crash"' "$d/c/findings.jsonl"), hang $(grep -c '"rule":"hang"' "$d/c/findings.jsonl"), exec $(grep -c '"rule":"exec"' "$d/c/findings.jsonl")"
+    check_replays "$d/c/findings"
+    echo
+    echo "\$ $DF run --backend $B --kernel-lib $lib --kernel $faulty,m-wild-read,m-hang --time 30s --watchdog 5s --seed 7 --quiet --corpus $d/plain"
+    $DF run --backend "$B" --kernel-lib "$lib" --kernel "$faulty,m-wild-read,m-hang" --time 30s \
+        --watchdog 5s --seed 7 --quiet --corpus "$d/plain" >"$d/plain.out" 2>&1
+    echo "exit $?"
+    grep -E 'cases in|worker processes lost|findings saved' "$d/plain.out"
+    check_replays "$d/plain"
+    echo
+    mkdir -p "$d/reg"
+    echo "\$ $DF smoke --backend $B --kernel-lib $lib --kernel $faulty --corpus $d/reg --time 60 --findings $d/s --junit $d/s.xml --json $d/s.json"
+    $DF smoke --backend "$B" --kernel-lib "$lib" --kernel "$faulty" --corpus "$d/reg" --time 60 \
+        --findings "$d/s" --junit "$d/s.xml" --json "$d/s.json" >"$d/s.out" 2>&1
+    echo "exit $?"
+    grep -E 'BUG|FLAKY|no new bug' "$d/s.out"
+    xmllint --noout "$d/s.xml" && echo "junit: well-formed"
+    python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); b = j["bug"]; print("json: whole; bug:", b and (b["kernel"], b["rule"], b["seed"], b["index"]))' "$d/s.json" || rc=1
+    check_replays "$d/s"
+  } >"$OUTDIR/untrusted.txt" 2>&1
+  cat "$OUTDIR/untrusted.txt"
+  return $rc
+}
+
 case "${1:-}" in
   env) env_info ;;
+  untrusted) untrusted "${2:-120}" ;;
   bandwidth) bandwidth ;;
   sanitize) sanitize ;;
   invariants) invariants ;;
@@ -626,5 +692,5 @@ case "${1:-}" in
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   start) start "${2:-660}" ;;
   collect) collect "${2:-560}" ;;
-  *) echo "usage: $0 env|bandwidth|sanitize|invariants|rounds|benchref|hunt|soft|perf|ab OLD [ROUNDS]|rows ROUNDS BUILD...|longid|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|rss [SECONDS]|rss-start [SECONDS]|rss-collect [WAIT]|memcheck|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
+  *) echo "usage: $0 env|untrusted [SECONDS]|bandwidth|sanitize|invariants|rounds|benchref|hunt|soft|perf|ab OLD [ROUNDS]|rows ROUNDS BUILD...|longid|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|rss [SECONDS]|rss-start [SECONDS]|rss-collect [WAIT]|memcheck|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
 esac
