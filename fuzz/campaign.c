@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -732,9 +733,9 @@ static int prepare_new_dir(campaign *cp)
 
 /* ---- one process at a time: DIR/lock ---- */
 
-/* Takes DIR/lock: an open file description's lock, which ends with its
- * holder however it ends (a dead holder keeps nothing), and says in the
- * file who holds it. Returns 0, or -2 when another process holds it or
+/* Takes DIR/lock: flock(2), a lock of the open file, which ends with its
+ * holder however it ends (a dead holder keeps nothing; its workers, which
+ * share the open file, die with it), and says in the file who holds it. Returns 0, or -2 when another process holds it or
  * it cannot be taken (said, naming the holder). */
 static int lock_dir(campaign *cp)
 {
@@ -746,13 +747,12 @@ static int lock_dir(campaign *cp)
         free(path);
         return -2;
     }
-    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    if (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         char holder[256] = "";
         ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
         holder[n > 0 ? n : 0] = 0;
         holder[strcspn(holder, "\n")] = 0;
-        if (errno == EAGAIN || errno == EACCES)
+        if (errno == EWOULDBLOCK)
             fprintf(stderr, "dotfuzz run: %s is in use (%s): one process at a time runs a "
                             "campaign\n", cp->dir, *holder ? holder : "holder unknown");
         else
