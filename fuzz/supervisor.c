@@ -57,6 +57,9 @@ typedef struct df_sup_arg {
  * two turns of its loop, which otherwise come every 0.1 s, is excused. */
 #define STALL_S 0.5
 
+/* The time a range of cases takes, about (read_message adapts its size). */
+#define RANGE_S 2.0
+
 static volatile sig_atomic_t stop_requested;
 
 static void on_stop(int sig)
@@ -72,7 +75,7 @@ int df_sup_init(df_sup *s, df_run_opts *o)
     s->findings = o->corpus;
     s->t0 = df_now();
     /* the first range fills the engine's ring of batches; later ones adapt
-     * to about half a second */
+     * to about RANGE_S */
     s->batch = (uint64_t)o->batch * DF_SETS_MAX > 16 ? (uint64_t)o->batch * DF_SETS_MAX : 16;
     s->tot = calloc(1, sizeof *s->tot);
     s->args = calloc(DF_SUP_MAX_JOBS, sizeof *s->args);
@@ -550,11 +553,14 @@ static int read_message(df_sup *s, uint32_t id)
                             s->nk);
         double took = df_now() - w->assigned;
         uint64_t ran = h.next - h.lo;
-        /* ranges of about half a second: short enough to stop promptly
-         * and to lose little on a crash, long enough to cost nothing */
+        /* ranges of about RANGE_S seconds: a range ends the engine's
+         * pipeline of batches (the next one is not made ahead across it),
+         * so a short one costs throughput; a long one costs a resumed or
+         * crashed campaign the range's cases again (a stop request and the
+         * deadline cut it short either way) */
         if (h.status == DF_RANGE_DONE && ran > 0 && took > 0) {
-            double want = ran * 0.5 / took;
-            s->batch = (uint64_t)fmax(1, fmin(want, 2.0 * s->batch + 1));
+            double want = ran * RANGE_S / took;
+            s->batch = (uint64_t)fmax(1, fmin(want, 4.0 * s->batch + 1));
         }
         if (h.status == DF_RANGE_POISONED && !w->r.solo && s->o->batch > 1) {
             /* the context died in a batch of the engine's: the culprit is
@@ -635,6 +641,7 @@ static void abandon_busy(df_sup *s, double deadline)
 static int supervise(df_sup *s)
 {
     const df_run_opts *o = s->o;
+    s->t0 = df_now(); /* the run's time, and its --time, count from here */
     double deadline = o->time_s > 0 ? s->t0 + o->time_s : 0;
     /* past the deadline only the culprits of batches that died before it
      * are looked for, and for one watchdog period at most */

@@ -3,7 +3,7 @@
  * directory (campaign.c keeps the directory's files through the hooks).
  *
  * Ranges of case indices go to the workers (fuzz/engine.c runs them),
- * about half a second of cases each. A worker that ends on a case (a
+ * about two seconds of cases each. A worker that ends on a case (a
  * signal, exit(), a lost CUDA context, a hang past the watchdog) is
  * replaced; the case it ended on is saved as a `bug` with rule "crash" or
  * "hang" and counted; the rest of its range runs again. A worker that
@@ -78,7 +78,7 @@ typedef struct df_sup {
     uint64_t next_index, restarts;
     df_range *queue;
     size_t nqueue, capqueue;
-    double t0;                /* this session's start (df_now) */
+    double t0;                /* this session's start (df_now): the workers' start */
     uint64_t cases_at_start;
     df_sup_sig *sigs;
     size_t nsigs, capsigs;
@@ -89,7 +89,7 @@ typedef struct df_sup {
     uint32_t jobs;
     char gpus[DF_SUP_MAX_JOBS][16];
     uint32_t ngpus;
-    uint64_t batch;           /* cases per range, adapted to ~0.5 s */
+    uint64_t batch;           /* cases per range, adapted to ~RANGE_S (supervisor.c) */
     int env_fail;
     int interrupted;          /* SIGINT or SIGTERM stopped it */
 } df_sup;
