@@ -23,7 +23,8 @@
 #include "select.h"
 #include "supervisor.h"
 
-enum { MSG_DONE = 1, MSG_FINDING = 2 };
+/* A worker's messages: a range done, a finding saved, its backend open. */
+enum { MSG_DONE = 1, MSG_FINDING = 2, MSG_READY = 3 };
 
 typedef struct msg_head {
     uint32_t type, status;
@@ -311,7 +312,9 @@ static int worker_body(void *ctx, int cmd_fd, int msg_fd, df_heartbeat *hb)
     e.on_finding = worker_on_finding;
     e.ctx = &wc;
     df_totals *t = malloc(sizeof *t);
-    int leave = t ? DF_LEAVE_DONE : DF_LEAVE_FAILED;
+    msg_head ready = {.type = MSG_READY};
+    int leave = t && df_write_all(msg_fd, &ready, sizeof ready) == 0 ? DF_LEAVE_DONE
+                                                                       : DF_LEAVE_FAILED;
     df_cmd cmd;
     /* a stop request (the supervisor's, or SIGINT/SIGTERM from outside)
      * ends the worker after the range it cut short */
@@ -351,6 +354,7 @@ static int start(df_sup *s, uint32_t id)
 {
     s->args[id] = (df_sup_arg){s, (int)id};
     s->w[id].busy = 0;
+    s->w[id].ready = 0;
     s->w[id].abandoned = 0;
     if (!s->procs[id].hb && df_worker_init(&s->procs[id]) != 0)
         return -1;
@@ -526,7 +530,9 @@ static int read_message(df_sup *s, uint32_t id)
     }
     payload[h.len] = 0;
     int rc = 0;
-    if (h.type == MSG_FINDING && h.len > sizeof(msg_finding)) {
+    if (h.type == MSG_READY) {
+        w->ready = 1;
+    } else if (h.type == MSG_FINDING && h.len > sizeof(msg_finding)) {
         msg_finding mf;
         memcpy(&mf, payload, sizeof mf);
         mf.rule[sizeof mf.rule - 1] = 0;
@@ -638,9 +644,35 @@ static void abandon_busy(df_sup *s, double deadline)
     }
 }
 
+/* Starts the workers and waits until each has its backend open, so that
+ * the run's time counts fuzzing, as it would in one process. Returns 0, or
+ * -1 when a worker cannot start or ends first (said). */
+static int start_workers(df_sup *s)
+{
+    for (uint32_t w = 0; w < s->jobs; w++)
+        if (start(s, w) != 0) {
+            perror("dotfuzz run: cannot start a worker");
+            return -1;
+        }
+    for (uint32_t w = 0; w < s->jobs; w++)
+        while (!s->w[w].ready && !stop_requested)
+            if (read_message(s, w) != 0) {
+                df_worker_end end;
+                char how[200];
+                df_worker_reap(&s->procs[w], &end);
+                df_end_text(&end, s->o->watchdog_s, how, sizeof how);
+                fprintf(stderr, "dotfuzz run: worker %u ended before its first case: %s\n", w,
+                        how);
+                return -1;
+            }
+    return 0;
+}
+
 static int supervise(df_sup *s)
 {
     const df_run_opts *o = s->o;
+    if (start_workers(s) != 0)
+        return -1;
     s->t0 = df_now(); /* the run's time, and its --time, count from here */
     double deadline = o->time_s > 0 ? s->t0 + o->time_s : 0;
     /* past the deadline only the culprits of batches that died before it
@@ -649,11 +681,6 @@ static int supervise(df_sup *s)
     double next_status = s->t0 + 1, next_snap = s->t0 + o->stats_every_s;
     double last = df_now();
     int stopping = 0, abandoned = 0;
-    for (uint32_t w = 0; w < s->jobs; w++)
-        if (start(s, w) != 0) {
-            perror("dotfuzz run: cannot start a worker");
-            return -1;
-        }
     for (;;) {
         double now = df_now();
         if (now - last > STALL_S)

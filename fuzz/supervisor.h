@@ -52,6 +52,7 @@ typedef struct df_sup_worker {
     double assigned;          /* when r was handed out */
     unsigned fails;           /* deaths in a row outside any case */
     int abandoned;            /* killed at the run's end, not for a fault */
+    int ready;                /* its backend is open */
     const char *gpu;          /* CUDA_VISIBLE_DEVICES for it, NULL = inherit */
 } df_sup_worker;
 
