@@ -66,7 +66,7 @@ static const struct {
     {"exit11", "exit(11)", "exit(11)", "crash"},
     {"exit0", "exit(0)", "exit(0)", "crash"},
     {"sigterm", "raise(SIGTERM)", "signal 15 (Terminated)", "crash"},
-    {"hang", "for (;;) sleep(1)", "still running after the 1 s watchdog", "hang"},
+    {"hang", "for (;;) sleep(1)", "still running after the 0.5 s watchdog", "hang"},
 };
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
@@ -90,31 +90,81 @@ static int first_finding(const char *dir, const char *so, const char *rule, char
     return 0;
 }
 
-Test(untrusted, run_survives_every_misbehaviour_and_keeps_the_case, .timeout = 240)
+/* Kind i under every command that runs kernels: run, run --out, smoke (its
+ * JUnit and JSON whole), replay of the directory the run filled (every file
+ * judged), merge (the case kept) and minimize (shrunk while the same rule
+ * fires); each leaves a reproducer that replay judges a bug, saying how. */
+static void every_mode(size_t i)
 {
     char *d = df_test_tmpdir("untr");
-    for (size_t i = 0; i < NKINDS; i++) {
-        const char *so = build(d, kinds[i].name, kinds[i].act);
-        /* a hang costs a watchdog period: fewer cases */
-        int cases = strcmp(kinds[i].rule, "hang") ? 300 : 40;
-        int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-%s --cases %d "
-                    "--seed 3 --watchdog 1s --corpus %s/c-%s",
-                    so, kinds[i].name, cases, d, kinds[i].name);
-        cr_assert_eq(rc, 1, "%s: exit %d: %s", kinds[i].name, rc, out);
-        cr_assert(strstr(out, kinds[i].says), "%s: %s", kinds[i].name, out);
-        char ran[32];
-        snprintf(ran, sizeof ran, "run: %d cases", cases);
-        cr_assert(strstr(out, ran), "%s: every case ran: %s", kinds[i].name, out);
-        char dir[512], file[1024];
-        snprintf(dir, sizeof dir, "%s/c-%s", d, kinds[i].name);
-        /* the saved case replays as the same bug, saying how */
-        cr_assert_eq(first_finding(dir, so, kinds[i].rule, file, sizeof file), 0, "%s: no %s "
-                     "finding replays", kinds[i].name, kinds[i].rule);
-        rc = sh("./dotfuzz replay --backend host --kernel-lib %s --watchdog 1 %s", so, file);
-        cr_assert_eq(rc, 1, "%s: %s", kinds[i].name, out);
-        cr_assert(strstr(out, kinds[i].says), "%s: %s", kinds[i].name, out);
-    }
+    const char *name = kinds[i].name, *rule = kinds[i].rule;
+    const char *so = build(d, name, kinds[i].act);
+    /* a hang costs a watchdog period: fewer cases, a shorter watchdog */
+    int hang = !strcmp(rule, "hang"), cases = hang ? 40 : 300;
+    const char *wd = hang ? "0.5" : "1";
+    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-%s --cases %d "
+                "--seed 3 --watchdog %s --corpus %s/run", so, name, cases, wd, d);
+    cr_assert_eq(rc, 1, "%s: run: exit %d: %s", name, rc, out);
+    cr_assert(strstr(out, kinds[i].says), "%s: run: %s", name, out);
+    char ran[32];
+    snprintf(ran, sizeof ran, "run: %d cases", cases);
+    cr_assert(strstr(out, ran), "%s: every case ran: %s", name, out);
+    char dir[512], file[1024];
+    snprintf(dir, sizeof dir, "%s/run", d);
+    cr_assert_eq(first_finding(dir, so, rule, file, sizeof file), 0, "%s: no %s finding "
+                 "replays", name, rule);
+    rc = sh("./dotfuzz replay --backend host --kernel-lib %s --watchdog %s %s", so, wd, file);
+    cr_assert_eq(rc, 1, "%s: %s", name, out);
+    cr_assert(strstr(out, kinds[i].says), "%s: replay: %s", name, out);
+    /* the whole directory: every file judged, the summary printed */
+    rc = sh("n=$(ls %s/run | wc -l); ./dotfuzz replay --backend host --kernel-lib %s "
+            "--watchdog %s %s/run > /dev/null 2> %s/r.err; echo \"exit $? files $n\"; "
+            "tail -n 1 %s/r.err", d, so, wd, d, d, d);
+    unsigned listed = 0, judged = 0;
+    cr_assert(strstr(out, "exit 1 files "), "%s: replay DIR: %s", name, out);
+    sscanf(strstr(out, "files ") + 6, "%u", &listed);
+    cr_assert(strstr(out, " file(s), 0 unreadable") && sscanf(strstr(out, "replay: ") + 8,
+              "%u", &judged) == 1 && judged == listed, "%s: replay DIR: %s", name, out);
+    /* a campaign */
+    rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-%s --cases %d --seed 4 "
+            "--watchdog %s --quiet --out %s/camp > /dev/null && echo clean; "
+            "grep -E '^(crashes|hangs) ' %s/camp/fuzzer_stats", so, name, cases, wd, d, d);
+    cr_assert(!strstr(out, "clean") && !strstr(out, hang ? "hangs             : 0\n"
+                                                         : "crashes           : 0\n"),
+              "%s: run --out: %s", name, out);
+    /* smoke: stops at the case, saves it, writes whole reports */
+    rc = sh("mkdir -p %s/reg && ./dotfuzz smoke --backend host --kernel-lib %s --kernel t-%s "
+            "--corpus %s/reg --time 4 --watchdog %s --findings %s/found --junit %s/x.xml "
+            "--json %s/y.json", d, so, name, d, wd, d, d, d);
+    cr_assert_eq(rc, 1, "%s: smoke: %s", name, out);
+    cr_assert_eq(sh("python3 -c 'import json, sys, xml.dom.minidom\n"
+                    "xml.dom.minidom.parse(sys.argv[1])\n"
+                    "print(json.load(open(sys.argv[2]))[\"bug\"][\"rule\"])' %s/x.xml %s/y.json",
+                    d, d), 0, "%s: smoke reports: %s", name, out);
+    cr_assert(strstr(out, rule), "%s: smoke's bug: %s", name, out);
+    rc = sh("./dotfuzz replay --backend host --kernel-lib %s --watchdog %s %s/found", so, wd, d);
+    cr_assert_eq(rc, 1, "%s: smoke's finding: %s", name, out);
+    /* merge keeps it; minimize shrinks it while it still fires */
+    rc = sh("./dotfuzz merge --backend host --kernel-lib %s --watchdog %s %s/merged %s/run",
+            so, wd, d, d);
+    cr_assert_eq(rc, 0, "%s: merge: %s", name, out);
+    rc = sh("ls %s/merged | grep -c '^%s-'", d, rule);
+    cr_assert_eq(rc, 0, "%s: merge kept no %s file: %s", name, rule, out);
+    rc = sh("cp %s %s/case && ./dotfuzz minimize --backend host --kernel-lib %s --watchdog %s "
+            "--max-tries %d %s/case", file, d, so, wd, hang ? 12 : 200, d);
+    cr_assert_eq(rc, 0, "%s: minimize: %s", name, out);
+    rc = sh("./dotfuzz replay --backend host --kernel-lib %s --watchdog %s %s/case.min", so, wd,
+            d);
+    cr_assert_eq(rc, 1, "%s: minimized: %s", name, out);
+    cr_assert(strstr(out, kinds[i].says), "%s: minimized: %s", name, out);
 }
+
+Test(untrusted, a_segfaulting_kernel_in_every_mode, .timeout = 120) { every_mode(0); }
+Test(untrusted, an_aborting_kernel_in_every_mode, .timeout = 120) { every_mode(1); }
+Test(untrusted, an_exiting_kernel_in_every_mode, .timeout = 120) { every_mode(2); }
+Test(untrusted, a_kernel_calling_exit_0_in_every_mode, .timeout = 120) { every_mode(3); }
+Test(untrusted, a_kernel_raising_sigterm_in_every_mode, .timeout = 120) { every_mode(4); }
+Test(untrusted, a_hanging_kernel_in_every_mode, .timeout = 180) { every_mode(5); }
 
 Test(untrusted, a_campaign_survives_exit_and_sigterm_and_counts_them, .timeout = 120)
 {
