@@ -235,13 +235,7 @@ static void put_xml(FILE *f, const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p >= 0x80) {
-            size_t n = df_utf8_len(p);
-            if (n == 0) {
-                fputc('?', f);
-                continue;
-            }
-            fwrite(p, 1, n, f);
-            p += n - 1;
+            p += df_utf8_put(f, p) - 1;
         } else if (*p == '&' || *p == '<' || *p == '>' || *p == '"' || *p == '\'') {
             fputs(*p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;"
                   : *p == '"' ? "&quot;" : "&apos;", f);

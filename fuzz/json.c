@@ -32,6 +32,17 @@ size_t df_utf8_len(const unsigned char *s)
     return n;
 }
 
+size_t df_utf8_put(FILE *f, const unsigned char *s)
+{
+    size_t n = df_utf8_len(s);
+    if (n == 0) {
+        fputc('?', f);
+        return 1;
+    }
+    fwrite(s, 1, n, f);
+    return n;
+}
+
 void df_json_str(FILE *f, const char *s)
 {
     if (!s) {
@@ -41,13 +52,7 @@ void df_json_str(FILE *f, const char *s)
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p >= 0x80) {
-            size_t n = df_utf8_len(p);
-            if (n == 0) {
-                fputc('?', f);
-                continue;
-            }
-            fwrite(p, 1, n, f);
-            p += n - 1;
+            p += df_utf8_put(f, p) - 1;
         } else if (*p == '"' || *p == '\\') {
             fprintf(f, "\\%c", *p);
         } else if (*p < 0x20) {

@@ -38,5 +38,8 @@ void df_json_member(FILE *f, const char *key, double x);
 
 /* Length of the valid UTF-8 sequence at s, 0 when there is none. */
 size_t df_utf8_len(const unsigned char *s);
+/* Writes the non-ASCII byte sequence at s to f: the valid UTF-8 sequence
+ * there, or '?' for a byte that starts none. Returns the bytes taken. */
+size_t df_utf8_put(FILE *f, const unsigned char *s);
 
 #endif

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -57,8 +58,19 @@ static void on_stop_signal(int sig, siginfo_t *si, void *uc)
         own_hb->stop = 1;
 }
 
+/* exit() called in a worker (by a kernel: the worker itself ends with
+ * _exit) ends it at once with that status: the handlers and destructors
+ * registered before the fork would run while the worker's other threads
+ * still use what they free, and turn an exit(11) into an abort. */
+static void exit_now(int status, void *arg)
+{
+    (void)arg;
+    _exit(status);
+}
+
 static void worker_signals(df_heartbeat *hb)
 {
+    on_exit(exit_now, NULL);
     own_hb = hb;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -106,6 +106,10 @@ static void every_mode(size_t i)
                 "--seed 3 --watchdog %s --corpus %s/run", so, name, cases, wd, d);
     cr_assert_eq(rc, 1, "%s: run: exit %d: %s", name, rc, out);
     cr_assert(strstr(out, kinds[i].says), "%s: run: %s", name, out);
+    /* each death is what the kernel did: an exit() is never read as a signal (the
+     * destructors of a many-threaded process once turned it into an abort) */
+    if (strstr(kinds[i].says, "exit("))
+        cr_assert_null(strstr(out, "killed by signal"), "%s: run: %s", name, out);
     char ran[32];
     snprintf(ran, sizeof ran, "run: %d cases", cases);
     cr_assert(strstr(out, ran), "%s: every case ran: %s", name, out);
