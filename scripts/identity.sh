@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# identity.sh — two builds give the same runs: for every generator family
+# (and all of them at once), the same seed and cases, their summary tables
+# (but the timing line) and their finding files byte for byte. A change that
+# should not change behaviour (a restructuring) is checked this way.
+#
+#   scripts/identity.sh OLD NEW [BACKEND [CASES [KERNELS]]]
+#
+# BACKEND host (default) or cuda; CASES per family (default 3000); KERNELS
+# default: every kernel and mutant on host, the deterministic kernels on cuda
+# (the others' results vary run to run there). Prints one line per family
+# and IDENTICAL or DIFFERENT at the end; exits 0 when identical.
+set -uo pipefail
+old=${1:?usage: identity.sh OLD NEW [BACKEND [CASES [KERNELS]]]}
+new=${2:?usage: identity.sh OLD NEW [BACKEND [CASES [KERNELS]]]}
+backend=${3:-host}
+cases=${4:-3000}
+det=shfl,shfl-f64acc,shfl-f64,fold,tournament,tree-hostsum,int-atomic
+kernels=${5:-$([ "$backend" = host ] && echo all,mutants || echo "$det")}
+work=$(mktemp -d "${TMPDIR:-/tmp}/dotfuzz-identity-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The finding files of a run: name and SHA-1 of the bytes, sorted.
+files() { (cd "$1" 2>/dev/null && for f in *; do [ -f "$f" ] && echo "$f $(sha1sum <"$f" | cut -c1-40)"; done) | sort; }
+
+families=$("$new" list | awk '/^families:/ { on = 1; next } on && NF > 1 && $1 ~ /^[0-9]+$/ { print $2 }')
+same=1
+for fam in all $families; do
+  for b in old new; do
+    bin=$([ $b = old ] && echo "$old" || echo "$new")
+    "$bin" run --backend "$backend" --kernel "$kernels" --family "$fam" --seed 11 \
+        --cases "$cases" --watchdog 2 --save-precision all --save-bugs all --quiet \
+        --corpus "$work/$fam-$b" >"$work/$fam-$b.txt" 2>"$work/$fam-$b.err"
+    echo "exit $?" >>"$work/$fam-$b.txt"
+  done
+  table() { grep -v ' cases in ' "$1" | sed "s|$work/$fam-[a-z]*|DIR|"; }
+  if diff <(table "$work/$fam-old.txt") <(table "$work/$fam-new.txt") >"$work/diff" &&
+     diff <(files "$work/$fam-old") <(files "$work/$fam-new") >>"$work/diff"; then
+    echo "$fam: identical ($(files "$work/$fam-new" | wc -l) finding files)"
+  else
+    echo "$fam: DIFFERENT"
+    head -n 10 "$work/diff"
+    same=0
+  fi
+done
+[ $same = 1 ] && { echo IDENTICAL; exit 0; }
+echo DIFFERENT
+exit 1
