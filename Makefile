@@ -28,7 +28,7 @@ CFLAGS   += -std=c11 $(WARN) -ffp-contract=off -fno-strict-aliasing -D_GNU_SOURC
 # --fmad=false: kernels use FMA only where they write fmaf()/fma(), so their
 # host models can match them bit for bit.
 NVCCFLAGS ?= -O3
-NVCCFLAGS += -std=c++17 $(GENCODE) --fmad=false -Werror all-warnings \
+NVCCFLAGS += -std=c++17 $(GENCODE) -I. --fmad=false -Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror -DDOTFUZZ_CUDA
 # -ldl: --kernel-lib plugins (fuzz/plugin.c)
 LDLIBS   := -lz -lnettle -lm -lpthread -ldl
@@ -38,9 +38,10 @@ ifeq ($(STATIC_DEPS),1)
   LDLIBS := -Wl,-Bstatic -lz -lnettle -Wl,-Bdynamic -lm -lpthread -ldl
 endif
 
-LIB_SRCS  := $(filter-out fuzz/main.c,$(wildcard fuzz/*.c)) $(wildcard reference/*.c) \
+LIB_SRCS  := $(wildcard fuzz/*.c fuzz/run/*.c fuzz/backend/*.c) \
+             $(filter-out fuzz/cmd/main.c,$(wildcard fuzz/cmd/*.c)) $(wildcard reference/*.c) \
              $(wildcard kernels/*.c) $(wildcard kernels/mutants/*.c)
-KERN_CU   := $(wildcard kernels/*.cu) $(wildcard kernels/mutants/*.cu)
+KERN_CU   := $(wildcard kernels/*.cu kernels/mutants/*.cu fuzz/backend/*.cu)
 TEST_SRCS := $(wildcard tests/*.c)
 
 HOST_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(KERN_CU:%.cu=$(BUILD)/%.model.o)
@@ -86,7 +87,7 @@ $(BUILD)/libdotfuzz.a: $(HOST_OBJS) $(CUDA_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-dotfuzz: $(BUILD)/fuzz/main.o $(BUILD)/libdotfuzz.a
+dotfuzz: $(BUILD)/fuzz/cmd/main.o $(BUILD)/libdotfuzz.a
 	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
 
 # the references are the CPU's hot loop: -O3 vectorizes their classification

@@ -1,7 +1,7 @@
 /* case.c — element-type helpers. */
 #include <string.h>
 
-#include "case.h"
+#include "fuzz/case.h"
 
 size_t df_type_size(df_type t)
 {

@@ -5,11 +5,11 @@
 
 #include <stdio.h>
 
-#include "../kernels/kernel.h"
-#include "../reference/reference.h"
-#include "backend.h"
-#include "corpus.h"
-#include "oracle.h"
+#include "kernels/kernel.h"
+#include "reference/reference.h"
+#include "fuzz/backend/backend.h"
+#include "fuzz/corpus.h"
+#include "fuzz/oracle.h"
 
 typedef struct df_checked {
     df_refs refs;

@@ -23,9 +23,9 @@
 #include <nettle/version.h>
 #include <zlib.h>
 
-#include "../kernels/kernel.h"
-#include "corpus.h"
-#include "oracle.h"
+#include "kernels/kernel.h"
+#include "fuzz/corpus.h"
+#include "fuzz/oracle.h"
 
 /* Field offsets (corpus.h has the table). */
 enum {

@@ -33,9 +33,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "case.h"
-#include "files.h"
-#include "../kernels/soft_error.h"
+#include "fuzz/case.h"
+#include "fuzz/files.h"
+#include "kernels/soft_error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "files.h"
+#include "fuzz/files.h"
 
 /* What a non-regular file is, for messages. */
 static const char *kind_of(mode_t m)

@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../kernels/kernel.h"
-#include "case.h"
-#include "pcg32.h"
+#include "kernels/kernel.h"
+#include "fuzz/case.h"
+#include "fuzz/pcg32.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/kernel.h"
-#include "files.h"
-#include "generator.h"
-#include "import.h"
+#include "kernels/kernel.h"
+#include "fuzz/files.h"
+#include "fuzz/generator.h"
+#include "fuzz/import.h"
 
 /* What a line is parsed as: the element type, and the "C" locale that makes
  * '.' the decimal point. */

@@ -21,8 +21,8 @@
 
 #include <stddef.h>
 
-#include "case.h"
-#include "corpus.h"
+#include "fuzz/case.h"
+#include "fuzz/corpus.h"
 
 #ifdef __cplusplus
 extern "C" {

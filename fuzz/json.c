@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "commit.h" /* DOTFUZZ_COMMIT, made by the Makefile */
-#include "json.h"
+#include "fuzz/json.h"
 
 #define DOTFUZZ_RELEASE "0.2.0"
 

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_clones.h"
-#include "generator.h"
-#include "metamorphic.h"
-#include "pcg32.h"
-#include "shuffle.h"
+#include "fuzz/cpu_clones.h"
+#include "fuzz/generator.h"
+#include "fuzz/metamorphic.h"
+#include "fuzz/pcg32.h"
+#include "fuzz/shuffle.h"
 
 #define META_STREAM_SALT 0x6d6574616d6f7270ULL /* "metamorp" */
 

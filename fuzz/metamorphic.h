@@ -13,8 +13,8 @@
 #ifndef DOTFUZZ_METAMORPHIC_H
 #define DOTFUZZ_METAMORPHIC_H
 
-#include "check.h"
-#include "pcg32.h"
+#include "fuzz/check.h"
+#include "fuzz/pcg32.h"
 
 typedef struct df_meta_opts {
     uint32_t every;   /* check one case in `every` (by a hash of seed and index); 0 = never */

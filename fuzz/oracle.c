@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "oracle.h"
+#include "fuzz/oracle.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;

@@ -5,9 +5,9 @@
 #ifndef DOTFUZZ_ORACLE_H
 #define DOTFUZZ_ORACLE_H
 
-#include "../kernels/kernel.h"
-#include "../reference/reference.h"
-#include "case.h"
+#include "kernels/kernel.h"
+#include "reference/reference.h"
+#include "fuzz/case.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../include/dotfuzz/plugin.h"
-#include "../kernels/cuda_backend.h"
-#include "../kernels/kernel.h"
-#include "../kernels/model_common.h"
-#include "files.h"
-#include "plugin.h"
-#include "pool.h"
-#include "worker.h"
+#include "include/dotfuzz/plugin.h"
+#include "fuzz/backend/cuda_backend.h"
+#include "kernels/kernel.h"
+#include "kernels/model_common.h"
+#include "fuzz/files.h"
+#include "fuzz/plugin.h"
+#include "fuzz/pool.h"
+#include "fuzz/worker.h"
 
 #ifdef DOTFUZZ_CUDA
 #include <cuda_runtime_api.h>

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pool.h"
+#include "fuzz/pool.h"
 
 typedef struct df_loop {
     /* set when the loop opens, read by every chunk: a cache line that

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pcg32.h"
+#include "fuzz/pcg32.h"
 
 #define DF_SHUFFLE_AHEAD 32
 

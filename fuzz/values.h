@@ -16,10 +16,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cpu_clones.h"
-#include "generator.h"
-#include "pcg32.h"
-#include "shuffle.h"
+#include "fuzz/cpu_clones.h"
+#include "fuzz/generator.h"
+#include "fuzz/pcg32.h"
+#include "fuzz/shuffle.h"
 
 #if defined(__CUDACC__)
 #define DF_VAL static __host__ __device__ inline

@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pool.h"
-#include "worker.h"
+#include "fuzz/pool.h"
+#include "fuzz/worker.h"
 
 int df_worker_init(df_worker *w)
 {

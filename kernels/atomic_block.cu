@@ -10,12 +10,12 @@
  * element).
  * How it is compiled: twice (see Makefile): cc -x c builds the host model
  * and descriptor, nvcc -DDOTFUZZ_CUDA the kernel and its launcher. */
-#include "kernel.h"
-#include "cuda_backend.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
 
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
-#include "atomic_block_model.h"
+#include "kernels/atomic_block_model.h"
 
 extern const df_kernel df_kernel_atomic_block;
 
@@ -42,7 +42,7 @@ const df_kernel df_kernel_atomic_block = {
 
 #else
 /* ---- GPU kernel and launcher (CUDA C) ---- */
-#include "gpu_common.h"
+#include "kernels/gpu_common.h"
 
 /* Seed 000's kernel with N as a parameter and a 64-bit index, so any n and
  * any block in [1, 1024] work (the block sum reads blockDim.x entries, all

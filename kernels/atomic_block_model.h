@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model_common.h"
+#include "kernels/model_common.h"
 
 /* product, then block additions in thread 0's serial loop, then one atomic
  * add per block into the result */

@@ -7,8 +7,8 @@
  * pointer mode, then to ctx->h_result, all on ctx->stream; the handle is
  * created on first use into ctx->cublas (the backend destroys it).
  */
-#include "kernel.h"
-#include "cuda_backend.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
 
 #ifndef __CUDACC__
 /* ---- descriptors (C11) ---- */
@@ -59,7 +59,7 @@ const df_kernel df_kernel_cublas_ddot = {
 #include <cublas_v2.h>
 #include <stdio.h>
 
-#include "gpu_common.h"
+#include "kernels/gpu_common.h"
 
 template <typename E> struct cublas_dot;
 template <> struct cublas_dot<float> {

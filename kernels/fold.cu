@@ -18,12 +18,12 @@
  * {j : j = i mod m}.
  * How it is compiled: twice (see Makefile): cc -x c builds the host model
  * and descriptor, nvcc -DDOTFUZZ_CUDA the kernels and their launcher. */
-#include "kernel.h"
-#include "cuda_backend.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
 
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
-#include "model_common.h"
+#include "kernels/model_common.h"
 
 extern const df_kernel df_kernel_fold;
 
@@ -58,7 +58,7 @@ const df_kernel df_kernel_fold = {
 
 /* one round is df_fold_round_kernel: cell i + upper added into cell i for
  * i < pairs (shared with m-fold-bounds) */
-#include "gpu_common.h"
+#include "kernels/gpu_common.h"
 
 /* The fold replayed on the host in double for the debug invariant: sum[i]
  * is the sum of the exact products over S(i), mag[i] the sum of their

@@ -8,7 +8,7 @@
  * round (debug-invariant mode, with a synchronization) and the same check
  * on the GPU, reported through the soft-error slot (no synchronization).
  * Every helper returns 0 or the failure, with the failed call named in
- * ctx->failed_call, as the backend expects (kernels/cuda_backend.h).
+ * ctx->failed_call, as the backend expects (kernels/gpu_ops.h).
  */
 #ifndef DOTFUZZ_GPU_COMMON_H
 #define DOTFUZZ_GPU_COMMON_H
@@ -19,7 +19,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "cuda_backend.h"
+#include "kernels/gpu_ops.h"
 
 /* Runs a CUDA call; on failure names it in ctx->failed_call and returns its
  * cudaError_t from the enclosing function, which must have a df_gpu_ctx

@@ -8,12 +8,12 @@
  * the tail (zero past n) so any n works.
  * How it is compiled: twice (see Makefile): cc -x c builds the host model
  * and descriptor, nvcc -DDOTFUZZ_CUDA the kernel and its launcher. */
-#include "kernel.h"
-#include "cuda_backend.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
 
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
-#include "int_atomic_model.h"
+#include "kernels/int_atomic_model.h"
 
 extern const df_kernel df_kernel_int_atomic;
 
@@ -54,7 +54,7 @@ const df_kernel df_kernel_int_atomic = {
 #else
 /* ---- GPU kernel and launcher (CUDA C) ---- */
 /* the kernel, its launcher and finish, shared with the mutant m-int16-sum */
-#include "int_atomic_gpu.h"
+#include "kernels/int_atomic_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_int_atomic = {
     NULL, int_atomic_enqueue<false>, int_atomic_finish, NULL, NULL};

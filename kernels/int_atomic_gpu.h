@@ -9,8 +9,8 @@
 
 #include <string.h>
 
-#include "gpu_common.h"
-#include "soft_error.h"
+#include "kernels/gpu_common.h"
+#include "kernels/soft_error.h"
 
 /* Seed 002's multiblock dot. The arithmetic is written in unsigned int:
  * the same bits as the hardware's wrapping int32 multiply and add, without

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model_common.h"
+#include "kernels/model_common.h"
 
 /* Integer arithmetic does not round: the float bound does not apply. */
 static inline uint64_t df_int_atomic_height(uint64_t n, const df_launch *l)

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../fuzz/case.h"
-#include "soft_error.h"
+#include "fuzz/case.h"
+#include "kernels/soft_error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -137,7 +137,7 @@ enum {
 #define DF_GUARD_I32 ((int32_t)0x40000001)
 
 /* GPU side of a kernel, defined by its nvcc-compiled half (see
- * kernels/cuda_backend.h). Opaque to host code. */
+ * kernels/gpu_ops.h). Opaque to host code. */
 struct df_gpu_ops;
 
 typedef struct df_kernel {

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../fuzz/cpu_clones.h"
-#include "kernel.h"
+#include "fuzz/cpu_clones.h"
+#include "kernels/kernel.h"
 
 /* A host model's hot function compiled for x86-64-v3 and for any x86-64
  * (fuzz/cpu_clones.h): fma()/fmaf() become one instruction. */

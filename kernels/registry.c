@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 extern const df_kernel df_kernel_atomic_block;
 extern const df_kernel df_kernel_int_atomic;

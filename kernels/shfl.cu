@@ -13,9 +13,9 @@
  * kernels/shfl_common.h, the host model in kernels/shfl_model.h, shared
  * with shfl-f64 (kernels/shfl_f64.cu).
  */
-#include "kernel.h"
-#include "cuda_backend.h"
-#include "shfl_common.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
+#include "kernels/shfl_common.h"
 
 #ifndef __CUDACC__
 /* ---- host models and descriptors (C11) ---- */
@@ -27,7 +27,7 @@
 #define SHFL_TYPE DF_F32
 #define SHFL_V 4
 #define SHFL_FMA(x, y, z) fmaf((x), (y), (z))
-#include "shfl_model.h"
+#include "kernels/shfl_model.h"
 
 #define SHFL_NAME shfl_f64acc
 #define SHFL_ELEM float
@@ -35,7 +35,7 @@
 #define SHFL_TYPE DF_F32
 #define SHFL_V 4
 #define SHFL_FMA(x, y, z) fma((double)(x), (double)(y), (z))
-#include "shfl_model.h"
+#include "kernels/shfl_model.h"
 
 static uint64_t shfl_height_f32(uint64_t n, const df_launch *l)
 {

@@ -44,7 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 /* The map helpers run on the device too, on the soft-error rare path. */
 #ifdef __CUDACC__
@@ -62,7 +62,7 @@
 #define DF_SHFL_GRID_MAX 65535u
 /* Elements per thread for the derived default grid: 2^28 floats at block
  * 1024 give 1024 blocks, a few waves on a 132-SM GPU; small cases get few
- * blocks. Benchmarks use a persistent grid instead (kernels/bandwidth.cu). */
+ * blocks. Benchmarks use a persistent grid instead (fuzz/backend/bandwidth.cu). */
 #define DF_SHFL_PER_THREAD 256u
 /* Device scratch: the ticket counter, then the block partials 256 bytes in. */
 #define DF_SHFL_SCRATCH_HEADER 256u
@@ -234,7 +234,7 @@ static inline size_t df_shfl_scratch_size(const df_launch *l, size_t acc_size)
 extern "C" {
 #endif
 /* Resident blocks per SM of each shfl kernel at a block size (cudaError_t):
- * what kernels/bandwidth.cu sizes its persistent grid with. df_gpu_ops has
+ * what fuzz/backend/bandwidth.cu sizes its persistent grid with. df_gpu_ops has
  * no member for it yet, so the GPU halves export these by name. */
 int df_shfl_blocks_per_sm(uint32_t block, int *blocks_per_sm);
 int df_shfl_f64acc_blocks_per_sm(uint32_t block, int *blocks_per_sm);
@@ -249,8 +249,8 @@ int df_shfl_f64_blocks_per_sm(uint32_t block, int *blocks_per_sm);
 #include <cuda_runtime.h>
 #include <stdio.h>
 
-#include "cuda_backend.h"
-#include "gpu_common.h"
+#include "kernels/gpu_ops.h"
+#include "kernels/gpu_common.h"
 
 template <typename E> struct df_shfl_vec;
 template <> struct df_shfl_vec<float> {

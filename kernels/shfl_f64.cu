@@ -6,9 +6,9 @@
  * model and tree height) is the same code: kernels/shfl_common.h and
  * kernels/shfl_model.h.
  */
-#include "kernel.h"
-#include "cuda_backend.h"
-#include "shfl_common.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
+#include "kernels/shfl_common.h"
 
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
@@ -20,7 +20,7 @@
 #define SHFL_TYPE DF_F64
 #define SHFL_V 2
 #define SHFL_FMA(x, y, z) fma((x), (y), (z))
-#include "shfl_model.h"
+#include "kernels/shfl_model.h"
 
 static uint64_t shfl_height_f64(uint64_t n, const df_launch *l)
 {

@@ -26,8 +26,8 @@
 
 #include <stdio.h>
 
-#include "model_common.h"
-#include "shfl_common.h"
+#include "kernels/model_common.h"
+#include "kernels/shfl_common.h"
 
 #define SHFL_CAT2(x, y) x##y
 #define SHFL_CAT(x, y) SHFL_CAT2(x, y)

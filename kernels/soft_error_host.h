@@ -2,7 +2,7 @@
  * (kernels/soft_error.h; CUDA C, nvcc only): allocating them, clearing them
  * on a stream, polling them without a CUDA call, and copying what the
  * kernels reported into a df_result. Used by the cuda backend
- * (kernels/cuda_backend.cu) and by the cost measurement (tools/soft_cost.cu).
+ * (fuzz/backend/cuda_backend.cu) and by the cost measurement (tools/soft_cost.cu).
  *
  * Memory: the claim words (what atomicCAS fights over) live in device
  * memory, so the claim never crosses the bus; the published status words
@@ -35,7 +35,7 @@
 #include <cuda_runtime.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 typedef struct df_soft_slots {
     int *d_claim;          /* device memory, DF_SOFT_CODES words per set */

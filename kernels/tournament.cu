@@ -17,12 +17,12 @@
  * for every i that is a multiple of 2D.
  * How it is compiled: twice (see Makefile): cc -x c builds the host model
  * and descriptor, nvcc -DDOTFUZZ_CUDA the kernels and their launcher. */
-#include "kernel.h"
-#include "cuda_backend.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
 
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
-#include "model_common.h"
+#include "kernels/model_common.h"
 
 extern const df_kernel df_kernel_tournament;
 
@@ -56,7 +56,7 @@ const df_kernel df_kernel_tournament = {
 
 /* one round is df_tournament_round_kernel: thread t plays winner i = 2Dt
  * against i + D when i + D < n (shared with m-tournament-bounds) */
-#include "gpu_common.h"
+#include "kernels/gpu_common.h"
 
 /* After round r (round r used D = 2^(r-1)) each winner i, a multiple of
  * w = 2^r, holds the products over [i, min(i + w, n)): the bound of

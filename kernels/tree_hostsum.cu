@@ -9,12 +9,12 @@
  * block, as seed 004 says.
  * How it is compiled: twice (see Makefile): cc -x c builds the host model
  * and descriptor, nvcc -DDOTFUZZ_CUDA the kernel and its launcher. */
-#include "kernel.h"
-#include "cuda_backend.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
 
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
-#include "tree_hostsum_model.h"
+#include "kernels/tree_hostsum_model.h"
 
 extern const df_kernel df_kernel_tree_hostsum;
 
@@ -75,7 +75,7 @@ const df_kernel df_kernel_tree_hostsum = {
 /* ---- GPU kernel and launcher (CUDA C) ---- */
 /* the kernel, its launcher and the CPU's sum of the partials, shared with
  * the mutant m-stride-off-by-one */
-#include "tree_hostsum_gpu.h"
+#include "kernels/tree_hostsum_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_tree_hostsum = {
     tree_hostsum_scratch_bytes, tree_hostsum_enqueue<0>, tree_hostsum_finish, NULL, NULL};

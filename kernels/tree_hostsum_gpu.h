@@ -7,7 +7,7 @@
 #ifndef DOTFUZZ_TREE_HOSTSUM_GPU_H
 #define DOTFUZZ_TREE_HOSTSUM_GPU_H
 
-#include "gpu_common.h"
+#include "kernels/gpu_common.h"
 
 /* Seed 004's kernel with N as a parameter and 64-bit indices. The product
  * and the addition are separate roundings, as the C source reads (nvcc

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model_common.h"
+#include "kernels/model_common.h"
 
 /* One block: thread t's grid-stride sum lands in cache[t] (walked chunk by
  * chunk so memory is read in order; each thread's additions keep their

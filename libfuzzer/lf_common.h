@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../fuzz/corpus.h"
-#include "../kernels/kernel.h"
+#include "fuzz/corpus.h"
+#include "kernels/kernel.h"
 
 /* Inputs longer than this are rejected, to keep executions fast: an f32
  * case of n = 16,368 or an f64 case of n = 8,184. */

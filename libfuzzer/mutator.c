@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fuzz/pcg32.h"
-#include "lf_common.h"
+#include "fuzz/pcg32.h"
+#include "libfuzzer/lf_common.h"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,

@@ -9,7 +9,7 @@
 
 #include <zlib.h>
 
-#include "../fuzz/corpus.h"
+#include "fuzz/corpus.h"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,

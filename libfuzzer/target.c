@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fuzz/check.h"
-#include "lf_common.h"
+#include "fuzz/check.h"
+#include "libfuzzer/lf_common.h"
 
 /* libFuzzer (FuzzerExtraCounters.cpp) reads the bytes between
  * __start___libfuzzer_extra_counters and __stop___libfuzzer_extra_counters,

@@ -56,8 +56,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "exact.h"
-#include "reference.h"
+#include "reference/exact.h"
+#include "reference/reference.h"
 
 __extension__ typedef unsigned __int128 u128;
 

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "../fuzz/case.h"
+#include "fuzz/case.h"
 
 #ifdef __cplusplus
 extern "C" {

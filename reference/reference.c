@@ -15,8 +15,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../fuzz/cpu_clones.h"
-#include "reference.h"
+#include "fuzz/cpu_clones.h"
+#include "reference/reference.h"
 
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
 #error "reference.c needs FLT_EVAL_METHOD == 0 (no extended-precision temporaries)"

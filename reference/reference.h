@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "../fuzz/case.h"
-#include "exact.h"
+#include "fuzz/case.h"
+#include "reference/exact.h"
 
 #ifdef __cplusplus
 extern "C" {

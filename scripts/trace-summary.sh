@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# trace-summary.sh — a text timeline of a DOTFUZZ_TRACE file (fuzz/trace.h):
+# trace-summary.sh — a text timeline of a DOTFUZZ_TRACE file (fuzz/run/trace.h):
 # per thread, one character per time step, what it was doing (G generate,
 # R references, M model, J judge, w waiting on another thread, . nothing
 # traced; the caller's line: P prepare, U GPU, F finish, N the next batch

@@ -1,15 +1,15 @@
-/* test_batch.c — batched checking (run --batch, fuzz/engine.c), one
+/* test_batch.c — batched checking (run --batch, fuzz/run/engine.c), one
  * buffer or double-buffered, gives exactly the verdicts, counts and saved
  * files of one case at a time on the same seed, and the thread pool
  * (fuzz/pool.h) runs every index once, with loops open side by side. */
 #include <stdatomic.h>
 #include <unistd.h>
 
-#include "../fuzz/backend.h"
-#include "../fuzz/pool.h"
-#include "../fuzz/run.h"
-#include "../kernels/kernel.h"
-#include "cli_helpers.h"
+#include "fuzz/backend/backend.h"
+#include "fuzz/pool.h"
+#include "fuzz/run/run.h"
+#include "kernels/kernel.h"
+#include "tests/cli_helpers.h"
 
 static char out1[1 << 16], out2[1 << 16];
 
@@ -576,7 +576,7 @@ Test(batch, long_cases_in_a_ring_of_three_equal_one_at_a_time, .timeout = 120)
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
 
-/* DOTFUZZ_TRACE (fuzz/trace.h): the run's verdicts as without it, and a TSV
+/* DOTFUZZ_TRACE (fuzz/run/trace.h): the run's verdicts as without it, and a TSV
  * of the engine's events that scripts/trace-summary.sh reads; a file it
  * cannot write is said on stderr and leaves the run's outcome alone. */
 Test(batch, trace_file_holds_the_engines_events)

@@ -1,7 +1,7 @@
-/* test_bench.c — `dotfuzz bench` (fuzz/cmd_bench.c): on the host backend
+/* test_bench.c — `dotfuzz bench` (fuzz/cmd/cmd_bench.c): on the host backend
  * with --quick it runs every row and prints a positive measurement in each;
  * bad options are usage errors (exit 2). */
-#include "cli_helpers.h"
+#include "tests/cli_helpers.h"
 
 static char out[1 << 16];
 

@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../fuzz/corpus.h"
-#include "cli_helpers.h"
+#include "fuzz/corpus.h"
+#include "tests/cli_helpers.h"
 
 #define CAMPAIGN_KERNELS "shfl,fold,m-tail,m-wild-read"
 #define CAMPAIGN_ARGS                                                                  \

@@ -4,7 +4,7 @@
  * Runs ./dotfuzz from the repository root (make test builds it first). */
 #include <criterion/criterion.h>
 
-#include "cli_helpers.h"
+#include "tests/cli_helpers.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

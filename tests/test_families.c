@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fuzz/generator.h"
-#include "../fuzz/values.h"
+#include "fuzz/generator.h"
+#include "fuzz/values.h"
 
 /* The exact s and G of a case, and 2G/|s| rounded to double (+inf when
  * s = 0): products are exact at 128 bits (53 + 53 for f64), mpfr_sum rounds

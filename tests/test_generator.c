@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fuzz/generator.h"
-#include "../fuzz/values.h"
+#include "fuzz/generator.h"
+#include "fuzz/values.h"
 
 /* grid-stride, any alignment, f32: everything fuzzable */
 static const df_kernel k_free_f32 = {

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../fuzz/corpus.h"
-#include "../fuzz/files.h"
-#include "cli_helpers.h"
+#include "fuzz/corpus.h"
+#include "fuzz/files.h"
+#include "tests/cli_helpers.h"
 
 #define OUT_MAX (1 << 16)
 static char out[OUT_MAX];

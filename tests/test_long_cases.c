@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fuzz/generator.h"
-#include "../fuzz/values.h"
-#include "../reference/reference.h"
+#include "fuzz/generator.h"
+#include "fuzz/values.h"
+#include "reference/reference.h"
 
 #define C DF_GEN_CHUNK
 

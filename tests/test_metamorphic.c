@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fuzz/backend.h"
+#include "fuzz/backend/backend.h"
 #include "fuzz/generator.h"
 #include "fuzz/metamorphic.h"
 #include "reference/reference.h"

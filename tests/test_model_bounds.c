@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../fuzz/backend.h"
-#include "../fuzz/generator.h"
-#include "../kernels/kernel.h"
+#include "fuzz/backend/backend.h"
+#include "fuzz/generator.h"
+#include "kernels/kernel.h"
 
 /* A mapping of len bytes whose first and last pages are unmapped. */
 typedef struct fence {

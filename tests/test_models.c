@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/kernel.h"
+#include "kernels/kernel.h"
 
 #define COUNT(x) (sizeof(x) / sizeof((x)[0]))
 

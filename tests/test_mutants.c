@@ -10,10 +10,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../fuzz/backend.h"
-#include "../fuzz/check.h"
-#include "../fuzz/generator.h"
-#include "../kernels/kernel.h"
+#include "fuzz/backend/backend.h"
+#include "fuzz/check.h"
+#include "fuzz/generator.h"
+#include "kernels/kernel.h"
 
 enum { MAX_CASES = 2000, PARENT_CASES = 200, GUARD = 64 };
 

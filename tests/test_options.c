@@ -6,9 +6,9 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "../fuzz/cli_util.h"
-#include "../fuzz/pool.h"
-#include "cli_helpers.h"
+#include "fuzz/cmd/cli_util.h"
+#include "fuzz/pool.h"
+#include "tests/cli_helpers.h"
 
 #define OUT_MAX (1 << 16)
 static char out[OUT_MAX];

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../fuzz/pcg32.h"
+#include "fuzz/pcg32.h"
 
 typedef struct demo_round {
     uint32_t numbers[6];

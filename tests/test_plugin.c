@@ -7,7 +7,7 @@
  * process, so each starts with an empty plugin registry. */
 #include <criterion/criterion.h>
 
-#include "cli_helpers.h"
+#include "tests/cli_helpers.h"
 #include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../fuzz/plugin.h"
-#include "../include/dotfuzz/plugin.h"
-#include "../kernels/kernel.h"
+#include "fuzz/plugin.h"
+#include "include/dotfuzz/plugin.h"
+#include "kernels/kernel.h"
 
 #define OUT_MAX (1 << 16)
 static char out[OUT_MAX];

@@ -5,7 +5,7 @@
  * report.md and the images back. Runs from the repository root. */
 #include <criterion/criterion.h>
 
-#include "cli_helpers.h"
+#include "tests/cli_helpers.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

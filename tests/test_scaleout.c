@@ -5,7 +5,7 @@
  * repository root (make test builds it first). */
 #include <criterion/criterion.h>
 
-#include "cli_helpers.h"
+#include "tests/cli_helpers.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fuzz/pcg32.h"
-#include "../kernels/kernel.h"
+#include "fuzz/pcg32.h"
+#include "kernels/kernel.h"
 
 /* The model's own instances, as kernels/shfl.cu and shfl_f64.cu make them,
  * to reach _dot and its fast switch. */
@@ -22,7 +22,7 @@
 #define SHFL_TYPE DF_F32
 #define SHFL_V 4
 #define SHFL_FMA(x, y, z) fmaf((x), (y), (z))
-#include "../kernels/shfl_model.h"
+#include "kernels/shfl_model.h"
 
 #define SHFL_NAME t_f64acc
 #define SHFL_ELEM float
@@ -30,7 +30,7 @@
 #define SHFL_TYPE DF_F32
 #define SHFL_V 4
 #define SHFL_FMA(x, y, z) fma((double)(x), (double)(y), (z))
-#include "../kernels/shfl_model.h"
+#include "kernels/shfl_model.h"
 
 #define SHFL_NAME t_f64
 #define SHFL_ELEM double
@@ -38,7 +38,7 @@
 #define SHFL_TYPE DF_F64
 #define SHFL_V 2
 #define SHFL_FMA(x, y, z) fma((x), (y), (z))
-#include "../kernels/shfl_model.h"
+#include "kernels/shfl_model.h"
 
 /* Values that make every special case: the kind is drawn per case, then
  * per element. big: products near the type's largest (sums overflow in a

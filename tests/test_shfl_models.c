@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fuzz/pcg32.h"
-#include "../kernels/kernel.h"
+#include "fuzz/pcg32.h"
+#include "kernels/kernel.h"
 
 static const df_kernel *kernel(const char *name)
 {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../fuzz/shuffle.h"
+#include "fuzz/shuffle.h"
 
 static uint64_t draw_bounded(df_pcg32 *r, uint64_t i)
 {

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli_helpers.h"
+#include "tests/cli_helpers.h"
 #include "fuzz/corpus.h"
 #include "fuzz/oracle.h"
 

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fuzz/backend.h"
-#include "../fuzz/check.h"
-#include "../fuzz/corpus.h"
-#include "cli_helpers.h"
+#include "fuzz/backend/backend.h"
+#include "fuzz/check.h"
+#include "fuzz/corpus.h"
+#include "tests/cli_helpers.h"
 
 #define N 2000
 #define BLOCK 256

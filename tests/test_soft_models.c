@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../kernels/kernel.h"
-#include "../kernels/shfl_common.h"
+#include "kernels/kernel.h"
+#include "kernels/shfl_common.h"
 
 /* Runs k's host model on float data under a launch (grid 0 = derived). */
 static df_result run(const char *name, const float *a, const float *b, uint64_t n,

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli_helpers.h"
+#include "tests/cli_helpers.h"
 
 #define OUT_MAX (1 << 17)
 static char out[OUT_MAX];

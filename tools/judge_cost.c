@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fuzz/backend.h"
+#include "fuzz/backend/backend.h"
 #include "fuzz/generator.h"
 #include "fuzz/oracle.h"
 #include "fuzz/pool.h"

@@ -20,15 +20,15 @@
 #include <string.h>
 #include <vector>
 
-#include "../kernels/kernel.h"
-#include "../kernels/cuda_backend.h"
-#include "../kernels/shfl_common.h"
-#include "../kernels/gpu_common.h"
-#include "../kernels/soft_error_host.h"
-#include "../kernels/atomic_block.cu"
-#include "../kernels/fold.cu"
-#include "../kernels/tournament.cu"
-#include "../kernels/int_atomic_gpu.h"
+#include "kernels/kernel.h"
+#include "fuzz/backend/cuda_backend.h"
+#include "kernels/shfl_common.h"
+#include "kernels/gpu_common.h"
+#include "kernels/soft_error_host.h"
+#include "kernels/atomic_block.cu"
+#include "kernels/fold.cu"
+#include "kernels/tournament.cu"
+#include "kernels/int_atomic_gpu.h"
 
 #define CHECK(call)                                                                  \
     do {                                                                             \

@@ -44,13 +44,13 @@
  *                      Other lengths: the parent, unchanged.
  *
  * The host models of m-tail and m-read-past-end read past the end of the
- * case's vectors: they run only through a backend (fuzz/backend.c), which
+ * case's vectors: they run only through a backend (fuzz/backend/backend.c), which
  * hands every host model its vectors inside DF_GUARD_ELEMS elements
  * of NaN on each side. m-tail reads at most that far: element n is already
  * NaN, and nothing added after a NaN can change it.
  * How it is compiled: twice (see Makefile), as the parent. */
-#include "../kernel.h"
-#include "../cuda_backend.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
 
 /* The lengths on which m-wild-read and m-hang misbehave: rare enough that
  * a campaign spends its time fuzzing, not restarting workers. */
@@ -66,10 +66,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../atomic_block_model.h"
+#include "kernels/atomic_block_model.h"
 
-/* The guard width both backends promise (fuzz/backend.c,
- * kernels/cuda_backend.cu). */
+/* The guard width both backends promise (fuzz/backend/backend.c,
+ * fuzz/backend/cuda_backend.cu). */
 
 extern const df_kernel df_mutant_no_zero, df_mutant_tail,
     df_mutant_read_past_end, df_mutant_wrong_copy_size, df_mutant_no_sync,
@@ -255,7 +255,7 @@ const df_kernel df_mutant_hang = {
 /* ---- GPU kernels and launchers (CUDA C) ---- */
 #include <string.h>
 
-#include "../gpu_common.h"
+#include "kernels/gpu_common.h"
 
 /* The parent's kernel, parameterised by the bug: every mutant below is
  * this with exactly one change. */

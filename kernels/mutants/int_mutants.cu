@@ -25,12 +25,12 @@
  * Deterministic (integer addition wraps and is associative across blocks),
  * so the host model expresses the bug; the oracle's "exact" rule catches
  * it on i32 cases. How it is compiled: twice (see Makefile), as the parent. */
-#include "../kernel.h"
-#include "../cuda_backend.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
 
 #ifndef __CUDACC__
 /* ---- host model and descriptor (C11) ---- */
-#include "../int_atomic_model.h"
+#include "kernels/int_atomic_model.h"
 
 extern const df_kernel df_mutant_int16_sum;
 
@@ -98,7 +98,7 @@ const df_kernel df_mutant_int16_sum = {
 /* ---- GPU kernel and launcher (CUDA C) ---- */
 /* The parent's kernel, launcher and finish; the mutant instantiates the
  * kernel with thread 0's sum in 16 bits. */
-#include "../int_atomic_gpu.h"
+#include "kernels/int_atomic_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_m_int16_sum = {
     NULL, int_atomic_enqueue<true>, int_atomic_finish, NULL, NULL};

@@ -3,7 +3,7 @@
  * not fuzzed by `--kernel all`; df_kernel_find finds them by name. */
 #include <stddef.h>
 
-#include "../kernel.h"
+#include "kernels/kernel.h"
 
 extern const df_kernel df_mutant_no_zero, df_mutant_tail,
     df_mutant_read_past_end, df_mutant_wrong_copy_size, df_mutant_no_sync,

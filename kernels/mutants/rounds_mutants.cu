@@ -21,12 +21,12 @@
  * (and noted by the shared models); the GPU's invariant follows each
  * launcher's own pairs, so it holds for these too, dropped cells and all.
  * How it is compiled: twice (see Makefile), as the parents. */
-#include "../kernel.h"
-#include "../cuda_backend.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
 
 #ifndef __CUDACC__
 /* ---- host models and descriptors (C11) ---- */
-#include "../model_common.h"
+#include "kernels/model_common.h"
 
 extern const df_kernel df_mutant_fold_bounds, df_mutant_tournament_bounds;
 
@@ -79,7 +79,7 @@ const df_kernel df_mutant_tournament_bounds = {
 /* ---- GPU kernels and launchers (CUDA C) ---- */
 /* the parents' round kernels (df_fold_round_kernel,
  * df_tournament_round_kernel): the bugs are in the launchers' bounds */
-#include "../gpu_common.h"
+#include "kernels/gpu_common.h"
 
 static int fold_bounds_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {

@@ -14,13 +14,13 @@
  * Both bugs are deterministic and fully expressed by their host models,
  * which repeat the GPU's operations in its order, as the parent's does.
  * How it is compiled: twice (see Makefile), as the parent. */
-#include "../kernel.h"
-#include "../cuda_backend.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
 
 #ifndef __CUDACC__
 /* ---- host models and descriptors (C11) ---- */
 /* the parent's model, with the grid-stride step's extra as a parameter */
-#include "../tree_hostsum_model.h"
+#include "kernels/tree_hostsum_model.h"
 
 extern const df_kernel df_mutant_pow2_tree, df_mutant_stride_off_by_one;
 
@@ -83,7 +83,7 @@ const df_kernel df_mutant_stride_off_by_one = {
 /* ---- GPU kernel and launcher (CUDA C) ---- */
 /* The parent's kernel, launcher and finish; the mutant instantiates the
  * kernel with `tid += stride + 1`. */
-#include "../tree_hostsum_gpu.h"
+#include "kernels/tree_hostsum_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_m_stride_off_by_one = {
     tree_hostsum_scratch_bytes, tree_hostsum_enqueue<1>, tree_hostsum_finish, NULL, NULL};

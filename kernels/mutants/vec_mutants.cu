@@ -16,9 +16,9 @@
  * (deterministic, any alignment, warp-multiple blocks). The claimed tree
  * height is the parent's for the full n: the claim the bug breaks.
  * How it is compiled: twice (see Makefile), as the parent. */
-#include "../kernel.h"
-#include "../cuda_backend.h"
-#include "../shfl_common.h"
+#include "kernels/kernel.h"
+#include "kernels/gpu_ops.h"
+#include "kernels/shfl_common.h"
 
 /* The bug: the length the vector loop is run on. */
 static inline uint64_t vec_tail_n(uint64_t n) { return n & ~(uint64_t)3; }
@@ -33,7 +33,7 @@ static inline uint64_t vec_tail_n(uint64_t n) { return n & ~(uint64_t)3; }
 #define SHFL_TYPE DF_F32
 #define SHFL_V 4
 #define SHFL_FMA(x, y, z) fmaf((x), (y), (z))
-#include "../shfl_model.h"
+#include "kernels/shfl_model.h"
 
 static uint64_t vec_tail_height(uint64_t n, const df_launch *l)
 {

@@ -1,0 +1,2016 @@
+/* fuzz/backend/cuda_backend.cu — the cuda backend (API in cuda_backend.h): owns
+ * device 0, one non-blocking stream and the device and pinned buffers,
+ * grown on demand and reused across cases; copies a case in, lets the
+ * kernel's launcher enqueue its work, synchronizes, lets it finish, and
+ * turns every failed call into an error naming the kernel, the case and
+ * the call. Inputs sit between guard zones of poison (NaN), so an
+ * out-of-bounds read shows in the result (copy_case_in).
+ *
+ * Like the kernel files it is compiled twice (see Makefile). The nvcc half
+ * is the backend. The cc half is empty when the build has nvcc, and when it
+ * has none it is a backend that cannot open and says why.
+ *
+ * Launchers report a failure as a nonzero return with ctx->failed_call set:
+ * a cudaError_t, a cublasStatus_t (failed_call names a cublas* call), or a
+ * negative value for a failure found on the host (a broken loop invariant),
+ * described in ctx->detail.
+ *
+ * Soft errors (kernels/soft_error.h): the slots are allocated once at open
+ * (kernels/soft_error_host.h), cleared on the stream before each case,
+ * polled without a CUDA call once the case is enqueued and read again
+ * after the synchronization; each reported payload lands in res->soft. A
+ * batch gives each case its own set of slots (bsoft), read after the
+ * batch's one synchronization.
+ *
+ * A sticky error (illegal address, ...) poisons the process's CUDA context
+ * for good: df_cuda_run returns -1 then and from then on, and df_cuda_open
+ * in the same process refuses with that reason (seen on an H200: even
+ * cudaDeviceReset does not bring it back). Recovery is a new process. */
+#include "kernels/kernel.h"
+#include "fuzz/backend/cuda_backend.h"
+#include "fuzz/pool.h"
+
+#ifndef __CUDACC__
+#ifndef DOTFUZZ_CUDA
+/* ---- built without nvcc ---- */
+#include <stdio.h>
+#include <string.h>
+
+int df_cuda_open(df_cuda **out, char *err, size_t err_len)
+{
+    *out = NULL;
+    if (err && err_len)
+        snprintf(err, err_len,
+                 "built without CUDA (no nvcc at build time): rebuild with "
+                 "nvcc on PATH or NVCC=/path/to/nvcc");
+    return -1;
+}
+
+void df_cuda_close(df_cuda *cu) { (void)cu; }
+
+const char *df_cuda_describe(const df_cuda *cu)
+{
+    (void)cu;
+    return "no CUDA (built without nvcc)";
+}
+
+void df_cuda_set_debug_invariants(df_cuda *cu, int on)
+{
+    (void)cu;
+    (void)on;
+}
+
+void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool)
+{
+    (void)cu;
+    (void)pool;
+}
+
+void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT])
+{
+    (void)cu;
+    memset(out, 0, DF_CUDA_T_COUNT * sizeof *out);
+}
+
+int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
+                df_result *res)
+{
+    (void)cu;
+    (void)k;
+    (void)c;
+    res->status = DF_RUN_ERROR;
+    snprintf(res->err, sizeof res->err, "built without CUDA");
+    return -1;
+}
+#else
+/* The nvcc half below is the backend; ISO C wants a declaration here. */
+typedef int df_cuda_backend_is_built_by_nvcc;
+#endif
+
+#else
+/* ---- the backend (CUDA C) ---- */
+#include <atomic>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/soft_error_host.h"
+#include "fuzz/values.h"
+
+extern "C" const struct df_gpu_ops df_gpu_shfl, df_gpu_shfl_f64acc, df_gpu_shfl_f64;
+
+enum { RESULT_BYTES = 16, ALIGN = 256, SIDE_STREAMS = 16, SIDE_MIN_CASES = 32 };
+
+/* A valid case of a batch: the resolved case, its place in the caller's
+ * array and its layout in the staging buffer and the scratch. */
+typedef struct batch_item {
+    df_case rc;
+    size_t pos;
+    size_t off_a, off_b;   /* spans of a and b from the device batch's base */
+    size_t pre_a, pre_b;   /* leading guard + offset, in bytes */
+    size_t pack_a, pack_b; /* a and b, packed, from the staging base */
+    const unsigned char *dev_a, *dev_b; /* a and b already on the device (the
+                                           GPU generated them), or NULL */
+    uint32_t xform_a;      /* dev_a is the vector a follows from: the unpack's
+                              derive_word (derive_xform), else 0 */
+    size_t scratch_off, scratch_bytes; /* its scratch, from the batch scratch's base */
+} batch_item;
+
+/* One vector of a batch, unpacked on the device into its guarded span:
+ * [poison: pre bytes | data: bytes, from src | poison: post]. */
+typedef struct batch_unpack {
+    uint64_t dst;          /* the span, from the device batch's base */
+    uint64_t src;          /* the data's device address: in d_pack (the packed
+                              copy that crossed PCIe), or in a generation set's
+                              d_buf, where the GPU generated it */
+    uint64_t pre, bytes, post;
+    uint32_t type;         /* df_type: the poison's width and value */
+    uint32_t xform;        /* 0: the data as they are; else what derive_xform
+                              packs, which derive_word applies to each word */
+} batch_unpack;
+
+/* A batch laid out and staged (batch_plan, batch_buffers, batch_groups,
+ * batch_stage): what batch_enqueue and batch_finish need of it. */
+typedef struct batch_staged {
+    size_t m, host, ngroups, longest;
+} batch_staged;
+
+struct df_cuda {
+    int device;
+    uint64_t mem_total;          /* the device's global memory, bytes */
+    struct df_pool *pool;        /* staging threads for batches, or NULL */
+    double batch_s[DF_CUDA_T_COUNT]; /* df_cuda_batch_times */
+    cudaStream_t stream;
+    /* df_cuda_gen_start: the harness's generation, a set of buffers and a
+     * stream each: one set's copy back overlaps the next set's kernel (on
+     * one stream they took turns, and at n = 2000 the pool's workers
+     * waited 1.5-1.8 thread-s per s for the generation on the H100 host) */
+    struct {
+        cudaStream_t stream;
+        void *h_cs, *d_cs, *d_buf, *h_out, *d_long;
+        size_t h_cs_cap, d_cs_cap, d_buf_cap, h_out_cap, d_long_cap;
+        size_t bytes;            /* the last generation's, in d_buf and h_out alike */
+        cudaEvent_t done;
+        int landed;              /* done seen complete, without error (atomic): the pool's
+                                    threads then ask the driver no more */
+        /* its timing (DF_CUDA_T_GEN_*): events before the cases' copy in,
+         * after the kernels, after the copy back; the host's clock at the
+         * start and when a thread first saw it land; timed: a generation
+         * started whose times are not counted yet */
+        cudaEvent_t ev[3];
+        double started, landed_at;
+        int timed;
+    } gen[DF_CUDA_GEN_SETS];
+    /* DOTFUZZ_GEN_TIMING set: the generations are timed (ev, started,
+     * landed_at). Off by default: the timing events and their reads took
+     * 6-7% of the n = 2000 row (901,769 against 968,086 verified cases/s
+     * on the means of three rounds in one call, H100 host) */
+    int gen_timing;
+    void *h_result, *d_result;   /* 16 bytes each */
+    void *d_a, *d_b;             /* cudaMalloc'd, so 256-byte aligned; each
+                                    vector inside guard zones */
+    size_t d_a_cap, d_b_cap;
+    void *h_stage;               /* pinned: a then b, copied in from the case */
+    size_t h_stage_cap;
+    void *d_scratch, *h_scratch; /* kernel scratch and its pinned twin */
+    size_t d_scratch_cap, h_scratch_cap;
+    void *cublas;                /* cublasHandle_t, made by cublas kernels */
+    df_soft_slots soft;          /* soft-error slots, one per kind */
+    /* batches (df_cuda_run_batch): grown, never shrunk */
+    void *h_batch;               /* pinned: [case table | unpack table | a, b packed] */
+    void *d_batch;               /* [case table | each case's a, b with guards] */
+    void *d_pack;                /* [unpack table | a, b packed]: h_batch's copy */
+    size_t h_batch_cap, d_batch_cap, d_pack_cap;
+    size_t table_bytes;          /* the case table's, rounded: where h_batch's copy to
+                                    d_pack starts */
+    size_t unpack_bytes;         /* the unpack table's, rounded */
+    void *d_bscratch;            /* every case's scratch */
+    void *h_bscratch;            /* its pinned twin (kernels without a batched launcher) */
+    size_t d_bscratch_cap, h_bscratch_cap;
+    void *d_bres, *h_bres;       /* 16 bytes of result per case */
+    size_t d_bres_cap, h_bres_cap;
+    df_soft_slots bsoft;         /* one set of soft-error slots per case */
+    int *h_claims;               /* pinned: bsoft's claim words after the batch */
+    size_t h_claims_cap;
+    /* h_bres and h_claims as the device addresses them (batch_out_kernel
+     * writes them), or NULL: copies instead; *_of: the buffers they are of */
+    void *h_bres_dev, *h_bres_of;
+    int *h_claims_dev, *h_claims_of;
+    batch_item *items;           /* host: the batch's valid cases, by block */
+    size_t items_cap;
+    size_t *stage_at;            /* batch_stage: each case's first staging item, */
+    size_t stage_at_n;           /* and the batch's count of items: m + 1 entries */
+    df_gpu_batch_group *groups;
+    size_t groups_cap;
+    cudaEvent_t bev[5];          /* a batch's device stages (DF_CUDA_T_COPYIN..) */
+    cudaStream_t side[SIDE_STREAMS]; /* enqueue_each's, made on first use */
+    cudaEvent_t side_done[SIDE_STREAMS], unpacked;
+    unsigned batch_gen_sets;     /* bit s: the batch reads generation set s's d_buf */
+    /* the batch staged ahead (df_cuda_stage_batch): its ticket (0: none,
+     * or the buffers hold another), kernel, cases, count and layout */
+    uint64_t staged_ticket, tickets;
+    const df_kernel *staged_k;
+    const df_case *const *staged_cases;
+    const df_derive *staged_derive;
+    size_t staged_n;
+    batch_staged staged;
+    int debug_invariants;
+    int broken;                  /* a sticky error poisoned the context:
+                                    every run returns -1 */
+    char describe[256];
+};
+
+static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+/* Grows a buffer to at least need bytes (never shrinks). Doubling keeps
+ * reallocations rare when lengths creep up; if the doubled size does not
+ * fit, exactly what is needed is tried. */
+static cudaError_t grow(void **p, size_t *cap, size_t need, int pinned)
+{
+    if (*p && need <= *cap)
+        return cudaSuccess;
+    /* Doubling amortizes the small buffers. From 256 MiB on, a quarter
+     * more than the need: the next batch of the same cases is larger by
+     * their random offsets alone (a few bytes a case), and doubling an
+     * 8 GB pinned buffer for that took 8 s at n = 2^26 on an H200 (the
+     * bench's "plan") and pinned 16 GB. */
+    size_t want = need >= (size_t)1 << 28 ? need + need / 4
+                                          : (need > 2 * *cap ? need : 2 * *cap);
+    want = round_up(want, ALIGN);
+    if (*p) {
+        cudaError_t e = pinned ? cudaFreeHost(*p) : cudaFree(*p);
+        *p = NULL;
+        *cap = 0;
+        if (e != cudaSuccess)
+            return e;
+    }
+    for (;;) {
+        cudaError_t e = pinned ? cudaMallocHost(p, want) : cudaMalloc(p, want);
+        if (e == cudaSuccess) {
+            *cap = want;
+            return cudaSuccess;
+        }
+        *p = NULL;
+        size_t exact = round_up(need ? need : 1, ALIGN);
+        if (e != cudaErrorMemoryAllocation || want == exact)
+            return e;
+        (void)cudaGetLastError(); /* out of memory is not sticky: clear it */
+        want = exact;
+    }
+}
+
+/* A sticky error (illegal address, launch failure, ...) leaves the context
+ * unusable: every later call fails the same way. A non-sticky one (bad
+ * launch configuration, out of memory) is cleared by cudaGetLastError.
+ * Returns the sticky error, or cudaSuccess. */
+static cudaError_t sticky_error_now(void)
+{
+    (void)cudaGetLastError();
+    cudaError_t e = cudaDeviceSynchronize();
+    return e != cudaSuccess ? e : cudaGetLastError();
+}
+
+/* The context a sticky error poisons is the process's, not one df_cuda's:
+ * no later open in this process can work (cudaDeviceReset does not bring
+ * it back), so the first such error is kept to say so. Process-wide
+ * because the state it mirrors is. */
+static std::atomic<const char *> process_sticky_error{nullptr};
+
+static const char *error_string(const char *call, int code)
+{
+    if (code < 0)
+        return "check failed on the host";
+    if (strncmp(call, "cublas", 6) == 0)
+        return cublasGetStatusString((cublasStatus_t)code);
+    return cudaGetErrorString((cudaError_t)code);
+}
+
+static void set_error(df_result *res, const df_kernel *k, const df_case *c,
+                      const char *call, int code, const char *detail)
+{
+    int len = snprintf(res->err, sizeof res->err,
+                       "%s case seed=%llu index=%llu n=%llu: %s: %s",
+                       k->name, (unsigned long long)c->seed,
+                       (unsigned long long)c->index, (unsigned long long)c->n,
+                       call, code < 0 && detail && detail[0]
+                                 ? detail
+                                 : error_string(call, code));
+    if (code >= 0 && detail && detail[0] && len >= 0 &&
+        (size_t)len < sizeof res->err)
+        snprintf(res->err + len, sizeof res->err - (size_t)len, " (%s)",
+                 detail);
+    res->status = DF_RUN_ERROR;
+}
+
+/* The kernel module's version ("580.159.04") from the first line of the
+ * proc file the NVIDIA driver publishes on Linux ("NVRM version: NVIDIA
+ * UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...");
+ * 0 when it is not there. */
+static int driver_module_version(char *out, size_t len)
+{
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    char line[512];
+    int ok = 0;
+    if (!f)
+        return 0;
+    const char *p = fgets(line, sizeof line, f) ? strstr(line, "Kernel Module") : NULL;
+    while (p && *p && !ok) {
+        p += strcspn(p, " \t\n");
+        p += strspn(p, " \t\n");
+        size_t n = strcspn(p, " \t\n");
+        /* the first word after it made of digits and dots, e.g. 580.159.04 */
+        if (n > 0 && n < len && p[0] >= '0' && p[0] <= '9' &&
+            strspn(p, "0123456789.") == n && memchr(p, '.', n)) {
+            memcpy(out, p, n);
+            out[n] = '\0';
+            ok = 1;
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
+static void describe_device(df_cuda *cu, const cudaDeviceProp *prop)
+{
+    int drv = 0, rt = 0;
+    char module[32];
+    char driver[48];
+    (void)cudaDriverGetVersion(&drv);
+    (void)cudaRuntimeGetVersion(&rt);
+    if (driver_module_version(module, sizeof module))
+        snprintf(driver, sizeof driver, "%s", module);
+    else
+        snprintf(driver, sizeof driver, "CUDA %d.%d", drv / 1000,
+                 drv % 1000 / 10);
+    snprintf(cu->describe, sizeof cu->describe,
+             "%.120s, sm_%d%d, driver %s, runtime %d.%d", prop->name, prop->major,
+             prop->minor, driver, rt / 1000, rt % 1000 / 10);
+}
+
+static int open_fail(df_cuda *cu, char *err, size_t err_len, const char *call,
+                     cudaError_t e)
+{
+    if (err && err_len)
+        snprintf(err, err_len, "cannot open CUDA device 0: %s: %s", call,
+                 cudaGetErrorString(e));
+    df_cuda_close(cu);
+    return -1;
+}
+
+extern "C" int df_cuda_open(df_cuda **out, char *err, size_t err_len)
+{
+    const char *sticky = process_sticky_error.load();
+    *out = NULL;
+    if (sticky) {
+        if (err && err_len)
+            snprintf(err, err_len,
+                     "the CUDA context of this process is unusable after a "
+                     "sticky error (%s): open the backend in a new process",
+                     sticky);
+        return -1;
+    }
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        if (err && err_len)
+            snprintf(err, err_len, "no CUDA device: cudaGetDeviceCount: %s",
+                     e != cudaSuccess ? cudaGetErrorString(e)
+                                      : "found 0 devices");
+        return -1;
+    }
+    df_cuda *cu = (df_cuda *)calloc(1, sizeof *cu);
+    if (!cu) {
+        if (err && err_len)
+            snprintf(err, err_len, "cannot open CUDA device 0: out of memory");
+        return -1;
+    }
+    const char *timing = getenv("DOTFUZZ_GEN_TIMING");
+    cu->gen_timing = timing && timing[0] && strcmp(timing, "0") != 0;
+    cudaDeviceProp prop;
+    if ((e = cudaSetDevice(0)) != cudaSuccess)
+        return open_fail(cu, err, err_len, "cudaSetDevice(0)", e);
+    if ((e = cudaGetDeviceProperties(&prop, 0)) != cudaSuccess)
+        return open_fail(cu, err, err_len, "cudaGetDeviceProperties", e);
+    if ((e = cudaStreamCreateWithFlags(&cu->stream, cudaStreamNonBlocking)) !=
+        cudaSuccess)
+        return open_fail(cu, err, err_len, "cudaStreamCreateWithFlags", e);
+    if ((e = cudaMallocHost(&cu->h_result, RESULT_BYTES)) != cudaSuccess)
+        return open_fail(cu, err, err_len, "cudaMallocHost(result)", e);
+    if ((e = cudaMalloc(&cu->d_result, RESULT_BYTES)) != cudaSuccess)
+        return open_fail(cu, err, err_len, "cudaMalloc(result)", e);
+    const char *call = NULL;
+    if ((e = df_soft_slots_open(&cu->soft, 1, &call)) != cudaSuccess)
+        return open_fail(cu, err, err_len, call, e);
+    describe_device(cu, &prop);
+    cu->mem_total = prop.totalGlobalMem;
+    *out = cu;
+    return 0;
+}
+
+extern "C" void df_cuda_close(df_cuda *cu)
+{
+    if (!cu)
+        return;
+    if (cu->cublas)
+        (void)cublasDestroy((cublasHandle_t)cu->cublas);
+    (void)cudaFree(cu->d_a);
+    (void)cudaFree(cu->d_b);
+    (void)cudaFree(cu->d_scratch);
+    (void)cudaFree(cu->d_result);
+    (void)cudaFreeHost(cu->h_stage);
+    (void)cudaFreeHost(cu->h_scratch);
+    (void)cudaFreeHost(cu->h_result);
+    (void)cudaFree(cu->d_batch);
+    (void)cudaFree(cu->d_pack);
+    (void)cudaFree(cu->d_bscratch);
+    (void)cudaFreeHost(cu->h_bscratch);
+    (void)cudaFree(cu->d_bres);
+    (void)cudaFreeHost(cu->h_batch);
+    (void)cudaFreeHost(cu->h_bres);
+    (void)cudaFreeHost(cu->h_claims);
+    free(cu->items);
+    free(cu->stage_at);
+    free(cu->groups);
+    df_soft_slots_close(&cu->soft);
+    df_soft_slots_close(&cu->bsoft);
+    if (cu->stream)
+        (void)cudaStreamDestroy(cu->stream);
+    for (int s = 0; s < SIDE_STREAMS; s++) {
+        if (cu->side[s])
+            (void)cudaStreamDestroy(cu->side[s]);
+        if (cu->side_done[s])
+            (void)cudaEventDestroy(cu->side_done[s]);
+    }
+    if (cu->unpacked)
+        (void)cudaEventDestroy(cu->unpacked);
+    for (int g = 0; g < DF_CUDA_GEN_SETS; g++) {
+        (void)cudaFreeHost(cu->gen[g].h_cs);
+        (void)cudaFreeHost(cu->gen[g].h_out);
+        (void)cudaFree(cu->gen[g].d_cs);
+        (void)cudaFree(cu->gen[g].d_buf);
+        (void)cudaFree(cu->gen[g].d_long);
+        if (cu->gen[g].done)
+            (void)cudaEventDestroy(cu->gen[g].done);
+        for (int k = 0; k < 3; k++)
+            if (cu->gen[g].ev[k])
+                (void)cudaEventDestroy(cu->gen[g].ev[k]);
+        if (cu->gen[g].stream)
+            (void)cudaStreamDestroy(cu->gen[g].stream);
+    }
+    for (int k = 0; k < 5; k++)
+        if (cu->bev[k])
+            (void)cudaEventDestroy(cu->bev[k]);
+    free(cu);
+}
+
+extern "C" const char *df_cuda_describe(const df_cuda *cu)
+{
+    return cu ? cu->describe : "no CUDA device";
+}
+
+extern "C" uint64_t df_cuda_mem_total(const df_cuda *cu)
+{
+    return cu->mem_total;
+}
+
+extern "C" void df_cuda_set_debug_invariants(df_cuda *cu, int on)
+{
+    cu->debug_invariants = on;
+}
+
+extern "C" void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool)
+{
+    cu->pool = pool;
+}
+
+static void gen_count(df_cuda *cu, int set);
+
+extern "C" void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT])
+{
+    for (int set = 0; set < DF_CUDA_GEN_SETS; set++)
+        if (__atomic_load_n(&cu->gen[set].landed, __ATOMIC_ACQUIRE))
+            gen_count(cu, set);
+    memcpy(out, cu->batch_s, sizeof cu->batch_s);
+    memset(cu->batch_s, 0, sizeof cu->batch_s);
+}
+
+/* Adds the time since *t to stage k of the batch profile; *t = now. */
+static void batch_tick(df_cuda *cu, int k, double *t)
+{
+    double now = df_now();
+    cu->batch_s[k] += now - *t;
+    *t = now;
+}
+
+/* Guard zones: each vector lies inside its device buffer between guards of
+ * poison (NaN for floats; for int32, which has no NaN, 0x40000001: odd, so
+ * its product with any nonzero int32 is nonzero mod 2^32, and its square
+ * wraps to INT32_MIN + 1), so a kernel that reads before or past its
+ * inputs (an unguarded tail, an off-by-one) puts the poison into its sum.
+ * The same width and values as the host backend's (fuzz/backend/backend.c). The
+ * leading guard is guard_bytes (>= 64 elements and >= 256 bytes, a multiple
+ * of 256), so the vector still starts at a 256-byte boundary plus its
+ * offset (the shfl kernels rely on that: shfl_common.h); the offset cells
+ * hold poison too. The trailing guard is a whole largest block of elements
+ * (tail_guard_bytes): a kernel that forgets its tail guard reads up to
+ * block - 1 elements past n, and those reads must stay inside the buffer
+ * (past it they may fault, and a fault poisons the context). */
+enum { TAIL_GUARD_ELEMS = 1024 }; /* m-tail reads up to block - 1 past n */
+
+static size_t guard_bytes(size_t es)
+{
+    size_t g = DF_GUARD_ELEMS * es;
+    return round_up(g > (size_t)ALIGN ? g : (size_t)ALIGN, ALIGN);
+}
+
+static size_t tail_guard_bytes(size_t es)
+{
+    return round_up(TAIL_GUARD_ELEMS * es, ALIGN);
+}
+
+static void fill_guard(df_type t, void *p, size_t bytes)
+{
+    size_t es = df_type_size(t);
+    for (size_t i = 0; i < bytes / es; i++) {
+        if (t == DF_F32)
+            ((float *)p)[i] = __builtin_nanf("");
+        else if (t == DF_F64)
+            ((double *)p)[i] = __builtin_nan("");
+        else
+            ((int32_t *)p)[i] = DF_GUARD_I32;
+    }
+}
+
+/* Stages one vector with its guards at stage: [guard + offset | v | guard],
+ * span bytes in all, the layout its device buffer gets. The guards move
+ * with n and the offset, so they are written with every case: a few
+ * kilobytes, copied in the same transfer as the vector. */
+static void stage_guarded(void *stage, df_type t, const void *v, size_t pre,
+                          size_t bytes, size_t post)
+{
+    fill_guard(t, stage, pre);
+    if (bytes)
+        memcpy((char *)stage + pre, v, bytes);
+    fill_guard(t, (char *)stage + pre + bytes, post);
+}
+
+/* Places a and b (offset elements past 256-byte aligned points inside their
+ * guarded buffers) on the device through the pinned staging buffer, so the
+ * copies are truly asynchronous. Returns the failed call or NULL. */
+static const char *copy_case_in(df_cuda *cu, const df_case *c, size_t es,
+                                cudaError_t *e)
+{
+    size_t na = (size_t)c->n * es, g = guard_bytes(es);
+    size_t tg = tail_guard_bytes(es);
+    size_t pre_a = g + (size_t)c->launch.offset_a * es;
+    size_t pre_b = g + (size_t)c->launch.offset_b * es;
+    size_t span_a = pre_a + na + tg, span_b = pre_b + na + tg;
+    size_t stage_b = round_up(span_a, ALIGN);
+    if ((*e = grow(&cu->d_a, &cu->d_a_cap, round_up(span_a, ALIGN), 0)))
+        return "cudaMalloc(a)";
+    if ((*e = grow(&cu->d_b, &cu->d_b_cap, round_up(span_b, ALIGN), 0)))
+        return "cudaMalloc(b)";
+    if ((*e = grow(&cu->h_stage, &cu->h_stage_cap, stage_b + span_b, 1)))
+        return "cudaMallocHost(staging)";
+    stage_guarded(cu->h_stage, c->type, c->a, pre_a, na, tg);
+    stage_guarded((char *)cu->h_stage + stage_b, c->type, c->b, pre_b, na, tg);
+    if ((*e = cudaMemcpyAsync(cu->d_a, cu->h_stage, span_a,
+                              cudaMemcpyHostToDevice, cu->stream)))
+        return "cudaMemcpyAsync(a)";
+    if ((*e = cudaMemcpyAsync(cu->d_b, (char *)cu->h_stage + stage_b, span_b,
+                              cudaMemcpyHostToDevice, cu->stream)))
+        return "cudaMemcpyAsync(b)";
+    return NULL;
+}
+
+/* Checks what the launchers take for granted: the kernel's type, a launch
+ * valid for it (resolved into *rc), a size that fits in memory. */
+static int validate_case(const df_kernel *k, const df_case *c, df_case *rc,
+                         df_result *res)
+{
+    char why[112];
+    *rc = *c;
+    size_t es = df_type_size(c->type);
+    const char *what = NULL;
+    if (c->type != k->elem) {
+        snprintf(why, sizeof why, "case type %s, kernel wants %s",
+                 df_type_name(c->type), df_type_name(k->elem));
+        what = why;
+    } else if (df_launch_resolve(k, c->n, &rc->launch, why, sizeof why) != 0) {
+        what = why;
+    } else if (c->n > (SIZE_MAX / 4 - 2 * (size_t)UINT32_MAX) / es) {
+        snprintf(why, sizeof why, "n = %llu is too large for this host",
+                 (unsigned long long)c->n);
+        what = why;
+    }
+    if (!what)
+        return 0;
+    df_result_error(res, k->name, c, what);
+    return -1;
+}
+
+/* After a failure: drain the stream so no work still uses the buffers,
+ * then tell an ordinary error (0) from a sticky one (-1: this process's
+ * CUDA context is gone; later runs and opens in it fail at once). */
+static int after_failure(df_cuda *cu)
+{
+    (void)cudaStreamSynchronize(cu->stream);
+    cudaError_t e = sticky_error_now();
+    if (e == cudaSuccess)
+        return 0;
+    cu->broken = 1;
+    const char *none = nullptr;
+    process_sticky_error.compare_exchange_strong(none, cudaGetErrorString(e));
+    return -1;
+}
+
+/* after_failure, then the soft errors the case's kernels reported before
+ * it failed (the slots are host memory, readable after a sticky error;
+ * the stream is drained, so every report is in). */
+static int after_failure_soft(df_cuda *cu, df_result *res)
+{
+    int rc = after_failure(cu);
+    (void)df_soft_slots_read(&cu->soft, res, 1);
+    return rc;
+}
+
+/* Clears the soft-error slots, copies the case in and grows the scratch
+ * its kernel asks for, all on the stream. Returns the failed call or
+ * NULL. */
+static const char *stage_case(df_cuda *cu, const df_kernel *k,
+                              const df_case *rc, cudaError_t *e)
+{
+    const char *call;
+    if ((*e = cudaSetDevice(cu->device)) != cudaSuccess)
+        return "cudaSetDevice";
+    if ((*e = df_soft_slots_clear(&cu->soft, cu->stream, &call)) != cudaSuccess)
+        return call;
+    if ((call = copy_case_in(cu, rc, df_type_size(rc->type), e)))
+        return call;
+    size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(rc->n, &rc->launch) : 0;
+    if (sb && (*e = grow(&cu->d_scratch, &cu->d_scratch_cap, sb, 0)))
+        return "cudaMalloc(scratch)";
+    if (sb && (*e = grow(&cu->h_scratch, &cu->h_scratch_cap, sb, 1)))
+        return "cudaMallocHost(scratch)";
+    return NULL;
+}
+
+static void fill_ctx(const df_cuda *cu, const df_case *rc, df_gpu_ctx *ctx)
+{
+    size_t es = df_type_size(rc->type);
+    memset(ctx, 0, sizeof *ctx);
+    ctx->a = (const char *)cu->d_a + guard_bytes(es) +
+             (size_t)rc->launch.offset_a * es;
+    ctx->b = (const char *)cu->d_b + guard_bytes(es) +
+             (size_t)rc->launch.offset_b * es;
+    ctx->d_scratch = cu->d_scratch;
+    ctx->h_scratch = cu->h_scratch;
+    ctx->d_scratch_bytes = cu->d_scratch_cap < cu->h_scratch_cap
+                               ? cu->d_scratch_cap : cu->h_scratch_cap;
+    ctx->d_result = cu->d_result;
+    ctx->h_result = cu->h_result;
+    ctx->stream = cu->stream;
+    ctx->cublas = cu->cublas;
+    ctx->debug_invariants = cu->debug_invariants;
+    ctx->soft = df_soft_slots_dev(&cu->soft);
+}
+
+/* Returns 0 when res is filled (check res->status), -1 after a sticky
+ * error (res says which). */
+extern "C" int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
+                           df_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (cu->broken) {
+        res->status = DF_RUN_ERROR;
+        snprintf(res->err, sizeof res->err,
+                 "%s case seed=%llu index=%llu n=%llu: not run: the CUDA "
+                 "context is unusable after a sticky error (%s)",
+                 k->name, (unsigned long long)c->seed,
+                 (unsigned long long)c->index, (unsigned long long)c->n,
+                 process_sticky_error.load());
+        return -1;
+    }
+    if (!k->gpu) {
+        res->status = DF_RUN_ERROR;
+        snprintf(res->err, sizeof res->err, "%s has no GPU launcher", k->name);
+        return 0;
+    }
+    df_case rc;
+    if (validate_case(k, c, &rc, res) != 0)
+        return 0;
+    cudaError_t e;
+    const char *call = stage_case(cu, k, &rc, &e);
+    if (call) {
+        set_error(res, k, c, call, (int)e, NULL);
+        return after_failure_soft(cu, res);
+    }
+    df_gpu_ctx ctx;
+    fill_ctx(cu, &rc, &ctx);
+    int code = k->gpu->enqueue(&ctx, &rc);
+    cu->cublas = ctx.cublas; /* a handle made now outlives the case */
+    /* whatever is reported already: no CUDA call, nothing waits */
+    (void)df_soft_slots_read(&cu->soft, res, 0);
+    if (code == 0 && (e = cudaStreamSynchronize(cu->stream)) != cudaSuccess) {
+        code = (int)e;
+        ctx.failed_call = "cudaStreamSynchronize";
+    }
+    if (code == 0) {
+        (void)df_soft_slots_read(&cu->soft, res, 1); /* every report is in */
+        code = k->gpu->finish(&ctx, &rc, res);
+    }
+    if (code != 0) {
+        set_error(res, k, c, ctx.failed_call ? ctx.failed_call : "enqueue",
+                  code, ctx.detail);
+        return after_failure_soft(cu, res);
+    }
+    res->status = DF_RUN_OK;
+    return 0;
+}
+/* ---- batches ----
+ * A batch has one copy in and one synchronization: every valid case's
+ * vectors, inside the same guard zones as one case's (so each keeps its
+ * misalignment and its poison), and the table of cases are staged into
+ * one pinned buffer and copied as one transfer, then unpacked on the
+ * device. Each case has its own set of soft-error slots, result slot and
+ * scratch. A kernel with a batched launcher (df_gpu_ops.enqueue_batch)
+ * then runs the batch in one launch per block size (fold and tournament:
+ * per stage and block size) and one copy out; any other kernel runs its
+ * own enqueue for each case, one after the other on the stream
+ * (enqueue_each), with its own launches and result copies but no
+ * synchronization between cases. Batches of the kernels that check loop
+ * invariants in debug-invariant mode, and every batch once the context
+ * is broken, run case after case through df_cuda_run. */
+
+static int run_one_by_one(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                          size_t n, df_result *res, size_t *done)
+{
+    *done = 0;
+    for (size_t i = 0; i < n; i++) {
+        int rc = df_cuda_run(cu, k, cases[i], &res[i]);
+        *done = i + 1;
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Sorted by block, then by position in the batch. */
+static int grow_host(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t want = need > 2 * *cap ? need : 2 * *cap;
+    void *q = realloc(*p, want * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = want;
+    return 0;
+}
+
+/* The valid cases in order of block size, and in their order in the batch
+ * within one size: a counting sort over the sizes (up to 1024 threads a
+ * block; a larger one, which the launch will refuse, leaves the order to
+ * qsort on the same key). tmp: room for m items. */
+enum { MAX_SORT_BLOCK = 1024 };
+
+static int item_cmp(const void *x, const void *y)
+{
+    const batch_item *p = (const batch_item *)x, *q = (const batch_item *)y;
+    if (p->rc.launch.block != q->rc.launch.block)
+        return p->rc.launch.block < q->rc.launch.block ? -1 : 1;
+    return p->pos < q->pos ? -1 : p->pos > q->pos;
+}
+
+static const size_t INVALID_POS = (size_t)-1; /* an item whose case failed validation */
+
+/* The valid ones of src[0..n) (pos != INVALID_POS, in batch order) into
+ * dst, sorted; returns how many. */
+static size_t sort_items(batch_item *dst, const batch_item *src, size_t n)
+{
+    size_t start[MAX_SORT_BLOCK + 2], m = 0;
+    memset(start, 0, sizeof start);
+    int big = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (src[j].pos == INVALID_POS)
+            continue;
+        uint32_t b = src[j].rc.launch.block;
+        if (b > MAX_SORT_BLOCK) /* the launch will refuse it: qsort on the same key */
+            big = 1;
+        else
+            start[b + 1]++;
+        m++;
+    }
+    if (big) {
+        size_t k = 0;
+        for (size_t j = 0; j < n; j++)
+            if (src[j].pos != INVALID_POS)
+                dst[k++] = src[j];
+        qsort(dst, m, sizeof *dst, item_cmp);
+        return m;
+    }
+    for (size_t b = 1; b <= MAX_SORT_BLOCK + 1; b++)
+        start[b] += start[b - 1];
+    for (size_t j = 0; j < n; j++) /* src is in batch order: stable */
+        if (src[j].pos != INVALID_POS)
+            dst[start[src[j].rc.launch.block]++] = src[j];
+    return m;
+}
+
+/* Where the GPU generated the na bytes at v, one of a case's vectors
+ * (df_cuda_gen_start), if it did: a vector that lies in a generation set's
+ * pinned output has the same bytes at the same offset in the set's device
+ * buffer, which the unpack kernel then reads in place of a packed copy:
+ * the vector crosses PCIe once, device to host for the references. Each
+ * vector is looked up alone: a metamorphic negate or scale copy keeps its
+ * case's generated b beside an a of its own (metamorphic.c), which is
+ * staged unless the batch says how it follows from the case's generated a
+ * (place_a). The engine runs a batch only after its generation has
+ * landed (and batch_enqueue's stream waits for it too), changes no
+ * generated vector, and starts a set's next generation only after the
+ * batch that reads it has run. Returns the set, or -1. */
+static int generated_on_device(const df_cuda *cu, const void *v, size_t na,
+                               const unsigned char **dev)
+{
+    uintptr_t a = (uintptr_t)v;
+    for (int set = 0; set < DF_CUDA_GEN_SETS; set++) {
+        uintptr_t h = (uintptr_t)cu->gen[set].h_out;
+        if (na == 0 || !h || a < h || a - h > cu->gen[set].bytes ||
+            cu->gen[set].bytes - (a - h) < na)
+            continue;
+        *dev = (const unsigned char *)cu->gen[set].d_buf + (a - h);
+        return set;
+    }
+    return -1;
+}
+
+/* One vector of na bytes at v for the batch: read from the GPU's
+ * generated copy (*dev, and its set marked for the batch's stream to wait
+ * on), or packed into the staging buffer at *pk (*pack), which moves on. */
+static void place_vector(df_cuda *cu, const void *v, size_t na, const unsigned char **dev,
+                         size_t *pack, size_t *pk)
+{
+    int set = generated_on_device(cu, v, na, dev);
+    if (set >= 0) {
+        cu->batch_gen_sets |= 1u << set;
+        return;
+    }
+    *pack = *pk;
+    *pk += round_up(na, 16);
+}
+
+/* A case's df_derive for the unpack kernel (derive_word): the op in the
+ * low byte, the scale's exponent (-126 to 127: 2^kexp a normal float) in
+ * the next, as int8. */
+static uint32_t derive_xform(const df_derive *d)
+{
+    return (uint32_t)d->op | (uint32_t)(uint8_t)(int8_t)d->kexp << 8;
+}
+
+/* A case's a, placed as place_vector does, unless the case says how a
+ * follows from a vector the GPU generated (df_derive): then the unpack
+ * kernel makes a from that vector (it->xform_a), and nothing of a is
+ * staged or copied in: a metamorphic negate or scale copy of a generated
+ * case. Whether the GPU makes the same bits as the host's copy
+ * (metamorphic.c) is what the batched runs against one-case runs on the
+ * GPU check: a copy's result is judged against its host model's, on the
+ * host's a. */
+static void place_a(df_cuda *cu, batch_item *it, const df_derive *d, size_t na, size_t *pk)
+{
+    it->xform_a = 0;
+    int set = -1;
+    if (d && d->from && (d->op == DF_DERIVE_NEGATE ||
+                         (d->op == DF_DERIVE_SCALE && it->rc.type != DF_I32 &&
+                          d->kexp >= -126 && d->kexp <= 127))) /* 2^kexp normal */
+        set = generated_on_device(cu, d->from, na, &it->dev_a);
+    if (set < 0) {
+        place_vector(cu, it->rc.a, na, &it->dev_a, &it->pack_a, pk);
+        return;
+    }
+    cu->batch_gen_sets |= 1u << set;
+    it->xform_a = derive_xform(d);
+}
+
+/* batch_plan's validation of case i into items[i] (on the pool) */
+typedef struct plan_job {
+    const df_kernel *k;
+    const df_case *const *cases;
+    df_result *res;
+    batch_item *items;
+} plan_job;
+
+enum { PLAN_POOL_MIN = 1024 }; /* cases in a batch to validate on the pool */
+
+static void validate_one(void *ctx, size_t i, unsigned worker)
+{
+    (void)worker;
+    const plan_job *pj = (const plan_job *)ctx;
+    batch_item *it = &pj->items[i];
+    memset(&pj->res[i], 0, sizeof pj->res[i]);
+    it->pos = validate_case(pj->k, pj->cases[i], &it->rc, &pj->res[i]) == 0 ? i
+                                                                             : INVALID_POS;
+}
+
+/* Validates the cases (the invalid ones get their error in res now, as
+ * df_cuda_run gives it), sorts the valid ones by block and lays them out:
+ * each one's guarded vector spans in the device batch, its packed vectors
+ * in the staging buffer (unless the GPU generated them: generated_on_device),
+ * and its scratch; *longest: the longest span, for the unpack's grid.
+ * Returns the number of valid cases, or (size_t)-1 when host memory runs
+ * out. */
+static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                         const df_derive *derive, size_t n, df_result *res,
+                         size_t *stage_bytes, size_t *host_bytes, size_t *scratch_bytes,
+                         size_t *longest)
+{
+    if (grow_host((void **)&cu->items, &cu->items_cap, 2 * n, sizeof *cu->items) != 0)
+        return (size_t)-1;
+    /* validated on the pool's threads (each case another core just
+     * wrote: a cache miss; the plan had taken about 0.5 ms of the caller's
+     * time a batch of 4096 at n = 2000 on an H200), then sorted into
+     * place */
+    plan_job pj = {k, cases, res, cu->items + n};
+    /* from PLAN_POOL_MIN cases (a default run's kernels have a few dozen
+     * each: see engine.c's models_in_prepare for what that cost) */
+    df_pool_for(n >= PLAN_POOL_MIN ? cu->pool : NULL, n, validate_one, &pj);
+    size_t m = sort_items(cu->items, cu->items + n, n);
+    cu->table_bytes = round_up(m * sizeof(df_gpu_batch_case), ALIGN);
+    cu->unpack_bytes = round_up(2 * m * sizeof(batch_unpack), ALIGN);
+    size_t off = cu->table_bytes, pk = cu->table_bytes + cu->unpack_bytes, sc = 0;
+    cu->batch_gen_sets = 0;
+    *longest = 0;
+    for (size_t j = 0; j < m; j++) {
+        batch_item *it = &cu->items[j];
+        const df_case *c = &it->rc;
+        size_t es = df_type_size(c->type), g = guard_bytes(es), tg = tail_guard_bytes(es);
+        size_t na = (size_t)c->n * es;
+        it->pre_a = g + (size_t)c->launch.offset_a * es;
+        it->pre_b = g + (size_t)c->launch.offset_b * es;
+        it->off_a = off;
+        off += round_up(it->pre_a + na + tg, ALIGN);
+        it->off_b = off;
+        off += round_up(it->pre_b + na + tg, ALIGN);
+        size_t span = (it->pre_a > it->pre_b ? it->pre_a : it->pre_b) + na + tg;
+        *longest = span > *longest ? span : *longest;
+        it->dev_a = it->dev_b = NULL;
+        it->pack_a = it->pack_b = 0;
+        place_a(cu, it, derive ? &derive[it->pos] : NULL, na, &pk);
+        place_vector(cu, c->b, na, &it->dev_b, &it->pack_b, &pk);
+        it->scratch_off = sc;
+        size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(c->n, &c->launch) : 0;
+        it->scratch_bytes = round_up(sb, ALIGN);
+        sc += it->scratch_bytes;
+    }
+    *stage_bytes = off;
+    *host_bytes = pk;
+    *scratch_bytes = sc ? sc : (size_t)ALIGN;
+    return m;
+}
+
+/* Groups of equal block size, each within one launch's 2^31 - 1 blocks;
+ * fills the table (first_block within the group). A kernel without a
+ * batched launcher gets no groups: each case is its own launch, from
+ * block 0. Returns 0 or -1. */
+static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngroups)
+{
+    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->h_batch;
+    size_t ng = 0;
+    if (!k->gpu->enqueue_batch) {
+        for (size_t j = 0; j < m; j++) {
+            tbl[j].first_block = 0;
+            tbl[j].blocks = cu->items[j].rc.launch.grid;
+        }
+        *ngroups = 0;
+        return 0;
+    }
+    for (size_t j = 0; j < m; j++) {
+        const df_case *c = &cu->items[j].rc;
+        uint32_t nb = k->gpu->batch_blocks ? k->gpu->batch_blocks(c->n, &c->launch)
+                                           : c->launch.grid;
+        int numbered = k->gpu->batch_blocks != NULL; /* else each case from block 0 */
+        df_gpu_batch_group *g = ng ? &cu->groups[ng - 1] : NULL;
+        if (!g || g->block != c->launch.block ||
+            (uint64_t)g->blocks + nb > (uint64_t)INT32_MAX) {
+            if (grow_host((void **)&cu->groups, &cu->groups_cap, ng + 1, sizeof *cu->groups))
+                return -1;
+            g = &cu->groups[ng++];
+            *g = df_gpu_batch_group{j, 0, c->launch.block, 0, 0, 0};
+        }
+        tbl[j].first_block = numbered ? g->blocks : 0;
+        tbl[j].blocks = nb;
+        g->blocks += nb;
+        g->count++;
+        g->max_n = c->n > g->max_n ? c->n : g->max_n;
+        g->max_grid = c->launch.grid > g->max_grid ? c->launch.grid : g->max_grid;
+    }
+    *ngroups = ng;
+    return 0;
+}
+
+/* One case of a batch in the pinned staging buffer: its table entry and
+ * the two entries that have the device put each vector between its guards
+ * (batch_unpack): the guards, about a third of the bytes at n = 2000, never
+ * cross PCIe. The vectors are packed by stage_bytes. */
+static void stage_entries(df_cuda *cu, size_t j)
+{
+    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->h_batch;
+    batch_unpack *up = (batch_unpack *)((char *)cu->h_batch + cu->table_bytes);
+    char *d = (char *)cu->d_batch;
+    const batch_item *it = &cu->items[j];
+    const df_case *c = &it->rc;
+    size_t es = df_type_size(c->type), na = (size_t)c->n * es, tg = tail_guard_bytes(es);
+    size_t from = cu->table_bytes; /* where h_batch's copy to d_pack starts */
+    const char *pack = (const char *)cu->d_pack - from; /* h_batch offsets to device */
+    uint64_t src_a = (uint64_t)(uintptr_t)(it->dev_a ? (const char *)it->dev_a : pack + it->pack_a);
+    uint64_t src_b = (uint64_t)(uintptr_t)(it->dev_b ? (const char *)it->dev_b : pack + it->pack_b);
+    df_gpu_batch_case *e = &tbl[j];
+    e->a = d + it->off_a + it->pre_a;
+    e->b = d + it->off_b + it->pre_b;
+    e->n = c->n;
+    e->scratch_off = it->scratch_off;
+    e->grid = c->launch.grid;
+    e->block = c->launch.block;
+    e->result = (uint32_t)j;
+    e->ticket = 0;
+    up[2 * j] = batch_unpack{it->off_a, src_a, it->pre_a, na, tg, (uint32_t)c->type, it->xform_a};
+    up[2 * j + 1] = batch_unpack{it->off_b, src_b, it->pre_b, na, tg, (uint32_t)c->type, 0};
+}
+
+/* Bytes [lo, hi) of case j's vectors, packed into the staging buffer
+ * (nothing of one that is on the device already). */
+static void stage_bytes(df_cuda *cu, size_t j, size_t lo, size_t hi)
+{
+    const batch_item *it = &cu->items[j];
+    char *h = (char *)cu->h_batch;
+    if (hi > lo && !it->dev_a)
+        memcpy(h + it->pack_a + lo, (const char *)it->rc.a + lo, hi - lo);
+    if (hi > lo && !it->dev_b)
+        memcpy(h + it->pack_b + lo, (const char *)it->rc.b + lo, hi - lo);
+}
+
+static size_t vector_bytes(const batch_item *it)
+{
+    return (size_t)it->rc.n * df_type_size(it->rc.type);
+}
+
+/* One case of a batch into the staging buffer, whole. */
+static void stage_one(void *ctx, size_t j, unsigned worker)
+{
+    (void)worker;
+    df_cuda *cu = (df_cuda *)ctx;
+    stage_entries(cu, j);
+    stage_bytes(cu, j, 0, vector_bytes(&cu->items[j]));
+}
+
+/* Bytes of each vector one staging item packs at most, where a batch has
+ * longer ones: a sampled case's copies at n = 2^26 are 256 MiB a vector,
+ * which one thread a copy staged in about 0.1 s while the batch waited
+ * (traced on an H200). */
+enum { STAGE_PIECE = 1 << 24 };
+
+static size_t stage_pieces(const batch_item *it)
+{
+    size_t na = vector_bytes(it);
+    return (it->dev_a && it->dev_b) || na <= STAGE_PIECE ? 1 : (na + STAGE_PIECE - 1) / STAGE_PIECE;
+}
+
+/* Staging item i of a batch of long vectors: piece p of case j, where
+ * stage_at[j] <= i < stage_at[j + 1]; a case's first piece writes its
+ * entries too. */
+static void stage_piece(void *ctx, size_t i, unsigned worker)
+{
+    (void)worker;
+    df_cuda *cu = (df_cuda *)ctx;
+    size_t lo = 0, hi = cu->stage_at_n; /* stage_at[0..m]: at[m] is past every item */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cu->stage_at[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    size_t j = lo, p = i - cu->stage_at[j], na = vector_bytes(&cu->items[j]);
+    if (p == 0)
+        stage_entries(cu, j);
+    size_t from = p * (size_t)STAGE_PIECE;
+    stage_bytes(cu, j, from, from + STAGE_PIECE < na ? from + STAGE_PIECE : na);
+}
+
+/* Bytes of span one block of the unpack kernel writes, at least: one block
+ * per vector at n = 2000, a few thousand per vector at n = 2^26. */
+enum { UNPACK_CHUNK = 1 << 16, UNPACK_THREADS = 256 };
+
+/* An element of a derived vector (derive_xform's op, of type t) from the
+ * one it follows from, as metamorphic.c makes it on the host: negation
+ * (a float's sign bit; an int32's two's complement, which has no INT32_MIN
+ * there) or the product by 2^k, correctly rounded (and exact: the plan
+ * checked every product normal or zero), not contracted into anything. */
+__device__ __forceinline__ uint32_t derive_word(uint32_t x, uint32_t t, uint32_t op, int k)
+{
+    if (op == DF_DERIVE_NEGATE)
+        return t == DF_I32 ? 0u - x : x ^ 0x80000000u;
+    return __float_as_uint(__fmul_rn(__uint_as_float(x), __uint_as_float((uint32_t)(127 + k) << 23)));
+}
+
+__device__ __forceinline__ unsigned long long derive_word(unsigned long long x, uint32_t,
+                                                          uint32_t op, int k)
+{
+    if (op == DF_DERIVE_NEGATE)
+        return x ^ 0x8000000000000000ull;
+    return (unsigned long long)__double_as_longlong(
+        __dmul_rn(__longlong_as_double((long long)x),
+                  __longlong_as_double((long long)(1023 + k) << 52)));
+}
+
+/* Vector blockIdx.x of the batch into its guarded span, chunk blockIdx.y
+ * of it (chunk bytes each): poison (fill_guard's values, the host
+ * backend's), the data (made from src where v.xform says so: derive_word),
+ * poison. Every size and offset is a multiple of the element size, and
+ * each span starts 256-byte aligned. */
+template <typename W>
+__device__ void unpack_words(const batch_unpack &v, unsigned char *base, W poison, size_t chunk)
+{
+    W *dst = (W *)(base + v.dst);
+    const W *src = (const W *)(uintptr_t)v.src;
+    size_t pre = v.pre / sizeof(W), n = v.bytes / sizeof(W);
+    size_t all = pre + n + v.post / sizeof(W);
+    size_t lo = (size_t)blockIdx.y * (chunk / sizeof(W));
+    size_t hi = lo + chunk / sizeof(W) < all ? lo + chunk / sizeof(W) : all;
+    uint32_t op = v.xform & 0xffu;
+    int k = (int8_t)(uint8_t)(v.xform >> 8);
+    if (op == DF_DERIVE_NONE) {
+        for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x)
+            dst[i] = i < pre || i >= pre + n ? poison : src[i - pre];
+        return;
+    }
+    for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x)
+        dst[i] = i < pre || i >= pre + n ? poison : derive_word(src[i - pre], v.type, op, k);
+}
+
+__global__ void batch_unpack_kernel(const batch_unpack *up, unsigned char *base, size_t chunk)
+{
+    const batch_unpack v = up[blockIdx.x];
+    if (v.type == DF_F64)
+        unpack_words<unsigned long long>(v, base, 0x7ff8000000000000ull, chunk);
+    else
+        unpack_words<uint32_t>(v, base, v.type == DF_F32 ? 0x7fc00000u : (uint32_t)DF_GUARD_I32,
+                               chunk);
+}
+
+/* Every case of the batch, on the pool's threads when there is one: at
+ * n = 2000 a batch of 4096 cases is 64 MB of copies, as much time on one
+ * thread as the whole batch's CPU checking takes on sixteen. */
+static void batch_stage(df_cuda *cu, size_t m)
+{
+    int split = 0;
+    for (size_t j = 0; j < m && !split; j++)
+        split = stage_pieces(&cu->items[j]) > 1;
+    if (!split) { /* no vector past STAGE_PIECE: a case an item */
+        df_pool_for(cu->pool, m, stage_one, cu);
+        return;
+    }
+    /* long vectors: pieces of them, spread over the threads (stage_at is
+     * exactly m + 1 long, which stage_piece's search relies on; where it
+     * cannot be had, a case an item) */
+    size_t *at = (size_t *)realloc(cu->stage_at, (m + 1) * sizeof *at);
+    if (!at) {
+        df_pool_for(cu->pool, m, stage_one, cu);
+        return;
+    }
+    cu->stage_at = at;
+    cu->stage_at_n = m + 1;
+    at[0] = 0;
+    for (size_t j = 0; j < m; j++)
+        at[j + 1] = at[j] + stage_pieces(&cu->items[j]);
+    df_pool_for(cu->pool, at[m], stage_piece, cu);
+}
+
+/* Buffers for m cases (twin: the scratch's pinned twin too); returns the
+ * failed call or NULL. */
+static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t host,
+                                 size_t scratch, int twin, cudaError_t *e)
+{
+    if ((*e = grow(&cu->h_batch, &cu->h_batch_cap, host, 1)))
+        return "cudaMallocHost(batch staging)";
+    if ((*e = grow(&cu->d_batch, &cu->d_batch_cap, stage, 0)))
+        return "cudaMalloc(batch)";
+    if ((*e = grow(&cu->d_pack, &cu->d_pack_cap, host - cu->table_bytes, 0)))
+        return "cudaMalloc(batch packed)";
+    if ((*e = grow(&cu->d_bscratch, &cu->d_bscratch_cap, scratch, 0)))
+        return "cudaMalloc(batch scratch)";
+    if (twin && (*e = grow(&cu->h_bscratch, &cu->h_bscratch_cap, scratch, 1)))
+        return "cudaMallocHost(batch scratch)";
+    if ((*e = grow(&cu->d_bres, &cu->d_bres_cap, m * RESULT_BYTES, 0)))
+        return "cudaMalloc(batch results)";
+    if ((*e = grow(&cu->h_bres, &cu->h_bres_cap, m * RESULT_BYTES, 1)))
+        return "cudaMallocHost(batch results)";
+    if ((*e = grow((void **)&cu->h_claims, &cu->h_claims_cap,
+                   m * DF_SOFT_CODES * sizeof *cu->h_claims, 1)))
+        return "cudaMallocHost(batch soft claims)";
+    if (cu->h_bres_of != cu->h_bres || cu->h_claims_of != cu->h_claims) {
+        cu->h_bres_dev = df_cuda_device_view(cu->h_bres);
+        cu->h_claims_dev = (int *)df_cuda_device_view(cu->h_claims);
+        cu->h_bres_of = cu->h_bres;
+        cu->h_claims_of = cu->h_claims;
+    }
+    if (cu->bsoft.count < m) {
+        const char *call = NULL;
+        size_t want = cu->bsoft.count * 2 > m ? cu->bsoft.count * 2 : m;
+        df_soft_slots_close(&cu->bsoft);
+        if ((*e = df_soft_slots_open(&cu->bsoft, want, &call)))
+            return call;
+    }
+    return NULL;
+}
+
+/* Case j of a batch as its own df_gpu_ctx: its vectors, scratch (and the
+ * scratch's pinned twin, when there is one), result slot and set of
+ * soft-error slots in the batch's buffers. */
+static void fill_batch_ctx(const df_cuda *cu, size_t j, df_gpu_ctx *ctx)
+{
+    const batch_item *it = &cu->items[j];
+    memset(ctx, 0, sizeof *ctx);
+    ctx->a = (const char *)cu->d_batch + it->off_a + it->pre_a;
+    ctx->b = (const char *)cu->d_batch + it->off_b + it->pre_b;
+    ctx->d_scratch = (char *)cu->d_bscratch + it->scratch_off;
+    ctx->h_scratch = cu->h_bscratch ? (char *)cu->h_bscratch + it->scratch_off : NULL;
+    ctx->d_scratch_bytes = it->scratch_bytes;
+    ctx->d_result = (char *)cu->d_bres + (size_t)RESULT_BYTES * j;
+    ctx->h_result = (char *)cu->h_bres + (size_t)RESULT_BYTES * j;
+    ctx->stream = cu->stream;
+    ctx->cublas = cu->cublas;
+    ctx->debug_invariants = cu->debug_invariants;
+    ctx->soft = df_soft_slots_dev_at(&cu->bsoft, j);
+}
+
+/* The side streams and their events, made once. Returns the failed call
+ * or NULL. */
+static const char *side_streams(df_cuda *cu, cudaError_t *e)
+{
+    if (!cu->unpacked && (*e = cudaEventCreateWithFlags(&cu->unpacked,
+                                                         cudaEventDisableTiming)))
+        return "cudaEventCreateWithFlags(unpacked)";
+    for (int s = 0; s < SIDE_STREAMS; s++) {
+        if (!cu->side[s] && (*e = cudaStreamCreateWithFlags(&cu->side[s],
+                                                            cudaStreamNonBlocking)))
+            return "cudaStreamCreateWithFlags(side)";
+        if (!cu->side_done[s] && (*e = cudaEventCreateWithFlags(&cu->side_done[s],
+                                                                cudaEventDisableTiming)))
+            return "cudaEventCreateWithFlags(side)";
+    }
+    return NULL;
+}
+
+/* The first ns side streams start after what the stream holds now (the
+ * batch's unpack). Returns 0 or the error, *call the failed call. */
+static int sides_fork(df_cuda *cu, size_t ns, const char **call)
+{
+    cudaError_t e = cudaSuccess;
+    if (ns && (*call = side_streams(cu, &e)))
+        return (int)e;
+    if (ns && (e = cudaEventRecord(cu->unpacked, cu->stream)) != cudaSuccess)
+        return *call = "cudaEventRecord(unpacked)", (int)e;
+    for (size_t s = 0; s < ns; s++)
+        if ((e = cudaStreamWaitEvent(cu->side[s], cu->unpacked, 0)) != cudaSuccess)
+            return *call = "cudaStreamWaitEvent(unpacked)", (int)e;
+    return 0;
+}
+
+/* The stream waits for the first ns side streams, after an error too
+ * (code: the launches' outcome): nothing of this batch may still run when
+ * the next one starts. Returns code, or the join's error when code is 0. */
+static int sides_join(df_cuda *cu, size_t ns, int code, const char **call)
+{
+    cudaError_t e;
+    for (size_t s = 0; s < ns; s++)
+        if ((e = cudaEventRecord(cu->side_done[s], cu->side[s])) != cudaSuccess ||
+            (e = cudaStreamWaitEvent(cu->stream, cu->side_done[s], 0)) != cudaSuccess) {
+            if (code == 0) {
+                *call = "cudaStreamWaitEvent(side)";
+                code = (int)e;
+            }
+            (void)cudaStreamSynchronize(cu->side[s]);
+        }
+    return code;
+}
+
+/* A kernel without a batched launcher: its own enqueue for each case, each
+ * in its part of the batch's buffers (fill_batch_ctx) and copying its own
+ * result (or block partials) to the host, as when it runs alone, but with
+ * no synchronization between cases. The cases go round the side streams,
+ * which start after the unpack and which the stream then waits for, so
+ * cases run side by side: one case of seed 000's kernels (a thread per
+ * block adding its block serially) leaves most of the GPU idle. A kernel
+ * marked DF_K_ONE_STREAM runs its cases in order on the stream itself.
+ * Returns 0 or the first error, as batch_enqueue. */
+static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **call,
+                        char *detail, size_t dlen)
+{
+    const size_t sides = SIDE_STREAMS;
+    size_t ns = (k->flags & DF_K_ONE_STREAM) ? 0 : (m < sides ? m : sides);
+    int code = sides_fork(cu, ns, call);
+    if (code != 0)
+        return code;
+    for (size_t j = 0; j < m && code == 0; j++) {
+        df_gpu_ctx ctx;
+        fill_batch_ctx(cu, j, &ctx);
+        if (ns)
+            ctx.stream = cu->side[j % ns];
+        code = k->gpu->enqueue(&ctx, &cu->items[j].rc);
+        cu->cublas = ctx.cublas; /* a handle made now outlives the batch */
+        if (code != 0) {
+            *call = ctx.failed_call ? ctx.failed_call : "enqueue";
+            snprintf(detail, dlen, "%s", ctx.detail);
+        }
+    }
+    return sides_join(cu, ns, code, call);
+}
+
+/* A batch's results (nres of 16 bytes) and soft claim words (nclaims)
+ * into their pinned copies, by the SMs' stores over PCIe: not two copies
+ * on the copy engine, where they queued behind the generation's copy
+ * back (its 8 MiB pieces, about 0.16 ms each at n = 2000: the batch's
+ * "copy out" took 0.17 ms for 128 KB, and the caller's synchronization
+ * waited on it). On an H100 host the row's copy out fell from 0.12-0.16 s
+ * to 0.0074 s and its verified cases/s rose 5% (results/h100/perf.md). */
+static const size_t OUT_THREADS = 256, OUT_BLOCKS_MAX = 256;
+static_assert(RESULT_BYTES == sizeof(uint4), "a result is one uint4");
+
+__global__ void batch_out_kernel(const uint4 *res, uint4 *h_res, size_t nres, const int *claims,
+                                 int *h_claims, size_t nclaims)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nres; i += stride)
+        h_res[i] = res[i];
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nclaims; i += stride)
+        h_claims[i] = claims[i];
+}
+
+/* Copy in, launches, copy out, one synchronization. Returns 0 or the
+ * error, with *call the failed call (detail: the launcher's words). */
+static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
+                         size_t ngroups, size_t longest, const char **call, char *detail,
+                         size_t dlen, void (**meanwhile)(void *), void *mctx, double *aside)
+{
+    df_gpu_enqueue_batch launch = k->gpu->enqueue_batch;
+    double queued = df_now();
+    cudaError_t e;
+    if ((e = cudaSetDevice(cu->device)) != cudaSuccess)
+        return *call = "cudaSetDevice", (int)e;
+    for (int k = 0; k < 5; k++)
+        if (!cu->bev[k] && (e = cudaEventCreate(&cu->bev[k])) != cudaSuccess)
+            return *call = "cudaEventCreate", (int)e;
+    (void)cudaEventRecord(cu->bev[0], cu->stream);
+    if ((e = df_soft_slots_clear_n(&cu->bsoft, m, cu->stream, call)) != cudaSuccess)
+        return (int)e;
+    if ((e = cudaMemcpyAsync(cu->d_batch, cu->h_batch, m * sizeof(df_gpu_batch_case),
+                             cudaMemcpyHostToDevice, cu->stream)) != cudaSuccess)
+        return *call = "cudaMemcpyAsync(batch table)", (int)e;
+    if ((e = cudaMemcpyAsync(cu->d_pack, (char *)cu->h_batch + cu->table_bytes,
+                             host - cu->table_bytes, cudaMemcpyHostToDevice, cu->stream)) !=
+        cudaSuccess)
+        return *call = "cudaMemcpyAsync(batch)", (int)e;
+    (void)cudaEventRecord(cu->bev[1], cu->stream);
+    for (int set = 0; set < DF_CUDA_GEN_SETS; set++) /* the device copies it reads: landed */
+        if ((cu->batch_gen_sets & (1u << set)) &&
+            (e = cudaStreamWaitEvent(cu->stream, cu->gen[set].done, 0)) != cudaSuccess)
+            return *call = "cudaStreamWaitEvent(generation)", (int)e;
+    /* chunks of at least UNPACK_CHUNK bytes, and at most 65535 a vector */
+    size_t chunk = round_up(longest / 65535 + 1, UNPACK_CHUNK);
+    dim3 grid((unsigned)(2 * m), (unsigned)((longest + chunk - 1) / chunk));
+    batch_unpack_kernel<<<grid, UNPACK_THREADS, 0, cu->stream>>>(
+        (const batch_unpack *)cu->d_pack, (unsigned char *)cu->d_batch, chunk);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return *call = "batch_unpack_kernel", (int)e;
+    (void)cudaEventRecord(cu->bev[2], cu->stream);
+    if (!launch) {
+        int code = enqueue_each(cu, k, m, call, detail, dlen);
+        if (code != 0)
+            return code;
+        (void)cudaEventRecord(cu->bev[3], cu->stream); /* each copied its own result */
+    } else {
+        df_gpu_batch bt;
+        memset(&bt, 0, sizeof bt);
+        bt.d_cases = (df_gpu_batch_case *)cu->d_batch;
+        bt.groups = cu->groups;
+        bt.ngroups = ngroups;
+        bt.d_scratch = cu->d_bscratch;
+        bt.d_results = cu->d_bres;
+        bt.stream = cu->stream;
+        bt.soft = df_soft_slots_dev(&cu->bsoft); /* case j's: set j */
+        /* groups side by side: each is a few small launches (a block size's
+         * cases), which one after another on one stream left the GPU
+         * mostly idle (shfl at n = 2000, batches of 4096 on an H200: 0.86
+         * ms of launches a batch, then 0.35). A side stream costs three
+         * more API calls, so a small batch (a default run's, 256 cases
+         * shared by the kernels) takes one per SIDE_MIN_CASES cases. */
+        const size_t sides = SIDE_STREAMS, by_cases = m / SIDE_MIN_CASES;
+        size_t ns = ngroups < sides ? ngroups : sides;
+        ns = ns < by_cases ? ns : by_cases;
+        int code = ns > 1 ? sides_fork(cu, ns, call) : 0;
+        if (code != 0)
+            return code;
+        if (ns > 1) {
+            bt.side = (void *const *)cu->side;
+            bt.nside = ns;
+        }
+        int launched = launch(&bt);
+        code = ns > 1 ? sides_join(cu, ns, launched, call) : launched;
+        if (launched != 0) {
+            *call = bt.failed_call ? bt.failed_call : "enqueue_batch";
+            snprintf(detail, dlen, "%s", bt.detail);
+            return launched;
+        }
+        if (code != 0)
+            return code; /* the join's */
+        (void)cudaEventRecord(cu->bev[3], cu->stream);
+    }
+    /* the results (a batched launch's) and the soft-error slots' claim
+     * words (a report claims its slot first): batch_finish reads the
+     * pinned slots of the cases that have one, not a cache miss a case in
+     * memory the device wrote */
+    const size_t nres = launch ? m : 0, nclaims = m * DF_SOFT_CODES;
+    if (cu->h_bres_dev && cu->h_claims_dev) {
+        size_t most = nres > nclaims ? nres : nclaims;
+        size_t blocks = (most + OUT_THREADS - 1) / OUT_THREADS;
+        batch_out_kernel<<<(unsigned)(blocks < OUT_BLOCKS_MAX ? blocks : OUT_BLOCKS_MAX),
+                           OUT_THREADS, 0, cu->stream>>>(
+            (const uint4 *)cu->d_bres, (uint4 *)cu->h_bres_dev, nres, cu->bsoft.d_claim,
+            cu->h_claims_dev, nclaims);
+        if ((e = cudaGetLastError()) != cudaSuccess)
+            return *call = "batch_out_kernel", (int)e;
+    } else {
+        if (nres && (e = cudaMemcpyAsync(cu->h_bres, cu->d_bres, nres * RESULT_BYTES,
+                                         cudaMemcpyDeviceToHost, cu->stream)) != cudaSuccess)
+            return *call = "cudaMemcpyAsync(batch results)", (int)e;
+        if ((e = cudaMemcpyAsync(cu->h_claims, cu->bsoft.d_claim, nclaims * sizeof *cu->h_claims,
+                                 cudaMemcpyDeviceToHost, cu->stream)) != cudaSuccess)
+            return *call = "cudaMemcpyAsync(batch soft claims)", (int)e;
+    }
+    (void)cudaEventRecord(cu->bev[4], cu->stream);
+    cu->batch_s[DF_CUDA_T_ENQUEUE] += df_now() - queued;
+    if (*meanwhile) { /* the caller's work while the device runs the batch */
+        double t0 = df_now();
+        void (*mw)(void *) = *meanwhile;
+        *meanwhile = NULL;
+        mw(mctx);
+        *aside += df_now() - t0;
+    }
+    if ((e = cudaStreamSynchronize(cu->stream)) != cudaSuccess)
+        return *call = "cudaStreamSynchronize", (int)e;
+    for (int k = 0; k < 4; k++) {
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, cu->bev[k], cu->bev[k + 1]) == cudaSuccess)
+            cu->batch_s[DF_CUDA_T_COPYIN + k] += 1e-3 * ms;
+    }
+    return 0;
+}
+
+/* batch_finish's cases, for the pool */
+typedef struct finish_job {
+    df_cuda *cu;
+    const df_kernel *k;
+    const df_case *const *cases;
+    df_result *res;
+} finish_job;
+
+/* Case j's result through the kernel's finish, from its slot. */
+static void finish_one(void *ctx_, size_t j, unsigned worker)
+{
+    (void)worker;
+    const finish_job *fj = (const finish_job *)ctx_;
+    df_cuda *cu = fj->cu;
+    const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->h_batch;
+    const batch_item *it = &cu->items[j];
+    df_gpu_ctx ctx;
+    fill_batch_ctx(cu, j, &ctx);
+    df_result *r = &fj->res[it->pos];
+    int code = fj->k->gpu->finish(&ctx, &it->rc, r);
+    if (code != 0) {
+        set_error(r, fj->k, fj->cases[it->pos], ctx.failed_call ? ctx.failed_call : "finish",
+                  code, ctx.detail);
+        return;
+    }
+    r->status = DF_RUN_OK;
+    /* its own first reports, where it claimed a slot; the kernel wrote
+     * the launch's block index, which the case's own launch numbers
+     * from first_block */
+    int claimed = 0;
+    for (unsigned q = 0; q < DF_SOFT_CODES; q++)
+        claimed |= cu->h_claims[j * DF_SOFT_CODES + q];
+    uint32_t added = claimed ? df_soft_slots_read_at(&cu->bsoft, j, r) : 0;
+    for (unsigned q = 0; q < DF_SOFT_CODES; q++)
+        if (added & (1u << q))
+            r->soft[q].block -= tbl[j].first_block;
+}
+
+/* Each case's result through the kernel's finish. A batched launcher's
+ * kernel (df_finish_float, a case's own slots and result) finishes a large
+ * batch on the pool: on the caller's thread, between the GPU's run and the
+ * judgement, df_cuda_run_batch took 7.5% of that thread at n = 2000 (H100
+ * host, results/h100/profile-2000-a4b96b7-caller.txt). Measured with the
+ * results copy on the pool too (run_gpu): no gain of its own, 1,022,954
+ * against 1,019,600 verified cases/s on the means of three rounds
+ * (results/h100/rows-pool-pieces.txt). A kernel without one (a plugin's)
+ * keeps its finish on this thread. */
+static int batch_finish(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                        size_t m, df_result *res)
+{
+    finish_job fj = {cu, k, cases, res};
+    df_pool_for(k->gpu->enqueue_batch && m >= PLAN_POOL_MIN ? cu->pool : NULL, m, finish_one,
+                &fj);
+    return 0;
+}
+
+/* A failed batch: an ordinary error reruns the cases one at a time, so
+ * each gets its own result or error; a sticky one leaves no context to
+ * rerun in: the batch's first case carries it (*done = 1), saying that
+ * the culprit is one of the batch's cases. */
+static int batch_failed(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                        size_t n, df_result *res, size_t *done, const char *call, int code,
+                        const char *detail)
+{
+    if (after_failure(cu) == 0)
+        return run_one_by_one(cu, k, cases, n, res, done);
+    char why[96];
+    snprintf(why, sizeof why, "batched launch of %zu cases from index %llu", n,
+             (unsigned long long)cases[0]->index);
+    memset(&res[0], 0, sizeof res[0]);
+    set_error(&res[0], k, cases[0], call, code, detail && detail[0] ? detail : why);
+    *done = 1;
+    return -1;
+}
+
+/* Lays out and stages k's cases[0..n) (res: each invalid case's error;
+ * *call and *e: a failed allocation's). Returns 0 staged (st), 1 nothing
+ * to run (every case invalid: their errors in res), 2 out of host memory
+ * for the plan or the groups (run them one by one), 3 an allocation
+ * failed (*call, *e). The time goes to the batch profile's plan and
+ * staging, or to its staging-ahead parts when ahead. */
+static int plan_and_stage(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                          const df_derive *derive, size_t n, df_result *res,
+                          batch_staged *st, int ahead, const char **call, cudaError_t *e)
+{
+    double t = df_now();
+    size_t stage = 0, scratch = 0;
+    st->m = batch_plan(cu, k, cases, derive, n, res, &stage, &st->host, &scratch,
+                       &st->longest);
+    if (st->m == (size_t)-1)
+        return 2;
+    if (st->m == 0)
+        return 1;
+    *call = batch_buffers(cu, st->m, stage, st->host, scratch, !k->gpu->enqueue_batch, e);
+    if (*call)
+        return 3;
+    if (batch_groups(cu, k, st->m, &st->ngroups) != 0)
+        return 2;
+    batch_tick(cu, ahead ? DF_CUDA_T_AHEAD_PLAN : DF_CUDA_T_PLAN, &t);
+    batch_stage(cu, st->m);
+    batch_tick(cu, ahead ? DF_CUDA_T_AHEAD_STAGE : DF_CUDA_T_STAGE, &t);
+    return 0;
+}
+
+/* Whether the batched path takes k's n cases now (else df_cuda_run case
+ * after case). */
+static int batched(const df_cuda *cu, const df_kernel *k, size_t n)
+{
+    /* debug-invariant mode synchronizes every round anyway, and reads the
+     * cells back into one pinned scratch */
+    return k->gpu && !cu->broken && n >= 2 &&
+           !(cu->debug_invariants && (k->flags & DF_K_DEBUG_INVARIANTS));
+}
+
+extern "C" uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k,
+                                        const df_case *const *cases, const df_derive *derive,
+                                        size_t n, df_result *res)
+{
+    cu->staged_ticket = 0; /* the batch buffers' contents change now */
+    if (!batched(cu, k, n))
+        return 0;
+    const char *call = NULL;
+    cudaError_t e = cudaSuccess;
+    batch_staged st;
+    if (plan_and_stage(cu, k, cases, derive, n, res, &st, 1, &call, &e) != 0)
+        return 0; /* the run plans it again, and meets what went wrong */
+    cu->staged = st;
+    cu->staged_k = k;
+    cu->staged_cases = cases;
+    cu->staged_derive = derive;
+    cu->staged_n = n;
+    cu->staged_ticket = ++cu->tickets;
+    return cu->staged_ticket;
+}
+
+/* df_cuda_run_batch without its meanwhile */
+static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                     const df_derive *derive, size_t n, df_result *res, size_t *done,
+                     void (**meanwhile)(void *), void *mctx, uint64_t ticket);
+
+extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                                 const df_derive *derive, size_t n, df_result *res,
+                                 size_t *done, void (*meanwhile)(void *ctx), void *ctx,
+                                 uint64_t ticket)
+{
+    int rc = run_batch(cu, k, cases, derive, n, res, done, &meanwhile, ctx, ticket);
+    if (meanwhile) /* no wait to hide it behind (case after case, or an error first) */
+        meanwhile(ctx);
+    return rc;
+}
+
+/* *meanwhile is NULL once it has run. */
+static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                     const df_derive *derive, size_t n, df_result *res, size_t *done,
+                     void (**meanwhile)(void *), void *mctx, uint64_t ticket)
+{
+    *done = 0;
+    int staged = ticket != 0 && ticket == cu->staged_ticket && k == cu->staged_k &&
+                 cases == cu->staged_cases && derive == cu->staged_derive &&
+                 n == cu->staged_n;
+    cu->staged_ticket = 0; /* used now, or the batch buffers' contents change */
+    if (!batched(cu, k, n))
+        return run_one_by_one(cu, k, cases, n, res, done);
+    batch_staged st = cu->staged;
+    const char *call = NULL;
+    cudaError_t e = cudaSuccess;
+    int how = staged ? 0 : plan_and_stage(cu, k, cases, derive, n, res, &st, 0, &call, &e);
+    if (how == 1) {
+        *done = n;
+        return 0;
+    }
+    if (how == 2)
+        return run_one_by_one(cu, k, cases, n, res, done);
+    if (how == 3)
+        return batch_failed(cu, k, cases, n, res, done, call, (int)e, NULL);
+    double t = df_now();
+    char detail[160] = "";
+    double aside = 0;
+    int code = batch_enqueue(cu, k, st.m, st.host, st.ngroups, st.longest, &call, detail,
+                             sizeof detail, meanwhile, mctx, &aside);
+    if (code != 0)
+        return batch_failed(cu, k, cases, n, res, done, call, code, detail);
+    batch_tick(cu, DF_CUDA_T_DEVICE, &t);
+    cu->batch_s[DF_CUDA_T_DEVICE] -= aside;
+    batch_finish(cu, k, cases, st.m, res);
+    batch_tick(cu, DF_CUDA_T_FINISH, &t);
+    *done = n;
+    return 0;
+}
+
+/* ---- the GPU's generator (df_cuda_devgen) ---- */
+
+/* Cases up to DF_GEN_CHUNK elements: one thread each. */
+__global__ void devgen_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf)
+{
+    size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= m || cs[j].n > DF_GEN_CHUNK)
+        return;
+    const df_devgen_case c = cs[j];
+    df_pcg32 r = c.rng;
+    size_t na = (size_t)c.n * df_val_size((df_type)c.type);
+    (void)df_fill_values(c.family, &r, (df_type)c.type, buf + c.off, buf + c.off + na, c.n);
+}
+
+/* Longer cases, made as fuzz/values.h makes them in chunks: the long
+ * cases' plans (a thread each), their chunks (a thread each), their
+ * finish (a thread each). The long cases are listed by their index in cs
+ * (idx); each one's plan, value stream after it and cond's chunk partials
+ * (up to `most` chunks) go in a device scratch laid out by long_layout. */
+struct long_layout {
+    size_t plans, rngs, parts, bytes;
+};
+
+static long_layout long_layout_of(size_t L, uint64_t most)
+{
+    long_layout o;
+    o.plans = 0;
+    o.rngs = (L * sizeof(df_vplan) + 255) / 256 * 256;
+    o.parts = o.rngs + (L * sizeof(df_pcg32) + 255) / 256 * 256;
+    o.bytes = o.parts + L * most * sizeof(df_vchunk);
+    return o;
+}
+
+__global__ void devgen_plan_kernel(const df_devgen_case *cs, const uint32_t *idx, size_t L,
+                                   unsigned char *sc, long_layout o)
+{
+    size_t l = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (l >= L)
+        return;
+    const df_devgen_case c = cs[idx[l]];
+    df_pcg32 r = c.rng;
+    df_vplan *plan = (df_vplan *)(sc + o.plans) + l;
+    if (df_values_plan(c.family, &r, (df_type)c.type, c.n, plan) != 0)
+        plan->span = 0; /* no chunks: the family's fill is unknown */
+    ((df_pcg32 *)(sc + o.rngs))[l] = r;
+}
+
+__global__ void devgen_chunk_kernel(const df_devgen_case *cs, const uint32_t *idx,
+                                    unsigned char *sc, long_layout o, uint64_t most,
+                                    unsigned char *buf)
+{
+    size_t l = blockIdx.y;
+    uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const df_vplan *plan = (const df_vplan *)(sc + o.plans) + l;
+    if (j >= df_vplan_chunks(plan))
+        return;
+    const df_devgen_case c = cs[idx[l]];
+    size_t na = (size_t)c.n * df_val_size((df_type)c.type);
+    df_vchunk *parts = (df_vchunk *)(sc + o.parts) + l * most;
+    df_values_chunk(plan, buf + c.off, buf + c.off + na, j, &parts[j]);
+}
+
+__global__ void devgen_finish_kernel(const df_devgen_case *cs, const uint32_t *idx, size_t L,
+                                     unsigned char *sc, long_layout o, uint64_t most,
+                                     unsigned char *buf)
+{
+    size_t l = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (l >= L)
+        return;
+    const df_vplan *plan = (const df_vplan *)(sc + o.plans) + l;
+    if (plan->span == 0)
+        return;
+    const df_devgen_case c = cs[idx[l]];
+    size_t na = (size_t)c.n * df_val_size((df_type)c.type);
+    df_pcg32 r = ((df_pcg32 *)(sc + o.rngs))[l];
+    df_values_finish_parts(plan, &r, buf + c.off, buf + c.off + na,
+                           (const df_vchunk *)(sc + o.parts) + l * most);
+}
+
+static int devgen_cmp(const void *x, const void *y)
+{
+    const df_devgen_case *p = (const df_devgen_case *)x, *q = (const df_devgen_case *)y;
+    if (p->family != q->family)
+        return p->family < q->family ? -1 : 1;
+    return p->off < q->off ? -1 : p->off > q->off;
+}
+
+/* The m cases cs into dst, a family a warp where the batch allows: the
+ * threads of a warp then take the same branches. Sorted by family, then
+ * offset: cs comes in offset order (df_devgen_layout), so a counting sort
+ * over the family ids keeps it (qsort took 0.38 ms a batch of 4096, timed
+ * on the development machine). */
+enum { DEVGEN_FAMILIES = 64 };
+
+static void devgen_sort(df_devgen_case *dst, const df_devgen_case *cs, size_t m)
+{
+    size_t start[DEVGEN_FAMILIES + 1];
+    memset(start, 0, sizeof start);
+    for (size_t j = 0; j < m; j++) {
+        if (cs[j].family >= DEVGEN_FAMILIES || (j && cs[j].off < cs[j - 1].off)) {
+            memcpy(dst, cs, m * sizeof *cs);
+            qsort(dst, m, sizeof *dst, devgen_cmp);
+            return;
+        }
+        start[cs[j].family + 1]++;
+    }
+    for (size_t f = 1; f <= DEVGEN_FAMILIES; f++)
+        start[f] += start[f - 1];
+    for (size_t j = 0; j < m; j++)
+        dst[start[cs[j].family]++] = cs[j];
+}
+
+/* The long cases of the m sorted cases at h: their indices after the cases
+ * (h's room: devgen_host_bytes), their count and the most chunks one has. */
+static size_t devgen_longs(df_devgen_case *h, size_t m, uint64_t *most)
+{
+    uint32_t *idx = (uint32_t *)(h + m);
+    size_t L = 0;
+    *most = 0;
+    for (size_t j = 0; j < m; j++) {
+        uint64_t ch = df_gen_chunks(h[j].n);
+        if (ch) {
+            idx[L++] = (uint32_t)j;
+            *most = ch > *most ? ch : *most;
+        }
+    }
+    return L;
+}
+
+static size_t devgen_host_bytes(size_t m) { return m * (sizeof(df_devgen_case) + 4); }
+
+/* The generation's kernels over the m cases at d_cs (sorted, the L long
+ * ones' indices after them) into d_buf, on st; d_long: long_layout_of(L,
+ * most).bytes of scratch. */
+static void devgen_launch(const void *d_cs, size_t m, size_t L, uint64_t most, void *d_long,
+                          void *d_buf, cudaStream_t st)
+{
+    const df_devgen_case *cs = (const df_devgen_case *)d_cs;
+    unsigned char *buf = (unsigned char *)d_buf, *sc = (unsigned char *)d_long;
+    if (m)
+        devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, st>>>(cs, m, buf);
+    if (!L)
+        return;
+    const uint32_t *idx = (const uint32_t *)(cs + m);
+    long_layout o = long_layout_of(L, most);
+    devgen_plan_kernel<<<(unsigned)((L + 31) / 32), 32, 0, st>>>(cs, idx, L, sc, o);
+    devgen_chunk_kernel<<<dim3((unsigned)((most + 31) / 32), (unsigned)L), 32, 0, st>>>(
+        cs, idx, sc, o, most, buf);
+    devgen_finish_kernel<<<(unsigned)((L + 31) / 32), 32, 0, st>>>(cs, idx, L, sc, o, most, buf);
+}
+
+static int devgen_fail(const char *call, cudaError_t e, char *err, size_t err_len)
+{
+    snprintf(err, err_len, "%s: %s", call, cudaGetErrorString(e));
+    (void)cudaGetLastError();
+    return -1;
+}
+
+extern "C" int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, size_t bytes,
+                              void *out, double *ms, char *err, size_t err_len)
+{
+    df_devgen_case *sorted = (df_devgen_case *)malloc(devgen_host_bytes(m) + 1);
+    if (!sorted) {
+        snprintf(err, err_len, "out of host memory");
+        return -1;
+    }
+    devgen_sort(sorted, cs, m);
+    uint64_t most = 0;
+    size_t L = devgen_longs(sorted, m, &most);
+    size_t lb = long_layout_of(L, most).bytes;
+    void *d_cs = NULL, *d_buf = NULL, *d_long = NULL;
+    cudaEvent_t t0 = NULL, t1 = NULL;
+    cudaError_t e;
+    int rc = -1;
+    float f = 0;
+    if (cu->broken) {
+        snprintf(err, err_len, "the CUDA context is unusable");
+        goto out;
+    }
+    if ((e = cudaMalloc(&d_cs, devgen_host_bytes(m) + 1)) ||
+        (e = cudaMalloc(&d_buf, bytes ? bytes : 1)) || (e = cudaMalloc(&d_long, lb + 1))) {
+        devgen_fail("cudaMalloc", e, err, err_len);
+        goto out;
+    }
+    if ((e = cudaEventCreate(&t0)) || (e = cudaEventCreate(&t1))) {
+        devgen_fail("cudaEventCreate", e, err, err_len);
+        goto out;
+    }
+    if ((e = cudaMemcpyAsync(d_cs, sorted, devgen_host_bytes(m), cudaMemcpyHostToDevice,
+                             cu->stream))) {
+        devgen_fail("cudaMemcpyAsync(cases)", e, err, err_len);
+        goto out;
+    }
+    cudaEventRecord(t0, cu->stream);
+    devgen_launch(d_cs, m, L, most, d_long, d_buf, cu->stream);
+    cudaEventRecord(t1, cu->stream);
+    if ((e = cudaGetLastError())) {
+        devgen_fail("devgen_kernel", e, err, err_len);
+        goto out;
+    }
+    if ((e = cudaMemcpyAsync(out, d_buf, bytes, cudaMemcpyDeviceToHost, cu->stream)) ||
+        (e = cudaStreamSynchronize(cu->stream))) {
+        devgen_fail("devgen_kernel, or its copy out", e, err, err_len);
+        goto out;
+    }
+    cudaEventElapsedTime(&f, t0, t1);
+    *ms = f;
+    rc = 0;
+out:
+    if (t0)
+        cudaEventDestroy(t0);
+    if (t1)
+        cudaEventDestroy(t1);
+    cudaFree(d_cs);
+    cudaFree(d_buf);
+    cudaFree(d_long);
+    free(sorted);
+    return rc;
+}
+
+/* Counts set's last generation into the batch profile (DF_CUDA_T_GEN_*)
+ * once, when it has landed and its events are complete. */
+static void gen_count(df_cuda *cu, int set)
+{
+    float k = 0, c = 0;
+    if (!cu->gen[set].timed || cudaEventQuery(cu->gen[set].ev[2]) != cudaSuccess ||
+        cudaEventElapsedTime(&k, cu->gen[set].ev[0], cu->gen[set].ev[1]) != cudaSuccess ||
+        cudaEventElapsedTime(&c, cu->gen[set].ev[1], cu->gen[set].ev[2]) != cudaSuccess)
+        return;
+    cu->gen[set].timed = 0;
+    cu->batch_s[DF_CUDA_T_GEN_COUNT] += 1;
+    cu->batch_s[DF_CUDA_T_GEN_KERNEL] += 1e-3 * k;
+    cu->batch_s[DF_CUDA_T_GEN_COPY] += 1e-3 * c;
+    cu->batch_s[DF_CUDA_T_GEN_BYTES] += (double)cu->gen[set].bytes;
+    double at;
+    __atomic_load(&cu->gen[set].landed_at, &at, __ATOMIC_ACQUIRE);
+    if (at > cu->gen[set].started) /* else not seen yet: only its device times count */
+        cu->batch_s[DF_CUDA_T_GEN_LANDED] += at - cu->gen[set].started;
+}
+
+/* Marks set's generation landed; when timed, the first thread to do so
+ * notes when. */
+static void gen_mark_landed(df_cuda *cu, int set)
+{
+    if (!cu->gen_timing) {
+        __atomic_store_n(&cu->gen[set].landed, 1, __ATOMIC_RELEASE);
+        return;
+    }
+    double now = df_now();
+    if (__atomic_exchange_n(&cu->gen[set].landed, 1, __ATOMIC_ACQ_REL) == 0)
+        __atomic_store(&cu->gen[set].landed_at, &now, __ATOMIC_RELEASE);
+}
+
+/* The generation's copy back: up to GEN_COPY_PIECES pieces, each a
+ * multiple of GEN_COPY_PIECE_MIN (a batch of 4096 at n = 2000, 62.5 MiB:
+ * seven of 8 MiB and the rest, the pieces measured). */
+enum { GEN_COPY_PIECES = 8 };
+static const size_t GEN_COPY_PIECE_MIN = (size_t)1 << 20;
+
+extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs, size_t m,
+                                 size_t bytes, void **out, char *err, size_t err_len)
+{
+    cudaError_t e;
+    if (cu->broken) {
+        snprintf(err, err_len, "the CUDA context is unusable");
+        return -1;
+    }
+    if (cu->gen[set].timed && cudaEventSynchronize(cu->gen[set].ev[2]) == cudaSuccess)
+        gen_count(cu, set); /* the set's last generation, read by now */
+    cu->gen[set].timed = 0;
+    cu->gen[set].bytes = 0; /* no batch reads the set until this generation is under way */
+    __atomic_store_n(&cu->gen[set].landed, 0, __ATOMIC_RELEASE);
+    if (!cu->gen[set].stream &&
+        (e = cudaStreamCreateWithFlags(&cu->gen[set].stream, cudaStreamNonBlocking)))
+        return devgen_fail("cudaStreamCreateWithFlags", e, err, err_len);
+    if (!cu->gen[set].done &&
+        (e = cudaEventCreateWithFlags(&cu->gen[set].done, cudaEventDisableTiming)))
+        return devgen_fail("cudaEventCreateWithFlags", e, err, err_len);
+    for (int k = 0; cu->gen_timing && k < 3; k++)
+        if (!cu->gen[set].ev[k] && (e = cudaEventCreate(&cu->gen[set].ev[k])))
+            return devgen_fail("cudaEventCreate", e, err, err_len);
+    size_t csb = devgen_host_bytes(m);
+    if ((e = grow(&cu->gen[set].h_cs, &cu->gen[set].h_cs_cap, csb ? csb : 1, 1)) ||
+        (e = grow(&cu->gen[set].d_cs, &cu->gen[set].d_cs_cap, csb ? csb : 1, 0)) ||
+        (e = grow(&cu->gen[set].d_buf, &cu->gen[set].d_buf_cap, bytes ? bytes : 1, 0)) ||
+        (e = grow(&cu->gen[set].h_out, &cu->gen[set].h_out_cap, bytes ? bytes : 1, 1)))
+        return devgen_fail("cudaMalloc(generation)", e, err, err_len);
+    df_devgen_case *h = (df_devgen_case *)cu->gen[set].h_cs;
+    devgen_sort(h, cs, m);
+    uint64_t most = 0;
+    size_t L = devgen_longs(h, m, &most);
+    if ((e = grow(&cu->gen[set].d_long, &cu->gen[set].d_long_cap,
+                  long_layout_of(L, most).bytes + 1, 0)))
+        return devgen_fail("cudaMalloc(generation of long cases)", e, err, err_len);
+    cudaStream_t st = cu->gen[set].stream;
+    if (cu->gen_timing) {
+        double zero = 0; /* not seen landed yet: gen_mark_landed notes when */
+        __atomic_store(&cu->gen[set].landed_at, &zero, __ATOMIC_RELEASE);
+        cu->gen[set].started = df_now();
+        (void)cudaEventRecord(cu->gen[set].ev[0], st);
+    }
+    if ((e = cudaMemcpyAsync(cu->gen[set].d_cs, h, csb, cudaMemcpyHostToDevice, st)))
+        return devgen_fail("cudaMemcpyAsync(generation cases)", e, err, err_len);
+    devgen_launch(cu->gen[set].d_cs, m, L, most, cu->gen[set].d_long, cu->gen[set].d_buf, st);
+    if ((e = cudaGetLastError()))
+        return devgen_fail("devgen_kernel", e, err, err_len);
+    if (cu->gen_timing)
+        (void)cudaEventRecord(cu->gen[set].ev[1], st);
+    /* back in pieces, which the batch's own small copies out on its
+     * stream may pass between: at n = 2000, 62.5 MiB a batch in 8 MiB pieces,
+     * 1,075,651 against 1,022,954 verified cases/s in one piece (means of
+     * three rounds in one call, H100 host, results/h100/rows-pool-pieces.txt;
+     * the batch's copy out took no less time by its events, so how the
+     * pieces help is not known). A few pieces, not pieces of a fixed size:
+     * a batch at n = 2^26 is 8.6 GB, a thousand calls of 8 MB */
+    size_t piece = round_up((bytes + GEN_COPY_PIECES - 1) / GEN_COPY_PIECES, GEN_COPY_PIECE_MIN);
+    for (size_t off = 0; off < bytes && e == cudaSuccess; off += piece)
+        e = cudaMemcpyAsync((char *)cu->gen[set].h_out + off, (char *)cu->gen[set].d_buf + off,
+                            bytes - off < piece ? bytes - off : piece, cudaMemcpyDeviceToHost,
+                            st);
+    if (e || (cu->gen_timing && (e = cudaEventRecord(cu->gen[set].ev[2], st))) ||
+        (e = cudaEventRecord(cu->gen[set].done, st)))
+        return devgen_fail("cudaMemcpyAsync(generated cases)", e, err, err_len);
+    cu->gen[set].bytes = bytes;
+    cu->gen[set].timed = cu->gen_timing;
+    *out = cu->gen[set].h_out;
+    return 0;
+}
+
+/* A batch's prepare items each wait for its generation: 512 calls into
+ * the driver a batch of 4096 at n = 2000, from sixteen threads at once,
+ * where one that saw it land is enough. */
+extern "C" int df_cuda_gen_wait(df_cuda *cu, int set)
+{
+    if (__atomic_load_n(&cu->gen[set].landed, __ATOMIC_ACQUIRE))
+        return 0;
+    if (!cu->gen[set].done || cudaEventSynchronize(cu->gen[set].done) != cudaSuccess)
+        return -1;
+    gen_mark_landed(cu, set);
+    return 0;
+}
+
+extern "C" int df_cuda_gen_landed(df_cuda *cu, int set)
+{
+    if (__atomic_load_n(&cu->gen[set].landed, __ATOMIC_ACQUIRE) || !cu->gen[set].done)
+        return 1;
+    cudaError_t e = cudaEventQuery(cu->gen[set].done);
+    if (e == cudaSuccess)
+        gen_mark_landed(cu, set);
+    return e != cudaErrorNotReady;
+}
+
+#endif

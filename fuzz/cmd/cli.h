@@ -1,0 +1,40 @@
+/* cli.h — subcommands of the dotfuzz executable and the one place where
+ * outcomes become exit codes.
+ *
+ * Exit codes (README.md "Exit codes"):
+ *   0  no bug found (precision findings alone do not fail a run)
+ *   1  a bug verdict (including a CUDA error in a kernel) on some case
+ *   2  usage error or bad input (unknown option, unreadable or invalid case file)
+ *   3  environment error (backend unavailable, corpus directory not writable)
+ */
+#ifndef DOTFUZZ_CLI_H
+#define DOTFUZZ_CLI_H
+
+#include "fuzz/outcome.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The only mapping from outcome to process exit status. */
+int df_exit_code(df_outcome o);
+
+/* Subcommands: each parses its own options and returns an outcome. They
+ * print results to stdout and problems to stderr, and never call exit(). */
+df_outcome df_cmd_list(int argc, char **argv);
+df_outcome df_cmd_run(int argc, char **argv);
+df_outcome df_cmd_replay(int argc, char **argv);
+df_outcome df_cmd_import(int argc, char **argv);
+df_outcome df_cmd_bandwidth(int argc, char **argv);
+df_outcome df_cmd_bench_ref(int argc, char **argv);
+df_outcome df_cmd_bench(int argc, char **argv);
+df_outcome df_cmd_hunt(int argc, char **argv);
+df_outcome df_cmd_minimize(int argc, char **argv);
+df_outcome df_cmd_merge(int argc, char **argv);
+df_outcome df_cmd_report(int argc, char **argv);
+df_outcome df_cmd_smoke(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,36 @@
+/* cli_util.h — option parsing and other helpers shared by the subcommands. */
+#ifndef DOTFUZZ_CLI_UTIL_H
+#define DOTFUZZ_CLI_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fuzz/cmd/cli.h"
+#include "fuzz/util.h"
+
+/* --tol's value for subcommand cmd: a finite number >= 0 into *tol, or a
+ * usage error on stderr and -1. */
+int df_parse_tol_cli(const char *cmd, const char *arg, double *tol);
+/* "dotfuzz CMD: <fmt % arg> (see dotfuzz CMD --help)" on stderr. */
+void df_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* The value of option `name` at argv[*i]: "--name=V" or "--name V"; NULL
+ * when argv[*i] is not that option, with *missing set when V is absent. */
+const char *df_option_value(int argc, char **argv, int *i, const char *name, int *missing);
+
+/* --threads N for subcommand cmd: a note on stderr when N is more than the
+ * CPUs this process may use (allowed: the threads then share them). */
+void df_note_threads(const char *cmd, uint64_t threads);
+
+/* Output path of option opt for subcommand cmd: 0 when it may be written
+ * (absent, or a regular file: files.h's df_output_ok), else one line on
+ * stderr naming it and -1 (the caller's usage error). */
+int df_output_ok_cli(const char *cmd, const char *opt, const char *path);
+
+/* Directory dir of option opt for subcommand cmd must take files (or, not
+ * there yet, its nearest parent that is must take it): 0, else one line
+ * on stderr and -1 (the caller's environment error). Checked before any
+ * work is done; nothing is made. */
+int df_dir_writable_cli(const char *cmd, const char *opt, const char *dir);
+
+
+#endif

@@ -1,0 +1,594 @@
+/* cmd_bench.c — `dotfuzz bench`: the harness's throughput, measured side
+ * by side with what it is compared against:
+ *   seed loop   cases/s of the seeds' way at n = 2000: per case, generate
+ *               it, run the kernel alone through the backend's one-case
+ *               path (df_backend_run, no host model; cuda: pinned staging
+ *               of both vectors with their guards, copy in, launch, result
+ *               copy, one synchronization; host: the kernel's model), then
+ *               a plain double dot and a relative-error compare;
+ *   harness     verified cases/s of the engine's batch path at n = 2000 and
+ *               n = 65536: generation, every reference (exact, Kahan, G),
+ *               the run, the model match (cuda), the judgement, the
+ *               metamorphic checks on 1 case in 16, the tallies (nothing
+ *               is saved); batches buffered as run's --pipeline auto does
+ *               ("x1": one buffer; "x2": double-buffered; "x3": the batch
+ *               after next generated on the GPU too; "x4": and the one
+ *               before recorded meanwhile; "x5": the two after next
+ *               generated), and at n = 2000
+ *               a second row with the other buffering, side by side;
+ *               Cases are made as run's --gen auto makes them (cuda: on the
+ *               GPU when double-buffered), and on cuda the n = 2000 row
+ *               again with --gen cpu, side by side;
+ *   GPU gen.    cuda: the last n = 2000 batch generated again on the GPU
+ *               from the same PCG32 streams (df_backend_devgen, one thread
+ *               a case), compared byte for byte with the CPU's, and the
+ *               kernel's cases/s beside the CPU's generation on every
+ *               thread of the pool;
+ *   big n       at n = 2^26 (2^20 with --quick): the harness's verified
+ *               elements/s over cases [0, BIG_BATCHES batches) (the same
+ *               cases for any build and buffering) against the bare
+ *               references alone (df_refs_compute, the oracle's, on the same
+ *               pool over its last batch) and their ratio.
+ * After each row: the process's peak resident memory (ru_maxrss), and for
+ * harness rows the share of time in each stage of a batch.
+ * Every number printed is measured in this run. Outcomes: clean; usage for
+ * a bad option; env when the backend, the kernel or memory is missing.
+ * argv[0] is the subcommand's name ("bench"); options start at argv[1].
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "fuzz/backend/cuda_backend.h"
+#include "reference/reference.h"
+#include "fuzz/backend/backend.h"
+#include "fuzz/generator.h"
+#include "fuzz/cmd/cli.h"
+#include "fuzz/cmd/cli_util.h"
+#include "fuzz/run/run.h"
+
+static const char bench_usage[] =
+    "usage: dotfuzz bench [--backend B] [--kernel K] [--time S] [--threads N]\n"
+    "                     [--batch N] [--meta-every N] [--quick]\n"
+    "\n"
+    "Measures, on one kernel (default shfl):\n"
+    "  seed loop   cases/s at n = 2000 of the seeds' loop: per case generate,\n"
+    "              run through the backend's one-case path (cuda: stage, copy\n"
+    "              in, launch, copy out, sync; host: the model), plain double\n"
+    "              dot, compare\n"
+    "  harness     verified cases/s of `dotfuzz run --batch` at n = 2000 and\n"
+    "              65536: every reference, model match, judgement, metamorphic\n"
+    "              checks on 1 case in --meta-every, tallies (no files saved);\n"
+    "              buffered as run's --pipeline auto (x2: double-buffered, x3: and\n"
+    "              the batch after next generated on the GPU meanwhile, x4: and\n"
+    "              the one before recorded meanwhile, x5: the two after next\n"
+    "              generated, x1: one buffer), and at n = 2000 again with the\n"
+    "              other buffering\n"
+    "              (the harness rows generate as run --gen auto does: on cuda, the\n"
+    "              GPU when double-buffered; cuda adds the n = 2000 row with --gen cpu)\n"
+    "  GPU gen.    cuda: the last batch at n = 2000 generated again on the GPU from\n"
+    "              the same PCG32 streams (one thread a case), its bytes compared\n"
+    "              with the CPU's, its cases/s beside the CPU's on every thread\n"
+    "  big n       verified elements/s at n = 2^26 against the bare references\n"
+    "              (df_refs_compute) on the same threads over its last batch: six\n"
+    "              batches of a case a thread, cases 0 to 6 x threads, not --time\n"
+    "              (the same cases for every build and buffering)\n"
+    "and the peak resident memory after each row. Each row runs one batch a\n"
+    "set of buffers untimed first (the buffers a campaign makes once; the big\n"
+    "n row's from cases of its own) and prints their time.\n"
+    "\n"
+    "  --backend B   host, cuda or auto (default auto)\n"
+    "  --kernel K    the kernel (default shfl)\n"
+    "  --time S      seconds per measurement (default 5)\n"
+    "  --threads N   CPU threads (default 0: every core)\n"
+    "  --batch N     cases per batch for n = 2000 (default 4096; n = 65536\n"
+    "                uses N/8, at least 64; the big n one case per thread)\n"
+    "  --meta-every N  metamorphic checks on 1 case in N (default 16, as run; 0 = off)\n"
+    "  --quick       0.3 s per measurement and 2^20 for the big n (for CI)\n"
+    "  -h, --help    this text\n";
+
+typedef struct bench_opts {
+    const char *backend, *kernel;
+    double time_s;
+    uint64_t threads, batch, meta_every;
+    int quick, help;
+} bench_opts;
+
+static int parse_args(int argc, char **argv, bench_opts *o)
+{
+    *o = (bench_opts){.backend = "auto", .kernel = "shfl", .time_s = 5, .batch = 4096,
+                      .meta_every = 16};
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v;
+        int missing = 0, bad = 0;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            o->help = 1;
+            return 0;
+        } else if (!strcmp(arg, "--quick")) {
+            o->quick = 1;
+            continue;
+        } else if ((v = df_option_value(argc, argv, &i, "--backend", &missing))) {
+            o->backend = v;
+        } else if ((v = df_option_value(argc, argv, &i, "--kernel", &missing))) {
+            o->kernel = v;
+        } else if ((v = df_option_value(argc, argv, &i, "--time", &missing))) {
+            bad = df_parse_duration(v, &o->time_s) != 0 || !(o->time_s > 0);
+        } else if ((v = df_option_value(argc, argv, &i, "--threads", &missing))) {
+            bad = df_parse_u64(v, &o->threads) != 0 || o->threads > 4096;
+        } else if ((v = df_option_value(argc, argv, &i, "--meta-every", &missing))) {
+            bad = df_parse_u64(v, &o->meta_every) != 0 || o->meta_every > 0xffffffffu;
+        } else if ((v = df_option_value(argc, argv, &i, "--batch", &missing))) {
+            bad = df_parse_u64(v, &o->batch) != 0 || o->batch < 2 || o->batch > (1u << 20);
+        } else if (!missing) {
+            df_usage_error("bench", "unknown option '%s'", arg);
+            return -1;
+        }
+        if (missing) {
+            df_usage_error("bench", "%s needs a value", arg);
+            return -1;
+        }
+        if (bad) {
+            fprintf(stderr, "dotfuzz bench: bad value '%s' for %s (see dotfuzz bench --help)\n",
+                    v, arg);
+            return -1;
+        }
+    }
+    if (o->quick)
+        o->time_s = 0.3;
+    return 0;
+}
+
+static double peak_rss_mib(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0;
+}
+
+static double plain_dot(const df_case *c)
+{
+    double s = 0.0;
+    for (uint64_t i = 0; i < c->n; i++) {
+        if (c->type == DF_F32)
+            s += (double)((const float *)c->a)[i] * ((const float *)c->b)[i];
+        else if (c->type == DF_F64)
+            s += ((const double *)c->a)[i] * ((const double *)c->b)[i];
+        else
+            s += (double)((const int32_t *)c->a)[i] * ((const int32_t *)c->b)[i];
+    }
+    return s;
+}
+
+/* The seeds' loop for time_s; returns cases/s, or -1 (cannot generate,
+ * backend unusable). */
+static double seed_loop(df_backend *b, const df_kernel *k, uint64_t n, double time_s,
+                        uint64_t *alarms)
+{
+    df_gen_opts go = {.max_n = n, .fixed_n = n};
+    df_scratch buf = {0};
+    df_case c;
+    df_result res;
+    uint64_t i = 0;
+    double t0 = df_now(), t = t0;
+    for (; t - t0 < time_s; i++) {
+        if (df_generate(1, i, k, &go, &buf, &c) != 0 ||
+            df_backend_run(b, k, &c, &res, NULL, NULL) != 0) {
+            df_scratch_free(&buf);
+            return -1;
+        }
+        double ref = plain_dot(&c);
+        *alarms += res.status != DF_RUN_OK || fabs(res.f - ref) > 1e-6 * fabs(ref);
+        if ((i & 15) == 15)
+            t = df_now();
+    }
+    t = df_now();
+    df_scratch_free(&buf);
+    return (double)i / (t - t0);
+}
+
+typedef struct harness_row {
+    uint64_t cases;
+    double secs;
+    double stage_s[DF_STAGES];
+    double finish_s[DF_FINISH_PARTS]; /* DF_FINISH_* */
+    double cpu_s[4]; /* CPU seconds over the pool: generate, refs, model, judge */
+    double idle_s[2]; /* the workers' idle seconds: nothing open, only gated loops */
+    double gpu_s[DF_CUDA_T_COUNT]; /* the batched launches' stages (cuda backend) */
+    int has_gpu_s;
+    int pipelined; /* pipelined batches */
+    size_t sets;   /* sets of slots: batches in flight */
+    double warm_s; /* the untimed first batches, one a set */
+    int rc;
+} harness_row;
+
+/* The big n row's cases: its batches (of a case a thread) from index 0,
+ * the same cases whatever the buffering, so that builds compare; the
+ * bare references run over its last batch. */
+#define BIG_BATCHES 6
+/* Where a fixed row's untimed batches take their cases: far from the
+ * timed ones. */
+#define WARM_BASE (UINT64_C(1) << 40)
+
+/* The engine's batch path on cases of length n for time_s, or, cases > 0,
+ * on cases [0, cases). e is set up by the caller (pool, batch); its slots
+ * keep the last batch's cases. */
+static void harness(df_engine *e, uint64_t n, double time_s, uint64_t cases, harness_row *row)
+{
+    df_totals *t = calloc(1, sizeof *t);
+    e->go.max_n = n;
+    e->go.fixed_n = n;
+    /* one batch first, untimed: the slots, the pinned and device buffers
+     * are made once per campaign, not per batch (at n = 2^26 that batch
+     * is most of a 3 s window); where the batches are buffered in several
+     * sets, one batch a set (each set has buffers of its own: at n = 2^26
+     * double-buffered, the second set's pinned memory and copies' room,
+     * made in the timed window, were most of it); their time is printed
+     * beside the row */
+    uint64_t next = cases ? WARM_BASE : 0;
+    double w0 = df_now();
+    row->rc = t ? df_engine_range(e, next, next + e->batch, 0, t, &next) : DF_RANGE_ENV;
+    if (row->rc == DF_RANGE_DONE && e->nsets > 1) /* a range starts the ring at set 0 */
+        row->rc = df_engine_range(e, next, next + e->nsets * (uint64_t)e->batch, 0, t, &next);
+    row->warm_s = df_now() - w0;
+    memset(e->stage_s, 0, sizeof e->stage_s);
+    memset(e->finish_s, 0, sizeof e->finish_s);
+    (void)df_backend_batch_times(e->b, row->gpu_s); /* zeroes them */
+    if (e->cpu_s)
+        memset(e->cpu_s, 0, df_pool_size(e->pool) * sizeof *e->cpu_s);
+    df_pool_idle(e->pool, row->idle_s); /* zeroes them */
+    if (t)
+        memset(t, 0, sizeof *t);
+    double t0 = df_now();
+    if (row->rc == DF_RANGE_DONE && cases)
+        row->rc = df_engine_range(e, 0, cases, 0, t, &next);
+    else if (row->rc == DF_RANGE_DONE)
+        row->rc = df_engine_range(e, next, UINT64_MAX, t0 + time_s, t, &next);
+    row->secs = df_now() - t0;
+    row->cases = t ? t->tally[0].cases : 0;
+    memcpy(row->stage_s, e->stage_s, sizeof row->stage_s);
+    memcpy(row->finish_s, e->finish_s, sizeof row->finish_s);
+    for (int kind = 0; kind < 4; kind++)
+        row->cpu_s[kind] = df_engine_cpu_seconds(e, kind);
+    df_pool_idle(e->pool, row->idle_s);
+    row->has_gpu_s = df_backend_batch_times(e->b, row->gpu_s) == 0;
+    row->pipelined = e->pipelined;
+    row->sets = e->nsets;
+    free(t);
+}
+
+static void refs_slot(void *ctx, size_t s, unsigned w)
+{
+    (void)w;
+    df_slot *sl = &((df_engine *)ctx)->cur[s];
+    df_refs refs;
+    if (!sl->gen_failed)
+        df_refs_compute(sl->c.type, sl->c.a, sl->c.b, sl->c.n, &refs);
+}
+
+/* The bare references over the engine's last batch of cases, for time_s:
+ * elements/s. */
+static double bare_refs(df_engine *e, size_t cases, double time_s)
+{
+    uint64_t elems = 0;
+    double t0 = df_now(), t = t0;
+    do {
+        df_pool_for(e->pool, cases, refs_slot, e);
+        for (size_t s = 0; s < cases; s++)
+            elems += e->cur[s].c.n;
+        t = df_now();
+    } while (t - t0 < time_s);
+    return (double)elems / (t - t0);
+}
+
+static void print_stages(const harness_row *r, int host)
+{
+    double sum = 0;
+    for (int k = 0; k < DF_STAGES; k++)
+        sum += r->stage_s[k];
+    if (!(sum > 0) || !(r->secs > 0))
+        return;
+    /* shares of the row's wall time; the host backend models and judges
+     * in the same pass as the refs; "starting" is the caller's part of
+     * the batches made ahead */
+    printf("%-34s starting %3.0f%%  %s %3.0f%%  gpu %3.0f%%  model+judge+metamorphic %3.0f%%  "
+           "record %3.0f%%  other %3.0f%%\n",
+           "    wall time per stage", 100 * r->stage_s[DF_STAGE_AHEAD] / r->secs,
+           host ? "generate+refs+model+judge" : "generate+refs",
+           100 * r->stage_s[DF_STAGE_PREPARE] / r->secs, 100 * r->stage_s[DF_STAGE_GPU] / r->secs,
+           100 * r->stage_s[DF_STAGE_FINISH] / r->secs, 100 * r->stage_s[DF_STAGE_RECORD] / r->secs,
+           100 * (r->secs - sum) / r->secs);
+    double g = 0;
+    for (int k = 0; r->has_gpu_s && k < DF_CUDA_T_WALL; k++)
+        g += r->gpu_s[k];
+    if (g > 0)
+        printf("%-34s plan %4.0f%%  staging %4.0f%%  device %4.0f%% (queueing its work %.0f%%)  "
+               "finish %4.0f%%  (%.3g s of the stage's %.3g s in batched launches)\n",
+               "    of which, gpu", 100 * r->gpu_s[DF_CUDA_T_PLAN] / g,
+               100 * r->gpu_s[DF_CUDA_T_STAGE] / g, 100 * r->gpu_s[DF_CUDA_T_DEVICE] / g,
+               100 * r->gpu_s[DF_CUDA_T_ENQUEUE] / g, 100 * r->gpu_s[DF_CUDA_T_FINISH] / g, g,
+               r->stage_s[DF_STAGE_GPU]);
+    if (g > 0 && r->gpu_s[DF_CUDA_T_DEVICE] > 0)
+        printf("%-34s clear+copy in %.3g s  unpack %.3g s  kernel %.3g s  copy out %.3g s  "
+               "(events; the device part's wall time %.3g s)\n",
+               "    of which, on the device", r->gpu_s[DF_CUDA_T_COPYIN],
+               r->gpu_s[DF_CUDA_T_UNPACK], r->gpu_s[DF_CUDA_T_KERNELS],
+               r->gpu_s[DF_CUDA_T_COPYOUT], r->gpu_s[DF_CUDA_T_DEVICE]);
+    double gens = r->has_gpu_s ? r->gpu_s[DF_CUDA_T_GEN_COUNT] : 0;
+    if (gens > 0)
+        printf("%-34s %.0f batches, each on average: kernel %.3g ms, copy back %.3g ms "
+               "(%.3g GB/s), from its start to landed %.3g ms\n",
+               "    generation on the GPU", gens, 1e3 * r->gpu_s[DF_CUDA_T_GEN_KERNEL] / gens,
+               1e3 * r->gpu_s[DF_CUDA_T_GEN_COPY] / gens,
+               r->gpu_s[DF_CUDA_T_GEN_COPY] > 0
+                   ? 1e-9 * r->gpu_s[DF_CUDA_T_GEN_BYTES] / r->gpu_s[DF_CUDA_T_GEN_COPY]
+                   : 0.0,
+               1e3 * r->gpu_s[DF_CUDA_T_GEN_LANDED] / gens);
+    double f = 0;
+    for (int k = 0; k < DF_FINISH_PARTS; k++)
+        f += r->finish_s[k];
+    double ahead_plan = r->has_gpu_s ? r->gpu_s[DF_CUDA_T_AHEAD_PLAN] : 0;
+    double ahead_stage = r->has_gpu_s ? r->gpu_s[DF_CUDA_T_AHEAD_STAGE] : 0;
+    if (f > 0)
+        printf("%-34s models left after the GPU run %4.0f%%  copies made %4.0f%%  copies on "
+               "the GPU %4.0f%%  the next batch laid out and staged %4.0f%% (plan %.3g s, "
+               "staging %.3g s)  then waiting for the judgement and the copies' references "
+               "and models %4.0f%%  copies judged %4.0f%%\n",
+               "    of which, model+judge+...", 100 * r->finish_s[DF_FINISH_MODELS] / f,
+               100 * r->finish_s[DF_FINISH_MAKE] / f, 100 * r->finish_s[DF_FINISH_GPU] / f,
+               100 * r->finish_s[DF_FINISH_NEXT] / f, ahead_plan, ahead_stage,
+               100 * r->finish_s[DF_FINISH_WAIT] / f, 100 * r->finish_s[DF_FINISH_COPIES] / f);
+    double cpu = r->cpu_s[0] + r->cpu_s[1] + r->cpu_s[2] + r->cpu_s[3];
+    if (cpu > 0)
+        printf("%-34s generate %4.0f%%  references %4.0f%%  %s %4.0f%%  judge %4.0f%%  "
+               "(%.3g thread-s per s)\n",
+               "    CPU time of the pool", 100 * r->cpu_s[0] / cpu, 100 * r->cpu_s[1] / cpu,
+               host ? "model (the run)" : "model", 100 * r->cpu_s[2] / cpu,
+               100 * r->cpu_s[3] / cpu, cpu / r->secs);
+    if (r->idle_s[0] + r->idle_s[1] > 0)
+        printf("%-34s with nothing to take %.3g thread-s per s, with only loops waiting for "
+               "the GPU's generation %.3g\n",
+               "    idle workers of the pool", r->idle_s[0] / r->secs, r->idle_s[1] / r->secs);
+}
+
+static int harness_row_print(const char *what, const harness_row *r, uint64_t n, size_t batch,
+                             int host)
+{
+    if (r->rc == DF_RANGE_ENV || r->rc == DF_RANGE_POISONED || r->cases == 0) {
+        fprintf(stderr, "dotfuzz bench: %s: the harness stopped (%s)\n", what,
+                r->rc == DF_RANGE_POISONED ? "backend unusable" : "cannot generate");
+        return -1;
+    }
+    printf("%-34s %14.0f cases/s  %12.3g elem/s  batch %-6zu x%zu  peak RSS %8.1f MiB  "
+           "(%llu cases in %.2f s; first batch a set %.2f s, untimed)\n",
+           what, r->cases / r->secs, (double)r->cases * (double)n / r->secs, batch,
+           r->sets, peak_rss_mib(), (unsigned long long)r->cases, r->secs,
+           r->warm_s);
+    print_stages(r, host);
+    return 0;
+}
+
+/* devgen_row's CPU half: slot s's case generated on the CPU, compared with
+ * the GPU's bytes. */
+typedef struct regen_job {
+    df_engine *e;
+    const df_devgen_case *cs;
+    const unsigned char *gpu;
+    unsigned char *equal;
+} regen_job;
+
+static void regen_slot(void *ctx, size_t s, unsigned w)
+{
+    regen_job *j = ctx;
+    df_engine *e = j->e;
+    df_slot *sl = &e->cur[s];
+    df_case c;
+    j->equal[s] = 0;
+    if (df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go, &e->mctx[w].scratch,
+                    &c) != 0 || c.n != j->cs[s].n)
+        return;
+    size_t na = (size_t)c.n * df_type_size(c.type);
+    j->equal[s] = !na || (memcmp(j->gpu + j->cs[s].off, c.a, na) == 0 &&
+                          memcmp(j->gpu + j->cs[s].off + na, c.b, na) == 0);
+}
+
+/* devgen_row's breakdown: the GPU kernel's time for each family's cases of
+ * the batch alone (one thread a case, so the family whose cases take the
+ * longest sets the whole batch's time), printed on one line. */
+static void devgen_families(df_backend *b, const df_devgen_case *cs, size_t m)
+{
+    df_devgen_case *sub = malloc((m ? m : 1) * sizeof *sub);
+    if (!sub)
+        return;
+    printf("    of which, each family alone   ");
+    for (size_t f = 0; f < df_family_count(); f++) {
+        const df_family *fam = df_family_at(f);
+        size_t k = 0;
+        for (size_t s = 0; s < m; s++)
+            if (cs[s].family == fam->id)
+                sub[k++] = cs[s];
+        if (!k)
+            continue;
+        size_t bytes = df_devgen_layout(sub, k);
+        unsigned char *out = malloc(bytes ? bytes : 1);
+        char err[160] = "";
+        double ms = 0;
+        if (out && df_backend_devgen(b, sub, k, bytes, out, &ms, err, sizeof err) == 0)
+            printf("  %s %.3f ms (%zu)", fam->name, ms, k);
+        free(out);
+    }
+    printf("  (kernel time, cases)\n");
+    free(sub);
+}
+
+/* cuda: the engine's last batch generated on the GPU from its cases' value
+ * streams and on the CPU's threads, byte for byte, and both generators'
+ * cases/s (the GPU kernel's time; the CPU's generation and comparison on
+ * every thread). Returns 0, or -1 when it could not run or a case differs
+ * (printed). */
+static int devgen_row(df_engine *e, df_backend *b)
+{
+    size_t m = e->ncur, bytes = 0, equal = 0;
+    df_devgen_case *cs = calloc(m ? m : 1, sizeof *cs);
+    unsigned char *eq = calloc(m ? m : 1, 1);
+    if (!cs || !eq) {
+        free(cs);
+        free(eq);
+        return -1;
+    }
+    for (size_t s = 0; s < m; s++) {
+        df_case c;
+        if (df_generate_shape(e->o->seed, e->cur[s].c.index, e->kernels[e->cur[s].ki], &e->go,
+                              &c, &cs[s].rng) != 0) {
+            fprintf(stderr, "dotfuzz bench: case %llu has no value stream\n",
+                    (unsigned long long)e->cur[s].c.index);
+            free(cs);
+            free(eq);
+            return -1;
+        }
+        cs[s].family = c.family;
+        cs[s].type = (uint32_t)c.type;
+        cs[s].n = c.n;
+    }
+    bytes = df_devgen_layout(cs, m);
+    unsigned char *out = malloc(bytes ? bytes : 1);
+    char err[160] = "";
+    double ms = 0;
+    /* twice: the first loads the kernel */
+    int rc = out ? df_backend_devgen(b, cs, m, bytes, out, &ms, err, sizeof err) : -1;
+    if (rc == 0)
+        rc = df_backend_devgen(b, cs, m, bytes, out, &ms, err, sizeof err);
+    double cpu = 0;
+    if (rc == 0) {
+        regen_job j = {e, cs, out, eq};
+        double t0 = df_now();
+        df_pool_for(e->pool, m, regen_slot, &j);
+        cpu = df_now() - t0;
+        for (size_t s = 0; s < m; s++)
+            equal += eq[s];
+        printf("%-34s %14.0f cases/s  on the GPU (%zu cases, one thread each: %.3f ms); "
+               "the CPU on %u threads %.0f cases/s; bytes equal to the CPU's: %zu of %zu\n",
+               "generation n = 2000, GPU vs CPU", ms > 0 ? m / (ms * 1e-3) : 0.0, m, ms,
+               df_pool_size(e->pool), cpu > 0 ? m / cpu : 0.0, equal, m);
+        devgen_families(b, cs, m);
+    } else {
+        fprintf(stderr, "dotfuzz bench: generation on the GPU: %s\n", err);
+    }
+    free(out);
+    free(cs);
+    free(eq);
+    return rc == 0 && equal == m ? 0 : -1;
+}
+
+/* The harness at n with batches of batch cases, printed as one row. */
+static int harness_measure(df_engine *e, const char *what, uint64_t n, size_t batch,
+                           double time_s, uint64_t cases, harness_row *r)
+{
+    e->batch = (uint32_t)batch;
+    df_engine_free(e); /* new slot count: slots are remade */
+    harness(e, n, time_s, cases, r);
+    return harness_row_print(what, r, n, batch, df_backend_is_host(e->b));
+}
+
+static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel *k)
+{
+    const df_kernel *ks[1] = {k};
+    df_run_opts ro = {.kernel = k->name, .backend = o->backend, .corpus = "", .family = "all",
+                      .max_n = 2000, .tol = 1e-6, .save_precision = DF_SAVE_NONE,
+                      .save_bugs = DF_SAVE_NONE,
+                      .meta = {.every = (uint32_t)o->meta_every, .reruns = 2},
+                      .seed = 1, .seed_set = 1};
+    uint64_t alarms = 0;
+    double seed = seed_loop(b, k, 2000, o->time_s, &alarms);
+    if (seed < 0) {
+        fprintf(stderr, "dotfuzz bench: the seed loop could not run %s\n", k->name);
+        return DF_OUTCOME_ENV;
+    }
+    printf("%-34s %14.0f cases/s  %12.3g elem/s  (%llu rel. err > 1e-6)  peak RSS %8.1f MiB\n",
+           "seed loop, n = 2000", seed, seed * 2000, (unsigned long long)alarms, peak_rss_mib());
+    df_engine e;
+    df_engine_init(&e, &ro, b, ks, 1);
+    e.pool = df_pool_create((unsigned)o->threads);
+    if (!e.pool) {
+        fprintf(stderr, "dotfuzz bench: cannot start threads\n");
+        return DF_OUTCOME_ENV;
+    }
+    df_backend_set_pool(b, e.pool);
+    unsigned nt = df_pool_size(e.pool);
+    printf("%-34s %u threads, kernel %s, backend %s\n", "setup", nt, k->name,
+           df_backend_name(b));
+    harness_row r2k, r1buf, r64k, rbig, rcpu; /* r1buf: n = 2000, the other buffering;
+                                                 rcpu: generated on the CPU */
+    size_t b64 = o->batch / 8 < 64 ? 64 : (size_t)(o->batch / 8);
+    uint64_t big = o->quick ? (UINT64_C(1) << 20) : (UINT64_C(1) << 26);
+    size_t bigbatch = nt < 2 ? 2 : nt; /* a case a thread */
+    char what[64];
+    snprintf(what, sizeof what, "harness n = 2^%d, verified", o->quick ? 20 : 26);
+    int bad = harness_measure(&e, "harness n = 2000, verified", 2000, (size_t)o->batch,
+                              o->time_s, 0, &r2k) != 0;
+    /* the same with the other buffering, side by side */
+    e.pipeline = r2k.pipelined ? DF_PIPE_OFF : DF_PIPE_ON;
+    bad = bad || harness_measure(&e, r2k.pipelined ? "  the same, one buffer"
+                                                   : "  the same, double-buffered",
+                                 2000, (size_t)o->batch, o->time_s, 0, &r1buf) != 0;
+    e.pipeline = DF_PIPE_AUTO;
+    if (strcmp(df_backend_name(b), "cuda") == 0) {
+        /* run's --gen auto generates n = 2000 on the GPU: the same on the CPU,
+         * side by side, then the two generators alone */
+        ro.gen = DF_GEN_CPU;
+        bad = bad || harness_measure(&e, "  the same, generated on the CPU", 2000,
+                                     (size_t)o->batch, o->time_s, 0, &rcpu) != 0;
+        ro.gen = DF_GEN_AUTO;
+        bad = bad || devgen_row(&e, b) != 0;
+    }
+    bad = bad ||
+              harness_measure(&e, "harness n = 65536, verified", 65536, b64, o->time_s, 0,
+                              &r64k) != 0 ||
+              harness_measure(&e, what, big, bigbatch, o->time_s, BIG_BATCHES * bigbatch,
+                              &rbig) != 0;
+    if (!bad) {
+        double bare = bare_refs(&e, e.ncur, o->time_s);
+        double h = (double)rbig.cases * (double)big / rbig.secs;
+        snprintf(what, sizeof what, "bare MT references n = 2^%d", o->quick ? 20 : 26);
+        printf("%-34s %14.0f cases/s  %12.3g elem/s  ratio harness/bare %.3f  peak RSS "
+               "%8.1f MiB\n", what, bare / (double)big, bare, h / bare, peak_rss_mib());
+        double two = (r2k.pipelined ? r2k.cases / r2k.secs : r1buf.cases / r1buf.secs),
+               one = (r2k.pipelined ? r1buf.cases / r1buf.secs : r2k.cases / r2k.secs);
+        printf("%-34s %.2fx the seed loop; double-buffered %.2fx one buffer\n",
+               "harness n = 2000 vs seed loop", (r2k.cases / r2k.secs) / seed, two / one);
+    }
+    df_engine_free(&e);
+    df_backend_set_pool(b, NULL);
+    df_pool_destroy(e.pool);
+    return bad ? DF_OUTCOME_ENV : DF_OUTCOME_CLEAN;
+}
+
+df_outcome df_cmd_bench(int argc, char **argv)
+{
+    bench_opts o;
+    if (parse_args(argc, argv, &o) != 0)
+        return DF_OUTCOME_USAGE;
+    if (o.help) {
+        fputs(bench_usage, stdout);
+        return DF_OUTCOME_CLEAN;
+    }
+    df_note_threads("bench", o.threads);
+    const df_kernel *k = df_kernel_find(o.kernel);
+    if (!k) {
+        df_usage_error("bench", "unknown kernel '%s'", o.kernel);
+        return DF_OUTCOME_USAGE;
+    }
+    df_backend *b;
+    df_outcome oc = df_backend_open_said("bench", o.backend, &b);
+    if (oc != DF_OUTCOME_CLEAN)
+        return oc;
+    if (!df_backend_supports(b, k)) {
+        fprintf(stderr, "dotfuzz bench: kernel %s cannot run on backend %s\n", k->name,
+                df_backend_name(b));
+        df_backend_close(b);
+        return DF_OUTCOME_USAGE;
+    }
+    oc = bench_rows(&o, b, k);
+    df_backend_close(b);
+    return oc;
+}

@@ -1,0 +1,300 @@
+/* cmd_hunt.c — `dotfuzz hunt`: the detection benchmark. Every mutant the
+ * backend can run is fuzzed until our oracle and seed 000's oracle (relative
+ * error > tol alone) have each flagged it, or the budget runs out; every
+ * correct kernel gets the same budget, and each oracle's alarms on it are
+ * counted as false alarms. One line (or Markdown row) per kernel. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz/check.h"
+#include "fuzz/cmd/cli.h"
+#include "fuzz/cmd/cli_util.h"
+#include "fuzz/generator.h"
+#include "fuzz/metamorphic.h"
+#include "fuzz/run/run.h"
+#include "fuzz/plugin.h"
+#include "fuzz/run/sandbox.h"
+#include "fuzz/run/select.h"
+
+typedef struct hunt_opts {
+    const char *backend;
+    char *kernel;      /* --kernel values joined (select.h); NULL: every mutant and kernel */
+    df_plugin_paths libs;
+    uint64_t cases;   /* budget per kernel */
+    double time_s;    /* budget per kernel */
+    uint64_t seed;
+    uint64_t max_n;
+    double tol;
+    double watchdog_s; /* 0: by the case's size (df_watchdog_for) */
+    int markdown;
+} hunt_opts;
+
+/* First detection by one oracle. */
+typedef struct detection {
+    int found;
+    uint64_t cases;   /* cases run up to and including the first alarm */
+    double seconds;
+    char rule[24];
+} detection;
+
+typedef struct hunt_row {
+    const df_kernel *k;
+    int mutant;
+    uint64_t cases;
+    detection ours, seed;
+    uint64_t our_alarms, seed_alarms; /* correct kernels: false alarms */
+} hunt_row;
+
+static void hunt_usage(FILE *f)
+{
+    fputs("usage: dotfuzz hunt [OPTIONS]\n"
+          "\n"
+          "Fuzzes every mutant (known-buggy kernel) the backend can run until this oracle\n"
+          "and seed 000's oracle (relative error > tol alone) have each flagged it, then\n"
+          "every correct kernel for the same budget, counting false alarms.\n"
+          "\n"
+          "  --backend B     cuda, host or auto (default auto)\n"
+          "  --kernel LIST   these kernels only, comma-separated, repeatable: names, 'all'\n"
+          "                  (the correct ones, plugins included), 'mutants' (default both)\n"
+          "  --kernel-lib P  load kernels from a plugin library (repeatable): correct\n"
+          "                  kernels, counted for false alarms\n"
+          "  --cases N       case budget per kernel (default 20000)\n"
+          "  --time D        time budget per kernel (default 10s; 0: --cases alone)\n"
+          "  --seed S        seed (default 1)\n"
+          "  --max-n N       longest vector (default 65536)\n"
+          "  --tol X         tolerance of both oracles' precision rule (default 1e-6)\n"
+          "  --watchdog D    a case running longer is a hang: caught as a bug (default 10s,\n"
+          "                  or 400 ns an element of longer cases)\n"
+          "  --markdown      a Markdown table instead of aligned text\n"
+          "  -h, --help      this text\n"
+          "\n"
+          "exit status: 0 every mutant caught by this oracle and no false alarm on a correct\n"
+          "kernel; 1 otherwise; 2 usage error; 3 backend unavailable\n",
+          f);
+}
+
+static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
+{
+    enum { OPT_BACKEND = 256, OPT_SEED, OPT_MAXN, OPT_TOL, OPT_MD, OPT_WATCHDOG, OPT_KERNEL,
+           OPT_KERNEL_LIB };
+    static const struct option longopts[] = {
+        {"backend", required_argument, 0, OPT_BACKEND}, {"cases", required_argument, 0, 'c'},
+        {"time", required_argument, 0, 't'}, {"seed", required_argument, 0, OPT_SEED},
+        {"max-n", required_argument, 0, OPT_MAXN}, {"tol", required_argument, 0, OPT_TOL},
+        {"markdown", no_argument, 0, OPT_MD}, {"watchdog", required_argument, 0, OPT_WATCHDOG},
+        {"kernel", required_argument, 0, OPT_KERNEL},
+        {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    };
+    *o = (hunt_opts){.backend = "auto", .cases = 20000, .time_s = 10, .seed = 1,
+                     .max_n = 65536, .tol = 1e-6};
+    int ch;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        const char *bad = NULL;
+        switch (ch) {
+        case 'h': return 1;
+        case OPT_BACKEND: o->backend = optarg; break;
+        case 'c': if (df_parse_u64(optarg, &o->cases) || !o->cases) bad = "--cases"; break;
+        case 't': if (df_parse_duration(optarg, &o->time_s)) bad = "--time"; break;
+        case OPT_SEED: if (df_parse_u64(optarg, &o->seed)) bad = "--seed"; break;
+        case OPT_MAXN: if (df_parse_u64(optarg, &o->max_n) || !o->max_n) bad = "--max-n"; break;
+        case OPT_TOL: if (df_parse_double(optarg, &o->tol) || o->tol < 0) bad = "--tol"; break;
+        case OPT_MD: o->markdown = 1; break;
+        case OPT_KERNEL:
+            if (df_kernel_list_add(&o->kernel, optarg) != 0)
+                bad = "--kernel";
+            break;
+        case OPT_KERNEL_LIB:
+            if (df_plugin_paths_add_cli("hunt", &o->libs, optarg) != 0)
+                return -1;
+            break;
+        case OPT_WATCHDOG:
+            if (df_parse_duration(optarg, &o->watchdog_s) || !(o->watchdog_s > 0))
+                bad = "--watchdog";
+            break;
+        case ':': df_usage_error("hunt", "option %s needs a value", argv[optind - 1]); return -1;
+        default: df_usage_error("hunt", "unknown option '%s'", argv[optind - 1]); return -1;
+        }
+        if (bad) {
+            fprintf(stderr, "dotfuzz hunt: invalid value '%s' for %s\n", optarg, bad);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        df_usage_error("hunt", "unexpected argument '%s'", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+static void note(detection *d, uint64_t cases, double t, const char *rule)
+{
+    if (d->found)
+        return;
+    d->found = 1;
+    d->cases = cases;
+    d->seconds = t;
+    snprintf(d->rule, sizeof d->rule, "%s", rule);
+}
+
+/* Fuzzes one kernel within the budget. Mutants stop once both oracles have
+ * flagged them; correct kernels run the whole budget. Returns -1 when no
+ * worker process could run a case (the row keeps what was seen). */
+static int hunt_kernel(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scratch *buf)
+{
+    df_gen_opts go = {.max_n = o->max_n};
+    df_oracle_opts oo = {.tol = o->tol};
+    df_meta_opts mo = {.every = 16, .reruns = 2};
+    double t0 = df_now();
+    for (uint64_t i = 0; i < o->cases; i++) {
+        double t = df_now() - t0;
+        if (o->time_s > 0 && t >= o->time_s)
+            break;
+        if (row->mutant && row->ours.found && row->seed.found)
+            break;
+        df_case c;
+        df_checked r;
+        if (df_generate(o->seed, i, row->k, &go, buf, &c) != 0)
+            return -1;
+        if (df_sandbox_check(sb, row->k, &c, &oo, &mo, &r) != 0)
+            return -1;
+        row->cases = i + 1;
+        t = df_now() - t0;
+        if (r.j.verdict == DF_V_BUG) {
+            row->our_alarms++;
+            note(&row->ours, i + 1, t, r.j.rule);
+        }
+        if (df_seed_oracle_alarm(&r.j, o->tol)) {
+            row->seed_alarms++;
+            note(&row->seed, i + 1, t, "rel-err");
+        }
+    }
+    return 0;
+}
+
+static void detection_text(const detection *d, char *out, size_t len)
+{
+    if (d->found)
+        snprintf(out, len, "yes %7llu cases %7.3f s %-10s", (unsigned long long)d->cases,
+                 d->seconds, d->rule);
+    else
+        snprintf(out, len, "NO  %-35s", "");
+}
+
+static void print_row(const hunt_opts *o, const hunt_row *row)
+{
+    if (o->markdown) {
+        if (row->mutant)
+            printf("| %s | mutant | %llu | %s | %llu | %.3f | %s | %s | %llu | %.3f |\n",
+                   row->k->name, (unsigned long long)row->cases, row->ours.found ? "yes" : "**no**",
+                   (unsigned long long)row->ours.cases, row->ours.seconds,
+                   row->ours.found ? row->ours.rule : "-", row->seed.found ? "yes" : "no",
+                   (unsigned long long)row->seed.cases, row->seed.seconds);
+        else
+            printf("| %s | correct | %llu | false alarms: %llu | | | | false alarms: %llu | | |\n",
+                   row->k->name, (unsigned long long)row->cases,
+                   (unsigned long long)row->our_alarms, (unsigned long long)row->seed_alarms);
+        return;
+    }
+    if (row->mutant) {
+        char ours[80], seed[80];
+        detection_text(&row->ours, ours, sizeof ours);
+        detection_text(&row->seed, seed, sizeof seed);
+        printf("  %-20s mutant  ours: %s seed's: %s\n", row->k->name, ours, seed);
+    } else {
+        printf("  %-20s correct %llu cases, false alarms: ours %llu, seed's %llu\n",
+               row->k->name, (unsigned long long)row->cases,
+               (unsigned long long)row->our_alarms, (unsigned long long)row->seed_alarms);
+    }
+}
+
+static void print_header(const hunt_opts *o, const df_sandbox *sb)
+{
+    printf("dotfuzz hunt: %s; seed %llu, budget %llu cases or %.0f s per kernel, max-n %llu, "
+           "tol %g\n",
+           df_sandbox_note(sb), (unsigned long long)o->seed, (unsigned long long)o->cases,
+           o->time_s, (unsigned long long)o->max_n, o->tol);
+    if (o->markdown)
+        printf("\n| kernel | kind | cases run | ours: caught | cases to first | seconds to "
+               "first | rule | seed 000's: caught | cases to first | seconds to first |\n"
+               "|---|---|--:|---|--:|--:|---|---|--:|--:|\n");
+}
+
+static int is_mutant(const df_kernel *k)
+{
+    for (size_t i = 0; i < df_mutant_count(); i++)
+        if (df_mutant_at(i) == k)
+            return 1;
+    return 0;
+}
+
+/* The kernels hunt runs: --kernel's, else every mutant then every correct
+ * kernel (plugins' included). 0, or -1 (said). */
+static int hunt_kernels(const hunt_opts *o, const df_kernel **ks, size_t cap, size_t *nk)
+{
+    unsigned char named[4 * DF_KERNEL_SET];
+    return df_kernels_of("hunt", o->kernel ? o->kernel : "mutants,all", ks, named,
+                         cap < sizeof named ? cap : sizeof named, nk);
+}
+
+static df_outcome hunt(hunt_opts *o)
+{
+    const df_kernel *ks[4 * DF_KERNEL_SET];
+    size_t nks = 0;
+    if (df_load_plugins_cli("hunt", &o->libs) != 0 ||
+        hunt_kernels(o, ks, sizeof ks / sizeof ks[0], &nks) != 0)
+        return DF_OUTCOME_USAGE;
+    df_sandbox *sb = NULL;
+    df_outcome opened = df_sandbox_open("hunt", o->backend, 0, o->watchdog_s, &sb);
+    if (opened != DF_OUTCOME_CLEAN)
+        return opened;
+    print_header(o, sb);
+    const char *backend = df_sandbox_backend(sb);
+    df_scratch buf = {0};
+    unsigned escaped = 0, false_alarms = 0, skipped = 0;
+    df_outcome out = DF_OUTCOME_CLEAN;
+    for (size_t i = 0; i < nks && out == DF_OUTCOME_CLEAN; i++) {
+        hunt_row row = {.k = ks[i], .mutant = is_mutant(ks[i])};
+        int blind = row.mutant && (row.k->flags & DF_K_HOST_BLIND) &&
+                    strcmp(backend, "host") == 0;
+        if (!df_sandbox_supports(sb, row.k) || blind) {
+            skipped++;
+            fprintf(stderr, "dotfuzz hunt: skipping %s: %s on backend %s\n", row.k->name,
+                    blind ? "its bug cannot show" : "cannot run", backend);
+            continue;
+        }
+        if (hunt_kernel(sb, o, &row, &buf) != 0)
+            out = DF_OUTCOME_ENV;
+        print_row(o, &row);
+        fflush(stdout);
+        escaped += row.mutant && !row.ours.found;
+        false_alarms += !row.mutant && row.our_alarms > 0;
+    }
+    printf("%s%u mutant(s) escaped this oracle, %u correct kernel(s) with false alarms, "
+           "%u kernel(s) skipped on backend %s\n",
+           o->markdown ? "\n" : "dotfuzz hunt: ", escaped, false_alarms, skipped, backend);
+    df_scratch_free(&buf);
+    df_sandbox_close(sb);
+    if (out == DF_OUTCOME_CLEAN && (escaped || false_alarms))
+        out = DF_OUTCOME_BUG;
+    return out;
+}
+
+df_outcome df_cmd_hunt(int argc, char **argv)
+{
+    hunt_opts o;
+    int p = parse_hunt_opts(argc, argv, &o);
+    df_outcome out = DF_OUTCOME_USAGE;
+    if (p > 0) {
+        hunt_usage(stdout);
+        out = DF_OUTCOME_CLEAN;
+    } else if (p == 0) {
+        out = hunt(&o);
+    }
+    free(o.kernel);
+    return out;
+}

@@ -1,0 +1,215 @@
+/* cmd_run.c — `dotfuzz run`: a campaign. Case i of seed S goes to kernel
+ * i mod K of the selected kernels, is generated from (S, i), judged, and
+ * saved to the corpus when its verdict is not ok. Without --out it runs in
+ * this process (fuzz/run/engine.c); with --out or --resume a supervisor runs
+ * it in worker processes that may crash or hang (fuzz/run/campaign.c). Status
+ * lines go to stderr once a second (libFuzzer style), the summary to
+ * stdout. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz/cmd/cli.h"
+#include "fuzz/cmd/cli_util.h"
+#include "fuzz/run/run.h"
+#include "fuzz/run/options.h"
+#include "fuzz/run/select.h"
+#include "fuzz/run/supervisor.h"
+
+static void run_usage(FILE *f)
+{
+    fputs("usage: dotfuzz run [OPTIONS]\n"
+          "\n"
+          "  --kernel LIST        kernels to fuzz, comma-separated, repeatable: names, 'all'\n"
+          "                       (default: every correct kernel the backend runs, those\n"
+          "                       of --kernel-lib included), 'mutants' (the known-buggy ones)\n"
+          "  --kernel-lib PATH    load kernels from a plugin library (repeatable; the ABI\n"
+          "                       is include/dotfuzz/plugin.h)\n"
+          "  --time DURATION      stop after this long: 10, 10s, 1.5m, 8h (default 60s\n"
+          "                       when --cases is not given either; 0: no time limit,\n"
+          "                       until --cases or Ctrl-C)\n"
+          "  --cases N            stop after N cases (a campaign's total, over resumes)\n"
+          "  --seed S             campaign seed (default: random, printed)\n"
+          "  --max-n N            longest vector (default 65536; k/M suffixes)\n"
+          "  --family NAME|all    generator family (default all)\n"
+          "  --tol X              relative tolerance of a precision finding (default 1e-6)\n"
+          "  --corpus DIR         where findings are saved (default corpus/findings;\n"
+          "                       with --out, DIR/findings)\n"
+          "  --save-precision W   which precision findings to save: worst (default: a\n"
+          "                       kernel's worst relative error so far), all, none\n"
+          "  --save-bugs W        which bug findings to save: new (default: one per kernel,\n"
+          "                       verdict, rule and log2 error ratio), all, none\n"
+          "  --backend B          cuda, host or auto (default auto: cuda when a GPU is present)\n"
+          "  --debug-invariants   fold/tournament check their loop invariant every round (cuda)\n"
+          "  --meta-every N       metamorphic checks (rerun, negate, scale, permute) on one\n"
+          "                       case in N (default 16; 0 = off)\n"
+          "  --reruns R           reruns of a sampled case for the determinism check (default 2)\n"
+          "  --batch N            cases checked together: generated, referenced, modelled and\n"
+          "                       judged on every core, run a kernel at a time on the backend,\n"
+          "                       recorded in order (default 256; 1 = one at a time; the\n"
+          "                       verdicts are the same either way)\n"
+          "  --threads N          CPU threads for a batch (default 0: every core, shared\n"
+          "                       among the campaign's workers)\n"
+          "  --pipeline M         double-buffered batches: the next batch is generated and\n"
+          "                       referenced while this one runs and is judged (with --gen\n"
+          "                       gpu, the one after it generated too): auto (default: on\n"
+          "                       with the cuda backend), on, off\n"
+          "  --gen W              where a batch's vectors are made: cpu (every core), gpu\n"
+          "                       (the GPU, from the same PCG32 streams, the same bytes;\n"
+          "                       copied back for the references; cases up to 8192\n"
+          "                       elements), auto (default: gpu on the cuda backend with\n"
+          "                       double-buffered batches)\n"
+          "\n"
+          "campaigns (a supervisor and worker processes that may crash or hang):\n"
+          "  --out DIR            keep the campaign's state, stats, log and findings in DIR\n"
+          "                       (new or empty); see README.md, \"Campaign directory\"\n"
+          "  --resume DIR         continue the campaign in DIR with its own options (only\n"
+          "                       --time, --cases, --jobs, --watchdog, --stats-every,\n"
+          "                       --quiet, --batch, --threads, --pipeline, --gen may be\n"
+          "                       given)\n"
+          "  --jobs N             worker processes (default: one per GPU; 1 on host)\n"
+          "  --watchdog DURATION  a case running longer is a hang: its worker is killed and\n"
+          "                       the case saved as a bug (default 60s)\n"
+          "  --stats-every DURATION  rewrite DIR/fuzzer_stats this often (default 5s)\n"
+          "  --quiet              no status lines and no line per finding (DIR/findings.jsonl\n"
+          "                       has them)\n"
+          "  -h, --help           this text\n"
+          "\n"
+          "exit status: 0 no bug found, 1 bug found, 2 usage error, 3 environment error\n",
+          f);
+}
+
+static int parse_run_opts(int argc, char **argv, df_run_opts *o)
+{
+    *o = (df_run_opts){.kernel = "all", .backend = "auto", .corpus = "corpus/findings",
+                       .family = "all", .time_s = -1, .max_n = 65536, .tol = 1e-6,
+                       .save_precision = DF_SAVE_NEW, .save_bugs = DF_SAVE_NEW,
+                       .meta = {.every = 16, .reruns = 2},
+                       .stats_every_s = 5, .batch = 256};
+    const char *fixed = NULL;
+    unsigned char given[DF_OPT_GEN + 1] = {0};
+    int ch, li = -1;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":h", df_run_longopts, &li)) != -1) {
+        if (ch > 0 && ch <= DF_OPT_GEN)
+            given[ch] = 1;
+        if (ch == 'h')
+            return 1;
+        if (ch == ':') {
+            df_usage_error("run", "option %s needs a value", argv[optind - 1]);
+            return -1;
+        }
+        if (ch == '?') {
+            df_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+            return -1;
+        }
+        if (ch == DF_OPT_KERNEL_LIB) {
+            if (df_plugin_paths_add_cli("run", &o->libs, optarg) != 0)
+                return -1;
+        } else {
+            const char *bad = df_run_option_value(o, ch, optarg);
+            if (bad) {
+                fprintf(stderr, "dotfuzz run: invalid value '%s' for %s\n", optarg, bad);
+                return -1;
+            }
+        }
+        if (df_run_option_fixes_cases(ch) && !fixed && li >= 0)
+            fixed = df_run_longopts[li].name;
+        li = -1;
+    }
+    if (optind < argc) {
+        df_usage_error("run", "unexpected argument '%s'", argv[optind]);
+        return -1;
+    }
+    if (o->resume && fixed) {
+        fprintf(stderr, "dotfuzz run: --resume takes the campaign's options from its "
+                        "directory; --%s cannot be given (see dotfuzz run --help)\n", fixed);
+        return -1;
+    }
+    if ((o->out || o->resume) && given[DF_OPT_CORPUS]) {
+        fprintf(stderr, "dotfuzz run: with --out, findings go to DIR/findings: drop --corpus\n");
+        return -1;
+    }
+    /* an option that would change nothing is refused, not ignored */
+    if (given[DF_OPT_STATS_EVERY] && !o->out && !o->resume) {
+        fprintf(stderr, "dotfuzz run: --stats-every has no effect without a campaign "
+                        "directory (--out DIR), where fuzzer_stats is written\n");
+        return -1;
+    }
+    static const struct { int opt; const char *name; } batched[] = {
+        {DF_OPT_THREADS, "--threads"}, {DF_OPT_PIPELINE, "--pipeline"}, {DF_OPT_GEN, "--gen"}};
+    for (size_t i = 0; o->batch == 1 && i < sizeof batched / sizeof batched[0]; i++)
+        if (given[batched[i].opt]) {
+            fprintf(stderr, "dotfuzz run: %s has no effect with --batch 1 (one case at a "
+                            "time, on the worker's own thread)\n", batched[i].name);
+            return -1;
+        }
+    if (o->kernel_given)
+        o->kernel = o->kernel_given;
+    if (o->time_s < 0)
+        o->time_s = o->cases ? 0 : 60;
+    if (!o->resume && o->watchdog_s == 0)
+        o->watchdog_s = df_watchdog_for((uint64_t)o->batch * o->max_n);
+    if (!o->seed_set)
+        o->seed = df_fresh_seed();
+    return 0;
+}
+
+
+/* ---- no campaign directory ---- */
+
+/* The cases in worker processes, findings into --corpus. */
+static df_outcome run_supervised(df_run_opts *o)
+{
+    df_sup s;
+    if (df_sup_init(&s, o) != 0) {
+        df_sup_free(&s);
+        return DF_OUTCOME_ENV;
+    }
+    df_outcome out = DF_OUTCOME_CLEAN;
+    int rc = df_load_plugins_cli("run", &o->libs) != 0 ? -1 : df_sup_probe(&s);
+    if (rc != 0)
+        out = rc == -1 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
+    else if (df_dir_writable_cli("run", "--corpus", o->corpus) != 0)
+        out = DF_OUTCOME_ENV;
+    if (out != DF_OUTCOME_CLEAN) {
+        df_sup_free(&s);
+        return out;
+    }
+    df_sup_plan_workers(&s);
+    if (!o->quiet)
+        fprintf(stderr, "dotfuzz run: %s\n", s.note);
+    if (!o->quiet)
+        fprintf(stderr,
+                "dotfuzz run: seed %llu, %zu kernel(s), max-n %llu, tol %g, corpus %s, "
+                "%u worker(s), watchdog %g s\n",
+                (unsigned long long)o->seed, s.nk, (unsigned long long)o->max_n, o->tol,
+                o->corpus, s.jobs, o->watchdog_s);
+    out = df_run_finish(&s, df_sup_run(&s), 0);
+    df_sup_free(&s);
+    return out;
+}
+
+df_outcome df_cmd_run(int argc, char **argv)
+{
+    df_run_opts o;
+    int p = parse_run_opts(argc, argv, &o);
+    df_outcome out;
+    if (p > 0) {
+        run_usage(stdout);
+        out = DF_OUTCOME_CLEAN;
+    } else if (p < 0) {
+        out = DF_OUTCOME_USAGE;
+    } else {
+        df_note_threads("run", o.threads);
+        out = o.out || o.resume ? (df_outcome)df_campaign_run(&o, argc, argv)
+                                : run_supervised(&o);
+    }
+    free(o.kernel_given);
+    return out;
+}

@@ -1,0 +1,155 @@
+/* options.c — run's options (options.h): the table, and the parser of one
+ * value that the command line and a campaign file share. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz/util.h"
+#include "fuzz/corpus.h"
+#include "fuzz/run/run.h"
+#include "fuzz/run/options.h"
+#include "fuzz/run/select.h"
+
+int df_run_parse_save(const char *v, int *s)
+{
+    if (!strcmp(v, "all"))
+        *s = DF_SAVE_ALL;
+    else if (!strcmp(v, "none"))
+        *s = DF_SAVE_NONE;
+    else if (!strcmp(v, "new") || !strcmp(v, "worst"))
+        *s = DF_SAVE_NEW;
+    else
+        return -1;
+    return 0;
+}
+
+int df_run_parse_gen(const char *v, int *mode)
+{
+    static const char *const words[] = {"auto", "cpu", "gpu"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(v, words[i]) == 0) {
+            *mode = i;
+            return 0;
+        }
+    return -1;
+}
+
+int df_run_parse_pipeline(const char *v, int *mode)
+{
+    if (!strcmp(v, "auto"))
+        *mode = DF_PIPE_AUTO;
+    else if (!strcmp(v, "on"))
+        *mode = DF_PIPE_ON;
+    else if (!strcmp(v, "off"))
+        *mode = DF_PIPE_OFF;
+    else
+        return -1;
+    return 0;
+}
+
+
+int df_run_option_fixes_cases(int ch)
+{
+    return ch == 'k' || ch == DF_OPT_SEED || ch == DF_OPT_MAXN || ch == DF_OPT_TOL ||
+           ch == DF_OPT_CORPUS || ch == DF_OPT_BACKEND || ch == DF_OPT_FAMILY || ch == DF_OPT_DEBUG_INV ||
+           ch == DF_OPT_SAVE_PREC || ch == DF_OPT_SAVE_BUGS || ch == DF_OPT_META_EVERY ||
+           ch == DF_OPT_RERUNS || ch == DF_OPT_KERNEL_LIB || ch == DF_OPT_OUT;
+}
+
+const char *df_run_option_value(df_run_opts *o, int ch, const char *arg)
+{
+    uint64_t v;
+    switch (ch) {
+    case 'k': return df_kernel_list_add(&o->kernel_given, arg) ? "--kernel" : NULL;
+    case 't': return df_parse_duration(arg, &o->time_s) ? "--time" : NULL;
+    case 'c': return df_parse_u64(arg, &o->cases) ? "--cases" : NULL;
+    case DF_OPT_SEED: o->seed_set = 1; return df_parse_u64(arg, &o->seed) ? "--seed" : NULL;
+    case DF_OPT_MAXN: /* findings must fit a case file */
+        return df_parse_u64(arg, &o->max_n) || o->max_n == 0 || o->max_n > DF_CORPUS_MAX_N
+                   ? "--max-n" : NULL;
+    case DF_OPT_TOL: return df_parse_double(arg, &o->tol) || o->tol < 0 ? "--tol" : NULL;
+    case DF_OPT_CORPUS: o->corpus = arg; return NULL;
+    case DF_OPT_BACKEND: o->backend = arg; return NULL;
+    case DF_OPT_FAMILY: o->family = arg; return NULL;
+    case DF_OPT_DEBUG_INV: o->debug_invariants = 1; return NULL;
+    case DF_OPT_META_EVERY:
+        if (df_parse_u64(arg, &v) || v > 0xffffffffu)
+            return "--meta-every";
+        o->meta.every = (uint32_t)v;
+        return NULL;
+    case DF_OPT_RERUNS:
+        if (df_parse_u64(arg, &v) || v > 64)
+            return "--reruns";
+        o->meta.reruns = (uint32_t)v;
+        return NULL;
+    case DF_OPT_SAVE_PREC:
+        return strcmp(arg, "new") == 0 || df_run_parse_save(arg, &o->save_precision)
+                   ? "--save-precision" : NULL;
+    case DF_OPT_SAVE_BUGS:
+        return strcmp(arg, "worst") == 0 || df_run_parse_save(arg, &o->save_bugs)
+                   ? "--save-bugs" : NULL;
+    case DF_OPT_OUT: o->out = arg; return NULL;
+    case DF_OPT_RESUME: o->resume = arg; return NULL;
+    case DF_OPT_JOBS:
+        if (df_parse_u64(arg, &v) || v == 0 || v > 256)
+            return "--jobs";
+        o->jobs = (uint32_t)v;
+        return NULL;
+    case DF_OPT_WATCHDOG:
+        return df_parse_duration(arg, &o->watchdog_s) || !(o->watchdog_s > 0) ? "--watchdog"
+                                                                               : NULL;
+    case DF_OPT_STATS_EVERY:
+        return df_parse_duration(arg, &o->stats_every_s) || !(o->stats_every_s > 0)
+                   ? "--stats-every" : NULL;
+    case DF_OPT_QUIET: o->quiet = 1; return NULL;
+    case DF_OPT_BATCH:
+        if (df_parse_u64(arg, &v) || v == 0 || v > 65536)
+            return "--batch";
+        o->batch = (uint32_t)v;
+        return NULL;
+    case DF_OPT_PIPELINE: return df_run_parse_pipeline(arg, &o->pipeline) ? "--pipeline" : NULL;
+    case DF_OPT_GEN: return df_run_parse_gen(arg, &o->gen) ? "--gen" : NULL;
+    case DF_OPT_THREADS:
+        if (df_parse_u64(arg, &v) || v > 1024)
+            return "--threads";
+        o->threads = (uint32_t)v;
+        return NULL;
+    }
+    return NULL;
+}
+
+const struct option df_run_longopts[] = {
+    {"kernel", required_argument, 0, 'k'}, {"time", required_argument, 0, 't'},
+    {"cases", required_argument, 0, 'c'},  {"seed", required_argument, 0, DF_OPT_SEED},
+    {"max-n", required_argument, 0, DF_OPT_MAXN}, {"tol", required_argument, 0, DF_OPT_TOL},
+    {"corpus", required_argument, 0, DF_OPT_CORPUS},
+    {"backend", required_argument, 0, DF_OPT_BACKEND},
+    {"family", required_argument, 0, DF_OPT_FAMILY},
+    {"debug-invariants", no_argument, 0, DF_OPT_DEBUG_INV},
+    {"save-precision", required_argument, 0, DF_OPT_SAVE_PREC},
+    {"save-bugs", required_argument, 0, DF_OPT_SAVE_BUGS},
+    {"meta-every", required_argument, 0, DF_OPT_META_EVERY},
+    {"reruns", required_argument, 0, DF_OPT_RERUNS},
+    {"kernel-lib", required_argument, 0, DF_OPT_KERNEL_LIB},
+    {"out", required_argument, 0, DF_OPT_OUT},
+    {"resume", required_argument, 0, DF_OPT_RESUME},
+    {"jobs", required_argument, 0, DF_OPT_JOBS},
+    {"watchdog", required_argument, 0, DF_OPT_WATCHDOG},
+    {"stats-every", required_argument, 0, DF_OPT_STATS_EVERY},
+    {"quiet", no_argument, 0, DF_OPT_QUIET},
+    {"batch", required_argument, 0, DF_OPT_BATCH},
+    {"threads", required_argument, 0, DF_OPT_THREADS},
+    {"pipeline", required_argument, 0, DF_OPT_PIPELINE},
+    {"gen", required_argument, 0, DF_OPT_GEN},
+    {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+};
+
+const char *df_run_option(df_run_opts *o, const char *name, const char *value)
+{
+    for (const struct option *op = df_run_longopts; op->name; op++)
+        if (!strcmp(op->name, name) && op->has_arg == required_argument && op->val != 'k' &&
+            op->val != DF_OPT_KERNEL_LIB)
+            return df_run_option_value(o, op->val, value);
+    return name;
+}

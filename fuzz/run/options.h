@@ -1,0 +1,28 @@
+/* options.h — run's options: their ids, the getopt table, and the parser
+ * of one option's value. The command line (fuzz/cmd/cmd_run.c) and a
+ * campaign file (campaign.c) go through the same parser, so they refuse the
+ * same values. */
+#ifndef DOTFUZZ_RUN_OPTIONS_H
+#define DOTFUZZ_RUN_OPTIONS_H
+
+#include <getopt.h>
+
+#include "fuzz/run/run.h"
+
+enum { DF_OPT_SEED = 256, DF_OPT_MAXN, DF_OPT_TOL, DF_OPT_CORPUS, DF_OPT_BACKEND, DF_OPT_FAMILY,
+       DF_OPT_DEBUG_INV, DF_OPT_SAVE_PREC, DF_OPT_META_EVERY, DF_OPT_RERUNS,
+       DF_OPT_KERNEL_LIB, DF_OPT_SAVE_BUGS, DF_OPT_OUT, DF_OPT_RESUME, DF_OPT_JOBS, DF_OPT_WATCHDOG,
+       DF_OPT_STATS_EVERY, DF_OPT_QUIET, DF_OPT_BATCH, DF_OPT_THREADS, DF_OPT_PIPELINE, DF_OPT_GEN };
+
+/* run's options, for getopt_long; the last entry is zeros. */
+extern const struct option df_run_longopts[];
+
+/* The value arg of option id into o; NULL, or the option's spelling
+ * ("--max-n") when the value is refused. */
+const char *df_run_option_value(df_run_opts *o, int id, const char *arg);
+
+/* Whether option id fixes what a campaign's cases are (a resume takes it
+ * from the campaign file, not from the command line). */
+int df_run_option_fixes_cases(int id);
+
+#endif

@@ -1,0 +1,378 @@
+/* run.h — the pieces of `dotfuzz run`: its options, the per-kernel tallies,
+ * the engine that runs a range of case indices in one process, and the
+ * campaign directory with its supervisor (fuzz/run/campaign.c).
+ *
+ * Case i of seed S goes to kernel i mod K of the campaign's K kernels and
+ * is generated from (S, i) alone, so any range of indices can run in any
+ * process, in any order, and be rerun after a crash with the same result.
+ */
+#ifndef DOTFUZZ_RUN_H
+#define DOTFUZZ_RUN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fuzz/check.h"
+#include "fuzz/generator.h"
+#include "fuzz/metamorphic.h"
+#include "fuzz/plugin.h"
+#include "fuzz/pool.h"
+#include "fuzz/worker.h"
+
+#define DF_RUN_MAX_KERNELS 64
+
+/* Which precision or bug findings are saved (all, or only those that add
+ * something: a kernel's worst relative error so far for precision, a new
+ * (kernel, verdict, rule, log2 ratio) signature for bugs). */
+enum { DF_SAVE_NONE, DF_SAVE_NEW, DF_SAVE_ALL };
+/* "all", "none", "new" or "worst" (both DF_SAVE_NEW); 0 or -1. */
+int df_run_parse_save(const char *v, int *save);
+
+typedef struct df_run_opts {
+    const char *kernel;     /* "all", "mutants", names, comma-separated */
+    char *kernel_given;     /* the --kernel values joined (select.h), owned; NULL: none */
+    const char *backend;
+    const char *corpus;
+    const char *family;
+    double time_s;          /* this session's time limit, 0 = none */
+    uint64_t cases;         /* the campaign's total case count, 0 = none */
+    uint64_t seed;
+    int seed_set;
+    uint64_t max_n;
+    double tol;
+    int debug_invariants;
+    int save_precision;     /* DF_SAVE_* (NEW = worst so far) */
+    int save_bugs;          /* DF_SAVE_* */
+    df_meta_opts meta;
+    df_plugin_paths libs;
+    const char *out;        /* campaign directory (--out) */
+    const char *resume;     /* campaign directory to continue (--resume) */
+    uint32_t jobs;          /* worker processes; 0 = one per GPU */
+    double watchdog_s;      /* a case running longer is a hang */
+    double stats_every_s;   /* fuzzer_stats rewrite period */
+    int quiet;              /* no status lines */
+    uint32_t batch;         /* cases checked together (1 = one at a time) */
+    uint32_t threads;       /* CPU threads for a batch's CPU work; 0 = all cores */
+    int pipeline;           /* DF_PIPE_*: double-buffered batches */
+    int gen;                /* DF_GEN_*: where batches' vectors are generated */
+} df_run_opts;
+
+/* Parses the value of run's option --NAME as the command line does, into
+ * o (a campaign file's options are read this way). Returns NULL, or the
+ * option's name when the value is bad or NAME is not an option taking a
+ * value. */
+const char *df_run_option(df_run_opts *o, const char *name, const char *value);
+
+/* --gen: cpu generates every case on the CPU's threads; gpu has the GPU
+ * generate batches of cases up to DF_GPU_GEN_MAX_N elements from the same
+ * streams (the same bytes: fuzz/values.h) and copy them back for the
+ * references; auto is gpu on the cuda backend with double-buffered
+ * batches. */
+enum { DF_GEN_AUTO, DF_GEN_CPU, DF_GEN_GPU };
+#define DF_GPU_GEN_MAX_N 8192
+int df_run_parse_gen(const char *v, int *mode); /* 0, or -1 for a bad word */
+
+/* --pipeline: auto double-buffers on the cuda backend (the GPU's part of a
+ * batch hides the next batch's generation), not on host (nothing to hide:
+ * the host backend's whole check is CPU work). */
+enum { DF_PIPE_AUTO, DF_PIPE_ON, DF_PIPE_OFF };
+int df_run_parse_pipeline(const char *v, int *mode); /* 0, or -1 for a bad word */
+
+/* Length bins of the report: bin b holds the n of bit length b. */
+#define DF_NBINS 34
+/* log2 error-ratio histogram, clamped to [-64, 64]. */
+#define DF_RHIST_MIN (-64)
+#define DF_RHIST_MAX 64
+#define DF_RHIST (DF_RHIST_MAX - DF_RHIST_MIN + 1)
+
+typedef struct df_nbin {
+    uint64_t cases;
+    double worst_ratio, worst_rel;
+} df_nbin;
+
+typedef struct df_tally {
+    uint64_t cases;
+    uint64_t verdicts[DF_V_COUNT];
+    uint64_t model_equal;     /* cuda: results equal to the host model bit for bit */
+    uint64_t meta_checked;    /* cases that went through the metamorphic checks */
+    uint64_t seed_alarms;     /* cases seed 000's oracle flags: rel err > tol alone */
+    uint64_t seed_alarms_bug; /* ... of which ours calls bug */
+    uint64_t crashes, hangs;  /* worker processes lost on a case of this kernel */
+    uint64_t saved;           /* new finding files */
+    double worst_ratio, worst_rel;
+    df_nbin nbin[DF_NBINS];
+    uint64_t rhist[DF_RHIST];
+} df_tally;
+
+/* Counts one judged case of length n. */
+void df_tally_case(df_tally *t, uint64_t n, const df_judgement *j);
+void df_tally_add(df_tally *dst, const df_tally *src);
+uint32_t df_nbin_of(uint64_t n);
+
+/* What a range of cases produced: per-kernel tallies and the error buckets
+ * reached (df_error_bucket). */
+typedef struct df_totals {
+    df_tally tally[DF_RUN_MAX_KERNELS];
+    uint8_t bucket_seen[DF_BUCKETS / 8];
+} df_totals;
+
+/* Adds nk tallies and a DF_BUCKETS / 8 byte bitmap of error buckets (a
+ * worker's message) into dst. */
+void df_totals_add_parts(df_totals *dst, const df_tally *tally, const uint8_t *bucket_seen,
+                         size_t nk);
+uint32_t df_totals_buckets(const df_totals *t);
+uint64_t df_totals_verdict(const df_totals *t, size_t nk, int verdict);
+/* A uint64_t counter of df_tally summed over the nk kernels:
+ * DF_TOTALS_SUM(t, nk, cases). */
+uint64_t df_totals_sum(const df_totals *t, size_t nk, size_t field_offset);
+#define DF_TOTALS_SUM(t, nk, field) df_totals_sum((t), (nk), offsetof(df_tally, field))
+/* The largest worst_ratio over the nk kernels, and its kernel's index in
+ * *ki (nk when every ratio is 0). */
+double df_totals_worst(const df_totals *t, size_t nk, size_t *ki);
+
+/* A finding just saved, as the engine reports it to its caller. */
+typedef struct df_finding {
+    size_t ki;                /* kernel index */
+    const df_kernel *k;
+    const df_case *c;
+    const df_checked *r;
+    const char *path;         /* the case file */
+    int is_new;
+} df_finding;
+
+/* The line a bug or soft-error finding gets on stderr ("BUG    kernel
+ * n=... seed=... index=... rule: why -> file"); nothing for the others. */
+void df_print_finding(FILE *f, const df_finding *fd);
+
+/* Sets of batch slots at most: with the GPU generating, the two batches
+ * after next are generated (their vectors copied back) while the next one
+ * is referenced and this one checked, so that the pool does not wait for
+ * a generation that started only a batch before it is needed (with four
+ * sets, the pool's workers waited 1.5-2.5 thread-s per s for the GPU's
+ * generation at n = 2000 on the H100 host once the pool's CPU fell); and
+ * the batch before this one waits in its set to be recorded while the GPU
+ * runs this one. Matches the backends' generation sets (DF_GEN_SETS,
+ * backend.h). */
+#define DF_SETS_MAX 5
+/* From this many sets the batch checked last waits in its set to be
+ * recorded while the GPU runs the next (pipelined_range's deferred
+ * recording); the rest are batches made ahead. */
+#define DF_SETS_DEFER 4
+
+/* One case of a batch: its vectors, the case and what checking it gave. */
+typedef struct df_slot {
+    /* what the caller's passes over a batch read, in the slot's first
+     * three cache lines (the checking's 1.7 KB after them) */
+    df_case c;
+    size_t ki;
+    int gen_failed;
+    int ran;                  /* the backend produced res */
+    int modelled;             /* r.model made while the GPU ran the batch */
+    int planned;              /* sampled and ran: its metamorphic checks are in *plan */
+    df_meta_plan *plan;       /* sampled: one of the engine's plans (NULL: no memory) */
+    int copies;               /* DF_COPIES_*: how far the prepare stage took the
+                                 plan's copies (cuda path) */
+    int ready;                /* prepared (atomic): a long case's copies may start */
+    df_scratch buf;
+    df_checked r;
+    /* a case longer than DF_GEN_CHUNK, made in chunks by the prepare items
+     * (engine.c's chunk_item; fuzz/values.h) */
+    struct df_vplan *vplan;   /* its plan (made with the slot's first long case) */
+    df_pcg32 vrng;            /* its value stream after the plan */
+    df_scratch parts;         /* cond's chunks' partial sums */
+    uint64_t chunks;          /* its chunks; 0 when made whole */
+    uint64_t chunks_left;     /* chunks not made yet (atomic) */
+    uint64_t shaped;          /* the job's epoch once chunks is set (atomic) */
+    uint64_t made;            /* the job's epoch once ready is set (atomic): a
+                                 model item's signal, which a slot named later
+                                 than the item looks cannot leave stale */
+    /* a case past DF_REFS_CHUNK referenced by the pool's threads a chunk
+     * each (df_refs_part, reference.h): */
+    uint64_t filled;          /* the job's epoch once its vectors are whole and
+                                 rchunks is set (atomic) */
+    uint64_t rchunks;         /* its part items' chunks; 0: referenced whole */
+    uint64_t rleft;           /* parts not made yet (atomic) */
+    df_scratch rparts;        /* the parts */
+} df_slot;
+
+/* A case the GPU generates, before its slot is free: its shape (the case
+ * without its vectors), or failed. */
+typedef struct df_shape {
+    df_case c;
+    int failed;
+} df_shape;
+
+/* The cuda path makes a sampled case's metamorphic copies in the prepare
+ * stage, before its run, as if the run ends well (df_meta_plan_settle drops
+ * what a failed run would not have made), and references and models them
+ * there: a short case's on its own thread, a long case's on a thread each
+ * (made when the case is ready). */
+enum { DF_COPIES_NONE, DF_COPIES_MADE, DF_COPIES_PREPPED };
+
+/* One metamorphic variant of a batch: slot and variant index. */
+typedef struct df_vref {
+    uint32_t slot, var;
+} df_vref;
+
+/* A batch's cases laid out for the backend (engine.c's lay_out): each
+ * kernel's cases in slot order, then its early copies in slot and copy
+ * order, kernel after kernel (base[ki]..base[ki + 1]), with each entry's
+ * slot and copy (cref) and room for its result (bres). Pipelined, the
+ * next batch's is made while this one is judged, and its first kernel's
+ * cases staged in the backend then (ticket, for kernel ticket_ki; 0: not
+ * staged). */
+typedef struct df_layout {
+    const df_case **cptr;
+    df_vref *cref;            /* var UINT32_MAX: the slot's case, not a copy */
+    df_result *bres;
+    df_derive *derive;        /* how a copy's a follows from its case's (the
+                                 backend's hint: df_meta_plan_derive) */
+    size_t cap;               /* cptr's, cref's, bres's and derive's room: a
+                                 batch, its early copies */
+    size_t base[DF_RUN_MAX_KERNELS + 1];
+    const struct df_slot *slots; /* the batch laid out, n slots; NULL once it runs */
+    size_t n;
+    uint64_t ticket;
+    size_t ticket_ki;
+} df_layout;
+
+/* The stages of a batch: generation and references (the host backend's
+ * whole case: also its model and judgement), the GPU run, host model,
+ * judgement and the metamorphic variants (made, run and judged for the
+ * whole batch), then the checks finished and recorded in index order.
+ * Pipelined, the next batch's generation and references run in the
+ * background through the other stages; PREPARE then counts the time spent
+ * waiting for them, and AHEAD the caller's time starting them (naming the
+ * batch, its shapes and the GPU's generation). */
+enum { DF_STAGE_PREPARE, DF_STAGE_GPU, DF_STAGE_FINISH, DF_STAGE_RECORD, DF_STAGE_AHEAD,
+       DF_STAGES };
+
+/* On the cuda backend the pool models the batch's cases while the caller
+ * runs them on the GPU (the GPU stage; waiting for the models left after
+ * it counts in FINISH, as its part MODELS). The FINISH stage: the sampled cases' metamorphic
+ * copies made; the copies run on the GPU by the caller while the pool
+ * judges the batch and references and models the copies; the wait for
+ * the pool after that, first laying out the next batch and staging it in
+ * the backend (NEXT) when it is prepared; the copies judged. */
+enum { DF_FINISH_MAKE, DF_FINISH_GPU, DF_FINISH_WAIT, DF_FINISH_COPIES, DF_FINISH_MODELS,
+       DF_FINISH_NEXT, DF_FINISH_PARTS };
+
+/* One process's case loop. */
+typedef struct df_engine {
+    const df_run_opts *o;
+    df_backend *b;
+    const df_kernel *const *kernels;
+    size_t nk;
+    df_gen_opts go;
+    df_oracle_opts oo;
+    df_scratch buf, meta_buf;
+    double worst_rel_saved[DF_RUN_MAX_KERNELS];
+    struct df_sig *sigs;      /* bug signatures saved (DF_SAVE_NEW) */
+    size_t nsigs, capsigs;
+    df_heartbeat *hb;         /* NULL when unsupervised */
+    df_pool *pool;            /* batches: CPU work over these threads (NULL: caller) */
+    uint32_t batch;           /* cases per batch; <= 1: one case at a time */
+    df_slot *slots;
+    size_t nslots;            /* slots allocated: nsets batches */
+    size_t nsets;             /* sets of slots, a batch each: 1; pipelined 2, or
+                                 DF_SETS_DEFER to DF_SETS_MAX when the GPU generates */
+    int pipelined;            /* the next batch is made while this one is checked */
+    int pipeline;             /* DF_PIPE_*, from the options */
+    df_slot *cur;             /* the batch being checked (the last one checked) */
+    size_t ncur;
+    df_model_ctx *mctx;       /* one per pool thread */
+    size_t capbatch;          /* the batch size the slots' arrays were made for */
+    df_layout lay;            /* the batch run now, or the next one, laid out ahead
+                                 (stage_next; lay.slots is then that batch's) */
+    /* pipelined: the batch after the one being checked (NULL: none), its
+     * size and its prepare loop's handle (in the ring's queue: stage_next
+     * may join it and leave -1), which the caller lays out and stages
+     * while the pool judges (stage_next) */
+    struct df_slot *next;
+    size_t nnext;
+    int *next_loop;
+    df_meta_plan *plans[DF_SETS_MAX]; /* each set's sampled cases' plans, in order */
+    size_t nplans[DF_SETS_MAX]; /* plans made so far (their buffers kept for reuse) */
+    uint32_t *sampled;        /* each set's sampled slots, from sampled + set * batch */
+    size_t nsampled[DF_SETS_MAX];
+    struct df_mark *marks;    /* each slot's recording worked out by the pool (engine.c) */
+    int gpu_gen;              /* batches generated on the GPU (gpu_generate) */
+    uint64_t epoch;           /* prepare jobs begun (engine.c's batch_job) */
+    struct df_devgen_case *gcs; /* their value streams, from gcs + set * batch */
+    df_shape *shapes;         /* ... and their shapes, made before their slots are free */
+    df_vref *vref;            /* the batch's metamorphic variants */
+    const df_case **vptr;
+    df_result *vres;
+    size_t nvref, capvref;
+    size_t vref_group;        /* host: copies a references item takes */
+    /* batches: seconds spent so far in each stage (DF_STAGE_*), and CPU
+     * seconds summed over the pool's threads in each piece of CPU work
+     * (DF_CPU_*; row w of cpu_s is thread w's) */
+    double stage_s[DF_STAGES];
+    double finish_s[DF_FINISH_PARTS]; /* the FINISH stage's parts (DF_FINISH_*, cuda backend) */
+    double (*cpu_s)[4];
+    volatile sig_atomic_t *stop;
+    /* called for each saved finding; returns -1 to stop (cannot log) */
+    int (*on_finding)(void *ctx, const df_finding *f);
+    void *ctx;
+} df_engine;
+
+enum { DF_CPU_GENERATE, DF_CPU_REFS, DF_CPU_MODEL, DF_CPU_JUDGE };
+/* CPU seconds of one kind of work summed over the pool's threads. */
+double df_engine_cpu_seconds(const df_engine *e, int kind);
+
+enum {
+    DF_RANGE_DONE = 0,        /* every index in [lo, hi) ran */
+    DF_RANGE_STOPPED = 1,     /* *stop was set: [lo, *next) ran */
+    DF_RANGE_POISONED = 2,    /* the backend died: [lo, *next) recorded; the culprit
+                                 is *next - 1 (judged, saved) or, in a batch, one
+                                 of the batch's cases from *next on (not run:
+                                 run them one at a time to find it) */
+    DF_RANGE_ENV = 3,         /* cannot generate or save: [lo, *next) ran */
+};
+
+/* A signature already saved (a campaign's log, read by a new worker): with
+ * --save-bugs new, a bug of the same (kernel index, verdict, rule,
+ * floor(log2 err_ratio)) is counted, not saved again. */
+void df_engine_known_signature(df_engine *e, size_t ki, int verdict, const char *rule,
+                               double err_ratio);
+
+void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
+                    const df_kernel *const *kernels, size_t nk);
+void df_engine_free(df_engine *e);
+/* Runs indices [lo, hi) (hi = UINT64_MAX: until stopped or deadline, a
+ * CLOCK_MONOTONIC time, 0 = none), tallying into t. *next gets the first
+ * index not run. With e->batch > 1 the cases go in batches: generated,
+ * referenced, modelled and judged on e->pool's threads, run on the backend
+ * a kernel at a time (df_backend_run_batch), then checked metamorphically
+ * and recorded in index order — so the verdicts, the counts and the files
+ * saved are the ones of one case at a time. With e->pipeline on (auto:
+ * the cuda backend), a pool of two threads or more and two batches whose
+ * vectors (at 8 bytes an element) fit in DF_PIPELINE_BYTES together, the
+ * batches are pipelined: the next one is generated and referenced while
+ * this one runs on the backend and is judged, and when the GPU generates
+ * (and three batches fit) the one after it is generated meanwhile. Runs
+ * whose cases may pass DF_GEN_CHUNK (a batch of which alone may pass
+ * DF_PIPELINE_BYTES) are double-buffered where two batches fit in
+ * 1/DF_PIPELINE_LONG_SHARE of the machine's memory. */
+#define DF_PIPELINE_BYTES (UINT64_C(1) << 30)
+#define DF_PIPELINE_LONG_SHARE 2
+int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
+                    df_totals *t, uint64_t *next);
+
+/* The kernel of case i. */
+static inline size_t df_run_kernel_of(uint64_t i, size_t nk) { return (size_t)(i % nk); }
+
+
+/* The summary table to f. */
+void df_run_summary(FILE *f, const df_run_opts *o, const df_kernel *const *kernels,
+                    size_t nk, const df_totals *t, uint64_t saved, double elapsed,
+                    const char *backend);
+
+/* A supervised campaign in o->out (or o->resume); argv is the command
+ * line recorded in the directory. Returns an outcome (cli.h values). */
+int df_campaign_run(df_run_opts *o, int argc, char **argv);
+
+#endif

@@ -1,0 +1,158 @@
+/* gpu_ops.h — the GPU half of the kernel interface: what each kernel
+ * file's nvcc half defines (one `const struct df_gpu_ops` with C linkage,
+ * which its descriptor points at: DF_GPU_REF) and what the cuda backend
+ * (fuzz/backend/cuda_backend.cu) hands it. The backend owns the device and
+ * pinned buffers, reuses them across cases, copies the case in, calls
+ * enqueue (asynchronous, on ctx->stream), synchronizes, then calls finish
+ * to read the result.
+ */
+#ifndef DOTFUZZ_GPU_OPS_H
+#define DOTFUZZ_GPU_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Per-case view of the backend's buffers handed to a kernel. */
+typedef struct df_gpu_ctx {
+    const void *a, *b;      /* device: the case's vectors, at their offsets */
+    void *d_scratch;        /* device scratch, >= ops->scratch_bytes() */
+    size_t d_scratch_bytes;
+    void *h_scratch;        /* pinned host scratch (block partials), same size */
+    void *d_result;         /* device: 16 bytes for the result */
+    void *h_result;         /* pinned host: 16 bytes the result is copied to */
+    void *stream;           /* cudaStream_t */
+    void *cublas;           /* cublasHandle_t, created on first use by cublas kernels */
+    int debug_invariants;   /* fold/tournament: check the loop invariant each round */
+    df_soft_dev soft;       /* soft-error slots (kernels/soft_error.h); claim NULL = off */
+    const char *failed_call; /* set by enqueue/finish on a CUDA error: the call */
+    char detail[160];       /* optional extra context (e.g. broken invariant) */
+} df_gpu_ctx;
+
+/* One case of a batched launch (df_gpu_ops.enqueue_batch), in device
+ * memory. The backend sorts a batch's cases by block size into groups;
+ * inside a group, case j's CUDA blocks are first_block .. first_block +
+ * grid - 1 of the group's launch, so a block finds its case by binary
+ * search on first_block. */
+typedef struct df_gpu_batch_case {
+    const void *a, *b;      /* device: the case's vectors, at their offsets */
+    uint64_t n;
+    uint64_t scratch_off;   /* bytes into d_scratch: this case's scratch
+                               (>= scratch_bytes(n, launch), 256-aligned) */
+    uint32_t grid, block;   /* the case's own resolved launch */
+    uint32_t first_block;   /* within its group's launch */
+    uint32_t result;        /* the case's result slot: d_results + 16 * result */
+    unsigned ticket;        /* 0 on arrival: a counter the kernel may use */
+    uint32_t blocks;        /* blocks the launch runs for it: its first `blocks`
+                               of grid (df_gpu_ops.batch_blocks; else grid) */
+} df_gpu_batch_case;
+
+/* Cases of one block size, one launch of `blocks` blocks of `block`
+ * threads over d_cases[first .. first + count); the longest case's n and
+ * the largest grid among them. */
+typedef struct df_gpu_batch_group {
+    size_t first, count;
+    uint32_t block;
+    uint32_t blocks;
+    uint64_t max_n;
+    uint32_t max_grid;
+} df_gpu_batch_group;
+
+/* What enqueue_batch gets: every buffer is in place on the device (or its
+ * copy is enqueued before, on the same stream). */
+typedef struct df_gpu_batch {
+    df_gpu_batch_case *d_cases;
+    const df_gpu_batch_group *groups; /* host */
+    size_t ngroups;
+    void *d_scratch;
+    void *d_results;        /* device: 16 bytes per case */
+    void *stream;           /* cudaStream_t */
+    /* cudaStream_t: group g's launches may go, in their order, on
+     * side[g % nside] (df_batch_stream), beside the other groups' (nside
+     * 0: all on stream). They start after the batch's unpack, and the
+     * stream waits for them once the launcher returns. */
+    void *const *side;
+    size_t nside;
+    df_soft_dev soft;
+    const char *failed_call;
+    char detail[160];
+} df_gpu_batch;
+
+struct df_gpu_ops {
+    /* Device scratch the kernel needs for (n, launch); NULL = none. */
+    size_t (*scratch_bytes)(uint64_t n, const df_launch *launch);
+    /* Enqueues all GPU work for the case on ctx->stream, including the copy
+     * of the result into ctx->h_result (or partials into h_scratch).
+     * Returns 0, a cudaError_t / cublasStatus_t value (ctx->failed_call
+     * names the call; cuBLAS calls are named "cublas..."), or a negative
+     * value for a failure found on the host that is no CUDA error (a broken
+     * loop invariant), described in ctx->detail. May synchronize only in
+     * debug-invariant mode. Without enqueue_batch, a batch calls it for
+     * each case in turn, with no synchronization between them: it may
+     * assume nothing of the stream's other work, and touches only the
+     * ctx's own buffers. */
+    int (*enqueue)(df_gpu_ctx *ctx, const df_case *c);
+    /* After the stream is synchronized: turns what enqueue copied into
+     * res (host sum of partials for tree-hostsum). Returns 0 or an error as
+     * enqueue. */
+    int (*finish)(df_gpu_ctx *ctx, const df_case *c, df_result *res);
+    /* Optional (NULL = none): enqueues a whole batch (df_gpu_batch, below)
+     * whose every case's result equals, bit for bit, what enqueue gives for
+     * that case alone, its soft-error reports included: case j reports
+     * into bt->soft's set j (df_soft_dev_at(bt->soft, j)). */
+    int (*enqueue_batch)(struct df_gpu_batch *bt);
+    /* Optional, with enqueue_batch: how many of the case's grid blocks,
+     * the first ones, a batched launch runs, a group's cases one after
+     * the other (first_block). The launcher must know, bit for bit, what
+     * the others would have given (for shfl: a grid-stride block that
+     * starts past n adds +0). NULL: the launcher numbers each case's
+     * blocks from 0 (fold and tournament: blockIdx.y picks the case), and
+     * every first_block is 0. */
+    uint32_t (*batch_blocks)(uint64_t n, const df_launch *launch);
+};
+
+/* A batched launcher: every case of the batch, each case's result (what
+ * enqueue would have put in h_result, bit for bit) written to its slot of
+ * d_results, one launch per group. Asynchronous; returns 0 or an error as
+ * enqueue (bt->failed_call names the call). The backend then copies all
+ * results back at once and calls finish per case with h_result at the
+ * case's slot. */
+typedef int (*df_gpu_enqueue_batch)(df_gpu_batch *bt);
+#ifdef DOTFUZZ_CUDA
+/* The shfl family's (kernels/shfl_common.h). */
+int df_shfl_enqueue_batch(df_gpu_batch *bt);
+int df_shfl_f64acc_enqueue_batch(df_gpu_batch *bt);
+int df_shfl_f64_enqueue_batch(df_gpu_batch *bt);
+#endif
+
+#ifdef DOTFUZZ_CUDA
+#define DF_GPU_REF(sym) (&(sym))
+#else
+#define DF_GPU_REF(sym) NULL
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+
+/* The device's address of pinned host memory h (cudaMallocHost's: under
+ * unified addressing the device reads and writes it directly), or NULL
+ * where it has none. */
+static inline void *df_cuda_device_view(const void *h)
+{
+    cudaPointerAttributes pa;
+    if (h && cudaPointerGetAttributes(&pa, h) == cudaSuccess && pa.type == cudaMemoryTypeHost)
+        return pa.devicePointer;
+    (void)cudaGetLastError(); /* a refused query is no launch's error */
+    return NULL;
+}
+#endif
+#endif
