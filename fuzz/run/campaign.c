@@ -21,7 +21,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -733,9 +732,11 @@ static int prepare_new_dir(campaign *cp)
 
 /* ---- one process at a time: DIR/lock ---- */
 
-/* Takes DIR/lock: flock(2), a lock of the open file, which ends with its
- * holder however it ends (a dead holder keeps nothing; its workers, which
- * share the open file, die with it), and says in the file who holds it. Returns 0, or -2 when another process holds it or
+/* Takes DIR/lock: a POSIX record lock (fcntl), which ends with its holder
+ * however it ends, is not inherited by its workers (a dead holder keeps
+ * nothing, even while its workers are dying), and works on NFS; and says
+ * in the file who holds it. The lock file is opened nowhere else in the
+ * process (closing any descriptor of it would drop the lock). Returns 0, or -2 when another process holds it or
  * it cannot be taken (said, naming the holder). */
 static int lock_dir(campaign *cp)
 {
@@ -747,12 +748,13 @@ static int lock_dir(campaign *cp)
         free(path);
         return -2;
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(fd, F_SETLK, &fl) != 0) {
         char holder[256] = "";
         ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
         holder[n > 0 ? n : 0] = 0;
         holder[strcspn(holder, "\n")] = 0;
-        if (errno == EWOULDBLOCK)
+        if (errno == EACCES || errno == EAGAIN)
             fprintf(stderr, "dotfuzz run: %s is in use (%s): one process at a time runs a "
                             "campaign\n", cp->dir, *holder ? holder : "holder unknown");
         else
