@@ -38,7 +38,7 @@ ifeq ($(STATIC_DEPS),1)
   LDLIBS := -Wl,-Bstatic -lz -lnettle -Wl,-Bdynamic -lm -lpthread -ldl
 endif
 
-LIB_SRCS  := $(wildcard fuzz/*.c fuzz/run/*.c fuzz/backend/*.c) \
+LIB_SRCS  := $(wildcard fuzz/*.c fuzz/check/*.c fuzz/run/*.c fuzz/backend/*.c) \
              $(filter-out fuzz/cmd/main.c,$(wildcard fuzz/cmd/*.c)) $(wildcard reference/*.c) \
              $(wildcard kernels/*.c) $(wildcard kernels/mutants/*.c)
 KERN_CU   := $(wildcard kernels/*.cu kernels/mutants/*.cu fuzz/backend/*.cu)
@@ -92,7 +92,7 @@ dotfuzz: $(BUILD)/fuzz/cmd/main.o $(BUILD)/libdotfuzz.a
 
 # the references are the CPU's hot loop: -O3 vectorizes their classification
 $(BUILD)/reference/%.o: CFLAGS += -O3
-# and the scale check's pass over a sampled case (fuzz/metamorphic.c)
+# and the scale check's pass over a sampled case (fuzz/check/metamorphic.c)
 $(BUILD)/fuzz/metamorphic.o: CFLAGS += -O3
 
 $(BUILD)/%.o: %.c

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "include/dotfuzz/plugin.h"
-#include "fuzz/backend/cuda_backend.h"
+#include "kernels/gpu_ops.h"
 #include "kernels/kernel.h"
 #include "kernels/model_common.h"
 #include "fuzz/files.h"

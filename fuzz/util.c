@@ -132,3 +132,10 @@ int df_grow(void *array, size_t *cap, size_t n, size_t size)
     *cap = nc;
     return 0;
 }
+
+void df_usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "dotfuzz %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see dotfuzz %s --help)\n", cmd);
+}

@@ -26,4 +26,7 @@ int df_grow(void *array, size_t *cap, size_t n, size_t size);
  * one second). */
 uint64_t df_fresh_seed(void);
 
+/* "dotfuzz CMD: <fmt % arg> (see dotfuzz CMD --help)" on stderr. */
+void df_usage_error(const char *cmd, const char *fmt, const char *arg);
+
 #endif

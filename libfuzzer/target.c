@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz/check.h"
+#include "fuzz/check/check.h"
 #include "libfuzzer/lf_common.h"
 
 /* libFuzzer (FuzzerExtraCounters.cpp) reads the bytes between

@@ -9,7 +9,7 @@
 
 #include "fuzz/backend/backend.h"
 #include "fuzz/generator.h"
-#include "fuzz/metamorphic.h"
+#include "fuzz/check/metamorphic.h"
 #include "reference/reference.h"
 
 static uint64_t height_n(uint64_t n, const df_launch *l)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz/backend/backend.h"
-#include "fuzz/check.h"
+#include "fuzz/check/check.h"
 #include "fuzz/generator.h"
 #include "kernels/kernel.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz/backend/backend.h"
-#include "fuzz/check.h"
+#include "fuzz/check/check.h"
 #include "fuzz/corpus.h"
 #include "tests/cli_helpers.h"
 

@@ -83,13 +83,6 @@ int df_dir_writable_cli(const char *cmd, const char *opt, const char *dir)
     return ok ? 0 : -1;
 }
 
-void df_usage_error(const char *cmd, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "dotfuzz %s: ", cmd);
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see dotfuzz %s --help)\n", cmd);
-}
-
 const char *df_option_value(int argc, char **argv, int *i, const char *name, int *missing)
 {
     size_t len = strlen(name);

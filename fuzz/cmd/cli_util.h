@@ -11,8 +11,6 @@
 /* --tol's value for subcommand cmd: a finite number >= 0 into *tol, or a
  * usage error on stderr and -1. */
 int df_parse_tol_cli(const char *cmd, const char *arg, double *tol);
-/* "dotfuzz CMD: <fmt % arg> (see dotfuzz CMD --help)" on stderr. */
-void df_usage_error(const char *cmd, const char *fmt, const char *arg);
 /* The value of option `name` at argv[*i]: "--name=V" or "--name V"; NULL
  * when argv[*i] is not that option, with *missing set when V is absent. */
 const char *df_option_value(int argc, char **argv, int *i, const char *name, int *missing);

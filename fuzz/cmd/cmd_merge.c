@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "fuzz/run/campaign_merge.h"
-#include "fuzz/check.h"
+#include "fuzz/check/check.h"
 #include "fuzz/cmd/cli.h"
 #include "fuzz/cmd/cli_util.h"
-#include "fuzz/metamorphic.h"
+#include "fuzz/check/metamorphic.h"
 #include "fuzz/plugin.h"
 #include "fuzz/run/sandbox.h"
 #include "fuzz/run/select.h"

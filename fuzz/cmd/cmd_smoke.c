@@ -13,12 +13,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fuzz/check.h"
+#include "fuzz/check/check.h"
 #include "fuzz/cmd/cli.h"
 #include "fuzz/cmd/cli_util.h"
 #include "fuzz/generator.h"
 #include "fuzz/json.h"
-#include "fuzz/metamorphic.h"
+#include "fuzz/check/metamorphic.h"
 #include "fuzz/plugin.h"
 #include "fuzz/run/run.h"
 #include "fuzz/run/sandbox.h"

@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fuzz/cmd/cli.h"
-#include "fuzz/cmd/cli_util.h"
+#include "fuzz/outcome.h"
+#include "fuzz/util.h"
 #include "fuzz/run/campaign_read.h"
 #include "fuzz/files.h"
 #include "fuzz/json.h"

@@ -20,7 +20,7 @@
 #include "fuzz/run/campaign_merge.h"
 #include "fuzz/files.h"
 #include "fuzz/run/campaign_read.h"
-#include "fuzz/cmd/cli_util.h"
+#include "fuzz/util.h"
 #include "fuzz/corpus.h"
 
 #define PATH_CAP DF_CAMPAIGN_PATH_CAP

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fuzz/cmd/cli.h"
+#include "fuzz/outcome.h"
 
 #define DF_BUCKET_MIN (-64)
 #define DF_BUCKET_MAX 64

@@ -12,7 +12,7 @@
 
 #include "fuzz/run/campaign_read.h"
 #include "fuzz/files.h"
-#include "fuzz/cmd/cli_util.h"
+#include "fuzz/util.h"
 
 const char *const df_campaign_verdicts[DF_N_VERDICTS] = {"ok", "precision", "nondet",
                                                           "soft-error", "bug"};

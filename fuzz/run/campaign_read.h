@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fuzz/cmd/cli.h"
+#include "fuzz/outcome.h"
 
 #define DF_CAMPAIGN_PATH_CAP 4096
 #define DF_N_VERDICTS 5

@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fuzz/check.h"
+#include "fuzz/check/check.h"
 #include "fuzz/generator.h"
-#include "fuzz/metamorphic.h"
+#include "fuzz/check/metamorphic.h"
 #include "fuzz/plugin.h"
 #include "fuzz/pool.h"
 #include "fuzz/worker.h"

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fuzz/cmd/cli_util.h"
+#include "fuzz/util.h"
 #include "fuzz/files.h"
 #include "fuzz/pool.h"
 #include "fuzz/run/sandbox.h"

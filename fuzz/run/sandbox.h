@@ -12,9 +12,9 @@
 #ifndef DOTFUZZ_SANDBOX_H
 #define DOTFUZZ_SANDBOX_H
 
-#include "fuzz/check.h"
-#include "fuzz/cmd/cli.h"
-#include "fuzz/metamorphic.h"
+#include "fuzz/check/check.h"
+#include "fuzz/outcome.h"
+#include "fuzz/check/metamorphic.h"
 
 typedef struct df_sandbox df_sandbox;
 

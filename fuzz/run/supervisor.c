@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fuzz/cmd/cli.h"
-#include "fuzz/cmd/cli_util.h"
+#include "fuzz/outcome.h"
+#include "fuzz/util.h"
 #include "fuzz/files.h"
 #include "fuzz/json.h"
 #include "fuzz/run/select.h"

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "fuzz/cmd/cli.h"
+#include "fuzz/outcome.h"
 #include "fuzz/run/run.h"
 #include "fuzz/worker.h"
 

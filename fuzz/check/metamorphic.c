@@ -8,7 +8,7 @@
 
 #include "fuzz/cpu_clones.h"
 #include "fuzz/generator.h"
-#include "fuzz/metamorphic.h"
+#include "fuzz/check/metamorphic.h"
 #include "fuzz/pcg32.h"
 #include "fuzz/shuffle.h"
 

@@ -13,7 +13,7 @@
 #ifndef DOTFUZZ_METAMORPHIC_H
 #define DOTFUZZ_METAMORPHIC_H
 
-#include "fuzz/check.h"
+#include "fuzz/check/check.h"
 #include "fuzz/pcg32.h"
 
 typedef struct df_meta_opts {

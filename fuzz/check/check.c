@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz/check.h"
+#include "fuzz/check/check.h"
 #include "fuzz/json.h"
 #include "fuzz/generator.h"
-#include "fuzz/metamorphic.h"
+#include "fuzz/check/metamorphic.h"
 
 int df_check_case_refs(df_backend *b, const df_kernel *k, const df_case *c,
                        const df_refs *refs, const df_oracle_opts *o,

@@ -1,0 +1,104 @@
+/* launch.c — what every kernel's host half shares: a launch resolved and
+ * checked against the kernel's descriptor (block range and shape, grid,
+ * max_n, alignment), and the host models' scratch buffer. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kernels/kernel.h"
+
+int df_launch_resolve(const df_kernel *k, uint64_t n, df_launch *l,
+                      char *why, size_t why_len)
+{
+    char dummy[8];
+    if (!why) {
+        why = dummy;
+        why_len = sizeof dummy;
+    }
+    if (l->block == 0)
+        l->block = k->block_default;
+    if (l->block < k->block_min || l->block > k->block_max) {
+        snprintf(why, why_len, "block %u outside %s's range [%u, %u]",
+                 l->block, k->name, k->block_min, k->block_max);
+        return -1;
+    }
+    if ((k->flags & DF_K_BLOCK_POW2) && !df_is_pow2_u32(l->block)) {
+        snprintf(why, why_len, "%s needs a power-of-two block, not %u",
+                 k->name, l->block);
+        return -1;
+    }
+    if ((k->flags & DF_K_BLOCK_WARP) && l->block % 32 != 0) {
+        snprintf(why, why_len, "%s needs a block that is a multiple of 32, not %u",
+                 k->name, l->block);
+        return -1;
+    }
+    if (k->max_n && n > k->max_n) {
+        snprintf(why, why_len, "n = %llu exceeds %s's max_n %llu",
+                 (unsigned long long)n, k->name,
+                 (unsigned long long)k->max_n);
+        return -1;
+    }
+    if (!(k->flags & DF_K_ANY_ALIGNMENT) && (l->offset_a || l->offset_b)) {
+        snprintf(why, why_len, "%s needs aligned inputs (offsets %u, %u)",
+                 k->name, l->offset_a, l->offset_b);
+        return -1;
+    }
+    if (k->flags & DF_K_GRID_FREE) {
+        if (l->grid == 0) {
+            uint64_t per_block = (uint64_t)l->block * k->per_thread;
+            uint64_t g = (n + per_block - 1) / per_block;
+            if (g == 0)
+                g = 1;
+            if (k->grid_max && g > k->grid_max)
+                g = k->grid_max;
+            if (g > 0x7fffffffu)
+                g = 0x7fffffffu; /* CUDA's grid.x limit; the grid-stride loop covers the rest */
+            l->grid = (uint32_t)g;
+        }
+        if ((k->grid_max && l->grid > k->grid_max) || l->grid > 0x7fffffffu) {
+            snprintf(why, why_len, "grid %u exceeds %s's grid_max %u",
+                     l->grid, k->name, k->grid_max);
+            return -1;
+        }
+        return 0;
+    }
+    uint64_t per_block = (uint64_t)l->block * k->per_thread;
+    uint64_t g = (n + per_block - 1) / per_block;
+    if (g == 0)
+        g = 1; /* n == 0 still launches one block, which writes zero */
+    if (g > 0x7fffffffu) {
+        snprintf(why, why_len, "n = %llu needs more than 2^31-1 blocks",
+                 (unsigned long long)n);
+        return -1;
+    }
+    if (l->grid && l->grid != g) {
+        snprintf(why, why_len, "%s derives grid %llu from n and block; %u given",
+                 k->name, (unsigned long long)g, l->grid);
+        return -1;
+    }
+    l->grid = (uint32_t)g;
+    return 0;
+}
+
+void *df_scratch_reserve(df_scratch *s, size_t bytes)
+{
+    if (bytes <= s->cap && s->p)
+        return s->p;
+    size_t cap = s->cap ? s->cap : 4096;
+    while (cap < bytes)
+        cap *= 2;
+    /* 64-byte aligned so vector offsets can be placed deliberately */
+    void *p = NULL;
+    if (posix_memalign(&p, 64, cap) != 0)
+        return NULL;
+    free(s->p);
+    s->p = p;
+    s->cap = cap;
+    return p;
+}
+
+void df_scratch_free(df_scratch *s)
+{
+    free(s->p);
+    s->p = NULL;
+    s->cap = 0;
+}
