@@ -1,94 +1,50 @@
 #!/usr/bin/env bash
-# gpu-verify.sh — the GPU verification of the kernels (issue "GPU kernels"):
-# run on a machine with an NVIDIA GPU, from the repository root, after `make`.
+# gpu-verify.sh — the GPU record: run on a machine with an NVIDIA GPU, from
+# the repository root, after `make` (and `make example-plugin-cuda` for
+# untrusted). Each mode writes its file under OUTDIR, its first line the
+# command that made it; `all` makes the whole record and its README.
 #
-#   scripts/gpu-verify.sh env        device, driver, CUDA, commit, date -> OUTDIR/env.txt
-#   scripts/gpu-verify.sh bandwidth  bandwidth table at n = 2^28 -> OUTDIR/bandwidth.md
-#   scripts/gpu-verify.sh sanitize   compute-sanitizer memcheck + racecheck on every kernel
-#                                    -> OUTDIR/sanitizer.txt
-#   scripts/gpu-verify.sh invariants fold/tournament with --debug-invariants -> OUTDIR/invariants.txt
-#   scripts/gpu-verify.sh benchref   the CPU references' speed on one core -> OUTDIR/bench-ref.txt
-#   scripts/gpu-verify.sh hunt       every mutant and correct kernel, ours vs seed 000's -> OUTDIR/hunt.md
-#   scripts/gpu-verify.sh lfcompare [SECONDS]
-#                                    error-guided libFuzzer vs plain random, same time -> OUTDIR/lf-vs-random.txt
-#   scripts/gpu-verify.sh lfmutant [KERNEL]
-#                                    libFuzzer finds a mutant from an empty corpus; replay, minimize
-#                                    -> OUTDIR/lf-mutant.txt
-#   scripts/gpu-verify.sh compare [SECONDS]
-#                                    a campaign (default 300 s) judged by our oracle and counted
-#                                    by seed 000's -> OUTDIR/oracle-vs-seed.txt
-#   scripts/gpu-verify.sh soft       soft errors on the GPU: an int32 overflow (int-atomic) and
-#                                    non-finite partials (shfl, fold, tournament) reported with the
-#                                    block, thread and index the host backend reports; the
-#                                    register/occupancy/time table of scripts/soft-cost.sh
-#                                    -> OUTDIR/soft.txt, soft-cost.md
-#   scripts/gpu-verify.sh rounds     fold, tournament and their mutants on both backends, the
-#                                    same 20,000 cases: soft errors and model-equal -> OUTDIR/rounds.txt
-#   scripts/gpu-verify.sh perf [1]   issue 9: batched == one-case results on the GPU (shfl family),
-#                                    and `dotfuzz bench` with and without metamorphic checks
-#                                    (1: with them only) -> OUTDIR/batch-identity.txt, bench.txt
-#   scripts/gpu-verify.sh ab OLD [ROUNDS]
-#                                    issue 9: `dotfuzz bench` of an earlier build OLD and of this
-#                                    one alternated ROUNDS times (default 2) on one machine, and
-#                                    their runs over the deterministic kernels compared line for
-#                                    line and file for file, at run's defaults and at --max-n 8000
-#                                    (the GPU generates) -> OUTDIR/ab.txt, ab-identity.txt;
-#                                    ROUNDS 0: the identity runs alone
-#   scripts/gpu-verify.sh rows ROUNDS BUILD...
-#                                    issue 9: each BUILD's `dotfuzz bench` stopped after its
-#                                    n = 2000 row (the rows the A/B comparisons rest on), the
-#                                    builds rotated one place each round (A B C, B C A, ...), and
-#                                    each build's mean -> OUTDIR/rows.txt
-#   scripts/gpu-verify.sh longid     issue 9: cases to 4M (a ring of three sets of slots where they
-#                                    fit) batched against one at a time on the GPU, copies on every
-#                                    other case: the trace's batches begun before the first check,
-#                                    tables and finding files compared -> OUTDIR/long-identity.txt
-#   scripts/gpu-verify.sh hostmem [OLD]
-#                                    issue 9's floor at n = 2^26: the host's memory under the
-#                                    references and the shfl model, one thread and every thread
-#                                    (tools/host_mem.c: HOSTMEM, default build/tools/host-mem, from
-#                                    make host-mem), alternated twice with OLD (an earlier build's
-#                                    host-mem) when given -> OUTDIR/host-mem.txt
-#   scripts/gpu-verify.sh split OLD [ROUNDS] [SECONDS]
-#                                    issue 9: default runs (default 10 s) of OLD and of this build
-#                                    alternated ROUNDS times (default 2), by kernel group: all ten,
-#                                    the shfl family, the seven others -> OUTDIR/default-split.txt
-#   scripts/gpu-verify.sh campaign-start [SECONDS]
-#                                    starts, detached, a supervised campaign (run --out) over every
-#                                    kernel and every mutant, the crashing and hanging ones included
-#                                    (default 1810 s, --jobs 4, --watchdog 5s), and samples
-#                                    the resident memory of its processes every 30 s
-#   scripts/gpu-verify.sh campaign-collect [WAIT]
-#                                    waits up to WAIT s for it to end (its own done marker, not a
-#                                    process match), replays one crash and one hang finding, and
-#                                    packs the directory (findings but those two left out) into
-#                                    OUTDIR/campaign.tar.gz; `dotfuzz report` it where gnuplot is
-#   scripts/gpu-verify.sh rss [SECONDS]
-#                                    a default `run` (every kernel, --batch 256, --max-n 65536,
-#                                    --pipeline auto) for SECONDS (default 180), its resident
-#                                    memory sampled every 10 s -> OUTDIR/rss-default.txt
-#   scripts/gpu-verify.sh rss-start [SECONDS] / rss-collect [WAIT]
-#                                    the same run detached for SECONDS (default 1800), memory
-#                                    every 30 s; collect waits up to WAIT s -> OUTDIR/rss-long.txt
-#   scripts/gpu-verify.sh memcheck   compute-sanitizer memcheck on double-buffered batches of
-#                                    every kernel and of fold's and tournament's mutants
-#                                    -> OUTDIR/memcheck-pipeline.txt
-#   scripts/gpu-verify.sh start [SECONDS]
-#                                    starts, detached, a campaign over every kernel and family
-#                                    (default 660 s) and, beside it, 10^6 cases per deterministic
-#                                    kernel (model match), one kernel after another
-#   scripts/gpu-verify.sh collect [WAIT]
-#                                    waits up to WAIT s for both, then -> OUTDIR/campaign.txt,
-#                                    OUTDIR/model-match.txt
+#   scripts/gpu-verify.sh all [SECONDS] [OLD]
+#                       env, identity against OLD (when given), bandwidth, bench,
+#                       hunt, campaign and untrusted (SECONDS each, default 300),
+#                       sanitize, then readme: what results/<gpu>/ holds
+#   scripts/gpu-verify.sh env        device, driver, CUDA, commit, date -> env.txt
+#   scripts/gpu-verify.sh identity OLD [CASES]
+#                       this build against an earlier build OLD: every family, the
+#                       same seed, tables and finding files byte for byte, host and
+#                       cuda backends (scripts/identity.sh) -> identity.txt
+#   scripts/gpu-verify.sh bandwidth  every kernel at n = 2^28 beside cuBLAS and a copy -> bandwidth.md
+#   scripts/gpu-verify.sh bench      `dotfuzz bench` on shfl: the harness against the seeds' loop -> bench.txt
+#   scripts/gpu-verify.sh hunt [S]   every mutant and correct kernel, ours vs seed 000's
+#                                    oracle, S seconds a kernel at most (default 10) -> hunt.md
+#   scripts/gpu-verify.sh campaign [SECONDS]
+#                       a campaign (run --out) over every kernel, then its report
+#                       (plots where gnuplot is) -> campaign/, campaign.tar.gz
+#   scripts/gpu-verify.sh sanitize   compute-sanitizer memcheck and racecheck over every
+#                                    kernel -> sanitizer.txt
 #   scripts/gpu-verify.sh untrusted [SECONDS]
-#                                    kernels that crash, hang or lose their CUDA context, in
-#                                    every mode: a campaign (default 120 s) over every kernel,
-#                                    every mutant and the faulting example plugin
-#                                    (examples/plugin/mydot_fault.cu, PLUGIN=build/...so), a plain
-#                                    run, and smoke; every crash, hang and lost-context finding
-#                                    replayed, JUnit and JSON parsed -> OUTDIR/untrusted.txt
+#                       kernels that crash, hang or lose their CUDA context, in every
+#                       mode: a campaign over every kernel, every mutant and the
+#                       faulting example plugin (examples/plugin/mydot_fault.cu,
+#                       PLUGIN=build/...so), a plain run, and smoke; every crash, hang
+#                       and lost-context finding replayed -> untrusted.txt
+#   scripts/gpu-verify.sh readme     README.md: a row per file present (claim, commit,
+#                                    command, file)
+# More checks, outside `all`:
+#   invariants   fold/tournament with --debug-invariants -> invariants.txt
+#   rounds       fold, tournament and their mutants on both backends -> rounds.txt
+#   soft         soft errors on the GPU reported as on the host; their cost table
+#                (scripts/soft-cost.sh) -> soft.txt, soft-cost.md
+#   compare [S]  a campaign judged by our oracle and counted by seed 000's -> oracle-vs-seed.txt
+#   memcheck     memcheck on double-buffered batches -> memcheck-pipeline.txt
+#   benchref     the CPU references on one core -> bench-ref.txt
+#   lfcompare [S] error-guided libFuzzer against plain random -> lf-vs-random.txt
+#   lfmutant [K] libFuzzer finds a mutant from an empty corpus -> lf-mutant.txt
+#   rows ROUNDS BUILD...  each build's n = 2000 bench row, rotated, and their means
+#                (comparing builds: only within one call on one machine) -> rows.txt
 #
-# OUTDIR is $OUT when set (the device tool), else results/local.
+# OUTDIR is $OUT when set (the device tool), else results/local. The commit
+# is `git rev-parse HEAD`, or DOTFUZZ_COMMIT where the tree has no .git.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUTDIR=${OUT:-results/local}
@@ -164,22 +120,22 @@ bandwidth() {
   return $rc
 }
 
+# compute-sanitizer over every kernel, one run a tool (it follows the run's
+# worker processes: each prints its own summary).
 sanitize() {
-  local log="$OUTDIR/sanitizer.txt" rc=0
-  : >"$log"
-  for k in $($DF list --names); do
-    for tool in memcheck racecheck; do
-      local cmd="compute-sanitizer --tool $tool --error-exitcode 99 $DF run --backend cuda --kernel $k --cases 40 --max-n 3000 --seed 11 --corpus $WORK/san-$k"
-      echo "\$ $cmd" >>"$log"
-      $cmd >"$WORK/san.out" 2>&1
-      local r=$?
-      grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard|DONE' "$WORK/san.out" | tail -n 4 >>"$log"
-      echo "exit $r" >>"$log"
-      [ $r -eq 0 ] || rc=1
-    done
+  local log="$OUTDIR/sanitizer.txt" rc=0 tool r
+  local R="$DF run --backend cuda --kernel all --cases 400 --max-n 3000 --seed 11 --quiet"
+  echo "\$ compute-sanitizer --tool memcheck|racecheck --error-exitcode 99 $R --corpus DIR" >"$log"
+  for tool in memcheck racecheck; do
+    echo "\$ compute-sanitizer --tool $tool --error-exitcode 99 $R --corpus $WORK/san-$tool" >>"$log"
+    rm -rf "$WORK/san-$tool"
+    compute-sanitizer --tool $tool --error-exitcode 99 $R --corpus "$WORK/san-$tool" >"$WORK/san.out" 2>&1
+    r=$?
+    grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard|cases in' "$WORK/san.out" | head -n 20 >>"$log"
+    echo "exit $r" >>"$log"
+    [ $r -eq 0 ] || rc=1
   done
-  grep -cE '^exit 0$' "$log" | sed 's/^/clean runs: /' >>"$log"
-  tail -n 30 "$log"
+  cat "$log"
   return $rc
 }
 
@@ -194,17 +150,6 @@ invariants() {
   done
   cat "$log"
   return $rc
-}
-
-hostmem() {
-  local old=${1:-} tool=${HOSTMEM:-build/tools/host-mem} b
-  {
-    for b in "$tool" ${old:+"$old"} "$tool" ${old:+"$old"}; do
-      echo "\$ $b"
-      "$b" || echo "exit $?"
-    done
-  } >"$OUTDIR/host-mem.txt" 2>&1
-  cat "$OUTDIR/host-mem.txt"
 }
 
 benchref() {
@@ -230,7 +175,7 @@ compare() {
 }
 
 hunt() {
-  local cmd="$DF hunt --backend cuda --markdown --cases 20000 --time 10"
+  local cmd="$DF hunt --backend cuda --markdown --cases 20000 --time ${1:-10}"
   echo "\$ $cmd" >"$OUTDIR/hunt.md"
   $cmd >>"$OUTDIR/hunt.md" 2>"$WORK/hunt.err"
   local rc=$?
@@ -284,31 +229,6 @@ lfmutant() {
   cat "$log"
 }
 
-perf() {
-  local C="run --backend cuda --kernel shfl,shfl-f64acc,shfl-f64 --seed 77 --cases 20000 --save-precision none --save-bugs none --quiet --corpus $WORK/perf"
-  {
-    echo "\$ $DF $C --batch 1    vs    --batch 4096"
-    $DF $C --batch 1 >"$WORK/one.txt" 2>&1
-    $DF $C --batch 4096 >"$WORK/many.txt" 2>&1
-    cat "$WORK/one.txt" "$WORK/many.txt"
-    if diff <(sed 1d "$WORK/one.txt") <(sed 1d "$WORK/many.txt"); then
-      echo "IDENTICAL (every line but the timing line)"
-    else
-      echo "DIFFERENT"
-    fi
-  } >"$OUTDIR/batch-identity.txt" 2>&1
-  tail -n 2 "$OUTDIR/batch-identity.txt"
-  {
-    echo "\$ $DF bench --backend cuda --kernel shfl --time 3"
-    $DF bench --backend cuda --kernel shfl --time 3
-    if [ "${1:-2}" -ge 2 ]; then
-      echo "\$ $DF bench --backend cuda --kernel shfl --time 3 --meta-every 0"
-      $DF bench --backend cuda --kernel shfl --time 3 --meta-every 0
-    fi
-  } >"$OUTDIR/bench.txt" 2>&1
-  cat "$OUTDIR/bench.txt"
-}
-
 
 # The finding files of a corpus directory, sorted: name and checksum each;
 # a soft-error file holds the first report the GPU's threads raced to
@@ -335,42 +255,6 @@ same_runs() {
     echo "DIFFERENT"
     diff <(ab_files "$a") <(ab_files "$b") | head -n 5
   fi
-}
-
-# Side by side on one machine: `dotfuzz bench` of an earlier build (OLD)
-# and of this one, alternated ROUNDS times (machines of one kind differ by up
-# to 1.5x, so only a ratio within one run says what a change did), and the
-# two builds' runs over the deterministic kernels on the GPU, which must
-# match line for line and finding file for file.
-ab() {
-  local old=$1 rounds=${2:-2} i extra
-  local C="run --backend cuda --kernel shfl,shfl-f64acc,shfl-f64,fold,tournament,tree-hostsum,int-atomic --seed 5 --cases 40000 --batch 256 --save-precision all --save-bugs all --quiet"
-  {
-    for i in $(seq "$rounds"); do
-      for b in "$old" "$DF"; do
-        echo "\$ $b bench --backend cuda --kernel shfl --time 3"
-        "$b" bench --backend cuda --kernel shfl --time 3
-      done
-    done
-  } >"$OUTDIR/ab.txt" 2>&1
-  grep -E '^\$|verified|bare|vs seed' "$OUTDIR/ab.txt"
-  # run's defaults (cases up to 65536 elements: the CPU generates), then
-  # cases up to 8000 (--gen auto: the GPU generates and the run reads the
-  # device's copy)
-  : >"$OUTDIR/ab-identity.txt"
-  for extra in "" "--max-n 8000"; do
-    {
-      echo "\$ OLD/NEW $C $extra"
-      rm -rf "$WORK/ab-old" "$WORK/ab-new"
-      "$old" $C $extra --corpus "$WORK/ab-old" >"$WORK/ab-old.txt" 2>&1
-      echo "old exit $?"
-      $DF $C $extra --corpus "$WORK/ab-new" >"$WORK/ab-new.txt" 2>&1
-      echo "new exit $?"
-      cat "$WORK/ab-new.txt"
-      same_runs "$WORK/ab-old" "$WORK/ab-new"
-    } >>"$OUTDIR/ab-identity.txt" 2>&1
-    echo "${extra:-defaults}: $(tail -n 1 "$OUTDIR/ab-identity.txt")"
-  done
 }
 
 # One build's bench up to its n = 2000 row: started, and stopped (SIGTERM)
@@ -407,47 +291,6 @@ rows() {
   rows_means "$OUTDIR/rows.txt"
 }
 
-# Long cases batched (their generation on the GPU, three sets of slots
-# where three batches fit) against one at a time: the same runs (same_runs).
-longid() {
-  local C="run --backend cuda --kernel shfl,shfl-f64,fold,int-atomic --seed 8 --cases 240 --max-n 4M --meta-every 2 --save-precision all --save-bugs all --quiet"
-  local W="$WORK/longid"
-  rm -rf "$W"
-  mkdir -p "$W"
-  {
-    echo "\$ $DF $C --batch 1 / --batch 16 (DOTFUZZ_TRACE: sets begun before the first check)"
-    $DF $C --batch 1 --corpus "$W/one" >"$W/one.txt" 2>&1
-    echo "one exit $?"
-    DOTFUZZ_TRACE="$W/t.tsv" $DF $C --batch 16 --corpus "$W/many" >"$W/many.txt" 2>&1
-    echo "many exit $?"
-    cat "$W/many.txt"
-    echo "sets begun before the first check: $(awk -F'\t' '$1 == "caller" && $2 == "gpu" { exit } $1 == "caller" && $2 == "generate" { k++ } END { print k + 0 }' "$W/t.tsv")"
-    same_runs "$W/one" "$W/many"
-  } >"$OUTDIR/long-identity.txt" 2>&1
-  tail -n 2 "$OUTDIR/long-identity.txt"
-}
-
-# Default runs of OLD and this build, alternated, by kernel group: the
-# cases/s line of each.
-split() {
-  local old=$1 rounds=${2:-2} secs=${3:-10} i b k
-  local R="run --backend cuda --time ${secs}s --seed 3 --save-precision none --save-bugs none --quiet"
-  {
-    for i in $(seq "$rounds"); do
-      for k in all shfl,shfl-f64acc,shfl-f64 \
-               atomic-block,int-atomic,fold,tournament,tree-hostsum,cublas-sdot,cublas-ddot; do
-        for b in "$old" "$DF"; do
-          echo "\$ $b $R --kernel $k"
-          rm -rf "$WORK/split"
-          "$b" $R --kernel "$k" --corpus "$WORK/split" 2>&1 | grep -E "cases in|^  [a-z0-9-]+ +[0-9]"
-          echo "exit ${PIPESTATUS[0]}"
-        done
-      done
-    done
-  } >"$OUTDIR/default-split.txt" 2>&1
-  grep -E '^\$|cases in' "$OUTDIR/default-split.txt"
-}
-
 # fold, tournament and their mutants on both backends, the same cases: the
 # GPU's checks (soft errors) against the host models' notes, and
 # model-equal (the GPU's sum bit for bit the model's) on the cuda table.
@@ -473,146 +316,13 @@ memcheck() {
   cat "$log"
 }
 
-# Starts CMD detached (setsid: it outlives the device call) in DIR, with
-# its summary in DIR/summary.txt, its exit code after it and DIR/done at
-# its end; beside it, the resident memory of every dotfuzz process
-# (supervisor, probe, workers, or the one run) every EVERY s (default 30)
-# in DIR/rss.tsv: elapsed s, processes, summed and largest RSS.
-start_detached() {
-  local dir=$1 cmd=$2 every=${3:-30}
-  rm -rf "$dir" && mkdir -p "$dir"
-  cat >"$dir/run.sh" <<EOS
-cd "$PWD"
-$cmd >"$dir/summary.txt" 2>&1
-echo "exit \$?" >>"$dir/summary.txt"
-touch "$dir/done"
-EOS
-  cat >"$dir/rss.sh" <<EOS
-t0=\$(date +%s)
-printf 'elapsed_s\tprocesses\trss_sum_kib\trss_max_kib\n' >"$dir/rss.tsv"
-while [ ! -f "$dir/done" ]; do
-  ps -C dotfuzz -o rss= | awk -v t=\$((\$(date +%s) - t0)) \
-    '{ s += \$1; if (\$1 > m) m = \$1; n++ } END { printf "%d\t%d\t%d\t%d\n", t, n, s, m }' >>"$dir/rss.tsv"
-  sleep $every
-done
-EOS
-  setsid nohup bash "$dir/run.sh" >/dev/null 2>&1 </dev/null &
-  setsid nohup bash "$dir/rss.sh" >/dev/null 2>&1 </dev/null &
-}
-
-# Waits up to LIMIT s for DIR/done; returns 1 if it is not there yet.
-wait_done() {
-  local dir=$1 limit=$2 t=0
-  while [ ! -f "$dir/done" ] && [ $t -lt "$limit" ]; do sleep 5; t=$((t + 5)); done
-  [ -f "$dir/done" ]
-}
-
-campaign_start() {
-  local secs=${1:-1810}
-  start_detached "$WORK/camp" "$DF run --out $WORK/camp/c --kernel all,mutants --seed 20261121 --time ${secs}s --jobs 4 --watchdog 5s --quiet"
-  echo "started: supervised campaign, ${secs}s, in $WORK/camp/c (detached)"
-}
-
-# A default run (every kernel, batch 256, max n 65536, --pipeline auto)
-# for SECONDS in DIR, detached, its memory every EVERY s.
-default_run_start() {
-  local dir=$1 secs=$2 every=$3
-  start_detached "$dir" "$DF run --backend cuda --time ${secs}s --quiet --corpus $dir/corpus" "$every"
-  echo "started: default run, ${secs}s, in $dir (detached)"
-}
-
-# Waits up to WAIT s for that run; its memory samples and summary -> OUT.
-default_run_collect() {
-  local dir=$1 wait=$2 out=$3 every=$4
-  if ! wait_done "$dir" "$wait"; then
-    tail -n 3 "$dir/rss.tsv"; echo "STILL RUNNING"; return 0
-  fi
-  { echo "\$ $DF run --backend cuda --time SECONDS --quiet --corpus CORPUS   (resident memory every $every s)"
-    cat "$dir/rss.tsv"; grep -E '^dotfuzz run: [0-9]+ cases|^exit' "$dir/summary.txt"; } >"$out"
-  cat "$out"
-  echo "all done"
-}
-
-# Within one device call: SECONDS, memory every 10 s.
-rss() {
-  local secs=${1:-180}
-  default_run_start "$WORK/rss" "$secs" 10
-  default_run_collect "$WORK/rss" $((secs + 60)) "$OUTDIR/rss-default.txt" 10
-}
-
-# The 30-minute flatness check of issue 9, across device calls.
-rss_start() { default_run_start "$WORK/rsslong" "${1:-1800}" 30; }
-rss_collect() { default_run_collect "$WORK/rsslong" "${1:-560}" "$OUTDIR/rss-long.txt" 30; }
-
-# The first finding of a log line matching PATTERN: its file, relative to the directory.
-first_file() { grep -m1 "$1" "$2/findings.jsonl" | sed 's/.*"file":"\([^"]*\)".*/\1/'; }
-
-campaign_collect() {
-  local d="$WORK/camp/c"
-  if ! wait_done "$WORK/camp" "${1:-560}"; then
-    head -n 30 "$d/fuzzer_stats"; echo "STILL RUNNING"; return 0
-  fi
-  local crash hang
-  crash=$(first_file '"kernel":"m-wild-read","verdict":"bug","rule":"\(exec\|crash\)"' "$d")
-  hang=$(first_file '"rule":"hang"' "$d")
-  {
-    cat "$WORK/camp/summary.txt"
-    echo "\$ $DF replay --no-meta $d/$crash"; $DF replay --no-meta "$d/$crash"; echo "exit $?"
-    echo "\$ $DF replay --no-meta --watchdog 5 $d/$hang"; $DF replay --no-meta --watchdog 5 "$d/$hang"; echo "exit $?"
-  } >"$OUTDIR/campaign-summary.txt" 2>&1
-  mkdir -p "$WORK/camp/sel/findings"
-  cp "$d/$crash" "$d/$hang" "$WORK/camp/sel/findings/" 2>/dev/null
-  tar czf "$OUTDIR/campaign.tar.gz" -C "$WORK/camp" --exclude=c/findings c sel rss.tsv
-  tail -n 45 "$OUTDIR/campaign-summary.txt"
-  echo "all done"
-}
-
-# The campaign outlives one device call (10 minutes at most), so it runs
-# detached (setsid) beside the model-match runs; `collect` waits for both.
-start() {
-  local secs=${1:-660}
-  rm -rf "$WORK/bg" && mkdir -p "$WORK/bg"
-  cat >"$WORK/bg/campaign.sh" <<EOS
-cd "$PWD"
-echo "\$ $DF run --backend cuda --time ${secs}s --seed 20261121 --corpus $WORK/campaign" >"$WORK/bg/campaign.txt"
-$DF run --backend cuda --time ${secs}s --seed 20261121 --corpus "$WORK/campaign" >>"$WORK/bg/campaign.txt" 2>"$WORK/bg/campaign.err"
-echo "exit \$?" >>"$WORK/bg/campaign.txt"
-touch "$WORK/bg/campaign.done"
-EOS
-  cat >"$WORK/bg/model.sh" <<EOS
-cd "$PWD"
-for k in \$($DF list --names --model-checked); do
-  echo "\$ $DF run --backend cuda --kernel \$k --cases 1000000 --max-n 2048 --seed 5 --save-precision none"
-  $DF run --backend cuda --kernel \$k --cases 1000000 --max-n 2048 --seed 5 --save-precision none --corpus "$WORK/mm-\$k" 2>"$WORK/bg/mm-\$k.err"
-  echo "exit \$?"
-  grep -E '^BUG' "$WORK/bg/mm-\$k.err" | head -n 5
-done >"$WORK/bg/model-match.txt"
-touch "$WORK/bg/model.done"
-EOS
-  setsid nohup bash "$WORK/bg/campaign.sh" >/dev/null 2>&1 < /dev/null &
-  setsid nohup bash "$WORK/bg/model.sh" >/dev/null 2>&1 < /dev/null &
-  echo "started: campaign ${secs}s and model-match runs (detached)"
-}
-
-collect() {
-  local limit=${1:-560} t=0
-  while [ ! -f "$WORK/bg/campaign.done" ] || [ ! -f "$WORK/bg/model.done" ]; do
-    [ $t -ge "$limit" ] && break
-    sleep 5; t=$((t + 5))
-  done
-  cp "$WORK/bg/campaign.txt" "$OUTDIR/campaign.txt" 2>/dev/null
-  grep -E '^BUG|DONE|INTERRUPTED|backend' "$WORK/bg/campaign.err" 2>/dev/null | head -n 40 >>"$OUTDIR/campaign.txt"
-  cp "$WORK/bg/model-match.txt" "$OUTDIR/model-match.txt" 2>/dev/null
-  tail -n 40 "$OUTDIR/campaign.txt" "$OUTDIR/model-match.txt"
-  [ -f "$WORK/bg/campaign.done" ] && [ -f "$WORK/bg/model.done" ] && echo "all done" || echo "STILL RUNNING"
-}
-
 # Kernels that crash, hang or lose their context, in every mode: nothing
 # lost. A finding of a faulting kernel replays as a bug (the replay of the
 # whole directory in one process: its worker restarts after each fault).
 untrusted() {
   local secs=${1:-120} d="$WORK/untr" lib=${PLUGIN:-build/examples/plugin/mydot_fault.so}
   local faulty=mydot-fault-read,mydot-fault-host rc=0 B=${BACKEND:-cuda}
+  local plain=$((secs / 4 < 10 ? 10 : secs / 4)) smoke=$((secs / 2 < 15 ? 15 : secs / 2))
   rm -rf "$d"; mkdir -p "$d"
   check_replays() {  # DIR: every crash- and hang- file of DIR replays as a bug (the bug-
                      # files, a race mutant's among them, are counted, not required)
@@ -649,16 +359,16 @@ PY
     echo "log lines: $(wc -l <"$d/c/findings.jsonl"), rule crash $(grep -c '"rule":"crash"' "$d/c/findings.jsonl"), hang $(grep -c '"rule":"hang"' "$d/c/findings.jsonl"), exec $(grep -c '"rule":"exec"' "$d/c/findings.jsonl")"
     check_replays "$d/c/findings"
     echo
-    echo "\$ $DF run --backend $B --kernel-lib $lib --kernel $faulty,m-wild-read,m-hang --time 30s --watchdog 5s --seed 7 --quiet --corpus $d/plain"
-    $DF run --backend "$B" --kernel-lib "$lib" --kernel "$faulty,m-wild-read,m-hang" --time 30s \
+    echo "\$ $DF run --backend $B --kernel-lib $lib --kernel $faulty,m-wild-read,m-hang --time ${plain}s --watchdog 5s --seed 7 --quiet --corpus $d/plain"
+    $DF run --backend "$B" --kernel-lib "$lib" --kernel "$faulty,m-wild-read,m-hang" --time "${plain}s" \
         --watchdog 5s --seed 7 --quiet --corpus "$d/plain" >"$d/plain.out" 2>&1
     echo "exit $?"
     grep -E 'cases in|worker processes lost|findings saved' "$d/plain.out"
     check_replays "$d/plain"
     echo
     mkdir -p "$d/reg"
-    echo "\$ $DF smoke --backend $B --kernel-lib $lib --kernel $faulty --corpus $d/reg --time 60 --findings $d/s --junit $d/s.xml --json $d/s.json"
-    $DF smoke --backend "$B" --kernel-lib "$lib" --kernel "$faulty" --corpus "$d/reg" --time 60 \
+    echo "\$ $DF smoke --backend $B --kernel-lib $lib --kernel $faulty --corpus $d/reg --time $smoke --findings $d/s --junit $d/s.xml --json $d/s.json"
+    $DF smoke --backend "$B" --kernel-lib "$lib" --kernel "$faulty" --corpus "$d/reg" --time "$smoke" \
         --findings "$d/s" --junit "$d/s.xml" --json "$d/s.json" >"$d/s.out" 2>&1
     echo "exit $?"
     grep -E 'BUG|FLAKY|no new bug' "$d/s.out"
@@ -670,32 +380,116 @@ PY
   return $rc
 }
 
+identity() {
+  local old=${1:?identity needs OLD, an earlier build} cases=${2:-1500} b
+  : >"$OUTDIR/identity.txt"
+  for b in host cuda; do
+    echo "\$ scripts/identity.sh OLD $DF $b $cases   (OLD: $old)" >>"$OUTDIR/identity.txt"
+    scripts/identity.sh "$old" "$DF" "$b" "$cases" >>"$OUTDIR/identity.txt" 2>&1
+  done
+  cat "$OUTDIR/identity.txt"
+  ! grep -q '^DIFFERENT' "$OUTDIR/identity.txt"
+}
+
+bench() {
+  echo "\$ $DF bench --backend cuda --kernel shfl --time 3" >"$OUTDIR/bench.txt"
+  $DF bench --backend cuda --kernel shfl --time 3 >>"$OUTDIR/bench.txt" 2>&1
+  local rc=$?
+  cat "$OUTDIR/bench.txt"
+  return $rc
+}
+
+# A campaign over every correct kernel and family; its report (report.md,
+# and the plots where gnuplot is: elsewhere unpack campaign.tar.gz and run
+# `dotfuzz report` there). The findings stay out of the record.
+campaign() {
+  local secs=${1:-300} d="$WORK/camp" rc
+  rm -rf "$d" "$OUTDIR/campaign" && mkdir -p "$OUTDIR/campaign"
+  local cmd="$DF run --backend cuda --time ${secs}s --seed 20261127 --quiet --out $d"
+  echo "\$ $cmd" >"$OUTDIR/campaign/summary.txt"
+  $cmd >>"$OUTDIR/campaign/summary.txt" 2>&1
+  rc=$?
+  echo "exit $rc" >>"$OUTDIR/campaign/summary.txt"
+  cp "$d/fuzzer_stats" "$OUTDIR/campaign/"
+  if command -v gnuplot >/dev/null 2>&1; then
+    $DF report "$d" --out "$OUTDIR/campaign/report" >/dev/null
+  else
+    $DF report "$d" --out "$OUTDIR/campaign/report" --no-plots >/dev/null
+  fi
+  tar czf "$OUTDIR/campaign.tar.gz" -C "$WORK" --exclude=camp/findings --exclude=camp/workers camp
+  cat "$OUTDIR/campaign/summary.txt"
+  return $rc
+}
+
+# The first line of FILE that matches the extended regex RE.
+first() { grep -m1 -E "$2" "$1" 2>/dev/null; }
+
+# One row of the record: CLAIM, FILE (relative to OUTDIR); the command is
+# the file's first line.
+row() {
+  local claim=$1 file=$2 cmd
+  [ -n "$claim" ] || claim="(no figure found: see the file)"
+  cmd=$(head -n 1 "$OUTDIR/$file" | sed -e 's/^\$ //' -e "s|$WORK|WORK|g" -e 's/|/\\|/g')
+  echo "| $claim | $commit | \`$cmd\` | [$file]($file) |"
+}
+
+readme() {
+  local f=$OUTDIR/README.md commit gpu
+  commit=$(sed -n 's/^commit: \([0-9a-f]\{7\}\).*/\1/p' "$OUTDIR/env.txt" 2>/dev/null)
+  gpu=$(sed -n 2p "$OUTDIR/env.txt" 2>/dev/null | cut -d, -f1)
+  {
+    echo "# ${gpu:-GPU} — the record"
+    echo
+    echo "Made by \`scripts/gpu-verify.sh all\` ([env.txt](env.txt): date, device, driver, CUDA)."
+    echo
+    echo "| claim | commit | command | file |"
+    echo "|---|---|---|---|"
+    [ -f "$OUTDIR/env.txt" ] && row "$(sed -n 2p "$OUTDIR/env.txt"); $(first "$OUTDIR/env.txt" '^Cuda compilation|release' | sed 's/.*release/CUDA/')" env.txt
+    [ -f "$OUTDIR/identity.txt" ] && row "a restructured build against an earlier one, host and cuda backends: $(grep -E '^(IDENTICAL|DIFFERENT)$' "$OUTDIR/identity.txt" | tr '\n' ' ')" identity.txt
+    [ -f "$OUTDIR/bandwidth.md" ] && row "$(awk -F'|' '$2 ~ /^ shfl $/ { gsub(/ /, "", $7); gsub(/ /, "", $8); gsub(/ /, "", $9); print "shfl at n = 2^28: " $7 " GB/s, " $8 " of peak, " $9 " cuBLAS sdot" }' "$OUTDIR/bandwidth.md")" bandwidth.md
+    [ -f "$OUTDIR/bench.txt" ] && row "$(awk '/^harness n = 2000, verified/ { printf "%s verified cases/s at n = 2000; ", $5 } /vs seed loop/ { printf "%s the seeds loop", $6 }' "$OUTDIR/bench.txt")" bench.txt
+    [ -f "$OUTDIR/hunt.md" ] && row "$(first "$OUTDIR/hunt.md" 'mutant\(s\) escaped')" hunt.md
+    [ -f "$OUTDIR/campaign/summary.txt" ] && row "$(first "$OUTDIR/campaign/summary.txt" 'cases in'); bugs: $(sed -n 's/^bug *: //p' "$OUTDIR/campaign/fuzzer_stats")" campaign/summary.txt
+    [ -f "$OUTDIR/campaign/report/report.md" ] && row "the campaign's report and plots" campaign/report/report.md
+    [ -f "$OUTDIR/sanitizer.txt" ] && row "$(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$OUTDIR/sanitizer.txt") clean summaries of $(grep -c 'SUMMARY' "$OUTDIR/sanitizer.txt")" sanitizer.txt
+    [ -f "$OUTDIR/untrusted.txt" ] && row "$(first "$OUTDIR/untrusted.txt" '^files replayed')" untrusted.txt
+  } >"$f"
+  cat "$f"
+}
+
+all() {
+  local secs=${1:-300} old=${2:-} rc=0
+  env_info || rc=1
+  if [ -n "$old" ]; then identity "$old" || rc=1; fi
+  bandwidth >/dev/null || rc=1
+  bench >/dev/null || rc=1
+  hunt "$((secs / 30 < 2 ? 2 : secs / 30))" >/dev/null || rc=1
+  campaign "$secs" >/dev/null || rc=1
+  sanitize >/dev/null || rc=1
+  untrusted "$secs" >/dev/null || rc=1
+  readme
+  return $rc
+}
+
 case "${1:-}" in
+  all) all "${2:-300}" "${3:-}" ;;
   env) env_info ;;
-  untrusted) untrusted "${2:-120}" ;;
+  identity) identity "${2:-}" "${3:-1500}" ;;
   bandwidth) bandwidth ;;
+  bench) bench ;;
+  hunt) hunt "${2:-10}" ;;
+  campaign) campaign "${2:-300}" ;;
   sanitize) sanitize ;;
+  untrusted) untrusted "${2:-120}" ;;
+  readme) readme ;;
   invariants) invariants ;;
-  benchref) benchref ;;
-  hostmem) hostmem "${2:-}" ;;
-  rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
-  longid) longid ;;
-  compare) compare "${2:-300}" ;;
-  hunt) hunt ;;
-  soft) soft ;;
-  perf) perf "${2:-2}" ;;
-  ab) ab "$2" "${3:-2}" ;;
-  split) split "$2" "${3:-2}" "${4:-10}" ;;
-  rss) rss "${2:-180}" ;;
-  rss-start) rss_start "${2:-1800}" ;;
-  rss-collect) rss_collect "${2:-560}" ;;
-  memcheck) memcheck ;;
   rounds) rounds ;;
-  campaign-start) campaign_start "${2:-1810}" ;;
-  campaign-collect) campaign_collect "${2:-560}" ;;
+  soft) soft ;;
+  compare) compare "${2:-300}" ;;
+  memcheck) memcheck ;;
+  benchref) benchref ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
-  start) start "${2:-660}" ;;
-  collect) collect "${2:-560}" ;;
-  *) echo "usage: $0 env|untrusted [SECONDS]|bandwidth|sanitize|invariants|rounds|benchref|hunt|soft|perf|ab OLD [ROUNDS]|rows ROUNDS BUILD...|longid|lfcompare [SECONDS]|lfmutant [KERNEL]|compare [SECONDS]|rss [SECONDS]|rss-start [SECONDS]|rss-collect [WAIT]|memcheck|start [SECONDS]|collect [WAIT]|campaign-start [SECONDS]|campaign-collect [WAIT]" >&2; exit 2 ;;
+  rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
+  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac

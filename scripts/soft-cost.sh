@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/soft-cost.sh — the cost table of issue 8 (soft-error reporting):
+# scripts/soft-cost.sh — the cost of soft-error reporting:
 # builds tools/soft_cost.cu three times, with DF_SOFT_MODE 0 (no reporting),
 # 1 (printf) and 2 (the atomicCAS slot, kernels/soft_error.h), prints the
 # ptxas lines it parsed for each instrumented kernel (registers and spills
