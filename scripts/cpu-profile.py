@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Sum tools/cpu_sample.c's samples by function (issue 9's CPU profile on the
-GPU host, which has no perf).
+"""Sum tools/cpu_sample.c's samples by function (a CPU profile on the GPU host,
+which has no perf).
 
 usage: scripts/cpu-profile.py SAMPLES BINARY [--from T] [--to T] [--top N] [--lib FILE]
                              [--thread TID|main]

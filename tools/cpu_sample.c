@@ -1,5 +1,5 @@
 /* tools/cpu_sample.c: a CPU sampling profiler for the GPU host, where there
- * is no perf (issue 9). Built as a shared library and preloaded:
+ * is no perf. Built as a shared library and preloaded:
  *
  *   DOTFUZZ_SAMPLE=FILE LD_PRELOAD=build/tools/libcpusample.so dotfuzz bench ...
  *

@@ -1,4 +1,4 @@
-/* host_mem.c — issue 9's floor at n = 2^26, on the GPU host (no perf
+/* host_mem.c — the host's floor at n = 2^26, on the GPU host (no perf
  * there): how fast the host's memory feeds the CPU work a long case needs,
  * one thread alone and every thread at once. Each of T threads owns one
  * f32 case of 2^26 pairs, uniform in [-1, 1) (2 x 256 MiB, written before

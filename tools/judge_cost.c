@@ -1,4 +1,4 @@
-/* judge_cost.c — what the judgement costs (issue 9: the oracle's
+/* judge_cost.c — what the judgement costs (the oracle's
  * opts.terse). Generates 4096 cases of the shfl kernel at n = 2000 (the
  * bench's mix of families, seed 7), takes the host model's result as the
  * kernel's, and times df_judge, terse and not, over the cases judged

@@ -1,6 +1,6 @@
 /* refs_cache.c — what the first read of a case's data from memory costs
- * the references, on T threads at once (issue 9's profile: perf does not
- * run on the GPU host). Each thread generates its own 2048 cases of the
+ * the references, on T threads at once (perf does not run on the GPU
+ * host). Each thread generates its own 2048 cases of the
  * shfl kernel at n = 2000 (the bench's mix of families) and, after
  * evicting its caches by writing 64 MiB, times per case:
  *   cold      df_refs_compute_many over groups of G cases, then the host

@@ -1,4 +1,4 @@
-/* tools/soft_cost.cu — the cost of soft-error reporting (issue 8): times
+/* tools/soft_cost.cu — the cost of soft-error reporting: times
  * each instrumented kernel at n = 2^28 on data that never reports, and
  * prints one Markdown table row per kernel: registers and local memory
  * (cudaFuncGetAttributes), occupancy (cudaOccupancyMaxActiveBlocksPer-
