@@ -360,16 +360,18 @@ Test(campaign, a_directory_has_one_holder_at_a_time, .timeout = 120)
     int rc = df_test_sh(out, sizeof out, "./dotfuzz run --backend host --kernel shfl --cases "
                         "200 --quiet --out %s/c", dir);
     cr_assert_eq(rc, 0, "%s", out);
-    /* a long resume holds it while a second one tries */
+    /* a long resume holds it while a second one tries: the second starts
+     * once the lock file names the first (however slow the machine) */
     rc = df_test_sh(out, sizeof out,
-                    "./dotfuzz run --resume %s/c --time 8 --quiet > /dev/null 2>&1 & p=$!; "
-                    "sleep 1.5; ./dotfuzz run --resume %s/c --time 1 --quiet 2>&1; r=$?; "
-                    "kill -INT $p; wait $p; exit $r", dir, dir);
+                    "./dotfuzz run --resume %s/c --time 60 --quiet > /dev/null 2>&1 & p=$!; "
+                    "for i in $(seq 600); do grep -q \"^pid $p \" %s/c/lock && break; "
+                    "sleep 0.1; done; ./dotfuzz run --resume %s/c --time 1 --quiet 2>&1; "
+                    "r=$?; kill -INT $p; wait $p; exit $r", dir, dir, dir);
     cr_assert_eq(rc, 3, "%s", out);
     cr_assert(strstr(out, "is in use (pid ") && strstr(out, " on "), "%s", out);
     /* two --out on one empty directory: one runs, the other is refused */
     rc = df_test_sh(out, sizeof out,
-                    "mkdir %s/e && (./dotfuzz run --backend host --kernel shfl --time 3 "
+                    "mkdir %s/e || exit 9; (./dotfuzz run --backend host --kernel shfl --time 3 "
                     "--quiet --out %s/e > %s/a.txt 2>&1; echo $? >> %s/a.txt) & "
                     "(./dotfuzz run --backend host --kernel fold --time 3 --quiet --out %s/e "
                     "> %s/b.txt 2>&1; echo $? >> %s/b.txt) & wait; cat %s/a.txt %s/b.txt",
@@ -381,9 +383,10 @@ Test(campaign, a_directory_has_one_holder_at_a_time, .timeout = 120)
     cr_assert(!strcmp(out, "kernels : shfl\n") || !strcmp(out, "kernels : fold\n"), "%s", out);
     /* a holder killed outright keeps no lock */
     rc = df_test_sh(out, sizeof out,
-                    "./dotfuzz run --resume %s/c --time 20 --quiet > /dev/null 2>&1 & p=$!; "
-                    "sleep 1; kill -KILL $p; wait $p; sleep 0.5; "
-                    "./dotfuzz run --resume %s/c --time 1 --quiet 2>&1", dir, dir);
+                    "./dotfuzz run --resume %s/c --time 60 --quiet > /dev/null 2>&1 & p=$!; "
+                    "for i in $(seq 600); do grep -q \"^pid $p \" %s/c/lock && break; "
+                    "sleep 0.1; done; kill -KILL $p; wait $p; "
+                    "./dotfuzz run --resume %s/c --time 1 --quiet 2>&1", dir, dir, dir);
     cr_assert_eq(rc, 0, "%s", out);
     df_test_sh(out, sizeof out, "rm -rf %s", dir);
 }
