@@ -1,5 +1,6 @@
 /* cli.h — subcommands of the dotfuzz executable and the one place where
- * outcomes become exit codes.
+ * outcomes become exit codes (cli.c): what main needs. The option helpers
+ * the subcommands share are cli_util.h's.
  *
  * Exit codes (README.md "Exit codes"):
  *   0  no bug found (precision findings alone do not fail a run)

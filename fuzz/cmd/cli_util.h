@@ -1,11 +1,13 @@
-/* cli_util.h — option parsing and other helpers shared by the subcommands. */
+/* cli_util.h — the option helpers the subcommands share (cli_util.c);
+ * with util.h's decimal number and duration parsers, which they use beside
+ * them. cli.h is the other side of the command line: the subcommands'
+ * entry points and the exit code mapping that main uses. */
 #ifndef DOTFUZZ_CLI_UTIL_H
 #define DOTFUZZ_CLI_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fuzz/cmd/cli.h"
 #include "fuzz/util.h"
 
 /* --tol's value for subcommand cmd: a finite number >= 0 into *tol, or a
@@ -29,6 +31,5 @@ int df_output_ok_cli(const char *cmd, const char *opt, const char *path);
  * on stderr and -1 (the caller's environment error). Checked before any
  * work is done; nothing is made. */
 int df_dir_writable_cli(const char *cmd, const char *opt, const char *dir);
-
 
 #endif
