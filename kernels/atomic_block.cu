@@ -35,7 +35,8 @@ const df_kernel df_kernel_atomic_block = {
     .summary = "one product per thread, thread 0 sums its block serially, "
                "float atomicAdd across blocks (order varies, flushes subnormals)",
     .flags = DF_K_FLUSHES_SUBNORMALS,
-    DF_ATOMIC_BLOCK_LAUNCH,
+    DF_ATOMIC_BLOCK_RANGES,
+    .tree_height = df_atomic_block_height,
     .host_model = atomic_block_model,
     .gpu = DF_GPU_REF(df_gpu_atomic_block),
 };

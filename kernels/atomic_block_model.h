@@ -13,8 +13,10 @@
 
 #include "kernels/model_common.h"
 
-/* product, then block additions in thread 0's serial loop, then one atomic
- * add per block into the result */
+/* h = 1 + block + max(1, ceil(n / block)): the product, then block
+ * additions in thread 0's serial loop, then one atomic add per block into
+ * the result (grid = ceil(n / block) blocks, at least one). An unresolved
+ * launch (block 0) gets the any-order bound, max(n, 1). */
 static inline uint64_t df_atomic_block_height(uint64_t n, const df_launch *l)
 {
     if (l->block == 0)
@@ -25,12 +27,17 @@ static inline uint64_t df_atomic_block_height(uint64_t n, const df_launch *l)
     return 1 + (uint64_t)l->block + grid;
 }
 
-/* The parent's traits and launch ranges (its flags are written out). */
-#define DF_ATOMIC_BLOCK_LAUNCH                                               \
+/* The parent's traits and launch ranges (its flags are written out); its
+ * descriptor names the tree height itself. */
+#define DF_ATOMIC_BLOCK_RANGES                                               \
     .elem = DF_F32, .acc = DF_F32, .block_min = 1, .block_max = 1024,       \
     .block_default = 1024 /* the seed's MAX_THREADS_PER_BLOCK */,           \
-    .grid_max = 0, .per_thread = 1, .max_n = 0,                             \
-    .tree_height = df_atomic_block_height
+    .grid_max = 0, .per_thread = 1, .max_n = 0
+
+/* The mutants' (kernels/mutants/atomic_block_mutants.cu): the parent's
+ * ranges and its tree height. */
+#define DF_ATOMIC_BLOCK_LAUNCH                                               \
+    DF_ATOMIC_BLOCK_RANGES, .tree_height = df_atomic_block_height
 
 /* Float atomicAdd on global memory always runs in flush-to-zero mode: PTX
  * atom.add.f32 flushes subnormal inputs and results to sign-preserving zero,

@@ -13,7 +13,8 @@
 #ifndef __CUDACC__
 /* ---- descriptors (C11) ---- */
 
-/* Any order of n products and n - 1 adds: at most n roundings on a chain. */
+/* h = max(n, 1): any order of n products and n - 1 adds has at most n
+ * roundings on a chain. */
 static uint64_t cublas_height(uint64_t n, const df_launch *l)
 {
     (void)l;
@@ -30,7 +31,7 @@ extern const struct df_gpu_ops df_gpu_cublas_ddot;
     .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM,        \
     .block_min = 1,                                                        \
     .block_max = 1, .block_default = 1, .grid_max = 1, .per_thread = 1,    \
-    .max_n = 0, .tree_height = cublas_height, .host_model = NULL
+    .max_n = 0, .host_model = NULL
 
 const df_kernel df_kernel_cublas_sdot = {
     .name = "cublas-sdot",
@@ -40,6 +41,7 @@ const df_kernel df_kernel_cublas_sdot = {
     .elem = DF_F32,
     .acc = DF_F32,
     CUBLAS_DOT_LAUNCH,
+    .tree_height = cublas_height,
     .gpu = DF_GPU_REF(df_gpu_cublas_sdot),
 };
 
@@ -51,6 +53,7 @@ const df_kernel df_kernel_cublas_ddot = {
     .elem = DF_F64,
     .acc = DF_F64,
     CUBLAS_DOT_LAUNCH,
+    .tree_height = cublas_height,
     .gpu = DF_GPU_REF(df_gpu_cublas_ddot),
 };
 

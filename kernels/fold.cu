@@ -47,6 +47,7 @@ const df_kernel df_kernel_fold = {
     .elem = DF_F32,
     .acc = DF_F32,
     DF_ROUNDS_LAUNCH,
+    .tree_height = df_model_rounds_height,
     .host_model = fold_model,
     .gpu = DF_GPU_REF(df_gpu_fold),
 };

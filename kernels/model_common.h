@@ -46,22 +46,25 @@ static inline int df_model_begin(const df_kernel *k, const df_case *c,
 
 /* ---- seed 003: fold and tournament ---- */
 
-/* Both: the product, then one addition per round into cell 0, and there
- * are ceil(log2 n) rounds. */
+/* The tree height of both (and of their mutants), h = 1 + ceil(log2 n):
+ * the product, then at most one addition per round into any cell, and
+ * there are ceil(log2 n) rounds (none for n <= 1). The launch does not
+ * enter: the block only spreads a round over threads. */
 static inline uint64_t df_model_rounds_height(uint64_t n, const df_launch *l)
 {
     (void)l;
     return n <= 1 ? 1 : 1 + df_ceil_log2_u64(n);
 }
 
-/* The descriptor fields both share: any block up to 1024 (a round spreads
- * over as many threads as it has pairs), the grid of launch 0 derived from
- * n (one product per thread), the debug-mode invariant check. */
+/* The descriptor fields both share but the tree height, which each
+ * descriptor names: any block up to 1024 (a round spreads over as many
+ * threads as it has pairs), the grid of launch 0 derived from n (one
+ * product per thread), the debug-mode invariant check. */
 #define DF_ROUNDS_LAUNCH                                                    \
     .flags = DF_K_DETERMINISTIC | DF_K_DEBUG_INVARIANTS |                   \
              DF_K_MODEL_IN_BOUNDS,                                          \
-    .block_min = 1, .block_max = 1024, .block_default = 256, .grid_max = 0,                 \
-    .per_thread = 1, .max_n = 0, .tree_height = df_model_rounds_height
+    .block_min = 1, .block_max = 1024, .block_default = 256, .grid_max = 0, \
+    .per_thread = 1, .max_n = 0
 
 /* Launch 0 of both, for n >= 1: A[i] = a[i]*b[i] in scratch. Returns A, or
  * NULL with out an error (named after k). */

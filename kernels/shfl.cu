@@ -37,6 +37,8 @@
 #define SHFL_FMA(x, y, z) fma((double)(x), (double)(y), (z))
 #include "kernels/shfl_model.h"
 
+/* shfl's and shfl-f64acc's h: the shfl formula (shfl_common.h,
+ * df_shfl_tree_height) with V = 4 floats per 16-byte vector. */
 static uint64_t shfl_height_f32(uint64_t n, const df_launch *l)
 {
     return df_shfl_tree_height(n, l, 4);

@@ -206,7 +206,14 @@ static inline uint64_t df_shfl_block_levels(uint64_t m, uint32_t block)
  *   block: warp tree + tree over warp totals, on the active prefix;
  *   partials: the last block's thread j starts from 0 (exact) and adds its
  *     ceil(active blocks / block) nonzero partials, then the block tree.
- * Adds of +0 are exact, so levels that only see zeros are not counted. */
+ * Adds of +0 are exact, so levels that only see zeros are not counted.
+ * As a formula, with chain and active from df_shfl_map_make, B =
+ * ceil(active / block) blocks holding elements and L(m) =
+ * df_shfl_block_levels(m, block) = ceil(log2 min(m, 32)) +
+ * ceil(log2 min(ceil(m / 32), block / 32)):
+ *   h = chain + 1 + log2 V + L(active)
+ *       + (B > 1 ? ceil(B / block) - 1 + L(min(B, block)) : 0);
+ * a launch the kernel does not run (df_shfl_launch_ok) gets n + 1. */
 static inline uint64_t df_shfl_tree_height(uint64_t n, const df_launch *l,
                                            uint32_t V)
 {

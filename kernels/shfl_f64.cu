@@ -22,6 +22,8 @@
 #define SHFL_FMA(x, y, z) fma((x), (y), (z))
 #include "kernels/shfl_model.h"
 
+/* shfl-f64's h: the shfl formula (shfl_common.h, df_shfl_tree_height)
+ * with V = 2 doubles per 16-byte vector. */
 static uint64_t shfl_height_f64(uint64_t n, const df_launch *l)
 {
     return df_shfl_tree_height(n, l, 2);

@@ -46,6 +46,7 @@ const df_kernel df_kernel_tournament = {
     .elem = DF_F32,
     .acc = DF_F32,
     DF_ROUNDS_LAUNCH,
+    .tree_height = df_model_rounds_height,
     .host_model = tournament_model,
     .gpu = DF_GPU_REF(df_gpu_tournament),
 };

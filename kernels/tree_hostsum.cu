@@ -30,8 +30,11 @@ static uint64_t derived_grid(uint64_t n, const df_launch *l)
                                                : g;
 }
 
-/* product, per-thread grid-stride chain, log2(block) tree levels, one host
- * addition per block */
+/* h = 1 + ceil(n / (grid * block)) + log2(block) + grid: the product, the
+ * per-thread grid-stride chain, log2(block) tree levels, one host addition
+ * per block (grid: the launch's, else derived from n as
+ * df_launch_resolve derives it). An unresolved launch (block 0) gets the
+ * any-order bound, max(n, 1). */
 static uint64_t tree_hostsum_height(uint64_t n, const df_launch *l)
 {
     if (l->block == 0)
