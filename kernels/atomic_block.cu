@@ -1,10 +1,21 @@
-/* kernels/atomic_block.cu — `atomic-block`, from seed 000 (a Jetson dot
- * kernel): each thread writes one product a[i]*b[i] into shared memory (zero
- * past n), thread 0 sums its block's products serially, and adds the block
- * sum into the result with one float atomicAdd on global memory.
- * What differs from its siblings: the cross-block sum is a float atomicAdd,
- * so blocks land in a different order each run (not deterministic), and that
- * atomic flushes subnormals to zero.
+/* kernels/atomic_block.cu — `atomic-block`: its card, GPU kernel and
+ * launcher, host model entry and descriptor.
+ *
+ *   name        atomic-block
+ *   origin      seed 000 — a CUDA dot product fuzzed on a Jetson (2022)
+ *   GPU code    kernels/atomic_block.cu: atomic_block_kernel, launched by
+ *               atomic_block_enqueue
+ *   host model  kernels/atomic_block_model.h: df_atomic_block_sum (entry:
+ *               atomic_block_model, below)
+ *   h(n, l)     1 + block + max(1, ceil(n / block))
+ *               (kernels/atomic_block_model.h: df_atomic_block_height)
+ *   differs     float atomicAdd across blocks: order varies, subnormals flush
+ *
+ * Each thread writes one product a[i]*b[i] into shared memory (zero past
+ * n), thread 0 sums its block's products serially, and adds the block sum
+ * into the result with one float atomicAdd on global memory. Blocks land
+ * in a different order each run, so the kernel is not deterministic, and
+ * that atomic flushes subnormals to zero.
  * Soft error: a block sum that is Inf/NaN although every product of the
  * block is finite (DF_SOFT_NONFINITE, thread 0, index: the block's first
  * element).

@@ -1,11 +1,19 @@
-/* kernels/cublas_dot.cu — `cublas-sdot` and `cublas-ddot`: the vendor's dot
- * (cublasSdot_64 / cublasDdot_64, CUDA 12+'s 64-bit-length API), run as
- * peers of the hand-written kernels. What differs from their siblings: the
- * library picks its own launch and summation order, so there is no host
- * model and no determinism claim; the oracle judges them by the bound for
- * any order (tree height n). The result goes to ctx->d_result in device
- * pointer mode, then to ctx->h_result, all on ctx->stream; the handle is
- * created on first use into ctx->cublas (the backend destroys it).
+/* kernels/cublas_dot.cu — `cublas-sdot` and `cublas-ddot`: their card,
+ * descriptors and launchers around the vendor's dot (cublasSdot_64 /
+ * cublasDdot_64, CUDA 12+'s 64-bit-length API), run as peers of the
+ * hand-written kernels.
+ *
+ *   names       cublas-sdot, cublas-ddot
+ *   origin      dotfuzz — new in dotfuzz, from no seed
+ *   GPU code    kernels/cublas_dot.cu: cublas_enqueue<float> / <double>,
+ *               calling cuBLAS
+ *   host model  none: the bound alone judges them
+ *   h(n, l)     max(n, 1), the bound for any order (cublas_height, below)
+ *   differs     the library picks launch and order: no model, not deterministic
+ *
+ * The result goes to ctx->d_result in device pointer mode, then to
+ * ctx->h_result, all on ctx->stream; the handle is created on first use
+ * into ctx->cublas (the backend destroys it).
  */
 #include "kernels/kernel.h"
 #include "kernels/gpu_ops.h"

@@ -1,9 +1,22 @@
-/* kernels/fold.cu — `fold`, from seed 003 (a course project: array
- * folding): launch 0 writes the products A[i] = a[i]*b[i] into scratch, then
- * one launch per round folds the upper half of the live cells onto the lower
- * half, until one cell holds the sum.
- * What differs from its siblings: the addition tree pairs cell i with cell
- * i + ceil(m/2) (far apart), not neighbours as `tournament` does.
+/* kernels/fold.cu — `fold`: its card, launcher, debug-mode invariant check,
+ * host model entry and descriptor; its round kernels are in
+ * kernels/gpu_common.h, shared with tournament and the mutants.
+ *
+ *   name        fold
+ *   origin      seed 003 — a course project: folding and tournament sums (2022)
+ *   GPU code    kernels/gpu_common.h: df_products_kernel (launch 0), then
+ *               df_fold_round_kernel once per round, launched by fold_enqueue
+ *               (below); batches: df_rounds_enqueue_batch<false>
+ *   host model  kernels/model_common.h: df_model_rounds with
+ *               df_model_fold_rounds (entry: fold_model, below)
+ *   h(n, l)     1 + ceil(log2 n), 1 for n <= 1
+ *               (kernels/model_common.h: df_model_rounds_height)
+ *   differs     cell i + ceil(m/2) folds onto cell i: partners m/2 apart
+ *
+ * Launch 0 writes the products A[i] = a[i]*b[i] into scratch, then one
+ * launch per round folds the upper half of the live cells onto the lower
+ * half, until one cell holds the sum. `tournament` pairs neighbours
+ * instead.
  *
  * General n (the seed only sketches n = 2^k): with m live cells, round r
  * does A[i] += A[i + ceil(m/2)] for i < floor(m/2), then m = ceil(m/2); for

@@ -1,9 +1,21 @@
-/* kernels/int_atomic.cu — `int-atomic`, from seed 002 (lecture slides, the
- * multiblock int dot product): each thread writes temp[threadIdx.x] =
+/* kernels/int_atomic.cu — `int-atomic`: its card, host model entry and
+ * descriptor; its GPU half is kernels/int_atomic_gpu.h, shared with its
+ * mutant.
+ *
+ *   name        int-atomic
+ *   origin      seed 002 — lecture slides: the int dot product in CUDA C (2014)
+ *   GPU code    kernels/int_atomic_gpu.h: int_atomic_kernel<false>, launched
+ *               by int_atomic_enqueue<false>, read by int_atomic_finish
+ *   host model  kernels/int_atomic_model.h: df_int_atomic_model (entry:
+ *               int_atomic_model, below)
+ *   h(n, l)     1: integer arithmetic does not round
+ *               (kernels/int_atomic_model.h: df_int_atomic_height)
+ *   differs     int32 data and sums: exact, wraps on overflow, deterministic
+ *
+ * Seed 002's multiblock dot: each thread writes temp[threadIdx.x] =
  * a[i]*b[i] into shared memory, __syncthreads, thread 0 sums its block in
- * int and atomicAdds the block sum into the int result.
- * What differs from its siblings: int32 data and accumulator; integer
- * addition wraps and is associative, so the result is deterministic.
+ * int and atomicAdds the block sum into the int result. Integer addition
+ * wraps and is associative, so the block order does not change the result.
  * The seed assumed N a multiple of THREADS_PER_BLOCK; this rendering guards
  * the tail (zero past n) so any n works.
  * How it is compiled: twice (see Makefile): cc -x c builds the host model

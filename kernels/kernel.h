@@ -154,7 +154,9 @@ typedef struct df_kernel {
 
     /* Tree height h: the longest chain of roundings from an input to the
      * result, the product's own rounding included (DESIGN.md, oracle rule 2).
-     * The oracle's bound is gamma_h * G. */
+     * The oracle's bound is gamma_h * G. Each built-in descriptor names its
+     * function here, and the card at the top of its kernel's file gives it
+     * as a formula. */
     uint64_t (*tree_height)(uint64_t n, const df_launch *launch);
 
     /* Host model: same operations, same order as the GPU kernel. NULL for

@@ -1,17 +1,39 @@
-/* kernels/shfl.cu — `shfl` and `shfl-f64acc`: the fast kernels, grown from
- * seed 004's grid-stride loop and block tree. What differs from their
- * siblings: 16-byte loads (float4, 4 pairs in flight per thread per
- * iteration), one fused multiply-add per element into 4 per-thread lanes,
- * warp-shuffle trees instead of shared-memory trees, any alignment, and a
- * deterministic cross-block sum on the GPU (the last block to finish adds
- * the block partials in a fixed order) in one launch, so they are
- * bit-reproducible and match their host models bit for bit.
+/* kernels/shfl.cu — `shfl` and `shfl-f64acc`: their card, host models
+ * (kernels/shfl_model.h instantiated for float and for double
+ * accumulators), descriptors and GPU entry points; the kernel template is
+ * in kernels/shfl_common.h, shared with shfl-f64 (kernels/shfl_f64.cu).
+ *
+ *   names       shfl, shfl-f64acc
+ *   origin      seed 004 — a blog post: the dot product in CUDA (2021), its
+ *               grid-stride loop and block tree grown into the fast kernel
+ *   GPU code    kernels/shfl_common.h: df_shfl_kernel<float, float> and
+ *               <float, double> (each block: df_shfl_block), launched by
+ *               df_shfl_enqueue; batches: df_shfl_batch_kernel
+ *   host model  kernels/shfl_model.h, instantiated below as shfl_f32_model
+ *               and shfl_f64acc_model
+ *   h(n, l)     chain + 1 + log2 V + L(active)
+ *                 + (B > 1 ? ceil(B / block) - 1 + L(min(B, block)) : 0)
+ *               with V = 4, T = grid * block; chain = ceil(n / (V T)) on
+ *               the scalar path, ceil(nvec / T) + [head > 0] + [tail > 0]
+ *               on the vector path; active = min(T, n), resp.
+ *               max(min(T, nvec), head, tail); B = ceil(active / block);
+ *               L(m) = ceil(log2 min(m, 32)) + ceil(log2 min(ceil(m / 32),
+ *               block / 32)) (shfl_height_f32, below, and
+ *               kernels/shfl_common.h: df_shfl_tree_height)
+ *   differs     16-byte loads, FMA lanes, warp shuffles, fixed-order last block
+ *
+ * What differs from their siblings, in full: 16-byte loads (float4, 4
+ * pairs in flight per thread per iteration), one fused multiply-add per
+ * element into 4 per-thread lanes, warp-shuffle trees instead of
+ * shared-memory trees, any alignment, and a deterministic cross-block sum
+ * on the GPU (the last block to finish adds the block partials in a fixed
+ * order) in one launch, so they are bit-reproducible and match their host
+ * models bit for bit.
  *   shfl         float in, float accumulators (fmaf), float result.
  *   shfl-f64acc  float in, double accumulators: fma((double)a, (double)b,
  *                acc), the product exact in double; double result.
- * The map from elements to threads and the tree height are in
- * kernels/shfl_common.h, the host model in kernels/shfl_model.h, shared
- * with shfl-f64 (kernels/shfl_f64.cu).
+ * The map from elements to threads (head, vector body, tail; the scalar
+ * path) is described in kernels/shfl_common.h.
  */
 #include "kernels/kernel.h"
 #include "kernels/gpu_ops.h"

@@ -1,9 +1,25 @@
-/* kernels/shfl_f64.cu — `shfl-f64`: the fast kernel on double inputs
- * (seed 004's grid-stride loop and block tree, grown). What differs from
- * shfl (kernels/shfl.cu): double2 loads, so 2 elements per 16-byte vector
- * and 2 accumulator lanes, fma in double, double result. Everything else
- * (alignment paths, warp shuffles, deterministic last-block sum, the host
- * model and tree height) is the same code: kernels/shfl_common.h and
+/* kernels/shfl_f64.cu — `shfl-f64`: its card, host model (kernels/
+ * shfl_model.h instantiated for doubles), descriptor and GPU entry points;
+ * the kernel template is in kernels/shfl_common.h, shared with shfl and
+ * shfl-f64acc (kernels/shfl.cu).
+ *
+ *   name        shfl-f64
+ *   origin      seed 004 — a blog post: the dot product in CUDA (2021), its
+ *               grid-stride loop and block tree grown into the fast kernel
+ *   GPU code    kernels/shfl_common.h: df_shfl_kernel<double, double> (each
+ *               block: df_shfl_block), launched by df_shfl_enqueue; batches:
+ *               df_shfl_batch_kernel
+ *   host model  kernels/shfl_model.h, instantiated below as shfl_f64_model
+ *   h(n, l)     shfl's formula (kernels/shfl.cu) with V = 2: chain + 2 +
+ *               L(active) + (B > 1 ? ceil(B / block) - 1 + L(min(B, block))
+ *               : 0) (shfl_height_f64, below, and kernels/shfl_common.h:
+ *               df_shfl_tree_height)
+ *   differs     shfl on doubles: double2 loads, 2 lanes, fma in double
+ *
+ * What differs from shfl in full: double2 loads, so 2 elements per 16-byte
+ * vector and 2 accumulator lanes, fma in double, double result. Everything
+ * else (alignment paths, warp shuffles, deterministic last-block sum, the
+ * host model and tree height) is the same code: kernels/shfl_common.h and
  * kernels/shfl_model.h.
  */
 #include "kernels/kernel.h"

@@ -1,11 +1,23 @@
-/* kernels/tournament.cu — `tournament`, from seed 003 (a course project:
- * tournament-tree sums): launch 0 writes the products A[i] = a[i]*b[i] into
- * scratch, then one launch per round with D = 1, 2, 4, ...: every "winner"
- * cell i (a multiple of 2D) with i + D < n takes A[i] += A[i + D], until
- * D >= n and A[0] holds the sum.
- * What differs from its siblings: the addition tree pairs neighbours (a
- * balanced binary tree over index ranges), where `fold` pairs cells half
- * the live length apart.
+/* kernels/tournament.cu — `tournament`: its card, launcher, debug-mode
+ * invariant check, host model entry and descriptor; its round kernels are
+ * in kernels/gpu_common.h, shared with fold and the mutants.
+ *
+ *   name        tournament
+ *   origin      seed 003 — a course project: folding and tournament sums (2022)
+ *   GPU code    kernels/gpu_common.h: df_products_kernel (launch 0), then
+ *               df_tournament_round_kernel once per round, launched by
+ *               tournament_enqueue (below); batches:
+ *               df_rounds_enqueue_batch<true>
+ *   host model  kernels/model_common.h: df_model_rounds with
+ *               df_model_tournament_rounds (entry: tournament_model, below)
+ *   h(n, l)     1 + ceil(log2 n), 1 for n <= 1
+ *               (kernels/model_common.h: df_model_rounds_height)
+ *   differs     winner i takes neighbour i + D, D = 1, 2, 4...: a balanced tree
+ *
+ * Launch 0 writes the products A[i] = a[i]*b[i] into scratch, then one
+ * launch per round with D = 1, 2, 4, ...: every "winner" cell i (a multiple
+ * of 2D) with i + D < n takes A[i] += A[i + D], until D >= n and A[0]
+ * holds the sum. `fold` pairs cells half the live length apart instead.
  *
  * Any n works: a winner whose partner i + D is past the end sits the round
  * out. There are ceil(log2 n) rounds. Loop invariant (the seed's, checked

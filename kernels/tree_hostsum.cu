@@ -1,10 +1,21 @@
-/* kernels/tree_hostsum.cu — `tree-hostsum`, from seed 004 (a blog post:
- * CUDA dot product): each thread accumulates a grid-stride loop `temp +=
- * a[tid]*b[tid]`, the block reduces its threads' sums in shared memory with
- * a binary tree, block partials c[blockIdx.x] are copied to the host, and
- * the CPU adds them in block order (`*ans += c[i]`).
- * What differs from its siblings: the grid is a free parameter (grid-stride
- * loop) and the last level of the sum runs on the CPU.
+/* kernels/tree_hostsum.cu — `tree-hostsum`: its card, tree height, host
+ * model entry and descriptor; its GPU half is kernels/tree_hostsum_gpu.h,
+ * shared with a mutant.
+ *
+ *   name        tree-hostsum
+ *   origin      seed 004 — a blog post: the dot product in CUDA (2021)
+ *   GPU code    kernels/tree_hostsum_gpu.h: tree_hostsum_kernel<0>, launched
+ *               by tree_hostsum_enqueue<0>; the CPU's sum: tree_hostsum_finish
+ *   host model  kernels/tree_hostsum_model.h: df_tree_hostsum_model (entry:
+ *               tree_hostsum_model, below)
+ *   h(n, l)     1 + ceil(n / (grid * block)) + log2(block) + grid
+ *               (tree_hostsum_height, below)
+ *   differs     free grid (grid-stride), pow2 block tree, partials summed on CPU
+ *
+ * Each thread accumulates a grid-stride loop `temp += a[tid]*b[tid]`, the
+ * block reduces its threads' sums in shared memory with a binary tree,
+ * block partials c[blockIdx.x] are copied to the host, and the CPU adds
+ * them in block order (`*ans += c[i]`).
  * The tree halves the active threads each step, so it needs a power-of-two
  * block, as seed 004 says.
  * How it is compiled: twice (see Makefile): cc -x c builds the host model
