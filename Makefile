@@ -10,26 +10,44 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
 BUILD     ?= build
 
-# GPU architecture: CUDA_ARCH=sm_90 sets it; otherwise the first GPU's
-# compute capability when nvidia-smi sees one; otherwise Hopper plus PTX.
+# GPU architectures: CUDA_ARCH="sm_80 sm_90" (or one, CUDA_ARCH=sm_90) gives
+# each one's machine code plus PTX for the newest, which the driver compiles
+# for a GPU newer than all of them. Default: the first GPU's compute
+# capability when nvidia-smi sees one; otherwise the data-centre GPUs (A100
+# sm_80, H100 sm_90, and B200 sm_100 when this nvcc knows it).
 DETECTED_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. ')
-ifneq ($(CUDA_ARCH),)
-  GENCODE := -gencode arch=compute_$(subst sm_,,$(CUDA_ARCH)),code=$(CUDA_ARCH)
-else ifneq ($(DETECTED_CC),)
-  GENCODE := -gencode arch=compute_$(DETECTED_CC),code=sm_$(DETECTED_CC)
-else
-  GENCODE := -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+ifeq ($(CUDA_ARCH),)
+  ifneq ($(DETECTED_CC),)
+    CUDA_ARCH := sm_$(DETECTED_CC)
+  else
+    NVCC_ARCHS := $(if $(NVCC),$(shell $(NVCC) --list-gpu-arch 2>/dev/null))
+    CUDA_ARCH  := sm_80 sm_90 $(if $(filter compute_100,$(NVCC_ARCHS)),sm_100)
+  endif
 endif
+# the newest by number (sm_100 after sm_90); an "a" suffix sorts with its number
+ARCH_NEWEST := $(shell printf '%s\n' $(patsubst sm_%,%,$(CUDA_ARCH)) | sort -n | tail -n1)
+GENCODE := $(foreach a,$(patsubst sm_%,%,$(CUDA_ARCH)),-gencode arch=compute_$(a),code=sm_$(a)) \
+           -gencode arch=compute_$(ARCH_NEWEST),code=compute_$(ARCH_NEWEST)
 
-WARN     := -Wall -Wextra -Werror
+# Warnings are errors (WERROR=1) in a git checkout, the tree of development
+# and CI, and not (WERROR=0) in a release tree, which a newer compiler than
+# ours may build with new warnings. WERROR=0 or WERROR=1 on the command line
+# or in the environment overrides; scripts/test.sh and .ci/run set it to 1.
+WERROR ?= $(if $(wildcard .git),1,0)
+ifeq ($(WERROR),1)
+  WARN       := -Wall -Wextra -Werror
+  NVCC_WARN  := -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror
+else
+  WARN       := -Wall -Wextra
+  NVCC_WARN  := -Xcompiler -Wall,-Wextra
+endif
 # -ffp-contract=off: host models must not fuse a*b+c where the kernel does not.
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN) -ffp-contract=off -fno-strict-aliasing -D_GNU_SOURCE -I.
 # --fmad=false: kernels use FMA only where they write fmaf()/fma(), so their
 # host models can match them bit for bit.
 NVCCFLAGS ?= -O3
-NVCCFLAGS += -std=c++17 $(GENCODE) -I. --fmad=false -Werror all-warnings \
-             -Xcompiler -Wall,-Wextra,-Werror -DDOTFUZZ_CUDA
+NVCCFLAGS += -std=c++17 $(GENCODE) -I. --fmad=false $(NVCC_WARN) -DDOTFUZZ_CUDA
 # -ldl: --kernel-lib plugins (fuzz/plugin.c)
 LDLIBS   := -lz -lnettle -lm -lpthread -ldl
 # STATIC_DEPS=1 links zlib and nettle statically, for a binary carried to a
@@ -69,7 +87,13 @@ help:
 	@echo "make judge-cost  build $(BUILD)/tools/judge-cost (a precision verdict's judgement with and without its text)"
 	@echo "make cpu-sample  build $(BUILD)/tools/libcpusample.so (a CPU sampling profiler to preload where there is no perf)"
 	@echo "make help       this list"
-	@echo "variables: CUDA_ARCH=sm_90 (GPU target; now: $(GENCODE)), CC, NVCC, CUDA_HOME, BUILD"
+	@echo "variables:"
+	@echo "  CUDA_ARCH=\"sm_80 sm_90\"  GPU targets, one or a list: each one's machine code plus PTX"
+	@echo "                for the newest; default the present GPU's, else sm_80 sm_90 and sm_100"
+	@echo "                where nvcc knows it (now: $(GENCODE))"
+	@echo "  WERROR=0|1    warnings as errors (now: $(WERROR); default 1 in a git checkout, else 0)"
+	@echo "  STATIC_DEPS=1 link zlib and nettle statically"
+	@echo "  CC, NVCC, CUDA_HOME, BUILD"
 
 # the commit the build comes from, for every JSON document and stats file
 # (fuzz/json.c); DOTFUZZ_COMMIT=... names it where there is no git
@@ -148,8 +172,8 @@ $(BUILD)/examples/plugin/mydot.so: examples/plugin/mydot.c include/dotfuzz/plugi
 example-plugin-cuda: $(BUILD)/examples/plugin/mydot_device.so $(BUILD)/examples/plugin/mydot_fault.so
 $(BUILD)/examples/plugin/%.so: examples/plugin/%.cu include/dotfuzz/plugin.h
 	@mkdir -p $(@D)
-	$(NVCC) -O3 -std=c++17 $(GENCODE) -Werror all-warnings \
-	  -Xcompiler -fPIC,-Wall,-Wextra,-Werror,-ffp-contract=off -shared -Iinclude -o $@ $<
+	$(NVCC) -O3 -std=c++17 $(GENCODE) $(NVCC_WARN) \
+	  -Xcompiler -fPIC,-ffp-contract=off -shared -Iinclude -o $@ $<
 
 # libFuzzer targets (libfuzzer/): clang only. The library is built again by
 # clang into $(BUILD)/lf, host-only, with coverage instrumentation; the

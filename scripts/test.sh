@@ -3,8 +3,10 @@
 # libFuzzer smoke run (scripts/fuzz-smoke.sh, about 40 s, when clang and its
 # libFuzzer runtime are present; FUZZ_SMOKE=0 skips it), then the test suite
 # (CPU only, host backend), whose last line is "N passed, N failed".
+# Warnings are errors here (WERROR=1), whatever the tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export WERROR=1
 bash scripts/install-deps.sh
 make -j"$(nproc)" dotfuzz
 if [ "${FUZZ_SMOKE:-1}" != 0 ]; then
