@@ -71,7 +71,7 @@ ifneq ($(NVCC),)
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart_static -ldl -lrt -lstdc++
 endif
 
-.PHONY: all test help clean check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda refs-cache host-mem judge-cost cpu-sample
+.PHONY: all test help clean install uninstall man check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda refs-cache host-mem judge-cost cpu-sample
 all: dotfuzz
 
 help:
@@ -86,12 +86,17 @@ help:
 	@echo "make refs-cache  build $(BUILD)/tools/refs-cache (what the references' first read of a case's data costs, on N threads)"
 	@echo "make judge-cost  build $(BUILD)/tools/judge-cost (a precision verdict's judgement with and without its text)"
 	@echo "make cpu-sample  build $(BUILD)/tools/libcpusample.so (a CPU sampling profiler to preload where there is no perf)"
+	@echo "make install    install bin/dotfuzz, include/dotfuzz/plugin.h, the pkg-config file"
+	@echo "                dotfuzz-plugin.pc and the man page dotfuzz.1 under PREFIX (now: $(PREFIX))"
+	@echo "make uninstall  remove what make install installed (same PREFIX and DESTDIR)"
+	@echo "make man        build $(BUILD)/dotfuzz.1 from dotfuzz --help (help2man)"
 	@echo "make help       this list"
 	@echo "variables:"
 	@echo "  CUDA_ARCH=\"sm_80 sm_90\"  GPU targets, one or a list: each one's machine code plus PTX"
 	@echo "                for the newest; default the present GPU's, else sm_80 sm_90 and sm_100"
 	@echo "                where nvcc knows it (now: $(GENCODE))"
 	@echo "  WERROR=0|1    warnings as errors (now: $(WERROR); default 1 in a git checkout, else 0)"
+	@echo "  PREFIX, DESTDIR, BINDIR, INCLUDEDIR, PKGCONFIGDIR, MANDIR  where make install puts files"
 	@echo "  STATIC_DEPS=1 link zlib and nettle statically"
 	@echo "  CC, NVCC, CUDA_HOME, BUILD"
 
@@ -113,6 +118,50 @@ $(BUILD)/libdotfuzz.a: $(HOST_OBJS) $(CUDA_OBJS)
 
 dotfuzz: $(BUILD)/fuzz/cmd/main.o $(BUILD)/libdotfuzz.a
 	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
+
+# make install: the binary, the plugin ABI's header, its pkg-config file and
+# the man page under PREFIX; DESTDIR stages them elsewhere (a package's
+# root) while every installed path still names PREFIX.
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+INCLUDEDIR   ?= $(PREFIX)/include
+# header only, no library: the architecture-independent pkg-config folder
+PKGCONFIGDIR ?= $(PREFIX)/share/pkgconfig
+MANDIR       ?= $(PREFIX)/share/man
+HELP2MAN     ?= $(shell command -v help2man 2>/dev/null)
+
+# dotfuzz.1 from `dotfuzz --help` and --version, every command's help, and
+# dist/dotfuzz.h2m; dated by the last commit, so the same tree gives the
+# same page. Written under a temporary name: two makes may race here.
+man: $(BUILD)/dotfuzz.1
+$(BUILD)/dotfuzz.1: dotfuzz dist/dotfuzz.h2m dist/man-commands.sh
+	@test -n "$(HELP2MAN)" || { echo "make man: help2man not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
+	@mkdir -p $(@D)
+	t=$@.$$$$; dist/man-commands.sh ./dotfuzz > $$t.h2m && \
+	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} \
+	$(HELP2MAN) --no-info --section=1 --name="differential fuzzer for GPU dot-product kernels" \
+	  --include=$$t.h2m --include=dist/dotfuzz.h2m --output=$$t ./dotfuzz && \
+	mv -f $$t $@; rc=$$?; rm -f $$t $$t.h2m; exit $$rc
+
+install: dotfuzz $(if $(HELP2MAN),$(BUILD)/dotfuzz.1)
+	install -D -m 755 dotfuzz $(DESTDIR)$(BINDIR)/dotfuzz
+	install -D -m 644 include/dotfuzz/plugin.h $(DESTDIR)$(INCLUDEDIR)/dotfuzz/plugin.h
+	t=$(BUILD)/dotfuzz-plugin.pc.$$$$; \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+	    -e "s|@VERSION@|$$(./dotfuzz --version | sed -n '1s/^dotfuzz \([^ ]*\).*/\1/p')|" \
+	    -e "s|@ABI_VERSION@|$$(sed -n 's/^#define DOTFUZZ_PLUGIN_ABI_VERSION \([0-9]*\).*/\1/p' include/dotfuzz/plugin.h)|" \
+	    dist/dotfuzz-plugin.pc.in > $$t && \
+	install -D -m 644 $$t $(DESTDIR)$(PKGCONFIGDIR)/dotfuzz-plugin.pc; rc=$$?; rm -f $$t; exit $$rc
+ifneq ($(HELP2MAN),)
+	install -D -m 644 $(BUILD)/dotfuzz.1 $(DESTDIR)$(MANDIR)/man1/dotfuzz.1
+else
+	@echo "make install: help2man not found, so no man page (scripts/install-deps.sh installs it)"
+endif
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/dotfuzz $(DESTDIR)$(INCLUDEDIR)/dotfuzz/plugin.h \
+	      $(DESTDIR)$(PKGCONFIGDIR)/dotfuzz-plugin.pc $(DESTDIR)$(MANDIR)/man1/dotfuzz.1
+	[ ! -d $(DESTDIR)$(INCLUDEDIR)/dotfuzz ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/dotfuzz
 
 # the references are the CPU's hot loop: -O3 vectorizes their classification
 $(BUILD)/reference/%.o: CFLAGS += -O3
