@@ -182,23 +182,23 @@ $(BUILD)/%.gpu.o: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c -o $@ $<
 
-# issue 9's profile of the references' first read (tools/refs_cache.c)
+# what the references pay for the first read of a case's data (tools/refs_cache.c)
 refs-cache: $(BUILD)/tools/refs-cache
 $(BUILD)/tools/refs-cache: $(BUILD)/tools/refs_cache.o $(BUILD)/libdotfuzz.a
 	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
 
-# issue 9's floor at n = 2^26: the host's memory under the references and
+# the host's floor at n = 2^26: its memory under the references and
 # the model, one thread and every thread (tools/host_mem.c)
 host-mem: $(BUILD)/tools/host-mem
 $(BUILD)/tools/host-mem: $(BUILD)/tools/host_mem.o $(BUILD)/libdotfuzz.a
 	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
 
-# issue 9: what the why text costs a precision judgement (tools/judge_cost.c)
+# what the why text costs a precision judgement (tools/judge_cost.c)
 judge-cost: $(BUILD)/tools/judge-cost
 $(BUILD)/tools/judge-cost: $(BUILD)/tools/judge_cost.o $(BUILD)/libdotfuzz.a
 	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
 
-# issue 9: a CPU sampling profiler preloaded on the GPU host, which has no
+# a CPU sampling profiler preloaded on the GPU host, which has no
 # perf (tools/cpu_sample.c; scripts/cpu-profile.py reads its samples)
 cpu-sample: $(BUILD)/tools/libcpusample.so
 $(BUILD)/tools/libcpusample.so: tools/cpu_sample.c
