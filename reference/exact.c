@@ -57,7 +57,7 @@
 #include <string.h>
 
 #include "reference/exact.h"
-#include "reference/reference.h"
+#include "reference/int_exact.h"
 
 __extension__ typedef unsigned __int128 u128;
 

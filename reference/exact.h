@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "fuzz/case.h"
+#include "reference/int_exact.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,12 +58,21 @@ typedef struct df_exact {
 
 /* The exact dot of a[0..n) and b[0..n), elements of type t. f32 and f64
  * data go through the superaccumulator; i32 data through df_exact_dot_int
- * (reference.h). Non-finite inputs give the IEEE class of the sum: NaN if
+ * (int_exact.h). Non-finite inputs give the IEEE class of the sum: NaN if
  * any input is NaN, some product is 0 * Inf, or infinite products of both
  * signs occur; otherwise the signed Inf. Returns 0, or -1 for an unknown
  * type or NULL vectors with n > 0 (*out is then a NaN kind). */
 int df_exact_dot(df_type t, const void *a, const void *b, uint64_t n,
                  df_exact *out);
+
+/* The exact dot as df_exact_dot writes it, from its value v when that is
+ * already known (integer data): the same fields, bit for bit, as
+ * df_exact_dot on the data gives, without its pass over them. Leaves the
+ * padding of *out alone, as df_exact_dot does. */
+void df_exact_of_int(df_i128 v, df_exact *out);
+/* The same from k finite doubles whose sum is the value (terms each of which
+ * is exact, as a superaccumulator's bins give them). */
+void df_exact_of_doubles(const double *x, unsigned k, df_exact *out);
 
 /* A running exact sum, for a dot made in parts (df_refs_part, reference.h):
  * each part's own, merged in any order with integer additions, so the

@@ -1,11 +1,11 @@
-/* reference.c — CPU references for a dot product: the exact integer dot
- * (int64 where it cannot overflow, __int128 where it can), the
- * Kahan-compensated dot with a rigorous error bound, and G = sum |a_i b_i|.
+/* reference.c — CPU references for a dot product: the Kahan-compensated
+ * dot with a rigorous error bound, G = sum |a_i b_i|, and everything the
+ * oracle needs about a case's inputs at once (df_refs), with the exact
+ * integer dot of int_exact.c and the exact dot of exact.c.
  *
- * Data are processed in chunks small enough to stay in L1: each chunk is
- * classified (maxima, integrality, non-finite values) with branch-free
- * integer reductions, then summed while it is still in cache, so every
- * function reads memory once. Nothing here allocates or keeps state.
+ * Data are processed in spans small enough to stay in L1: each span is
+ * classified (int_exact.c), then summed while it is still in cache, so
+ * every function reads memory once. Nothing here allocates or keeps state.
  *
  * The Kahan loop must run exactly as written: the project compiles host C
  * with -ffp-contract=off and without -ffast-math (no reassociation), which
@@ -17,277 +17,13 @@
 
 #include "fuzz/cpu_clones.h"
 #include "reference/reference.h"
+#include "reference/refs_internal.h"
 
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
 #error "reference.c needs FLT_EVAL_METHOD == 0 (no extended-precision temporaries)"
 #endif
 
 __extension__ typedef __int128 i128;
-__extension__ typedef unsigned __int128 u128;
-
-/* Elements per chunk: 2^11, so a chunk of two f64 vectors (32 KiB) fits in L1. */
-#define CHUNK ((uint64_t)2048)
-
-#define F64_ABS_MASK UINT64_C(0x7fffffffffffffff)
-#define F64_INF_BITS UINT64_C(0x7ff0000000000000)
-#define F32_ABS_MASK UINT32_C(0x7fffffff)
-#define F32_INF_BITS UINT32_C(0x7f800000)
-#define TWO31 2147483648.0 /* largest magnitude the exact path accepts */
-
-static uint64_t f64_bits(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static double f64_from_bits(uint64_t u)
-{
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-static uint32_t f32_bits(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static float f32_from_bits(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-/* ---- chunk classification ------------------------------------------- */
-
-/* What one pass over a span tells about one vector. The maximum is taken
- * over IEEE bit patterns with the sign cleared: for non-negative floats the
- * bit order is the value order, and NaN > Inf > every finite value, so one
- * integer max reduction (vectorizable without -ffast-math, unlike a
- * floating-point max) yields the max magnitude and both non-finite flags. */
-typedef struct span_class {
-    double max_abs;   /* largest |x|; meaningful when !nonfinite */
-    int nonfinite;    /* some x is NaN or +-Inf */
-    int nan;          /* some x is NaN */
-    int nonint;       /* some finite x is not an integer */
-} span_class;
-
-/* x is an integer iff |x| >= 2^52 (no fraction bits left) or rounding |x|
- * to an integer leaves it unchanged. Adding and subtracting 2^52 rounds
- * |x| < 2^52 to an integer: the sum lies in [2^52, 2^53), whose ulp is 1.
- * Without -fassociative-math the compiler cannot fold (ax + C) - C. */
-DF_CPU_CLONES static span_class classify_f64(const double *x, uint64_t len)
-{
-    uint64_t maxbits = 0;
-    unsigned nonint = 0;
-    for (uint64_t i = 0; i < len; i++) {
-        uint64_t bits = f64_bits(x[i]) & F64_ABS_MASK;
-        double ax = fabs(x[i]);
-        double r = (ax + 0x1p52) - 0x1p52;
-        maxbits = bits > maxbits ? bits : maxbits;
-        nonint |= (unsigned)(ax < 0x1p52) & (unsigned)(r != ax);
-    }
-    span_class k;
-    k.nonfinite = maxbits >= F64_INF_BITS;
-    k.nan = maxbits > F64_INF_BITS;
-    k.max_abs = f64_from_bits(maxbits);
-    k.nonint = nonint != 0;
-    return k;
-}
-
-DF_CPU_CLONES static span_class classify_f32(const float *x, uint64_t len)
-{
-    uint32_t maxbits = 0;
-    unsigned nonint = 0;
-    for (uint64_t i = 0; i < len; i++) {
-        uint32_t bits = f32_bits(x[i]) & F32_ABS_MASK;
-        float ax = fabsf(x[i]);
-        float r = (ax + 0x1p23f) - 0x1p23f;
-        maxbits = bits > maxbits ? bits : maxbits;
-        nonint |= (unsigned)(ax < 0x1p23f) & (unsigned)(r != ax);
-    }
-    span_class k;
-    k.nonfinite = maxbits >= F32_INF_BITS;
-    k.nan = maxbits > F32_INF_BITS;
-    k.max_abs = f32_from_bits(maxbits);
-    k.nonint = nonint != 0;
-    return k;
-}
-
-/* |x| in uint32 (|INT32_MIN| = 2^31 fits), so the loop is a 32-bit
- * abs and unsigned max, which vectorizes. */
-DF_CPU_CLONES static span_class classify_i32(const int32_t *x, uint64_t len)
-{
-    uint32_t m = 0;
-    for (uint64_t i = 0; i < len; i++) {
-        uint32_t v = (uint32_t)x[i];
-        uint32_t av = x[i] < 0 ? 0u - v : v;
-        m = av > m ? av : m;
-    }
-    span_class k = {(double)m, 0, 0, 0};
-    return k;
-}
-
-static span_class classify(df_type t, const void *x, uint64_t off, uint64_t len)
-{
-    switch (t) {
-    case DF_F32: return classify_f32((const float *)x + off, len);
-    case DF_F64: return classify_f64((const double *)x + off, len);
-    case DF_I32: return classify_i32((const int32_t *)x + off, len);
-    }
-    span_class none = {0.0, 0, 0, 0};
-    return none;
-}
-
-/* The exact integer path applies: finite integers of magnitude <= 2^31,
- * so every product fits in int64 (|a b| <= 2^62). */
-static int exact_eligible(span_class ka, span_class kb)
-{
-    return !ka.nonfinite && !kb.nonfinite && !ka.nonint && !kb.nonint &&
-           ka.max_abs <= TWO31 && kb.max_abs <= TWO31;
-}
-
-/* ---- exact integer dot ---------------------------------------------- */
-
-/* Where int64 switches to __int128: every partial sum of a span is bounded
- * by len * max|a| * max|b|. When that product is at most INT64_MAX, a
- * `long long` accumulator cannot overflow and the loop runs in plain
- * 64-bit adds; otherwise the span accumulates in __int128 (each product
- * still fits int64, so only the add is wide). The test is made once per
- * span from the span's maxima (maxima <= 2^31, so ma * mb <= 2^62 fits
- * uint64), never per element. Spans are chunks of at most CHUNK = 2^11
- * elements, so int64 is chosen whenever max|a| max|b| <= 2^52 (the seeds'
- * [-50, 50] data always), and a single large element sends only its own
- * chunk down the __int128 path. Span sums are added into an __int128
- * total, which cannot overflow: n < 2^64 products of magnitude <= 2^62. */
-#define EXACT_SPAN(NAME, T)                                                    \
-    static i128 NAME(const T *a, const T *b, uint64_t len, uint64_t mab)      \
-    {                                                                          \
-        if (len == 0)                                                          \
-            return 0;                                                          \
-        if (mab <= (uint64_t)INT64_MAX / len) {                                \
-            long long s = 0;                                                   \
-            for (uint64_t i = 0; i < len; i++)                                 \
-                s += (long long)a[i] * (long long)b[i];                        \
-            return s;                                                          \
-        }                                                                      \
-        i128 s = 0;                                                            \
-        for (uint64_t i = 0; i < len; i++)                                     \
-            s += (i128)((long long)a[i] * (long long)b[i]);                    \
-        return s;                                                              \
-    }
-
-EXACT_SPAN(exact_span_f32, float)
-EXACT_SPAN(exact_span_f64, double)
-EXACT_SPAN(exact_span_i32, int32_t)
-
-static i128 exact_span(df_type t, const void *a, const void *b, uint64_t off,
-                       uint64_t len, double max_a, double max_b)
-{
-    uint64_t mab = (uint64_t)max_a * (uint64_t)max_b;
-    switch (t) {
-    case DF_F32:
-        return exact_span_f32((const float *)a + off, (const float *)b + off, len, mab);
-    case DF_F64:
-        return exact_span_f64((const double *)a + off, (const double *)b + off, len, mab);
-    case DF_I32:
-        return exact_span_i32((const int32_t *)a + off, (const int32_t *)b + off, len, mab);
-    }
-    return 0;
-}
-
-static df_i128 i128_pack(i128 v)
-{
-    u128 u = (u128)v;
-    df_i128 r = {(int64_t)(uint64_t)(u >> 64), (uint64_t)u};
-    return r;
-}
-
-static i128 i128_unpack(df_i128 v)
-{
-    u128 u = ((u128)(uint64_t)v.hi << 64) | v.lo;
-    return (i128)u;
-}
-
-int df_exact_dot_int(df_type t, const void *a, const void *b, uint64_t n,
-                     df_i128 *out)
-{
-    i128 total = 0;
-    for (uint64_t off = 0; off < n; off += CHUNK) {
-        uint64_t len = n - off < CHUNK ? n - off : CHUNK;
-        span_class ka = classify(t, a, off, len);
-        span_class kb = classify(t, b, off, len);
-        if (!exact_eligible(ka, kb))
-            return -1;
-        total += exact_span(t, a, b, off, len, ka.max_abs, kb.max_abs);
-    }
-    *out = i128_pack(total);
-    return 0;
-}
-
-/* ---- 128-bit integer helpers ---------------------------------------- */
-
-static int clz_u128(u128 m) /* m != 0 */
-{
-    uint64_t hi = (uint64_t)(m >> 64);
-    return hi ? __builtin_clzll(hi) : 64 + __builtin_clzll((uint64_t)m);
-}
-
-/* Round-to-nearest-even of an unsigned 128-bit integer, done by hand so it
- * does not depend on the runtime's int128 conversion. */
-static double u128_to_double_rn(u128 m)
-{
-    if ((m >> 53) == 0)
-        return (double)(uint64_t)m; /* fits in 53 bits: exact */
-    int top = 127 - clz_u128(m);    /* index of the leading bit, >= 53 */
-    int shift = top - 52;           /* keep 53 significant bits */
-    u128 q = m >> shift;
-    u128 rem = m & (((u128)1 << shift) - 1);
-    u128 half = (u128)1 << (shift - 1);
-    if (rem > half || (rem == half && (q & 1)))
-        q++; /* may carry to 2^53: still exact in double */
-    return ldexp((double)(uint64_t)q, shift);
-}
-
-static double i128_to_double_rn(i128 v)
-{
-    if (v < 0)
-        return -u128_to_double_rn((u128)0 - (u128)v);
-    return u128_to_double_rn((u128)v);
-}
-
-void df_i128_to_double2(df_i128 v, double *hi, double *lo)
-{
-    i128 x = i128_unpack(v);
-    double h = i128_to_double_rn(x);
-    /* h is an integer (|h| >= 2^53 or exact) of magnitude <= 2^127, and
-     * |x - h| <= ulp(h)/2 < 2^75. The difference is taken in wrapping
-     * unsigned arithmetic because h itself may be 2^127, which does not
-     * fit in a signed 128-bit integer; the true difference does. */
-    u128 mh = (u128)fabs(h);
-    u128 hx = h < 0 ? (u128)0 - mh : mh;
-    i128 d = (i128)((u128)x - hx);
-    *hi = h;
-    *lo = i128_to_double_rn(d);
-}
-
-int df_i128_fits_i64(df_i128 v)
-{
-    return v.hi == -(int64_t)(v.lo >> 63);
-}
-
-int df_i128_cmp_i64(df_i128 v, int64_t x)
-{
-    int64_t xhi = x < 0 ? -1 : 0;
-    if (v.hi != xhi)
-        return v.hi < xhi ? -1 : 1;
-    uint64_t xlo = (uint64_t)x;
-    return (v.lo > xlo) - (v.lo < xlo);
-}
 
 /* ---- inputs holding Inf -------------------------------------------------- */
 
@@ -730,10 +466,10 @@ static uint64_t refs_scan(df_type t, const void *a, const void *b, uint64_t n,
     int fast = 1;                 /* every chunk so far summed exactly */
     uint64_t from = 0, bound = 0; /* Kahan's start; the exact sums' bound */
     const uint64_t exact_max = UINT64_C(1) << 53;
-    for (uint64_t off = 0; off < n; off += CHUNK) {
-        uint64_t len = n - off < CHUNK ? n - off : CHUNK;
-        span_class ka = classify(t, a, off, len);
-        span_class kb = classify(t, b, off, len);
+    for (uint64_t off = 0; off < n; off += DF_REFS_SPAN) {
+        uint64_t len = n - off < DF_REFS_SPAN ? n - off : DF_REFS_SPAN;
+        df_span_class ka = df_classify(t, a, off, len);
+        df_span_class kb = df_classify(t, b, off, len);
         inf_a |= ka.nonfinite;
         inf_b |= kb.nonfinite;
         out->has_nan |= ka.nan | kb.nan;
@@ -742,7 +478,7 @@ static uint64_t refs_scan(df_type t, const void *a, const void *b, uint64_t n,
             out->max_abs_a = ka.max_abs;
         if (!kb.nonfinite && kb.max_abs > out->max_abs_b)
             out->max_abs_b = kb.max_abs;
-        eligible = eligible && exact_eligible(ka, kb);
+        eligible = eligible && df_exact_eligible(ka, kb);
         if (fast && eligible) {
             uint64_t mab = (uint64_t)ka.max_abs * (uint64_t)kb.max_abs; /* <= 2^62 */
             fast = mab <= (exact_max - bound) / len;
@@ -757,7 +493,7 @@ static uint64_t refs_scan(df_type t, const void *a, const void *b, uint64_t n,
         }
         fast = 0;
         if (eligible)
-            total += exact_span(t, a, b, off, len, ka.max_abs, kb.max_abs);
+            total += df_exact_span(t, a, b, off, len, ka.max_abs, kb.max_abs);
         if (run_kahan) {
             kahan_span(t, a, b, off, len, st);
             from = off + len;
@@ -777,7 +513,7 @@ static uint64_t refs_scan(df_type t, const void *a, const void *b, uint64_t n,
     out->exact_known = eligible;
     out->exact_is_int = eligible;
     if (eligible) {
-        out->exact = i128_pack(total);
+        out->exact = df_i128_pack(total);
         df_i128_to_double2(out->exact, &out->exact_hi, &out->exact_lo);
     }
     /* any finite float data: the superaccumulator (reference/exact.c) gives
@@ -859,8 +595,8 @@ void df_refs_merge_add(df_refs_merger *m, const df_refs_part *p)
     q->all_integer &= p->all_integer;
     q->eligible &= p->eligible;
     if (p->eligible) {
-        i128 sum = i128_unpack(q->total) + i128_unpack(p->total);
-        q->total = i128_pack(sum);
+        i128 sum = df_i128_unpack(q->total) + df_i128_unpack(p->total);
+        q->total = df_i128_pack(sum);
         df_exact_acc_add_int(&m->fp, p->total.hi, p->total.lo);
     } else if (p->has_acc) {
         df_exact_acc_merge(&m->fp, &p->acc);
@@ -948,7 +684,7 @@ int df_refs_negated(df_type t, const df_refs *in, df_refs *out)
     if (in->has_nonfinite && !isnan(in->inf_want))
         out->inf_want = -in->inf_want; /* an infinity's class (NaN's stays) */
     if (in->exact_is_int) {
-        out->exact = i128_pack(-i128_unpack(in->exact)); /* |exact| < 2^94 */
+        out->exact = df_i128_pack(-df_i128_unpack(in->exact)); /* |exact| < 2^94 */
         df_i128_to_double2(out->exact, &out->exact_hi, &out->exact_lo);
         if (in->fp_known)
             df_exact_of_int(out->exact, &out->fp);
@@ -983,7 +719,7 @@ int df_refs_scaled(df_type t, const void *a, const void *b, uint64_t n, int k,
         return -1;
     /* the classes of the data as the references see them (a has moved;
      * both are in this core's cache: a was just written, b referenced) */
-    span_class ka = classify_f32(a, n), kb = classify_f32(b, n);
+    df_span_class ka = df_classify_f32(a, n), kb = df_classify_f32(b, n);
     if (ka.nonfinite || kb.nonfinite || ka.max_abs != ldexp(in->max_abs_a, k) ||
         kb.max_abs != in->max_abs_b)
         return -1; /* not in->'s data scaled */
@@ -996,18 +732,18 @@ int df_refs_scaled(df_type t, const void *a, const void *b, uint64_t n, int k,
     r.G = ldexp(in->G, k);
     r.max_abs_a = ka.max_abs;
     r.all_integer = !ka.nonint && !kb.nonint;
-    if (exact_eligible(ka, kb)) { /* the integer path: exact as an integer */
+    if (df_exact_eligible(ka, kb)) { /* the integer path: exact as an integer */
         if (!in->exact_is_int)
             return -1; /* became integers: their dot is not at hand as one */
-        i128 v = i128_unpack(in->exact), unit = (i128)1 << (k < 0 ? -k : k);
+        i128 v = df_i128_unpack(in->exact), unit = (i128)1 << (k < 0 ? -k : k);
         if (k < 0 && v % unit != 0)
             return -1;
-        r.exact = i128_pack(k < 0 ? v / unit : v * unit);
+        r.exact = df_i128_pack(k < 0 ? v / unit : v * unit);
         df_i128_to_double2(r.exact, &r.exact_hi, &r.exact_lo);
         df_exact_of_int(r.exact, &r.fp);
     } else {
         r.exact_is_int = 0;
-        r.exact = i128_pack(0);
+        r.exact = df_i128_pack(0);
         if (df_exact_scale(&in->fp, k, &r.fp) != 0)
             return -1;
         r.exact_hi = r.fp.hi;
@@ -1025,9 +761,9 @@ int df_refs_scaled(df_type t, const void *a, const void *b, uint64_t n, int k,
 int df_exact_bins_f32(const float *a, const float *b, uint64_t n, df_exact *out)
 {
     double ma = 0.0, mb = 0.0;
-    for (uint64_t off = 0; off < n; off += CHUNK) {
-        uint64_t len = n - off < CHUNK ? n - off : CHUNK;
-        span_class ka = classify_f32(a + off, len), kb = classify_f32(b + off, len);
+    for (uint64_t off = 0; off < n; off += DF_REFS_SPAN) {
+        uint64_t len = n - off < DF_REFS_SPAN ? n - off : DF_REFS_SPAN;
+        df_span_class ka = df_classify_f32(a + off, len), kb = df_classify_f32(b + off, len);
         if (ka.nonfinite || kb.nonfinite)
             return -1;
         ma = ka.max_abs > ma ? ka.max_abs : ma;

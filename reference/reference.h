@@ -1,5 +1,6 @@
-/* reference.h — CPU references for a dot product: the exact integer dot,
- * the Kahan-compensated dot, and G = sum |a_i b_i|.
+/* reference.h — CPU references for a dot product: the Kahan-compensated
+ * dot, G = sum |a_i b_i|, and df_refs, everything the oracle needs about a
+ * case's inputs (the exact dots of exact.h and int_exact.h among them).
  *
  * All functions read vectors of element type t (float, double or int32_t),
  * allocate nothing and keep no state.
@@ -11,40 +12,11 @@
 
 #include "fuzz/case.h"
 #include "reference/exact.h"
+#include "reference/int_exact.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The exact dot of integer data, as a signed 128-bit integer split in two
- * 64-bit halves (value = hi * 2^64 + lo, two's complement). */
-typedef struct df_i128 {
-    int64_t hi;
-    uint64_t lo;
-} df_i128;
-
-/* Exact dot product of integer data. For DF_I32 it always succeeds. For
- * DF_F32/DF_F64 it succeeds when every element is an integer of magnitude
- * <= 2^31 (so each product fits in int64); otherwise it returns -1 and the
- * caller must use the Kahan reference with its bound.
- * Returns 0 on success. */
-int df_exact_dot_int(df_type t, const void *a, const void *b, uint64_t n,
-                     df_i128 *out);
-
-/* The exact integer as a head+tail pair of doubles: hi = round-to-nearest
- * of the value, lo = round-to-nearest of (value - hi). hi + lo is exact
- * whenever |value| < 2^106. */
-void df_i128_to_double2(df_i128 v, double *hi, double *lo);
-int df_i128_fits_i64(df_i128 v);
-/* The exact dot as df_exact_dot (exact.h) writes it, from its value v when
- * that is already known (integer data): the same fields, bit for bit, as
- * df_exact_dot on the data gives, without its pass over them. Leaves the
- * padding of *out alone, as df_exact_dot does. */
-void df_exact_of_int(df_i128 v, df_exact *out);
-/* The same from k finite doubles whose sum is the value (terms each of which
- * is exact, as a superaccumulator's bins give them). */
-void df_exact_of_doubles(const double *x, unsigned k, df_exact *out);
-int df_i128_cmp_i64(df_i128 v, int64_t x); /* <0, 0, >0 */
 
 /* Kahan-compensated dot in double. f32 products are exact in double; i32
  * products are exact below 2^53 and rounded once above; f64 products are

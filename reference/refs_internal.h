@@ -1,0 +1,69 @@
+/* refs_internal.h — what the references' files share and nothing outside
+ * reference/ sees: a span's classes (maxima, integrality, non-finite
+ * values) and its exact integer dot (int_exact.c), and the 128-bit
+ * integers they are added in.
+ *
+ * Data are read a span at a time: DF_REFS_SPAN elements, small enough that
+ * a span of two f64 vectors (32 KiB) stays in L1 while it is classified,
+ * summed exactly and summed by Kahan, so every pass reads memory once.
+ */
+#ifndef DOTFUZZ_REFS_INTERNAL_H
+#define DOTFUZZ_REFS_INTERNAL_H
+
+#include <stdint.h>
+
+#include "reference/int_exact.h"
+
+/* Elements per span: 2^11. */
+#define DF_REFS_SPAN ((uint64_t)2048)
+
+/* Largest magnitude the exact integer path accepts. */
+#define DF_TWO31 2147483648.0
+
+__extension__ typedef __int128 df_int128;
+__extension__ typedef unsigned __int128 df_uint128;
+
+/* What one pass over a span tells about one vector. The maximum is taken
+ * over IEEE bit patterns with the sign cleared: for non-negative floats the
+ * bit order is the value order, and NaN > Inf > every finite value, so one
+ * integer max reduction (vectorizable without -ffast-math, unlike a
+ * floating-point max) yields the max magnitude and both non-finite flags. */
+typedef struct df_span_class {
+    double max_abs;   /* largest |x|; meaningful when !nonfinite */
+    int nonfinite;    /* some x is NaN or +-Inf */
+    int nan;          /* some x is NaN */
+    int nonint;       /* some finite x is not an integer */
+} df_span_class;
+
+/* The classes of x[off, off + len), elements of type t. */
+df_span_class df_classify(df_type t, const void *x, uint64_t off, uint64_t len);
+/* The same for f32 data from x. */
+df_span_class df_classify_f32(const float *x, uint64_t len);
+
+/* The exact integer path applies: finite integers of magnitude <= 2^31,
+ * so every product fits in int64 (|a b| <= 2^62). */
+static inline int df_exact_eligible(df_span_class ka, df_span_class kb)
+{
+    return !ka.nonfinite && !kb.nonfinite && !ka.nonint && !kb.nonint &&
+           ka.max_abs <= DF_TWO31 && kb.max_abs <= DF_TWO31;
+}
+
+/* The exact dot of the eligible span [off, off + len), whose vectors'
+ * largest magnitudes are max_a and max_b. */
+df_int128 df_exact_span(df_type t, const void *a, const void *b, uint64_t off, uint64_t len,
+                        double max_a, double max_b);
+
+static inline df_i128 df_i128_pack(df_int128 v)
+{
+    df_uint128 u = (df_uint128)v;
+    df_i128 r = {(int64_t)(uint64_t)(u >> 64), (uint64_t)u};
+    return r;
+}
+
+static inline df_int128 df_i128_unpack(df_i128 v)
+{
+    df_uint128 u = ((df_uint128)(uint64_t)v.hi << 64) | v.lo;
+    return (df_int128)u;
+}
+
+#endif
