@@ -9,7 +9,7 @@
  * but its loader picks the default one: a clang build runs the baseline
  * code, the same results more slowly; the release build is gcc's. */
 /* DF_CPU_CLONES_V4 adds an x86-64-v4 (AVX-512) copy, for code written in
- * 64-byte vectors (reference.c's Kahan lanes): one instruction a vector
+ * 64-byte vectors (refs_many.c's Kahan lanes): one instruction a vector
  * and 32 vector registers there, pairs of 32-byte ones in the v3 copy. */
 #ifndef DOTFUZZ_CPU_CLONES_H
 #define DOTFUZZ_CPU_CLONES_H

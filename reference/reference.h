@@ -157,7 +157,7 @@ void df_refs_compute_many(const df_refs_job *jobs, size_t m);
 void df_refs_permuted_many(const df_refs_job *jobs, size_t m, unsigned char *ok);
 
 /* The exact dot of finite f32 data the way df_refs_compute_many finds it
- * beside the Kahan sums (reference.c: the products pre-rounded into three
+ * beside the Kahan sums (refs_many.c: the products pre-rounded into three
  * bins of fixed units, exact while the products' bits span about 3 (50 -
  * log2 n) places): 0 with *out as df_exact_dot gives it, or -1 where that
  * does not hold (then df_exact_dot does it). For the tests. */

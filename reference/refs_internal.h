@@ -1,7 +1,9 @@
 /* refs_internal.h — what the references' files share and nothing outside
  * reference/ sees: a span's classes (maxima, integrality, non-finite
- * values) and its exact integer dot (int_exact.c), and the 128-bit
- * integers they are added in.
+ * values) and its exact integer dot (int_exact.c), the 128-bit integers
+ * they are added in, Kahan's state and its span (kahan.c), and the one
+ * pass over a case that df_refs_compute makes (reference.c), which
+ * df_refs_compute_many (refs_many.c) makes in its own order.
  *
  * Data are read a span at a time: DF_REFS_SPAN elements, small enough that
  * a span of two f64 vectors (32 KiB) stays in L1 while it is classified,
@@ -13,6 +15,7 @@
 #include <stdint.h>
 
 #include "reference/int_exact.h"
+#include "reference/reference.h"
 
 /* Elements per span: 2^11. */
 #define DF_REFS_SPAN ((uint64_t)2048)
@@ -65,5 +68,34 @@ static inline df_int128 df_i128_unpack(df_i128 v)
     df_uint128 u = ((df_uint128)(uint64_t)v.hi << 64) | v.lo;
     return (df_int128)u;
 }
+
+/* Running state of the Kahan sum and of G, carried across spans so that
+ * spans do not change the order of operations. */
+typedef struct df_kahan_state {
+    double s, c;  /* Kahan sum and compensation */
+    double g;     /* recursive sum of |p_i| (G) */
+    double maxp;  /* largest |p_i| (tells whether i32 products rounded) */
+} df_kahan_state;
+
+/* Kahan's sum and G over [off, off + len), as written: one chain. */
+void df_kahan_span(df_type t, const void *a, const void *b, uint64_t off, uint64_t len,
+                   df_kahan_state *st);
+/* The same state over integer data whose partial sums are all exact (see
+ * kahan.c), in vector lanes. */
+void df_exact_sum_span(df_type t, const void *a, const void *b, uint64_t off, uint64_t len,
+                       df_kahan_state *st);
+/* The rigorous bound on |kahan - exact| from the final state of n terms. */
+double df_kahan_bound(df_type t, uint64_t n, const df_kahan_state *st);
+
+/* One pass over a case's data, filling out but for Kahan's sum: returns
+ * where Kahan's sum must go on from (*st as it stands; n when done). With
+ * run_kahan the pass runs it; with fp_later (f32 data) the exact dot is
+ * left to the lanes' bins (*fp_later set); with no_fp it is not made. */
+uint64_t df_refs_scan(df_type t, const void *a, const void *b, uint64_t n, df_refs *out,
+                      df_kahan_state *st, int run_kahan, int *fp_later, int no_fp);
+/* Kahan's sum, G and the bound into out, from the final state. */
+void df_refs_kahan_out(df_type t, uint64_t n, const df_kahan_state *st, df_refs *out);
+/* out->fp, when finite, as the exact dot known with its head and tail. */
+void df_refs_fp_out(df_refs *out);
 
 #endif
