@@ -38,7 +38,10 @@
  * Carries are propagated once per flush; at the end the digits become a
  * sign and a magnitude, and every rounding (to double, to float, of s - hi,
  * of |r - s|) is done once from the exact magnitude. No code is taken from
- * those works; the ideas named are.
+ * those works; the ideas named are. This file holds the buckets and the
+ * dot; the digits and their adds are exact_internal.h's, the roundings
+ * and the error measures exact_round.c's, the accumulator as a value of
+ * its own (a dot in parts) exact_acc.c's.
  *
  * Speed. f32: the keys and significand products of a block of 256 elements
  * are formed first by a branch-free loop the compiler vectorizes (an AVX2
@@ -56,298 +59,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "reference/exact.h"
+#include "reference/exact_internal.h"
 #include "reference/int_exact.h"
 
 __extension__ typedef unsigned __int128 u128;
 
-#define NDIG DF_EXACT_DIGITS
 #define LSB DF_EXACT_LSB
-#define M32 UINT64_C(0xffffffff)
-#define TWO32 ((int64_t)1 << 32)
-
-/* ---- the long accumulator (digits) ----------------------------------- */
-
-/* value = sum d[j] * 2^(32 j + LSB) over the window [lo, hi); digits
- * outside it are zero (and not stored: the window grows, zeroing what it
- * takes in, so a short dot touches a few digits instead of 136). Digits are
- * signed and may exceed 32 bits between normalizations (each flush adds
- * fewer than 2^11 terms below 2^33 to any digit, far from int64's limit). */
-typedef df_exact_acc longacc; /* exact.h: the window [lo, hi) of d */
-
-/* Headroom: an add at digit j is below 2^64 at bit 32 j + 31 at most, so
- * 2^64 of them stay below 2^(32 j + 159) < 2^(32 (j + 4) + 63), which a
- * window reaching digit j + 4 holds in its signed top digit. */
-#define ACC_HEADROOM 5
-
-static void acc_init(longacc *A)
-{
-    A->lo = A->hi = 0;
-}
-
-static void acc_cover(longacc *A, int lo, int hi)
-{
-    if (A->lo == A->hi) {
-        memset(A->d + lo, 0, (size_t)(hi - lo) * sizeof A->d[0]);
-        A->lo = lo, A->hi = hi;
-        return;
-    }
-    if (lo < A->lo) {
-        memset(A->d + lo, 0, (size_t)(A->lo - lo) * sizeof A->d[0]);
-        A->lo = lo;
-    }
-    if (hi > A->hi) {
-        memset(A->d + A->hi, 0, (size_t)(hi - A->hi) * sizeof A->d[0]);
-        A->hi = hi;
-    }
-}
-
-/* Adds (neg ? -v : v) * 2^(pos + LSB); pos is a bit index >= 0. */
-static void acc_add64(longacc *A, int pos, uint64_t v, int neg)
-{
-    int j = pos >> 5;
-    acc_cover(A, j, j + ACC_HEADROOM <= NDIG ? j + ACC_HEADROOM : NDIG);
-    u128 w = (u128)v << (pos & 31); /* < 2^95: three digits */
-    int64_t p0 = (int64_t)(w & M32);
-    int64_t p1 = (int64_t)((w >> 32) & M32);
-    int64_t p2 = (int64_t)(uint64_t)(w >> 64);
-    if (neg) {
-        A->d[j] -= p0;
-        A->d[j + 1] -= p1;
-        A->d[j + 2] -= p2;
-    } else {
-        A->d[j] += p0;
-        A->d[j + 1] += p1;
-        A->d[j + 2] += p2;
-    }
-}
-
-static void acc_add128(longacc *A, int pos, u128 v, int neg)
-{
-    acc_add64(A, pos, (uint64_t)v, neg);
-    if (v >> 64)
-        acc_add64(A, pos + 64, (uint64_t)(v >> 64), neg);
-}
-
-/* floor(t / 2^32), exactly, without relying on >> of a negative value. */
-static int64_t floor_div32(int64_t t)
-{
-    int64_t lo = (int64_t)((uint64_t)t & M32);
-    return (t - lo) / TWO32;
-}
-
-/* Propagates carries: every digit of the window into [0, 2^32) except the
- * top one, which keeps the sign: the carry out of the top (0, or -1 for a
- * negative total, given the headroom) is folded back into it. */
-static void acc_normalize(longacc *A)
-{
-    int64_t c = 0;
-    for (int j = A->lo; j < A->hi; j++) {
-        int64_t t = A->d[j] + c;
-        c = floor_div32(t);
-        A->d[j] = t - c * TWO32;
-    }
-    if (A->hi > A->lo)
-        A->d[A->hi - 1] += c * TWO32;
-}
-
-/* The sign of the value (-1, 0, +1) and its magnitude as 32-bit digits
- * (all NDIG of them written). */
-static int acc_to_mag(longacc *A, uint32_t *mag)
-{
-    memset(mag, 0, NDIG * sizeof *mag);
-    acc_normalize(A);
-    int negative = A->hi > A->lo && A->d[A->hi - 1] < 0;
-    uint64_t borrow = 1; /* two's complement over the window: ~x + 1 */
-    int any = 0;
-    for (int j = A->lo; j < A->hi; j++) {
-        uint64_t digit = (uint64_t)A->d[j] & M32;
-        if (negative) {
-            uint64_t t = (~digit & M32) + borrow;
-            borrow = t >> 32;
-            digit = t & M32;
-        }
-        mag[j] = (uint32_t)digit;
-        any |= digit != 0;
-    }
-    return any ? (negative ? -1 : 1) : 0;
-}
-
-/* ---- magnitudes: bits, rounding, arithmetic --------------------------- */
-
-/* Magnitudes are NDIG digits, zero outside [bot, top] (bot = NDIG and
- * top = -1 for zero); the loops below run over that window only. */
-
-static void mag_window(const uint32_t *mag, int lo, int hi, int *bot, int *top)
-{
-    while (hi > lo && mag[hi - 1] == 0)
-        hi--;
-    while (lo < hi && mag[lo] == 0)
-        lo++;
-    *bot = lo < hi ? lo : NDIG;
-    *top = lo < hi ? hi - 1 : -1;
-}
-
-static uint32_t mag_digit(const uint32_t *mag, int j)
-{
-    return j >= 0 && j < NDIG ? mag[j] : 0;
-}
-
-/* Bits [pos, pos + 64) of mag; bits outside the array read as zero. */
-static uint64_t mag_bits64(const uint32_t *mag, int pos)
-{
-    int sh = ((pos % 32) + 32) % 32;
-    int j = (pos - sh) / 32;
-    u128 w = (u128)mag_digit(mag, j) | (u128)mag_digit(mag, j + 1) << 32 |
-             (u128)mag_digit(mag, j + 2) << 64;
-    return (uint64_t)(w >> sh);
-}
-
-/* Whether any bit below bit index pos is set. */
-static int mag_sticky(const uint32_t *mag, int bot, int pos)
-{
-    if (pos <= 0)
-        return 0;
-    int j = pos / 32, sh = pos % 32;
-    if (j >= NDIG) {
-        j = NDIG;
-        sh = 0;
-    }
-    for (int k = bot; k < j; k++)
-        if (mag[k])
-            return 1;
-    return sh && (mag[j] & ((UINT32_C(1) << sh) - 1));
-}
-
-/* RN(|v| * 2^scale) to a binary format of precision prec whose smallest
- * subnormal is 2^emin_sub, |v| being mag with non-zero digits in
- * [bot, top]. The result is q * 2^e with q <= 2^prec, returned as a double:
- * exact when prec <= 53 and e >= -1074, and +Inf when q * 2^e is 2^1024 or
- * more (IEEE round-to-nearest overflow). */
-static double round_mag(const uint32_t *mag, int bot, int top, int scale,
-                        int prec, int emin_sub)
-{
-    if (top < 0)
-        return 0.0;
-    int msb = 32 * top + 31 - __builtin_clz(mag[top]); /* bit index */
-    int ue = msb + LSB + scale - (prec - 1);           /* exponent of the ulp */
-    if (ue < emin_sub)
-        ue = emin_sub; /* gradual underflow: fewer significant bits */
-    int u = ue - LSB - scale;                          /* bit index of the ulp */
-    uint64_t q = 0;
-    if (u <= msb)
-        q = mag_bits64(mag, u) & ((UINT64_C(1) << (msb - u + 1)) - 1);
-    uint64_t round_bit = mag_bits64(mag, u - 1) & 1;
-    if (round_bit && ((q & 1) || mag_sticky(mag, bot, u - 1)))
-        q++; /* may reach 2^prec: still exact, or the overflow threshold */
-    return ldexp((double)q, ue);
-}
-
-/* A magnitude and its window. */
-typedef struct mag_ref {
-    const uint32_t *d;
-    int bot, top;
-} mag_ref;
-
-static double round_double(mag_ref m, int sign, int scale)
-{
-    double x = round_mag(m.d, m.bot, m.top, scale, 53, -1074);
-    return sign < 0 ? -x : x;
-}
-
-/* RN to float: q <= 2^24 times 2^e, e >= -149, is exact in double, and
- * converting that double to float is exact below 2^128 and gives Inf from
- * 2^128 up, which is where round-to-nearest overflows. */
-static float round_float(mag_ref m, int sign)
-{
-    float x = (float)round_mag(m.d, m.bot, m.top, 0, 24, -149);
-    return sign < 0 ? -x : x;
-}
-
-/* |x| of a finite double into a zeroed mag; returns its window. */
-/* A finite x != 0 as |x| = q 2^(pos + LSB), q < 2^53: returns pos. */
-static int double_digits(double x, uint64_t *q)
-{
-    int e;
-    double f = frexp(fabs(x), &e); /* |x| = f 2^e, f in [0.5, 1) */
-    *q = (uint64_t)ldexp(f, 53);   /* exact: |x| = q 2^(e - 53) */
-    return e - 53 - LSB;           /* >= -1073 - 53 + 2176 */
-}
-
-static mag_ref mag_set_double(uint32_t *mag, double x)
-{
-    mag_ref m = {mag, NDIG, -1};
-    if (x == 0.0)
-        return m;
-    uint64_t q;
-    int pos = double_digits(x, &q);
-    u128 w = (u128)q << (pos % 32);
-    int j = pos / 32;
-    mag[j] = (uint32_t)w;
-    mag[j + 1] = (uint32_t)(w >> 32);
-    mag[j + 2] = (uint32_t)(w >> 64);
-    mag_window(mag, j, j + 3, &m.bot, &m.top);
-    return m;
-}
-
-static int mag_cmp(mag_ref x, mag_ref y)
-{
-    int lo = x.bot < y.bot ? x.bot : y.bot;
-    for (int j = x.top > y.top ? x.top : y.top; j >= lo; j--)
-        if (x.d[j] != y.d[j])
-            return x.d[j] < y.d[j] ? -1 : 1;
-    return 0;
-}
-
-/* |x - y| or x + y (add) of two magnitudes, into a zeroed r. */
-static mag_ref mag_combine(uint32_t *r, mag_ref x, mag_ref y, int add)
-{
-    int lo = x.bot < y.bot ? x.bot : y.bot;
-    int hi = (x.top > y.top ? x.top : y.top) + 1;
-    mag_ref m = {r, NDIG, -1};
-    if (hi <= lo)
-        return m;
-    if (add) {
-        uint64_t carry = 0;
-        for (int j = lo; j < hi; j++) {
-            uint64_t t = (uint64_t)x.d[j] + y.d[j] + carry;
-            r[j] = (uint32_t)t;
-            carry = t >> 32;
-        }
-        if (carry) /* hi < NDIG: both operands are below 2^4289 */
-            r[hi++] = 1;
-    } else {
-        if (mag_cmp(x, y) < 0) {
-            mag_ref t = x;
-            x = y;
-            y = t;
-        }
-        uint64_t borrow = 0;
-        for (int j = lo; j < hi; j++) {
-            uint64_t t = (uint64_t)x.d[j] - y.d[j] - borrow;
-            r[j] = (uint32_t)t;
-            borrow = t >> 63;
-        }
-    }
-    mag_window(r, lo, hi, &m.bot, &m.top);
-    return m;
-}
-
-static mag_ref exact_mag(const df_exact *s)
-{
-    mag_ref m = {s->mag, s->bot, s->top};
-    return m;
-}
-
-/* |r - s| for a finite double r, exactly, into diff. */
-static mag_ref mag_abs_diff(uint32_t *diff, const df_exact *s, double r)
-{
-    uint32_t mr[NDIG];
-    memset(mr, 0, sizeof mr);
-    memset(diff, 0, NDIG * sizeof *diff);
-    int sr = r < 0 ? -1 : r > 0;
-    return mag_combine(diff, mag_set_double(mr, r), exact_mag(s), sr * s->sign < 0);
-}
 
 /* ---- non-finite inputs ------------------------------------------------- */
 
@@ -588,7 +305,7 @@ static void cover_f32(f32_work *w, unsigned copies, uint32_t kmin, uint32_t kmax
 
 /* Moves the buckets into the digits and clears them. The copies of a key
  * sum below 2^66; positive minus negative is added as one signed value. */
-static void flush_f32(f32_work *w, unsigned copies, longacc *A)
+static void flush_f32(f32_work *w, unsigned copies, df_exact_acc *A)
 {
     for (uint32_t key = w->lo; key < w->hi; key += 2) {
         uint64_t *pos = w->bucket + key * copies;
@@ -600,15 +317,15 @@ static void flush_f32(f32_work *w, unsigned copies, longacc *A)
             pos[c] = neg[c] = 0;
         }
         if (p != q)
-            acc_add128(A, F32_POS((int)(key >> 1)), p > q ? p - q : q - p, p < q);
+            df_acc_add128(A, F32_POS((int)(key >> 1)), p > q ? p - q : q - p, p < q);
     }
-    acc_normalize(A);
+    df_acc_normalize(A);
 }
 
 /* Returns DF_EXACT_FINITE with the sum in A, or the non-finite kind. Only
  * finite keys are ever cleared and flushed: a block with an Inf or NaN stops
  * the loop before its products are scattered. */
-static int exact_f32(const float *a, const float *b, uint64_t n, longacc *A)
+static int exact_f32(const float *a, const float *b, uint64_t n, df_exact_acc *A)
 {
     f32_work w;
     /* four copies even for short dots: one would make a run of products
@@ -752,17 +469,17 @@ static void add_any_f64(f64_work *w, const double *restrict a,
     ADD_F64_LOOP(SIGNIFICAND_ANY, exponent_sum_f64, ((ma == 0) | (mb == 0)) ? r.lo : e >> 3)
 }
 
-static void flush_f64(f64_work *w, longacc *A)
+static void flush_f64(f64_work *w, df_exact_acc *A)
 {
     for (uint64_t g = w->r.lo; g < w->r.hi; g++) {
         u128 *slot = w->bucket + 4 * g;
         for (int k = 0; k < 4; k++) { /* (sign, copy) pairs */
             if (slot[k])
-                acc_add128(A, F64_POS((int)g), slot[k], k >> 1);
+                df_acc_add128(A, F64_POS((int)g), slot[k], k >> 1);
             slot[k] = 0;
         }
     }
-    acc_normalize(A);
+    df_acc_normalize(A);
 }
 
 /* The range starts at the group of the first non-zero product, so that it
@@ -784,7 +501,7 @@ static int start_f64(f64_work *w, const double *a, const double *b, uint64_t n)
     return 0;
 }
 
-static int exact_f64(const double *a, const double *b, uint64_t n, longacc *A)
+static int exact_f64(const double *a, const double *b, uint64_t n, df_exact_acc *A)
 {
     f64_work w;
     uint64_t limit = F64_COPIES * F64_PER_COPY, since = 0;
@@ -812,80 +529,24 @@ static int exact_f64(const double *a, const double *b, uint64_t n, longacc *A)
     return DF_EXACT_FINITE;
 }
 
-/* ---- i32: the exact integer dot -------------------------------------- */
+/* ---- i32: the exact integer dot (int_exact.c) ------------------------ */
 
-/* The integer v (an exact dot of integer data) into the digits. */
-static void acc_set_int(longacc *A, df_i128 v)
-{
-    u128 u = ((u128)(uint64_t)v.hi << 64) | v.lo;
-    int negative = v.hi < 0;
-    acc_add128(A, -LSB, negative ? (u128)0 - u : u, negative);
-}
-
-static void exact_i32(const int32_t *a, const int32_t *b, uint64_t n, longacc *A)
+static void exact_i32(const int32_t *a, const int32_t *b, uint64_t n, df_exact_acc *A)
 {
     df_i128 v;
     (void)df_exact_dot_int(DF_I32, a, b, n, &v); /* always succeeds for i32 */
-    acc_set_int(A, v);
+    df_acc_add_int(A, v);
 }
 
-/* ---- results ------------------------------------------------------------ */
-
-static void set_nonfinite(df_exact *out, int kind)
-{
-    memset(out, 0, sizeof *out);
-    out->kind = kind;
-    out->top = -1;
-    out->bot = NDIG;
-    if (kind == DF_EXACT_NAN) {
-        out->hi = NAN;
-        out->f32 = NAN;
-    } else {
-        out->sign = kind == DF_EXACT_POS_INF ? 1 : -1;
-        out->hi = out->sign * (double)INFINITY;
-        out->f32 = out->sign * INFINITY;
-    }
-}
-
-/* hi, lo and f32 of a finite out from its sign and magnitude. lo is
- * rounded from s - hi, formed exactly (hi is a multiple of 2^-1074, inside
- * the digits' range); hi has the sign of s or is zero, so s - hi has the
- * sign of s when |s| > |hi| and the other one when hi was rounded away
- * from zero. */
-static void set_rounded(df_exact *out)
-{
-    mag_ref s = exact_mag(out);
-    out->hi = round_double(s, out->sign, 0);
-    out->f32 = round_float(s, out->sign);
-    out->lo = 0.0;
-    if (!isfinite(out->hi))
-        return;
-    uint32_t mh[NDIG], d[NDIG];
-    memset(mh, 0, sizeof mh);
-    memset(d, 0, sizeof d);
-    mag_ref h = mag_set_double(mh, out->hi);
-    int c = mag_cmp(s, h);
-    if (c != 0)
-        out->lo = round_double(mag_combine(d, s, h, 0), c * out->sign, 0);
-}
-
-/* out from the sum in A. */
-static void set_finite(df_exact *out, longacc *A)
-{
-    out->kind = DF_EXACT_FINITE;
-    out->sign = acc_to_mag(A, out->mag);
-    out->is_zero = out->sign == 0;
-    mag_window(out->mag, A->lo, A->hi, &out->bot, &out->top);
-    set_rounded(out);
-}
+/* ---- the dot -------------------------------------------------------------- */
 
 int df_exact_dot(df_type t, const void *a, const void *b, uint64_t n,
                  df_exact *out)
 {
-    longacc A;
-    acc_init(&A);
+    df_exact_acc A;
+    df_acc_init(&A);
     if (n > 0 && (a == NULL || b == NULL)) {
-        set_nonfinite(out, DF_EXACT_NAN);
+        df_exact_set_nonfinite(out, DF_EXACT_NAN);
         return -1;
     }
     int kind;
@@ -901,89 +562,15 @@ int df_exact_dot(df_type t, const void *a, const void *b, uint64_t n,
         kind = DF_EXACT_FINITE;
         break;
     default:
-        set_nonfinite(out, DF_EXACT_NAN);
+        df_exact_set_nonfinite(out, DF_EXACT_NAN);
         return -1;
     }
     if (kind != DF_EXACT_FINITE)
-        set_nonfinite(out, kind);
+        df_exact_set_nonfinite(out, kind);
     else
-        set_finite(out, &A);
+        df_exact_set_finite(out, &A);
     return 0;
 }
-
-/* Everything set_finite derives comes from the value alone (the sign, the
- * digits of the magnitude and their window trimmed to non-zero digits,
- * roundings of it), so an integer dot already known exactly gives the
- * fields df_exact_dot gives on the same data, whichever way it was found. */
-void df_exact_of_int(df_i128 v, df_exact *out)
-{
-    longacc A;
-    acc_init(&A);
-    acc_set_int(&A, v);
-    set_finite(out, &A);
-}
-
-/* -s: the same digits with the other sign, rounded again (set_rounded);
- * so the fields df_exact_dot gives on data whose dot is -s (set_finite:
- * they come from the value alone). Zero has no sign; NaN stays NaN. */
-void df_exact_negate(const df_exact *s, df_exact *out)
-{
-    if (s->kind == DF_EXACT_POS_INF || s->kind == DF_EXACT_NEG_INF) {
-        set_nonfinite(out, s->kind == DF_EXACT_POS_INF ? DF_EXACT_NEG_INF : DF_EXACT_POS_INF);
-        return;
-    }
-    *out = *s;
-    if (s->kind != DF_EXACT_FINITE || s->is_zero)
-        return;
-    out->sign = -s->sign;
-    set_rounded(out);
-}
-
-int df_exact_scale(const df_exact *s, int k, df_exact *out)
-{
-    if (s->kind != DF_EXACT_FINITE || k <= -32 || k >= 32)
-        return -1;
-    *out = *s;
-    if (s->is_zero || k == 0)
-        return 0;
-    /* |s| 2^k: the digits moved k bits up (down for k < 0), none lost */
-    if (k > 0 ? s->top + 1 >= NDIG : s->bot == 0)
-        return -1;
-    uint32_t m[NDIG];
-    memset(m, 0, sizeof m);
-    for (int j = s->bot; j <= s->top; j++) {
-        uint64_t d = s->mag[j];
-        if (k > 0) {
-            m[j] |= (uint32_t)(d << k);
-            m[j + 1] |= (uint32_t)(d >> (32 - k));
-        } else {
-            m[j] |= (uint32_t)(d >> -k);
-            m[j - 1] |= (uint32_t)(d << (32 + k));
-        }
-    }
-    memcpy(out->mag, m, sizeof m);
-    mag_window(out->mag, s->bot > 0 ? s->bot - 1 : 0, s->top + 2 < NDIG ? s->top + 2 : NDIG,
-               &out->bot, &out->top);
-    set_rounded(out);
-    return 0;
-}
-
-/* The exact sum of k finite doubles, as df_exact_dot writes a dot of that
- * value (set_finite: the fields come from the value alone). Each double is
- * an integer below 2^53 times a power of two at or above 2^-1074
- * (double_digits), so it lands in the digits without rounding. */
-void df_exact_of_doubles(const double *x, unsigned k, df_exact *out)
-{
-    longacc A;
-    acc_init(&A);
-    for (unsigned i = 0; i < k; i++)
-        df_exact_acc_add_double(&A, x[i]);
-    set_finite(out, &A);
-}
-
-/* ---- a dot in parts ------------------------------------------------------ */
-
-void df_exact_acc_init(df_exact_acc *A) { acc_init(A); }
 
 int df_exact_acc_dot(df_exact_acc *A, df_type t, const void *a, const void *b, uint64_t n)
 {
@@ -994,90 +581,4 @@ int df_exact_acc_dot(df_exact_acc *A, df_type t, const void *a, const void *b, u
     if (t == DF_F64)
         return exact_f64(a, b, n, A) == DF_EXACT_FINITE ? 0 : -1;
     return -1;
-}
-
-void df_exact_acc_add_int(df_exact_acc *A, int64_t hi, uint64_t lo)
-{
-    df_i128 v = {hi, lo};
-    acc_set_int(A, v);
-}
-
-void df_exact_acc_add_double(df_exact_acc *A, double x)
-{
-    uint64_t q;
-    if (x != 0.0) {
-        int pos = double_digits(x, &q);
-        acc_add64(A, pos, q, signbit(x) != 0);
-    }
-}
-
-/* Digit by digit: each window holds its own carries' headroom (every add
- * covers ACC_HEADROOM digits above it), and the merged value is a sum of
- * the same products, so that headroom still holds it; normalizing (at
- * df_exact_acc_out) takes digits of any size below int64's limit, far
- * above what a few thousand parts' sums of 32-bit digits reach. */
-void df_exact_acc_merge(df_exact_acc *dst, const df_exact_acc *src)
-{
-    if (src->lo == src->hi)
-        return;
-    acc_cover(dst, src->lo, src->hi);
-    for (int j = src->lo; j < src->hi; j++)
-        dst->d[j] += src->d[j];
-}
-
-void df_exact_acc_out(df_exact_acc *A, df_exact *out) { set_finite(out, A); }
-
-/* ---- errors ------------------------------------------------------------- */
-
-/* The error of r when s or r is not finite (see exact.h). */
-static double nonfinite_err(const df_exact *s, double r)
-{
-    int same = (s->kind == DF_EXACT_NAN && isnan(r)) ||
-               (s->kind == DF_EXACT_POS_INF && r == INFINITY) ||
-               (s->kind == DF_EXACT_NEG_INF && r == -INFINITY);
-    return same ? 0.0 : INFINITY;
-}
-
-/* Exponent of ulp_T(s) (finite s). */
-static int ulp_exp(const df_exact *s, df_type t)
-{
-    int prec, emin, emax;
-    switch (t) {
-    case DF_F32: prec = 24, emin = -126, emax = 127; break;
-    case DF_F64: prec = 53, emin = -1022, emax = 1023; break;
-    default: return 0; /* integers: 1 */
-    }
-    int e = emin;
-    if (s->top >= 0) {
-        e = 32 * s->top + 31 - __builtin_clz(s->mag[s->top]) + LSB;
-        e = e < emin ? emin : e > emax ? emax : e;
-    }
-    return e - prec + 1;
-}
-
-double df_exact_ulp(const df_exact *s, df_type result_type)
-{
-    if (s->kind != DF_EXACT_FINITE)
-        return NAN;
-    return ldexp(1.0, ulp_exp(s, result_type));
-}
-
-static double scaled_err(const df_exact *s, double r, int scale)
-{
-    if (s->kind != DF_EXACT_FINITE || !isfinite(r))
-        return nonfinite_err(s, r);
-    uint32_t d[NDIG];
-    return round_double(mag_abs_diff(d, s, r), 1, scale);
-}
-
-double df_exact_abs_err(const df_exact *s, double r)
-{
-    return scaled_err(s, r, 0);
-}
-
-double df_ulp_error(const df_exact *s, df_type result_type, double r)
-{
-    if (s->kind != DF_EXACT_FINITE)
-        return nonfinite_err(s, r);
-    return scaled_err(s, r, -ulp_exp(s, result_type));
 }
