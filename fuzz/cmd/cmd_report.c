@@ -5,7 +5,7 @@
  * child process) in PNG and SVG. The .gp scripts and .dat files stay in
  * RDIR so that any plot can be remade or restyled by hand.
  *
- * The reader (campaign_read.c) is defensive: the campaign may still be
+ * The reader (campaign_dir.c) is defensive: the campaign may still be
  * running. Torn and unparsable lines are skipped and counted, and the
  * counts are in the report. A missing optional file is named in the
  * report and the rest goes on. Only DIR/campaign and DIR/fuzzer_stats are
@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fuzz/run/campaign_read.h"
+#include "fuzz/run/campaign_dir.h"
 #include "fuzz/cmd/cli.h"
 #include "fuzz/cmd/cli_util.h"
 
@@ -226,7 +226,7 @@ static void say_file(FILE *f, const char *name, const df_file_stat *s)
 static void write_kernels_section(FILE *f, const df_campaign_data *c)
 {
     fputs("## Kernels\n\n", f);
-    say_file(f, "kernels.tsv", &c->st_kernels);
+    say_file(f, DF_KERNELS_TSV, &c->st_kernels);
     if (!c->st_kernels.present)
         return;
     fputs("| kernel | cases | ok | precision | nondet | soft-error | bug | crashes | hangs | "
@@ -243,11 +243,6 @@ static void write_kernels_section(FILE *f, const df_campaign_data *c)
         fputs("\n", f);
     }
     fputs("\n", f);
-}
-
-static int is_crash_or_hang(const df_logged_finding *f)
-{
-    return !strcmp(f->rule, "crash") || !strcmp(f->rule, "hang");
 }
 
 typedef struct rule_count {
@@ -290,7 +285,7 @@ static rule_count *count_rules(df_campaign_data *c, size_t *n)
 static void write_findings_section(FILE *f, df_campaign_data *c)
 {
     fputs("## Findings\n\n", f);
-    say_file(f, "findings.jsonl", &c->st_find);
+    say_file(f, DF_LOG_FILE, &c->st_find);
     if (!c->st_find.present)
         return;
     uint64_t byv[DF_N_VERDICTS] = {0};
@@ -398,7 +393,7 @@ static void write_worst_section(FILE *f, const df_campaign_data *c, const report
     }
     size_t m = 0;
     for (size_t i = 0; i < c->nfs; i++)
-        if (!is_crash_or_hang(&c->fs[i]))
+        if (!df_logged_crash_or_hang(&c->fs[i]))
             ord[m++] = &c->fs[i];
     qsort(ord, m, sizeof *ord, cmp_ratio_desc);
     size_t top = o->top < m ? (size_t)o->top : m;
@@ -413,13 +408,13 @@ static void write_worst_section(FILE *f, const df_campaign_data *c, const report
     }
     size_t nch = 0;
     for (size_t i = 0; i < c->nfs; i++)
-        nch += (size_t)is_crash_or_hang(&c->fs[i]);
+        nch += (size_t)df_logged_crash_or_hang(&c->fs[i]);
     fprintf(f, "### Crashes and hangs\n\n%zu crash and hang findings%s\n\n", nch,
             nch ? ", all listed:" : ".");
     if (nch) {
         fprintf(f, "%sdetail | replay |\n|--:|---|---|---|--:|--:|--:|--:|---|---|\n", head);
         for (size_t i = 0, r = 0; i < c->nfs; i++)
-            if (is_crash_or_hang(&c->fs[i]))
+            if (df_logged_crash_or_hang(&c->fs[i]))
                 finding_row(f, o->dir, ++r, &c->fs[i], 1);
         fputs("\n", f);
     }
@@ -550,7 +545,7 @@ static size_t time_dat(FILE *d, const df_campaign_data *c, const char *dat, FILE
         fputs("# elapsed_s  findings  bug  crash  hang (cumulative)\n0\t0\t0\t0\t0\n", d);
         for (size_t i = 0; i < m; i++) {
             all++;
-            bug += ord[i]->v == 4 && !is_crash_or_hang(ord[i]);
+            bug += ord[i]->v == 4 && !df_logged_crash_or_hang(ord[i]);
             crash += !strcmp(ord[i]->rule, "crash");
             hang += !strcmp(ord[i]->rule, "hang");
             fprintf(d, "%.10g\t%llu\t%llu\t%llu\t%llu\n", ord[i]->elapsed,
@@ -640,10 +635,11 @@ static void make_plot(plot_ctx *p, plot_result *r, int kind)
     }
     if (!series) {
         fclose(cmd);
-        static const char *const src[] = {"profile.tsv has no positive finite worst ratio",
-                                          "profile.tsv has no positive finite relative error",
-                                          "ratio_hist.tsv has no counts",
-                                          "neither findings.jsonl nor plot_data has a row"};
+        static const char *const src[] = {
+            DF_PROFILE_TSV " has no positive finite worst ratio",
+            DF_PROFILE_TSV " has no positive finite relative error",
+            DF_HIST_TSV " has no counts",
+            "neither " DF_LOG_FILE " nor " DF_PLOT_FILE " has a row"};
         snprintf(r->why, sizeof r->why, "no data to plot (%s)", src[kind]);
         return;
     }
@@ -742,8 +738,8 @@ static void write_plots_section(FILE *f, const plot_result *pr, const char *not_
 
 static void write_inputs_section(FILE *f, const df_campaign_data *c)
 {
-    static const char *const names[] = {"kernels.tsv", "profile.tsv", "ratio_hist.tsv",
-                                        "plot_data", "findings.jsonl"};
+    static const char *const names[] = {DF_KERNELS_TSV, DF_PROFILE_TSV, DF_HIST_TSV,
+                                        DF_PLOT_FILE, DF_LOG_FILE};
     const df_file_stat *st[] = {&c->st_kernels, &c->st_prof, &c->st_hist, &c->st_pd, &c->st_find};
     fputs("## Inputs\n\n| file | rows read | torn last line skipped | unparsable lines skipped |\n"
           "|---|--:|--:|--:|\n",

@@ -19,7 +19,7 @@
 
 #include "fuzz/run/campaign_merge.h"
 #include "fuzz/files.h"
-#include "fuzz/run/campaign_read.h"
+#include "fuzz/run/campaign_dir.h"
 #include "fuzz/util.h"
 #include "fuzz/corpus.h"
 
@@ -39,7 +39,7 @@ int df_is_campaign_dir(const char *path)
 {
     char p[PATH_CAP];
     struct stat sb;
-    return df_campaign_join(p, path, "campaign") == 0 && stat(path, &sb) == 0 &&
+    return df_campaign_join(p, path, DF_CAMPAIGN_FILE) == 0 && stat(path, &sb) == 0 &&
            S_ISDIR(sb.st_mode) && stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
@@ -112,24 +112,10 @@ typedef struct cmerge {
     const char *out;
     char fdir[PATH_CAP]; /* OUT/findings */
     strset files, sigs;  /* kept SHA-1 names; signatures seen */
-    FILE *log;           /* OUT/findings.jsonl, built in memory */
-    char *logbuf;
-    size_t loglen;
+    df_campaign_out log; /* OUT/findings.jsonl, built in memory */
     uint64_t logged;
     int env_fail, nomem;
 } cmerge;
-
-/* The name of a logged finding's file, "findings/<kind>-<sha1>". */
-static const char *logged_name(const df_logged_finding *f)
-{
-    const char *p = f->file;
-    return !strncmp(p, "findings/", 9) && df_corpus_name_sha1(p + 9) ? p + 9 : NULL;
-}
-
-static int is_crash_or_hang(const df_logged_finding *f)
-{
-    return !strcmp(f->rule, "crash") || !strcmp(f->rule, "hang");
-}
 
 static void sig_key(char *buf, size_t cap, const df_logged_finding *f)
 {
@@ -143,7 +129,7 @@ static int copy_finding(cmerge *cm, const char *in, const char *file)
 {
     char src[PATH_CAP], dst[PATH_CAP], name[PATH_CAP], hex[41], msg[200] = "path too long";
     const char *sha = df_corpus_name_sha1(file);
-    snprintf(name, sizeof name, "findings/%s", file);
+    snprintf(name, sizeof name, DF_FINDINGS_DIR "/%s", file);
     size_t len = 0;
     uint8_t *buf =
         df_campaign_join(src, in, name) ? NULL : df_read_regular(src, &len, msg, sizeof msg);
@@ -170,7 +156,7 @@ static int copy_finding(cmerge *cm, const char *in, const char *file)
 
 static void merge_logged(cmerge *cm, const char *in, const df_logged_finding *f, counts *cn)
 {
-    const char *sha = logged_name(f);
+    const char *sha = df_logged_name(f);
     char key[512];
     cn->read++;
     if (!sha) {
@@ -184,7 +170,7 @@ static void merge_logged(cmerge *cm, const char *in, const df_logged_finding *f,
         return;
     }
     sig_key(key, sizeof key, f);
-    if (!is_crash_or_hang(f) && set_has(&cm->sigs, key)) {
+    if (!df_logged_crash_or_hang(f) && set_has(&cm->sigs, key)) {
         cn->redundant++;
         return;
     }
@@ -195,7 +181,7 @@ static void merge_logged(cmerge *cm, const char *in, const df_logged_finding *f,
     }
     if (set_add(&cm->files, sha) < 0 || set_add(&cm->sigs, key) < 0)
         cm->nomem = 1;
-    fprintf(cm->log, "%s\n", f->line);
+    fprintf(cm->log.f, "%s\n", f->line);
     cm->logged++;
     cn->kept++;
 }
@@ -207,10 +193,10 @@ static void merge_unlogged(cmerge *cm, const char *in, const df_campaign_data *c
     char **paths;
     size_t n;
     strset named = {0};
-    if (df_campaign_join(fdir, in, "findings") || df_corpus_list(fdir, &paths, &n) != 0)
+    if (df_campaign_join(fdir, in, DF_FINDINGS_DIR) || df_corpus_list(fdir, &paths, &n) != 0)
         return; /* no findings directory: nothing saved */
     for (size_t i = 0; i < c->nfs; i++)
-        if (logged_name(&c->fs[i]) && set_add(&named, logged_name(&c->fs[i])) < 0)
+        if (df_logged_name(&c->fs[i]) && set_add(&named, df_logged_name(&c->fs[i])) < 0)
             cm->nomem = 1;
     for (size_t i = 0; i < n && !cm->env_fail && !cm->nomem; i++) {
         const char *sha = strrchr(paths[i], '/') + 1;
@@ -268,14 +254,14 @@ static int add_hist(tables *t, const df_hist_row *r, size_t k)
     return 0;
 }
 
-/* kernels.tsv columns: 1..8 and 11..12 are counts, 9..10 worst values. */
+/* kernels.tsv: counts summed, worst values maximised. */
 static void add_kernel_row(tables *t, const df_kernel_row *r, size_t k)
 {
     for (size_t j = 1; j < DF_KT_COLS; j++) {
         double v = 0;
         df_campaign_num(r->f[j], &v);
-        t->kt[k][j] = j == 9 || j == 10 ? (t->has_kt[k] ? fmax(t->kt[k][j], v) : v)
-                                        : t->kt[k][j] + v;
+        t->kt[k][j] = df_kernels_col_is_worst(j) ? (t->has_kt[k] ? fmax(t->kt[k][j], v) : v)
+                                                 : t->kt[k][j] + v;
     }
     t->has_kt[k] = 1;
 }
@@ -318,68 +304,39 @@ static int cmp_hist(const void *a, const void *b)
 
 /* ---- writing OUT ---- */
 
-/* Writes OUT/name from a memory stream (closed here) atomically. */
-static void put_file(cmerge *cm, const char *name, FILE *f, char **buf, size_t *len)
+/* Writes OUT/name from o atomically. */
+static void put_file(cmerge *cm, const char *name, df_campaign_out *o)
 {
-    char path[PATH_CAP];
-    int bad = fclose(f) != 0 || !*buf;
-    if (!bad && (df_campaign_join(path, cm->out, name) ||
-                 df_write_file_atomic(path, (const uint8_t *)*buf, *len))) {
+    int rc = df_campaign_out_commit(o, cm->out, name);
+    if (rc == -1) {
         fprintf(stderr, "dotfuzz merge: cannot write %s/%s: %s\n", cm->out, name,
                 strerror(errno));
         cm->env_fail = 1;
     }
-    cm->nomem |= bad;
-    free(*buf);
-    *buf = NULL;
+    cm->nomem |= rc == -2;
 }
 
-/* A memory stream for a file of OUT; NULL (and nomem set) when none. */
-static FILE *mem_out(cmerge *cm, char **buf, size_t *len)
+/* A file of OUT built in memory; NULL (and nomem set) when none. */
+static FILE *mem_out(cmerge *cm, df_campaign_out *o)
 {
-    FILE *f = open_memstream(buf, len);
+    FILE *f = df_campaign_out_open(o);
     cm->nomem |= !f;
     return f;
 }
 
-/* The first input's header line of a table, or the format's own. */
-static void put_header(FILE *f, const char *in, const char *name, const char *dflt)
-{
-    char path[PATH_CAP], *line = NULL;
-    size_t cap = 0;
-    char msg[200];
-    FILE *src = df_campaign_join(path, in, name) ? NULL : df_fopen_regular(path, msg, sizeof msg);
-    ssize_t n = src ? getline(&line, &cap, src) : -1;
-    if (n > 0 && line[0] == '#' && line[n - 1] == '\n')
-        fputs(line, f);
-    else
-        fprintf(f, "%s\n", dflt);
-    free(line);
-    if (src)
-        fclose(src);
-}
-
 static void kernel_rows(FILE *f, tables *t)
 {
-    for (size_t k = 0; k < t->m.nk; k++) {
-        if (!t->has_kt[k])
-            continue;
-        fputs(t->m.kernels[k], f);
-        for (size_t j = 1; j < DF_KT_COLS; j++)
-            fprintf(f, j == 9 || j == 10 ? "\t%.6g" : "\t%.0f", t->kt[k][j]);
-        fputc('\n', f);
-    }
+    for (size_t k = 0; k < t->m.nk; k++)
+        if (t->has_kt[k])
+            df_kernels_tsv_row(f, t->m.kernels[k], t->kt[k]);
 }
 
 static void prof_rows(FILE *f, tables *t)
 {
     df_campaign_data *m = &t->m;
     qsort(m->prof, m->nprof, sizeof *m->prof, cmp_prof);
-    for (size_t i = 0; i < m->nprof; i++) {
-        const df_prof_row *r = &m->prof[i];
-        fprintf(f, "%s\t%.0f\t%.0f\t%.0f\t%.6g\t%.6g\n", m->kernels[r->k], r->n_lo, r->n_hi,
-                r->cases, r->worst_ratio, r->worst_rel_err);
-    }
+    for (size_t i = 0; i < m->nprof; i++)
+        df_profile_tsv_row(f, m->kernels[m->prof[i].k], &m->prof[i]);
 }
 
 static void hist_rows(FILE *f, tables *t)
@@ -387,34 +344,28 @@ static void hist_rows(FILE *f, tables *t)
     df_campaign_data *m = &t->m;
     qsort(m->hist, m->nhist, sizeof *m->hist, cmp_hist);
     for (size_t i = 0; i < m->nhist; i++)
-        fprintf(f, "%s\t%.0f\t%.0f\n", m->kernels[m->hist[i].k], m->hist[i].log2_ratio,
-                m->hist[i].count);
+        df_hist_tsv_row(f, m->kernels[m->hist[i].k], &m->hist[i]);
 }
 
-/* OUT/name: the first input's header line (dflt when it has none), then
- * the rows. */
+/* OUT/name: the first input's header line (the format's when it has
+ * none), then the rows. */
 static void write_table(cmerge *cm, tables *t, const char *first, const char *name,
-                        const char *dflt, void (*rows)(FILE *, tables *))
+                        void (*rows)(FILE *, tables *))
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = mem_out(cm, &buf, &len);
+    df_campaign_out o;
+    FILE *f = mem_out(cm, &o);
     if (!f)
         return;
-    put_header(f, first, name, dflt);
+    df_tsv_header(f, first, name);
     rows(f, t);
-    put_file(cm, name, f, &buf, &len);
+    put_file(cm, name, &o);
 }
 
 static void write_tables(cmerge *cm, tables *t, const char *first)
 {
-    write_table(cm, t, first, "kernels.tsv",
-                "# kernel\tcases\tok\tprecision\tnondet\tsoft_error\tbug\tcrashes\thangs\t"
-                "worst_ratio\tworst_rel_err\tmodel_equal\tmeta_checked",
-                kernel_rows);
-    write_table(cm, t, first, "profile.tsv",
-                "# kernel\tn_lo\tn_hi\tcases\tworst_ratio\tworst_rel_err", prof_rows);
-    write_table(cm, t, first, "ratio_hist.tsv", "# kernel\tlog2_ratio\tcount", hist_rows);
+    write_table(cm, t, first, DF_KERNELS_TSV, kernel_rows);
+    write_table(cm, t, first, DF_PROFILE_TSV, prof_rows);
+    write_table(cm, t, first, DF_HIST_TSV, hist_rows);
 }
 
 typedef struct input {
@@ -455,47 +406,53 @@ static void write_stats(cmerge *cm, const input *in, size_t nin, const tables *t
             wk = df_kv_get(&c->stats, "worst_kernel");
         }
     }
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = mem_out(cm, &buf, &len);
+    df_campaign_out o;
+    FILE *f = mem_out(cm, &o);
     if (!f)
         return;
-    fprintf(f, "%-17s : %.0f\n%-17s : %.0f\n%-17s : %.1f\n", "start_time",
-            isfinite(start) ? start : 0, "last_update", isfinite(last) ? last : 0, "run_time", run);
-    fprintf(f, "%-17s : %s\n%-17s : %s\n%-17s : %zu\n", "seed", seeds, "backend", backends,
-            "kernels", t->m.nk);
+    const int w = DF_STATS_KEY_WIDTH;
+    df_kv_put(f, w, "start_time", "%.0f", isfinite(start) ? start : 0);
+    df_kv_put(f, w, "last_update", "%.0f", isfinite(last) ? last : 0);
+    df_kv_put(f, w, "run_time", "%.1f", run);
+    df_kv_put(f, w, "seed", "%s", seeds);
+    df_kv_put(f, w, "backend", "%s", backends);
+    df_kv_put(f, w, "kernels", "%zu", t->m.nk);
     for (size_t j = 0; j < sizeof sums / sizeof sums[0]; j++)
-        fprintf(f, "%-17s : %.0f\n", sums[j], sum[j]);
-    fprintf(f, "%-17s : %.1f\n%-17s : %llu\n", "cases_per_sec", cps, "findings_logged",
-            (unsigned long long)cm->logged);
-    fprintf(f, "%-17s : %.6g\n%-17s : %s\n%-17s : %zu\n", "worst_ratio", worst, "worst_kernel",
-            wk, "merged", nmerged);
-    fprintf(f, "%-17s : dotfuzz merge %s", "command_line", cm->out);
+        df_kv_put(f, w, sums[j], "%.0f", sum[j]);
+    df_kv_put(f, w, "cases_per_sec", "%.1f", cps);
+    df_kv_put(f, w, "findings_logged", "%llu", (unsigned long long)cm->logged);
+    df_kv_put(f, w, "worst_ratio", "%.6g", worst);
+    df_kv_put(f, w, "worst_kernel", "%s", wk);
+    df_kv_put(f, w, "merged", "%zu", nmerged);
+    df_kv_key(f, w, "command_line");
+    fprintf(f, "dotfuzz merge %s", cm->out);
     for (size_t i = 0; i < nin; i++)
         fprintf(f, " %s", ins[i]);
     fputc('\n', f);
-    put_file(cm, "fuzzer_stats", f, &buf, &len);
+    put_file(cm, DF_STATS_FILE, &o);
 }
+
 
 /* The first input's campaign file, its seed, backend and kernels lines
  * replaced by the merged lists, then merged and merged_from. */
 static void write_campaign(cmerge *cm, const char *first, const char *seeds,
                            const char *backends, const tables *t, const input *in, size_t nin)
 {
-    char path[PATH_CAP], *line = NULL, *buf = NULL;
-    size_t cap = 0, len = 0;
+    char path[PATH_CAP], *line = NULL;
+    size_t cap = 0;
     char msg[200];
-    FILE *src = df_campaign_join(path, first, "campaign") ? NULL
-                                                          : df_fopen_regular(path, msg, sizeof msg);
-    FILE *f = open_memstream(&buf, &len);
+    FILE *src = df_campaign_join(path, first, DF_CAMPAIGN_FILE)
+                    ? NULL : df_fopen_regular(path, msg, sizeof msg);
+    df_campaign_out o;
+    FILE *f = df_campaign_out_open(&o);
     if (!src || !f) {
-        fprintf(stderr, "dotfuzz merge: cannot read %s/campaign\n", first);
+        fprintf(stderr, "dotfuzz merge: cannot read %s/%s\n", first, DF_CAMPAIGN_FILE);
         cm->nomem = 1;
         if (src)
             fclose(src);
         if (f)
             fclose(f);
-        free(buf);
+        free(o.buf);
         return;
     }
     size_t nmerged = 0;
@@ -503,7 +460,7 @@ static void write_campaign(cmerge *cm, const char *first, const char *seeds,
         char key[64];
         if (sscanf(line, " %63[^ \t:] :", key) == 1 && strstr(line, " : ") &&
             (!strcmp(key, "seed") || !strcmp(key, "backend") || !strcmp(key, "kernels"))) {
-            fprintf(f, "%s : ", key);
+            df_kv_key(f, 0, key);
             if (!strcmp(key, "kernels"))
                 for (size_t k = 0; k < t->m.nk; k++)
                     fprintf(f, "%s%s", k ? "," : "", t->m.kernels[k]);
@@ -518,12 +475,13 @@ static void write_campaign(cmerge *cm, const char *first, const char *seeds,
     fclose(src);
     for (size_t i = 0; i < nin; i++)
         nmerged += (size_t)in[i].ok;
-    fprintf(f, "merged : %zu\nmerged_from : ", nmerged);
+    df_kv_put(f, 0, "merged", "%zu", nmerged);
+    df_kv_key(f, 0, "merged_from");
     for (size_t i = 0, w = 0; i < nin; i++)
         if (in[i].ok)
             fprintf(f, "%s%s", w++ ? "," : "", in[i].dir);
     fputc('\n', f);
-    put_file(cm, "campaign", f, &buf, &len);
+    put_file(cm, DF_CAMPAIGN_FILE, &o);
 }
 
 /* A comma list of each input's campaign value of key, distinct when
@@ -640,14 +598,14 @@ static df_outcome merge_into(cmerge *cm, input *in, size_t nin, size_t first, ch
         fprintf(stderr, "dotfuzz merge: cannot create %s: %s\n", cm->fdir, strerror(errno));
         cm->env_fail = 1;
     }
-    cm->log = open_memstream(&cm->logbuf, &cm->loglen);
+    FILE *log = mem_out(cm, &cm->log);
     char *seeds = join_values(in, nin, "seed", 0), *backends = join_values(in, nin, "backend", 1);
-    if (!t.kt || !t.has_kt || !cm->log || !seeds || !backends)
+    if (!t.kt || !t.has_kt || !log || !seeds || !backends)
         cm->nomem = 1;
     else if (!cm->env_fail)
         merge_inputs(cm, in, nin, &t);
-    if (cm->log)
-        put_file(cm, "findings.jsonl", cm->log, &cm->logbuf, &cm->loglen);
+    if (log)
+        put_file(cm, DF_LOG_FILE, &cm->log);
     size_t nmerged = 0;
     for (size_t i = 0; i < nin; i++)
         nmerged += (size_t)in[i].ok;
@@ -687,7 +645,7 @@ df_outcome df_campaign_merge(const char *out, char *const *ins, size_t nin)
         return p > 0 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
     }
     cmerge cm = {.out = out};
-    df_campaign_join(cm.fdir, out, "findings");
+    df_campaign_join(cm.fdir, out, DF_FINDINGS_DIR);
     input *in = calloc(nin ? nin : 1, sizeof *in);
     if (!in)
         return DF_OUTCOME_ENV;

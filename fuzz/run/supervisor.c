@@ -19,7 +19,7 @@
 #include "fuzz/outcome.h"
 #include "fuzz/util.h"
 #include "fuzz/files.h"
-#include "fuzz/json.h"
+#include "fuzz/run/campaign_dir.h"
 #include "fuzz/run/select.h"
 #include "fuzz/run/supervisor.h"
 
@@ -182,38 +182,6 @@ int df_sup_known(df_sup *s, size_t ki, int verdict, const char *rule, double err
     return 0;
 }
 
-/* ---- the log line of a finding ---- */
-
-/* The members of a finding's log line (campaign.c's findings.jsonl). */
-static char *finding_members(const df_kernel *k, const df_case *c, const df_judgement *j,
-                             const char *name, int worker, const char *extra)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    fprintf(f, "\"kernel\":");
-    df_json_str(f, k->name);
-    fprintf(f, ",\"verdict\":\"%s\",\"rule\":", df_verdict_name(j->verdict));
-    df_json_str(f, j->rule);
-    fprintf(f, ",\"n\":%llu,\"seed\":", (unsigned long long)c->n);
-    df_json_u64(f, c->seed);
-    fputs(",\"index\":", f);
-    df_json_u64(f, c->index);
-    fputc(',', f);
-    df_json_member(f, "rel_err", j->rel_err);
-    fputc(',', f);
-    df_json_member(f, "err_ratio", j->err_ratio);
-    fputc(',', f);
-    df_json_member(f, "cond", j->cond);
-    fprintf(f, ",\"file\":\"findings/%s\",\"worker\":%d%s,\"why\":", name, worker,
-            extra ? extra : "");
-    df_json_str(f, j->why);
-    fclose(f);
-    return buf;
-}
-
 /* The file name part of a path. */
 static const char *base_name(const char *path)
 {
@@ -235,7 +203,7 @@ static int worker_on_finding(void *vctx, const df_finding *fd)
     worker_ctx *wc = vctx;
     const df_judgement *j = &fd->r->j;
     const char *name = base_name(fd->path);
-    char *members = finding_members(fd->k, fd->c, j, name, wc->id, NULL);
+    char *members = df_log_members(fd->k, fd->c, j, name, wc->id, NULL, 0);
     char *line = NULL;
     size_t ll = 0;
     FILE *f = members ? open_memstream(&line, &ll) : NULL;
@@ -427,19 +395,14 @@ static int record_end(df_sup *s, uint32_t id, uint64_t index, const df_worker_en
     df_checked r;
     df_check_failed(k, &c, df_end_rule(end), why, &r);
     const df_judgement *j = &r.j;
-    char path[4096], extra[64];
+    char path[4096];
     int is_new = 0, rc = df_save_finding(s->findings, &c, &r, path, sizeof path, &is_new);
     if (rc != 0) {
         fprintf(stderr, "dotfuzz run: cannot save the case worker %u ended on in %s: %s\n", id,
                 s->findings, strerror(errno));
     } else {
-        if (end->how == DF_END_HANG)
-            snprintf(extra, sizeof extra, ",\"watchdog_s\":%g", s->o->watchdog_s);
-        else if (end->how == DF_END_SIGNAL)
-            snprintf(extra, sizeof extra, ",\"signal\":%d", end->sig);
-        else
-            snprintf(extra, sizeof extra, ",\"exit_status\":%d", end->status);
-        char *members = finding_members(k, &c, j, base_name(path), (int)id, extra);
+        char *members =
+            df_log_members(k, &c, j, base_name(path), (int)id, end, s->o->watchdog_s);
         char line[4600];
         snprintf(line, sizeof line, "%-6s %s n=%llu seed=%llu index=%llu: %s -> %s\n",
                  end->how == DF_END_HANG ? "HANG" : "CRASH", k->name, (unsigned long long)c.n,
