@@ -361,8 +361,9 @@ static int prepare_new_dir(campaign *cp)
  * however it ends, is not inherited by its workers (a dead holder keeps
  * nothing, even while its workers are dying), and works on NFS; and says
  * in the file who holds it. The lock file is opened nowhere else in the
- * process (closing any descriptor of it would drop the lock). Returns 0, or -2 when another process holds it or
- * it cannot be taken (said, naming the holder). */
+ * process (closing any descriptor of it would drop the lock). Returns 0,
+ * or -2 when another process holds it or it cannot be taken (said, naming
+ * the holder). */
 static int lock_dir(campaign *cp)
 {
     char *path = join(cp->dir, DF_LOCK_FILE);

@@ -1,4 +1,8 @@
-/* supervisor.c — a run's workers, their ranges, their deaths (supervisor.h).
+/* supervisor.c — a run's supervisor (supervisor.h): its loop (ranges handed
+ * out, the workers' messages read, their watchdogs, the deadline, the
+ * stop) and its setting up (backend and kernels probed, workers planned);
+ * supervisor_workers.c holds the ranges and the workers, supervisor_deaths.c
+ * what a worker's end does, supervisor_status.c the status lines.
  *
  * A worker reads ranges from its command pipe and answers on its message
  * pipe: a message per finding saved (the supervisor prints its line and
@@ -7,7 +11,6 @@
  * The supervisor itself never initialises CUDA: a context does not survive
  * fork, and a kernel that faults poisons the context of its process. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,39 +22,8 @@
 #include "fuzz/outcome.h"
 #include "fuzz/util.h"
 #include "fuzz/files.h"
-#include "fuzz/run/campaign_dir.h"
 #include "fuzz/run/select.h"
-#include "fuzz/run/supervisor.h"
-
-/* A worker's messages: a range done, a finding saved, its backend open. */
-enum { MSG_DONE = 1, MSG_FINDING = 2, MSG_READY = 3 };
-
-typedef struct msg_head {
-    uint32_t type, status;
-    uint64_t lo, hi, next, len; /* len: payload bytes that follow */
-} msg_head;
-
-/* A finding's message starts with its signature; its file name, log
- * members and human line follow, each NUL-terminated. */
-typedef struct msg_finding {
-    uint64_t ki;
-    int32_t verdict, is_new;
-    double err_ratio;
-    char rule[24];
-} msg_finding;
-
-/* What a worker is told: a range to run, and the deadline (CLOCK_MONOTONIC,
- * 0 = none) at which it stops early; hi == 0 tells it to end. */
-typedef struct df_cmd {
-    df_range r;
-    double deadline;
-} df_cmd;
-
-/* A worker's body's context. */
-typedef struct df_sup_arg {
-    df_sup *s;
-    int id;
-} df_sup_arg;
+#include "fuzz/run/supervisor_parts.h"
 
 /* The supervisor stops seeing its workers' progress while it is blocked
  * (writing to a stalled terminal or pipe): a gap of more than this between
@@ -95,248 +67,7 @@ void df_sup_free(df_sup *s)
     free(s->args);
 }
 
-/* ---- ranges ---- */
-
-/* [lo, hi) pending, one case at a time and found when like says (NULL:
- * batched). */
-static int push_as(df_sup *s, uint64_t lo, uint64_t hi, const df_range *like)
-{
-    if (lo >= hi)
-        return 0;
-    if (df_grow(&s->queue, &s->capqueue, s->nqueue, sizeof *s->queue) != 0)
-        return -1;
-    s->queue[s->nqueue++] =
-        (df_range){lo, hi, like ? like->solo : 0, like ? like->found : 0};
-    return 0;
-}
-
-int df_sup_push(df_sup *s, uint64_t lo, uint64_t hi, uint64_t solo)
-{
-    df_range like = {0, 0, solo, 0};
-    return push_as(s, lo, hi, &like);
-}
-
-static int push(df_sup *s, uint64_t lo, uint64_t hi) { return push_as(s, lo, hi, NULL); }
-
-/* A culprit search past the deadline: for a batch that died before it. */
-static int searched_late(const df_range *r, double deadline)
-{
-    return r->solo && r->found > 0 && r->found <= deadline;
-}
-
-static int queue_has_late_search(const df_sup *s, double deadline)
-{
-    for (size_t i = 0; i < s->nqueue; i++)
-        if (searched_late(&s->queue[i], deadline))
-            return 1;
-    return 0;
-}
-
-/* Work for a worker: a pending range first (past the deadline, only the
- * culprit searches of batches that died before it), then fresh indices. */
-static int next_range(df_sup *s, df_range *r, int late, double deadline)
-{
-    size_t at = s->nqueue;
-    while (at > 0 && late && !searched_late(&s->queue[at - 1], deadline))
-        at--;
-    if (at > 0) {
-        *r = s->queue[at - 1];
-        s->queue[at - 1] = s->queue[--s->nqueue];
-        if (r->hi - r->lo > s->batch) { /* hand it out in batch-sized pieces */
-            s->queue[s->nqueue++] = (df_range){r->lo + s->batch, r->hi, r->solo, r->found};
-            r->hi = r->lo + s->batch;
-        }
-        return 1;
-    }
-    if (late)
-        return 0;
-    uint64_t hi = s->next_index + s->batch;
-    if (s->o->cases && hi > s->o->cases)
-        hi = s->o->cases;
-    if (hi <= s->next_index)
-        return 0;
-    *r = (df_range){s->next_index, hi, 0, 0};
-    s->next_index = hi;
-    return 1;
-}
-
-uint64_t df_sup_pending_cases(const df_sup *s)
-{
-    uint64_t n = 0;
-    for (size_t i = 0; i < s->nqueue; i++)
-        n += s->queue[i].hi - s->queue[i].lo;
-    return n;
-}
-
-uint64_t df_sup_cases(const df_sup *s) { return DF_TOTALS_SUM(s->tot, s->nk, cases); }
-
-/* ---- signatures ---- */
-
-int df_sup_known(df_sup *s, size_t ki, int verdict, const char *rule, double err_ratio)
-{
-    if (df_grow(&s->sigs, &s->capsigs, s->nsigs, sizeof *s->sigs) != 0)
-        return -1;
-    df_sup_sig *g = &s->sigs[s->nsigs++];
-    *g = (df_sup_sig){.ki = ki, .verdict = verdict, .err_ratio = err_ratio};
-    snprintf(g->rule, sizeof g->rule, "%s", rule);
-    return 0;
-}
-
-/* The file name part of a path. */
-static const char *base_name(const char *path)
-{
-    const char *sl = strrchr(path, '/');
-    return sl ? sl + 1 : path;
-}
-
-/* ---- in a worker ---- */
-
-typedef struct worker_ctx {
-    int fd;
-    int id;
-} worker_ctx;
-
-/* The engine's callback in a worker: the finding goes to the supervisor,
- * which prints its line and keeps it. */
-static int worker_on_finding(void *vctx, const df_finding *fd)
-{
-    worker_ctx *wc = vctx;
-    const df_judgement *j = &fd->r->j;
-    const char *name = base_name(fd->path);
-    char *members = df_log_members(fd->k, fd->c, j, name, wc->id, NULL, 0);
-    char *line = NULL;
-    size_t ll = 0;
-    FILE *f = members ? open_memstream(&line, &ll) : NULL;
-    if (!f) {
-        free(members);
-        return -1;
-    }
-    df_print_finding(f, fd);
-    fclose(f);
-    msg_finding mf = {.ki = fd->ki, .verdict = (int32_t)j->verdict, .is_new = fd->is_new,
-                      .err_ratio = j->err_ratio};
-    snprintf(mf.rule, sizeof mf.rule, "%s", j->rule);
-    size_t nl = strlen(name) + 1, ml = strlen(members) + 1;
-    msg_head h = {.type = MSG_FINDING, .len = sizeof mf + nl + ml + ll};
-    int rc = df_write_all(wc->fd, &h, sizeof h) || df_write_all(wc->fd, &mf, sizeof mf) ||
-             df_write_all(wc->fd, name, nl) || df_write_all(wc->fd, members, ml) ||
-             df_write_all(wc->fd, line, ll);
-    free(members);
-    free(line);
-    return rc ? -1 : 0;
-}
-
-static void write_inflight(int fd, int id, const df_range *r)
-{
-    char line[128];
-    int n = snprintf(line, sizeof line, "worker %d pid %ld range %llu %llu\n", id,
-                     (long)getpid(), (unsigned long long)r->lo, (unsigned long long)r->hi);
-    if (fd >= 0 && ftruncate(fd, 0) == 0 && pwrite(fd, line, (size_t)n, 0) != n)
-        fprintf(stderr, "dotfuzz run: worker %d: cannot write its in-flight file\n", id);
-}
-
-static int open_inflight(const df_sup *s, int id)
-{
-    if (!s->inflight_dir)
-        return -1;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%d.inflight", s->inflight_dir, id);
-    return open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-}
-
-/* A worker process: opens the backend, then runs the ranges it is sent
- * until told to stop (hi == 0). */
-static int worker_body(void *ctx, int cmd_fd, int msg_fd, df_heartbeat *hb)
-{
-    df_sup_arg *a = ctx;
-    df_sup *s = a->s;
-    int id = a->id;
-    if (s->w[id].gpu)
-        setenv("CUDA_VISIBLE_DEVICES", s->w[id].gpu, 1);
-    df_backend *b = NULL;
-    char err[256];
-    if (df_backend_open(s->backend, &b, err, sizeof err) != 0) {
-        fprintf(stderr, "dotfuzz run: worker %d: %s\n", id, err);
-        return DF_LEAVE_FAILED;
-    }
-    df_backend_set_debug_invariants(b, s->o->debug_invariants);
-    int ifd = open_inflight(s, id);
-    worker_ctx wc = {msg_fd, id};
-    df_engine e;
-    df_engine_init(&e, s->o, b, s->kernels, s->nk);
-    e.batch = s->o->batch;
-    if (e.batch > 1) {
-        /* the usable CPUs shared among the workers */
-        unsigned share = s->o->threads ? s->o->threads : df_usable_cpus() / s->jobs;
-        e.pool = df_pool_create(share ? share : 1);
-        df_backend_set_pool(b, e.pool);
-    }
-    e.hb = hb;
-    if (s->o->save_bugs == DF_SAVE_NEW)
-        for (size_t i = 0; i < s->nsigs; i++)
-            df_engine_known_signature(&e, s->sigs[i].ki, s->sigs[i].verdict, s->sigs[i].rule,
-                                      s->sigs[i].err_ratio);
-    e.stop = &hb->stop;
-    e.on_finding = worker_on_finding;
-    e.ctx = &wc;
-    df_totals *t = malloc(sizeof *t);
-    msg_head ready = {.type = MSG_READY};
-    int leave = t && df_write_all(msg_fd, &ready, sizeof ready) == 0 ? DF_LEAVE_DONE
-                                                                       : DF_LEAVE_FAILED;
-    df_cmd cmd;
-    /* a stop request (the supervisor's, or SIGINT/SIGTERM from outside)
-     * ends the worker after the range it cut short */
-    while (leave == DF_LEAVE_DONE && !hb->stop &&
-           df_read_full(cmd_fd, &cmd, sizeof cmd) == 0 && cmd.r.hi != 0) {
-        const df_range r = cmd.r;
-        write_inflight(ifd, id, &r);
-        memset(t, 0, sizeof *t);
-        uint64_t next;
-        e.batch = r.solo ? 1 : s->o->batch;
-        int rc = df_engine_range(&e, r.lo, r.hi, cmd.deadline, t, &next);
-        msg_head h = {.type = MSG_DONE, .status = (uint32_t)rc, .lo = r.lo, .hi = r.hi,
-                      .next = next, .len = s->nk * sizeof(df_tally) + sizeof t->bucket_seen};
-        if (df_write_all(msg_fd, &h, sizeof h) ||
-            df_write_all(msg_fd, t->tally, s->nk * sizeof(df_tally)) ||
-            df_write_all(msg_fd, t->bucket_seen, sizeof t->bucket_seen))
-            leave = DF_LEAVE_FAILED;
-        else if (rc == DF_RANGE_POISONED)
-            leave = DF_LEAVE_POISONED;
-        else if (rc == DF_RANGE_ENV)
-            leave = DF_LEAVE_FAILED;
-    }
-    free(t);
-    df_engine_free(&e);
-    df_backend_set_pool(b, NULL);
-    df_pool_destroy(e.pool);
-    if (ifd >= 0)
-        close(ifd);
-    if (leave != DF_LEAVE_POISONED) /* a poisoned context may hang on teardown */
-        df_backend_close(b);
-    return leave;
-}
-
-/* ---- starting, stopping, deaths ---- */
-
-static int start(df_sup *s, uint32_t id)
-{
-    s->args[id] = (df_sup_arg){s, (int)id};
-    s->w[id].busy = 0;
-    s->w[id].ready = 0;
-    s->w[id].abandoned = 0;
-    if (!s->procs[id].hb && df_worker_init(&s->procs[id]) != 0)
-        return -1;
-    return df_worker_start(s->procs, s->jobs, id, worker_body, &s->args[id]);
-}
-
-static int restart(df_sup *s, uint32_t id)
-{
-    if (start(s, id) == 0)
-        return 0;
-    perror("dotfuzz run: cannot start a worker");
-    s->env_fail = 1;
-    return -1;
-}
+/* ---- talking to the workers ---- */
 
 /* Gives worker id its next range, if it is idle and there is one. A range
  * stops at the deadline, but for a culprit search (solo), which past the
@@ -345,11 +76,11 @@ static int assign(df_sup *s, uint32_t id, int late, double deadline)
 {
     df_sup_worker *w = &s->w[id];
     df_range r;
-    if (w->busy || s->procs[id].pid <= 0 || !next_range(s, &r, late, deadline))
+    if (w->busy || s->procs[id].pid <= 0 || !df_sup_next_range(s, &r, late, deadline))
         return 0;
     df_cmd cmd = {r, r.solo ? 0 : deadline};
     if (df_write_all(s->procs[id].to, &cmd, sizeof cmd) != 0)
-        return push_as(s, r.lo, r.hi, &r); /* it died: seen on its pipe */
+        return df_sup_push_like(s, r.lo, r.hi, &r); /* it died: seen on its pipe */
     w->busy = 1;
     w->r = r;
     w->assigned = df_now();
@@ -363,127 +94,11 @@ static void tell_stop(df_sup *s, uint32_t id)
         kill(s->procs[id].pid, SIGKILL);
 }
 
-/* Hands a finding to the hooks and, unless quiet, its line to stderr. */
-static int keep_finding(df_sup *s, const char *name, const char *members, const char *line)
-{
-    if (!s->o->quiet && line && *line)
-        fputs(line, stderr);
-    if (s->hooks.log && s->hooks.log(s->hooks.ctx, name, members) != 0) {
-        s->env_fail = 1;
-        return -1;
-    }
-    return 0;
-}
-
-/* Saves the case worker id ended on as a bug finding (rule crash or hang),
- * keeps and counts it. */
-static int record_end(df_sup *s, uint32_t id, uint64_t index, const df_worker_end *end)
-{
-    size_t ki = df_run_kernel_of(index, s->nk);
-    const df_kernel *k = s->kernels[ki];
-    df_gen_opts go = {.max_n = s->o->max_n};
-    if (strcmp(s->o->family, "all") != 0)
-        go.family = df_family_find(s->o->family)->id;
-    df_scratch buf = {0};
-    df_case c;
-    if (df_generate(s->o->seed, index, k, &go, &buf, &c) != 0) {
-        df_scratch_free(&buf);
-        return -1;
-    }
-    char why[200];
-    df_end_text(end, s->o->watchdog_s, why, sizeof why);
-    df_checked r;
-    df_check_failed(k, &c, df_end_rule(end), why, &r);
-    const df_judgement *j = &r.j;
-    char path[4096];
-    int is_new = 0, rc = df_save_finding(s->findings, &c, &r, path, sizeof path, &is_new);
-    if (rc != 0) {
-        fprintf(stderr, "dotfuzz run: cannot save the case worker %u ended on in %s: %s\n", id,
-                s->findings, strerror(errno));
-    } else {
-        char *members =
-            df_log_members(k, &c, j, base_name(path), (int)id, end, s->o->watchdog_s);
-        char line[4600];
-        snprintf(line, sizeof line, "%-6s %s n=%llu seed=%llu index=%llu: %s -> %s\n",
-                 end->how == DF_END_HANG ? "HANG" : "CRASH", k->name, (unsigned long long)c.n,
-                 (unsigned long long)c.seed, (unsigned long long)index, j->why, path);
-        rc = members ? keep_finding(s, base_name(path), members, line) : -1;
-        free(members);
-    }
-    df_scratch_free(&buf);
-    df_tally *t = &s->tot->tally[ki];
-    df_tally_case(t, c.n, j);
-    t->crashes += end->how != DF_END_HANG;
-    t->hangs += end->how == DF_END_HANG;
-    t->saved += (uint64_t)is_new;
-    return rc;
-}
-
-/* A worker's pipe closed: reap it, record what ended it, requeue its range
- * (minus the case it ended on) and start another unless stopping. */
-static int handle_end(df_sup *s, uint32_t id, int stopping)
-{
-    df_sup_worker *w = &s->w[id];
-    df_worker_end end;
-    df_worker_reap(&s->procs[id], &end);
-    if (end.how == DF_END_LEFT && end.leave == DF_LEAVE_FAILED) {
-        s->env_fail = 1;
-        return -1;
-    }
-    int died_on_case = w->busy && end.on_case && !w->abandoned;
-    if (w->abandoned) {
-        if (w->busy && push_as(s, w->r.lo, w->r.hi, &w->r) != 0)
-            return -1;
-        w->busy = 0;
-        return 0;
-    }
-    if (died_on_case && end.count > 1) {
-        /* it died in a batch: which case did it is not known; the batch is
-         * run again one case at a time, where the culprit dies alone */
-        uint64_t first = end.index, last = first + end.count;
-        df_range search = {first, last, 1, df_now()};
-        if (push(s, w->r.lo, first) || push_as(s, first, last, &search) ||
-            push(s, last, w->r.hi))
-            return -1;
-        w->busy = 0;
-        s->restarts++;
-        return stopping ? 0 : restart(s, id);
-    }
-    if (w->busy) {
-        uint64_t at = died_on_case ? end.index : w->r.lo;
-        if (died_on_case && record_end(s, id, at, &end) != 0) {
-            s->env_fail = 1;
-            return -1;
-        }
-        /* the cases before it ran but their tallies died with the worker;
-         * a range to run one case at a time stays one */
-        if (push_as(s, w->r.lo, at, &w->r) ||
-            push_as(s, at + (uint64_t)died_on_case, w->r.hi, &w->r))
-            return -1;
-        w->busy = 0;
-        w->fails = died_on_case ? 0 : w->fails + 1;
-    }
-    int clean = end.how == DF_END_LEFT && end.leave == DF_LEAVE_DONE;
-    if (clean && stopping)
-        return 0;
-    if (w->fails >= 5) {
-        char how[160];
-        df_end_text(&end, s->o->watchdog_s, how, sizeof how);
-        fprintf(stderr, "dotfuzz run: worker %u ended 5 times in a row outside any case (last: "
-                        "%s); giving up\n", id, how);
-        s->env_fail = 1;
-        return -1;
-    }
-    if (!clean)
-        s->restarts++;
-    return stopping ? 0 : restart(s, id);
-}
-
 /* Reads one message from worker id. Returns 0, or -1 when its pipe closed. */
 static int read_message(df_sup *s, uint32_t id)
 {
     df_sup_worker *w = &s->w[id];
-    msg_head h;
+    df_sup_msg_head h;
     if (df_read_full(s->procs[id].from, &h, sizeof h) != 0 || h.len > ((size_t)64 << 20))
         return -1;
     char *payload = malloc(h.len + 1);
@@ -493,10 +108,10 @@ static int read_message(df_sup *s, uint32_t id)
     }
     payload[h.len] = 0;
     int rc = 0;
-    if (h.type == MSG_READY) {
+    if (h.type == DF_SUP_MSG_READY) {
         w->ready = 1;
-    } else if (h.type == MSG_FINDING && h.len > sizeof(msg_finding)) {
-        msg_finding mf;
+    } else if (h.type == DF_SUP_MSG_FINDING && h.len > sizeof(df_sup_msg_finding)) {
+        df_sup_msg_finding mf;
         memcpy(&mf, payload, sizeof mf);
         mf.rule[sizeof mf.rule - 1] = 0;
         char *name = payload + sizeof mf, *end = payload + h.len;
@@ -510,9 +125,9 @@ static int read_message(df_sup *s, uint32_t id)
             /* counted as it comes: a range's tallies die with its worker,
              * but its files stay written (and are not new when it reruns) */
             s->tot->tally[mf.ki].saved += (uint64_t)(mf.is_new != 0);
-            keep_finding(s, name, members, line < end ? line : "");
+            df_sup_keep_finding(s, name, members, line < end ? line : "");
         }
-    } else if (h.type == MSG_DONE && h.len == s->nk * sizeof(df_tally) + DF_BUCKETS / 8) {
+    } else if (h.type == DF_SUP_MSG_DONE && h.len == s->nk * sizeof(df_tally) + DF_BUCKETS / 8) {
         /* the payload is malloc'd, so aligned for the tallies it holds;
          * the files saved were counted from the findings' messages */
         df_tally *parts = (df_tally *)(void *)payload;
@@ -539,9 +154,11 @@ static int read_message(df_sup *s, uint32_t id)
              * unrun: without this the same batch would die forever) */
             uint64_t end = h.hi - h.next > s->o->batch ? h.next + s->o->batch : h.hi;
             df_range search = {h.next, end, 1, df_now()};
-            rc = push(s, end, h.hi) || push_as(s, h.next, end, &search) ? -1 : 0;
+            rc = df_sup_push_like(s, end, h.hi, NULL) ||
+                         df_sup_push_like(s, h.next, end, &search)
+                     ? -1 : 0;
         } else {
-            rc = push_as(s, h.next, h.hi, &w->r);
+            rc = df_sup_push_like(s, h.next, h.hi, &w->r);
         }
         w->busy = 0;
         w->fails = 0;
@@ -550,33 +167,6 @@ static int read_message(df_sup *s, uint32_t id)
     }
     free(payload);
     return rc;
-}
-
-/* ---- status ---- */
-
-void df_sup_status(const df_sup *s, const char *tag)
-{
-    if (s->o->quiet)
-        return;
-    double elapsed = df_now() - s->t0;
-    size_t ki;
-    double ratio = df_totals_worst(s->tot, s->nk, &ki);
-    uint64_t cases = df_sup_cases(s);
-    fprintf(stderr,
-            "#%llu\t%s cases/s: %.0f ok: %llu precision: %llu nondet: %llu bug: %llu "
-            "crash: %llu hang: %llu saved: %llu worst-ratio: %.3g (%s) workers: %u "
-            "restarts: %llu elapsed: %.0fs\n",
-            (unsigned long long)cases, tag,
-            elapsed > 0 ? (cases - s->cases_at_start) / elapsed : 0.0,
-            (unsigned long long)df_totals_verdict(s->tot, s->nk, DF_V_OK),
-            (unsigned long long)df_totals_verdict(s->tot, s->nk, DF_V_PRECISION),
-            (unsigned long long)df_totals_verdict(s->tot, s->nk, DF_V_NONDET),
-            (unsigned long long)df_totals_verdict(s->tot, s->nk, DF_V_BUG),
-            (unsigned long long)DF_TOTALS_SUM(s->tot, s->nk, crashes),
-            (unsigned long long)DF_TOTALS_SUM(s->tot, s->nk, hangs),
-            (unsigned long long)DF_TOTALS_SUM(s->tot, s->nk, saved), ratio,
-            ki < s->nk ? s->kernels[ki]->name : "-", s->jobs,
-            (unsigned long long)s->restarts, elapsed);
 }
 
 /* ---- the loop ---- */
@@ -598,7 +188,7 @@ static void abandon_busy(df_sup *s, double deadline)
     for (uint32_t w = 0; w < s->jobs; w++) {
         if (!s->w[w].busy || s->procs[w].pid <= 0)
             continue;
-        if (searched_late(&s->w[w].r, deadline) && s->procs[w].hb->busy) {
+        if (df_sup_searched_late(&s->w[w].r, deadline) && s->procs[w].hb->busy) {
             df_worker_stop(&s->procs[w]);
         } else {
             s->w[w].abandoned = 1;
@@ -613,7 +203,7 @@ static void abandon_busy(df_sup *s, double deadline)
 static int start_workers(df_sup *s)
 {
     for (uint32_t w = 0; w < s->jobs; w++)
-        if (start(s, w) != 0) {
+        if (df_sup_start(s, w) != 0) {
             perror("dotfuzz run: cannot start a worker");
             return -1;
         }
@@ -659,7 +249,7 @@ static int supervise(df_sup *s)
                     df_worker_stop(&s->procs[w]);
             }
         }
-        if (!stopping && finishing && !queue_has_late_search(s, deadline) && !any_busy(s))
+        if (!stopping && finishing && !df_sup_queue_has_late_search(s, deadline) && !any_busy(s))
             stopping = 1;
         if (!abandoned && hard_end && now >= hard_end) {
             stopping = abandoned = 1;
@@ -687,7 +277,7 @@ static int supervise(df_sup *s)
         int r = poll(pf, n, 100);
         for (uint32_t i = 0; r > 0 && i < n; i++)
             if ((pf[i].revents & (POLLIN | POLLHUP | POLLERR)) && read_message(s, ids[i]) != 0 &&
-                handle_end(s, ids[i], stopping) != 0 && s->env_fail)
+                df_sup_handle_end(s, ids[i], stopping) != 0 && s->env_fail)
                 stopping = 1;
         now = df_now();
         for (uint32_t w = 0; w < s->jobs; w++)
@@ -707,7 +297,7 @@ static int supervise(df_sup *s)
         while (s->procs[w].pid > 0 && read_message(s, w) == 0)
             ; /* drain until it exits */
         if (s->procs[w].pid > 0)
-            handle_end(s, w, 1);
+            df_sup_handle_end(s, w, 1);
     }
     return 0;
 }
@@ -726,17 +316,6 @@ int df_sup_run(df_sup *s)
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGPIPE, &old_pipe, NULL);
     return rc != 0 || s->env_fail ? -1 : 0;
-}
-
-df_outcome df_run_finish(const df_sup *s, int run_rc, double run_time_before)
-{
-    df_sup_status(s, s->interrupted ? "INTERRUPTED" : "DONE");
-    df_run_summary(stdout, s->o, s->kernels, s->nk, s->tot,
-                   DF_TOTALS_SUM(s->tot, s->nk, saved), run_time_before + (df_now() - s->t0),
-                   s->backend);
-    if (run_rc != 0 || s->env_fail)
-        return DF_OUTCOME_ENV;
-    return df_totals_verdict(s->tot, s->nk, DF_V_BUG) ? DF_OUTCOME_BUG : DF_OUTCOME_CLEAN;
 }
 
 /* ---- setting up ---- */
