@@ -644,7 +644,6 @@ static int pd_row_fn(df_campaign_data *c, char *line)
     return 0;
 }
 
-
 static int finding_row_fn(df_campaign_data *c, char *line)
 {
     df_logged_finding f;

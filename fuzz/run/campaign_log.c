@@ -1,6 +1,6 @@
-/* campaign_log.c — findings.jsonl, the campaign's log of findings
- * (campaign_log.h): a finding's line written, and a line read back as a
- * flat JSON object of string and number members. */
+/* campaign_log.c — findings.jsonl, the campaign's log of findings (its
+ * part of campaign_dir.h): a finding's line written, and a line read back
+ * as a flat JSON object of string and number members. */
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -87,7 +87,6 @@ int df_log_line_name(const char *line, char name[DF_CORPUS_NAME_MAX])
     name[n] = 0;
     return df_corpus_name_sha1(name) ? 0 : -1;
 }
-
 
 /* ---- reading: flat objects, string or number values ---- */
 

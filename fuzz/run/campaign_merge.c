@@ -432,7 +432,6 @@ static void write_stats(cmerge *cm, const input *in, size_t nin, const tables *t
     put_file(cm, DF_STATS_FILE, &o);
 }
 
-
 /* The first input's campaign file, its seed, backend and kernels lines
  * replaced by the merged lists, then merged and merged_from. */
 static void write_campaign(cmerge *cm, const char *first, const char *seeds,
