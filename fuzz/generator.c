@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "fuzz/generator.h"
-#define DF_VALUES_CLONED 1 /* values.h: fill_cond for x86-64-v3 too, here only */
+#define DF_VALUES_CLONED 1 /* values.h: df_fill_cond for x86-64-v3 too, here only */
 #include "fuzz/values.h"
 
 /* floor(log2 x) for x >= 1 */
@@ -34,7 +34,7 @@ static uint64_t draw_log_uniform(df_pcg32 *r, uint64_t lo, uint64_t hi)
     uint32_t elo = floor_log2_u64(lo), ehi = floor_log2_u64(hi);
     uint32_t e = elo + df_pcg32_bounded(r, ehi - elo + 1);
     uint64_t top = e >= 63 ? UINT64_MAX : ((uint64_t)2 << e) - 1;
-    return draw_uniform_u64(r, max_u64(lo, (uint64_t)1 << e), min_u64(hi, top));
+    return df_draw_uniform_u64(r, df_max_u64(lo, (uint64_t)1 << e), df_min_u64(hi, top));
 }
 
 /* ---- launch: block, grid, offsets -------------------------------------- */
@@ -62,11 +62,11 @@ static uint32_t draw_block_edge(df_pcg32 *r, uint32_t lo, uint32_t hi,
     default: break;
     }
     /* 32m - 1 >= lo and 32m + 1 <= hi */
-    uint64_t mlo = max_u64(1, ((uint64_t)lo + 1 + 31) / 32);
+    uint64_t mlo = df_max_u64(1, ((uint64_t)lo + 1 + 31) / 32);
     uint64_t mhi = hi >= 1 ? ((uint64_t)hi - 1) / 32 : 0;
     if (mlo > mhi)
         return dflt >= lo && dflt <= hi ? dflt : lo;
-    uint64_t m = draw_uniform_u64(r, mlo, mhi);
+    uint64_t m = df_draw_uniform_u64(r, mlo, mhi);
     return (uint32_t)(32 * m - 1 + df_pcg32_bounded(r, 3));
 }
 
@@ -74,7 +74,7 @@ static uint32_t draw_block_edge(df_pcg32 *r, uint32_t lo, uint32_t hi,
  * default, or any multiple of 32 in range. */
 static uint32_t draw_block_warp(df_pcg32 *r, uint32_t lo, uint32_t hi, uint32_t dflt)
 {
-    uint64_t mlo = max_u64(1, ((uint64_t)lo + 31) / 32), mhi = hi / 32;
+    uint64_t mlo = df_max_u64(1, ((uint64_t)lo + 31) / 32), mhi = hi / 32;
     if (mlo > mhi)
         return lo; /* no multiple of 32 in range: df_launch_resolve reports it */
     uint32_t c = df_pcg32_bounded(r, 10);
@@ -84,7 +84,7 @@ static uint32_t draw_block_warp(df_pcg32 *r, uint32_t lo, uint32_t hi, uint32_t 
         return (uint32_t)(32 * (df_pcg32_bounded(r, 2) ? mlo : mhi));
     if (c < 7 && dflt % 32 == 0 && dflt >= lo && dflt <= hi)
         return dflt;
-    return (uint32_t)(32 * draw_uniform_u64(r, mlo, mhi));
+    return (uint32_t)(32 * df_draw_uniform_u64(r, mlo, mhi));
 }
 
 static uint32_t draw_block(df_pcg32 *r, const df_kernel *k)
@@ -100,11 +100,11 @@ static uint32_t draw_block(df_pcg32 *r, const df_kernel *k)
     if (c < 4) {
         if (df_ceil_log2_u64(lo) <= floor_log2_u64(hi))
             return draw_block_pow2(r, lo, hi);
-        return (uint32_t)draw_uniform_u64(r, lo, hi);
+        return (uint32_t)df_draw_uniform_u64(r, lo, hi);
     }
     if (c < 7)
         return draw_block_edge(r, lo, hi, k->block_default);
-    return (uint32_t)draw_uniform_u64(r, lo, hi);
+    return (uint32_t)df_draw_uniform_u64(r, lo, hi);
 }
 
 /* Largest grid the generator draws: the kernel's, or CUDA's classic
@@ -136,10 +136,10 @@ static uint32_t draw_offset(df_pcg32 *r)
 static uint64_t length_limit(const df_kernel *k, uint64_t max_n,
                              uint64_t per_block)
 {
-    uint64_t lim = min_u64(max_n, (uint64_t)INT64_MAX);
+    uint64_t lim = df_min_u64(max_n, (uint64_t)INT64_MAX);
     if (k->max_n)
-        lim = min_u64(lim, k->max_n);
-    return min_u64(lim, sat_mul_u64(per_block, 0x7fffffffu));
+        lim = df_min_u64(lim, k->max_n);
+    return df_min_u64(lim, df_sat_mul_u64(per_block, 0x7fffffffu));
 }
 
 /* A multiple of a whole launch, give or take one element: the grid is the
@@ -151,8 +151,8 @@ static uint64_t draw_n_grid_edge(df_pcg32 *r, const df_kernel *k,
 {
     uint64_t g = grid;
     if (g == 0)
-        g = draw_log_uniform(r, 1, max_u64(1, min_u64(grid_cap(k), lim / per_block)));
-    uint64_t whole = sat_mul_u64(g, per_block); /* >= 1 */
+        g = draw_log_uniform(r, 1, df_max_u64(1, df_min_u64(grid_cap(k), lim / per_block)));
+    uint64_t whole = df_sat_mul_u64(g, per_block); /* >= 1 */
     uint64_t n = whole - 1 + df_pcg32_bounded(r, 3);
     return n < whole - 1 ? UINT64_MAX : n; /* saturate, the caller clamps */
 }
@@ -179,7 +179,7 @@ static uint64_t draw_n(df_pcg32 *r, const df_kernel *k, uint64_t max_n,
             - 1 + df_pcg32_bounded(r, 3);
     else
         n = lim ? draw_log_uniform(r, 1, lim) : 0;
-    return min_u64(n, lim);
+    return df_min_u64(n, lim);
 }
 
 void df_draw_shape(df_pcg32 *rng, const df_kernel *k, uint64_t max_n,
@@ -195,6 +195,9 @@ void df_draw_shape(df_pcg32 *rng, const df_kernel *k, uint64_t max_n,
     *n = draw_n(rng, k, max_n, &l);
     *launch = l;
 }
+
+/* the element types of the float-only families */
+#define FLOATS (DF_TYPE_BIT(DF_F32) | DF_TYPE_BIT(DF_F64))
 
 static const df_family families[] = {
     {DF_FAM_INT_SMALL, "int-small",
@@ -363,7 +366,7 @@ int df_generate(uint64_t seed, uint64_t index, const df_kernel *k,
     return 0;
 }
 
-/* Cloned: cond's chunks do TwoProduct's fma (DF_VAL_CLONES, fill_cond);
+/* Cloned: cond's chunks do TwoProduct's fma (DF_VAL_CLONES, df_fill_cond);
  * static, as clang names a cloned function's resolver apart from it. */
 DF_VAL_CLONES static void values_chunk(const df_vplan *p, void *a, void *b, uint64_t j,
                                        df_vchunk *out)
