@@ -53,8 +53,9 @@ const df_family *df_family_find(const char *name); /* NULL if unknown */
 const df_family *df_family_by_id(uint32_t id);     /* NULL if unknown */
 
 /* Cases longer than this are made in chunks of this many elements, each
- * from a stream of its own, so that many threads can make one (fuzz/values.h
- * says how); a default run's cases, up to 65536 long, are not. */
+ * from a stream of its own, so that many threads can make one
+ * (fuzz/values_long.h says how); a default run's cases, up to 65536 long,
+ * are not. */
 #define DF_GEN_CHUNK ((uint64_t)1 << 16)
 
 /* The chunks of a case of n elements: 0 when it is made whole. */
@@ -85,20 +86,21 @@ int df_generate_shape(uint64_t seed, uint64_t index, const df_kernel *k,
 
 /* Where df_generate's values come from: the value stream (the PCG32 state
  * after the family and shape draws), the family and n, for a generator
- * that fills the vectors elsewhere from the same stream (the GPU's,
- * kernels/devgen.cu; fuzz/values.h). Returns 0, or -1 as df_generate. */
+ * that fills the vectors elsewhere from the same stream (the GPU's, the
+ * cuda backend's df_cuda_devgen; fuzz/values.h). Returns 0, or -1 as
+ * df_generate. */
 int df_generate_stream(uint64_t seed, uint64_t index, const df_kernel *k,
                        const df_gen_opts *o, df_pcg32 *values, uint32_t *family,
                        uint64_t *n);
 
 /* df_generate without the values: the case, its vectors reserved in buf
  * (not filled) and the stream their values come from (df_fill_values,
- * or for a long case df_values_plan, the chunks and the finish, fuzz/values.h).
- * Returns 0, or -1 as df_generate. */
+ * or for a long case df_values_plan, the chunks and the finish,
+ * fuzz/values_long.h). Returns 0, or -1 as df_generate. */
 int df_generate_begin(uint64_t seed, uint64_t index, const df_kernel *k,
                       const df_gen_opts *o, df_scratch *buf, df_case *out, df_pcg32 *values);
 
-/* Chunk j of a long case planned as p (df_values_chunk, fuzz/values.h),
+/* Chunk j of a long case planned as p (df_values_chunk, fuzz/values_long.h),
  * built for the CPU it runs on. */
 struct df_vplan;
 struct df_vchunk;
