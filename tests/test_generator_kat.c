@@ -8,9 +8,19 @@
 #include "fuzz/generator.h"
 #include "tests/gen_fakes.h"
 
+/* f32, blocks of 32 to 1024, the grid derived from n */
 static const df_kernel k_pin = {
     .name = "fake-pin", .origin = "test", .summary = "test",
     .elem = DF_F32, .acc = DF_F32, .flags = 0,
+    .block_min = 32, .block_max = 1024, .block_default = 256,
+    .grid_max = 0, .per_thread = 1, .max_n = 0,
+};
+
+/* k_pin's limits in f64, with the launch fuzzed: any alignment, any grid */
+static const df_kernel k_pin_free = {
+    .name = "fake-pin-free", .origin = "test", .summary = "test",
+    .elem = DF_F64, .acc = DF_F64,
+    .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE,
     .block_min = 32, .block_max = 1024, .block_default = 256,
     .grid_max = 0, .per_thread = 1, .max_n = 0,
 };
@@ -69,13 +79,6 @@ Test(generator, known_answer_uniform_f32_seed1_index0)
 
 Test(generator, known_answer_launch_fuzzed_kernel_seed1_index1)
 {
-    static const df_kernel k_pin_free = {
-        .name = "fake-pin-free", .origin = "test", .summary = "test",
-        .elem = DF_F64, .acc = DF_F64,
-        .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE,
-        .block_min = 32, .block_max = 1024, .block_default = 256,
-        .grid_max = 0, .per_thread = 1, .max_n = 0,
-    };
     df_scratch s = {0};
     df_gen_opts o = {.max_n = 1000, .family = 0};
     df_case c;
@@ -104,13 +107,6 @@ Test(generator, known_answer_launch_fuzzed_kernel_seed1_index1)
 
 Test(generator, known_answer_cond_f64_and_wide_exp_f32)
 {
-    static const df_kernel k_pin_free = {
-        .name = "fake-pin-free", .origin = "test", .summary = "test",
-        .elem = DF_F64, .acc = DF_F64,
-        .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE,
-        .block_min = 32, .block_max = 1024, .block_default = 256,
-        .grid_max = 0, .per_thread = 1, .max_n = 0,
-    };
     df_scratch s = {0};
     df_gen_opts o = {.max_n = 1000, .family = DF_FAM_COND};
     df_case c;
