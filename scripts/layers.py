@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """layers.py — checks that dependencies point down (fuzz/README.md).
 
-    scripts/layers.py [--root DIR] [--build DIR]
+    scripts/layers.py [--root DIR] [--build DIR] [--max-lines N]
 
 Every source file sits in a layer, lowest first:
 
@@ -16,8 +16,10 @@ Every source file sits in a layer, lowest first:
 
 A file includes only from its own layer or lower. With --build, the objects
 under DIR (nm) must call only into their own layer or lower, and no two
-source files may call each other, directly or round a longer circle.
-Prints one line per breach and exits 1 when there is one, 0 otherwise.
+source files may call each other, directly or round a longer circle. With
+--max-lines, no source file (the layers, tests/, tools/, libfuzzer/) is
+longer than N lines. Prints one line per breach and exits 1 when there is
+one, 0 otherwise.
 """
 import argparse
 import os
@@ -30,6 +32,7 @@ BASE = ("fuzz/case.", "fuzz/pcg32.h", "fuzz/cpu_clones.h", "fuzz/outcome.h",
 LAYERS = [("fuzz/cmd/", 6), ("fuzz/run/", 5), ("fuzz/check/", 4),
           ("fuzz/backend/", 3), ("kernels/", 1), ("reference/", 1), ("fuzz/", 2)]
 SOURCE_DIRS = ("fuzz", "kernels", "reference", "include")
+ALL_SOURCE_DIRS = SOURCE_DIRS + ("tests", "tools", "libfuzzer")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -43,8 +46,8 @@ def layer(path):
     return None
 
 
-def sources(root):
-    for top in SOURCE_DIRS:
+def sources(root, tops=SOURCE_DIRS):
+    for top in tops:
         for d, _, files in os.walk(os.path.join(root, top)):
             for f in files:
                 if f.endswith((".c", ".h", ".cu")):
@@ -60,6 +63,16 @@ def check_includes(root):
             lo, li = layer(src), layer(inc)
             if lo is not None and li is not None and li > lo:
                 breaches.append(f"{src}: includes {inc}, a higher layer ({li} > {lo})")
+    return breaches
+
+
+def check_lengths(root, limit):
+    breaches = []
+    for src in sorted(sources(root, ALL_SOURCE_DIRS)):
+        with open(os.path.join(root, src), encoding="utf-8", errors="replace") as fh:
+            n = sum(1 for _ in fh)
+        if n > limit:
+            breaches.append(f"{src}: {n} lines, more than {limit}")
     return breaches
 
 
@@ -158,6 +171,7 @@ def main():
     ap = argparse.ArgumentParser(description="dependencies point down")
     ap.add_argument("--root", default=".", help="the repository (default .)")
     ap.add_argument("--build", help="the build folder whose objects to read (nm)")
+    ap.add_argument("--max-lines", type=int, default=0, help="the longest a source file may be")
     args = ap.parse_args()
     if not os.path.isdir(os.path.join(args.root, "fuzz")):
         print(f"layers.py: --root {args.root}: no fuzz/ folder", file=sys.stderr)
@@ -168,6 +182,8 @@ def main():
     breaches = check_includes(args.root)
     if args.build:
         breaches += check_calls(args.root, args.build)
+    if args.max_lines > 0:
+        breaches += check_lengths(args.root, args.max_lines)
     for b in breaches:
         print(b)
     return 1 if breaches else 0
