@@ -139,37 +139,8 @@ typedef struct batch_staged {
     size_t m, host, ngroups, longest;
 } batch_staged;
 
-struct df_cuda {
-    int device;
-    uint64_t mem_total;          /* the device's global memory, bytes */
-    struct df_pool *pool;        /* staging threads for batches, or NULL */
-    double batch_s[DF_CUDA_T_COUNT]; /* df_cuda_batch_times */
-    cudaStream_t stream;
-    /* df_cuda_gen_start: the harness's generation, a set of buffers and a
-     * stream each: one set's copy back overlaps the next set's kernel (on
-     * one stream they took turns, and at n = 2000 the pool's workers
-     * waited 1.5-1.8 thread-s per s for the generation on the H100 host) */
-    struct {
-        cudaStream_t stream;
-        void *h_cs, *d_cs, *d_buf, *h_out, *d_long;
-        size_t h_cs_cap, d_cs_cap, d_buf_cap, h_out_cap, d_long_cap;
-        size_t bytes;            /* the last generation's, in d_buf and h_out alike */
-        cudaEvent_t done;
-        int landed;              /* done seen complete, without error (atomic): the pool's
-                                    threads then ask the driver no more */
-        /* its timing (DF_CUDA_T_GEN_*): events before the cases' copy in,
-         * after the kernels, after the copy back; the host's clock at the
-         * start and when a thread first saw it land; timed: a generation
-         * started whose times are not counted yet */
-        cudaEvent_t ev[3];
-        double started, landed_at;
-        int timed;
-    } gen[DF_CUDA_GEN_SETS];
-    /* DOTFUZZ_GEN_TIMING set: the generations are timed (ev, started,
-     * landed_at). Off by default: the timing events and their reads took
-     * 6-7% of the n = 2000 row (901,769 against 968,086 verified cases/s
-     * on the means of three rounds in one call, H100 host) */
-    int gen_timing;
+/* df_cuda_run's buffers, grown on demand and reused across cases. */
+typedef struct df_cuda_one {
     void *h_result, *d_result;   /* 16 bytes each */
     void *d_a, *d_b;             /* cudaMalloc'd, so 256-byte aligned; each
                                     vector inside guard zones */
@@ -178,16 +149,15 @@ struct df_cuda {
     size_t h_stage_cap;
     void *d_scratch, *h_scratch; /* kernel scratch and its pinned twin */
     size_t d_scratch_cap, h_scratch_cap;
-    void *cublas;                /* cublasHandle_t, made by cublas kernels */
     df_soft_slots soft;          /* soft-error slots, one per kind */
-    /* batches (df_cuda_run_batch): grown, never shrunk */
+} df_cuda_one;
+
+/* A batch's buffers (df_cuda_run_batch): grown, never shrunk. */
+typedef struct df_cuda_batch_bufs {
     void *h_batch;               /* pinned: [case table | unpack table | a, b packed] */
     void *d_batch;               /* [case table | each case's a, b with guards] */
     void *d_pack;                /* [unpack table | a, b packed]: h_batch's copy */
     size_t h_batch_cap, d_batch_cap, d_pack_cap;
-    size_t table_bytes;          /* the case table's, rounded: where h_batch's copy to
-                                    d_pack starts */
-    size_t unpack_bytes;         /* the unpack table's, rounded */
     void *d_bscratch;            /* every case's scratch */
     void *h_bscratch;            /* its pinned twin (kernels without a batched launcher) */
     size_t d_bscratch_cap, h_bscratch_cap;
@@ -200,28 +170,84 @@ struct df_cuda {
      * writes them), or NULL: copies instead; *_of: the buffers they are of */
     void *h_bres_dev, *h_bres_of;
     int *h_claims_dev, *h_claims_of;
+} df_cuda_batch_bufs;
+
+/* A batch laid out (batch_plan, batch_groups, batch_stage). */
+typedef struct df_cuda_plan {
     batch_item *items;           /* host: the batch's valid cases, by block */
     size_t items_cap;
     size_t *stage_at;            /* batch_stage: each case's first staging item, */
     size_t stage_at_n;           /* and the batch's count of items: m + 1 entries */
     df_gpu_batch_group *groups;
     size_t groups_cap;
+    size_t table_bytes;          /* the case table's, rounded: where h_batch's copy to
+                                    d_pack starts */
+    size_t unpack_bytes;         /* the unpack table's, rounded */
+    unsigned gen_sets;           /* bit s: the batch reads generation set s's d_buf */
+} df_cuda_plan;
+
+/* The batch staged ahead (df_cuda_stage_batch): its ticket (0: none, or
+ * the buffers hold another), kernel, cases, count and layout. */
+typedef struct df_cuda_ahead {
+    uint64_t ticket, tickets;
+    const df_kernel *k;
+    const df_case *const *cases;
+    const df_derive *derive;
+    size_t n;
+    batch_staged st;
+} df_cuda_ahead;
+
+/* A batch's run on the device: its events and side streams. */
+typedef struct df_cuda_launch {
     cudaEvent_t bev[5];          /* a batch's device stages (DF_CUDA_T_COPYIN..) */
     cudaStream_t side[SIDE_STREAMS]; /* enqueue_each's, made on first use */
     cudaEvent_t side_done[SIDE_STREAMS], unpacked;
-    unsigned batch_gen_sets;     /* bit s: the batch reads generation set s's d_buf */
-    /* the batch staged ahead (df_cuda_stage_batch): its ticket (0: none,
-     * or the buffers hold another), kernel, cases, count and layout */
-    uint64_t staged_ticket, tickets;
-    const df_kernel *staged_k;
-    const df_case *const *staged_cases;
-    const df_derive *staged_derive;
-    size_t staged_n;
-    batch_staged staged;
+} df_cuda_launch;
+
+/* df_cuda_gen_start: the harness's generation, a set of buffers and a
+ * stream each: one set's copy back overlaps the next set's kernel (on
+ * one stream they took turns, and at n = 2000 the pool's workers
+ * waited 1.5-1.8 thread-s per s for the generation on the H100 host) */
+typedef struct df_cuda_gen_set {
+    cudaStream_t stream;
+    void *h_cs, *d_cs, *d_buf, *h_out, *d_long;
+    size_t h_cs_cap, d_cs_cap, d_buf_cap, h_out_cap, d_long_cap;
+    size_t bytes;                /* the last generation's, in d_buf and h_out alike */
+    cudaEvent_t done;
+    int landed;                  /* done seen complete, without error (atomic): the pool's
+                                    threads then ask the driver no more */
+    /* its timing (DF_CUDA_T_GEN_*): events before the cases' copy in,
+     * after the kernels, after the copy back; the host's clock at the
+     * start and when a thread first saw it land; timed: a generation
+     * started whose times are not counted yet */
+    cudaEvent_t ev[3];
+    double started, landed_at;
+    int timed;
+} df_cuda_gen_set;
+
+struct df_cuda {
+    /* the device */
+    int device;
+    uint64_t mem_total;          /* the device's global memory, bytes */
+    cudaStream_t stream;
+    void *cublas;                /* cublasHandle_t, made by cublas kernels */
     int debug_invariants;
     int broken;                  /* a sticky error poisoned the context:
                                     every run returns -1 */
     char describe[256];
+    struct df_pool *pool;        /* staging threads for batches, or NULL */
+    double batch_s[DF_CUDA_T_COUNT]; /* df_cuda_batch_times */
+    df_cuda_one one;             /* one case */
+    df_cuda_batch_bufs batch;    /* batches */
+    df_cuda_plan plan;
+    df_cuda_ahead ahead;
+    df_cuda_launch launch;
+    df_cuda_gen_set gen[DF_CUDA_GEN_SETS]; /* the GPU's generation */
+    /* DOTFUZZ_GEN_TIMING set: the generations are timed (ev, started,
+     * landed_at). Off by default: the timing events and their reads took
+     * 6-7% of the n = 2000 row (901,769 against 968,086 verified cases/s
+     * on the means of three rounds in one call, H100 host) */
+    int gen_timing;
 };
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
@@ -398,12 +424,12 @@ extern "C" int df_cuda_open(df_cuda **out, char *err, size_t err_len)
     if ((e = cudaStreamCreateWithFlags(&cu->stream, cudaStreamNonBlocking)) !=
         cudaSuccess)
         return open_fail(cu, err, err_len, "cudaStreamCreateWithFlags", e);
-    if ((e = cudaMallocHost(&cu->h_result, RESULT_BYTES)) != cudaSuccess)
+    if ((e = cudaMallocHost(&cu->one.h_result, RESULT_BYTES)) != cudaSuccess)
         return open_fail(cu, err, err_len, "cudaMallocHost(result)", e);
-    if ((e = cudaMalloc(&cu->d_result, RESULT_BYTES)) != cudaSuccess)
+    if ((e = cudaMalloc(&cu->one.d_result, RESULT_BYTES)) != cudaSuccess)
         return open_fail(cu, err, err_len, "cudaMalloc(result)", e);
     const char *call = NULL;
-    if ((e = df_soft_slots_open(&cu->soft, 1, &call)) != cudaSuccess)
+    if ((e = df_soft_slots_open(&cu->one.soft, 1, &call)) != cudaSuccess)
         return open_fail(cu, err, err_len, call, e);
     describe_device(cu, &prop);
     cu->mem_total = prop.totalGlobalMem;
@@ -417,36 +443,36 @@ extern "C" void df_cuda_close(df_cuda *cu)
         return;
     if (cu->cublas)
         (void)cublasDestroy((cublasHandle_t)cu->cublas);
-    (void)cudaFree(cu->d_a);
-    (void)cudaFree(cu->d_b);
-    (void)cudaFree(cu->d_scratch);
-    (void)cudaFree(cu->d_result);
-    (void)cudaFreeHost(cu->h_stage);
-    (void)cudaFreeHost(cu->h_scratch);
-    (void)cudaFreeHost(cu->h_result);
-    (void)cudaFree(cu->d_batch);
-    (void)cudaFree(cu->d_pack);
-    (void)cudaFree(cu->d_bscratch);
-    (void)cudaFreeHost(cu->h_bscratch);
-    (void)cudaFree(cu->d_bres);
-    (void)cudaFreeHost(cu->h_batch);
-    (void)cudaFreeHost(cu->h_bres);
-    (void)cudaFreeHost(cu->h_claims);
-    free(cu->items);
-    free(cu->stage_at);
-    free(cu->groups);
-    df_soft_slots_close(&cu->soft);
-    df_soft_slots_close(&cu->bsoft);
+    (void)cudaFree(cu->one.d_a);
+    (void)cudaFree(cu->one.d_b);
+    (void)cudaFree(cu->one.d_scratch);
+    (void)cudaFree(cu->one.d_result);
+    (void)cudaFreeHost(cu->one.h_stage);
+    (void)cudaFreeHost(cu->one.h_scratch);
+    (void)cudaFreeHost(cu->one.h_result);
+    (void)cudaFree(cu->batch.d_batch);
+    (void)cudaFree(cu->batch.d_pack);
+    (void)cudaFree(cu->batch.d_bscratch);
+    (void)cudaFreeHost(cu->batch.h_bscratch);
+    (void)cudaFree(cu->batch.d_bres);
+    (void)cudaFreeHost(cu->batch.h_batch);
+    (void)cudaFreeHost(cu->batch.h_bres);
+    (void)cudaFreeHost(cu->batch.h_claims);
+    free(cu->plan.items);
+    free(cu->plan.stage_at);
+    free(cu->plan.groups);
+    df_soft_slots_close(&cu->one.soft);
+    df_soft_slots_close(&cu->batch.bsoft);
     if (cu->stream)
         (void)cudaStreamDestroy(cu->stream);
     for (int s = 0; s < SIDE_STREAMS; s++) {
-        if (cu->side[s])
-            (void)cudaStreamDestroy(cu->side[s]);
-        if (cu->side_done[s])
-            (void)cudaEventDestroy(cu->side_done[s]);
+        if (cu->launch.side[s])
+            (void)cudaStreamDestroy(cu->launch.side[s]);
+        if (cu->launch.side_done[s])
+            (void)cudaEventDestroy(cu->launch.side_done[s]);
     }
-    if (cu->unpacked)
-        (void)cudaEventDestroy(cu->unpacked);
+    if (cu->launch.unpacked)
+        (void)cudaEventDestroy(cu->launch.unpacked);
     for (int g = 0; g < DF_CUDA_GEN_SETS; g++) {
         (void)cudaFreeHost(cu->gen[g].h_cs);
         (void)cudaFreeHost(cu->gen[g].h_out);
@@ -462,8 +488,8 @@ extern "C" void df_cuda_close(df_cuda *cu)
             (void)cudaStreamDestroy(cu->gen[g].stream);
     }
     for (int k = 0; k < 5; k++)
-        if (cu->bev[k])
-            (void)cudaEventDestroy(cu->bev[k]);
+        if (cu->launch.bev[k])
+            (void)cudaEventDestroy(cu->launch.bev[k]);
     free(cu);
 }
 
@@ -570,18 +596,18 @@ static const char *copy_case_in(df_cuda *cu, const df_case *c, size_t es,
     size_t pre_b = g + (size_t)c->launch.offset_b * es;
     size_t span_a = pre_a + na + tg, span_b = pre_b + na + tg;
     size_t stage_b = round_up(span_a, ALIGN);
-    if ((*e = grow(&cu->d_a, &cu->d_a_cap, round_up(span_a, ALIGN), 0)))
+    if ((*e = grow(&cu->one.d_a, &cu->one.d_a_cap, round_up(span_a, ALIGN), 0)))
         return "cudaMalloc(a)";
-    if ((*e = grow(&cu->d_b, &cu->d_b_cap, round_up(span_b, ALIGN), 0)))
+    if ((*e = grow(&cu->one.d_b, &cu->one.d_b_cap, round_up(span_b, ALIGN), 0)))
         return "cudaMalloc(b)";
-    if ((*e = grow(&cu->h_stage, &cu->h_stage_cap, stage_b + span_b, 1)))
+    if ((*e = grow(&cu->one.h_stage, &cu->one.h_stage_cap, stage_b + span_b, 1)))
         return "cudaMallocHost(staging)";
-    stage_guarded(cu->h_stage, c->type, c->a, pre_a, na, tg);
-    stage_guarded((char *)cu->h_stage + stage_b, c->type, c->b, pre_b, na, tg);
-    if ((*e = cudaMemcpyAsync(cu->d_a, cu->h_stage, span_a,
+    stage_guarded(cu->one.h_stage, c->type, c->a, pre_a, na, tg);
+    stage_guarded((char *)cu->one.h_stage + stage_b, c->type, c->b, pre_b, na, tg);
+    if ((*e = cudaMemcpyAsync(cu->one.d_a, cu->one.h_stage, span_a,
                               cudaMemcpyHostToDevice, cu->stream)))
         return "cudaMemcpyAsync(a)";
-    if ((*e = cudaMemcpyAsync(cu->d_b, (char *)cu->h_stage + stage_b, span_b,
+    if ((*e = cudaMemcpyAsync(cu->one.d_b, (char *)cu->one.h_stage + stage_b, span_b,
                               cudaMemcpyHostToDevice, cu->stream)))
         return "cudaMemcpyAsync(b)";
     return NULL;
@@ -634,7 +660,7 @@ static int after_failure(df_cuda *cu)
 static int after_failure_soft(df_cuda *cu, df_result *res)
 {
     int rc = after_failure(cu);
-    (void)df_soft_slots_read(&cu->soft, res, 1);
+    (void)df_soft_slots_read(&cu->one.soft, res, 1);
     return rc;
 }
 
@@ -647,14 +673,14 @@ static const char *stage_case(df_cuda *cu, const df_kernel *k,
     const char *call;
     if ((*e = cudaSetDevice(cu->device)) != cudaSuccess)
         return "cudaSetDevice";
-    if ((*e = df_soft_slots_clear(&cu->soft, cu->stream, &call)) != cudaSuccess)
+    if ((*e = df_soft_slots_clear(&cu->one.soft, cu->stream, &call)) != cudaSuccess)
         return call;
     if ((call = copy_case_in(cu, rc, df_type_size(rc->type), e)))
         return call;
     size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(rc->n, &rc->launch) : 0;
-    if (sb && (*e = grow(&cu->d_scratch, &cu->d_scratch_cap, sb, 0)))
+    if (sb && (*e = grow(&cu->one.d_scratch, &cu->one.d_scratch_cap, sb, 0)))
         return "cudaMalloc(scratch)";
-    if (sb && (*e = grow(&cu->h_scratch, &cu->h_scratch_cap, sb, 1)))
+    if (sb && (*e = grow(&cu->one.h_scratch, &cu->one.h_scratch_cap, sb, 1)))
         return "cudaMallocHost(scratch)";
     return NULL;
 }
@@ -663,20 +689,20 @@ static void fill_ctx(const df_cuda *cu, const df_case *rc, df_gpu_ctx *ctx)
 {
     size_t es = df_type_size(rc->type);
     memset(ctx, 0, sizeof *ctx);
-    ctx->a = (const char *)cu->d_a + guard_bytes(es) +
+    ctx->a = (const char *)cu->one.d_a + guard_bytes(es) +
              (size_t)rc->launch.offset_a * es;
-    ctx->b = (const char *)cu->d_b + guard_bytes(es) +
+    ctx->b = (const char *)cu->one.d_b + guard_bytes(es) +
              (size_t)rc->launch.offset_b * es;
-    ctx->d_scratch = cu->d_scratch;
-    ctx->h_scratch = cu->h_scratch;
-    ctx->d_scratch_bytes = cu->d_scratch_cap < cu->h_scratch_cap
-                               ? cu->d_scratch_cap : cu->h_scratch_cap;
-    ctx->d_result = cu->d_result;
-    ctx->h_result = cu->h_result;
+    ctx->d_scratch = cu->one.d_scratch;
+    ctx->h_scratch = cu->one.h_scratch;
+    ctx->d_scratch_bytes = cu->one.d_scratch_cap < cu->one.h_scratch_cap
+                               ? cu->one.d_scratch_cap : cu->one.h_scratch_cap;
+    ctx->d_result = cu->one.d_result;
+    ctx->h_result = cu->one.h_result;
     ctx->stream = cu->stream;
     ctx->cublas = cu->cublas;
     ctx->debug_invariants = cu->debug_invariants;
-    ctx->soft = df_soft_slots_dev(&cu->soft);
+    ctx->soft = df_soft_slots_dev(&cu->one.soft);
 }
 
 /* Returns 0 when res is filled (check res->status), -1 after a sticky
@@ -714,13 +740,13 @@ extern "C" int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
     int code = k->gpu->enqueue(&ctx, &rc);
     cu->cublas = ctx.cublas; /* a handle made now outlives the case */
     /* whatever is reported already: no CUDA call, nothing waits */
-    (void)df_soft_slots_read(&cu->soft, res, 0);
+    (void)df_soft_slots_read(&cu->one.soft, res, 0);
     if (code == 0 && (e = cudaStreamSynchronize(cu->stream)) != cudaSuccess) {
         code = (int)e;
         ctx.failed_call = "cudaStreamSynchronize";
     }
     if (code == 0) {
-        (void)df_soft_slots_read(&cu->soft, res, 1); /* every report is in */
+        (void)df_soft_slots_read(&cu->one.soft, res, 1); /* every report is in */
         code = k->gpu->finish(&ctx, &rc, res);
     }
     if (code != 0) {
@@ -857,7 +883,7 @@ static void place_vector(df_cuda *cu, const void *v, size_t na, const unsigned c
 {
     int set = generated_on_device(cu, v, na, dev);
     if (set >= 0) {
-        cu->batch_gen_sets |= 1u << set;
+        cu->plan.gen_sets |= 1u << set;
         return;
     }
     *pack = *pk;
@@ -892,7 +918,7 @@ static void place_a(df_cuda *cu, batch_item *it, const df_derive *d, size_t na, 
         place_vector(cu, it->rc.a, na, &it->dev_a, &it->pack_a, pk);
         return;
     }
-    cu->batch_gen_sets |= 1u << set;
+    cu->plan.gen_sets |= 1u << set;
     it->xform_a = derive_xform(d);
 }
 
@@ -928,24 +954,24 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
                          size_t *stage_bytes, size_t *host_bytes, size_t *scratch_bytes,
                          size_t *longest)
 {
-    if (grow_host((void **)&cu->items, &cu->items_cap, 2 * n, sizeof *cu->items) != 0)
+    if (grow_host((void **)&cu->plan.items, &cu->plan.items_cap, 2 * n, sizeof *cu->plan.items) != 0)
         return (size_t)-1;
     /* validated on the pool's threads (each case another core just
      * wrote: a cache miss; the plan had taken about 0.5 ms of the caller's
      * time a batch of 4096 at n = 2000 on an H200), then sorted into
      * place */
-    plan_job pj = {k, cases, res, cu->items + n};
+    plan_job pj = {k, cases, res, cu->plan.items + n};
     /* from PLAN_POOL_MIN cases (a default run's kernels have a few dozen
      * each: see engine.c's models_in_prepare for what that cost) */
     df_pool_for(n >= PLAN_POOL_MIN ? cu->pool : NULL, n, validate_one, &pj);
-    size_t m = sort_items(cu->items, cu->items + n, n);
-    cu->table_bytes = round_up(m * sizeof(df_gpu_batch_case), ALIGN);
-    cu->unpack_bytes = round_up(2 * m * sizeof(batch_unpack), ALIGN);
-    size_t off = cu->table_bytes, pk = cu->table_bytes + cu->unpack_bytes, sc = 0;
-    cu->batch_gen_sets = 0;
+    size_t m = sort_items(cu->plan.items, cu->plan.items + n, n);
+    cu->plan.table_bytes = round_up(m * sizeof(df_gpu_batch_case), ALIGN);
+    cu->plan.unpack_bytes = round_up(2 * m * sizeof(batch_unpack), ALIGN);
+    size_t off = cu->plan.table_bytes, pk = cu->plan.table_bytes + cu->plan.unpack_bytes, sc = 0;
+    cu->plan.gen_sets = 0;
     *longest = 0;
     for (size_t j = 0; j < m; j++) {
-        batch_item *it = &cu->items[j];
+        batch_item *it = &cu->plan.items[j];
         const df_case *c = &it->rc;
         size_t es = df_type_size(c->type), g = guard_bytes(es), tg = tail_guard_bytes(es);
         size_t na = (size_t)c->n * es;
@@ -978,27 +1004,27 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
  * block 0. Returns 0 or -1. */
 static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngroups)
 {
-    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->h_batch;
+    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->batch.h_batch;
     size_t ng = 0;
     if (!k->gpu->enqueue_batch) {
         for (size_t j = 0; j < m; j++) {
             tbl[j].first_block = 0;
-            tbl[j].blocks = cu->items[j].rc.launch.grid;
+            tbl[j].blocks = cu->plan.items[j].rc.launch.grid;
         }
         *ngroups = 0;
         return 0;
     }
     for (size_t j = 0; j < m; j++) {
-        const df_case *c = &cu->items[j].rc;
+        const df_case *c = &cu->plan.items[j].rc;
         uint32_t nb = k->gpu->batch_blocks ? k->gpu->batch_blocks(c->n, &c->launch)
                                            : c->launch.grid;
         int numbered = k->gpu->batch_blocks != NULL; /* else each case from block 0 */
-        df_gpu_batch_group *g = ng ? &cu->groups[ng - 1] : NULL;
+        df_gpu_batch_group *g = ng ? &cu->plan.groups[ng - 1] : NULL;
         if (!g || g->block != c->launch.block ||
             (uint64_t)g->blocks + nb > (uint64_t)INT32_MAX) {
-            if (grow_host((void **)&cu->groups, &cu->groups_cap, ng + 1, sizeof *cu->groups))
+            if (grow_host((void **)&cu->plan.groups, &cu->plan.groups_cap, ng + 1, sizeof *cu->plan.groups))
                 return -1;
-            g = &cu->groups[ng++];
+            g = &cu->plan.groups[ng++];
             *g = df_gpu_batch_group{j, 0, c->launch.block, 0, 0, 0};
         }
         tbl[j].first_block = numbered ? g->blocks : 0;
@@ -1018,14 +1044,14 @@ static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngrou
  * cross PCIe. The vectors are packed by stage_bytes. */
 static void stage_entries(df_cuda *cu, size_t j)
 {
-    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->h_batch;
-    batch_unpack *up = (batch_unpack *)((char *)cu->h_batch + cu->table_bytes);
-    char *d = (char *)cu->d_batch;
-    const batch_item *it = &cu->items[j];
+    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->batch.h_batch;
+    batch_unpack *up = (batch_unpack *)((char *)cu->batch.h_batch + cu->plan.table_bytes);
+    char *d = (char *)cu->batch.d_batch;
+    const batch_item *it = &cu->plan.items[j];
     const df_case *c = &it->rc;
     size_t es = df_type_size(c->type), na = (size_t)c->n * es, tg = tail_guard_bytes(es);
-    size_t from = cu->table_bytes; /* where h_batch's copy to d_pack starts */
-    const char *pack = (const char *)cu->d_pack - from; /* h_batch offsets to device */
+    size_t from = cu->plan.table_bytes; /* where h_batch's copy to d_pack starts */
+    const char *pack = (const char *)cu->batch.d_pack - from; /* h_batch offsets to device */
     uint64_t src_a = (uint64_t)(uintptr_t)(it->dev_a ? (const char *)it->dev_a : pack + it->pack_a);
     uint64_t src_b = (uint64_t)(uintptr_t)(it->dev_b ? (const char *)it->dev_b : pack + it->pack_b);
     df_gpu_batch_case *e = &tbl[j];
@@ -1045,8 +1071,8 @@ static void stage_entries(df_cuda *cu, size_t j)
  * (nothing of one that is on the device already). */
 static void stage_bytes(df_cuda *cu, size_t j, size_t lo, size_t hi)
 {
-    const batch_item *it = &cu->items[j];
-    char *h = (char *)cu->h_batch;
+    const batch_item *it = &cu->plan.items[j];
+    char *h = (char *)cu->batch.h_batch;
     if (hi > lo && !it->dev_a)
         memcpy(h + it->pack_a + lo, (const char *)it->rc.a + lo, hi - lo);
     if (hi > lo && !it->dev_b)
@@ -1064,7 +1090,7 @@ static void stage_one(void *ctx, size_t j, unsigned worker)
     (void)worker;
     df_cuda *cu = (df_cuda *)ctx;
     stage_entries(cu, j);
-    stage_bytes(cu, j, 0, vector_bytes(&cu->items[j]));
+    stage_bytes(cu, j, 0, vector_bytes(&cu->plan.items[j]));
 }
 
 /* Bytes of each vector one staging item packs at most, where a batch has
@@ -1086,15 +1112,15 @@ static void stage_piece(void *ctx, size_t i, unsigned worker)
 {
     (void)worker;
     df_cuda *cu = (df_cuda *)ctx;
-    size_t lo = 0, hi = cu->stage_at_n; /* stage_at[0..m]: at[m] is past every item */
+    size_t lo = 0, hi = cu->plan.stage_at_n; /* stage_at[0..m]: at[m] is past every item */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (cu->stage_at[mid] <= i)
+        if (cu->plan.stage_at[mid] <= i)
             lo = mid;
         else
             hi = mid;
     }
-    size_t j = lo, p = i - cu->stage_at[j], na = vector_bytes(&cu->items[j]);
+    size_t j = lo, p = i - cu->plan.stage_at[j], na = vector_bytes(&cu->plan.items[j]);
     if (p == 0)
         stage_entries(cu, j);
     size_t from = p * (size_t)STAGE_PIECE;
@@ -1169,7 +1195,7 @@ static void batch_stage(df_cuda *cu, size_t m)
 {
     int split = 0;
     for (size_t j = 0; j < m && !split; j++)
-        split = stage_pieces(&cu->items[j]) > 1;
+        split = stage_pieces(&cu->plan.items[j]) > 1;
     if (!split) { /* no vector past STAGE_PIECE: a case an item */
         df_pool_for(cu->pool, m, stage_one, cu);
         return;
@@ -1177,16 +1203,16 @@ static void batch_stage(df_cuda *cu, size_t m)
     /* long vectors: pieces of them, spread over the threads (stage_at is
      * exactly m + 1 long, which stage_piece's search relies on; where it
      * cannot be had, a case an item) */
-    size_t *at = (size_t *)realloc(cu->stage_at, (m + 1) * sizeof *at);
+    size_t *at = (size_t *)realloc(cu->plan.stage_at, (m + 1) * sizeof *at);
     if (!at) {
         df_pool_for(cu->pool, m, stage_one, cu);
         return;
     }
-    cu->stage_at = at;
-    cu->stage_at_n = m + 1;
+    cu->plan.stage_at = at;
+    cu->plan.stage_at_n = m + 1;
     at[0] = 0;
     for (size_t j = 0; j < m; j++)
-        at[j + 1] = at[j] + stage_pieces(&cu->items[j]);
+        at[j + 1] = at[j] + stage_pieces(&cu->plan.items[j]);
     df_pool_for(cu->pool, at[m], stage_piece, cu);
 }
 
@@ -1195,34 +1221,34 @@ static void batch_stage(df_cuda *cu, size_t m)
 static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t host,
                                  size_t scratch, int twin, cudaError_t *e)
 {
-    if ((*e = grow(&cu->h_batch, &cu->h_batch_cap, host, 1)))
+    if ((*e = grow(&cu->batch.h_batch, &cu->batch.h_batch_cap, host, 1)))
         return "cudaMallocHost(batch staging)";
-    if ((*e = grow(&cu->d_batch, &cu->d_batch_cap, stage, 0)))
+    if ((*e = grow(&cu->batch.d_batch, &cu->batch.d_batch_cap, stage, 0)))
         return "cudaMalloc(batch)";
-    if ((*e = grow(&cu->d_pack, &cu->d_pack_cap, host - cu->table_bytes, 0)))
+    if ((*e = grow(&cu->batch.d_pack, &cu->batch.d_pack_cap, host - cu->plan.table_bytes, 0)))
         return "cudaMalloc(batch packed)";
-    if ((*e = grow(&cu->d_bscratch, &cu->d_bscratch_cap, scratch, 0)))
+    if ((*e = grow(&cu->batch.d_bscratch, &cu->batch.d_bscratch_cap, scratch, 0)))
         return "cudaMalloc(batch scratch)";
-    if (twin && (*e = grow(&cu->h_bscratch, &cu->h_bscratch_cap, scratch, 1)))
+    if (twin && (*e = grow(&cu->batch.h_bscratch, &cu->batch.h_bscratch_cap, scratch, 1)))
         return "cudaMallocHost(batch scratch)";
-    if ((*e = grow(&cu->d_bres, &cu->d_bres_cap, m * RESULT_BYTES, 0)))
+    if ((*e = grow(&cu->batch.d_bres, &cu->batch.d_bres_cap, m * RESULT_BYTES, 0)))
         return "cudaMalloc(batch results)";
-    if ((*e = grow(&cu->h_bres, &cu->h_bres_cap, m * RESULT_BYTES, 1)))
+    if ((*e = grow(&cu->batch.h_bres, &cu->batch.h_bres_cap, m * RESULT_BYTES, 1)))
         return "cudaMallocHost(batch results)";
-    if ((*e = grow((void **)&cu->h_claims, &cu->h_claims_cap,
-                   m * DF_SOFT_CODES * sizeof *cu->h_claims, 1)))
+    if ((*e = grow((void **)&cu->batch.h_claims, &cu->batch.h_claims_cap,
+                   m * DF_SOFT_CODES * sizeof *cu->batch.h_claims, 1)))
         return "cudaMallocHost(batch soft claims)";
-    if (cu->h_bres_of != cu->h_bres || cu->h_claims_of != cu->h_claims) {
-        cu->h_bres_dev = df_cuda_device_view(cu->h_bres);
-        cu->h_claims_dev = (int *)df_cuda_device_view(cu->h_claims);
-        cu->h_bres_of = cu->h_bres;
-        cu->h_claims_of = cu->h_claims;
+    if (cu->batch.h_bres_of != cu->batch.h_bres || cu->batch.h_claims_of != cu->batch.h_claims) {
+        cu->batch.h_bres_dev = df_cuda_device_view(cu->batch.h_bres);
+        cu->batch.h_claims_dev = (int *)df_cuda_device_view(cu->batch.h_claims);
+        cu->batch.h_bres_of = cu->batch.h_bres;
+        cu->batch.h_claims_of = cu->batch.h_claims;
     }
-    if (cu->bsoft.count < m) {
+    if (cu->batch.bsoft.count < m) {
         const char *call = NULL;
-        size_t want = cu->bsoft.count * 2 > m ? cu->bsoft.count * 2 : m;
-        df_soft_slots_close(&cu->bsoft);
-        if ((*e = df_soft_slots_open(&cu->bsoft, want, &call)))
+        size_t want = cu->batch.bsoft.count * 2 > m ? cu->batch.bsoft.count * 2 : m;
+        df_soft_slots_close(&cu->batch.bsoft);
+        if ((*e = df_soft_slots_open(&cu->batch.bsoft, want, &call)))
             return call;
     }
     return NULL;
@@ -1233,33 +1259,33 @@ static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t hos
  * soft-error slots in the batch's buffers. */
 static void fill_batch_ctx(const df_cuda *cu, size_t j, df_gpu_ctx *ctx)
 {
-    const batch_item *it = &cu->items[j];
+    const batch_item *it = &cu->plan.items[j];
     memset(ctx, 0, sizeof *ctx);
-    ctx->a = (const char *)cu->d_batch + it->off_a + it->pre_a;
-    ctx->b = (const char *)cu->d_batch + it->off_b + it->pre_b;
-    ctx->d_scratch = (char *)cu->d_bscratch + it->scratch_off;
-    ctx->h_scratch = cu->h_bscratch ? (char *)cu->h_bscratch + it->scratch_off : NULL;
+    ctx->a = (const char *)cu->batch.d_batch + it->off_a + it->pre_a;
+    ctx->b = (const char *)cu->batch.d_batch + it->off_b + it->pre_b;
+    ctx->d_scratch = (char *)cu->batch.d_bscratch + it->scratch_off;
+    ctx->h_scratch = cu->batch.h_bscratch ? (char *)cu->batch.h_bscratch + it->scratch_off : NULL;
     ctx->d_scratch_bytes = it->scratch_bytes;
-    ctx->d_result = (char *)cu->d_bres + (size_t)RESULT_BYTES * j;
-    ctx->h_result = (char *)cu->h_bres + (size_t)RESULT_BYTES * j;
+    ctx->d_result = (char *)cu->batch.d_bres + (size_t)RESULT_BYTES * j;
+    ctx->h_result = (char *)cu->batch.h_bres + (size_t)RESULT_BYTES * j;
     ctx->stream = cu->stream;
     ctx->cublas = cu->cublas;
     ctx->debug_invariants = cu->debug_invariants;
-    ctx->soft = df_soft_slots_dev_at(&cu->bsoft, j);
+    ctx->soft = df_soft_slots_dev_at(&cu->batch.bsoft, j);
 }
 
 /* The side streams and their events, made once. Returns the failed call
  * or NULL. */
 static const char *side_streams(df_cuda *cu, cudaError_t *e)
 {
-    if (!cu->unpacked && (*e = cudaEventCreateWithFlags(&cu->unpacked,
+    if (!cu->launch.unpacked && (*e = cudaEventCreateWithFlags(&cu->launch.unpacked,
                                                          cudaEventDisableTiming)))
         return "cudaEventCreateWithFlags(unpacked)";
     for (int s = 0; s < SIDE_STREAMS; s++) {
-        if (!cu->side[s] && (*e = cudaStreamCreateWithFlags(&cu->side[s],
+        if (!cu->launch.side[s] && (*e = cudaStreamCreateWithFlags(&cu->launch.side[s],
                                                             cudaStreamNonBlocking)))
             return "cudaStreamCreateWithFlags(side)";
-        if (!cu->side_done[s] && (*e = cudaEventCreateWithFlags(&cu->side_done[s],
+        if (!cu->launch.side_done[s] && (*e = cudaEventCreateWithFlags(&cu->launch.side_done[s],
                                                                 cudaEventDisableTiming)))
             return "cudaEventCreateWithFlags(side)";
     }
@@ -1273,10 +1299,10 @@ static int sides_fork(df_cuda *cu, size_t ns, const char **call)
     cudaError_t e = cudaSuccess;
     if (ns && (*call = side_streams(cu, &e)))
         return (int)e;
-    if (ns && (e = cudaEventRecord(cu->unpacked, cu->stream)) != cudaSuccess)
+    if (ns && (e = cudaEventRecord(cu->launch.unpacked, cu->stream)) != cudaSuccess)
         return *call = "cudaEventRecord(unpacked)", (int)e;
     for (size_t s = 0; s < ns; s++)
-        if ((e = cudaStreamWaitEvent(cu->side[s], cu->unpacked, 0)) != cudaSuccess)
+        if ((e = cudaStreamWaitEvent(cu->launch.side[s], cu->launch.unpacked, 0)) != cudaSuccess)
             return *call = "cudaStreamWaitEvent(unpacked)", (int)e;
     return 0;
 }
@@ -1288,13 +1314,13 @@ static int sides_join(df_cuda *cu, size_t ns, int code, const char **call)
 {
     cudaError_t e;
     for (size_t s = 0; s < ns; s++)
-        if ((e = cudaEventRecord(cu->side_done[s], cu->side[s])) != cudaSuccess ||
-            (e = cudaStreamWaitEvent(cu->stream, cu->side_done[s], 0)) != cudaSuccess) {
+        if ((e = cudaEventRecord(cu->launch.side_done[s], cu->launch.side[s])) != cudaSuccess ||
+            (e = cudaStreamWaitEvent(cu->stream, cu->launch.side_done[s], 0)) != cudaSuccess) {
             if (code == 0) {
                 *call = "cudaStreamWaitEvent(side)";
                 code = (int)e;
             }
-            (void)cudaStreamSynchronize(cu->side[s]);
+            (void)cudaStreamSynchronize(cu->launch.side[s]);
         }
     return code;
 }
@@ -1320,8 +1346,8 @@ static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **
         df_gpu_ctx ctx;
         fill_batch_ctx(cu, j, &ctx);
         if (ns)
-            ctx.stream = cu->side[j % ns];
-        code = k->gpu->enqueue(&ctx, &cu->items[j].rc);
+            ctx.stream = cu->launch.side[j % ns];
+        code = k->gpu->enqueue(&ctx, &cu->plan.items[j].rc);
         cu->cublas = ctx.cublas; /* a handle made now outlives the batch */
         if (code != 0) {
             *call = ctx.failed_call ? ctx.failed_call : "enqueue";
@@ -1363,46 +1389,46 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
     if ((e = cudaSetDevice(cu->device)) != cudaSuccess)
         return *call = "cudaSetDevice", (int)e;
     for (int k = 0; k < 5; k++)
-        if (!cu->bev[k] && (e = cudaEventCreate(&cu->bev[k])) != cudaSuccess)
+        if (!cu->launch.bev[k] && (e = cudaEventCreate(&cu->launch.bev[k])) != cudaSuccess)
             return *call = "cudaEventCreate", (int)e;
-    (void)cudaEventRecord(cu->bev[0], cu->stream);
-    if ((e = df_soft_slots_clear_n(&cu->bsoft, m, cu->stream, call)) != cudaSuccess)
+    (void)cudaEventRecord(cu->launch.bev[0], cu->stream);
+    if ((e = df_soft_slots_clear_n(&cu->batch.bsoft, m, cu->stream, call)) != cudaSuccess)
         return (int)e;
-    if ((e = cudaMemcpyAsync(cu->d_batch, cu->h_batch, m * sizeof(df_gpu_batch_case),
+    if ((e = cudaMemcpyAsync(cu->batch.d_batch, cu->batch.h_batch, m * sizeof(df_gpu_batch_case),
                              cudaMemcpyHostToDevice, cu->stream)) != cudaSuccess)
         return *call = "cudaMemcpyAsync(batch table)", (int)e;
-    if ((e = cudaMemcpyAsync(cu->d_pack, (char *)cu->h_batch + cu->table_bytes,
-                             host - cu->table_bytes, cudaMemcpyHostToDevice, cu->stream)) !=
+    if ((e = cudaMemcpyAsync(cu->batch.d_pack, (char *)cu->batch.h_batch + cu->plan.table_bytes,
+                             host - cu->plan.table_bytes, cudaMemcpyHostToDevice, cu->stream)) !=
         cudaSuccess)
         return *call = "cudaMemcpyAsync(batch)", (int)e;
-    (void)cudaEventRecord(cu->bev[1], cu->stream);
+    (void)cudaEventRecord(cu->launch.bev[1], cu->stream);
     for (int set = 0; set < DF_CUDA_GEN_SETS; set++) /* the device copies it reads: landed */
-        if ((cu->batch_gen_sets & (1u << set)) &&
+        if ((cu->plan.gen_sets & (1u << set)) &&
             (e = cudaStreamWaitEvent(cu->stream, cu->gen[set].done, 0)) != cudaSuccess)
             return *call = "cudaStreamWaitEvent(generation)", (int)e;
     /* chunks of at least UNPACK_CHUNK bytes, and at most 65535 a vector */
     size_t chunk = round_up(longest / 65535 + 1, UNPACK_CHUNK);
     dim3 grid((unsigned)(2 * m), (unsigned)((longest + chunk - 1) / chunk));
     batch_unpack_kernel<<<grid, UNPACK_THREADS, 0, cu->stream>>>(
-        (const batch_unpack *)cu->d_pack, (unsigned char *)cu->d_batch, chunk);
+        (const batch_unpack *)cu->batch.d_pack, (unsigned char *)cu->batch.d_batch, chunk);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return *call = "batch_unpack_kernel", (int)e;
-    (void)cudaEventRecord(cu->bev[2], cu->stream);
+    (void)cudaEventRecord(cu->launch.bev[2], cu->stream);
     if (!launch) {
         int code = enqueue_each(cu, k, m, call, detail, dlen);
         if (code != 0)
             return code;
-        (void)cudaEventRecord(cu->bev[3], cu->stream); /* each copied its own result */
+        (void)cudaEventRecord(cu->launch.bev[3], cu->stream); /* each copied its own result */
     } else {
         df_gpu_batch bt;
         memset(&bt, 0, sizeof bt);
-        bt.d_cases = (df_gpu_batch_case *)cu->d_batch;
-        bt.groups = cu->groups;
+        bt.d_cases = (df_gpu_batch_case *)cu->batch.d_batch;
+        bt.groups = cu->plan.groups;
         bt.ngroups = ngroups;
-        bt.d_scratch = cu->d_bscratch;
-        bt.d_results = cu->d_bres;
+        bt.d_scratch = cu->batch.d_bscratch;
+        bt.d_results = cu->batch.d_bres;
         bt.stream = cu->stream;
-        bt.soft = df_soft_slots_dev(&cu->bsoft); /* case j's: set j */
+        bt.soft = df_soft_slots_dev(&cu->batch.bsoft); /* case j's: set j */
         /* groups side by side: each is a few small launches (a block size's
          * cases), which one after another on one stream left the GPU
          * mostly idle (shfl at n = 2000, batches of 4096 on an H200: 0.86
@@ -1416,7 +1442,7 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         if (code != 0)
             return code;
         if (ns > 1) {
-            bt.side = (void *const *)cu->side;
+            bt.side = (void *const *)cu->launch.side;
             bt.nside = ns;
         }
         int launched = launch(&bt);
@@ -1428,31 +1454,31 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         }
         if (code != 0)
             return code; /* the join's */
-        (void)cudaEventRecord(cu->bev[3], cu->stream);
+        (void)cudaEventRecord(cu->launch.bev[3], cu->stream);
     }
     /* the results (a batched launch's) and the soft-error slots' claim
      * words (a report claims its slot first): batch_finish reads the
      * pinned slots of the cases that have one, not a cache miss a case in
      * memory the device wrote */
     const size_t nres = launch ? m : 0, nclaims = m * DF_SOFT_CODES;
-    if (cu->h_bres_dev && cu->h_claims_dev) {
+    if (cu->batch.h_bres_dev && cu->batch.h_claims_dev) {
         size_t most = nres > nclaims ? nres : nclaims;
         size_t blocks = (most + OUT_THREADS - 1) / OUT_THREADS;
         batch_out_kernel<<<(unsigned)(blocks < OUT_BLOCKS_MAX ? blocks : OUT_BLOCKS_MAX),
                            OUT_THREADS, 0, cu->stream>>>(
-            (const uint4 *)cu->d_bres, (uint4 *)cu->h_bres_dev, nres, cu->bsoft.d_claim,
-            cu->h_claims_dev, nclaims);
+            (const uint4 *)cu->batch.d_bres, (uint4 *)cu->batch.h_bres_dev, nres, cu->batch.bsoft.d_claim,
+            cu->batch.h_claims_dev, nclaims);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return *call = "batch_out_kernel", (int)e;
     } else {
-        if (nres && (e = cudaMemcpyAsync(cu->h_bres, cu->d_bres, nres * RESULT_BYTES,
+        if (nres && (e = cudaMemcpyAsync(cu->batch.h_bres, cu->batch.d_bres, nres * RESULT_BYTES,
                                          cudaMemcpyDeviceToHost, cu->stream)) != cudaSuccess)
             return *call = "cudaMemcpyAsync(batch results)", (int)e;
-        if ((e = cudaMemcpyAsync(cu->h_claims, cu->bsoft.d_claim, nclaims * sizeof *cu->h_claims,
+        if ((e = cudaMemcpyAsync(cu->batch.h_claims, cu->batch.bsoft.d_claim, nclaims * sizeof *cu->batch.h_claims,
                                  cudaMemcpyDeviceToHost, cu->stream)) != cudaSuccess)
             return *call = "cudaMemcpyAsync(batch soft claims)", (int)e;
     }
-    (void)cudaEventRecord(cu->bev[4], cu->stream);
+    (void)cudaEventRecord(cu->launch.bev[4], cu->stream);
     cu->batch_s[DF_CUDA_T_ENQUEUE] += df_now() - queued;
     if (*meanwhile) { /* the caller's work while the device runs the batch */
         double t0 = df_now();
@@ -1465,7 +1491,7 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         return *call = "cudaStreamSynchronize", (int)e;
     for (int k = 0; k < 4; k++) {
         float ms = 0;
-        if (cudaEventElapsedTime(&ms, cu->bev[k], cu->bev[k + 1]) == cudaSuccess)
+        if (cudaEventElapsedTime(&ms, cu->launch.bev[k], cu->launch.bev[k + 1]) == cudaSuccess)
             cu->batch_s[DF_CUDA_T_COPYIN + k] += 1e-3 * ms;
     }
     return 0;
@@ -1485,8 +1511,8 @@ static void finish_one(void *ctx_, size_t j, unsigned worker)
     (void)worker;
     const finish_job *fj = (const finish_job *)ctx_;
     df_cuda *cu = fj->cu;
-    const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->h_batch;
-    const batch_item *it = &cu->items[j];
+    const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->batch.h_batch;
+    const batch_item *it = &cu->plan.items[j];
     df_gpu_ctx ctx;
     fill_batch_ctx(cu, j, &ctx);
     df_result *r = &fj->res[it->pos];
@@ -1502,8 +1528,8 @@ static void finish_one(void *ctx_, size_t j, unsigned worker)
      * from first_block */
     int claimed = 0;
     for (unsigned q = 0; q < DF_SOFT_CODES; q++)
-        claimed |= cu->h_claims[j * DF_SOFT_CODES + q];
-    uint32_t added = claimed ? df_soft_slots_read_at(&cu->bsoft, j, r) : 0;
+        claimed |= cu->batch.h_claims[j * DF_SOFT_CODES + q];
+    uint32_t added = claimed ? df_soft_slots_read_at(&cu->batch.bsoft, j, r) : 0;
     for (unsigned q = 0; q < DF_SOFT_CODES; q++)
         if (added & (1u << q))
             r->soft[q].block -= tbl[j].first_block;
@@ -1589,7 +1615,7 @@ extern "C" uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k,
                                         const df_case *const *cases, const df_derive *derive,
                                         size_t n, df_result *res)
 {
-    cu->staged_ticket = 0; /* the batch buffers' contents change now */
+    cu->ahead.ticket = 0; /* the batch buffers' contents change now */
     if (!batched(cu, k, n))
         return 0;
     const char *call = NULL;
@@ -1597,13 +1623,13 @@ extern "C" uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k,
     batch_staged st;
     if (plan_and_stage(cu, k, cases, derive, n, res, &st, 1, &call, &e) != 0)
         return 0; /* the run plans it again, and meets what went wrong */
-    cu->staged = st;
-    cu->staged_k = k;
-    cu->staged_cases = cases;
-    cu->staged_derive = derive;
-    cu->staged_n = n;
-    cu->staged_ticket = ++cu->tickets;
-    return cu->staged_ticket;
+    cu->ahead.st = st;
+    cu->ahead.k = k;
+    cu->ahead.cases = cases;
+    cu->ahead.derive = derive;
+    cu->ahead.n = n;
+    cu->ahead.ticket = ++cu->ahead.tickets;
+    return cu->ahead.ticket;
 }
 
 /* df_cuda_run_batch without its meanwhile */
@@ -1628,13 +1654,13 @@ static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *case
                      void (**meanwhile)(void *), void *mctx, uint64_t ticket)
 {
     *done = 0;
-    int staged = ticket != 0 && ticket == cu->staged_ticket && k == cu->staged_k &&
-                 cases == cu->staged_cases && derive == cu->staged_derive &&
-                 n == cu->staged_n;
-    cu->staged_ticket = 0; /* used now, or the batch buffers' contents change */
+    int staged = ticket != 0 && ticket == cu->ahead.ticket && k == cu->ahead.k &&
+                 cases == cu->ahead.cases && derive == cu->ahead.derive &&
+                 n == cu->ahead.n;
+    cu->ahead.ticket = 0; /* used now, or the batch buffers' contents change */
     if (!batched(cu, k, n))
         return run_one_by_one(cu, k, cases, n, res, done);
-    batch_staged st = cu->staged;
+    batch_staged st = cu->ahead.st;
     const char *call = NULL;
     cudaError_t e = cudaSuccess;
     int how = staged ? 0 : plan_and_stage(cu, k, cases, derive, n, res, &st, 0, &call, &e);
