@@ -100,25 +100,9 @@ typedef int df_cuda_backend_is_built_by_nvcc;
 
 #include "kernels/soft_error_host.h"
 #include "fuzz/values.h"
+#include "fuzz/backend/cuda_internal.h"
 
-extern "C" const struct df_gpu_ops df_gpu_shfl, df_gpu_shfl_f64acc, df_gpu_shfl_f64;
-
-enum { RESULT_BYTES = 16, ALIGN = 256, SIDE_STREAMS = 16, SIDE_MIN_CASES = 32 };
-
-/* A valid case of a batch: the resolved case, its place in the caller's
- * array and its layout in the staging buffer and the scratch. */
-typedef struct batch_item {
-    df_case rc;
-    size_t pos;
-    size_t off_a, off_b;   /* spans of a and b from the device batch's base */
-    size_t pre_a, pre_b;   /* leading guard + offset, in bytes */
-    size_t pack_a, pack_b; /* a and b, packed, from the staging base */
-    const unsigned char *dev_a, *dev_b; /* a and b already on the device (the
-                                           GPU generated them), or NULL */
-    uint32_t xform_a;      /* dev_a is the vector a follows from: the unpack's
-                              derive_word (derive_xform), else 0 */
-    size_t scratch_off, scratch_bytes; /* its scratch, from the batch scratch's base */
-} batch_item;
+enum { SIDE_MIN_CASES = 32 };
 
 /* One vector of a batch, unpacked on the device into its guarded span:
  * [poison: pre bytes | data: bytes, from src | poison: post]. */
@@ -132,125 +116,6 @@ typedef struct batch_unpack {
     uint32_t xform;        /* 0: the data as they are; else what derive_xform
                               packs, which derive_word applies to each word */
 } batch_unpack;
-
-/* A batch laid out and staged (batch_plan, batch_buffers, batch_groups,
- * batch_stage): what batch_enqueue and batch_finish need of it. */
-typedef struct batch_staged {
-    size_t m, host, ngroups, longest;
-} batch_staged;
-
-/* df_cuda_run's buffers, grown on demand and reused across cases. */
-typedef struct df_cuda_one {
-    void *h_result, *d_result;   /* 16 bytes each */
-    void *d_a, *d_b;             /* cudaMalloc'd, so 256-byte aligned; each
-                                    vector inside guard zones */
-    size_t d_a_cap, d_b_cap;
-    void *h_stage;               /* pinned: a then b, copied in from the case */
-    size_t h_stage_cap;
-    void *d_scratch, *h_scratch; /* kernel scratch and its pinned twin */
-    size_t d_scratch_cap, h_scratch_cap;
-    df_soft_slots soft;          /* soft-error slots, one per kind */
-} df_cuda_one;
-
-/* A batch's buffers (df_cuda_run_batch): grown, never shrunk. */
-typedef struct df_cuda_batch_bufs {
-    void *h_batch;               /* pinned: [case table | unpack table | a, b packed] */
-    void *d_batch;               /* [case table | each case's a, b with guards] */
-    void *d_pack;                /* [unpack table | a, b packed]: h_batch's copy */
-    size_t h_batch_cap, d_batch_cap, d_pack_cap;
-    void *d_bscratch;            /* every case's scratch */
-    void *h_bscratch;            /* its pinned twin (kernels without a batched launcher) */
-    size_t d_bscratch_cap, h_bscratch_cap;
-    void *d_bres, *h_bres;       /* 16 bytes of result per case */
-    size_t d_bres_cap, h_bres_cap;
-    df_soft_slots bsoft;         /* one set of soft-error slots per case */
-    int *h_claims;               /* pinned: bsoft's claim words after the batch */
-    size_t h_claims_cap;
-    /* h_bres and h_claims as the device addresses them (batch_out_kernel
-     * writes them), or NULL: copies instead; *_of: the buffers they are of */
-    void *h_bres_dev, *h_bres_of;
-    int *h_claims_dev, *h_claims_of;
-} df_cuda_batch_bufs;
-
-/* A batch laid out (batch_plan, batch_groups, batch_stage). */
-typedef struct df_cuda_plan {
-    batch_item *items;           /* host: the batch's valid cases, by block */
-    size_t items_cap;
-    size_t *stage_at;            /* batch_stage: each case's first staging item, */
-    size_t stage_at_n;           /* and the batch's count of items: m + 1 entries */
-    df_gpu_batch_group *groups;
-    size_t groups_cap;
-    size_t table_bytes;          /* the case table's, rounded: where h_batch's copy to
-                                    d_pack starts */
-    size_t unpack_bytes;         /* the unpack table's, rounded */
-    unsigned gen_sets;           /* bit s: the batch reads generation set s's d_buf */
-} df_cuda_plan;
-
-/* The batch staged ahead (df_cuda_stage_batch): its ticket (0: none, or
- * the buffers hold another), kernel, cases, count and layout. */
-typedef struct df_cuda_ahead {
-    uint64_t ticket, tickets;
-    const df_kernel *k;
-    const df_case *const *cases;
-    const df_derive *derive;
-    size_t n;
-    batch_staged st;
-} df_cuda_ahead;
-
-/* A batch's run on the device: its events and side streams. */
-typedef struct df_cuda_launch {
-    cudaEvent_t bev[5];          /* a batch's device stages (DF_CUDA_T_COPYIN..) */
-    cudaStream_t side[SIDE_STREAMS]; /* enqueue_each's, made on first use */
-    cudaEvent_t side_done[SIDE_STREAMS], unpacked;
-} df_cuda_launch;
-
-/* df_cuda_gen_start: the harness's generation, a set of buffers and a
- * stream each: one set's copy back overlaps the next set's kernel (on
- * one stream they took turns, and at n = 2000 the pool's workers
- * waited 1.5-1.8 thread-s per s for the generation on the H100 host) */
-typedef struct df_cuda_gen_set {
-    cudaStream_t stream;
-    void *h_cs, *d_cs, *d_buf, *h_out, *d_long;
-    size_t h_cs_cap, d_cs_cap, d_buf_cap, h_out_cap, d_long_cap;
-    size_t bytes;                /* the last generation's, in d_buf and h_out alike */
-    cudaEvent_t done;
-    int landed;                  /* done seen complete, without error (atomic): the pool's
-                                    threads then ask the driver no more */
-    /* its timing (DF_CUDA_T_GEN_*): events before the cases' copy in,
-     * after the kernels, after the copy back; the host's clock at the
-     * start and when a thread first saw it land; timed: a generation
-     * started whose times are not counted yet */
-    cudaEvent_t ev[3];
-    double started, landed_at;
-    int timed;
-} df_cuda_gen_set;
-
-struct df_cuda {
-    /* the device */
-    int device;
-    uint64_t mem_total;          /* the device's global memory, bytes */
-    cudaStream_t stream;
-    void *cublas;                /* cublasHandle_t, made by cublas kernels */
-    int debug_invariants;
-    int broken;                  /* a sticky error poisoned the context:
-                                    every run returns -1 */
-    char describe[256];
-    struct df_pool *pool;        /* staging threads for batches, or NULL */
-    double batch_s[DF_CUDA_T_COUNT]; /* df_cuda_batch_times */
-    df_cuda_one one;             /* one case */
-    df_cuda_batch_bufs batch;    /* batches */
-    df_cuda_plan plan;
-    df_cuda_ahead ahead;
-    df_cuda_launch launch;
-    df_cuda_gen_set gen[DF_CUDA_GEN_SETS]; /* the GPU's generation */
-    /* DOTFUZZ_GEN_TIMING set: the generations are timed (ev, started,
-     * landed_at). Off by default: the timing events and their reads took
-     * 6-7% of the n = 2000 row (901,769 against 968,086 verified cases/s
-     * on the means of three rounds in one call, H100 host) */
-    int gen_timing;
-};
-
-static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
 /* Grows a buffer to at least need bytes (never shrinks). Doubling keeps
  * reallocations rare when lengths creep up; if the doubled size does not
@@ -266,7 +131,7 @@ static cudaError_t grow(void **p, size_t *cap, size_t need, int pinned)
      * bench's "plan") and pinned 16 GB. */
     size_t want = need >= (size_t)1 << 28 ? need + need / 4
                                           : (need > 2 * *cap ? need : 2 * *cap);
-    want = round_up(want, ALIGN);
+    want = df_cuda_round_up(want, DF_CUDA_ALIGN);
     if (*p) {
         cudaError_t e = pinned ? cudaFreeHost(*p) : cudaFree(*p);
         *p = NULL;
@@ -281,7 +146,7 @@ static cudaError_t grow(void **p, size_t *cap, size_t need, int pinned)
             return cudaSuccess;
         }
         *p = NULL;
-        size_t exact = round_up(need ? need : 1, ALIGN);
+        size_t exact = df_cuda_round_up(need ? need : 1, DF_CUDA_ALIGN);
         if (e != cudaErrorMemoryAllocation || want == exact)
             return e;
         (void)cudaGetLastError(); /* out of memory is not sticky: clear it */
@@ -424,9 +289,9 @@ extern "C" int df_cuda_open(df_cuda **out, char *err, size_t err_len)
     if ((e = cudaStreamCreateWithFlags(&cu->stream, cudaStreamNonBlocking)) !=
         cudaSuccess)
         return open_fail(cu, err, err_len, "cudaStreamCreateWithFlags", e);
-    if ((e = cudaMallocHost(&cu->one.h_result, RESULT_BYTES)) != cudaSuccess)
+    if ((e = cudaMallocHost(&cu->one.h_result, DF_CUDA_RESULT_BYTES)) != cudaSuccess)
         return open_fail(cu, err, err_len, "cudaMallocHost(result)", e);
-    if ((e = cudaMalloc(&cu->one.d_result, RESULT_BYTES)) != cudaSuccess)
+    if ((e = cudaMalloc(&cu->one.d_result, DF_CUDA_RESULT_BYTES)) != cudaSuccess)
         return open_fail(cu, err, err_len, "cudaMalloc(result)", e);
     const char *call = NULL;
     if ((e = df_soft_slots_open(&cu->one.soft, 1, &call)) != cudaSuccess)
@@ -465,7 +330,7 @@ extern "C" void df_cuda_close(df_cuda *cu)
     df_soft_slots_close(&cu->batch.bsoft);
     if (cu->stream)
         (void)cudaStreamDestroy(cu->stream);
-    for (int s = 0; s < SIDE_STREAMS; s++) {
+    for (int s = 0; s < DF_CUDA_SIDE_STREAMS; s++) {
         if (cu->launch.side[s])
             (void)cudaStreamDestroy(cu->launch.side[s]);
         if (cu->launch.side_done[s])
@@ -524,40 +389,6 @@ extern "C" void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT])
     memset(cu->batch_s, 0, sizeof cu->batch_s);
 }
 
-/* Adds the time since *t to stage k of the batch profile; *t = now. */
-static void batch_tick(df_cuda *cu, int k, double *t)
-{
-    double now = df_now();
-    cu->batch_s[k] += now - *t;
-    *t = now;
-}
-
-/* Guard zones: each vector lies inside its device buffer between guards of
- * poison (NaN for floats; for int32, which has no NaN, 0x40000001: odd, so
- * its product with any nonzero int32 is nonzero mod 2^32, and its square
- * wraps to INT32_MIN + 1), so a kernel that reads before or past its
- * inputs (an unguarded tail, an off-by-one) puts the poison into its sum.
- * The same width and values as the host backend's (fuzz/backend/backend.c). The
- * leading guard is guard_bytes (>= 64 elements and >= 256 bytes, a multiple
- * of 256), so the vector still starts at a 256-byte boundary plus its
- * offset (the shfl kernels rely on that: shfl_common.h); the offset cells
- * hold poison too. The trailing guard is a whole largest block of elements
- * (tail_guard_bytes): a kernel that forgets its tail guard reads up to
- * block - 1 elements past n, and those reads must stay inside the buffer
- * (past it they may fault, and a fault poisons the context). */
-enum { TAIL_GUARD_ELEMS = 1024 }; /* m-tail reads up to block - 1 past n */
-
-static size_t guard_bytes(size_t es)
-{
-    size_t g = DF_GUARD_ELEMS * es;
-    return round_up(g > (size_t)ALIGN ? g : (size_t)ALIGN, ALIGN);
-}
-
-static size_t tail_guard_bytes(size_t es)
-{
-    return round_up(TAIL_GUARD_ELEMS * es, ALIGN);
-}
-
 static void fill_guard(df_type t, void *p, size_t bytes)
 {
     size_t es = df_type_size(t);
@@ -590,15 +421,15 @@ static void stage_guarded(void *stage, df_type t, const void *v, size_t pre,
 static const char *copy_case_in(df_cuda *cu, const df_case *c, size_t es,
                                 cudaError_t *e)
 {
-    size_t na = (size_t)c->n * es, g = guard_bytes(es);
-    size_t tg = tail_guard_bytes(es);
+    size_t na = (size_t)c->n * es, g = df_cuda_guard_bytes(es);
+    size_t tg = df_cuda_tail_guard_bytes(es);
     size_t pre_a = g + (size_t)c->launch.offset_a * es;
     size_t pre_b = g + (size_t)c->launch.offset_b * es;
     size_t span_a = pre_a + na + tg, span_b = pre_b + na + tg;
-    size_t stage_b = round_up(span_a, ALIGN);
-    if ((*e = grow(&cu->one.d_a, &cu->one.d_a_cap, round_up(span_a, ALIGN), 0)))
+    size_t stage_b = df_cuda_round_up(span_a, DF_CUDA_ALIGN);
+    if ((*e = grow(&cu->one.d_a, &cu->one.d_a_cap, stage_b, 0)))
         return "cudaMalloc(a)";
-    if ((*e = grow(&cu->one.d_b, &cu->one.d_b_cap, round_up(span_b, ALIGN), 0)))
+    if ((*e = grow(&cu->one.d_b, &cu->one.d_b_cap, df_cuda_round_up(span_b, DF_CUDA_ALIGN), 0)))
         return "cudaMalloc(b)";
     if ((*e = grow(&cu->one.h_stage, &cu->one.h_stage_cap, stage_b + span_b, 1)))
         return "cudaMallocHost(staging)";
@@ -689,9 +520,9 @@ static void fill_ctx(const df_cuda *cu, const df_case *rc, df_gpu_ctx *ctx)
 {
     size_t es = df_type_size(rc->type);
     memset(ctx, 0, sizeof *ctx);
-    ctx->a = (const char *)cu->one.d_a + guard_bytes(es) +
+    ctx->a = (const char *)cu->one.d_a + df_cuda_guard_bytes(es) +
              (size_t)rc->launch.offset_a * es;
-    ctx->b = (const char *)cu->one.d_b + guard_bytes(es) +
+    ctx->b = (const char *)cu->one.d_b + df_cuda_guard_bytes(es) +
              (size_t)rc->launch.offset_b * es;
     ctx->d_scratch = cu->one.d_scratch;
     ctx->h_scratch = cu->one.h_scratch;
@@ -807,7 +638,7 @@ enum { MAX_SORT_BLOCK = 1024 };
 
 static int item_cmp(const void *x, const void *y)
 {
-    const batch_item *p = (const batch_item *)x, *q = (const batch_item *)y;
+    const df_cuda_batch_item *p = (const df_cuda_batch_item *)x, *q = (const df_cuda_batch_item *)y;
     if (p->rc.launch.block != q->rc.launch.block)
         return p->rc.launch.block < q->rc.launch.block ? -1 : 1;
     return p->pos < q->pos ? -1 : p->pos > q->pos;
@@ -817,7 +648,7 @@ static const size_t INVALID_POS = (size_t)-1; /* an item whose case failed valid
 
 /* The valid ones of src[0..n) (pos != INVALID_POS, in batch order) into
  * dst, sorted; returns how many. */
-static size_t sort_items(batch_item *dst, const batch_item *src, size_t n)
+static size_t sort_items(df_cuda_batch_item *dst, const df_cuda_batch_item *src, size_t n)
 {
     size_t start[MAX_SORT_BLOCK + 2], m = 0;
     memset(start, 0, sizeof start);
@@ -887,7 +718,7 @@ static void place_vector(df_cuda *cu, const void *v, size_t na, const unsigned c
         return;
     }
     *pack = *pk;
-    *pk += round_up(na, 16);
+    *pk += df_cuda_round_up(na, 16);
 }
 
 /* A case's df_derive for the unpack kernel (derive_word): the op in the
@@ -906,7 +737,7 @@ static uint32_t derive_xform(const df_derive *d)
  * (metamorphic.c) is what the batched runs against one-case runs on the
  * GPU check: a copy's result is judged against its host model's, on the
  * host's a. */
-static void place_a(df_cuda *cu, batch_item *it, const df_derive *d, size_t na, size_t *pk)
+static void place_a(df_cuda *cu, df_cuda_batch_item *it, const df_derive *d, size_t na, size_t *pk)
 {
     it->xform_a = 0;
     int set = -1;
@@ -927,7 +758,7 @@ typedef struct plan_job {
     const df_kernel *k;
     const df_case *const *cases;
     df_result *res;
-    batch_item *items;
+    df_cuda_batch_item *items;
 } plan_job;
 
 enum { PLAN_POOL_MIN = 1024 }; /* cases in a batch to validate on the pool */
@@ -936,7 +767,7 @@ static void validate_one(void *ctx, size_t i, unsigned worker)
 {
     (void)worker;
     const plan_job *pj = (const plan_job *)ctx;
-    batch_item *it = &pj->items[i];
+    df_cuda_batch_item *it = &pj->items[i];
     memset(&pj->res[i], 0, sizeof pj->res[i]);
     it->pos = validate_case(pj->k, pj->cases[i], &it->rc, &pj->res[i]) == 0 ? i
                                                                              : INVALID_POS;
@@ -954,7 +785,8 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
                          size_t *stage_bytes, size_t *host_bytes, size_t *scratch_bytes,
                          size_t *longest)
 {
-    if (grow_host((void **)&cu->plan.items, &cu->plan.items_cap, 2 * n, sizeof *cu->plan.items) != 0)
+    if (grow_host((void **)&cu->plan.items, &cu->plan.items_cap, 2 * n,
+                  sizeof *cu->plan.items) != 0)
         return (size_t)-1;
     /* validated on the pool's threads (each case another core just
      * wrote: a cache miss; the plan had taken about 0.5 ms of the caller's
@@ -965,22 +797,23 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
      * each: see engine.c's models_in_prepare for what that cost) */
     df_pool_for(n >= PLAN_POOL_MIN ? cu->pool : NULL, n, validate_one, &pj);
     size_t m = sort_items(cu->plan.items, cu->plan.items + n, n);
-    cu->plan.table_bytes = round_up(m * sizeof(df_gpu_batch_case), ALIGN);
-    cu->plan.unpack_bytes = round_up(2 * m * sizeof(batch_unpack), ALIGN);
+    cu->plan.table_bytes = df_cuda_round_up(m * sizeof(df_gpu_batch_case), DF_CUDA_ALIGN);
+    cu->plan.unpack_bytes = df_cuda_round_up(2 * m * sizeof(batch_unpack), DF_CUDA_ALIGN);
     size_t off = cu->plan.table_bytes, pk = cu->plan.table_bytes + cu->plan.unpack_bytes, sc = 0;
     cu->plan.gen_sets = 0;
     *longest = 0;
     for (size_t j = 0; j < m; j++) {
-        batch_item *it = &cu->plan.items[j];
+        df_cuda_batch_item *it = &cu->plan.items[j];
         const df_case *c = &it->rc;
-        size_t es = df_type_size(c->type), g = guard_bytes(es), tg = tail_guard_bytes(es);
+        size_t es = df_type_size(c->type), g = df_cuda_guard_bytes(es);
+        size_t tg = df_cuda_tail_guard_bytes(es);
         size_t na = (size_t)c->n * es;
         it->pre_a = g + (size_t)c->launch.offset_a * es;
         it->pre_b = g + (size_t)c->launch.offset_b * es;
         it->off_a = off;
-        off += round_up(it->pre_a + na + tg, ALIGN);
+        off += df_cuda_round_up(it->pre_a + na + tg, DF_CUDA_ALIGN);
         it->off_b = off;
-        off += round_up(it->pre_b + na + tg, ALIGN);
+        off += df_cuda_round_up(it->pre_b + na + tg, DF_CUDA_ALIGN);
         size_t span = (it->pre_a > it->pre_b ? it->pre_a : it->pre_b) + na + tg;
         *longest = span > *longest ? span : *longest;
         it->dev_a = it->dev_b = NULL;
@@ -989,12 +822,12 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
         place_vector(cu, c->b, na, &it->dev_b, &it->pack_b, &pk);
         it->scratch_off = sc;
         size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(c->n, &c->launch) : 0;
-        it->scratch_bytes = round_up(sb, ALIGN);
+        it->scratch_bytes = df_cuda_round_up(sb, DF_CUDA_ALIGN);
         sc += it->scratch_bytes;
     }
     *stage_bytes = off;
     *host_bytes = pk;
-    *scratch_bytes = sc ? sc : (size_t)ALIGN;
+    *scratch_bytes = sc ? sc : (size_t)DF_CUDA_ALIGN;
     return m;
 }
 
@@ -1022,7 +855,8 @@ static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngrou
         df_gpu_batch_group *g = ng ? &cu->plan.groups[ng - 1] : NULL;
         if (!g || g->block != c->launch.block ||
             (uint64_t)g->blocks + nb > (uint64_t)INT32_MAX) {
-            if (grow_host((void **)&cu->plan.groups, &cu->plan.groups_cap, ng + 1, sizeof *cu->plan.groups))
+            if (grow_host((void **)&cu->plan.groups, &cu->plan.groups_cap, ng + 1,
+                          sizeof *cu->plan.groups))
                 return -1;
             g = &cu->plan.groups[ng++];
             *g = df_gpu_batch_group{j, 0, c->launch.block, 0, 0, 0};
@@ -1047,9 +881,9 @@ static void stage_entries(df_cuda *cu, size_t j)
     df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->batch.h_batch;
     batch_unpack *up = (batch_unpack *)((char *)cu->batch.h_batch + cu->plan.table_bytes);
     char *d = (char *)cu->batch.d_batch;
-    const batch_item *it = &cu->plan.items[j];
+    const df_cuda_batch_item *it = &cu->plan.items[j];
     const df_case *c = &it->rc;
-    size_t es = df_type_size(c->type), na = (size_t)c->n * es, tg = tail_guard_bytes(es);
+    size_t es = df_type_size(c->type), na = (size_t)c->n * es, tg = df_cuda_tail_guard_bytes(es);
     size_t from = cu->plan.table_bytes; /* where h_batch's copy to d_pack starts */
     const char *pack = (const char *)cu->batch.d_pack - from; /* h_batch offsets to device */
     uint64_t src_a = (uint64_t)(uintptr_t)(it->dev_a ? (const char *)it->dev_a : pack + it->pack_a);
@@ -1071,7 +905,7 @@ static void stage_entries(df_cuda *cu, size_t j)
  * (nothing of one that is on the device already). */
 static void stage_bytes(df_cuda *cu, size_t j, size_t lo, size_t hi)
 {
-    const batch_item *it = &cu->plan.items[j];
+    const df_cuda_batch_item *it = &cu->plan.items[j];
     char *h = (char *)cu->batch.h_batch;
     if (hi > lo && !it->dev_a)
         memcpy(h + it->pack_a + lo, (const char *)it->rc.a + lo, hi - lo);
@@ -1079,7 +913,7 @@ static void stage_bytes(df_cuda *cu, size_t j, size_t lo, size_t hi)
         memcpy(h + it->pack_b + lo, (const char *)it->rc.b + lo, hi - lo);
 }
 
-static size_t vector_bytes(const batch_item *it)
+static size_t vector_bytes(const df_cuda_batch_item *it)
 {
     return (size_t)it->rc.n * df_type_size(it->rc.type);
 }
@@ -1099,7 +933,7 @@ static void stage_one(void *ctx, size_t j, unsigned worker)
  * (traced on an H200). */
 enum { STAGE_PIECE = 1 << 24 };
 
-static size_t stage_pieces(const batch_item *it)
+static size_t stage_pieces(const df_cuda_batch_item *it)
 {
     size_t na = vector_bytes(it);
     return (it->dev_a && it->dev_b) || na <= STAGE_PIECE ? 1 : (na + STAGE_PIECE - 1) / STAGE_PIECE;
@@ -1231,9 +1065,9 @@ static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t hos
         return "cudaMalloc(batch scratch)";
     if (twin && (*e = grow(&cu->batch.h_bscratch, &cu->batch.h_bscratch_cap, scratch, 1)))
         return "cudaMallocHost(batch scratch)";
-    if ((*e = grow(&cu->batch.d_bres, &cu->batch.d_bres_cap, m * RESULT_BYTES, 0)))
+    if ((*e = grow(&cu->batch.d_bres, &cu->batch.d_bres_cap, m * DF_CUDA_RESULT_BYTES, 0)))
         return "cudaMalloc(batch results)";
-    if ((*e = grow(&cu->batch.h_bres, &cu->batch.h_bres_cap, m * RESULT_BYTES, 1)))
+    if ((*e = grow(&cu->batch.h_bres, &cu->batch.h_bres_cap, m * DF_CUDA_RESULT_BYTES, 1)))
         return "cudaMallocHost(batch results)";
     if ((*e = grow((void **)&cu->batch.h_claims, &cu->batch.h_claims_cap,
                    m * DF_SOFT_CODES * sizeof *cu->batch.h_claims, 1)))
@@ -1259,15 +1093,15 @@ static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t hos
  * soft-error slots in the batch's buffers. */
 static void fill_batch_ctx(const df_cuda *cu, size_t j, df_gpu_ctx *ctx)
 {
-    const batch_item *it = &cu->plan.items[j];
+    const df_cuda_batch_item *it = &cu->plan.items[j];
     memset(ctx, 0, sizeof *ctx);
     ctx->a = (const char *)cu->batch.d_batch + it->off_a + it->pre_a;
     ctx->b = (const char *)cu->batch.d_batch + it->off_b + it->pre_b;
     ctx->d_scratch = (char *)cu->batch.d_bscratch + it->scratch_off;
     ctx->h_scratch = cu->batch.h_bscratch ? (char *)cu->batch.h_bscratch + it->scratch_off : NULL;
     ctx->d_scratch_bytes = it->scratch_bytes;
-    ctx->d_result = (char *)cu->batch.d_bres + (size_t)RESULT_BYTES * j;
-    ctx->h_result = (char *)cu->batch.h_bres + (size_t)RESULT_BYTES * j;
+    ctx->d_result = (char *)cu->batch.d_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
+    ctx->h_result = (char *)cu->batch.h_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
     ctx->stream = cu->stream;
     ctx->cublas = cu->cublas;
     ctx->debug_invariants = cu->debug_invariants;
@@ -1281,7 +1115,7 @@ static const char *side_streams(df_cuda *cu, cudaError_t *e)
     if (!cu->launch.unpacked && (*e = cudaEventCreateWithFlags(&cu->launch.unpacked,
                                                          cudaEventDisableTiming)))
         return "cudaEventCreateWithFlags(unpacked)";
-    for (int s = 0; s < SIDE_STREAMS; s++) {
+    for (int s = 0; s < DF_CUDA_SIDE_STREAMS; s++) {
         if (!cu->launch.side[s] && (*e = cudaStreamCreateWithFlags(&cu->launch.side[s],
                                                             cudaStreamNonBlocking)))
             return "cudaStreamCreateWithFlags(side)";
@@ -1337,7 +1171,7 @@ static int sides_join(df_cuda *cu, size_t ns, int code, const char **call)
 static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **call,
                         char *detail, size_t dlen)
 {
-    const size_t sides = SIDE_STREAMS;
+    const size_t sides = DF_CUDA_SIDE_STREAMS;
     size_t ns = (k->flags & DF_K_ONE_STREAM) ? 0 : (m < sides ? m : sides);
     int code = sides_fork(cu, ns, call);
     if (code != 0)
@@ -1365,7 +1199,7 @@ static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **
  * waited on it). On an H100 host the row's copy out fell from 0.12-0.16 s
  * to 0.0074 s and its verified cases/s rose 5% (results/h100/perf.md). */
 static const size_t OUT_THREADS = 256, OUT_BLOCKS_MAX = 256;
-static_assert(RESULT_BYTES == sizeof(uint4), "a result is one uint4");
+static_assert(DF_CUDA_RESULT_BYTES == sizeof(uint4), "a result is one uint4");
 
 __global__ void batch_out_kernel(const uint4 *res, uint4 *h_res, size_t nres, const int *claims,
                                  int *h_claims, size_t nclaims)
@@ -1407,7 +1241,7 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
             (e = cudaStreamWaitEvent(cu->stream, cu->gen[set].done, 0)) != cudaSuccess)
             return *call = "cudaStreamWaitEvent(generation)", (int)e;
     /* chunks of at least UNPACK_CHUNK bytes, and at most 65535 a vector */
-    size_t chunk = round_up(longest / 65535 + 1, UNPACK_CHUNK);
+    size_t chunk = df_cuda_round_up(longest / 65535 + 1, UNPACK_CHUNK);
     dim3 grid((unsigned)(2 * m), (unsigned)((longest + chunk - 1) / chunk));
     batch_unpack_kernel<<<grid, UNPACK_THREADS, 0, cu->stream>>>(
         (const batch_unpack *)cu->batch.d_pack, (unsigned char *)cu->batch.d_batch, chunk);
@@ -1435,7 +1269,7 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
          * ms of launches a batch, then 0.35). A side stream costs three
          * more API calls, so a small batch (a default run's, 256 cases
          * shared by the kernels) takes one per SIDE_MIN_CASES cases. */
-        const size_t sides = SIDE_STREAMS, by_cases = m / SIDE_MIN_CASES;
+        const size_t sides = DF_CUDA_SIDE_STREAMS, by_cases = m / SIDE_MIN_CASES;
         size_t ns = ngroups < sides ? ngroups : sides;
         ns = ns < by_cases ? ns : by_cases;
         int code = ns > 1 ? sides_fork(cu, ns, call) : 0;
@@ -1466,16 +1300,18 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         size_t blocks = (most + OUT_THREADS - 1) / OUT_THREADS;
         batch_out_kernel<<<(unsigned)(blocks < OUT_BLOCKS_MAX ? blocks : OUT_BLOCKS_MAX),
                            OUT_THREADS, 0, cu->stream>>>(
-            (const uint4 *)cu->batch.d_bres, (uint4 *)cu->batch.h_bres_dev, nres, cu->batch.bsoft.d_claim,
-            cu->batch.h_claims_dev, nclaims);
+            (const uint4 *)cu->batch.d_bres, (uint4 *)cu->batch.h_bres_dev, nres,
+            cu->batch.bsoft.d_claim, cu->batch.h_claims_dev, nclaims);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return *call = "batch_out_kernel", (int)e;
     } else {
-        if (nres && (e = cudaMemcpyAsync(cu->batch.h_bres, cu->batch.d_bres, nres * RESULT_BYTES,
-                                         cudaMemcpyDeviceToHost, cu->stream)) != cudaSuccess)
+        if (nres && (e = cudaMemcpyAsync(cu->batch.h_bres, cu->batch.d_bres,
+                                         nres * DF_CUDA_RESULT_BYTES, cudaMemcpyDeviceToHost,
+                                         cu->stream)) != cudaSuccess)
             return *call = "cudaMemcpyAsync(batch results)", (int)e;
-        if ((e = cudaMemcpyAsync(cu->batch.h_claims, cu->batch.bsoft.d_claim, nclaims * sizeof *cu->batch.h_claims,
-                                 cudaMemcpyDeviceToHost, cu->stream)) != cudaSuccess)
+        if ((e = cudaMemcpyAsync(cu->batch.h_claims, cu->batch.bsoft.d_claim,
+                                 nclaims * sizeof *cu->batch.h_claims, cudaMemcpyDeviceToHost,
+                                 cu->stream)) != cudaSuccess)
             return *call = "cudaMemcpyAsync(batch soft claims)", (int)e;
     }
     (void)cudaEventRecord(cu->launch.bev[4], cu->stream);
@@ -1512,7 +1348,7 @@ static void finish_one(void *ctx_, size_t j, unsigned worker)
     const finish_job *fj = (const finish_job *)ctx_;
     df_cuda *cu = fj->cu;
     const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->batch.h_batch;
-    const batch_item *it = &cu->plan.items[j];
+    const df_cuda_batch_item *it = &cu->plan.items[j];
     df_gpu_ctx ctx;
     fill_batch_ctx(cu, j, &ctx);
     df_result *r = &fj->res[it->pos];
@@ -1580,7 +1416,7 @@ static int batch_failed(df_cuda *cu, const df_kernel *k, const df_case *const *c
  * staging, or to its staging-ahead parts when ahead. */
 static int plan_and_stage(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                           const df_derive *derive, size_t n, df_result *res,
-                          batch_staged *st, int ahead, const char **call, cudaError_t *e)
+                          df_cuda_staged *st, int ahead, const char **call, cudaError_t *e)
 {
     double t = df_now();
     size_t stage = 0, scratch = 0;
@@ -1595,9 +1431,9 @@ static int plan_and_stage(df_cuda *cu, const df_kernel *k, const df_case *const 
         return 3;
     if (batch_groups(cu, k, st->m, &st->ngroups) != 0)
         return 2;
-    batch_tick(cu, ahead ? DF_CUDA_T_AHEAD_PLAN : DF_CUDA_T_PLAN, &t);
+    df_cuda_batch_tick(cu, ahead ? DF_CUDA_T_AHEAD_PLAN : DF_CUDA_T_PLAN, &t);
     batch_stage(cu, st->m);
-    batch_tick(cu, ahead ? DF_CUDA_T_AHEAD_STAGE : DF_CUDA_T_STAGE, &t);
+    df_cuda_batch_tick(cu, ahead ? DF_CUDA_T_AHEAD_STAGE : DF_CUDA_T_STAGE, &t);
     return 0;
 }
 
@@ -1620,7 +1456,7 @@ extern "C" uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k,
         return 0;
     const char *call = NULL;
     cudaError_t e = cudaSuccess;
-    batch_staged st;
+    df_cuda_staged st;
     if (plan_and_stage(cu, k, cases, derive, n, res, &st, 1, &call, &e) != 0)
         return 0; /* the run plans it again, and meets what went wrong */
     cu->ahead.st = st;
@@ -1660,7 +1496,7 @@ static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *case
     cu->ahead.ticket = 0; /* used now, or the batch buffers' contents change */
     if (!batched(cu, k, n))
         return run_one_by_one(cu, k, cases, n, res, done);
-    batch_staged st = cu->ahead.st;
+    df_cuda_staged st = cu->ahead.st;
     const char *call = NULL;
     cudaError_t e = cudaSuccess;
     int how = staged ? 0 : plan_and_stage(cu, k, cases, derive, n, res, &st, 0, &call, &e);
@@ -1679,10 +1515,10 @@ static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *case
                              sizeof detail, meanwhile, mctx, &aside);
     if (code != 0)
         return batch_failed(cu, k, cases, n, res, done, call, code, detail);
-    batch_tick(cu, DF_CUDA_T_DEVICE, &t);
+    df_cuda_batch_tick(cu, DF_CUDA_T_DEVICE, &t);
     cu->batch_s[DF_CUDA_T_DEVICE] -= aside;
     batch_finish(cu, k, cases, st.m, res);
-    batch_tick(cu, DF_CUDA_T_FINISH, &t);
+    df_cuda_batch_tick(cu, DF_CUDA_T_FINISH, &t);
     *done = n;
     return 0;
 }
@@ -2002,7 +1838,8 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
      * the batch's copy out took no less time by its events, so how the
      * pieces help is not known). A few pieces, not pieces of a fixed size:
      * a batch at n = 2^26 is 8.6 GB, a thousand calls of 8 MB */
-    size_t piece = round_up((bytes + GEN_COPY_PIECES - 1) / GEN_COPY_PIECES, GEN_COPY_PIECE_MIN);
+    size_t piece = df_cuda_round_up((bytes + GEN_COPY_PIECES - 1) / GEN_COPY_PIECES,
+                                    GEN_COPY_PIECE_MIN);
     for (size_t off = 0; off < bytes && e == cudaSuccess; off += piece)
         e = cudaMemcpyAsync((char *)cu->gen[set].h_out + off, (char *)cu->gen[set].d_buf + off,
                             bytes - off < piece ? bytes - off : piece, cudaMemcpyDeviceToHost,

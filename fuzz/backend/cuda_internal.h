@@ -1,0 +1,200 @@
+/* fuzz/backend/cuda_internal.h — what the cuda backend's files share, for
+ * their nvcc halves only: struct df_cuda, its fields grouped by concern, a
+ * batch's cases as laid out, the guard zones' sizes, and the functions one
+ * file gives the others. The backend's files (API in cuda_backend.h):
+ *
+ *   cuda_backend.cu  the device, its buffers, one case or a batch through a
+ *                    kernel, the GPU's generator
+ *
+ * Calls between them go one way, down this list's dependencies: each file
+ * calls only into files that do not call it back (scripts/layers.py).
+ */
+#ifndef DOTFUZZ_CUDA_INTERNAL_H
+#define DOTFUZZ_CUDA_INTERNAL_H
+
+#ifndef __CUDACC__
+#error "cuda_internal.h is for the nvcc half of the cuda backend's files"
+#endif
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/kernel.h"
+#include "kernels/soft_error_host.h"
+#include "fuzz/backend/cuda_backend.h"
+#include "fuzz/pool.h"
+
+enum {
+    DF_CUDA_RESULT_BYTES = 16, /* a kernel's result slot */
+    DF_CUDA_ALIGN = 256,       /* every buffer's and span's alignment */
+    DF_CUDA_SIDE_STREAMS = 16  /* side streams a batch's launches spread over */
+};
+
+/* A valid case of a batch: the resolved case, its place in the caller's
+ * array and its layout in the staging buffer and the scratch. */
+typedef struct df_cuda_batch_item {
+    df_case rc;
+    size_t pos;
+    size_t off_a, off_b;   /* spans of a and b from the device batch's base */
+    size_t pre_a, pre_b;   /* leading guard + offset, in bytes */
+    size_t pack_a, pack_b; /* a and b, packed, from the staging base */
+    const unsigned char *dev_a, *dev_b; /* a and b already on the device (the
+                                           GPU generated them), or NULL */
+    uint32_t xform_a;      /* dev_a is the vector a follows from: the unpack's
+                              derive_word (derive_xform), else 0 */
+    size_t scratch_off, scratch_bytes; /* its scratch, from the batch scratch's base */
+} df_cuda_batch_item;
+
+/* A batch laid out and staged (batch_plan, batch_buffers, batch_groups,
+ * batch_stage): what batch_enqueue and batch_finish need of it. */
+typedef struct df_cuda_staged {
+    size_t m, host, ngroups, longest;
+} df_cuda_staged;
+
+/* df_cuda_run's buffers, grown on demand and reused across cases. */
+typedef struct df_cuda_one {
+    void *h_result, *d_result;   /* 16 bytes each */
+    void *d_a, *d_b;             /* cudaMalloc'd, so 256-byte aligned; each
+                                    vector inside guard zones */
+    size_t d_a_cap, d_b_cap;
+    void *h_stage;               /* pinned: a then b, copied in from the case */
+    size_t h_stage_cap;
+    void *d_scratch, *h_scratch; /* kernel scratch and its pinned twin */
+    size_t d_scratch_cap, h_scratch_cap;
+    df_soft_slots soft;          /* soft-error slots, one per kind */
+} df_cuda_one;
+
+/* A batch's buffers (df_cuda_run_batch): grown, never shrunk. */
+typedef struct df_cuda_batch_bufs {
+    void *h_batch;               /* pinned: [case table | unpack table | a, b packed] */
+    void *d_batch;               /* [case table | each case's a, b with guards] */
+    void *d_pack;                /* [unpack table | a, b packed]: h_batch's copy */
+    size_t h_batch_cap, d_batch_cap, d_pack_cap;
+    void *d_bscratch;            /* every case's scratch */
+    void *h_bscratch;            /* its pinned twin (kernels without a batched launcher) */
+    size_t d_bscratch_cap, h_bscratch_cap;
+    void *d_bres, *h_bres;       /* 16 bytes of result per case */
+    size_t d_bres_cap, h_bres_cap;
+    df_soft_slots bsoft;         /* one set of soft-error slots per case */
+    int *h_claims;               /* pinned: bsoft's claim words after the batch */
+    size_t h_claims_cap;
+    /* h_bres and h_claims as the device addresses them (batch_out_kernel
+     * writes them), or NULL: copies instead; *_of: the buffers they are of */
+    void *h_bres_dev, *h_bres_of;
+    int *h_claims_dev, *h_claims_of;
+} df_cuda_batch_bufs;
+
+/* A batch laid out (batch_plan, batch_groups, batch_stage). */
+typedef struct df_cuda_plan {
+    df_cuda_batch_item *items;   /* host: the batch's valid cases, by block */
+    size_t items_cap;
+    size_t *stage_at;            /* batch_stage: each case's first staging item, */
+    size_t stage_at_n;           /* and the batch's count of items: m + 1 entries */
+    df_gpu_batch_group *groups;
+    size_t groups_cap;
+    size_t table_bytes;          /* the case table's, rounded: where h_batch's copy to
+                                    d_pack starts */
+    size_t unpack_bytes;         /* the unpack table's, rounded */
+    unsigned gen_sets;           /* bit s: the batch reads generation set s's d_buf */
+} df_cuda_plan;
+
+/* The batch staged ahead (df_cuda_stage_batch): its ticket (0: none, or
+ * the buffers hold another), kernel, cases, count and layout. */
+typedef struct df_cuda_ahead {
+    uint64_t ticket, tickets;
+    const df_kernel *k;
+    const df_case *const *cases;
+    const df_derive *derive;
+    size_t n;
+    df_cuda_staged st;
+} df_cuda_ahead;
+
+/* A batch's run on the device: its events and side streams. */
+typedef struct df_cuda_launch {
+    cudaEvent_t bev[5];          /* a batch's device stages (DF_CUDA_T_COPYIN..) */
+    cudaStream_t side[DF_CUDA_SIDE_STREAMS]; /* enqueue_each's, made on first use */
+    cudaEvent_t side_done[DF_CUDA_SIDE_STREAMS], unpacked;
+} df_cuda_launch;
+
+/* df_cuda_gen_start: the harness's generation, a set of buffers and a
+ * stream each, so one set's copy back overlaps the next set's kernel (on
+ * one stream they take turns, and the pool's workers wait for them) */
+typedef struct df_cuda_gen_set {
+    cudaStream_t stream;
+    void *h_cs, *d_cs, *d_buf, *h_out, *d_long;
+    size_t h_cs_cap, d_cs_cap, d_buf_cap, h_out_cap, d_long_cap;
+    size_t bytes;                /* the last generation's, in d_buf and h_out alike */
+    cudaEvent_t done;
+    int landed;                  /* done seen complete, without error (atomic): the pool's
+                                    threads then ask the driver no more */
+    /* its timing (DF_CUDA_T_GEN_*): events before the cases' copy in,
+     * after the kernels, after the copy back; the host's clock at the
+     * start and when a thread first saw it land; timed: a generation
+     * started whose times are not counted yet */
+    cudaEvent_t ev[3];
+    double started, landed_at;
+    int timed;
+} df_cuda_gen_set;
+
+struct df_cuda {
+    /* the device */
+    int device;
+    uint64_t mem_total;          /* the device's global memory, bytes */
+    cudaStream_t stream;
+    void *cublas;                /* cublasHandle_t, made by cublas kernels */
+    int debug_invariants;
+    int broken;                  /* a sticky error poisoned the context:
+                                    every run returns -1 */
+    char describe[256];
+    struct df_pool *pool;        /* staging threads for batches, or NULL */
+    double batch_s[DF_CUDA_T_COUNT]; /* df_cuda_batch_times */
+    df_cuda_one one;             /* one case */
+    df_cuda_batch_bufs batch;    /* batches */
+    df_cuda_plan plan;
+    df_cuda_ahead ahead;
+    df_cuda_launch launch;
+    df_cuda_gen_set gen[DF_CUDA_GEN_SETS]; /* the GPU's generation */
+    /* DOTFUZZ_GEN_TIMING set: the generations are timed (ev, started,
+     * landed_at). Off by default: the timing events and their reads cost
+     * a short case's run a noticeable share of its throughput */
+    int gen_timing;
+};
+
+static inline size_t df_cuda_round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+/* Adds the time since *t to stage k of the batch profile; *t = now. */
+static inline void df_cuda_batch_tick(df_cuda *cu, int k, double *t)
+{
+    double now = df_now();
+    cu->batch_s[k] += now - *t;
+    *t = now;
+}
+
+/* Guard zones: each vector lies inside its device buffer between guards of
+ * poison (NaN for floats; for int32, which has no NaN, 0x40000001: odd, so
+ * its product with any nonzero int32 is nonzero mod 2^32, and its square
+ * wraps to INT32_MIN + 1), so a kernel that reads before or past its
+ * inputs (an unguarded tail, an off-by-one) puts the poison into its sum.
+ * The same width and values as the host backend's (fuzz/backend/backend.c). The
+ * leading guard is df_cuda_guard_bytes (>= 64 elements and >= 256 bytes, a
+ * multiple of 256), so the vector still starts at a 256-byte boundary plus
+ * its offset (the shfl kernels rely on that: shfl_common.h); the offset
+ * cells hold poison too. The trailing guard is a whole largest block of
+ * elements (df_cuda_tail_guard_bytes): a kernel that forgets its tail guard
+ * reads up to block - 1 elements past n, and those reads must stay inside
+ * the buffer (past it they may fault, and a fault poisons the context). */
+enum { DF_CUDA_TAIL_GUARD_ELEMS = 1024 }; /* m-tail reads up to block - 1 past n */
+
+static inline size_t df_cuda_guard_bytes(size_t es)
+{
+    size_t g = DF_GUARD_ELEMS * es;
+    return df_cuda_round_up(g > (size_t)DF_CUDA_ALIGN ? g : (size_t)DF_CUDA_ALIGN, DF_CUDA_ALIGN);
+}
+
+static inline size_t df_cuda_tail_guard_bytes(size_t es)
+{
+    return df_cuda_round_up(DF_CUDA_TAIL_GUARD_ELEMS * es, DF_CUDA_ALIGN);
+}
+
+#endif
