@@ -102,8 +102,6 @@ typedef int df_cuda_backend_is_built_by_nvcc;
 #include "fuzz/values.h"
 #include "fuzz/backend/cuda_internal.h"
 
-enum { SIDE_MIN_CASES = 32 };
-
 /* One vector of a batch, unpacked on the device into its guarded span:
  * [poison: pre bytes | data: bytes, from src | poison: post]. */
 typedef struct batch_unpack {
@@ -180,8 +178,8 @@ static const char *error_string(const char *call, int code)
     return cudaGetErrorString((cudaError_t)code);
 }
 
-static void set_error(df_result *res, const df_kernel *k, const df_case *c,
-                      const char *call, int code, const char *detail)
+void df_cuda_set_error(df_result *res, const df_kernel *k, const df_case *c,
+                       const char *call, int code, const char *detail)
 {
     int len = snprintf(res->err, sizeof res->err,
                        "%s case seed=%llu index=%llu n=%llu: %s: %s",
@@ -378,17 +376,6 @@ extern "C" void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool)
     cu->pool = pool;
 }
 
-static void gen_count(df_cuda *cu, int set);
-
-extern "C" void df_cuda_batch_times(df_cuda *cu, double out[DF_CUDA_T_COUNT])
-{
-    for (int set = 0; set < DF_CUDA_GEN_SETS; set++)
-        if (__atomic_load_n(&cu->gen[set].landed, __ATOMIC_ACQUIRE))
-            gen_count(cu, set);
-    memcpy(out, cu->batch_s, sizeof cu->batch_s);
-    memset(cu->batch_s, 0, sizeof cu->batch_s);
-}
-
 static void fill_guard(df_type t, void *p, size_t bytes)
 {
     size_t es = df_type_size(t);
@@ -473,7 +460,7 @@ static int validate_case(const df_kernel *k, const df_case *c, df_case *rc,
 /* After a failure: drain the stream so no work still uses the buffers,
  * then tell an ordinary error (0) from a sticky one (-1: this process's
  * CUDA context is gone; later runs and opens in it fail at once). */
-static int after_failure(df_cuda *cu)
+int df_cuda_after_failure(df_cuda *cu)
 {
     (void)cudaStreamSynchronize(cu->stream);
     cudaError_t e = sticky_error_now();
@@ -485,12 +472,12 @@ static int after_failure(df_cuda *cu)
     return -1;
 }
 
-/* after_failure, then the soft errors the case's kernels reported before
- * it failed (the slots are host memory, readable after a sticky error;
- * the stream is drained, so every report is in). */
+/* df_cuda_after_failure, then the soft errors the case's kernels reported
+ * before it failed (the slots are host memory, readable after a sticky
+ * error; the stream is drained, so every report is in). */
 static int after_failure_soft(df_cuda *cu, df_result *res)
 {
-    int rc = after_failure(cu);
+    int rc = df_cuda_after_failure(cu);
     (void)df_soft_slots_read(&cu->one.soft, res, 1);
     return rc;
 }
@@ -563,7 +550,7 @@ extern "C" int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
     cudaError_t e;
     const char *call = stage_case(cu, k, &rc, &e);
     if (call) {
-        set_error(res, k, c, call, (int)e, NULL);
+        df_cuda_set_error(res, k, c, call, (int)e, NULL);
         return after_failure_soft(cu, res);
     }
     df_gpu_ctx ctx;
@@ -581,42 +568,17 @@ extern "C" int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
         code = k->gpu->finish(&ctx, &rc, res);
     }
     if (code != 0) {
-        set_error(res, k, c, ctx.failed_call ? ctx.failed_call : "enqueue",
-                  code, ctx.detail);
+        df_cuda_set_error(res, k, c, ctx.failed_call ? ctx.failed_call : "enqueue",
+                          code, ctx.detail);
         return after_failure_soft(cu, res);
     }
     res->status = DF_RUN_OK;
     return 0;
 }
-/* ---- batches ----
- * A batch has one copy in and one synchronization: every valid case's
- * vectors, inside the same guard zones as one case's (so each keeps its
- * misalignment and its poison), and the table of cases are staged into
- * one pinned buffer and copied as one transfer, then unpacked on the
- * device. Each case has its own set of soft-error slots, result slot and
- * scratch. A kernel with a batched launcher (df_gpu_ops.enqueue_batch)
- * then runs the batch in one launch per block size (fold and tournament:
- * per stage and block size) and one copy out; any other kernel runs its
- * own enqueue for each case, one after the other on the stream
- * (enqueue_each), with its own launches and result copies but no
- * synchronization between cases. Batches of the kernels that check loop
- * invariants in debug-invariant mode, and every batch once the context
- * is broken, run case after case through df_cuda_run. */
+/* ---- a batch planned and staged (cuda_batch.cu runs it) ---- */
 
-static int run_one_by_one(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                          size_t n, df_result *res, size_t *done)
-{
-    *done = 0;
-    for (size_t i = 0; i < n; i++) {
-        int rc = df_cuda_run(cu, k, cases[i], &res[i]);
-        *done = i + 1;
-        if (rc != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Sorted by block, then by position in the batch. */
+/* Grows a host array of size-byte elements to hold at least need of them
+ * (never shrinks). Returns 0, or -1 when memory runs out. */
 static int grow_host(void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
@@ -761,7 +723,6 @@ typedef struct plan_job {
     df_cuda_batch_item *items;
 } plan_job;
 
-enum { PLAN_POOL_MIN = 1024 }; /* cases in a batch to validate on the pool */
 
 static void validate_one(void *ctx, size_t i, unsigned worker)
 {
@@ -793,9 +754,9 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
      * time a batch of 4096 at n = 2000 on an H200), then sorted into
      * place */
     plan_job pj = {k, cases, res, cu->plan.items + n};
-    /* from PLAN_POOL_MIN cases (a default run's kernels have a few dozen
+    /* from DF_CUDA_POOL_MIN cases (a default run's kernels have a few dozen
      * each: see engine.c's models_in_prepare for what that cost) */
-    df_pool_for(n >= PLAN_POOL_MIN ? cu->pool : NULL, n, validate_one, &pj);
+    df_pool_for(n >= DF_CUDA_POOL_MIN ? cu->pool : NULL, n, validate_one, &pj);
     size_t m = sort_items(cu->plan.items, cu->plan.items + n, n);
     cu->plan.table_bytes = df_cuda_round_up(m * sizeof(df_gpu_batch_case), DF_CUDA_ALIGN);
     cu->plan.unpack_bytes = df_cuda_round_up(2 * m * sizeof(batch_unpack), DF_CUDA_ALIGN);
@@ -1022,6 +983,18 @@ __global__ void batch_unpack_kernel(const batch_unpack *up, unsigned char *base,
                                chunk);
 }
 
+/* Launches the unpack of a batch of m cases, whose longest span is
+ * longest bytes, on the stream; returns the launch's error. */
+cudaError_t df_cuda_unpack_batch(df_cuda *cu, size_t m, size_t longest)
+{
+    /* chunks of at least UNPACK_CHUNK bytes, and at most 65535 a vector */
+    size_t chunk = df_cuda_round_up(longest / 65535 + 1, UNPACK_CHUNK);
+    dim3 grid((unsigned)(2 * m), (unsigned)((longest + chunk - 1) / chunk));
+    batch_unpack_kernel<<<grid, UNPACK_THREADS, 0, cu->stream>>>(
+        (const batch_unpack *)cu->batch.d_pack, (unsigned char *)cu->batch.d_batch, chunk);
+    return cudaGetLastError();
+}
+
 /* Every case of the batch, on the pool's threads when there is one: at
  * n = 2000 a batch of 4096 cases is 64 MB of copies, as much time on one
  * thread as the whole batch's CPU checking takes on sixteen. */
@@ -1088,335 +1061,15 @@ static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t hos
     return NULL;
 }
 
-/* Case j of a batch as its own df_gpu_ctx: its vectors, scratch (and the
- * scratch's pinned twin, when there is one), result slot and set of
- * soft-error slots in the batch's buffers. */
-static void fill_batch_ctx(const df_cuda *cu, size_t j, df_gpu_ctx *ctx)
-{
-    const df_cuda_batch_item *it = &cu->plan.items[j];
-    memset(ctx, 0, sizeof *ctx);
-    ctx->a = (const char *)cu->batch.d_batch + it->off_a + it->pre_a;
-    ctx->b = (const char *)cu->batch.d_batch + it->off_b + it->pre_b;
-    ctx->d_scratch = (char *)cu->batch.d_bscratch + it->scratch_off;
-    ctx->h_scratch = cu->batch.h_bscratch ? (char *)cu->batch.h_bscratch + it->scratch_off : NULL;
-    ctx->d_scratch_bytes = it->scratch_bytes;
-    ctx->d_result = (char *)cu->batch.d_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
-    ctx->h_result = (char *)cu->batch.h_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
-    ctx->stream = cu->stream;
-    ctx->cublas = cu->cublas;
-    ctx->debug_invariants = cu->debug_invariants;
-    ctx->soft = df_soft_slots_dev_at(&cu->batch.bsoft, j);
-}
-
-/* The side streams and their events, made once. Returns the failed call
- * or NULL. */
-static const char *side_streams(df_cuda *cu, cudaError_t *e)
-{
-    if (!cu->launch.unpacked && (*e = cudaEventCreateWithFlags(&cu->launch.unpacked,
-                                                         cudaEventDisableTiming)))
-        return "cudaEventCreateWithFlags(unpacked)";
-    for (int s = 0; s < DF_CUDA_SIDE_STREAMS; s++) {
-        if (!cu->launch.side[s] && (*e = cudaStreamCreateWithFlags(&cu->launch.side[s],
-                                                            cudaStreamNonBlocking)))
-            return "cudaStreamCreateWithFlags(side)";
-        if (!cu->launch.side_done[s] && (*e = cudaEventCreateWithFlags(&cu->launch.side_done[s],
-                                                                cudaEventDisableTiming)))
-            return "cudaEventCreateWithFlags(side)";
-    }
-    return NULL;
-}
-
-/* The first ns side streams start after what the stream holds now (the
- * batch's unpack). Returns 0 or the error, *call the failed call. */
-static int sides_fork(df_cuda *cu, size_t ns, const char **call)
-{
-    cudaError_t e = cudaSuccess;
-    if (ns && (*call = side_streams(cu, &e)))
-        return (int)e;
-    if (ns && (e = cudaEventRecord(cu->launch.unpacked, cu->stream)) != cudaSuccess)
-        return *call = "cudaEventRecord(unpacked)", (int)e;
-    for (size_t s = 0; s < ns; s++)
-        if ((e = cudaStreamWaitEvent(cu->launch.side[s], cu->launch.unpacked, 0)) != cudaSuccess)
-            return *call = "cudaStreamWaitEvent(unpacked)", (int)e;
-    return 0;
-}
-
-/* The stream waits for the first ns side streams, after an error too
- * (code: the launches' outcome): nothing of this batch may still run when
- * the next one starts. Returns code, or the join's error when code is 0. */
-static int sides_join(df_cuda *cu, size_t ns, int code, const char **call)
-{
-    cudaError_t e;
-    for (size_t s = 0; s < ns; s++)
-        if ((e = cudaEventRecord(cu->launch.side_done[s], cu->launch.side[s])) != cudaSuccess ||
-            (e = cudaStreamWaitEvent(cu->stream, cu->launch.side_done[s], 0)) != cudaSuccess) {
-            if (code == 0) {
-                *call = "cudaStreamWaitEvent(side)";
-                code = (int)e;
-            }
-            (void)cudaStreamSynchronize(cu->launch.side[s]);
-        }
-    return code;
-}
-
-/* A kernel without a batched launcher: its own enqueue for each case, each
- * in its part of the batch's buffers (fill_batch_ctx) and copying its own
- * result (or block partials) to the host, as when it runs alone, but with
- * no synchronization between cases. The cases go round the side streams,
- * which start after the unpack and which the stream then waits for, so
- * cases run side by side: one case of seed 000's kernels (a thread per
- * block adding its block serially) leaves most of the GPU idle. A kernel
- * marked DF_K_ONE_STREAM runs its cases in order on the stream itself.
- * Returns 0 or the first error, as batch_enqueue. */
-static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **call,
-                        char *detail, size_t dlen)
-{
-    const size_t sides = DF_CUDA_SIDE_STREAMS;
-    size_t ns = (k->flags & DF_K_ONE_STREAM) ? 0 : (m < sides ? m : sides);
-    int code = sides_fork(cu, ns, call);
-    if (code != 0)
-        return code;
-    for (size_t j = 0; j < m && code == 0; j++) {
-        df_gpu_ctx ctx;
-        fill_batch_ctx(cu, j, &ctx);
-        if (ns)
-            ctx.stream = cu->launch.side[j % ns];
-        code = k->gpu->enqueue(&ctx, &cu->plan.items[j].rc);
-        cu->cublas = ctx.cublas; /* a handle made now outlives the batch */
-        if (code != 0) {
-            *call = ctx.failed_call ? ctx.failed_call : "enqueue";
-            snprintf(detail, dlen, "%s", ctx.detail);
-        }
-    }
-    return sides_join(cu, ns, code, call);
-}
-
-/* A batch's results (nres of 16 bytes) and soft claim words (nclaims)
- * into their pinned copies, by the SMs' stores over PCIe: not two copies
- * on the copy engine, where they queued behind the generation's copy
- * back (its 8 MiB pieces, about 0.16 ms each at n = 2000: the batch's
- * "copy out" took 0.17 ms for 128 KB, and the caller's synchronization
- * waited on it). On an H100 host the row's copy out fell from 0.12-0.16 s
- * to 0.0074 s and its verified cases/s rose 5% (results/h100/perf.md). */
-static const size_t OUT_THREADS = 256, OUT_BLOCKS_MAX = 256;
-static_assert(DF_CUDA_RESULT_BYTES == sizeof(uint4), "a result is one uint4");
-
-__global__ void batch_out_kernel(const uint4 *res, uint4 *h_res, size_t nres, const int *claims,
-                                 int *h_claims, size_t nclaims)
-{
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nres; i += stride)
-        h_res[i] = res[i];
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nclaims; i += stride)
-        h_claims[i] = claims[i];
-}
-
-/* Copy in, launches, copy out, one synchronization. Returns 0 or the
- * error, with *call the failed call (detail: the launcher's words). */
-static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
-                         size_t ngroups, size_t longest, const char **call, char *detail,
-                         size_t dlen, void (**meanwhile)(void *), void *mctx, double *aside)
-{
-    df_gpu_enqueue_batch launch = k->gpu->enqueue_batch;
-    double queued = df_now();
-    cudaError_t e;
-    if ((e = cudaSetDevice(cu->device)) != cudaSuccess)
-        return *call = "cudaSetDevice", (int)e;
-    for (int k = 0; k < 5; k++)
-        if (!cu->launch.bev[k] && (e = cudaEventCreate(&cu->launch.bev[k])) != cudaSuccess)
-            return *call = "cudaEventCreate", (int)e;
-    (void)cudaEventRecord(cu->launch.bev[0], cu->stream);
-    if ((e = df_soft_slots_clear_n(&cu->batch.bsoft, m, cu->stream, call)) != cudaSuccess)
-        return (int)e;
-    if ((e = cudaMemcpyAsync(cu->batch.d_batch, cu->batch.h_batch, m * sizeof(df_gpu_batch_case),
-                             cudaMemcpyHostToDevice, cu->stream)) != cudaSuccess)
-        return *call = "cudaMemcpyAsync(batch table)", (int)e;
-    if ((e = cudaMemcpyAsync(cu->batch.d_pack, (char *)cu->batch.h_batch + cu->plan.table_bytes,
-                             host - cu->plan.table_bytes, cudaMemcpyHostToDevice, cu->stream)) !=
-        cudaSuccess)
-        return *call = "cudaMemcpyAsync(batch)", (int)e;
-    (void)cudaEventRecord(cu->launch.bev[1], cu->stream);
-    for (int set = 0; set < DF_CUDA_GEN_SETS; set++) /* the device copies it reads: landed */
-        if ((cu->plan.gen_sets & (1u << set)) &&
-            (e = cudaStreamWaitEvent(cu->stream, cu->gen[set].done, 0)) != cudaSuccess)
-            return *call = "cudaStreamWaitEvent(generation)", (int)e;
-    /* chunks of at least UNPACK_CHUNK bytes, and at most 65535 a vector */
-    size_t chunk = df_cuda_round_up(longest / 65535 + 1, UNPACK_CHUNK);
-    dim3 grid((unsigned)(2 * m), (unsigned)((longest + chunk - 1) / chunk));
-    batch_unpack_kernel<<<grid, UNPACK_THREADS, 0, cu->stream>>>(
-        (const batch_unpack *)cu->batch.d_pack, (unsigned char *)cu->batch.d_batch, chunk);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return *call = "batch_unpack_kernel", (int)e;
-    (void)cudaEventRecord(cu->launch.bev[2], cu->stream);
-    if (!launch) {
-        int code = enqueue_each(cu, k, m, call, detail, dlen);
-        if (code != 0)
-            return code;
-        (void)cudaEventRecord(cu->launch.bev[3], cu->stream); /* each copied its own result */
-    } else {
-        df_gpu_batch bt;
-        memset(&bt, 0, sizeof bt);
-        bt.d_cases = (df_gpu_batch_case *)cu->batch.d_batch;
-        bt.groups = cu->plan.groups;
-        bt.ngroups = ngroups;
-        bt.d_scratch = cu->batch.d_bscratch;
-        bt.d_results = cu->batch.d_bres;
-        bt.stream = cu->stream;
-        bt.soft = df_soft_slots_dev(&cu->batch.bsoft); /* case j's: set j */
-        /* groups side by side: each is a few small launches (a block size's
-         * cases), which one after another on one stream left the GPU
-         * mostly idle (shfl at n = 2000, batches of 4096 on an H200: 0.86
-         * ms of launches a batch, then 0.35). A side stream costs three
-         * more API calls, so a small batch (a default run's, 256 cases
-         * shared by the kernels) takes one per SIDE_MIN_CASES cases. */
-        const size_t sides = DF_CUDA_SIDE_STREAMS, by_cases = m / SIDE_MIN_CASES;
-        size_t ns = ngroups < sides ? ngroups : sides;
-        ns = ns < by_cases ? ns : by_cases;
-        int code = ns > 1 ? sides_fork(cu, ns, call) : 0;
-        if (code != 0)
-            return code;
-        if (ns > 1) {
-            bt.side = (void *const *)cu->launch.side;
-            bt.nside = ns;
-        }
-        int launched = launch(&bt);
-        code = ns > 1 ? sides_join(cu, ns, launched, call) : launched;
-        if (launched != 0) {
-            *call = bt.failed_call ? bt.failed_call : "enqueue_batch";
-            snprintf(detail, dlen, "%s", bt.detail);
-            return launched;
-        }
-        if (code != 0)
-            return code; /* the join's */
-        (void)cudaEventRecord(cu->launch.bev[3], cu->stream);
-    }
-    /* the results (a batched launch's) and the soft-error slots' claim
-     * words (a report claims its slot first): batch_finish reads the
-     * pinned slots of the cases that have one, not a cache miss a case in
-     * memory the device wrote */
-    const size_t nres = launch ? m : 0, nclaims = m * DF_SOFT_CODES;
-    if (cu->batch.h_bres_dev && cu->batch.h_claims_dev) {
-        size_t most = nres > nclaims ? nres : nclaims;
-        size_t blocks = (most + OUT_THREADS - 1) / OUT_THREADS;
-        batch_out_kernel<<<(unsigned)(blocks < OUT_BLOCKS_MAX ? blocks : OUT_BLOCKS_MAX),
-                           OUT_THREADS, 0, cu->stream>>>(
-            (const uint4 *)cu->batch.d_bres, (uint4 *)cu->batch.h_bres_dev, nres,
-            cu->batch.bsoft.d_claim, cu->batch.h_claims_dev, nclaims);
-        if ((e = cudaGetLastError()) != cudaSuccess)
-            return *call = "batch_out_kernel", (int)e;
-    } else {
-        if (nres && (e = cudaMemcpyAsync(cu->batch.h_bres, cu->batch.d_bres,
-                                         nres * DF_CUDA_RESULT_BYTES, cudaMemcpyDeviceToHost,
-                                         cu->stream)) != cudaSuccess)
-            return *call = "cudaMemcpyAsync(batch results)", (int)e;
-        if ((e = cudaMemcpyAsync(cu->batch.h_claims, cu->batch.bsoft.d_claim,
-                                 nclaims * sizeof *cu->batch.h_claims, cudaMemcpyDeviceToHost,
-                                 cu->stream)) != cudaSuccess)
-            return *call = "cudaMemcpyAsync(batch soft claims)", (int)e;
-    }
-    (void)cudaEventRecord(cu->launch.bev[4], cu->stream);
-    cu->batch_s[DF_CUDA_T_ENQUEUE] += df_now() - queued;
-    if (*meanwhile) { /* the caller's work while the device runs the batch */
-        double t0 = df_now();
-        void (*mw)(void *) = *meanwhile;
-        *meanwhile = NULL;
-        mw(mctx);
-        *aside += df_now() - t0;
-    }
-    if ((e = cudaStreamSynchronize(cu->stream)) != cudaSuccess)
-        return *call = "cudaStreamSynchronize", (int)e;
-    for (int k = 0; k < 4; k++) {
-        float ms = 0;
-        if (cudaEventElapsedTime(&ms, cu->launch.bev[k], cu->launch.bev[k + 1]) == cudaSuccess)
-            cu->batch_s[DF_CUDA_T_COPYIN + k] += 1e-3 * ms;
-    }
-    return 0;
-}
-
-/* batch_finish's cases, for the pool */
-typedef struct finish_job {
-    df_cuda *cu;
-    const df_kernel *k;
-    const df_case *const *cases;
-    df_result *res;
-} finish_job;
-
-/* Case j's result through the kernel's finish, from its slot. */
-static void finish_one(void *ctx_, size_t j, unsigned worker)
-{
-    (void)worker;
-    const finish_job *fj = (const finish_job *)ctx_;
-    df_cuda *cu = fj->cu;
-    const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->batch.h_batch;
-    const df_cuda_batch_item *it = &cu->plan.items[j];
-    df_gpu_ctx ctx;
-    fill_batch_ctx(cu, j, &ctx);
-    df_result *r = &fj->res[it->pos];
-    int code = fj->k->gpu->finish(&ctx, &it->rc, r);
-    if (code != 0) {
-        set_error(r, fj->k, fj->cases[it->pos], ctx.failed_call ? ctx.failed_call : "finish",
-                  code, ctx.detail);
-        return;
-    }
-    r->status = DF_RUN_OK;
-    /* its own first reports, where it claimed a slot; the kernel wrote
-     * the launch's block index, which the case's own launch numbers
-     * from first_block */
-    int claimed = 0;
-    for (unsigned q = 0; q < DF_SOFT_CODES; q++)
-        claimed |= cu->batch.h_claims[j * DF_SOFT_CODES + q];
-    uint32_t added = claimed ? df_soft_slots_read_at(&cu->batch.bsoft, j, r) : 0;
-    for (unsigned q = 0; q < DF_SOFT_CODES; q++)
-        if (added & (1u << q))
-            r->soft[q].block -= tbl[j].first_block;
-}
-
-/* Each case's result through the kernel's finish. A batched launcher's
- * kernel (df_finish_float, a case's own slots and result) finishes a large
- * batch on the pool: on the caller's thread, between the GPU's run and the
- * judgement, df_cuda_run_batch took 7.5% of that thread at n = 2000 (H100
- * host, results/h100/profile-2000-a4b96b7-caller.txt). Measured with the
- * results copy on the pool too (run_gpu): no gain of its own, 1,022,954
- * against 1,019,600 verified cases/s on the means of three rounds
- * (results/h100/rows-pool-pieces.txt). A kernel without one (a plugin's)
- * keeps its finish on this thread. */
-static int batch_finish(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                        size_t m, df_result *res)
-{
-    finish_job fj = {cu, k, cases, res};
-    df_pool_for(k->gpu->enqueue_batch && m >= PLAN_POOL_MIN ? cu->pool : NULL, m, finish_one,
-                &fj);
-    return 0;
-}
-
-/* A failed batch: an ordinary error reruns the cases one at a time, so
- * each gets its own result or error; a sticky one leaves no context to
- * rerun in: the batch's first case carries it (*done = 1), saying that
- * the culprit is one of the batch's cases. */
-static int batch_failed(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                        size_t n, df_result *res, size_t *done, const char *call, int code,
-                        const char *detail)
-{
-    if (after_failure(cu) == 0)
-        return run_one_by_one(cu, k, cases, n, res, done);
-    char why[96];
-    snprintf(why, sizeof why, "batched launch of %zu cases from index %llu", n,
-             (unsigned long long)cases[0]->index);
-    memset(&res[0], 0, sizeof res[0]);
-    set_error(&res[0], k, cases[0], call, code, detail && detail[0] ? detail : why);
-    *done = 1;
-    return -1;
-}
-
 /* Lays out and stages k's cases[0..n) (res: each invalid case's error;
  * *call and *e: a failed allocation's). Returns 0 staged (st), 1 nothing
  * to run (every case invalid: their errors in res), 2 out of host memory
  * for the plan or the groups (run them one by one), 3 an allocation
  * failed (*call, *e). The time goes to the batch profile's plan and
  * staging, or to its staging-ahead parts when ahead. */
-static int plan_and_stage(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                          const df_derive *derive, size_t n, df_result *res,
-                          df_cuda_staged *st, int ahead, const char **call, cudaError_t *e)
+int df_cuda_plan_and_stage(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                           const df_derive *derive, size_t n, df_result *res,
+                           df_cuda_staged *st, int ahead, const char **call, cudaError_t *e)
 {
     double t = df_now();
     size_t stage = 0, scratch = 0;
@@ -1439,7 +1092,7 @@ static int plan_and_stage(df_cuda *cu, const df_kernel *k, const df_case *const 
 
 /* Whether the batched path takes k's n cases now (else df_cuda_run case
  * after case). */
-static int batched(const df_cuda *cu, const df_kernel *k, size_t n)
+int df_cuda_batched(const df_cuda *cu, const df_kernel *k, size_t n)
 {
     /* debug-invariant mode synchronizes every round anyway, and reads the
      * cells back into one pinned scratch */
@@ -1452,12 +1105,12 @@ extern "C" uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k,
                                         size_t n, df_result *res)
 {
     cu->ahead.ticket = 0; /* the batch buffers' contents change now */
-    if (!batched(cu, k, n))
+    if (!df_cuda_batched(cu, k, n))
         return 0;
     const char *call = NULL;
     cudaError_t e = cudaSuccess;
     df_cuda_staged st;
-    if (plan_and_stage(cu, k, cases, derive, n, res, &st, 1, &call, &e) != 0)
+    if (df_cuda_plan_and_stage(cu, k, cases, derive, n, res, &st, 1, &call, &e) != 0)
         return 0; /* the run plans it again, and meets what went wrong */
     cu->ahead.st = st;
     cu->ahead.k = k;
@@ -1466,61 +1119,6 @@ extern "C" uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k,
     cu->ahead.n = n;
     cu->ahead.ticket = ++cu->ahead.tickets;
     return cu->ahead.ticket;
-}
-
-/* df_cuda_run_batch without its meanwhile */
-static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                     const df_derive *derive, size_t n, df_result *res, size_t *done,
-                     void (**meanwhile)(void *), void *mctx, uint64_t ticket);
-
-extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                                 const df_derive *derive, size_t n, df_result *res,
-                                 size_t *done, void (*meanwhile)(void *ctx), void *ctx,
-                                 uint64_t ticket)
-{
-    int rc = run_batch(cu, k, cases, derive, n, res, done, &meanwhile, ctx, ticket);
-    if (meanwhile) /* no wait to hide it behind (case after case, or an error first) */
-        meanwhile(ctx);
-    return rc;
-}
-
-/* *meanwhile is NULL once it has run. */
-static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                     const df_derive *derive, size_t n, df_result *res, size_t *done,
-                     void (**meanwhile)(void *), void *mctx, uint64_t ticket)
-{
-    *done = 0;
-    int staged = ticket != 0 && ticket == cu->ahead.ticket && k == cu->ahead.k &&
-                 cases == cu->ahead.cases && derive == cu->ahead.derive &&
-                 n == cu->ahead.n;
-    cu->ahead.ticket = 0; /* used now, or the batch buffers' contents change */
-    if (!batched(cu, k, n))
-        return run_one_by_one(cu, k, cases, n, res, done);
-    df_cuda_staged st = cu->ahead.st;
-    const char *call = NULL;
-    cudaError_t e = cudaSuccess;
-    int how = staged ? 0 : plan_and_stage(cu, k, cases, derive, n, res, &st, 0, &call, &e);
-    if (how == 1) {
-        *done = n;
-        return 0;
-    }
-    if (how == 2)
-        return run_one_by_one(cu, k, cases, n, res, done);
-    if (how == 3)
-        return batch_failed(cu, k, cases, n, res, done, call, (int)e, NULL);
-    double t = df_now();
-    char detail[160] = "";
-    double aside = 0;
-    int code = batch_enqueue(cu, k, st.m, st.host, st.ngroups, st.longest, &call, detail,
-                             sizeof detail, meanwhile, mctx, &aside);
-    if (code != 0)
-        return batch_failed(cu, k, cases, n, res, done, call, code, detail);
-    df_cuda_batch_tick(cu, DF_CUDA_T_DEVICE, &t);
-    cu->batch_s[DF_CUDA_T_DEVICE] -= aside;
-    batch_finish(cu, k, cases, st.m, res);
-    df_cuda_batch_tick(cu, DF_CUDA_T_FINISH, &t);
-    *done = n;
-    return 0;
 }
 
 /* ---- the GPU's generator (df_cuda_devgen) ---- */
@@ -1745,7 +1343,7 @@ out:
 
 /* Counts set's last generation into the batch profile (DF_CUDA_T_GEN_*)
  * once, when it has landed and its events are complete. */
-static void gen_count(df_cuda *cu, int set)
+void df_cuda_gen_count(df_cuda *cu, int set)
 {
     float k = 0, c = 0;
     if (!cu->gen[set].timed || cudaEventQuery(cu->gen[set].ev[2]) != cudaSuccess ||
@@ -1791,7 +1389,7 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
         return -1;
     }
     if (cu->gen[set].timed && cudaEventSynchronize(cu->gen[set].ev[2]) == cudaSuccess)
-        gen_count(cu, set); /* the set's last generation, read by now */
+        df_cuda_gen_count(cu, set); /* the set's last generation, read by now */
     cu->gen[set].timed = 0;
     cu->gen[set].bytes = 0; /* no batch reads the set until this generation is under way */
     __atomic_store_n(&cu->gen[set].landed, 0, __ATOMIC_RELEASE);

@@ -3,8 +3,10 @@
  * batch's cases as laid out, the guard zones' sizes, and the functions one
  * file gives the others. The backend's files (API in cuda_backend.h):
  *
- *   cuda_backend.cu  the device, its buffers, one case or a batch through a
- *                    kernel, the GPU's generator
+ *   cuda_backend.cu  the device, its buffers, one case through a kernel, a
+ *                    batch's plan and staging, the GPU's generator
+ *   cuda_batch.cu    a batch's run: launches, results and soft errors back,
+ *                    each case's finish; the batch profile
  *
  * Calls between them go one way, down this list's dependencies: each file
  * calls only into files that do not call it back (scripts/layers.py).
@@ -28,7 +30,9 @@
 enum {
     DF_CUDA_RESULT_BYTES = 16, /* a kernel's result slot */
     DF_CUDA_ALIGN = 256,       /* every buffer's and span's alignment */
-    DF_CUDA_SIDE_STREAMS = 16  /* side streams a batch's launches spread over */
+    DF_CUDA_SIDE_STREAMS = 16, /* side streams a batch's launches spread over */
+    DF_CUDA_POOL_MIN = 1024    /* cases in a batch from which its plan and finish
+                                  go on the pool's threads */
 };
 
 /* A valid case of a batch: the resolved case, its place in the caller's
@@ -196,5 +200,31 @@ static inline size_t df_cuda_tail_guard_bytes(size_t es)
 {
     return df_cuda_round_up(DF_CUDA_TAIL_GUARD_ELEMS * es, DF_CUDA_ALIGN);
 }
+
+
+/* ---- what one file gives the others ---- */
+
+/* cuda_backend.cu: res as the error of k's case c at call (code: a
+ * cudaError_t, a cublasStatus_t where call names a cublas* call, or < 0
+ * for a check failed on the host, which detail describes). */
+void df_cuda_set_error(df_result *res, const df_kernel *k, const df_case *c,
+                       const char *call, int code, const char *detail);
+/* cuda_backend.cu: after a failure, drains the stream; 0 for an ordinary
+ * error, -1 for a sticky one (the context is gone, cu->broken set). */
+int df_cuda_after_failure(df_cuda *cu);
+
+/* cuda_backend.cu, a batch's plan and staging: whether the batched path
+ * takes k's n cases now; the plan and staging of a batch (0 staged into
+ * *st, 1 nothing to run, 2 out of host memory, 3 an allocation failed:
+ * *call, *e); the unpack of a staged batch's m cases on the stream. */
+int df_cuda_batched(const df_cuda *cu, const df_kernel *k, size_t n);
+int df_cuda_plan_and_stage(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                           const df_derive *derive, size_t n, df_result *res,
+                           df_cuda_staged *st, int ahead, const char **call, cudaError_t *e);
+cudaError_t df_cuda_unpack_batch(df_cuda *cu, size_t m, size_t longest);
+
+/* cuda_backend.cu, the generator: set's last generation into the batch
+ * profile, once it has landed. */
+void df_cuda_gen_count(df_cuda *cu, int set);
 
 #endif
