@@ -5,7 +5,7 @@
  * A batch has one copy in and one synchronization: every valid case's
  * vectors, inside the same guard zones as one case's (so each keeps its
  * misalignment and its poison), and the table of cases are staged into
- * one pinned buffer (the plan and staging: cuda_backend.cu) and copied as
+ * one pinned buffer (the plan and staging: cuda_stage.cu) and copied as
  * one transfer, then unpacked on the device. Each case has its own set of
  * soft-error slots, result slot and scratch. A kernel with a batched
  * launcher (df_gpu_ops.enqueue_batch) then runs the batch in one launch

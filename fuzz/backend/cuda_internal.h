@@ -3,8 +3,10 @@
  * batch's cases as laid out, the guard zones' sizes, and the functions one
  * file gives the others. The backend's files (API in cuda_backend.h):
  *
- *   cuda_backend.cu  the device, its buffers, one case through a kernel, a
- *                    batch's plan and staging, the GPU's generator
+ *   cuda_backend.cu  the device, one case's buffers, one case through a
+ *                    kernel; the GPU's generator
+ *   cuda_stage.cu    a batch planned, laid out and staged into pinned
+ *                    memory; its unpack on the device
  *   cuda_batch.cu    a batch's run: launches, results and soft errors back,
  *                    each case's finish; the batch profile
  *
@@ -204,6 +206,12 @@ static inline size_t df_cuda_tail_guard_bytes(size_t es)
 
 /* ---- what one file gives the others ---- */
 
+/* cuda_backend.cu: grows a device (pinned 0) or pinned host buffer to at
+ * least need bytes, never shrinking it. */
+cudaError_t df_cuda_grow(void **p, size_t *cap, size_t need, int pinned);
+/* cuda_backend.cu: 0 when k can run case c, resolved into *rc (its
+ * launch); else -1 with the error in res. */
+int df_cuda_validate_case(const df_kernel *k, const df_case *c, df_case *rc, df_result *res);
 /* cuda_backend.cu: res as the error of k's case c at call (code: a
  * cudaError_t, a cublasStatus_t where call names a cublas* call, or < 0
  * for a check failed on the host, which detail describes). */
@@ -213,7 +221,7 @@ void df_cuda_set_error(df_result *res, const df_kernel *k, const df_case *c,
  * error, -1 for a sticky one (the context is gone, cu->broken set). */
 int df_cuda_after_failure(df_cuda *cu);
 
-/* cuda_backend.cu, a batch's plan and staging: whether the batched path
+/* cuda_stage.cu: whether the batched path
  * takes k's n cases now; the plan and staging of a batch (0 staged into
  * *st, 1 nothing to run, 2 out of host memory, 3 an allocation failed:
  * *call, *e); the unpack of a staged batch's m cases on the stream. */
