@@ -1,8 +1,8 @@
-/* cuda_backend.h — the cuda backend (cuda_backend.cu): the device, its
- * buffers, one case or a batch through a kernel's df_gpu_ops
- * (kernels/gpu_ops.h), and the generation of batches on the GPU. Every
- * CUDA call is checked; a failure becomes an execution error naming the
- * kernel, the case and the call.
+/* cuda_backend.h — the cuda backend: the device, its buffers, one case
+ * (cuda_backend.cu) or a batch (cuda_stage.cu, cuda_batch.cu) through a
+ * kernel's df_gpu_ops (kernels/gpu_ops.h), and the generation of batches
+ * on the GPU (cuda_devgen.cu). Every CUDA call is checked; a failure
+ * becomes an execution error naming the kernel, the case and the call.
  */
 #ifndef DOTFUZZ_CUDA_BACKEND_H
 #define DOTFUZZ_CUDA_BACKEND_H
@@ -46,7 +46,7 @@ void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool);
  * queue its work (DF_CUDA_T_ENQUEUE); the plan and staging of batches
  * staged ahead (df_cuda_stage_batch), which are not in the first four;
  * then, with DOTFUZZ_GEN_TIMING set in the environment (it costs: see
- * cuda_backend.cu), the harness's generations on the GPU
+ * cuda_internal.h), the harness's generations on the GPU
  * (df_cuda_gen_start) that landed since: how many, their kernels' and
  * copies' device time (events), the bytes copied back, and the host's
  * time from each start to the first thread that saw it land. */

@@ -4,14 +4,16 @@
  * file gives the others. The backend's files (API in cuda_backend.h):
  *
  *   cuda_backend.cu  the device, one case's buffers, one case through a
- *                    kernel; the GPU's generator
+ *                    kernel
  *   cuda_stage.cu    a batch planned, laid out and staged into pinned
  *                    memory; its unpack on the device
  *   cuda_batch.cu    a batch's run: launches, results and soft errors back,
  *                    each case's finish; the batch profile
+ *   cuda_devgen.cu   the GPU's generator (fuzz/values.h on the device)
  *
- * Calls between them go one way, down this list's dependencies: each file
- * calls only into files that do not call it back (scripts/layers.py).
+ * Calls between them go one way (scripts/layers.py checks it): cuda_batch.cu
+ * calls into the other three, cuda_stage.cu and cuda_devgen.cu into
+ * cuda_backend.cu, which calls none of them.
  */
 #ifndef DOTFUZZ_CUDA_INTERNAL_H
 #define DOTFUZZ_CUDA_INTERNAL_H
@@ -231,7 +233,7 @@ int df_cuda_plan_and_stage(df_cuda *cu, const df_kernel *k, const df_case *const
                            df_cuda_staged *st, int ahead, const char **call, cudaError_t *e);
 cudaError_t df_cuda_unpack_batch(df_cuda *cu, size_t m, size_t longest);
 
-/* cuda_backend.cu, the generator: set's last generation into the batch
+/* cuda_devgen.cu: set's last generation into the batch
  * profile, once it has landed. */
 void df_cuda_gen_count(df_cuda *cu, int set);
 

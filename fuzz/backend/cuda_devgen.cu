@@ -1,0 +1,377 @@
+/* fuzz/backend/cuda_devgen.cu — the GPU's generator for the cuda backend
+ * (API in cuda_backend.h): fuzz/values.h compiled for the device, so a
+ * case's vectors get the bytes df_generate gives on the CPU. A case up to
+ * DF_GEN_CHUNK elements is made by one thread; a longer one in chunks, as
+ * values.h makes it: a thread for its plan, a thread a chunk, a thread for
+ * its finish. df_cuda_devgen is one synchronous call with buffers of its
+ * own; df_cuda_gen_start, df_cuda_gen_wait and df_cuda_gen_landed are the
+ * harness's, asynchronous, in DF_CUDA_GEN_SETS sets of buffers with a
+ * stream each, whose device copies a batch then reads in place
+ * (cuda_stage.cu), timed for the batch profile when DOTFUZZ_GEN_TIMING
+ * is set (df_cuda_gen_count).
+ *
+ * Like every .cu file it is compiled twice (see Makefile); the cc half is
+ * empty. */
+#ifndef __CUDACC__
+/* The nvcc half below is the generator; ISO C wants a declaration here. */
+typedef int df_cuda_devgen_is_built_by_nvcc;
+#else
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz/values.h"
+#include "fuzz/backend/cuda_internal.h"
+
+/* Cases up to DF_GEN_CHUNK elements: one thread each. */
+__global__ void devgen_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf)
+{
+    size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= m || cs[j].n > DF_GEN_CHUNK)
+        return;
+    const df_devgen_case c = cs[j];
+    df_pcg32 r = c.rng;
+    size_t na = (size_t)c.n * df_val_size((df_type)c.type);
+    (void)df_fill_values(c.family, &r, (df_type)c.type, buf + c.off, buf + c.off + na, c.n);
+}
+
+/* Longer cases, made as fuzz/values.h makes them in chunks: the long
+ * cases' plans (a thread each), their chunks (a thread each), their
+ * finish (a thread each). The long cases are listed by their index in cs
+ * (idx); each one's plan, value stream after it and cond's chunk partials
+ * (up to `most` chunks) go in a device scratch laid out by long_layout. */
+struct long_layout {
+    size_t plans, rngs, parts, bytes;
+};
+
+static long_layout long_layout_of(size_t L, uint64_t most)
+{
+    long_layout o;
+    o.plans = 0;
+    o.rngs = (L * sizeof(df_vplan) + 255) / 256 * 256;
+    o.parts = o.rngs + (L * sizeof(df_pcg32) + 255) / 256 * 256;
+    o.bytes = o.parts + L * most * sizeof(df_vchunk);
+    return o;
+}
+
+__global__ void devgen_plan_kernel(const df_devgen_case *cs, const uint32_t *idx, size_t L,
+                                   unsigned char *sc, long_layout o)
+{
+    size_t l = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (l >= L)
+        return;
+    const df_devgen_case c = cs[idx[l]];
+    df_pcg32 r = c.rng;
+    df_vplan *plan = (df_vplan *)(sc + o.plans) + l;
+    if (df_values_plan(c.family, &r, (df_type)c.type, c.n, plan) != 0)
+        plan->span = 0; /* no chunks: the family's fill is unknown */
+    ((df_pcg32 *)(sc + o.rngs))[l] = r;
+}
+
+__global__ void devgen_chunk_kernel(const df_devgen_case *cs, const uint32_t *idx,
+                                    unsigned char *sc, long_layout o, uint64_t most,
+                                    unsigned char *buf)
+{
+    size_t l = blockIdx.y;
+    uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const df_vplan *plan = (const df_vplan *)(sc + o.plans) + l;
+    if (j >= df_vplan_chunks(plan))
+        return;
+    const df_devgen_case c = cs[idx[l]];
+    size_t na = (size_t)c.n * df_val_size((df_type)c.type);
+    df_vchunk *parts = (df_vchunk *)(sc + o.parts) + l * most;
+    df_values_chunk(plan, buf + c.off, buf + c.off + na, j, &parts[j]);
+}
+
+__global__ void devgen_finish_kernel(const df_devgen_case *cs, const uint32_t *idx, size_t L,
+                                     unsigned char *sc, long_layout o, uint64_t most,
+                                     unsigned char *buf)
+{
+    size_t l = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (l >= L)
+        return;
+    const df_vplan *plan = (const df_vplan *)(sc + o.plans) + l;
+    if (plan->span == 0)
+        return;
+    const df_devgen_case c = cs[idx[l]];
+    size_t na = (size_t)c.n * df_val_size((df_type)c.type);
+    df_pcg32 r = ((df_pcg32 *)(sc + o.rngs))[l];
+    df_values_finish_parts(plan, &r, buf + c.off, buf + c.off + na,
+                           (const df_vchunk *)(sc + o.parts) + l * most);
+}
+
+static int devgen_cmp(const void *x, const void *y)
+{
+    const df_devgen_case *p = (const df_devgen_case *)x, *q = (const df_devgen_case *)y;
+    if (p->family != q->family)
+        return p->family < q->family ? -1 : 1;
+    return p->off < q->off ? -1 : p->off > q->off;
+}
+
+/* The m cases cs into dst, a family a warp where the batch allows: the
+ * threads of a warp then take the same branches. Sorted by family, then
+ * offset: cs comes in offset order (df_devgen_layout), so a counting sort
+ * over the family ids keeps it (qsort took 0.38 ms a batch of 4096, timed
+ * on the development machine). */
+enum { DEVGEN_FAMILIES = 64 };
+
+static void devgen_sort(df_devgen_case *dst, const df_devgen_case *cs, size_t m)
+{
+    size_t start[DEVGEN_FAMILIES + 1];
+    memset(start, 0, sizeof start);
+    for (size_t j = 0; j < m; j++) {
+        if (cs[j].family >= DEVGEN_FAMILIES || (j && cs[j].off < cs[j - 1].off)) {
+            memcpy(dst, cs, m * sizeof *cs);
+            qsort(dst, m, sizeof *dst, devgen_cmp);
+            return;
+        }
+        start[cs[j].family + 1]++;
+    }
+    for (size_t f = 1; f <= DEVGEN_FAMILIES; f++)
+        start[f] += start[f - 1];
+    for (size_t j = 0; j < m; j++)
+        dst[start[cs[j].family]++] = cs[j];
+}
+
+/* The long cases of the m sorted cases at h: their indices after the cases
+ * (h's room: devgen_host_bytes), their count and the most chunks one has. */
+static size_t devgen_longs(df_devgen_case *h, size_t m, uint64_t *most)
+{
+    uint32_t *idx = (uint32_t *)(h + m);
+    size_t L = 0;
+    *most = 0;
+    for (size_t j = 0; j < m; j++) {
+        uint64_t ch = df_gen_chunks(h[j].n);
+        if (ch) {
+            idx[L++] = (uint32_t)j;
+            *most = ch > *most ? ch : *most;
+        }
+    }
+    return L;
+}
+
+static size_t devgen_host_bytes(size_t m) { return m * (sizeof(df_devgen_case) + 4); }
+
+/* The generation's kernels over the m cases at d_cs (sorted, the L long
+ * ones' indices after them) into d_buf, on st; d_long: long_layout_of(L,
+ * most).bytes of scratch. */
+static void devgen_launch(const void *d_cs, size_t m, size_t L, uint64_t most, void *d_long,
+                          void *d_buf, cudaStream_t st)
+{
+    const df_devgen_case *cs = (const df_devgen_case *)d_cs;
+    unsigned char *buf = (unsigned char *)d_buf, *sc = (unsigned char *)d_long;
+    if (m)
+        devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, st>>>(cs, m, buf);
+    if (!L)
+        return;
+    const uint32_t *idx = (const uint32_t *)(cs + m);
+    long_layout o = long_layout_of(L, most);
+    devgen_plan_kernel<<<(unsigned)((L + 31) / 32), 32, 0, st>>>(cs, idx, L, sc, o);
+    devgen_chunk_kernel<<<dim3((unsigned)((most + 31) / 32), (unsigned)L), 32, 0, st>>>(
+        cs, idx, sc, o, most, buf);
+    devgen_finish_kernel<<<(unsigned)((L + 31) / 32), 32, 0, st>>>(cs, idx, L, sc, o, most, buf);
+}
+
+static int devgen_fail(const char *call, cudaError_t e, char *err, size_t err_len)
+{
+    snprintf(err, err_len, "%s: %s", call, cudaGetErrorString(e));
+    (void)cudaGetLastError();
+    return -1;
+}
+
+extern "C" int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, size_t bytes,
+                              void *out, double *ms, char *err, size_t err_len)
+{
+    df_devgen_case *sorted = (df_devgen_case *)malloc(devgen_host_bytes(m) + 1);
+    if (!sorted) {
+        snprintf(err, err_len, "out of host memory");
+        return -1;
+    }
+    devgen_sort(sorted, cs, m);
+    uint64_t most = 0;
+    size_t L = devgen_longs(sorted, m, &most);
+    size_t lb = long_layout_of(L, most).bytes;
+    void *d_cs = NULL, *d_buf = NULL, *d_long = NULL;
+    cudaEvent_t t0 = NULL, t1 = NULL;
+    cudaError_t e;
+    int rc = -1;
+    float f = 0;
+    if (cu->broken) {
+        snprintf(err, err_len, "the CUDA context is unusable");
+        goto out;
+    }
+    if ((e = cudaMalloc(&d_cs, devgen_host_bytes(m) + 1)) ||
+        (e = cudaMalloc(&d_buf, bytes ? bytes : 1)) || (e = cudaMalloc(&d_long, lb + 1))) {
+        devgen_fail("cudaMalloc", e, err, err_len);
+        goto out;
+    }
+    if ((e = cudaEventCreate(&t0)) || (e = cudaEventCreate(&t1))) {
+        devgen_fail("cudaEventCreate", e, err, err_len);
+        goto out;
+    }
+    if ((e = cudaMemcpyAsync(d_cs, sorted, devgen_host_bytes(m), cudaMemcpyHostToDevice,
+                             cu->stream))) {
+        devgen_fail("cudaMemcpyAsync(cases)", e, err, err_len);
+        goto out;
+    }
+    cudaEventRecord(t0, cu->stream);
+    devgen_launch(d_cs, m, L, most, d_long, d_buf, cu->stream);
+    cudaEventRecord(t1, cu->stream);
+    if ((e = cudaGetLastError())) {
+        devgen_fail("devgen_kernel", e, err, err_len);
+        goto out;
+    }
+    if ((e = cudaMemcpyAsync(out, d_buf, bytes, cudaMemcpyDeviceToHost, cu->stream)) ||
+        (e = cudaStreamSynchronize(cu->stream))) {
+        devgen_fail("devgen_kernel, or its copy out", e, err, err_len);
+        goto out;
+    }
+    cudaEventElapsedTime(&f, t0, t1);
+    *ms = f;
+    rc = 0;
+out:
+    if (t0)
+        cudaEventDestroy(t0);
+    if (t1)
+        cudaEventDestroy(t1);
+    cudaFree(d_cs);
+    cudaFree(d_buf);
+    cudaFree(d_long);
+    free(sorted);
+    return rc;
+}
+
+/* Counts set's last generation into the batch profile (DF_CUDA_T_GEN_*)
+ * once, when it has landed and its events are complete. */
+void df_cuda_gen_count(df_cuda *cu, int set)
+{
+    float k = 0, c = 0;
+    if (!cu->gen[set].timed || cudaEventQuery(cu->gen[set].ev[2]) != cudaSuccess ||
+        cudaEventElapsedTime(&k, cu->gen[set].ev[0], cu->gen[set].ev[1]) != cudaSuccess ||
+        cudaEventElapsedTime(&c, cu->gen[set].ev[1], cu->gen[set].ev[2]) != cudaSuccess)
+        return;
+    cu->gen[set].timed = 0;
+    cu->batch_s[DF_CUDA_T_GEN_COUNT] += 1;
+    cu->batch_s[DF_CUDA_T_GEN_KERNEL] += 1e-3 * k;
+    cu->batch_s[DF_CUDA_T_GEN_COPY] += 1e-3 * c;
+    cu->batch_s[DF_CUDA_T_GEN_BYTES] += (double)cu->gen[set].bytes;
+    double at;
+    __atomic_load(&cu->gen[set].landed_at, &at, __ATOMIC_ACQUIRE);
+    if (at > cu->gen[set].started) /* else not seen yet: only its device times count */
+        cu->batch_s[DF_CUDA_T_GEN_LANDED] += at - cu->gen[set].started;
+}
+
+/* Marks set's generation landed; when timed, the first thread to do so
+ * notes when. */
+static void gen_mark_landed(df_cuda *cu, int set)
+{
+    if (!cu->gen_timing) {
+        __atomic_store_n(&cu->gen[set].landed, 1, __ATOMIC_RELEASE);
+        return;
+    }
+    double now = df_now();
+    if (__atomic_exchange_n(&cu->gen[set].landed, 1, __ATOMIC_ACQ_REL) == 0)
+        __atomic_store(&cu->gen[set].landed_at, &now, __ATOMIC_RELEASE);
+}
+
+/* The generation's copy back: up to GEN_COPY_PIECES pieces, each a
+ * multiple of GEN_COPY_PIECE_MIN (a batch of 4096 at n = 2000, 62.5 MiB:
+ * seven of 8 MiB and the rest, the pieces measured). */
+enum { GEN_COPY_PIECES = 8 };
+static const size_t GEN_COPY_PIECE_MIN = (size_t)1 << 20;
+
+extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs, size_t m,
+                                 size_t bytes, void **out, char *err, size_t err_len)
+{
+    cudaError_t e;
+    if (cu->broken) {
+        snprintf(err, err_len, "the CUDA context is unusable");
+        return -1;
+    }
+    if (cu->gen[set].timed && cudaEventSynchronize(cu->gen[set].ev[2]) == cudaSuccess)
+        df_cuda_gen_count(cu, set); /* the set's last generation, read by now */
+    cu->gen[set].timed = 0;
+    cu->gen[set].bytes = 0; /* no batch reads the set until this generation is under way */
+    __atomic_store_n(&cu->gen[set].landed, 0, __ATOMIC_RELEASE);
+    if (!cu->gen[set].stream &&
+        (e = cudaStreamCreateWithFlags(&cu->gen[set].stream, cudaStreamNonBlocking)))
+        return devgen_fail("cudaStreamCreateWithFlags", e, err, err_len);
+    if (!cu->gen[set].done &&
+        (e = cudaEventCreateWithFlags(&cu->gen[set].done, cudaEventDisableTiming)))
+        return devgen_fail("cudaEventCreateWithFlags", e, err, err_len);
+    for (int k = 0; cu->gen_timing && k < 3; k++)
+        if (!cu->gen[set].ev[k] && (e = cudaEventCreate(&cu->gen[set].ev[k])))
+            return devgen_fail("cudaEventCreate", e, err, err_len);
+    size_t csb = devgen_host_bytes(m);
+    if ((e = df_cuda_grow(&cu->gen[set].h_cs, &cu->gen[set].h_cs_cap, csb ? csb : 1, 1)) ||
+        (e = df_cuda_grow(&cu->gen[set].d_cs, &cu->gen[set].d_cs_cap, csb ? csb : 1, 0)) ||
+        (e = df_cuda_grow(&cu->gen[set].d_buf, &cu->gen[set].d_buf_cap, bytes ? bytes : 1, 0)) ||
+        (e = df_cuda_grow(&cu->gen[set].h_out, &cu->gen[set].h_out_cap, bytes ? bytes : 1, 1)))
+        return devgen_fail("cudaMalloc(generation)", e, err, err_len);
+    df_devgen_case *h = (df_devgen_case *)cu->gen[set].h_cs;
+    devgen_sort(h, cs, m);
+    uint64_t most = 0;
+    size_t L = devgen_longs(h, m, &most);
+    if ((e = df_cuda_grow(&cu->gen[set].d_long, &cu->gen[set].d_long_cap,
+                          long_layout_of(L, most).bytes + 1, 0)))
+        return devgen_fail("cudaMalloc(generation of long cases)", e, err, err_len);
+    cudaStream_t st = cu->gen[set].stream;
+    if (cu->gen_timing) {
+        double zero = 0; /* not seen landed yet: gen_mark_landed notes when */
+        __atomic_store(&cu->gen[set].landed_at, &zero, __ATOMIC_RELEASE);
+        cu->gen[set].started = df_now();
+        (void)cudaEventRecord(cu->gen[set].ev[0], st);
+    }
+    if ((e = cudaMemcpyAsync(cu->gen[set].d_cs, h, csb, cudaMemcpyHostToDevice, st)))
+        return devgen_fail("cudaMemcpyAsync(generation cases)", e, err, err_len);
+    devgen_launch(cu->gen[set].d_cs, m, L, most, cu->gen[set].d_long, cu->gen[set].d_buf, st);
+    if ((e = cudaGetLastError()))
+        return devgen_fail("devgen_kernel", e, err, err_len);
+    if (cu->gen_timing)
+        (void)cudaEventRecord(cu->gen[set].ev[1], st);
+    /* back in pieces, which the batch's own small copies out on its
+     * stream may pass between: at n = 2000, 62.5 MiB a batch in 8 MiB pieces,
+     * 1,075,651 against 1,022,954 verified cases/s in one piece (means of
+     * three rounds in one call, H100 host, results/h100/rows-pool-pieces.txt;
+     * the batch's copy out took no less time by its events, so how the
+     * pieces help is not known). A few pieces, not pieces of a fixed size:
+     * a batch at n = 2^26 is 8.6 GB, a thousand calls of 8 MB */
+    size_t piece = df_cuda_round_up((bytes + GEN_COPY_PIECES - 1) / GEN_COPY_PIECES,
+                                    GEN_COPY_PIECE_MIN);
+    for (size_t off = 0; off < bytes && e == cudaSuccess; off += piece)
+        e = cudaMemcpyAsync((char *)cu->gen[set].h_out + off, (char *)cu->gen[set].d_buf + off,
+                            bytes - off < piece ? bytes - off : piece, cudaMemcpyDeviceToHost,
+                            st);
+    if (e || (cu->gen_timing && (e = cudaEventRecord(cu->gen[set].ev[2], st))) ||
+        (e = cudaEventRecord(cu->gen[set].done, st)))
+        return devgen_fail("cudaMemcpyAsync(generated cases)", e, err, err_len);
+    cu->gen[set].bytes = bytes;
+    cu->gen[set].timed = cu->gen_timing;
+    *out = cu->gen[set].h_out;
+    return 0;
+}
+
+/* A batch's prepare items each wait for its generation: 512 calls into
+ * the driver a batch of 4096 at n = 2000, from sixteen threads at once,
+ * where one that saw it land is enough. */
+extern "C" int df_cuda_gen_wait(df_cuda *cu, int set)
+{
+    if (__atomic_load_n(&cu->gen[set].landed, __ATOMIC_ACQUIRE))
+        return 0;
+    if (!cu->gen[set].done || cudaEventSynchronize(cu->gen[set].done) != cudaSuccess)
+        return -1;
+    gen_mark_landed(cu, set);
+    return 0;
+}
+
+extern "C" int df_cuda_gen_landed(df_cuda *cu, int set)
+{
+    if (__atomic_load_n(&cu->gen[set].landed, __ATOMIC_ACQUIRE) || !cu->gen[set].done)
+        return 1;
+    cudaError_t e = cudaEventQuery(cu->gen[set].done);
+    if (e == cudaSuccess)
+        gen_mark_landed(cu, set);
+    return e != cudaErrorNotReady;
+}
+
+#endif
