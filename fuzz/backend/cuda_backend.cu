@@ -111,9 +111,9 @@ cudaError_t df_cuda_grow(void **p, size_t *cap, size_t need, int pinned)
         return cudaSuccess;
     /* Doubling amortizes the small buffers. From 256 MiB on, a quarter
      * more than the need: the next batch of the same cases is larger by
-     * their random offsets alone (a few bytes a case), and doubling an
-     * 8 GB pinned buffer for that took 8 s at n = 2^26 on an H200 (the
-     * bench's "plan") and pinned 16 GB. */
+     * their random offsets alone (a few bytes a case), and doubling a
+     * pinned buffer of gigabytes for that costs seconds and pins twice
+     * the memory. */
     size_t want = need >= (size_t)1 << 28 ? need + need / 4
                                           : (need > 2 * *cap ? need : 2 * *cap);
     want = df_cuda_round_up(want, DF_CUDA_ALIGN);
@@ -363,6 +363,7 @@ extern "C" void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool)
     cu->pool = pool;
 }
 
+/* bytes of t's poison at p (the guard zones: cuda_internal.h). */
 static void fill_guard(df_type t, void *p, size_t bytes)
 {
     size_t es = df_type_size(t);

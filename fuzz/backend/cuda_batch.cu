@@ -160,11 +160,9 @@ static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **
 
 /* A batch's results (nres of 16 bytes) and soft claim words (nclaims)
  * into their pinned copies, by the SMs' stores over PCIe: not two copies
- * on the copy engine, where they queued behind the generation's copy
- * back (its 8 MiB pieces, about 0.16 ms each at n = 2000: the batch's
- * "copy out" took 0.17 ms for 128 KB, and the caller's synchronization
- * waited on it). On an H100 host the row's copy out fell from 0.12-0.16 s
- * to 0.0074 s and its verified cases/s rose 5% (results/h100/perf.md). */
+ * on the copy engine, where they would queue behind the generation's
+ * copy back (its pieces of megabytes) while the caller's synchronization
+ * waits on them. */
 static const size_t OUT_THREADS = 256, OUT_BLOCKS_MAX = 256;
 static_assert(DF_CUDA_RESULT_BYTES == sizeof(uint4), "a result is one uint4");
 
@@ -226,11 +224,10 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         bt.stream = cu->stream;
         bt.soft = df_soft_slots_dev(&cu->batch.bsoft); /* case j's: set j */
         /* groups side by side: each is a few small launches (a block size's
-         * cases), which one after another on one stream left the GPU
-         * mostly idle (shfl at n = 2000, batches of 4096 on an H200: 0.86
-         * ms of launches a batch, then 0.35). A side stream costs three
-         * more API calls, so a small batch (a default run's, 256 cases
-         * shared by the kernels) takes one per SIDE_MIN_CASES cases. */
+         * cases), which one after another on one stream leave the GPU
+         * mostly idle. A side stream costs three more API calls, so a
+         * small batch (a default run's, 256 cases shared by the kernels)
+         * takes one per SIDE_MIN_CASES cases. */
         const size_t sides = DF_CUDA_SIDE_STREAMS, by_cases = m / SIDE_MIN_CASES;
         size_t ns = ngroups < sides ? ngroups : sides;
         ns = ns < by_cases ? ns : by_cases;
@@ -335,13 +332,9 @@ static void finish_one(void *ctx_, size_t j, unsigned worker)
 
 /* Each case's result through the kernel's finish. A batched launcher's
  * kernel (df_finish_float, a case's own slots and result) finishes a large
- * batch on the pool: on the caller's thread, between the GPU's run and the
- * judgement, df_cuda_run_batch took 7.5% of that thread at n = 2000 (H100
- * host, results/h100/profile-2000-a4b96b7-caller.txt). Measured with the
- * results copy on the pool too (run_gpu): no gain of its own, 1,022,954
- * against 1,019,600 verified cases/s on the means of three rounds
- * (results/h100/rows-pool-pieces.txt). A kernel without one (a plugin's)
- * keeps its finish on this thread. */
+ * batch on the pool, not on the caller's thread, which stands between the
+ * GPU's run and the judgement. A kernel without one (a plugin's) keeps
+ * its finish on this thread. */
 static int batch_finish(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                         size_t m, df_result *res)
 {

@@ -111,8 +111,8 @@ static int devgen_cmp(const void *x, const void *y)
 /* The m cases cs into dst, a family a warp where the batch allows: the
  * threads of a warp then take the same branches. Sorted by family, then
  * offset: cs comes in offset order (df_devgen_layout), so a counting sort
- * over the family ids keeps it (qsort took 0.38 ms a batch of 4096, timed
- * on the development machine). */
+ * over the family ids keeps it, in a fraction of qsort's time; qsort
+ * stays for a batch that is not in that order. */
 enum { DEVGEN_FAMILIES = 64 };
 
 static void devgen_sort(df_devgen_case *dst, const df_devgen_case *cs, size_t m)
@@ -276,7 +276,7 @@ static void gen_mark_landed(df_cuda *cu, int set)
 
 /* The generation's copy back: up to GEN_COPY_PIECES pieces, each a
  * multiple of GEN_COPY_PIECE_MIN (a batch of 4096 at n = 2000, 62.5 MiB:
- * seven of 8 MiB and the rest, the pieces measured). */
+ * seven of 8 MiB and the rest). */
 enum { GEN_COPY_PIECES = 8 };
 static const size_t GEN_COPY_PIECE_MIN = (size_t)1 << 20;
 
@@ -330,12 +330,11 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
     if (cu->gen_timing)
         (void)cudaEventRecord(cu->gen[set].ev[1], st);
     /* back in pieces, which the batch's own small copies out on its
-     * stream may pass between: at n = 2000, 62.5 MiB a batch in 8 MiB pieces,
-     * 1,075,651 against 1,022,954 verified cases/s in one piece (means of
-     * three rounds in one call, H100 host, results/h100/rows-pool-pieces.txt;
-     * the batch's copy out took no less time by its events, so how the
-     * pieces help is not known). A few pieces, not pieces of a fixed size:
-     * a batch at n = 2^26 is 8.6 GB, a thousand calls of 8 MB */
+     * stream may pass between: a short case's run verifies more cases a
+     * second so, though the batch's copy out takes no less time by its
+     * events (how the pieces help is not known). A few pieces, not pieces
+     * of a fixed size: a batch at n = 2^26 is 8.6 GB, a thousand calls of
+     * 8 MB */
     size_t piece = df_cuda_round_up((bytes + GEN_COPY_PIECES - 1) / GEN_COPY_PIECES,
                                     GEN_COPY_PIECE_MIN);
     for (size_t off = 0; off < bytes && e == cudaSuccess; off += piece)

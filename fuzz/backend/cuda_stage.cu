@@ -207,9 +207,8 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
                   sizeof *cu->plan.items) != 0)
         return (size_t)-1;
     /* validated on the pool's threads (each case another core just
-     * wrote: a cache miss; the plan had taken about 0.5 ms of the caller's
-     * time a batch of 4096 at n = 2000 on an H200), then sorted into
-     * place */
+     * wrote: a cache miss a case on the caller's thread), then sorted
+     * into place */
     plan_job pj = {k, cases, res, cu->plan.items + n};
     /* from DF_CUDA_POOL_MIN cases (a default run's kernels have a few dozen
      * each: see engine.c's models_in_prepare for what that cost) */
@@ -347,8 +346,7 @@ static void stage_one(void *ctx, size_t j, unsigned worker)
 
 /* Bytes of each vector one staging item packs at most, where a batch has
  * longer ones: a sampled case's copies at n = 2^26 are 256 MiB a vector,
- * which one thread a copy staged in about 0.1 s while the batch waited
- * (traced on an H200). */
+ * which one thread a copy would stage while the batch waits. */
 enum { STAGE_PIECE = 1 << 24 };
 
 static size_t stage_pieces(const df_cuda_batch_item *it)
