@@ -9,7 +9,8 @@
 # BACKEND host (default) or cuda; CASES per family (default 3000); KERNELS
 # default: every kernel and mutant on host, the deterministic kernels on cuda
 # (the others' results vary run to run there). Prints one line per family
-# and IDENTICAL or DIFFERENT at the end; exits 0 when identical.
+# and IDENTICAL or DIFFERENT at the end; exits 0 when identical, 1 when
+# different, 2 when a build is missing or a run fails to run.
 set -uo pipefail
 old=${1:?usage: identity.sh OLD NEW [BACKEND [CASES [KERNELS]]]}
 new=${2:?usage: identity.sh OLD NEW [BACKEND [CASES [KERNELS]]]}
@@ -17,6 +18,9 @@ backend=${3:-host}
 cases=${4:-3000}
 det=shfl,shfl-f64acc,shfl-f64,fold,tournament,tree-hostsum,int-atomic
 kernels=${5:-$([ "$backend" = host ] && echo all,mutants || echo "$det")}
+for bin in "$old" "$new"; do
+  [ -x "$bin" ] || { echo "identity.sh: $bin: not an executable" >&2; exit 2; }
+done
 work=$(mktemp -d "${TMPDIR:-/tmp}/dotfuzz-identity-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -31,7 +35,13 @@ for fam in all $families; do
     "$bin" run --backend "$backend" --kernel "$kernels" --family "$fam" --seed 11 \
         --cases "$cases" --watchdog 2 --save-precision all --save-bugs all --quiet \
         --corpus "$work/$fam-$b" >"$work/$fam-$b.txt" 2>"$work/$fam-$b.err"
-    echo "exit $?" >>"$work/$fam-$b.txt"
+    rc=$?
+    echo "exit $rc" >>"$work/$fam-$b.txt"
+    # 0 or 1 (a bug found) is a run; anything else is a run that never was
+    if [ $rc -gt 1 ]; then
+      echo "identity.sh: $bin ($fam) exited $rc: $(head -n 3 "$work/$fam-$b.err")" >&2
+      exit 2
+    fi
   done
   table() { grep -v ' cases in ' "$1" | sed "s|$work/$fam-[a-z]*|DIR|"; }
   if diff <(table "$work/$fam-old.txt") <(table "$work/$fam-new.txt") >"$work/diff" &&
