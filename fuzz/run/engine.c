@@ -1,7 +1,6 @@
-/* engine.c — the case loop of `dotfuzz run` over a range of indices, the
- * per-kernel tallies it keeps, kernel selection and the summary table.
- * One process runs it directly (no --out) or as a campaign worker
- * (fuzz/run/campaign.c). */
+/* engine.c — the case loop of `dotfuzz run` over a range of indices and
+ * what one judged case adds to the per-kernel tallies. One process runs it
+ * directly (no --out) or as a campaign worker (fuzz/run/campaign.c). */
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -101,87 +100,6 @@ void df_tally_case(df_tally *t, uint64_t n, const df_judgement *j)
 {
     tally_mark m = tally_mark_of(n, j);
     tally_mark_add(t, &m);
-}
-
-static double maxd(double a, double b) { return b > a ? b : a; }
-
-void df_tally_add(df_tally *d, const df_tally *s)
-{
-    d->cases += s->cases;
-    for (int v = 0; v < DF_V_COUNT; v++)
-        d->verdicts[v] += s->verdicts[v];
-    d->model_equal += s->model_equal;
-    d->meta_checked += s->meta_checked;
-    d->seed_alarms += s->seed_alarms;
-    d->seed_alarms_bug += s->seed_alarms_bug;
-    d->crashes += s->crashes;
-    d->hangs += s->hangs;
-    d->saved += s->saved;
-    d->worst_ratio = maxd(d->worst_ratio, s->worst_ratio);
-    d->worst_rel = maxd(d->worst_rel, s->worst_rel);
-    for (int b = 0; b < DF_NBINS; b++) {
-        d->nbin[b].cases += s->nbin[b].cases;
-        d->nbin[b].worst_ratio = maxd(d->nbin[b].worst_ratio, s->nbin[b].worst_ratio);
-        d->nbin[b].worst_rel = maxd(d->nbin[b].worst_rel, s->nbin[b].worst_rel);
-    }
-    for (int h = 0; h < DF_RHIST; h++)
-        d->rhist[h] += s->rhist[h];
-}
-
-void df_totals_add_parts(df_totals *d, const df_tally *tally, const uint8_t *bucket_seen,
-                         size_t nk)
-{
-    for (size_t k = 0; k < nk; k++)
-        df_tally_add(&d->tally[k], &tally[k]);
-    for (size_t i = 0; i < sizeof d->bucket_seen; i++)
-        d->bucket_seen[i] |= bucket_seen[i];
-}
-
-uint32_t df_totals_buckets(const df_totals *t)
-{
-    uint32_t n = 0;
-    for (size_t i = 0; i < sizeof t->bucket_seen; i++)
-        n += (uint32_t)__builtin_popcount(t->bucket_seen[i]);
-    return n;
-}
-
-uint64_t df_totals_sum(const df_totals *t, size_t nk, size_t field_offset)
-{
-    uint64_t n = 0;
-    for (size_t k = 0; k < nk; k++)
-        n += *(const uint64_t *)((const char *)&t->tally[k] + field_offset);
-    return n;
-}
-
-double df_totals_worst(const df_totals *t, size_t nk, size_t *ki)
-{
-    double worst = 0;
-    *ki = nk;
-    for (size_t k = 0; k < nk; k++)
-        if (t->tally[k].worst_ratio > worst) {
-            worst = t->tally[k].worst_ratio;
-            *ki = k;
-        }
-    return worst;
-}
-
-uint64_t df_totals_verdict(const df_totals *t, size_t nk, int verdict)
-{
-    uint64_t n = 0;
-    for (size_t k = 0; k < nk; k++)
-        n += t->tally[k].verdicts[verdict];
-    return n;
-}
-
-
-void df_print_finding(FILE *f, const df_finding *fd)
-{
-    const df_judgement *j = &fd->r->j;
-    if (j->verdict == DF_V_BUG || j->verdict == DF_V_SOFT_ERROR)
-        fprintf(f, "%-6s %s n=%llu seed=%llu index=%llu %s: %s -> %s\n",
-                j->verdict == DF_V_BUG ? "BUG" : "SOFT", fd->k->name,
-                (unsigned long long)fd->c->n, (unsigned long long)fd->c->seed,
-                (unsigned long long)fd->c->index, j->rule, j->why, fd->path);
 }
 
 /* ---- the engine ---- */
@@ -2216,45 +2134,4 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
     }
     *next = i;
     return rc;
-}
-
-/* ---- summary ---- */
-
-void df_run_summary(FILE *f, const df_run_opts *o, const df_kernel *const *kernels,
-                    size_t nk, const df_totals *t, uint64_t saved, double elapsed,
-                    const char *backend)
-{
-    uint64_t cases = DF_TOTALS_SUM(t, nk, cases), alarms = DF_TOTALS_SUM(t, nk, seed_alarms),
-             alarms_bug = DF_TOTALS_SUM(t, nk, seed_alarms_bug),
-             crashes = DF_TOTALS_SUM(t, nk, crashes), hangs = DF_TOTALS_SUM(t, nk, hangs);
-    fprintf(f, "dotfuzz run: %llu cases in %.1f s (%.0f cases/s) on backend %s, seed %llu\n",
-            (unsigned long long)cases, elapsed, elapsed > 0 ? cases / elapsed : 0.0, backend,
-            (unsigned long long)o->seed);
-    fprintf(f, "  %-19s %10s %10s %10s %8s %6s %8s %12s %12s %8s %12s\n", "kernel", "cases",
-            "ok", "precision", "nondet", "soft", "bug", "worst-ratio", "model-equal", "meta",
-            "seed-alarms");
-    for (size_t i = 0; i < nk; i++) {
-        const df_tally *k = &t->tally[i];
-        fprintf(f, "  %-19s %10llu %10llu %10llu %8llu %6llu %8llu %12.3g %12llu %8llu %12llu\n",
-                kernels[i]->name, (unsigned long long)k->cases,
-                (unsigned long long)k->verdicts[DF_V_OK],
-                (unsigned long long)k->verdicts[DF_V_PRECISION],
-                (unsigned long long)k->verdicts[DF_V_NONDET],
-                (unsigned long long)k->verdicts[DF_V_SOFT_ERROR],
-                (unsigned long long)k->verdicts[DF_V_BUG], k->worst_ratio,
-                (unsigned long long)k->model_equal, (unsigned long long)k->meta_checked,
-                (unsigned long long)k->seed_alarms);
-    }
-    fprintf(f,
-            "  seed 000's oracle (rel err > %g alone) would raise %llu alarm(s), %llu of them "
-            "bugs by this oracle; this oracle: %llu bug(s)\n",
-            o->tol, (unsigned long long)alarms, (unsigned long long)alarms_bug,
-            (unsigned long long)df_totals_verdict(t, nk, DF_V_BUG));
-    if (crashes || hangs)
-        fprintf(f, "  worker processes lost: %llu crash(es), %llu hang(s) (each saved as a bug)\n",
-                (unsigned long long)crashes, (unsigned long long)hangs);
-    fprintf(f, "  distinct error buckets (kernel x log2 ratio x log10 cond x verdict): %u\n",
-            df_totals_buckets(t));
-    fprintf(f, "  findings saved: %llu new file(s) in %s\n", (unsigned long long)saved,
-            o->corpus);
 }
