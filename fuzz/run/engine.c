@@ -42,67 +42,13 @@ static double spent(df_engine *e, unsigned w, int kind, double t0, uint64_t inde
     return t1;
 }
 
-/* The batch slots and what they own (their vectors, plans, and the
- * per-batch arrays sized with them). */
-static void free_slots(df_engine *e)
-{
-    for (size_t s = 0; s < e->nslots; s++) {
-        df_scratch_free(&e->slots[s].buf);
-        df_scratch_free(&e->slots[s].parts);
-        df_scratch_free(&e->slots[s].rparts);
-        free(e->slots[s].vplan);
-    }
-    for (int h = 0; h < DF_SETS_MAX; h++) {
-        for (size_t i = 0; i < e->nplans[h]; i++)
-            df_meta_plan_free(&e->plans[h][i]);
-        free(e->plans[h]);
-        e->plans[h] = NULL;
-        e->nplans[h] = 0;
-    }
-    free(e->slots);
-    free(e->lay.cptr);
-    free(e->lay.derive);
-    free(e->lay.bres);
-    free(e->lay.cref);
-    memset(&e->lay, 0, sizeof e->lay);
-    e->next = NULL;
-    free(e->sampled);
-    e->sampled = NULL;
-    free(e->gcs);
-    e->gcs = NULL;
-    free(e->shapes);
-    e->shapes = NULL;
-    free(e->marks);
-    e->marks = NULL;
-    e->slots = NULL;
-    e->cur = NULL;
-    e->ncur = 0;
-    e->nslots = 0;
-    e->nsets = 0;
-    e->capbatch = 0;
-}
-
 void df_engine_free(df_engine *e)
 {
     df_scratch_free(&e->buf);
     df_scratch_free(&e->meta_buf);
     free(e->sigs);
     e->sigs = NULL;
-    free_slots(e);
-    free(e->vref);
-    free(e->vptr);
-    free(e->vres);
-    e->vref = NULL;
-    e->vptr = NULL;
-    e->vres = NULL;
-    e->capvref = 0;
-    if (e->mctx)
-        for (unsigned w = 0; w < df_pool_size(e->pool); w++)
-            df_model_ctx_free(&e->mctx[w]);
-    free(e->mctx);
-    free(e->cpu_s);
-    e->cpu_s = NULL;
-    e->mctx = NULL;
+    df_batches_free(e);
     (void)df_trace_write(); /* a failure is reported on stderr; the run's outcome stands */
 }
 
@@ -146,15 +92,9 @@ typedef struct df_job {
 #define DF_PREP_GROUP 64
 #define DF_PREP_GROUP_MAX_N (UINT64_C(1) << 16)
 
-/* The longest case a run may draw: its fixed length, or its --max-n. */
-static uint64_t longest_n(const df_engine *e)
-{
-    return e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
-}
-
 static df_job batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 {
-    uint64_t longest = longest_n(e);
+    uint64_t longest = df_longest_n(e);
     static const size_t groups[] = {DF_PREP_GROUP, 16, 8};
     size_t two = (size_t)2 * df_pool_size(e->pool); /* items a thread at least */
     size_t g = 1;
@@ -294,7 +234,7 @@ static void copy_refs_add(copy_refs *cr, df_meta_plan *p, size_t v)
  * a stand-in for the run that ended well (the copies need the run's status
  * and the case's G, not its result; df_meta_plan_settle drops, after the
  * run, the copies a failed run would not have had), so they run on the GPU
- * in the batch's own launch (run_gpu); whole: referenced and modelled too
+ * in the batch's own launch (df_run_gpu); whole: referenced and modelled too
  * (short cases, one thread each; long ones' copies take a thread each
  * beside the GPU run), the permute copy's references in pg, which the
  * caller flushes (the prepare item's sampled cases' permute copies side by
@@ -861,335 +801,6 @@ static void whole_group(void *ctx, size_t g, unsigned w)
         finish_slot(ctx, s, w);
 }
 
-/* Whether `sets` batches of the longest vectors fit in DF_PIPELINE_BYTES:
- * two vectors a case, up to 8 bytes an element. Or, for cases past
- * DF_GEN_CHUNK (a batch of which alone may pass it), two or three batches
- * in 1/DF_PIPELINE_LONG_SHARE of the machine's memory, and in 3/4 of the
- * GPU's where it has one (the generation's buffers, a set each; the rest
- * for the runs' scratch and the sampled cases' copies). At n = 2^26 two
- * sets let the next batch's generation and references fill the time every
- * thread had waited for this one's generation to land (9.36e8 and 9.19e8
- * -> 1.17e9 and 1.14e9 verified elements/s on an H200, interleaved); a
- * third lets the batch after it land (0.35 s a batch of 16 on an H100
- * host) while the pool references the two in front, where with two the
- * pool waited for it after each check (results/h100/perf.md). */
-static int sets_fit(const df_engine *e, size_t sets)
-{
-    uint64_t longest = longest_n(e);
-    if (longest <= DF_PIPELINE_BYTES / (16 * sets) / e->batch)
-        return 1;
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (sets < 2 || sets > 3 || longest <= DF_GEN_CHUNK || pages <= 0 || page <= 0)
-        return 0;
-    uint64_t ram = (uint64_t)pages * (uint64_t)page, dev = df_backend_device_bytes(e->b);
-    uint64_t per = 16 * (uint64_t)sets * e->batch; /* bytes a batch element, every set */
-    return longest <= ram / DF_PIPELINE_LONG_SHARE / per && (!dev || longest <= dev / 4 * 3 / per);
-}
-
-/* Whether batches are double-buffered: threads to make the next batch
- * beside this one, and room for two batches of the longest vectors. */
-static int wants_pipeline(const df_engine *e)
-{
-    int on = e->pipeline == DF_PIPE_ON ||
-             (e->pipeline == DF_PIPE_AUTO && !df_backend_is_host(e->b));
-    return on && df_pool_size(e->pool) > 1 && longest_n(e) > 0 && sets_fit(e, 2);
-}
-
-/* Whether the GPU generates the batches: when asked (auto: on cuda with
- * double-buffered batches, where the next batch's generation hides behind
- * this one's run; with one buffer the references wait for the whole batch
- * to land: 177,932 cases/s at n = 2000 against 322,281 double-buffered in
- * one run on an H200) and every case is short, one thread a case taking
- * about 1.3 us an element; or (auto too, one buffer or two) where cases
- * may pass DF_GEN_CHUNK, which the GPU makes a thread a chunk (the CPU
- * took 65% of the pool's time at n = 2^26 for it). After e->pipelined is
- * set. */
-static int wants_gpu_gen(const df_engine *e)
-{
-    uint64_t longest = longest_n(e);
-    int chunked = longest > DF_GEN_CHUNK;
-    int on = e->o->gen == DF_GEN_GPU ||
-             (e->o->gen == DF_GEN_AUTO && (e->pipelined || chunked) &&
-              strcmp(df_backend_name(e->b), "cuda") == 0);
-    return on && (longest <= DF_GPU_GEN_MAX_N || chunked);
-}
-
-/* Sets of slots, a batch each: one; two pipelined; when the GPU generates
- * (its generation of a batch, about 2.7 ms of kernel and 1.3 ms of copy
- * for 4096 cases at n = 2000 on an H200, then starts three batches ahead),
- * three, or DF_SETS_DEFER to DF_SETS_MAX (the batch checked last then
- * recorded while the GPU runs the next: pipelined_range), as many as fit in
- * DF_PIPELINE_BYTES. After e->pipelined and e->gpu_gen are set. */
-static size_t sets_wanted(const df_engine *e)
-{
-    if (!e->pipelined)
-        return 1;
-    for (size_t sets = DF_SETS_MAX; e->gpu_gen && sets >= DF_SETS_DEFER; sets--)
-        if (sets_fit(e, sets)) /* a default run (batches of 256 up to 65536): four */
-            return sets;
-    return e->gpu_gen && sets_fit(e, 3) ? 3 : 2;
-}
-
-static int batch_alloc(df_engine *e)
-{
-    e->pipelined = wants_pipeline(e);
-    e->gpu_gen = wants_gpu_gen(e);
-    size_t sets = sets_wanted(e), want = sets * (size_t)e->batch;
-    if (e->slots && e->nslots >= want && e->capbatch >= e->batch) {
-        e->nsets = sets;
-        return 0;
-    }
-    free_slots(e);
-    unsigned nw = df_pool_size(e->pool);
-    e->nsets = sets;
-    e->nslots = want;
-    e->slots = calloc(want, sizeof *e->slots);
-    e->cur = e->slots;
-    e->ncur = 0;
-    if (!e->mctx)
-        e->mctx = calloc(nw, sizeof *e->mctx);
-    if (!e->cpu_s)
-        e->cpu_s = calloc(nw, sizeof *e->cpu_s);
-    e->capbatch = e->batch;
-    e->lay.cap = e->batch;
-    e->lay.cptr = calloc(e->batch, sizeof *e->lay.cptr);
-    e->lay.bres = calloc(e->batch, sizeof *e->lay.bres);
-    e->lay.cref = calloc(e->batch, sizeof *e->lay.cref);
-    e->lay.derive = calloc(e->batch, sizeof *e->lay.derive);
-    e->sampled = calloc(want, sizeof *e->sampled);
-    e->gcs = calloc(want, sizeof *e->gcs);
-    e->shapes = calloc(want, sizeof *e->shapes);
-    e->marks = calloc(want, sizeof *e->marks);
-    return e->slots && e->mctx && e->lay.cptr && e->lay.bres && e->lay.cref && e->lay.derive &&
-                   e->cpu_s &&
-                   e->sampled && e->gcs && e->shapes && e->marks
-               ? 0
-               : -1;
-}
-
-/* Room for cap cases in one set of a batch's case arrays: slot and copy,
- * case pointer, result (cref, cptr and bres, or vref, vptr and vres).
- * Returns 0, or -1 out of memory (the arrays that grew stay valid). */
-static int grow_cases(df_vref **ref, const df_case ***cases, df_result **res, size_t cap)
-{
-    df_vref *v = realloc(*ref, cap * sizeof *v);
-    if (v)
-        *ref = v;
-    const df_case **p = realloc(*cases, cap * sizeof *p);
-    if (p)
-        *cases = p;
-    df_result *r = realloc(*res, cap * sizeof *r);
-    if (r)
-        *res = r;
-    return v && p && r ? 0 : -1;
-}
-
-/* L's room for need cases. Returns 0, or -1 out of memory. */
-static int cases_reserve(df_layout *L, size_t need)
-{
-    if (need <= L->cap)
-        return 0;
-    size_t cap = need + need / 4;
-    if (grow_cases(&L->cref, &L->cptr, &L->bres, cap) != 0)
-        return -1;
-    df_derive *d = realloc(L->derive, cap * sizeof *d);
-    if (!d)
-        return -1;
-    L->derive = d;
-    L->cap = cap;
-    return 0;
-}
-
-/* The metamorphic copies of slot sl made before its run (early_copies),
- * which run in its kernel's launch after the batch's cases. */
-static size_t early_count(const df_slot *sl)
-{
-    return sl->copies == DF_COPIES_PREPPED && sl->plan && !sl->gen_failed ? sl->plan->nvar : 0;
-}
-
-#define DF_CREF_CASE UINT32_MAX /* a cref entry that is the slot's case, not a copy */
-
-/* How far ahead the caller's passes over a batch's slots fetch them: a
- * slot another core just wrote is a cache miss, and eight in flight
- * overlap their waits. */
-#define DF_SLOT_AHEAD 8
-
-/* The first three cache lines of slot s of n (its case and flags), when
- * there is one. */
-static inline void prefetch_slot(const df_slot *sl, size_t s, size_t n)
-{
-    if (s < n) {
-        __builtin_prefetch((const char *)&sl[s]);
-        __builtin_prefetch((const char *)&sl[s] + 64);
-        __builtin_prefetch((const char *)&sl[s] + 128);
-    }
-}
-
-/* Lays out the batch of n slots sl in L (df_layout): a pass over the slots
- * to count, another to place (a batch's slots are megabytes: each pass is a
- * cache miss a slot). The early copies are left out where L has no room
- * for them (they then run after the batch: gpu_variants). Not staged. */
-static void lay_out(df_engine *e, df_layout *L, df_slot *sl, size_t n)
-{
-    size_t nmain[DF_RUN_MAX_KERNELS] = {0}, ncopy[DF_RUN_MAX_KERNELS] = {0}, need = 0;
-    size_t at_main[DF_RUN_MAX_KERNELS], at_copy[DF_RUN_MAX_KERNELS];
-    for (size_t s = 0; s < n; s++) {
-        prefetch_slot(sl, s + DF_SLOT_AHEAD, n);
-        if (!sl[s].gen_failed) {
-            size_t c = early_count(&sl[s]);
-            nmain[sl[s].ki]++;
-            ncopy[sl[s].ki] += c;
-            need += 1 + c;
-        }
-    }
-    int copies = cases_reserve(L, need) == 0;
-    L->base[0] = 0;
-    for (size_t ki = 0; ki < e->nk; ki++) {
-        at_main[ki] = L->base[ki];
-        at_copy[ki] = L->base[ki] + nmain[ki];
-        L->base[ki + 1] = at_copy[ki] + (copies ? ncopy[ki] : 0);
-    }
-    for (size_t s = 0; s < n; s++) {
-        prefetch_slot(sl, s + DF_SLOT_AHEAD, n);
-        if (sl[s].gen_failed)
-            continue;
-        size_t ki = sl[s].ki, j = at_main[ki]++;
-        L->cptr[j] = &sl[s].c;
-        L->cref[j] = (df_vref){(uint32_t)s, DF_CREF_CASE};
-        L->derive[j] = (df_derive){NULL, DF_DERIVE_NONE, 0};
-        for (size_t v = 0, nv = copies ? early_count(&sl[s]) : 0; v < nv; v++) {
-            j = at_copy[ki]++;
-            L->cptr[j] = &sl[s].plan->var[v];
-            L->cref[j] = (df_vref){(uint32_t)s, (uint32_t)v};
-            L->derive[j] = df_meta_plan_derive(&sl[s].c, sl[s].plan, v);
-        }
-    }
-    L->slots = sl;
-    L->n = n;
-    L->ticket = 0;
-}
-
-/* Pipelined: while the pool judges the batch in front, the caller lays
- * out the next one (e->next) and has the backend plan and stage its first
- * kernel's cases (df_backend_stage_batch), once the pool has prepared it
- * (its generation, references and early copies are in its slots, and
- * nothing changes them before its run; with fewer than DF_SETS_DEFER
- * sets, only a batch prepared already): at n = 2000 the plan and staging were 57% of
- * the GPU stage, on the caller's path between two batches' runs (an H100
- * host, results/h100/perf.md). The same layout and staging as run_gpu's
- * own, so the same run.
- * Called when the backend has run the batch in front and its copies, and
- * runs nothing before the next batch (which would drop the staging). */
-static void stage_next(df_engine *e)
-{
-    if (!e->next || e->nnext == 0)
-        return;
-    double t0 = df_now();
-    if (!df_pool_done(e->pool, *e->next_loop)) {
-        /* with DF_SETS_DEFER sets or more nothing else waits for this
-         * check's end: the next batch's wait comes first either way (and
-         * the caller helps it along); with fewer, the recording and
-         * restarting of this set do */
-        if (e->nsets < DF_SETS_DEFER)
-            return;
-        df_pool_wait(e->pool, *e->next_loop);
-        *e->next_loop = -1; /* joined: join_oldest has nothing left to wait on */
-    }
-    df_layout *L = &e->lay; /* the batch in front's results are in its slots */
-    lay_out(e, L, e->next, e->nnext);
-    for (size_t ki = 0; ki < e->nk; ki++)
-        if (L->base[ki + 1] > L->base[ki]) {
-            L->ticket = df_backend_stage_batch(e->b, e->kernels[ki], L->cptr + L->base[ki],
-                                               L->derive + L->base[ki],
-                                               L->base[ki + 1] - L->base[ki],
-                                               L->bres + L->base[ki]);
-            L->ticket_ki = ki;
-            break;
-        }
-    df_trace(DF_TR_NEXT, DF_TRACE_CALLER, e->next[0].c.index, t0, df_now());
-}
-
-/* A kernel's run results (bres, done of them, its cases in ref's order)
- * into their slots and copies: the batch's copy loop, for the pool. */
-typedef struct results_job {
-    df_slot *sl;
-    const df_vref *ref;
-    const df_result *bres;
-    size_t done;
-    int rc;
-} results_job;
-
-/* results an item; a kernel's results go on the pool from 1024 of them
- * (eight items), as the cuda backend's plan and finish do theirs */
-enum { RESULTS_ITEM = 128, RESULTS_POOL_ITEMS = 8 };
-
-static void results_item(void *ctx, size_t i, unsigned w)
-{
-    (void)w;
-    const results_job *rj = ctx;
-    const df_vref *ref = rj->ref;
-    size_t hi = (i + 1) * RESULTS_ITEM < rj->done ? (i + 1) * RESULTS_ITEM : rj->done;
-    for (size_t j = i * RESULTS_ITEM; j < hi; j++) {
-        if (j + DF_SLOT_AHEAD < hi && ref[j + DF_SLOT_AHEAD].var == DF_CREF_CASE) {
-            /* the lines df_result_copy writes, of a slot another core wrote */
-            df_result *ahead = &rj->sl[ref[j + DF_SLOT_AHEAD].slot].r.res;
-            __builtin_prefetch(&ahead->f, 1);
-            __builtin_prefetch(&ahead->soft_mask, 1);
-        }
-        df_slot *c = &rj->sl[ref[j].slot];
-        if (ref[j].var == DF_CREF_CASE) {
-            df_result_copy(&c->r.res, &rj->bres[j]);
-            c->ran = 1;
-        } else {
-            df_result_copy(&c->plan->out[ref[j].var].res, &rj->bres[j]);
-            c->plan->ran[ref[j].var] = rj->rc != 0 && j + 1 == rj->done ? -1 : 1;
-        }
-    }
-}
-
-/* The cuda backend's part: each kernel's cases of the batch in one call,
- * and after them the copies made before the run (when memory allows), so
- * that they need no launch, copy and synchronization of their own after
- * the batch's: the same cases on the same data, in another launch. Copies
- * that a failed run would not have had (df_meta_plan_settle) run too and
- * are dropped with their results; gpu_variants runs the copies left.
- * The layout (lay_out) is the one made ahead (stage_next) when it is this
- * batch's, its first kernel staged in the backend already. meanwhile(ctx),
- * when not NULL, runs once while the GPU runs the first kernel's cases
- * (df_backend_run_batch). Returns 0, or -1 when the context died (slots
- * and copies that ran keep results). */
-static int run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx)
-{
-    df_slot *sl = e->cur;
-    df_layout *L = &e->lay;
-    if (L->slots != sl || L->n != n) /* not laid out ahead (stage_next) */
-        lay_out(e, L, sl, n);
-    L->slots = NULL; /* run: no batch is laid out ahead now */
-    for (size_t ki = 0; ki < e->nk; ki++) {
-        size_t m = L->base[ki + 1] - L->base[ki], done = 0;
-        if (m == 0)
-            continue;
-        const df_vref *ref = L->cref + L->base[ki];
-        df_result *bres = L->bres + L->base[ki];
-        int rc = df_backend_run_batch(e->b, e->kernels[ki], L->cptr + L->base[ki],
-                                      L->derive + L->base[ki], m, bres, &done, meanwhile, ctx,
-                                      L->ticket && L->ticket_ki == ki ? L->ticket : 0);
-        meanwhile = NULL; /* it ran */
-        /* on the pool for a large batch: this loop is on the caller's path
-         * between the GPU's run and the judgement (4,096 results at
-         * n = 2000, 7% of the caller's thread on an H100 host,
-         * results/h100/profile-2000-C-caller.txt; with the finish on the
-         * pool too, no gain measured: results/h100/rows-pool-pieces.txt);
-         * each slot or copy is written by one item */
-        results_job rj = {sl, ref, bres, done, rc};
-        size_t items = (done + RESULTS_ITEM - 1) / RESULTS_ITEM;
-        df_pool_for(items >= RESULTS_POOL_ITEMS ? e->pool : NULL, items, results_item, &rj);
-        if (rc != 0)
-            return -1;
-    }
-    return 0;
-}
-
 /* ---- a batch's metamorphic checks ---- */
 
 static void plan_slot(void *ctx, size_t s, unsigned w)
@@ -1228,7 +839,7 @@ static int vref_reserve(df_engine *e, size_t need)
     if (need <= e->capvref)
         return 0;
     size_t cap = need + need / 2 + 16;
-    if (grow_cases(&e->vref, &e->vptr, &e->vres, cap) != 0)
+    if (df_grow_cases(&e->vref, &e->vptr, &e->vres, cap) != 0)
         return -1;
     e->capvref = cap;
     return 0;
@@ -1380,7 +991,7 @@ static int batch_metamorphic(df_engine *e, size_t n)
 {
     if (make_copies(e, n) != 0)
         return -1;
-    e->vref_group = longest_n(e) <= DF_PREP_GROUP_MAX_N ? DF_COPY_GROUP : 1;
+    e->vref_group = df_longest_n(e) <= DF_PREP_GROUP_MAX_N ? DF_COPY_GROUP : 1;
     df_pool_for(e->pool, (e->nvref + e->vref_group - 1) / e->vref_group, variant_refs, e);
     df_pool_for(e->pool, e->nvref, host_variant, e);
     return 0;
@@ -1402,8 +1013,8 @@ static void pool_join(df_pool *pool, int h, size_t n,
  * status and G, not its judgement) and are settled now, then the pool
  * judges the batch and references and models the copies (those the
  * prepare stage left) while the caller runs on the GPU the copies that
- * did not run in the batch's launch (run_gpu), then lays out and stages
- * the next batch (stage_next); the copies are judged last. The same work,
+ * did not run in the batch's launch (df_run_gpu), then lays out and stages
+ * the next batch (df_stage_next); the copies are judged last. The same work,
  * on the same data, as judging the batch and then checking its copies one
  * step after another, so the same verdicts. Returns 0, or -1 when the
  * context died or out of memory. */
@@ -1421,7 +1032,7 @@ static int finish_overlapped(df_engine *e, size_t n, df_job *jb)
     int rc = gpu_variants(e);
     double t2 = df_now();
     if (rc == 0)
-        stage_next(e);
+        df_stage_next(e);
     double t3 = df_now();
     pool_join(e->pool, hr, e->nvref, variant_prep, e);
     pool_join(e->pool, hf, ng, finish_group, jb);
@@ -1498,7 +1109,7 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
         int premodel = gpu && !prepare_models(&jb, e->gpu_gen);
         int hm = premodel ? df_pool_begin(e->pool, n, premodel_slot, &jb) : -1;
         aside = e->stage_s[DF_STAGE_RECORD] + e->stage_s[DF_STAGE_AHEAD];
-        dead = gpu && run_gpu(e, n, meanwhile, ctx) != 0;
+        dead = gpu && df_run_gpu(e, n, meanwhile, ctx) != 0;
         t2 = df_now();
         /* the time meanwhile took (another batch's) is not this one's */
         aside = e->stage_s[DF_STAGE_RECORD] + e->stage_s[DF_STAGE_AHEAD] - aside;
@@ -1525,7 +1136,7 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
     df_trace(DF_TR_FINISH, DF_TRACE_CALLER, lo, t2, t3);
     if (e->hb)
         df_worker_case_end(e->hb);
-    if (meanwhile) /* runs once: nothing when run_gpu ran it */
+    if (meanwhile) /* runs once: nothing when df_run_gpu ran it */
         meanwhile(ctx);
     return dead;
 }
@@ -1704,7 +1315,7 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
         if (!defer || p.has)
             shapes_ahead(e, &q, defer ? p.set : set, j, hi, deadline);
         e->cur = q.jb[set].slots;
-        /* the batch after it, which stage_next may lay out and stage */
+        /* the batch after it, which df_stage_next may lay out and stage */
         e->next = q.n ? q.jb[q.set[0]].slots : NULL;
         e->nnext = q.n ? q.jb[q.set[0]].n : 0;
         e->next_loop = q.n ? &q.h[q.set[0]] : NULL;
@@ -1750,7 +1361,7 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
     df_trace(DF_TR_RANGE, DF_TRACE_CALLER, lo, now, now);
     if (e->batch <= 1)
         return df_one_at_a_time(e, lo, hi, deadline, t, next);
-    if (batch_alloc(e) != 0) {
+    if (df_batch_alloc(e) != 0) {
         *next = lo;
         return DF_RANGE_ENV;
     }

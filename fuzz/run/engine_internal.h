@@ -41,6 +41,31 @@ static inline size_t df_set_of(const df_engine *e, const df_slot *slots)
     return (size_t)(slots - e->slots) / e->batch;
 }
 
+/* The longest case a run may draw: its fixed length, or its --max-n. */
+static inline uint64_t df_longest_n(const df_engine *e)
+{
+    return e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
+}
+
+/* ---- engine_layout.c ---- */
+
+/* Sizes the run's sets of slots (pipelined or not, generated on the GPU or
+ * not) and makes them, kept from range to range while they fit. Returns 0,
+ * or -1 out of memory. */
+int df_batch_alloc(df_engine *e);
+/* Frees what the batches own (df_engine_free's part). */
+void df_batches_free(df_engine *e);
+/* Room for cap cases in a batch's case arrays (slot and copy, case
+ * pointer, result). Returns 0, or -1 out of memory. */
+int df_grow_cases(df_vref **ref, const df_case ***cases, df_result **res, size_t cap);
+/* Pipelined: lays out the next batch and stages its first kernel's cases
+ * in the backend, once the pool has prepared it. */
+void df_stage_next(df_engine *e);
+/* The batch e->cur of n slots on the GPU, a kernel at a time with its
+ * early copies; meanwhile(ctx) runs once during the first kernel's run.
+ * Returns 0, or -1 when the context died. */
+int df_run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx);
+
 /* ---- engine_record.c ---- */
 
 /* The mark of a judged case of kernel ki. */
