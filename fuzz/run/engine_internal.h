@@ -151,6 +151,22 @@ void df_stage_next(df_engine *e);
  * Returns 0, or -1 when the context died. */
 int df_run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx);
 
+/* ---- engine_prepare.c ---- */
+
+/* The loop over the batch of n slots from index lo (a new epoch). */
+df_job df_batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n);
+/* Names the batch [lo, lo + n) in slots: its sampled cases and their
+ * plans (the rest of each slot is named by the prepare items). */
+void df_name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n);
+/* Has the GPU generate jb's cases (when e->gpu_gen; shaped: their shapes
+ * made ahead by df_shapes_begin's loop). */
+void df_gpu_generate(df_engine *e, df_job *jb, int shaped);
+/* Whether jb's prepare loop models all its cases. */
+int df_prepare_models(const df_job *jb, int gpu_made);
+void df_prepare_now(df_engine *e, df_job *jb);
+int df_prepare_ahead(df_engine *e, df_job *jb);
+int df_shapes_begin(df_engine *e, df_job *jb);
+
 /* ---- engine_judge.c ---- */
 
 /* Pool items over a df_job (ctx): slot s's case modelled (cuda backend:
