@@ -160,7 +160,7 @@ Test(batch, pipelined_ring_of_batches_equals_one_at_a_time, .timeout = 120)
     cr_assert(strstr(t1, "  shfl ") && strstr(t1, "  fold "), "%s", t1);
     cr_assert_str_eq(table(out2), t1);
     /* traced: while the pool judges a batch, the caller lays out the next
-     * one (engine.c's stage_next, a "next" event), every batch but the
+     * one (engine_layout.c's df_stage_next, a "next" event), every batch but the
      * last of each range the supervisor handed out ("range" events) */
     char n[64];
     rc2 = df_test_sh(out2, sizeof out2,
@@ -209,8 +209,10 @@ static void sets_taken(uint32_t batch, uint64_t max_n, size_t want)
     uint64_t next = 0;
     cr_assert_eq(df_engine_range(&e, 0, 2 * (uint64_t)batch, 0, &t, &next), DF_RANGE_DONE);
     cr_assert_eq(next, 2 * (uint64_t)batch);
-    cr_assert_eq(e.nsets, want, "batches of %u up to n = %llu: %zu sets", batch,
-                 (unsigned long long)max_n, e.nsets);
+    df_engine_stats st;
+    df_engine_stats_get(&e, &st);
+    cr_assert_eq(st.sets, want, "batches of %u up to n = %llu: %zu sets", batch,
+                 (unsigned long long)max_n, st.sets);
     df_pool_destroy(e.pool);
     e.pool = NULL;
     df_engine_free(&e);
@@ -519,7 +521,7 @@ Test(batch, pool_runs_a_background_loop_beside_the_loops_in_front)
 }
 
 /* Cases past DF_GEN_CHUNK (max n 1M: about one in ten) made by the
- * prepare items chunk by chunk (engine.c's chunk_item), on the host
+ * prepare items chunk by chunk (engine_prepare.c's chunk_item), on the host
  * backend's path and under its GPU emulation: the same table and finding
  * files as one case at a time. */
 Test(batch, long_cases_made_in_chunks_equal_one_at_a_time, .timeout = 120)
@@ -549,7 +551,7 @@ Test(batch, long_cases_made_in_chunks_equal_one_at_a_time, .timeout = 120)
 
 /* Cases past the pipeline's bytes (max n 3M: three batches of 16 pass
  * DF_PIPELINE_BYTES) generated through the backend and pipelined: a ring of
- * three sets of slots (engine.c's sets_fit: the machine's memory holds
+ * three sets of slots (engine_layout.c's sets_fit: the machine's memory holds
  * them), whose batch after next is generated while the pool references
  * the two in front. The trace shows the three begun before the first
  * check; the table and finding files are one case at a time's. */

@@ -192,7 +192,7 @@ typedef struct harness_row {
     double secs;
     double stage_s[DF_STAGES];
     double finish_s[DF_FINISH_PARTS]; /* DF_FINISH_* */
-    double cpu_s[4]; /* CPU seconds over the pool: generate, refs, model, judge */
+    double cpu_s[DF_CPU_KINDS]; /* CPU seconds over the pool: generate, refs, model, judge */
     double idle_s[2]; /* the workers' idle seconds: nothing open, only gated loops */
     double gpu_s[DF_CUDA_T_COUNT]; /* the batched launches' stages (cuda backend) */
     int has_gpu_s;
@@ -228,14 +228,13 @@ static void harness(df_engine *e, uint64_t n, double time_s, uint64_t cases, har
     uint64_t next = cases ? WARM_BASE : 0;
     double w0 = df_now();
     row->rc = t ? df_engine_range(e, next, next + e->batch, 0, t, &next) : DF_RANGE_ENV;
-    if (row->rc == DF_RANGE_DONE && e->nsets > 1) /* a range starts the ring at set 0 */
-        row->rc = df_engine_range(e, next, next + e->nsets * (uint64_t)e->batch, 0, t, &next);
+    df_engine_stats st;
+    df_engine_stats_get(e, &st);
+    if (row->rc == DF_RANGE_DONE && st.sets > 1) /* a range starts the ring at set 0 */
+        row->rc = df_engine_range(e, next, next + st.sets * (uint64_t)e->batch, 0, t, &next);
     row->warm_s = df_now() - w0;
-    memset(e->stage_s, 0, sizeof e->stage_s);
-    memset(e->finish_s, 0, sizeof e->finish_s);
+    df_engine_stats_reset(e);
     (void)df_backend_batch_times(e->b, row->gpu_s); /* zeroes them */
-    if (e->cpu_s)
-        memset(e->cpu_s, 0, df_pool_size(e->pool) * sizeof *e->cpu_s);
     df_pool_idle(e->pool, row->idle_s); /* zeroes them */
     if (t)
         memset(t, 0, sizeof *t);
@@ -246,24 +245,25 @@ static void harness(df_engine *e, uint64_t n, double time_s, uint64_t cases, har
         row->rc = df_engine_range(e, next, UINT64_MAX, t0 + time_s, t, &next);
     row->secs = df_now() - t0;
     row->cases = t ? t->tally[0].cases : 0;
-    memcpy(row->stage_s, e->stage_s, sizeof row->stage_s);
-    memcpy(row->finish_s, e->finish_s, sizeof row->finish_s);
-    for (int kind = 0; kind < 4; kind++)
-        row->cpu_s[kind] = df_engine_cpu_seconds(e, kind);
+    df_engine_stats_get(e, &st);
+    memcpy(row->stage_s, st.stage_s, sizeof row->stage_s);
+    memcpy(row->finish_s, st.finish_s, sizeof row->finish_s);
+    memcpy(row->cpu_s, st.cpu_s, sizeof row->cpu_s);
     df_pool_idle(e->pool, row->idle_s);
     row->has_gpu_s = df_backend_batch_times(e->b, row->gpu_s) == 0;
-    row->pipelined = e->pipelined;
-    row->sets = e->nsets;
+    row->pipelined = st.pipelined;
+    row->sets = st.sets;
     free(t);
 }
 
 static void refs_slot(void *ctx, size_t s, unsigned w)
 {
     (void)w;
-    df_slot *sl = &((df_engine *)ctx)->cur[s];
+    int failed;
+    const df_case *c = df_engine_last_case(ctx, s, &failed);
     df_refs refs;
-    if (!sl->gen_failed)
-        df_refs_compute(sl->c.type, sl->c.a, sl->c.b, sl->c.n, &refs);
+    if (!failed)
+        df_refs_compute(c->type, c->a, c->b, c->n, &refs);
 }
 
 /* The bare references over the engine's last batch of cases, for time_s:
@@ -274,8 +274,10 @@ static double bare_refs(df_engine *e, size_t cases, double time_s)
     double t0 = df_now(), t = t0;
     do {
         df_pool_for(e->pool, cases, refs_slot, e);
-        for (size_t s = 0; s < cases; s++)
-            elems += e->cur[s].c.n;
+        for (size_t s = 0; s < cases; s++) {
+            int failed;
+            elems += df_engine_last_case(e, s, &failed)->n;
+        }
         t = df_now();
     } while (t - t0 < time_s);
     return (double)elems / (t - t0);
@@ -375,16 +377,18 @@ typedef struct regen_job {
     const df_devgen_case *cs;
     const unsigned char *gpu;
     unsigned char *equal;
+    df_scratch *buf; /* one per pool thread */
 } regen_job;
 
 static void regen_slot(void *ctx, size_t s, unsigned w)
 {
     regen_job *j = ctx;
     df_engine *e = j->e;
-    df_slot *sl = &e->cur[s];
+    int failed;
+    uint64_t i = df_engine_last_case(e, s, &failed)->index;
     df_case c;
     j->equal[s] = 0;
-    if (df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go, &e->mctx[w].scratch,
+    if (df_generate(e->o->seed, i, e->kernels[df_run_kernel_of(i, e->nk)], &e->go, &j->buf[w],
                     &c) != 0 || c.n != j->cs[s].n)
         return;
     size_t na = (size_t)c.n * df_type_size(c.type);
@@ -428,22 +432,30 @@ static void devgen_families(df_backend *b, const df_devgen_case *cs, size_t m)
  * (printed). */
 static int devgen_row(df_engine *e, df_backend *b)
 {
-    size_t m = e->ncur, bytes = 0, equal = 0;
+    df_engine_stats st;
+    df_engine_stats_get(e, &st);
+    size_t m = st.last_n, bytes = 0, equal = 0;
+    unsigned nw = df_pool_size(e->pool);
     df_devgen_case *cs = calloc(m ? m : 1, sizeof *cs);
     unsigned char *eq = calloc(m ? m : 1, 1);
-    if (!cs || !eq) {
+    df_scratch *buf = calloc(nw, sizeof *buf); /* the CPU's generation, a thread each */
+    if (!cs || !eq || !buf) {
         free(cs);
         free(eq);
+        free(buf);
         return -1;
     }
     for (size_t s = 0; s < m; s++) {
         df_case c;
-        if (df_generate_shape(e->o->seed, e->cur[s].c.index, e->kernels[e->cur[s].ki], &e->go,
-                              &c, &cs[s].rng) != 0) {
+        int failed;
+        uint64_t i = df_engine_last_case(e, s, &failed)->index;
+        if (df_generate_shape(e->o->seed, i, e->kernels[df_run_kernel_of(i, e->nk)], &e->go, &c,
+                              &cs[s].rng) != 0) {
             fprintf(stderr, "dotfuzz bench: case %llu has no value stream\n",
-                    (unsigned long long)e->cur[s].c.index);
+                    (unsigned long long)i);
             free(cs);
             free(eq);
+            free(buf);
             return -1;
         }
         cs[s].family = c.family;
@@ -460,7 +472,7 @@ static int devgen_row(df_engine *e, df_backend *b)
         rc = df_backend_devgen(b, cs, m, bytes, out, &ms, err, sizeof err);
     double cpu = 0;
     if (rc == 0) {
-        regen_job j = {e, cs, out, eq};
+        regen_job j = {e, cs, out, eq, buf};
         double t0 = df_now();
         df_pool_for(e->pool, m, regen_slot, &j);
         cpu = df_now() - t0;
@@ -474,6 +486,9 @@ static int devgen_row(df_engine *e, df_backend *b)
     } else {
         fprintf(stderr, "dotfuzz bench: generation on the GPU: %s\n", err);
     }
+    for (unsigned w = 0; w < nw; w++)
+        df_scratch_free(&buf[w]);
+    free(buf);
     free(out);
     free(cs);
     free(eq);
@@ -547,7 +562,9 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
               harness_measure(&e, what, big, bigbatch, o->time_s, BIG_BATCHES * bigbatch,
                               &rbig) != 0;
     if (!bad) {
-        double bare = bare_refs(&e, e.ncur, o->time_s);
+        df_engine_stats st;
+        df_engine_stats_get(&e, &st);
+        double bare = bare_refs(&e, st.last_n, o->time_s);
         double h = (double)rbig.cases * (double)big / rbig.secs;
         snprintf(what, sizeof what, "bare MT references n = 2^%d", o->quick ? 20 : 26);
         printf("%-34s %14.0f cases/s  %12.3g elem/s  ratio harness/bare %.3f  peak RSS "

@@ -36,27 +36,52 @@ void df_engine_free(df_engine *e)
     (void)df_trace_write(); /* a failure is reported on stderr; the run's outcome stands */
 }
 
-/* ---- batches ---- */
-
-double df_engine_cpu_seconds(const df_engine *e, int kind)
+void df_engine_stats_get(const df_engine *e, df_engine_stats *st)
 {
-    double sum = 0;
-    for (unsigned w = 0; e->cpu_s && w < df_pool_size(e->pool); w++)
-        sum += e->cpu_s[w][kind];
-    return sum;
+    const df_batch_state *bs = e->bs;
+    memset(st, 0, sizeof *st);
+    if (!bs)
+        return;
+    memcpy(st->stage_s, bs->stage_s, sizeof st->stage_s);
+    memcpy(st->finish_s, bs->finish_s, sizeof st->finish_s);
+    for (int kind = 0; kind < DF_CPU_KINDS; kind++)
+        for (unsigned w = 0; bs->cpu_s && w < df_pool_size(e->pool); w++)
+            st->cpu_s[kind] += bs->cpu_s[w][kind];
+    st->pipelined = bs->pipelined;
+    st->sets = bs->nsets;
+    st->last_n = bs->ncur;
 }
 
-/* ---- a batch's metamorphic checks ---- */
+void df_engine_stats_reset(df_engine *e)
+{
+    df_batch_state *bs = e->bs;
+    if (!bs)
+        return;
+    memset(bs->stage_s, 0, sizeof bs->stage_s);
+    memset(bs->finish_s, 0, sizeof bs->finish_s);
+    if (bs->cpu_s)
+        memset(bs->cpu_s, 0, df_pool_size(e->pool) * sizeof *bs->cpu_s);
+}
 
-/* Checks the batch e->cur, indices [lo, lo + n) (df_record_batch records
+const df_case *df_engine_last_case(const df_engine *e, size_t s, int *failed)
+{
+    const df_slot *sl = &e->bs->cur[s];
+    *failed = sl->gen_failed;
+    return &sl->c;
+}
+
+/* ---- a batch checked ---- */
+
+/* Checks the batch bs->cur, indices [lo, lo + n) (df_record_batch records
  * it); prepared: generated and referenced already (pipelined). meanwhile
  * (ctx), when not NULL, runs once while the GPU runs the batch, or after
  * the check where it does not. Returns 1 when the backend died, else 0. */
 static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
                        void (*meanwhile)(void *ctx), void *ctx)
 {
-    df_job jb = df_batch_job(e, e->cur, lo, n);
-    e->ncur = n;
+    df_batch_state *bs = e->bs;
+    df_job jb = df_batch_job(e, bs->cur, lo, n);
+    bs->ncur = n;
     if (e->hb)
         df_worker_case_begin(e->hb, lo, n);
     int dead = 0, meta_done = 0;
@@ -75,16 +100,16 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
         /* not when prepare_group modelled them all (df_premodel_slot skips a
          * case modelled already: this loop is then a pass over the slots
          * for nothing) */
-        int premodel = gpu && !df_prepare_models(&jb, e->gpu_gen);
+        int premodel = gpu && !df_prepare_models(&jb, bs->gpu_gen);
         int hm = premodel ? df_pool_begin(e->pool, n, df_premodel_slot, &jb) : -1;
-        aside = e->stage_s[DF_STAGE_RECORD] + e->stage_s[DF_STAGE_AHEAD];
+        aside = bs->stage_s[DF_STAGE_RECORD] + bs->stage_s[DF_STAGE_AHEAD];
         dead = gpu && df_run_gpu(e, n, meanwhile, ctx) != 0;
         t2 = df_now();
         /* the time meanwhile took (another batch's) is not this one's */
-        aside = e->stage_s[DF_STAGE_RECORD] + e->stage_s[DF_STAGE_AHEAD] - aside;
+        aside = bs->stage_s[DF_STAGE_RECORD] + bs->stage_s[DF_STAGE_AHEAD] - aside;
         if (premodel) {
             df_pool_join(e->pool, hm, n, df_premodel_slot, &jb);
-            e->finish_s[DF_FINISH_MODELS] += df_now() - t2;
+            bs->finish_s[DF_FINISH_MODELS] += df_now() - t2;
         }
         if (gpu && !dead && e->o->meta.every) {
             dead = df_finish_overlapped(e, n, &jb) != 0;
@@ -97,9 +122,9 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
     if (!dead && !meta_done && e->o->meta.every)
         dead = df_batch_metamorphic(e, n) != 0;
     double t3 = df_now();
-    e->stage_s[DF_STAGE_PREPARE] += t1 - t0;
-    e->stage_s[DF_STAGE_GPU] += t2 - t1 - aside;
-    e->stage_s[DF_STAGE_FINISH] += t3 - t2;
+    bs->stage_s[DF_STAGE_PREPARE] += t1 - t0;
+    bs->stage_s[DF_STAGE_GPU] += t2 - t1 - aside;
+    bs->stage_s[DF_STAGE_FINISH] += t3 - t2;
     df_trace(DF_TR_PREPARE, DF_TRACE_CALLER, lo, t0, t1);
     df_trace(DF_TR_GPU, DF_TRACE_CALLER, lo, t1, t2);
     df_trace(DF_TR_FINISH, DF_TRACE_CALLER, lo, t2, t3);
@@ -109,6 +134,8 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
         meanwhile(ctx);
     return dead;
 }
+
+/* ---- the pipeline ---- */
 
 static size_t batch_len(const df_engine *e, uint64_t i, uint64_t hi)
 {
@@ -141,10 +168,11 @@ typedef struct ahead_queue {
 static void shapes_ahead(df_engine *e, ahead_queue *q, size_t set, uint64_t j, uint64_t hi,
                          double deadline)
 {
-    size_t m = e->gpu_gen && j < hi && !df_stopping(e, deadline) ? batch_len(e, j, hi) : 0;
+    df_batch_state *bs = e->bs;
+    size_t m = bs->gpu_gen && j < hi && !df_stopping(e, deadline) ? batch_len(e, j, hi) : 0;
     if (!m || q->sh[set] >= 0)
         return;
-    q->shape[set] = df_batch_job(e, e->slots + set * e->batch, j, m);
+    q->shape[set] = df_batch_job(e, bs->slots + set * e->batch, j, m);
     /* not work ahead for the pool: begin_ahead needs them right after the
      * check, before the next batch's references (as work ahead, served
      * after those, the caller waited 22% of an H200 bench run making
@@ -170,11 +198,12 @@ static int shapes_join(df_engine *e, ahead_queue *q, size_t set, uint64_t lo, si
 static int begin_ahead(df_engine *e, ahead_queue *q, size_t set, uint64_t *j, uint64_t hi,
                        double deadline)
 {
+    df_batch_state *bs = e->bs;
     size_t m = *j < hi && !df_stopping(e, deadline) ? batch_len(e, *j, hi) : 0;
     if (!m)
         return 0;
     double t0 = df_now();
-    df_slot *slots = e->slots + set * e->batch;
+    df_slot *slots = bs->slots + set * e->batch;
     int shaped = shapes_join(e, q, set, *j, m);
     double t1 = df_now();
     df_trace(DF_TR_WAIT, DF_TRACE_CALLER, *j, t0, t1);
@@ -189,7 +218,7 @@ static int begin_ahead(df_engine *e, ahead_queue *q, size_t set, uint64_t *j, ui
     df_trace(DF_TR_PREPARE, DF_TRACE_CALLER, *j, t2, df_now());
     q->set[q->n++] = set;
     *j += m;
-    e->stage_s[DF_STAGE_AHEAD] += df_now() - t0;
+    bs->stage_s[DF_STAGE_AHEAD] += df_now() - t0;
     return 1;
 }
 
@@ -200,7 +229,7 @@ static size_t join_oldest(df_engine *e, ahead_queue *q)
     size_t set = q->set[0];
     double t0 = df_now();
     df_pool_wait(e->pool, q->h[set]);
-    e->stage_s[DF_STAGE_PREPARE] += df_now() - t0;
+    e->bs->stage_s[DF_STAGE_PREPARE] += df_now() - t0;
     q->n--;
     memmove(q->set, q->set + 1, q->n * sizeof *q->set);
     return set;
@@ -229,8 +258,9 @@ static void pending_record(pending *p)
 {
     if (!p->has || p->rc != DF_RANGE_DONE)
         return;
+    df_engine *e = p->e;
     p->has = 0;
-    p->rc = df_record_batch(p->e, p->e->slots + p->set * p->e->batch, p->lo, p->n, p->dead, p->t,
+    p->rc = df_record_batch(e, e->bs->slots + p->set * e->batch, p->lo, p->n, p->dead, p->t,
                             &p->after);
 }
 
@@ -251,7 +281,7 @@ static void pending_meanwhile(void *ctx)
         begin_ahead(p->e, p->q, set, p->j, p->hi, p->deadline);
 }
 
-/* Pipelined batches, e->nsets sets of slots in a ring: while one batch
+/* Pipelined batches, bs->nsets sets of slots in a ring: while one batch
  * runs on the backend and is judged, the pool's other threads generate
  * and reference the next in another set. With DF_SETS_DEFER sets or more
  * (the GPU generates), the batch before it is recorded while the GPU runs
@@ -267,25 +297,26 @@ static void pending_meanwhile(void *ctx)
 static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
                            df_totals *t, uint64_t *next)
 {
+    df_batch_state *bs = e->bs;
     ahead_queue q = {.n = 0};
     for (size_t set = 0; set < DF_SETS_MAX; set++)
         q.sh[set] = -1;
     uint64_t j = lo;
-    for (size_t set = 0; set < e->nsets && begin_ahead(e, &q, set, &j, hi, deadline); set++)
+    for (size_t set = 0; set < bs->nsets && begin_ahead(e, &q, set, &j, hi, deadline); set++)
         ;
     pending p = {.e = e, .q = &q, .t = t, .j = &j, .hi = hi, .deadline = deadline,
                  .rc = DF_RANGE_DONE, .after = lo};
-    int defer = e->nsets >= DF_SETS_DEFER, rc = DF_RANGE_DONE;
+    int defer = bs->nsets >= DF_SETS_DEFER, rc = DF_RANGE_DONE;
     while (q.n && rc == DF_RANGE_DONE) {
         size_t set = join_oldest(e, &q);
         /* the set the next batch goes into: its shapes and streams are free */
         if (!defer || p.has)
             shapes_ahead(e, &q, defer ? p.set : set, j, hi, deadline);
-        e->cur = q.jb[set].slots;
+        bs->cur = q.jb[set].slots;
         /* the batch after it, which df_stage_next may lay out and stage */
-        e->next = q.n ? q.jb[q.set[0]].slots : NULL;
-        e->nnext = q.n ? q.jb[q.set[0]].n : 0;
-        e->next_loop = q.n ? &q.h[q.set[0]] : NULL;
+        bs->next = q.n ? q.jb[q.set[0]].slots : NULL;
+        bs->nnext = q.n ? q.jb[q.set[0]].n : 0;
+        bs->next_loop = q.n ? &q.h[q.set[0]] : NULL;
         p.ran = 0;
         int dead = check_batch(e, q.lo[set], q.jb[set].n, 1, defer ? pending_meanwhile : NULL,
                                &p);
@@ -306,8 +337,8 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
         else if (rc == DF_RANGE_DONE)
             begin_ahead(e, &q, set, &j, hi, deadline);
     }
-    e->next = NULL;
-    e->lay.slots = NULL; /* laid out for a batch that will not run */
+    bs->next = NULL;
+    bs->lay.slots = NULL; /* laid out for a batch that will not run */
     pending_record(&p); /* the last batch, when nothing came after it */
     if (rc == DF_RANGE_DONE)
         rc = p.rc;
@@ -332,20 +363,21 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
         *next = lo;
         return DF_RANGE_ENV;
     }
-    if (e->pipelined && lo < hi)
+    df_batch_state *bs = e->bs;
+    if (bs->pipelined && lo < hi)
         return pipelined_range(e, lo, hi, deadline, t, next);
     uint64_t i = lo;
     int rc = DF_RANGE_DONE;
-    e->cur = e->slots;
+    bs->cur = bs->slots;
     while (i < hi && rc == DF_RANGE_DONE) {
         if (df_stopping(e, deadline)) {
             rc = DF_RANGE_STOPPED;
             break;
         }
         size_t n = batch_len(e, i, hi);
-        df_name_batch(e, e->cur, i, n);
+        df_name_batch(e, bs->cur, i, n);
         int dead = check_batch(e, i, n, 0, NULL, NULL);
-        rc = df_record_batch(e, e->cur, i, n, dead, t, &i);
+        rc = df_record_batch(e, bs->cur, i, n, dead, t, &i);
     }
     *next = i;
     return rc;

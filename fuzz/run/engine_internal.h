@@ -21,7 +21,7 @@ typedef struct df_tally_mark {
 
 /* What recording a judged case of kernel ki adds to the totals: its tally,
  * error bucket, model match and seed-oracle alarm. Worked out where the
- * case was judged (a pool thread: finish_slot), so that the in-order
+ * case was judged (a pool thread: df_finish_slot), so that the in-order
  * recording of a batch reads these few bytes a case, not its slot. */
 typedef struct df_mark {
     df_tally_mark tm;
@@ -29,6 +29,126 @@ typedef struct df_mark {
     uint8_t model_equal, alarm, ki;
     uint8_t quick; /* the whole of its recording (df_record_batch) */
 } df_mark;
+
+/* One case of a batch: its vectors, the case and what checking it gave. */
+typedef struct df_slot {
+    /* what the caller's passes over a batch read, in the slot's first
+     * three cache lines (the checking's 1.7 KB after them) */
+    df_case c;
+    size_t ki;
+    int gen_failed;
+    int ran;                  /* the backend produced res */
+    int modelled;             /* r.model made while the GPU ran the batch */
+    int planned;              /* sampled and ran: its metamorphic checks are in *plan */
+    df_meta_plan *plan;       /* sampled: one of the engine's plans (NULL: no memory) */
+    int copies;               /* DF_COPIES_*: how far the prepare stage took the
+                                 plan's copies (cuda path) */
+    int ready;                /* prepared (atomic): a long case's copies may start */
+    df_scratch buf;
+    df_checked r;
+    /* a case longer than DF_GEN_CHUNK, made in chunks by the prepare items
+     * (engine_prepare.c's chunk_item; fuzz/values.h) */
+    struct df_vplan *vplan;   /* its plan (made with the slot's first long case) */
+    df_pcg32 vrng;            /* its value stream after the plan */
+    df_scratch parts;         /* cond's chunks' partial sums */
+    uint64_t chunks;          /* its chunks; 0 when made whole */
+    uint64_t chunks_left;     /* chunks not made yet (atomic) */
+    uint64_t shaped;          /* the job's epoch once chunks is set (atomic) */
+    uint64_t made;            /* the job's epoch once ready is set (atomic): a
+                                 model item's signal, which a slot named later
+                                 than the item looks cannot leave stale */
+    /* a case past DF_REFS_CHUNK referenced by the pool's threads a chunk
+     * each (df_refs_part, reference.h): */
+    uint64_t filled;          /* the job's epoch once its vectors are whole and
+                                 rchunks is set (atomic) */
+    uint64_t rchunks;         /* its part items' chunks; 0: referenced whole */
+    uint64_t rleft;           /* parts not made yet (atomic) */
+    df_scratch rparts;        /* the parts */
+} df_slot;
+
+/* A case the GPU generates, before its slot is free: its shape (the case
+ * without its vectors), or failed. */
+typedef struct df_shape {
+    df_case c;
+    int failed;
+} df_shape;
+
+/* The cuda path makes a sampled case's metamorphic copies in the prepare
+ * stage, before its run, as if the run ends well (df_meta_plan_settle drops
+ * what a failed run would not have made), and references and models them
+ * there: a short case's on its own thread, a long case's on a thread each
+ * (made when the case is ready). */
+enum { DF_COPIES_NONE, DF_COPIES_MADE, DF_COPIES_PREPPED };
+
+/* One metamorphic variant of a batch: slot and variant index. */
+typedef struct df_vref {
+    uint32_t slot, var;
+} df_vref;
+
+/* A batch's cases laid out for the backend (engine_layout.c's lay_out): each
+ * kernel's cases in slot order, then its early copies in slot and copy
+ * order, kernel after kernel (base[ki]..base[ki + 1]), with each entry's
+ * slot and copy (cref) and room for its result (bres). Pipelined, the
+ * next batch's is made while this one is judged, and its first kernel's
+ * cases staged in the backend then (ticket, for kernel ticket_ki; 0: not
+ * staged). */
+typedef struct df_layout {
+    const df_case **cptr;
+    df_vref *cref;            /* var UINT32_MAX: the slot's case, not a copy */
+    df_result *bres;
+    df_derive *derive;        /* how a copy's a follows from its case's (the
+                                 backend's hint: df_meta_plan_derive) */
+    size_t cap;               /* cptr's, cref's, bres's and derive's room: a
+                                 batch, its early copies */
+    size_t base[DF_RUN_MAX_KERNELS + 1];
+    const struct df_slot *slots; /* the batch laid out, n slots; NULL once it runs */
+    size_t n;
+    uint64_t ticket;
+    size_t ticket_ki;
+} df_layout;
+
+/* The batches' state behind df_engine's bs: made by df_batch_alloc, freed
+ * by df_batches_free. */
+typedef struct df_batch_state {
+    df_slot *slots;
+    size_t nslots;            /* slots allocated: nsets batches */
+    size_t nsets;             /* sets of slots, a batch each: 1; pipelined 2, or
+                                 DF_SETS_DEFER to DF_SETS_MAX when the GPU generates */
+    int pipelined;            /* the next batch is made while this one is checked */
+    df_slot *cur;             /* the batch being checked (the last one checked) */
+    size_t ncur;
+    df_model_ctx *mctx;       /* one per pool thread */
+    size_t capbatch;          /* the batch size the slots' arrays were made for */
+    df_layout lay;            /* the batch run now, or the next one, laid out ahead
+                                 (df_stage_next; lay.slots is then that batch's) */
+    /* pipelined: the batch after the one being checked (NULL: none), its
+     * size and its prepare loop's handle (in the ring's queue: df_stage_next
+     * may join it and leave -1), which the caller lays out and stages
+     * while the pool judges (df_stage_next) */
+    df_slot *next;
+    size_t nnext;
+    int *next_loop;
+    df_meta_plan *plans[DF_SETS_MAX]; /* each set's sampled cases' plans, in order */
+    size_t nplans[DF_SETS_MAX]; /* plans made so far (their buffers kept for reuse) */
+    uint32_t *sampled;        /* each set's sampled slots, from sampled + set * batch */
+    size_t nsampled[DF_SETS_MAX];
+    df_mark *marks;           /* each slot's recording worked out by the pool (df_mark) */
+    int gpu_gen;              /* batches generated on the GPU (df_gpu_generate) */
+    uint64_t epoch;           /* prepare jobs begun (df_batch_job) */
+    struct df_devgen_case *gcs; /* their value streams, from gcs + set * batch */
+    df_shape *shapes;         /* ... and their shapes, made before their slots are free */
+    df_vref *vref;            /* the batch's metamorphic variants */
+    const df_case **vptr;
+    df_result *vres;
+    size_t nvref, capvref;
+    size_t vref_group;        /* host: copies a references item takes */
+    /* seconds spent so far in each stage (DF_STAGE_*), and CPU seconds
+     * summed over the pool's threads in each piece of CPU work (DF_CPU_*;
+     * row w of cpu_s is thread w's) */
+    double stage_s[DF_STAGES];
+    double finish_s[DF_FINISH_PARTS]; /* the FINISH stage's parts (DF_FINISH_*, cuda backend) */
+    double (*cpu_s)[DF_CPU_KINDS];
+} df_batch_state;
 
 /* A loop over one batch's slots (the batch being checked, or the next one
  * being made beside it). The prepare loops take `group` slots an item, of
@@ -46,7 +166,7 @@ typedef struct df_job {
                                  slot's chunk items (chunk_item), 0 otherwise */
     uint64_t copy_chunks;     /* longest cases past DF_GEN_CHUNK, made on the CPU or
                                  the GPU: a sampled case's permute chunk items */
-    uint64_t epoch;           /* e->epoch at the job's making: the slots' shaped mark */
+    uint64_t epoch;           /* bs->epoch at the job's making: the slots' shaped mark */
     int whole;                /* host backend: a case's model and judgement follow it */
     uint64_t rchunks;         /* a case an item, longest past DF_REFS_CHUNK: each slot's
                                  reference part items (refs_part_item), 0 otherwise */
@@ -73,7 +193,7 @@ typedef struct df_job {
 enum { DF_SPLIT_COPIES = 3 };
 
 /* A long sampled case's copies' prepare items: one a kind, then its
- * permute copy's chunks (engine_meta.c's copy_item). */
+ * permute copy's chunks (df_copy_item)). */
 static inline size_t df_copy_items_each(const df_job *jb)
 {
     return DF_SPLIT_COPIES + jb->copy_chunks;
@@ -100,7 +220,7 @@ static inline int df_stopping(const df_engine *e, double deadline)
 /* Which set of slots (a batch each) slots starts. */
 static inline size_t df_set_of(const df_engine *e, const df_slot *slots)
 {
-    return (size_t)(slots - e->slots) / e->batch;
+    return (size_t)(slots - e->bs->slots) / e->batch;
 }
 
 /* The longest case a run may draw: its fixed length, or its --max-n. */
@@ -117,7 +237,7 @@ _Static_assert((int)DF_TR_GENERATE == (int)DF_CPU_GENERATE && (int)DF_TR_REFS ==
 static inline double df_spent(df_engine *e, unsigned w, int kind, double t0, uint64_t index)
 {
     double t1 = df_now();
-    e->cpu_s[w][kind] += t1 - t0;
+    e->bs->cpu_s[w][kind] += t1 - t0;
     df_trace((unsigned)kind, w, index, t0, t1);
     return t1;
 }
@@ -146,7 +266,7 @@ int df_grow_cases(df_vref **ref, const df_case ***cases, df_result **res, size_t
 /* Pipelined: lays out the next batch and stages its first kernel's cases
  * in the backend, once the pool has prepared it. */
 void df_stage_next(df_engine *e);
-/* The batch e->cur of n slots on the GPU, a kernel at a time with its
+/* The batch bs->cur of n slots on the GPU, a kernel at a time with its
  * early copies; meanwhile(ctx) runs once during the first kernel's run.
  * Returns 0, or -1 when the context died. */
 int df_run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx);
@@ -158,7 +278,7 @@ df_job df_batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n);
 /* Names the batch [lo, lo + n) in slots: its sampled cases and their
  * plans (the rest of each slot is named by the prepare items). */
 void df_name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n);
-/* Has the GPU generate jb's cases (when e->gpu_gen; shaped: their shapes
+/* Has the GPU generate jb's cases (when bs->gpu_gen; shaped: their shapes
  * made ahead by df_shapes_begin's loop). */
 void df_gpu_generate(df_engine *e, df_job *jb, int shaped);
 /* Whether jb's prepare loop models all its cases. */

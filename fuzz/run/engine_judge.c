@@ -9,6 +9,7 @@ static void model_slot(void *ctx, size_t s, unsigned w)
 {
     df_job *jb = ctx;
     df_engine *e = jb->e;
+    df_batch_state *bs = e->bs;
     df_slot *sl = &jb->slots[s];
     const df_kernel *k = e->kernels[sl->ki];
     if (sl->gen_failed)
@@ -20,10 +21,10 @@ static void model_slot(void *ctx, size_t s, unsigned w)
     }
     double t0 = df_now();
     if (host) {
-        df_run_model(&e->mctx[w], k, 1, &sl->c, &sl->r.res);
+        df_run_model(&bs->mctx[w], k, 1, &sl->c, &sl->r.res);
         sl->ran = 1;
     } else if (sl->ran && k->host_model && (k->flags & DF_K_DETERMINISTIC)) {
-        df_run_model(&e->mctx[w], k, 0, &sl->c, &sl->r.model);
+        df_run_model(&bs->mctx[w], k, 0, &sl->c, &sl->r.model);
         sl->r.model_ran = 1;
     }
     (void)df_spent(e, w, DF_CPU_MODEL, t0, sl->c.index);
@@ -42,7 +43,7 @@ void df_premodel_slot(void *ctx, size_t s, unsigned w)
     if (sl->gen_failed || sl->modelled || !k->host_model || !(k->flags & DF_K_DETERMINISTIC))
         return;
     double t0 = df_now();
-    df_run_model(&e->mctx[w], k, 0, &sl->c, &sl->r.model);
+    df_run_model(&e->bs->mctx[w], k, 0, &sl->c, &sl->r.model);
     sl->modelled = 1;
     (void)df_spent(e, w, DF_CPU_MODEL, t0, sl->c.index);
 }
@@ -54,7 +55,7 @@ static void judge_slot(df_job *jb, size_t s)
 {
     df_engine *e = jb->e;
     df_slot *sl = &jb->slots[s];
-    df_mark *mk = &e->marks[df_set_of(e, jb->slots) * e->batch + s];
+    df_mark *mk = &e->bs->marks[df_set_of(e, jb->slots) * e->batch + s];
     mk->quick = 0;
     if (sl->ran)
         df_judge(e->kernels[sl->ki], &sl->c, &sl->r.refs, &sl->r.res,

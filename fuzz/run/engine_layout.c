@@ -17,61 +17,61 @@
  * per-batch arrays sized with them). */
 static void free_slots(df_engine *e)
 {
-    for (size_t s = 0; s < e->nslots; s++) {
-        df_scratch_free(&e->slots[s].buf);
-        df_scratch_free(&e->slots[s].parts);
-        df_scratch_free(&e->slots[s].rparts);
-        free(e->slots[s].vplan);
+    df_batch_state *bs = e->bs;
+    for (size_t s = 0; s < bs->nslots; s++) {
+        df_scratch_free(&bs->slots[s].buf);
+        df_scratch_free(&bs->slots[s].parts);
+        df_scratch_free(&bs->slots[s].rparts);
+        free(bs->slots[s].vplan);
     }
     for (int h = 0; h < DF_SETS_MAX; h++) {
-        for (size_t i = 0; i < e->nplans[h]; i++)
-            df_meta_plan_free(&e->plans[h][i]);
-        free(e->plans[h]);
-        e->plans[h] = NULL;
-        e->nplans[h] = 0;
+        for (size_t i = 0; i < bs->nplans[h]; i++)
+            df_meta_plan_free(&bs->plans[h][i]);
+        free(bs->plans[h]);
+        bs->plans[h] = NULL;
+        bs->nplans[h] = 0;
     }
-    free(e->slots);
-    free(e->lay.cptr);
-    free(e->lay.derive);
-    free(e->lay.bres);
-    free(e->lay.cref);
-    memset(&e->lay, 0, sizeof e->lay);
-    e->next = NULL;
-    free(e->sampled);
-    e->sampled = NULL;
-    free(e->gcs);
-    e->gcs = NULL;
-    free(e->shapes);
-    e->shapes = NULL;
-    free(e->marks);
-    e->marks = NULL;
-    e->slots = NULL;
-    e->cur = NULL;
-    e->ncur = 0;
-    e->nslots = 0;
-    e->nsets = 0;
-    e->capbatch = 0;
+    free(bs->slots);
+    free(bs->lay.cptr);
+    free(bs->lay.derive);
+    free(bs->lay.bres);
+    free(bs->lay.cref);
+    memset(&bs->lay, 0, sizeof bs->lay);
+    bs->next = NULL;
+    free(bs->sampled);
+    bs->sampled = NULL;
+    free(bs->gcs);
+    bs->gcs = NULL;
+    free(bs->shapes);
+    bs->shapes = NULL;
+    free(bs->marks);
+    bs->marks = NULL;
+    bs->slots = NULL;
+    bs->cur = NULL;
+    bs->ncur = 0;
+    bs->nslots = 0;
+    bs->nsets = 0;
+    bs->capbatch = 0;
 }
 
 /* Everything df_engine_free frees for batches: the slots, the copies' case
  * arrays, the model contexts and the CPU clocks. */
 void df_batches_free(df_engine *e)
 {
+    df_batch_state *bs = e->bs;
+    if (!bs)
+        return;
     free_slots(e);
-    free(e->vref);
-    free(e->vptr);
-    free(e->vres);
-    e->vref = NULL;
-    e->vptr = NULL;
-    e->vres = NULL;
-    e->capvref = 0;
-    if (e->mctx)
+    free(bs->vref);
+    free(bs->vptr);
+    free(bs->vres);
+    if (bs->mctx)
         for (unsigned w = 0; w < df_pool_size(e->pool); w++)
-            df_model_ctx_free(&e->mctx[w]);
-    free(e->mctx);
-    free(e->cpu_s);
-    e->cpu_s = NULL;
-    e->mctx = NULL;
+            df_model_ctx_free(&bs->mctx[w]);
+    free(bs->mctx);
+    free(bs->cpu_s);
+    free(bs);
+    e->bs = NULL;
 }
 
 /* Whether `sets` batches of the longest vectors fit in DF_PIPELINE_BYTES:
@@ -115,14 +115,14 @@ static int wants_pipeline(const df_engine *e)
  * one run on an H200) and every case is short, one thread a case taking
  * about 1.3 us an element; or (auto too, one buffer or two) where cases
  * may pass DF_GEN_CHUNK, which the GPU makes a thread a chunk (the CPU
- * took 65% of the pool's time at n = 2^26 for it). After e->pipelined is
+ * took 65% of the pool's time at n = 2^26 for it). After bs->pipelined is
  * set. */
 static int wants_gpu_gen(const df_engine *e)
 {
     uint64_t longest = df_longest_n(e);
     int chunked = longest > DF_GEN_CHUNK;
     int on = e->o->gen == DF_GEN_GPU ||
-             (e->o->gen == DF_GEN_AUTO && (e->pipelined || chunked) &&
+             (e->o->gen == DF_GEN_AUTO && (e->bs->pipelined || chunked) &&
               strcmp(df_backend_name(e->b), "cuda") == 0);
     return on && (longest <= DF_GPU_GEN_MAX_N || chunked);
 }
@@ -132,52 +132,56 @@ static int wants_gpu_gen(const df_engine *e)
  * for 4096 cases at n = 2000 on an H200, then starts three batches ahead),
  * three, or DF_SETS_DEFER to DF_SETS_MAX (the batch checked last then
  * recorded while the GPU runs the next: pipelined_range), as many as fit in
- * DF_PIPELINE_BYTES. After e->pipelined and e->gpu_gen are set. */
+ * DF_PIPELINE_BYTES. After bs->pipelined and bs->gpu_gen are set. */
 static size_t sets_wanted(const df_engine *e)
 {
-    if (!e->pipelined)
+    const df_batch_state *bs = e->bs;
+    if (!bs->pipelined)
         return 1;
-    for (size_t sets = DF_SETS_MAX; e->gpu_gen && sets >= DF_SETS_DEFER; sets--)
+    for (size_t sets = DF_SETS_MAX; bs->gpu_gen && sets >= DF_SETS_DEFER; sets--)
         if (sets_fit(e, sets)) /* a default run (batches of 256 up to 65536): four */
             return sets;
-    return e->gpu_gen && sets_fit(e, 3) ? 3 : 2;
+    return bs->gpu_gen && sets_fit(e, 3) ? 3 : 2;
 }
 
 /* The sets of slots the run takes (sets_wanted), made once and kept while
  * they fit, with the arrays sized with them. */
 int df_batch_alloc(df_engine *e)
 {
-    e->pipelined = wants_pipeline(e);
-    e->gpu_gen = wants_gpu_gen(e);
+    if (!e->bs && !(e->bs = calloc(1, sizeof *e->bs)))
+        return -1;
+    df_batch_state *bs = e->bs;
+    bs->pipelined = wants_pipeline(e);
+    bs->gpu_gen = wants_gpu_gen(e);
     size_t sets = sets_wanted(e), want = sets * (size_t)e->batch;
-    if (e->slots && e->nslots >= want && e->capbatch >= e->batch) {
-        e->nsets = sets;
+    if (bs->slots && bs->nslots >= want && bs->capbatch >= e->batch) {
+        bs->nsets = sets;
         return 0;
     }
     free_slots(e);
     unsigned nw = df_pool_size(e->pool);
-    e->nsets = sets;
-    e->nslots = want;
-    e->slots = calloc(want, sizeof *e->slots);
-    e->cur = e->slots;
-    e->ncur = 0;
-    if (!e->mctx)
-        e->mctx = calloc(nw, sizeof *e->mctx);
-    if (!e->cpu_s)
-        e->cpu_s = calloc(nw, sizeof *e->cpu_s);
-    e->capbatch = e->batch;
-    e->lay.cap = e->batch;
-    e->lay.cptr = calloc(e->batch, sizeof *e->lay.cptr);
-    e->lay.bres = calloc(e->batch, sizeof *e->lay.bres);
-    e->lay.cref = calloc(e->batch, sizeof *e->lay.cref);
-    e->lay.derive = calloc(e->batch, sizeof *e->lay.derive);
-    e->sampled = calloc(want, sizeof *e->sampled);
-    e->gcs = calloc(want, sizeof *e->gcs);
-    e->shapes = calloc(want, sizeof *e->shapes);
-    e->marks = calloc(want, sizeof *e->marks);
-    return e->slots && e->mctx && e->lay.cptr && e->lay.bres && e->lay.cref && e->lay.derive &&
-                   e->cpu_s &&
-                   e->sampled && e->gcs && e->shapes && e->marks
+    bs->nsets = sets;
+    bs->nslots = want;
+    bs->slots = calloc(want, sizeof *bs->slots);
+    bs->cur = bs->slots;
+    bs->ncur = 0;
+    if (!bs->mctx)
+        bs->mctx = calloc(nw, sizeof *bs->mctx);
+    if (!bs->cpu_s)
+        bs->cpu_s = calloc(nw, sizeof *bs->cpu_s);
+    bs->capbatch = e->batch;
+    bs->lay.cap = e->batch;
+    bs->lay.cptr = calloc(e->batch, sizeof *bs->lay.cptr);
+    bs->lay.bres = calloc(e->batch, sizeof *bs->lay.bres);
+    bs->lay.cref = calloc(e->batch, sizeof *bs->lay.cref);
+    bs->lay.derive = calloc(e->batch, sizeof *bs->lay.derive);
+    bs->sampled = calloc(want, sizeof *bs->sampled);
+    bs->gcs = calloc(want, sizeof *bs->gcs);
+    bs->shapes = calloc(want, sizeof *bs->shapes);
+    bs->marks = calloc(want, sizeof *bs->marks);
+    return bs->slots && bs->mctx && bs->lay.cptr && bs->lay.bres && bs->lay.cref &&
+                   bs->lay.derive && bs->cpu_s && bs->sampled && bs->gcs && bs->shapes &&
+                   bs->marks
                ? 0
                : -1;
 }
@@ -215,7 +219,7 @@ static int cases_reserve(df_layout *L, size_t need)
     return 0;
 }
 
-/* The metamorphic copies of slot sl made before its run (early_copies),
+/* The metamorphic copies of slot sl made before its run (df_early_copies),
  * which run in its kernel's launch after the batch's cases. */
 static size_t early_count(const df_slot *sl)
 {
@@ -285,7 +289,7 @@ static void lay_out(df_engine *e, df_layout *L, df_slot *sl, size_t n)
 }
 
 /* Pipelined: while the pool judges the batch in front, the caller lays
- * out the next one (e->next) and has the backend plan and stage its first
+ * out the next one (bs->next) and has the backend plan and stage its first
  * kernel's cases (df_backend_stage_batch), once the pool has prepared it
  * (its generation, references and early copies are in its slots, and
  * nothing changes them before its run; with fewer than DF_SETS_DEFER
@@ -297,21 +301,22 @@ static void lay_out(df_engine *e, df_layout *L, df_slot *sl, size_t n)
  * runs nothing before the next batch (which would drop the staging). */
 void df_stage_next(df_engine *e)
 {
-    if (!e->next || e->nnext == 0)
+    df_batch_state *bs = e->bs;
+    if (!bs->next || bs->nnext == 0)
         return;
     double t0 = df_now();
-    if (!df_pool_done(e->pool, *e->next_loop)) {
+    if (!df_pool_done(e->pool, *bs->next_loop)) {
         /* with DF_SETS_DEFER sets or more nothing else waits for this
          * check's end: the next batch's wait comes first either way (and
          * the caller helps it along); with fewer, the recording and
          * restarting of this set do */
-        if (e->nsets < DF_SETS_DEFER)
+        if (bs->nsets < DF_SETS_DEFER)
             return;
-        df_pool_wait(e->pool, *e->next_loop);
-        *e->next_loop = -1; /* joined: join_oldest has nothing left to wait on */
+        df_pool_wait(e->pool, *bs->next_loop);
+        *bs->next_loop = -1; /* joined: join_oldest has nothing left to wait on */
     }
-    df_layout *L = &e->lay; /* the batch in front's results are in its slots */
-    lay_out(e, L, e->next, e->nnext);
+    df_layout *L = &bs->lay; /* the batch in front's results are in its slots */
+    lay_out(e, L, bs->next, bs->nnext);
     for (size_t ki = 0; ki < e->nk; ki++)
         if (L->base[ki + 1] > L->base[ki]) {
             L->ticket = df_backend_stage_batch(e->b, e->kernels[ki], L->cptr + L->base[ki],
@@ -321,7 +326,7 @@ void df_stage_next(df_engine *e)
             L->ticket_ki = ki;
             break;
         }
-    df_trace(DF_TR_NEXT, DF_TRACE_CALLER, e->next[0].c.index, t0, df_now());
+    df_trace(DF_TR_NEXT, DF_TRACE_CALLER, bs->next[0].c.index, t0, df_now());
 }
 
 /* A kernel's run results (bres, done of them, its cases in ref's order)
@@ -375,8 +380,9 @@ static void results_item(void *ctx, size_t i, unsigned w)
  * and copies that ran keep results). */
 int df_run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx)
 {
-    df_slot *sl = e->cur;
-    df_layout *L = &e->lay;
+    df_batch_state *bs = e->bs;
+    df_slot *sl = bs->cur;
+    df_layout *L = &bs->lay;
     if (L->slots != sl || L->n != n) /* not laid out ahead (df_stage_next) */
         lay_out(e, L, sl, n);
     L->slots = NULL; /* run: no batch is laid out ahead now */

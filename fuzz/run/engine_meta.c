@@ -131,7 +131,7 @@ static void plan_slot(void *ctx, size_t s, unsigned w)
 {
     (void)w;
     df_engine *e = ctx;
-    df_slot *sl = &e->cur[s];
+    df_slot *sl = &e->bs->cur[s];
     if (!sl->planned)
         return;
     if (sl->copies != DF_COPIES_NONE)
@@ -145,55 +145,59 @@ static void plan_slot(void *ctx, size_t s, unsigned w)
  * Returns 0, or -1 when one has no plan (out of memory at naming). */
 static int assign_plans(df_engine *e, size_t n)
 {
+    df_batch_state *bs = e->bs;
     int rc = 0;
     for (size_t s = 0; s < n; s++) {
-        df_slot *sl = &e->cur[s];
+        df_slot *sl = &bs->cur[s];
         sl->planned = sl->ran && !sl->gen_failed && df_meta_sampled(&e->o->meta, &sl->c);
         if (sl->planned && !sl->plan)
             rc = -1;
     }
     if (rc != 0)
         for (size_t s = 0; s < n; s++)
-            e->cur[s].planned = 0;
+            bs->cur[s].planned = 0;
     return rc;
 }
 
 static int vref_reserve(df_engine *e, size_t need)
 {
-    if (need <= e->capvref)
+    df_batch_state *bs = e->bs;
+    if (need <= bs->capvref)
         return 0;
     size_t cap = need + need / 2 + 16;
-    if (df_grow_cases(&e->vref, &e->vptr, &e->vres, cap) != 0)
+    if (df_grow_cases(&bs->vref, &bs->vptr, &bs->vres, cap) != 0)
         return -1;
-    e->capvref = cap;
+    bs->capvref = cap;
     return 0;
 }
 
 static int collect_variants(df_engine *e, size_t n)
 {
+    df_batch_state *bs = e->bs;
     size_t need = 0;
     for (size_t s = 0; s < n; s++)
-        need += e->cur[s].planned ? e->cur[s].plan->nvar : 0;
+        need += bs->cur[s].planned ? bs->cur[s].plan->nvar : 0;
     if (vref_reserve(e, need) != 0)
         return -1;
-    e->nvref = 0;
+    bs->nvref = 0;
     for (size_t s = 0; s < n; s++)
-        for (size_t v = 0; e->cur[s].planned && v < e->cur[s].plan->nvar; v++)
-            e->vref[e->nvref++] = (df_vref){(uint32_t)s, (uint32_t)v};
+        for (size_t v = 0; bs->cur[s].planned && v < bs->cur[s].plan->nvar; v++)
+            bs->vref[bs->nvref++] = (df_vref){(uint32_t)s, (uint32_t)v};
     return 0;
 }
 
 /* Host backend: the references of variants [i g, i g + g) of the batch,
- * g = e->vref_group. */
+ * g = bs->vref_group. */
 static void variant_refs(void *ctx, size_t i, unsigned w)
 {
     (void)w;
     df_engine *e = ctx;
-    size_t lo = i * e->vref_group, hi = lo + e->vref_group < e->nvref ? lo + e->vref_group
-                                                                      : e->nvref;
+    df_batch_state *bs = e->bs;
+    size_t lo = i * bs->vref_group, hi = lo + bs->vref_group < bs->nvref ? lo + bs->vref_group
+                                                                      : bs->nvref;
     copy_refs cr = {.m = 0};
     for (size_t j = lo; j < hi; j++)
-        copy_refs_add(&cr, e->cur[e->vref[j].slot].plan, e->vref[j].var);
+        copy_refs_add(&cr, bs->cur[bs->vref[j].slot].plan, bs->vref[j].var);
     copy_refs_flush(&cr);
 }
 
@@ -201,11 +205,12 @@ static void variant_refs(void *ctx, size_t i, unsigned w)
 static void host_variant(void *ctx, size_t i, unsigned w)
 {
     df_engine *e = ctx;
-    df_slot *sl = &e->cur[e->vref[i].slot];
+    df_batch_state *bs = e->bs;
+    df_slot *sl = &bs->cur[bs->vref[i].slot];
     df_meta_plan *p = sl->plan;
-    size_t v = e->vref[i].var;
+    size_t v = bs->vref[i].var;
     const df_kernel *k = e->kernels[sl->ki];
-    df_run_model(&e->mctx[w], k, 1, &p->var[v], &p->out[v].res);
+    df_run_model(&bs->mctx[w], k, 1, &p->var[v], &p->out[v].res);
     p->ran[v] = 1;
     if (p->kind[v] != DF_META_RERUN)
         df_meta_plan_judge(k, &e->oo, p, v);
@@ -215,9 +220,10 @@ static void host_variant(void *ctx, size_t i, unsigned w)
 static void judge_variant(void *ctx, size_t i, unsigned w)
 {
     df_engine *e = ctx;
-    df_slot *sl = &e->cur[e->vref[i].slot];
+    df_batch_state *bs = e->bs;
+    df_slot *sl = &bs->cur[bs->vref[i].slot];
     df_meta_plan *p = sl->plan;
-    size_t v = e->vref[i].var;
+    size_t v = bs->vref[i].var;
     const df_kernel *k = e->kernels[sl->ki];
     if (p->kind[v] == DF_META_RERUN || p->ran[v] == 0)
         return;
@@ -226,7 +232,7 @@ static void judge_variant(void *ctx, size_t i, unsigned w)
         o->model_ran = 0; /* the backend died on it: judged without the model */
     } else if (!o->model_ran && k->host_model && (k->flags & DF_K_DETERMINISTIC)) {
         double t0 = df_now();
-        df_run_model(&e->mctx[w], k, 0, &p->var[v], &o->model);
+        df_run_model(&bs->mctx[w], k, 0, &p->var[v], &o->model);
         o->model_ran = 1;
         (void)df_spent(e, w, DF_CPU_MODEL, t0, p->var[v].index);
     }
@@ -240,7 +246,7 @@ static void copy_model(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t
     if (p->kind[v] == DF_META_RERUN || !k->host_model || !(k->flags & DF_K_DETERMINISTIC))
         return;
     double t0 = df_now();
-    df_run_model(&e->mctx[w], k, 0, &p->var[v], &p->out[v].model);
+    df_run_model(&e->bs->mctx[w], k, 0, &p->var[v], &p->out[v].model);
     p->out[v].model_ran = 1;
     (void)df_spent(e, w, DF_CPU_MODEL, t0, p->var[v].index);
 }
@@ -260,33 +266,35 @@ static void copy_prep(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t 
 static void variant_prep(void *ctx, size_t i, unsigned w)
 {
     df_engine *e = ctx;
-    df_slot *sl = &e->cur[e->vref[i].slot];
+    df_batch_state *bs = e->bs;
+    df_slot *sl = &bs->cur[bs->vref[i].slot];
     if (sl->copies != DF_COPIES_PREPPED)
-        copy_prep(e, e->kernels[sl->ki], sl->plan, e->vref[i].var, w);
+        copy_prep(e, e->kernels[sl->ki], sl->plan, bs->vref[i].var, w);
 }
 
 /* Every variant of the batch through the GPU, a kernel at a time. Returns
  * 0, or -1 when the context died (variants after that one did not run). */
 static int gpu_variants(df_engine *e)
 {
+    df_batch_state *bs = e->bs;
     for (size_t ki = 0; ki < e->nk; ki++) {
         size_t m = 0;
-        for (size_t i = 0; i < e->nvref; i++) {
-            df_slot *sl = &e->cur[e->vref[i].slot];
-            if (sl->ki == ki && sl->plan->ran[e->vref[i].var] == 0)
-                e->vptr[m++] = &sl->plan->var[e->vref[i].var];
+        for (size_t i = 0; i < bs->nvref; i++) {
+            df_slot *sl = &bs->cur[bs->vref[i].slot];
+            if (sl->ki == ki && sl->plan->ran[bs->vref[i].var] == 0)
+                bs->vptr[m++] = &sl->plan->var[bs->vref[i].var];
         }
         if (m == 0)
             continue;
         size_t done = 0;
-        int rc = df_backend_run_batch(e->b, e->kernels[ki], e->vptr, NULL, m, e->vres, &done,
+        int rc = df_backend_run_batch(e->b, e->kernels[ki], bs->vptr, NULL, m, bs->vres, &done,
                                       NULL, NULL, 0);
-        for (size_t i = 0, j = 0; i < e->nvref && j < done; i++) {
-            df_slot *sl = &e->cur[e->vref[i].slot];
-            if (sl->ki != ki || sl->plan->ran[e->vref[i].var] != 0)
+        for (size_t i = 0, j = 0; i < bs->nvref && j < done; i++) {
+            df_slot *sl = &bs->cur[bs->vref[i].slot];
+            if (sl->ki != ki || sl->plan->ran[bs->vref[i].var] != 0)
                 continue;
-            size_t v = e->vref[i].var;
-            df_result_copy(&sl->plan->out[v].res, &e->vres[j++]);
+            size_t v = bs->vref[i].var;
+            df_result_copy(&sl->plan->out[v].res, &bs->vres[j++]);
             sl->plan->ran[v] = rc != 0 && j == done ? -1 : 1;
         }
         if (rc != 0)
@@ -313,15 +321,16 @@ static int make_copies(df_engine *e, size_t n)
  * case's three copies would otherwise take one thread three times. */
 int df_batch_metamorphic(df_engine *e, size_t n)
 {
+    df_batch_state *bs = e->bs;
     if (make_copies(e, n) != 0)
         return -1;
-    e->vref_group = df_longest_n(e) <= DF_PREP_GROUP_MAX_N ? DF_COPY_GROUP : 1;
-    df_pool_for(e->pool, (e->nvref + e->vref_group - 1) / e->vref_group, variant_refs, e);
-    df_pool_for(e->pool, e->nvref, host_variant, e);
+    bs->vref_group = df_longest_n(e) <= DF_PREP_GROUP_MAX_N ? DF_COPY_GROUP : 1;
+    df_pool_for(e->pool, (bs->nvref + bs->vref_group - 1) / bs->vref_group, variant_refs, e);
+    df_pool_for(e->pool, bs->nvref, host_variant, e);
     return 0;
 }
 
-/* cuda backend: the batch's judgement (finish_slot; its models were made
+/* cuda backend: the batch's judgement (df_finish_slot; its models were made
  * beside the GPU run), and its metamorphic checks, overlapped: the copies
  * were made in the prepare stage (df_early_copies: they need the first run's
  * status and G, not its judgement) and are settled now, then the pool
@@ -334,6 +343,7 @@ int df_batch_metamorphic(df_engine *e, size_t n)
  * context died or out of memory. */
 int df_finish_overlapped(df_engine *e, size_t n, df_job *jb)
 {
+    df_batch_state *bs = e->bs;
     double t0 = df_now();
     size_t ng = df_timed_groups(n); /* jb->n is n */
     if (make_copies(e, n) != 0) {
@@ -342,20 +352,20 @@ int df_finish_overlapped(df_engine *e, size_t n, df_job *jb)
     }
     double t1 = df_now();
     int hf = df_pool_begin(e->pool, ng, df_finish_group, jb);
-    int hr = df_pool_begin(e->pool, e->nvref, variant_prep, e);
+    int hr = df_pool_begin(e->pool, bs->nvref, variant_prep, e);
     int rc = gpu_variants(e);
     double t2 = df_now();
     if (rc == 0)
         df_stage_next(e);
     double t3 = df_now();
-    df_pool_join(e->pool, hr, e->nvref, variant_prep, e);
+    df_pool_join(e->pool, hr, bs->nvref, variant_prep, e);
     df_pool_join(e->pool, hf, ng, df_finish_group, jb);
     double t4 = df_now();
-    df_pool_for(e->pool, e->nvref, judge_variant, e);
-    e->finish_s[DF_FINISH_MAKE] += t1 - t0;
-    e->finish_s[DF_FINISH_GPU] += t2 - t1;
-    e->finish_s[DF_FINISH_NEXT] += t3 - t2;
-    e->finish_s[DF_FINISH_WAIT] += t4 - t3;
-    e->finish_s[DF_FINISH_COPIES] += df_now() - t4;
+    df_pool_for(e->pool, bs->nvref, judge_variant, e);
+    bs->finish_s[DF_FINISH_MAKE] += t1 - t0;
+    bs->finish_s[DF_FINISH_GPU] += t2 - t1;
+    bs->finish_s[DF_FINISH_NEXT] += t3 - t2;
+    bs->finish_s[DF_FINISH_WAIT] += t4 - t3;
+    bs->finish_s[DF_FINISH_COPIES] += df_now() - t4;
     return rc;
 }

@@ -15,6 +15,7 @@
 
 df_job df_batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 {
+    df_batch_state *bs = e->bs;
     uint64_t longest = df_longest_n(e);
     static const size_t groups[] = {DF_PREP_GROUP, 16, 8};
     size_t two = (size_t)2 * df_pool_size(e->pool); /* items a thread at least */
@@ -28,8 +29,8 @@ df_job df_batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
     int split = g == 1 && !df_backend_is_host(e->b);
     uint64_t chunks = g == 1 ? df_gen_chunks(longest) : 0;
     uint64_t rchunks = g == 1 ? df_refs_chunks(longest) : 0;
-    return (df_job){e, slots, lo, n, g, e->sampled + h * e->batch,
-                    split && n ? e->nsampled[h] : 0, -1, NULL, chunks, chunks, ++e->epoch, 0,
+    return (df_job){e, slots, lo, n, g, bs->sampled + h * e->batch,
+                    split && n ? bs->nsampled[h] : 0, -1, NULL, chunks, chunks, ++bs->epoch, 0,
                     rchunks};
 }
 
@@ -150,12 +151,13 @@ static void shape_group(void *ctx, size_t g, unsigned w)
 {
     df_job *jb = ctx;
     df_engine *e = jb->e;
+    df_batch_state *bs = e->bs;
     size_t lo, hi = df_timed_group(g, jb->n, &lo);
     double t0 = df_now();
     for (size_t s = lo; s < hi; s++) {
         size_t at = df_set_of(e, jb->slots) * e->batch + s;
-        df_devgen_case *gc = &e->gcs[at];
-        df_shape *sh = &e->shapes[at];
+        df_devgen_case *gc = &bs->gcs[at];
+        df_shape *sh = &bs->shapes[at];
         uint64_t i = jb->lo + s;
         sh->failed = df_generate_shape(e->o->seed, i, e->kernels[df_run_kernel_of(i, e->nk)],
                                        &e->go, &sh->c, &gc->rng) != 0;
@@ -166,7 +168,7 @@ static void shape_group(void *ctx, size_t g, unsigned w)
     (void)df_spent(e, w, DF_CPU_GENERATE, t0, jb->lo + lo);
 }
 
-/* Has the GPU generate jb's cases (e->gpu_gen): their shapes and streams
+/* Has the GPU generate jb's cases (bs->gpu_gen): their shapes and streams
  * (on the pool now, unless shaped: made ahead by shapes_ahead), then the
  * device fills them and copies them into the set's pinned memory, which
  * the slots' vectors will point into; the prepare items wait for it to
@@ -174,10 +176,11 @@ static void shape_group(void *ctx, size_t g, unsigned w)
  * the CPU as without it (the same bytes). */
 void df_gpu_generate(df_engine *e, df_job *jb, int shaped)
 {
-    if (!e->gpu_gen || jb->n == 0)
+    df_batch_state *bs = e->bs;
+    if (!bs->gpu_gen || jb->n == 0)
         return;
     size_t h = df_set_of(e, jb->slots);
-    df_devgen_case *g = e->gcs + h * e->batch;
+    df_devgen_case *g = bs->gcs + h * e->batch;
     if (!shaped)
         df_pool_for(e->pool, df_timed_groups(jb->n), shape_group, jb);
     size_t bytes = df_devgen_layout(g, jb->n);
@@ -186,7 +189,7 @@ void df_gpu_generate(df_engine *e, df_job *jb, int shaped)
     if (df_backend_gen_start(e->b, (int)h, g, jb->n, bytes, &out, err, sizeof err) != 0) {
         fprintf(stderr, "dotfuzz run: generation on the GPU failed (%s); the CPU generates\n",
                 err);
-        e->gpu_gen = 0;
+        bs->gpu_gen = 0;
         return;
     }
     jb->gen_out = out; /* the slots' vectors point into it (prepare_group) */
@@ -213,7 +216,7 @@ static int gen_landed(void *ctx)
  * that (and batch_plan's pool loop for a few dozen cases), a default run
  * on an H200 went 28,640 -> 22,609 cases/s; without both, 29,331 -> 29,029
  * (which cost what was not measured apart). prepare_group asks with the
- * batch's own generation set, check_batch with e->gpu_gen (a batch whose
+ * batch's own generation set, check_batch with bs->gpu_gen (a batch whose
  * GPU start failed is made and modelled as on the CPU). */
 static int models_in_prepare(const df_engine *e, size_t group, int gpu_made)
 {
@@ -422,6 +425,7 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
 {
     df_job *jb = ctx;
     df_engine *e = jb->e;
+    df_batch_state *bs = e->bs;
     if (g >= slot_items(jb)) {
         size_t i;
         switch (after_slots_item(jb, g - slot_items(jb), &i)) {
@@ -455,14 +459,14 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
                                          &sl->buf, &sl->c) != 0;
         } else {
             size_t at = set0 + s;
-            const df_devgen_case *gc = &e->gcs[at];
+            const df_devgen_case *gc = &bs->gcs[at];
             size_t na = (size_t)gc->n * df_type_size((df_type)gc->type);
             name_slot(jb, s);
             clear_slot(sl);
-            sl->c = e->shapes[at].c;
+            sl->c = bs->shapes[at].c;
             sl->c.a = jb->gen_out + gc->off;
             sl->c.b = jb->gen_out + gc->off + na;
-            sl->gen_failed = e->shapes[at].failed || !landed;
+            sl->gen_failed = bs->shapes[at].failed || !landed;
         }
         if (!sl->gen_failed)
             rj[m++] = (df_refs_job){sl->c.type, sl->c.a, sl->c.b, sl->c.n, &sl->r.refs};
@@ -498,29 +502,30 @@ static void whole_group(void *ctx, size_t g, unsigned w)
  * cases get none (assign_plans reports it). */
 void df_name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 {
+    df_batch_state *bs = e->bs;
     size_t h = df_set_of(e, slots);
-    uint32_t *sampled = e->sampled + h * e->batch;
+    uint32_t *sampled = bs->sampled + h * e->batch;
     size_t k = 0;
     for (size_t s = 0; s < n; s++)
         if (df_meta_sampled_at(&e->o->meta, e->o->seed, lo + s))
             sampled[k++] = (uint32_t)s;
-    e->nsampled[h] = 0;
-    if (k > e->nplans[h]) {
-        df_meta_plan *p = realloc(e->plans[h], k * sizeof *p);
+    bs->nsampled[h] = 0;
+    if (k > bs->nplans[h]) {
+        df_meta_plan *p = realloc(bs->plans[h], k * sizeof *p);
         if (!p) {
             for (size_t i = 0; i < k; i++)
                 slots[sampled[i]].plan = NULL;
             return;
         }
-        memset(p + e->nplans[h], 0, (k - e->nplans[h]) * sizeof *p);
-        e->plans[h] = p;
-        e->nplans[h] = k;
+        memset(p + bs->nplans[h], 0, (k - bs->nplans[h]) * sizeof *p);
+        bs->plans[h] = p;
+        bs->nplans[h] = k;
     }
     for (size_t i = 0; i < k; i++) {
-        slots[sampled[i]].plan = &e->plans[h][i];
+        slots[sampled[i]].plan = &bs->plans[h][i];
         __atomic_store_n(&slots[sampled[i]].ready, 0, __ATOMIC_RELAXED);
     }
-    e->nsampled[h] = k;
+    bs->nsampled[h] = k;
 }
 
 /* Prepares jb now, on the pool with the caller: the host backend's whole

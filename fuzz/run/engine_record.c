@@ -277,10 +277,11 @@ static const char *killed_by_copy(const df_meta_plan *p)
 int df_record_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n, int dead,
                     df_totals *t, uint64_t *next)
 {
+    df_batch_state *bs = e->bs;
     double t3 = df_now();
     int rc = DF_RANGE_DONE;
     size_t s = 0;
-    const df_mark *mk = e->marks + df_set_of(e, slots) * e->batch;
+    const df_mark *mk = bs->marks + df_set_of(e, slots) * e->batch;
     for (; s < n; s++) {
         if (!dead && mk[s].quick) { /* the rest of the loop does nothing more */
             mark_add(t, &mk[s]);
@@ -337,7 +338,7 @@ int df_record_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n, int dea
                 (unsigned long long)(lo + s), (unsigned long long)(lo + n - 1));
         rc = DF_RANGE_POISONED;
     }
-    e->stage_s[DF_STAGE_RECORD] += df_now() - t3;
+    bs->stage_s[DF_STAGE_RECORD] += df_now() - t3;
     df_trace(DF_TR_RECORD, DF_TRACE_CALLER, lo, t3, df_now());
     *next = lo + s;
     return rc;

@@ -161,83 +161,6 @@ void df_print_finding(FILE *f, const df_finding *fd);
  * recording); the rest are batches made ahead. */
 #define DF_SETS_DEFER 4
 
-/* One case of a batch: its vectors, the case and what checking it gave. */
-typedef struct df_slot {
-    /* what the caller's passes over a batch read, in the slot's first
-     * three cache lines (the checking's 1.7 KB after them) */
-    df_case c;
-    size_t ki;
-    int gen_failed;
-    int ran;                  /* the backend produced res */
-    int modelled;             /* r.model made while the GPU ran the batch */
-    int planned;              /* sampled and ran: its metamorphic checks are in *plan */
-    df_meta_plan *plan;       /* sampled: one of the engine's plans (NULL: no memory) */
-    int copies;               /* DF_COPIES_*: how far the prepare stage took the
-                                 plan's copies (cuda path) */
-    int ready;                /* prepared (atomic): a long case's copies may start */
-    df_scratch buf;
-    df_checked r;
-    /* a case longer than DF_GEN_CHUNK, made in chunks by the prepare items
-     * (engine.c's chunk_item; fuzz/values.h) */
-    struct df_vplan *vplan;   /* its plan (made with the slot's first long case) */
-    df_pcg32 vrng;            /* its value stream after the plan */
-    df_scratch parts;         /* cond's chunks' partial sums */
-    uint64_t chunks;          /* its chunks; 0 when made whole */
-    uint64_t chunks_left;     /* chunks not made yet (atomic) */
-    uint64_t shaped;          /* the job's epoch once chunks is set (atomic) */
-    uint64_t made;            /* the job's epoch once ready is set (atomic): a
-                                 model item's signal, which a slot named later
-                                 than the item looks cannot leave stale */
-    /* a case past DF_REFS_CHUNK referenced by the pool's threads a chunk
-     * each (df_refs_part, reference.h): */
-    uint64_t filled;          /* the job's epoch once its vectors are whole and
-                                 rchunks is set (atomic) */
-    uint64_t rchunks;         /* its part items' chunks; 0: referenced whole */
-    uint64_t rleft;           /* parts not made yet (atomic) */
-    df_scratch rparts;        /* the parts */
-} df_slot;
-
-/* A case the GPU generates, before its slot is free: its shape (the case
- * without its vectors), or failed. */
-typedef struct df_shape {
-    df_case c;
-    int failed;
-} df_shape;
-
-/* The cuda path makes a sampled case's metamorphic copies in the prepare
- * stage, before its run, as if the run ends well (df_meta_plan_settle drops
- * what a failed run would not have made), and references and models them
- * there: a short case's on its own thread, a long case's on a thread each
- * (made when the case is ready). */
-enum { DF_COPIES_NONE, DF_COPIES_MADE, DF_COPIES_PREPPED };
-
-/* One metamorphic variant of a batch: slot and variant index. */
-typedef struct df_vref {
-    uint32_t slot, var;
-} df_vref;
-
-/* A batch's cases laid out for the backend (engine.c's lay_out): each
- * kernel's cases in slot order, then its early copies in slot and copy
- * order, kernel after kernel (base[ki]..base[ki + 1]), with each entry's
- * slot and copy (cref) and room for its result (bres). Pipelined, the
- * next batch's is made while this one is judged, and its first kernel's
- * cases staged in the backend then (ticket, for kernel ticket_ki; 0: not
- * staged). */
-typedef struct df_layout {
-    const df_case **cptr;
-    df_vref *cref;            /* var UINT32_MAX: the slot's case, not a copy */
-    df_result *bres;
-    df_derive *derive;        /* how a copy's a follows from its case's (the
-                                 backend's hint: df_meta_plan_derive) */
-    size_t cap;               /* cptr's, cref's, bres's and derive's room: a
-                                 batch, its early copies */
-    size_t base[DF_RUN_MAX_KERNELS + 1];
-    const struct df_slot *slots; /* the batch laid out, n slots; NULL once it runs */
-    size_t n;
-    uint64_t ticket;
-    size_t ticket_ki;
-} df_layout;
-
 /* The stages of a batch: generation and references (the host backend's
  * whole case: also its model and judgement), the GPU run, host model,
  * judgement and the metamorphic variants (made, run and judged for the
@@ -259,7 +182,9 @@ enum { DF_STAGE_PREPARE, DF_STAGE_GPU, DF_STAGE_FINISH, DF_STAGE_RECORD, DF_STAG
 enum { DF_FINISH_MAKE, DF_FINISH_GPU, DF_FINISH_WAIT, DF_FINISH_COPIES, DF_FINISH_MODELS,
        DF_FINISH_NEXT, DF_FINISH_PARTS };
 
-/* One process's case loop. */
+/* One process's case loop. df_engine_init sets it up; the caller then sets
+ * what it wants of batch, pool, pipeline, hb, stop, on_finding and ctx.
+ * The rest is the engine's own. */
 typedef struct df_engine {
     const df_run_opts *o;
     df_backend *b;
@@ -274,54 +199,39 @@ typedef struct df_engine {
     df_heartbeat *hb;         /* NULL when unsupervised */
     df_pool *pool;            /* batches: CPU work over these threads (NULL: caller) */
     uint32_t batch;           /* cases per batch; <= 1: one case at a time */
-    df_slot *slots;
-    size_t nslots;            /* slots allocated: nsets batches */
-    size_t nsets;             /* sets of slots, a batch each: 1; pipelined 2, or
-                                 DF_SETS_DEFER to DF_SETS_MAX when the GPU generates */
-    int pipelined;            /* the next batch is made while this one is checked */
     int pipeline;             /* DF_PIPE_*, from the options */
-    df_slot *cur;             /* the batch being checked (the last one checked) */
-    size_t ncur;
-    df_model_ctx *mctx;       /* one per pool thread */
-    size_t capbatch;          /* the batch size the slots' arrays were made for */
-    df_layout lay;            /* the batch run now, or the next one, laid out ahead
-                                 (stage_next; lay.slots is then that batch's) */
-    /* pipelined: the batch after the one being checked (NULL: none), its
-     * size and its prepare loop's handle (in the ring's queue: stage_next
-     * may join it and leave -1), which the caller lays out and stages
-     * while the pool judges (stage_next) */
-    struct df_slot *next;
-    size_t nnext;
-    int *next_loop;
-    df_meta_plan *plans[DF_SETS_MAX]; /* each set's sampled cases' plans, in order */
-    size_t nplans[DF_SETS_MAX]; /* plans made so far (their buffers kept for reuse) */
-    uint32_t *sampled;        /* each set's sampled slots, from sampled + set * batch */
-    size_t nsampled[DF_SETS_MAX];
-    struct df_mark *marks;    /* each slot's recording worked out by the pool (engine.c) */
-    int gpu_gen;              /* batches generated on the GPU (gpu_generate) */
-    uint64_t epoch;           /* prepare jobs begun (engine.c's batch_job) */
-    struct df_devgen_case *gcs; /* their value streams, from gcs + set * batch */
-    df_shape *shapes;         /* ... and their shapes, made before their slots are free */
-    df_vref *vref;            /* the batch's metamorphic variants */
-    const df_case **vptr;
-    df_result *vres;
-    size_t nvref, capvref;
-    size_t vref_group;        /* host: copies a references item takes */
-    /* batches: seconds spent so far in each stage (DF_STAGE_*), and CPU
-     * seconds summed over the pool's threads in each piece of CPU work
-     * (DF_CPU_*; row w of cpu_s is thread w's) */
-    double stage_s[DF_STAGES];
-    double finish_s[DF_FINISH_PARTS]; /* the FINISH stage's parts (DF_FINISH_*, cuda backend) */
-    double (*cpu_s)[4];
+    /* the batches' slots, layout, plans and clocks (fuzz/run/engine_internal.h,
+     * which only the engine's files include); NULL until a batched range */
+    struct df_batch_state *bs;
     volatile sig_atomic_t *stop;
     /* called for each saved finding; returns -1 to stop (cannot log) */
     int (*on_finding)(void *ctx, const df_finding *f);
     void *ctx;
 } df_engine;
 
-enum { DF_CPU_GENERATE, DF_CPU_REFS, DF_CPU_MODEL, DF_CPU_JUDGE };
-/* CPU seconds of one kind of work summed over the pool's threads. */
-double df_engine_cpu_seconds(const df_engine *e, int kind);
+/* The kinds of the pool's CPU work, each timed apart. */
+enum { DF_CPU_GENERATE, DF_CPU_REFS, DF_CPU_MODEL, DF_CPU_JUDGE, DF_CPU_KINDS };
+
+/* What the batches took so far (since the first batched range, or
+ * df_engine_stats_reset), and how they ran: all 0 before a batched range. */
+typedef struct df_engine_stats {
+    double stage_s[DF_STAGES];        /* seconds in each stage (DF_STAGE_*) */
+    double finish_s[DF_FINISH_PARTS]; /* the FINISH stage's parts (DF_FINISH_*, cuda) */
+    double cpu_s[DF_CPU_KINDS];       /* CPU seconds of each kind (DF_CPU_*), summed
+                                         over the pool's threads */
+    int pipelined;                    /* the next batch made while this one is checked */
+    size_t sets;                      /* sets of slots, a batch each: 1; pipelined 2, or
+                                         DF_SETS_DEFER to DF_SETS_MAX when the GPU
+                                         generates */
+    size_t last_n;                    /* cases of the batch checked last */
+} df_engine_stats;
+void df_engine_stats_get(const df_engine *e, df_engine_stats *st);
+/* Zeroes the seconds df_engine_stats_get reports. */
+void df_engine_stats_reset(df_engine *e);
+/* Case s (< last_n) of the batch checked last, its vectors as they were
+ * checked; *failed: it could not be generated (its vectors are not
+ * there). */
+const df_case *df_engine_last_case(const df_engine *e, size_t s, int *failed);
 
 enum {
     DF_RANGE_DONE = 0,        /* every index in [lo, hi) ran */
