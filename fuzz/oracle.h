@@ -34,7 +34,7 @@ typedef struct df_oracle_opts {
                    them (run's batches, where formatting the text was most of
                    the judgement's time; about half of the cases at n = 2000
                    are precision); the engine judges a precision finding again
-                   without it before it saves one (engine.c's record). Terse,
+                   without it before it saves one (engine_record.c's record). Terse,
                    ulp_err is left NaN too (shown by the one-case check alone) */
 } df_oracle_opts;
 

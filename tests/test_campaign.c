@@ -67,7 +67,7 @@ static size_t precision_logged;
 
 /* The complete lines of findings.jsonl are JSON objects naming files that
  * exist, each with its why text (a precision verdict is judged without it
- * in the batches, and again with it before it is saved: engine.c's
+ * in the batches, and again with it before it is saved: engine_record.c's
  * record); returns the number of lines, and their names in names. */
 static size_t check_log(const char *dir, char (*names)[NAME_CAP], size_t cap)
 {
