@@ -22,7 +22,7 @@ void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
         e->go.family = df_family_find(o->family)->id; /* checked by df_run_select */
     e->oo.tol = o->tol;
     e->oo.terse = 1; /* an ok case's why is never shown or saved; a precision
-                        case's is made again where it is (record) */
+                        case's is made again where it is saved: engine_record.c's record) */
     (void)df_trace_init(); /* DOTFUZZ_TRACE: off when it fails (it says so) */
 }
 
@@ -162,9 +162,9 @@ typedef struct ahead_queue {
  * at j, the next one set `set` will hold, on the pool's threads while the
  * caller checks the batch in front (whose prepare loop is done: its shapes
  * and streams, the set's, are in its slots and on the GPU). begin_ahead
- * joins it, and needs only to launch the generation: it had made the
- * shapes itself, 4,096 of them a batch at n = 2000, mostly on the caller's
- * thread while the pool's were busy. */
+ * joins it and needs only to launch the generation, where it would
+ * otherwise make a batch's shapes itself, mostly on the caller's thread
+ * while the pool's are busy. */
 static void shapes_ahead(df_engine *e, ahead_queue *q, size_t set, uint64_t j, uint64_t hi,
                          double deadline)
 {
@@ -174,9 +174,8 @@ static void shapes_ahead(df_engine *e, ahead_queue *q, size_t set, uint64_t j, u
         return;
     q->shape[set] = df_batch_job(e, bs->slots + set * e->batch, j, m);
     /* not work ahead for the pool: begin_ahead needs them right after the
-     * check, before the next batch's references (as work ahead, served
-     * after those, the caller waited 22% of an H200 bench run making
-     * them) */
+     * check, before the next batch's references (work ahead is served
+     * after those, and the caller would wait for them) */
     q->sh[set] = df_shapes_begin(e, &q->shape[set]);
 }
 

@@ -1,7 +1,12 @@
 /* engine_internal.h — what the engine's files (fuzz/run/engine*.c) share
- * and no other file includes: the mark a judged case leaves for its
- * recording, small helpers of every stage, and the functions one of the
- * engine's files calls in another (each under the file that defines it). */
+ * and no other file includes: a batch's slots and layout, the batches'
+ * state behind df_engine (df_batch_state), the jobs the pool's loops run
+ * over a batch, the mark a judged case leaves for its recording, small
+ * helpers of every stage, and the functions one of the engine's files
+ * calls in another (each under the file that defines it). The files call
+ * each other one way only: engine.c into the rest, engine_prepare.c into
+ * engine_meta.c and engine_judge.c, engine_meta.c into engine_judge.c and
+ * engine_layout.c, engine_judge.c into engine_record.c. */
 #ifndef DOTFUZZ_RUN_ENGINE_INTERNAL_H
 #define DOTFUZZ_RUN_ENGINE_INTERNAL_H
 
@@ -180,11 +185,9 @@ typedef struct df_job {
  * additions; the sums left after the integer cases' exact pass go in
  * vector lanes, up to sixteen, with the f32 cases' exact dots extracted
  * beside them), and brings the next 16's data into the core's cache while
- * it does. Measured: eight rather than four, 5.3
- * against 6.2 us of references per f32 case at n = 2000 (four filled half
- * a vector); sixteen once the lanes were 8-double vectors (the chain, not
- * the issue slots, bounds them); 64 for the prefetch, whose first 16 are
- * read from memory (see results/h200/perf.md, sixteenth session). */
+ * it does: sixteen fill the 8-double vector lanes (the chains, not the
+ * issue slots, bound them), and 64 let the prefetch bring in all but the
+ * first 16. */
 #define DF_PREP_GROUP 64
 #define DF_PREP_GROUP_MAX_N (UINT64_C(1) << 16)
 
@@ -193,7 +196,7 @@ typedef struct df_job {
 enum { DF_SPLIT_COPIES = 3 };
 
 /* A long sampled case's copies' prepare items: one a kind, then its
- * permute copy's chunks (df_copy_item)). */
+ * permute copy's chunks (df_copy_item). */
 static inline size_t df_copy_items_each(const df_job *jb)
 {
     return DF_SPLIT_COPIES + jb->copy_chunks;
@@ -201,7 +204,7 @@ static inline size_t df_copy_items_each(const df_job *jb)
 
 /* Items of per-case work that is quick at n = 2000 (a shape, a judgement)
  * go DF_TIMED_GROUP cases at a time, timed once: two clock reads a case
- * and a stage were 2-3% of the pool's CPU on the H100 host. */
+ * and a stage are a visible share of the pool's CPU there. */
 #define DF_TIMED_GROUP 8
 static inline size_t df_timed_groups(size_t n) { return (n + DF_TIMED_GROUP - 1) / DF_TIMED_GROUP; }
 /* Group g's cases of a job of n: [*lo, return). */
@@ -281,10 +284,18 @@ void df_name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n);
 /* Has the GPU generate jb's cases (when bs->gpu_gen; shaped: their shapes
  * made ahead by df_shapes_begin's loop). */
 void df_gpu_generate(df_engine *e, df_job *jb, int shaped);
-/* Whether jb's prepare loop models all its cases. */
+/* Whether jb's prepare loop models all its cases (gpu_made: generated on
+ * the GPU). */
 int df_prepare_models(const df_job *jb, int gpu_made);
+/* Prepares jb on the pool, the caller helping, and returns when it is:
+ * generated and referenced, or with jb->whole (host backend) modelled and
+ * judged too. */
 void df_prepare_now(df_engine *e, df_job *jb);
+/* Opens jb's prepare loop as work ahead for the pool, once its generation
+ * has landed. Returns the loop's handle, or -1 when it ran now. */
 int df_prepare_ahead(df_engine *e, df_job *jb);
+/* Opens a loop making jb's shapes and value streams for the GPU's
+ * generation. Returns its handle (-1: none opened). */
 int df_shapes_begin(df_engine *e, df_job *jb);
 
 /* ---- engine_judge.c ---- */
@@ -303,8 +314,9 @@ void df_finish_group(void *ctx, size_t g, unsigned w);
  * references and models too, the permute copy's references gathered in
  * pg for the caller to flush). */
 void df_early_copies(df_engine *e, df_slot *sl, int whole, unsigned w, df_meta_permuted *pg);
-/* A long sampled case's copy item i of those after the slots' (prepare
- * item function's part). */
+/* Prepare item i among a long sampled case's copies' items (after the
+ * slots' items): one copy made, referenced and modelled, or a chunk of its
+ * permute copy, once the case is ready. */
 void df_copy_item(df_job *jb, size_t i, unsigned w);
 /* Host backend: the batch's sampled cases' copies made, referenced, run
  * and judged. Returns 0, or -1 out of memory. */

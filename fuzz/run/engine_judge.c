@@ -67,6 +67,8 @@ static void judge_slot(df_job *jb, size_t s)
     }
 }
 
+/* Model (on the host backend, its run) and judgement of slot s, with its
+ * mark. */
 void df_finish_slot(void *ctx, size_t s, unsigned w)
 {
     df_job *jb = ctx;

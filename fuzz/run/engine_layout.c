@@ -79,13 +79,11 @@ void df_batches_free(df_engine *e)
  * DF_GEN_CHUNK (a batch of which alone may pass it), two or three batches
  * in 1/DF_PIPELINE_LONG_SHARE of the machine's memory, and in 3/4 of the
  * GPU's where it has one (the generation's buffers, a set each; the rest
- * for the runs' scratch and the sampled cases' copies). At n = 2^26 two
- * sets let the next batch's generation and references fill the time every
- * thread had waited for this one's generation to land (9.36e8 and 9.19e8
- * -> 1.17e9 and 1.14e9 verified elements/s on an H200, interleaved); a
- * third lets the batch after it land (0.35 s a batch of 16 on an H100
- * host) while the pool references the two in front, where with two the
- * pool waited for it after each check (results/h100/perf.md). */
+ * for the runs' scratch and the sampled cases' copies). For long cases two
+ * sets let the next batch's generation and references fill the time the
+ * threads would wait for this one's generation to land; a third lets the
+ * batch after it land while the pool references the two in front, so
+ * that the pool does not wait for it after each check. */
 static int sets_fit(const df_engine *e, size_t sets)
 {
     uint64_t longest = df_longest_n(e);
@@ -111,12 +109,10 @@ static int wants_pipeline(const df_engine *e)
 /* Whether the GPU generates the batches: when asked (auto: on cuda with
  * double-buffered batches, where the next batch's generation hides behind
  * this one's run; with one buffer the references wait for the whole batch
- * to land: 177,932 cases/s at n = 2000 against 322,281 double-buffered in
- * one run on an H200) and every case is short, one thread a case taking
- * about 1.3 us an element; or (auto too, one buffer or two) where cases
- * may pass DF_GEN_CHUNK, which the GPU makes a thread a chunk (the CPU
- * took 65% of the pool's time at n = 2^26 for it). After bs->pipelined is
- * set. */
+ * to land) and every case is short (the GPU makes a case a thread); or
+ * (auto too, one buffer or two) where cases may pass DF_GEN_CHUNK, which
+ * the GPU makes a thread a chunk (on the CPU, their generation is most of
+ * the pool's time). After bs->pipelined is set. */
 static int wants_gpu_gen(const df_engine *e)
 {
     uint64_t longest = df_longest_n(e);
@@ -128,9 +124,8 @@ static int wants_gpu_gen(const df_engine *e)
 }
 
 /* Sets of slots, a batch each: one; two pipelined; when the GPU generates
- * (its generation of a batch, about 2.7 ms of kernel and 1.3 ms of copy
- * for 4096 cases at n = 2000 on an H200, then starts three batches ahead),
- * three, or DF_SETS_DEFER to DF_SETS_MAX (the batch checked last then
+ * (a batch's generation, its kernel and its copy back, then starts three
+ * batches ahead), three, or DF_SETS_DEFER to DF_SETS_MAX (the batch checked last then
  * recorded while the GPU runs the next: pipelined_range), as many as fit in
  * DF_PIPELINE_BYTES. After bs->pipelined and bs->gpu_gen are set. */
 static size_t sets_wanted(const df_engine *e)
@@ -293,10 +288,10 @@ static void lay_out(df_engine *e, df_layout *L, df_slot *sl, size_t n)
  * kernel's cases (df_backend_stage_batch), once the pool has prepared it
  * (its generation, references and early copies are in its slots, and
  * nothing changes them before its run; with fewer than DF_SETS_DEFER
- * sets, only a batch prepared already): at n = 2000 the plan and staging were 57% of
- * the GPU stage, on the caller's path between two batches' runs (an H100
- * host, results/h100/perf.md). The same layout and staging as df_run_gpu's
- * own, so the same run.
+ * sets, only a batch prepared already): at n = 2000 the plan and staging
+ * are most of the GPU stage, which would otherwise put them on the
+ * caller's path between two batches' runs. The same layout and staging as
+ * df_run_gpu's own, so the same run.
  * Called when the backend has run the batch in front and its copies, and
  * runs nothing before the next batch (which would drop the staging). */
 void df_stage_next(df_engine *e)
@@ -397,11 +392,8 @@ int df_run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx)
                                       L->ticket && L->ticket_ki == ki ? L->ticket : 0);
         meanwhile = NULL; /* it ran */
         /* on the pool for a large batch: this loop is on the caller's path
-         * between the GPU's run and the judgement (4,096 results at
-         * n = 2000, 7% of the caller's thread on an H100 host,
-         * results/h100/profile-2000-C-caller.txt; with the finish on the
-         * pool too, no gain measured: results/h100/rows-pool-pieces.txt);
-         * each slot or copy is written by one item */
+         * between the GPU's run and the judgement (thousands of results a
+         * batch at n = 2000); each slot or copy is written by one item */
         results_job rj = {sl, ref, bres, done, rc};
         size_t items = (done + RESULTS_ITEM - 1) / RESULTS_ITEM;
         df_pool_for(items >= RESULTS_POOL_ITEMS ? e->pool : NULL, items, results_item, &rj);

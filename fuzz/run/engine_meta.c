@@ -15,9 +15,9 @@ static void copy_model(df_engine *e, const df_kernel *k, df_meta_plan *p, size_t
 /* Copies' references, gathered up to DF_COPY_GROUP at a time and made side
  * by side (df_refs_compute_many: the same values as one at a time, and a
  * copy's Kahan sum no longer runs alone); reruns need none, and a negated
- * copy's follow from the case's own (df_meta_plan_refs_derived). Eight, as the
- * prepare items had before they took 64: a batch of 256 has about 48
- * copies, which the host backend shares out DF_COPY_GROUP an item. */
+ * copy's follow from the case's own (df_meta_plan_refs_derived). Eight: a
+ * batch of 256 has about 48 copies, which the host backend shares out
+ * DF_COPY_GROUP an item. */
 #define DF_COPY_GROUP 8
 typedef struct copy_refs {
     df_refs_job job[DF_COPY_GROUP];
@@ -49,8 +49,8 @@ static void copy_refs_add(copy_refs *cr, df_meta_plan *p, size_t v)
  * (short cases, one thread each; long ones' copies take a thread each
  * beside the GPU run), the permute copy's references in pg, which the
  * caller flushes (the prepare item's sampled cases' permute copies side by
- * side: alone, kahan_span_f32 was 4.5% of the pool's CPU at n = 2000,
- * results/h100/profile-2000-3123d59.txt). */
+ * side: a copy's Kahan sum alone is one long chain of dependent
+ * additions). */
 void df_early_copies(df_engine *e, df_slot *sl, int whole, unsigned w,
                      df_meta_permuted *pg)
 {

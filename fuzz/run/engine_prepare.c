@@ -13,6 +13,9 @@
 #include "fuzz/run/engine_internal.h"
 #include "fuzz/values.h"
 
+/* The loop over the batch of n slots from index lo in slots: the slots an
+ * item takes (DF_PREP_GROUP), the long cases' chunk, part and copy items,
+ * and a new epoch for the slots' marks. */
 df_job df_batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 {
     df_batch_state *bs = e->bs;
@@ -48,17 +51,16 @@ static size_t slot_items(const df_job *jb)
 static size_t copy_items(const df_job *jb) { return df_copy_items_each(jb) * jb->nsampled; }
 /* A case past DF_REFS_CHUNK is referenced by items of a chunk each, after
  * the slots' items, the sampled cases' first (their copies wait for their
- * references: at n = 2^26 a sampled case's references on one thread, 0.45
- * s, then its copies' on three, left the other threads idle for 0.6 s of a
- * 1.5 s batch, traced on an H200). */
+ * references: a sampled case referenced on one thread, then its copies on
+ * three, would leave the other threads idle for much of a batch). */
 static size_t refs_items(const df_job *jb) { return jb->n * jb->rchunks; }
 /* cuda (not the host backend, whose model is its run), a case an item
  * (group 1: few or long cases): each case's model is an item after the
- * slots', made once the case is whole, before the copies' items (at
- * n = 2^26, 16 models of about 0.25 s each had waited for the prepare
- * loop's end, then run beside the GPU run, which takes a fraction of
- * that; put after the copies' items, they waited behind a thousand
- * permute chunk items, each spinning on the sampled case). */
+ * slots', made once the case is whole, before the copies' items (made
+ * after the prepare loop, long cases' models would run beside a GPU run
+ * that takes a fraction of their time; after the copies' items, they
+ * would wait behind the permute chunk items, each spinning on its sampled
+ * case). */
 static size_t model_items(const df_job *jb)
 {
     return jb->group == 1 && !df_backend_is_host(jb->e->b) ? jb->n : 0;
@@ -71,11 +73,10 @@ static size_t prep_items(const df_job *jb)
 /* What item g of those after the slots' is. With part items (long cases),
  * a case's in turn, in the parts' rank order (slot_of_rank: the sampled
  * first): its parts, then its model, then (sampled) its copies. So the
- * models run among the other cases' references, a few at a time, where
- * they had run all at once after every reference (at n = 2^26, sixteen
- * models of 0.22-0.28 s each beside each other, one of 0.04-0.06 s alone:
- * results/h200/trace-2e26-054942f.txt), and the copies start as soon as
- * their case is referenced. Else the parts, the models, the copies. */
+ * models run among the other cases' references, a few at a time (long
+ * cases' models all at once each take several times as long as one
+ * alone), and the copies start as soon as their case is referenced. Else
+ * the parts, the models, the copies. */
 enum { ITEM_REFS, ITEM_MODEL, ITEM_COPY };
 static size_t slot_of_rank(const df_job *jb, size_t rank);
 static int after_slots_item(const df_job *jb, size_t g, size_t *index)
@@ -103,10 +104,9 @@ static int after_slots_item(const df_job *jb, size_t g, size_t *index)
 
 /* The prepare loop of jb's items, on the pool. Where an item is a case or
  * a chunk of one (group 1: few or long cases), the items go one at a
- * time: a case of 2^26 elements is about 0.4 s of references, and the
- * pool's chunks of three gave one thread three of a batch's sixteen
- * while the rest waited in the copies' items on the sampled case (traced
- * on an H200: 7 of 16 threads referenced the batch, in 1.3 s). */
+ * time: a long case's references take long, and the pool's chunks of
+ * several items would give one thread several of a batch's cases while
+ * the rest wait in the copies' items on the sampled case. */
 static void prepare_loop(df_engine *e, df_job *jb, void (*fn)(void *ctx, size_t i, unsigned w))
 {
     if (jb->group == 1)
@@ -212,10 +212,8 @@ static int gen_landed(void *ctx)
  * prepare item, gpu_made: generated on the GPU. On cuda (the host
  * backend's model is its run), for short cases generated on the GPU.
  * Not a run's CPU-made cases, up to 65536 elements long, whose prepare
- * items of eight would be the loop's slowest with their models too: with
- * that (and batch_plan's pool loop for a few dozen cases), a default run
- * on an H200 went 28,640 -> 22,609 cases/s; without both, 29,331 -> 29,029
- * (which cost what was not measured apart). prepare_group asks with the
+ * items of eight would be the loop's slowest with their models too, and
+ * slow a default run down. prepare_group asks with the
  * batch's own generation set, check_batch with bs->gpu_gen (a batch whose
  * GPU start failed is made and modelled as on the CPU). */
 static int models_in_prepare(const df_engine *e, size_t group, int gpu_made)

@@ -305,9 +305,9 @@ int df_record_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n, int dea
             break;
         const char *died = dead && sl->r.res.status != DF_RUN_OK ? sl->r.res.err : NULL;
         /* the pool's mark stands where nothing judged the case since: not
-         * after a death, nor a sampled case's metamorphic checks (a
-         * precision verdict's mark, 15% of the cases at n = 2000, was
-         * made again here, on the caller's path) */
+         * after a death, nor a sampled case's metamorphic checks (made
+         * again here, the marks of the precision verdicts, many of the
+         * cases at n = 2000, would be on the caller's path) */
         int sampled = df_meta_sampled(&e->o->meta, &sl->c);
         const df_mark *pre = dead || sampled ? NULL : &mk[s];
         if (!died && sampled) {

@@ -149,9 +149,7 @@ void df_print_finding(FILE *f, const df_finding *fd);
 /* Sets of batch slots at most: with the GPU generating, the two batches
  * after next are generated (their vectors copied back) while the next one
  * is referenced and this one checked, so that the pool does not wait for
- * a generation that started only a batch before it is needed (with four
- * sets, the pool's workers waited 1.5-2.5 thread-s per s for the GPU's
- * generation at n = 2000 on the H100 host once the pool's CPU fell); and
+ * a generation that started only a batch before it is needed; and
  * the batch before this one waits in its set to be recorded while the GPU
  * runs this one. Matches the backends' generation sets (DF_GEN_SETS,
  * backend.h). */
