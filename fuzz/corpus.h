@@ -1,6 +1,6 @@
 /* corpus.h — the case file: one self-contained reproducer per file.
  *
- * Layout (version 1, every integer little-endian; README.md has the table):
+ * Layout (version 1, every integer little-endian; docs/case-format.md has the table):
  *   0   8  magic "DOTFUZZ\0"
  *   8   2  version (1)
  *  10   2  header size in bytes (128)

@@ -1,7 +1,7 @@
 /* oracle.c — judges one kernel result against the CPU references: bug,
  * precision finding or ok, with the rule that decided and one line of why.
  *
- * The rules are DESIGN.md's ("The oracle: telling a bug from rounding"),
+ * The rules are docs/oracle.md's table,
  * checked in a fixed order: execution error, integer accumulators (exact
  * or bust), NaN and Inf inputs, overflow, then for finite data the exact
  * regime, the rounding bound gamma_h * G, the host-model match and last

@@ -1,6 +1,5 @@
 /* oracle.h — turns (kernel traits, kernel result, references) into a
- * verdict. The rules are DESIGN.md's and are written out as formulas in
- * README.md ("The oracle").
+ * verdict. The rules, as formulas, are docs/oracle.md's table.
  */
 #ifndef DOTFUZZ_ORACLE_H
 #define DOTFUZZ_ORACLE_H

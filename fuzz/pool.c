@@ -24,8 +24,8 @@
 typedef struct df_loop {
     /* set when the loop opens, read by every chunk: a cache line that
      * the counter's and the lock's writes do not take away (sharing one,
-     * each item's fn and ctx missed the cache after another thread's
-     * fetch_add: 1.5% of the workers' CPU at n = 2000 on the H100 host) */
+     * each item's fn and ctx would miss the cache after another thread's
+     * fetch_add) */
     void (*fn)(void *, size_t, unsigned);
     void *ctx;
     size_t count, chunk;

@@ -349,7 +349,7 @@ static inline int df_round_check_cell(df_gpu_ctx *ctx,
  *     the cell), skipped when g is Inf/NaN or beyond FLT_MAX / 2.
  * The round kernels carry no check: one addition each, their registers are
  * the same in every DF_SOFT_MODE, and all the reporting's cost is in these
- * kernels (issue 8's table times a whole case). No copy, no
+ * kernels (scripts/soft-cost.sh times a whole case). No copy, no
  * synchronization: the backend reads the reports after its one sync. */
 typedef struct df_round_shadow {
     double2 *sg;        /* per cell: s and g side by side, one 16-byte access

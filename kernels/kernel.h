@@ -153,7 +153,7 @@ typedef struct df_kernel {
     uint64_t max_n;         /* longest case the kernel accepts; 0 = no limit */
 
     /* Tree height h: the longest chain of roundings from an input to the
-     * result, the product's own rounding included (DESIGN.md, oracle rule 2).
+     * result, the product's own rounding included (docs/oracle.md's notation).
      * The oracle's bound is gamma_h * G. Each built-in descriptor names its
      * function here, and the card at the top of its kernel's file gives it
      * as a formula. */

@@ -303,8 +303,8 @@ __device__ __forceinline__ void df_shfl_fma_vec(A (&acc)[2], double2 x, double2 
 
 /* Head, 16-byte body, tail. The body loads DF_SHFL_UNROLL vector pairs
  * before the first fma: all 8 16-byte loads in flight per thread (ptxas
- * interleaves loads and fmas, with fewer in flight and about 1.5% less
- * bandwidth on an H200, when the loads are written between the fmas). The
+ * interleaves loads and fmas, with fewer in flight and less bandwidth,
+ * when the loads are written between the fmas). The
  * fmas still take the vectors in increasing order. */
 template <typename E, typename A, unsigned V>
 __device__ __forceinline__ void df_shfl_vector_path(const E *__restrict__ a,

@@ -113,14 +113,12 @@ DF_SHFL_INLINE SHFL_ACC SHFL_FN(_tree_fast)(const SHFL_ACC x[DF_SHFL_WARP])
  * per block), and streams each grid-stride row's piece for those threads
  * as one contiguous run (32 KB of floats from each vector, rows apart),
  * which the prefetchers can follow; the accumulators stay in a stack
- * array. A warp at a time (until 6305796), a row's piece was 512 bytes of
- * each vector, a page apart once the grid holds 256 threads; sixteen long
- * cases' models at once took 0.22-0.28 s each on the H200's host against
- * 0.04-0.06 s alone here (results/h200/trace-2e26-054942f.txt), which
- * tools/host_mem.c is there to explain. On one core here the tiles run
- * as fast or faster (results/h200/perf.md, nineteenth session). A tile
- * whose threads take one vector each is summed a warp at a time from the
- * data, as before (_warp_one): through the tile it was slower. */
+ * array. A warp at a time, a row's piece would be 512 bytes of each
+ * vector, a page apart once the grid holds 256 threads: many long cases
+ * modelled at once then thrash the host's memory (tools/host_mem.c
+ * measures it). A tile whose threads take one vector each is summed a
+ * warp at a time from the data (_warp_one), which is faster for it than
+ * the tile. */
 #ifndef DF_SHFL_TILE
 #define DF_SHFL_TILE 8192u
 #endif

@@ -24,7 +24,7 @@
  * occurrence in the model's order, into df_result.soft: the host backend
  * emulates the slot, so CI tests the whole path from report to verdict.
  *
- * Compile-time switch DF_SOFT_MODE (for the cost measurement of issue 8,
+ * Compile-time switch DF_SOFT_MODE (for the cost measurement of
  * scripts/soft-cost.sh): 2 = the atomicCAS slot (default), 1 = printf
  * instead, 0 = no reporting at all.
  */
@@ -53,7 +53,7 @@ enum {
 
 /* The payload: 48 bytes, the same layout on the device, in the pinned
  * slot, in df_result and (little-endian) in a case file's soft-error
- * record (README "Case file format"). */
+ * record (docs/case-format.md). */
 typedef struct df_soft_report {
     uint32_t code;    /* DF_SOFT_*; 0 = nothing reported */
     uint32_t kernel;  /* DF_SOFT_K_* */
@@ -129,9 +129,8 @@ static inline const char *df_soft_kernel_name(uint32_t k)
  * otherwise). Inlined into the rare branch: ptxas for sm_90 then gives
  * each instrumented kernel as many registers as an out-of-line call or
  * fewer, the call's argument registers and frame being gone; the block
- * and thread are read again in the branch (int-atomic 26 -> 24), and the
- * round kernels write their cell before the check (fold and tournament
- * 22 -> 20). results/sm_90-compile/soft-registers.md has each step. */
+ * and thread are read again in the branch, and the round kernels write
+ * their cell before the check: each saves registers (ptxas -v shows them). */
 static __device__ __forceinline__ void df_soft_raise_packed(int *claim, df_soft_pinned *pinned,
                                                          uint32_t what, uint32_t round,
                                                          unsigned long long index,

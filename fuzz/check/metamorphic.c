@@ -373,9 +373,9 @@ int df_meta_plan_refs_derived(df_meta_plan *p, size_t i)
     const df_case *v = &p->var[i];
     if (p->kind[i] == DF_META_NEGATE)
         return df_refs_negated(v->type, &p->own, &p->out[i].refs) == 0;
-    /* the scale copy's own references (Kahan's sum with the exact dot's
-     * bins or superaccumulator) were a third of the sampled cases' copies'
-     * CPU at n = 2000 on the H100 host; the permute copy's exact dot, its
+    /* the scale copy takes its references from the case's (Kahan's sum
+     * with the exact dot's bins or superaccumulator made again would be
+     * much of the sampled cases' copies' CPU); the permute copy's exact dot, its
      * classes and maxima are the case's, only Kahan's sum, G and the bound
      * are made again (alone in the lanes, it had the superaccumulator's
      * pass too) */

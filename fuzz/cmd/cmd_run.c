@@ -66,7 +66,7 @@ static void run_usage(FILE *f)
           "\n"
           "campaigns (a supervisor and worker processes that may crash or hang):\n"
           "  --out DIR            keep the campaign's state, stats, log and findings in DIR\n"
-          "                       (new or empty); see README.md, \"Campaign directory\"\n"
+          "                       (new or empty); see docs/campaigns.md\n"
           "  --resume DIR         continue the campaign in DIR with its own options (only\n"
           "                       --time, --cases, --jobs, --watchdog, --stats-every,\n"
           "                       --quiet, --batch, --threads, --pipeline, --gen may be\n"

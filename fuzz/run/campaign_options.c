@@ -22,8 +22,8 @@ static const char *save_name(int s)
 void df_campaign_options_put(FILE *f, const df_sup *s, const char *cmdline)
 {
     const df_run_opts *o = s->o;
-    fprintf(f, "# dotfuzz campaign: the options fixed for its whole life (README.md,\n"
-               "# \"Campaign directory\"); `dotfuzz run --resume DIR` reads them\n");
+    fprintf(f, "# dotfuzz campaign: the options fixed for its whole life (docs/campaigns.md,\n"
+               "# \"The directory\"); `dotfuzz run --resume DIR` reads them\n");
     df_kv_put(f, 0, "version", "1");
     df_kv_put(f, 0, "seed", "%llu", (unsigned long long)o->seed);
     df_kv_put(f, 0, "backend", "%s", s->backend);
