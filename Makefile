@@ -209,7 +209,7 @@ $(BUILD)/tests/dotfuzz-tests: $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/libdotfuzz.
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lmpfr -lgmp $(CUDA_LIBS) $(LDLIBS)
 
 test: $(BUILD)/tests/dotfuzz-tests dotfuzz $(BUILD)/tools/libcpusample.so
-	DF_CPU_SAMPLE_LIB=$(BUILD)/tools/libcpusample.so $(BUILD)/tests/dotfuzz-tests --jobs 2
+	DF_BUILD=$(BUILD) DF_CPU_SAMPLE_LIB=$(BUILD)/tools/libcpusample.so $(BUILD)/tests/dotfuzz-tests --jobs 2
 
 # the example plugin (examples/plugin/): a shared library that needs only
 # include/dotfuzz/plugin.h, built as a user would build theirs

@@ -64,7 +64,7 @@ present() {
     mpfr) have_header mpfr.h ;;                # tests: the independent exact oracle
     gnuplot) have_cmd gnuplot ;;               # dotfuzz report: plots (pngcairo, svg)
     xmllint) have_cmd xmllint ;;               # tests: the smoke JUnit XML is well-formed
-    python3) have_cmd python3 ;;               # tests: scripts/cpu-profile.py
+    python3) have_cmd python3 ;;               # tests: scripts/cpu-profile.py, scripts/layers.py
     addr2line) have_cmd addr2line ;;           # scripts/cpu-profile.py
     libfuzzer) have_cmd clang && have_libfuzzer ;;   # make libfuzzer
     *) have_cmd "$1" ;;                        # cc, make, clang, pkg-config, help2man
