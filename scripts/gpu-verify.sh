@@ -103,6 +103,7 @@ soft() {
 
 env_info() {
   {
+    echo "\$ scripts/gpu-verify.sh env   (date, commit, nvidia-smi, nvcc --version, CPU)"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "commit: ${DOTFUZZ_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv
@@ -434,9 +435,10 @@ row() {
 }
 
 readme() {
-  local f=$OUTDIR/README.md commit gpu
+  local f=$OUTDIR/README.md commit gpu driver
   commit=$(sed -n 's/^commit: \([0-9a-f]\{7\}\).*/\1/p' "$OUTDIR/env.txt" 2>/dev/null)
-  gpu=$(sed -n 2p "$OUTDIR/env.txt" 2>/dev/null | cut -d, -f1)
+  gpu=$(awk -F', ' 'on { print $1; exit } /^name, driver/ { on = 1 }' "$OUTDIR/env.txt" 2>/dev/null)
+  driver=$(awk -F', ' 'on { print $2; exit } /^name, driver/ { on = 1 }' "$OUTDIR/env.txt" 2>/dev/null)
   {
     echo "# ${gpu:-GPU} — the record"
     echo
@@ -444,10 +446,10 @@ readme() {
     echo
     echo "| claim | commit | command | file |"
     echo "|---|---|---|---|"
-    [ -f "$OUTDIR/env.txt" ] && row "$(sed -n 2p "$OUTDIR/env.txt"); $(first "$OUTDIR/env.txt" '^Cuda compilation|release' | sed 's/.*release/CUDA/')" env.txt
-    [ -f "$OUTDIR/identity.txt" ] && row "a restructured build against an earlier one, host and cuda backends: $(grep -E '^(IDENTICAL|DIFFERENT)$' "$OUTDIR/identity.txt" | tr '\n' ' ')" identity.txt
+    [ -f "$OUTDIR/env.txt" ] && row "$gpu, driver $driver, $(first "$OUTDIR/env.txt" '^Cuda compilation|release' | sed 's/.*release \([0-9.]*\).*/CUDA \1/')" env.txt
+    [ -f "$OUTDIR/identity.txt" ] && row "this build against an earlier one, every family, findings byte for byte: $(awk '/^\$ scripts\/identity.sh/ { b = $5 } /^(IDENTICAL|DIFFERENT)$/ { printf "%s%s %s", sep, b, $1; sep = ", " }' "$OUTDIR/identity.txt")" identity.txt
     [ -f "$OUTDIR/bandwidth.md" ] && row "$(awk -F'|' '$2 ~ /^ shfl $/ { gsub(/ /, "", $7); gsub(/ /, "", $8); gsub(/ /, "", $9); print "shfl at n = 2^28: " $7 " GB/s, " $8 " of peak, " $9 " cuBLAS sdot" }' "$OUTDIR/bandwidth.md")" bandwidth.md
-    [ -f "$OUTDIR/bench.txt" ] && row "$(awk '/^harness n = 2000, verified/ { printf "%s verified cases/s at n = 2000; ", $5 } /vs seed loop/ { printf "%s the seeds loop", $6 }' "$OUTDIR/bench.txt")" bench.txt
+    [ -f "$OUTDIR/bench.txt" ] && row "$(awk '/^seed loop, n = 2000/ { loop = $6 } /^harness n = 2000, verified/ { h = $6 } END { if (h && loop) printf "%d verified cases/s at n = 2000 (shfl, batch 4096), %.0fx the seeds'"'"' loop (%d cases/s)", h, h / loop, loop }' "$OUTDIR/bench.txt")" bench.txt
     [ -f "$OUTDIR/hunt.md" ] && row "$(first "$OUTDIR/hunt.md" 'mutant\(s\) escaped')" hunt.md
     [ -f "$OUTDIR/campaign/summary.txt" ] && row "$(first "$OUTDIR/campaign/summary.txt" 'cases in'); bugs: $(sed -n 's/^bug *: //p' "$OUTDIR/campaign/fuzzer_stats")" campaign/summary.txt
     [ -f "$OUTDIR/campaign/report/report.md" ] && row "the campaign's report and plots" campaign/report/report.md
