@@ -46,7 +46,7 @@
 # OUTDIR is $OUT when set (the device tool), else results/local. The commit
 # is `git rev-parse HEAD`, or DOTFUZZ_COMMIT where the tree has no .git.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 OUTDIR=${OUT:-results/local}
 mkdir -p "$OUTDIR"
 DF=./dotfuzz
@@ -425,12 +425,14 @@ campaign() {
 # The first line of FILE that matches the extended regex RE.
 first() { grep -m1 -E "$2" "$1" 2>/dev/null; }
 
-# One row of the record: CLAIM, FILE (relative to OUTDIR); the command is
-# the file's first line.
+# One row of the record: CLAIM, FILE (relative to OUTDIR) and COMMAND, by
+# default the file's first line.
 row() {
-  local claim=$1 file=$2 cmd
+  local claim=$1 file=$2 cmd=${3:-}
   [ -n "$claim" ] || claim="(no figure found: see the file)"
-  cmd=$(head -n 1 "$OUTDIR/$file" | sed -e 's/^\$ //' -e "s|$WORK|WORK|g" -e 's/|/\\|/g')
+  claim=$(sed 's/|/\\|/g' <<<"$claim")
+  [ -n "$cmd" ] || cmd=$(head -n 1 "$OUTDIR/$file" | sed -e 's/^\$ //')
+  cmd=$(sed -e "s|$WORK|WORK|g" -e 's/|/\\|/g' <<<"$cmd")
   echo "| $claim | $commit | \`$cmd\` | [$file]($file) |"
 }
 
@@ -452,9 +454,9 @@ readme() {
     [ -f "$OUTDIR/bench.txt" ] && row "$(awk '/^seed loop, n = 2000/ { loop = $6 } /^harness n = 2000, verified/ { h = $6 } END { if (h && loop) printf "%d verified cases/s at n = 2000 (shfl, batch 4096), %.0fx the seeds'"'"' loop (%d cases/s)", h, h / loop, loop }' "$OUTDIR/bench.txt")" bench.txt
     [ -f "$OUTDIR/hunt.md" ] && row "$(first "$OUTDIR/hunt.md" 'mutant\(s\) escaped')" hunt.md
     [ -f "$OUTDIR/campaign/summary.txt" ] && row "$(first "$OUTDIR/campaign/summary.txt" 'cases in'); bugs: $(sed -n 's/^bug *: //p' "$OUTDIR/campaign/fuzzer_stats")" campaign/summary.txt
-    [ -f "$OUTDIR/campaign/report/report.md" ] && row "the campaign's report and plots" campaign/report/report.md
-    [ -f "$OUTDIR/sanitizer.txt" ] && row "$(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$OUTDIR/sanitizer.txt") clean summaries of $(grep -c 'SUMMARY' "$OUTDIR/sanitizer.txt")" sanitizer.txt
-    [ -f "$OUTDIR/untrusted.txt" ] && row "$(first "$OUTDIR/untrusted.txt" '^files replayed')" untrusted.txt
+    [ -f "$OUTDIR/campaign/report/report.md" ] && row "the campaign's report and plots" campaign/report/report.md "$DF report WORK/camp --out campaign/report"
+    [ -f "$OUTDIR/sanitizer.txt" ] && row "memcheck and racecheck over every kernel: $(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$OUTDIR/sanitizer.txt") clean summaries of $(grep -c 'SUMMARY' "$OUTDIR/sanitizer.txt")" sanitizer.txt
+    [ -f "$OUTDIR/untrusted.txt" ] && row "$(awk -F' [|] ' '/^files replayed/ { split($2, a, ": "); ch += a[2]; split($3, b, ": "); lost += b[2]; n++ } END { printf "%d runs (a campaign, a plain run, smoke) with crashing and hanging kernels: %d crash and hang findings, %d of them not judged a bug again on replay", n, ch, lost }' "$OUTDIR/untrusted.txt")" untrusted.txt
   } >"$f"
   cat "$f"
 }
