@@ -56,7 +56,7 @@ ifeq ($(STATIC_DEPS),1)
   LDLIBS := -Wl,-Bstatic -lz -lnettle -Wl,-Bdynamic -lm -lpthread -ldl
 endif
 
-LIB_SRCS  := $(wildcard fuzz/*.c fuzz/check/*.c fuzz/run/*.c fuzz/backend/*.c) \
+LIB_SRCS  := $(wildcard fuzz/*.c fuzz/gen/*.c fuzz/check/*.c fuzz/run/*.c fuzz/backend/*.c) \
              $(filter-out fuzz/cmd/main.c,$(wildcard fuzz/cmd/*.c)) $(wildcard reference/*.c) \
              $(wildcard kernels/*.c) $(wildcard kernels/mutants/*.c)
 KERN_CU   := $(wildcard kernels/*.cu kernels/mutants/*.cu fuzz/backend/*.cu)
@@ -166,7 +166,7 @@ uninstall:
 # the references are the CPU's hot loop: -O3 vectorizes their classification
 $(BUILD)/reference/%.o: CFLAGS += -O3
 # and the scale check's pass over a sampled case (fuzz/check/metamorphic.c)
-$(BUILD)/fuzz/metamorphic.o: CFLAGS += -O3
+$(BUILD)/fuzz/check/metamorphic.o: CFLAGS += -O3
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

@@ -12,7 +12,7 @@
 
 #include "kernels/kernel.h"
 #include "fuzz/files.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/import.h"
 
 /* What a line is parsed as: the element type, and the "C" locale that makes

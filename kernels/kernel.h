@@ -198,7 +198,7 @@ int df_launch_resolve(const df_kernel *k, uint64_t n, df_launch *launch,
 
 static inline int df_is_pow2_u32(uint32_t x) { return x && !(x & (x - 1)); }
 #if defined(__CUDACC__)
-__host__ __device__ /* the GPU's generator uses it too (fuzz/values.h) */
+__host__ __device__ /* the GPU's generator uses it too (fuzz/gen/values.h) */
 #endif
 static inline uint32_t df_ceil_log2_u64(uint64_t x)
 {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 
 /* grid-stride, any alignment, f32: everything fuzzable */
 static const df_kernel df_fake_free_f32 = {

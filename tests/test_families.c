@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz/generator.h"
-#include "fuzz/values.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/gen/values.h"
 
 /* The exact s and G of a case, and 2G/|s| rounded to double (+inf when
  * s = 0): products are exact at 128 bits (53 + 53 for f64), mpfr_sum rounds
@@ -149,7 +149,7 @@ Test(families, cond_f32_within_factor_3_of_target_across_1_to_1e30)
 Test(families, cond_long_cases_made_in_chunks_still_hit_their_targets)
 {
     /* n > DF_GEN_CHUNK: the bulk from the chunks' streams, the chain from
-     * their merged exact sums (fuzz/values.h) */
+     * their merged exact sums (fuzz/gen/values.h) */
     int decade[31] = {0};
     check_cond(DF_F32, 78, 24, DF_GEN_CHUNK + 1, 4 * DF_GEN_CHUNK, decade);
     check_cond(DF_F64, 79, 24, DF_GEN_CHUNK + 1, 4 * DF_GEN_CHUNK, decade);

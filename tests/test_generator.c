@@ -1,4 +1,4 @@
-/* test_generator.c — fuzz/generator.c: reproducible cases from (seed,
+/* test_generator.c — fuzz/gen/generator.c: reproducible cases from (seed,
  * index), the fields a case carries, the edge-biased shape draw and the
  * kernel limits it respects, the family table (weights, forcing, lookups)
  * and the value stream it hands the GPU's generator. The kernels are fake
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz/generator.h"
-#include "fuzz/values.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/gen/values.h"
 #include "tests/gen_fakes.h"
 
 /* grid-stride with a grid cap and an odd block range */
@@ -349,7 +349,7 @@ Test(generator, bad_arguments_return_minus1)
     df_scratch_free(&s);
 }
 /* What the GPU's generator is given (df_generate_stream: the value stream,
- * the family, n) and what it runs (df_fill_values, fuzz/values.h) give
+ * the family, n) and what it runs (df_fill_values, fuzz/gen/values.h) give
  * df_generate's bytes, for every family in f32, f64 and i32 (int-big
  * through a 64-bit-result kernel), n up to 3000 and a forced family. */
 Test(generator, value_stream_and_fill_give_the_generated_case)

@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "tests/gen_fakes.h"
 
 /* f32, blocks of 32 to 1024, the grid derived from n */

@@ -1,4 +1,4 @@
-/* test_long_cases.c — cases longer than DF_GEN_CHUNK (fuzz/values.h): made
+/* test_long_cases.c — cases longer than DF_GEN_CHUNK (fuzz/gen/values.h): made
  * in chunks, the same bytes whichever order the chunks are made in, and
  * still what each family promises. */
 #include <criterion/criterion.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz/generator.h"
-#include "fuzz/values.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/gen/values.h"
 #include "reference/reference.h"
 
 #define C DF_GEN_CHUNK

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz/backend/backend.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/check/metamorphic.h"
 #include "reference/reference.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fuzz/backend/backend.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "kernels/kernel.h"
 
 /* A mapping of len bytes whose first and last pages are unmapped. */

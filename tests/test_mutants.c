@@ -12,7 +12,7 @@
 
 #include "fuzz/backend/backend.h"
 #include "fuzz/check/check.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "kernels/kernel.h"
 
 enum { MAX_CASES = 2000, PARENT_CASES = 200, GUARD = 64 };

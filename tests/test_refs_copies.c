@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz/generator.h"
-#include "fuzz/values.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/gen/values.h"
 #include "reference/reference.h"
 
 #define TWO31 2147483648.0

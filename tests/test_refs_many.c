@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "reference/reference.h"
 
 /* df_refs_compute_many gives each case the refs df_refs_compute gives it,

@@ -1,4 +1,4 @@
-/* test_shuffle.c — fuzz/shuffle.h: the prefetching Fisher-Yates over pairs
+/* test_shuffle.c — fuzz/gen/shuffle.h: the prefetching Fisher-Yates over pairs
  * swaps exactly as the textbook loop does (same draws in the same order,
  * same swaps), for 4- and 8-byte elements, lengths around its look-ahead
  * block, and keeps every pair together. */
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fuzz/shuffle.h"
+#include "fuzz/gen/shuffle.h"
 
 static uint64_t draw_bounded(df_pcg32 *r, uint64_t i)
 {

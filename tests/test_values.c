@@ -1,4 +1,4 @@
-/* test_values.c — the value families (fuzz/values.h) as df_generate and
+/* test_values.c — the value families (fuzz/gen/values.h) as df_generate and
  * df_fill_values make them: the ranges int-small, uniform and int-wide
  * promise, and the shapes of the families that hunt for error (special's
  * classes, sparse's zeros, constant's one pair, cancel's cancellation, the
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz/generator.h"
-#include "fuzz/values.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/gen/values.h"
 #include "tests/gen_fakes.h"
 
 static double elem(const df_case *c, const void *v, uint64_t i)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz/backend/backend.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/oracle.h"
 #include "fuzz/pool.h"
 #include "reference/reference.h"

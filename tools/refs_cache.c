@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "reference/reference.h"
 
 enum { CASES = 2048, ROUNDS = 3 };

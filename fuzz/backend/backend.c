@@ -15,7 +15,7 @@
 
 #include "fuzz/backend/cuda_backend.h"
 #include "fuzz/backend/backend.h"
-#include "fuzz/values.h"
+#include "fuzz/gen/values.h"
 
 _Static_assert(DF_GEN_SETS == DF_CUDA_GEN_SETS, "one set of generation buffers per set of slots");
 

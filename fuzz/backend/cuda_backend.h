@@ -110,7 +110,7 @@ int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cas
 uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                              const df_derive *derive, size_t n, df_result *res);
 
-/* The GPU's generator: fuzz/values.h compiled for the device. Case j's
+/* The GPU's generator: fuzz/gen/values.h compiled for the device. Case j's
  * vectors, a then b, go at byte off of one device buffer, filled from its
  * value stream (df_generate_stream) by one thread, or a case past
  * DF_GEN_CHUNK elements by a thread a chunk (and a thread for its plan and

@@ -1,5 +1,5 @@
 /* fuzz/backend/cuda_devgen.cu — the GPU's generator for the cuda backend
- * (API in cuda_backend.h): fuzz/values.h compiled for the device, so a
+ * (API in cuda_backend.h): fuzz/gen/values.h compiled for the device, so a
  * case's vectors get the bytes df_generate gives on the CPU. A case up to
  * DF_GEN_CHUNK elements is made by one thread; a longer one in chunks, as
  * values.h makes it: a thread for its plan, a thread a chunk, a thread for
@@ -20,7 +20,7 @@ typedef int df_cuda_devgen_is_built_by_nvcc;
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz/values.h"
+#include "fuzz/gen/values.h"
 #include "fuzz/backend/cuda_internal.h"
 
 /* Cases up to DF_GEN_CHUNK elements: one thread each. */
@@ -35,7 +35,7 @@ __global__ void devgen_kernel(const df_devgen_case *cs, size_t m, unsigned char 
     (void)df_fill_values(c.family, &r, (df_type)c.type, buf + c.off, buf + c.off + na, c.n);
 }
 
-/* Longer cases, made as fuzz/values.h makes them in chunks: the long
+/* Longer cases, made as fuzz/gen/values.h makes them in chunks: the long
  * cases' plans (a thread each), their chunks (a thread each), their
  * finish (a thread each). The long cases are listed by their index in cs
  * (idx); each one's plan, value stream after it and cond's chunk partials

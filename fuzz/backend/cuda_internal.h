@@ -9,7 +9,7 @@
  *                    memory; its unpack on the device
  *   cuda_batch.cu    a batch's run: launches, results and soft errors back,
  *                    each case's finish; the batch profile
- *   cuda_devgen.cu   the GPU's generator (fuzz/values.h on the device)
+ *   cuda_devgen.cu   the GPU's generator (fuzz/gen/values.h on the device)
  *
  * Calls between them go one way (scripts/layers.py checks it): cuda_batch.cu
  * calls into the other three, cuda_stage.cu and cuda_devgen.cu into

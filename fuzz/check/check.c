@@ -6,7 +6,7 @@
 
 #include "fuzz/check/check.h"
 #include "fuzz/json.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/check/metamorphic.h"
 
 int df_check_case_refs(df_backend *b, const df_kernel *k, const df_case *c,

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "fuzz/cpu_clones.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/check/metamorphic.h"
 #include "fuzz/pcg32.h"
-#include "fuzz/shuffle.h"
+#include "fuzz/gen/shuffle.h"
 
 #define META_STREAM_SALT 0x6d6574616d6f7270ULL /* "metamorp" */
 

@@ -44,7 +44,7 @@
 #include "fuzz/backend/cuda_backend.h"
 #include "reference/reference.h"
 #include "fuzz/backend/backend.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/cmd/cli.h"
 #include "fuzz/cmd/cli_util.h"
 #include "fuzz/run/run.h"

@@ -11,7 +11,7 @@
 #include "fuzz/check/check.h"
 #include "fuzz/cmd/cli.h"
 #include "fuzz/cmd/cli_util.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/check/metamorphic.h"
 #include "fuzz/run/run.h"
 #include "fuzz/plugin.h"

@@ -5,7 +5,7 @@
 
 #include "kernels/kernel.h"
 #include "fuzz/cmd/cli.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/plugin.h"
 
 static void block_range(const df_kernel *k, char *buf, size_t len)

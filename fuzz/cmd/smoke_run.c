@@ -13,7 +13,7 @@
 #include "fuzz/check/metamorphic.h"
 #include "fuzz/cmd/smoke.h"
 #include "fuzz/corpus.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/pool.h"
 #include "fuzz/run/select.h"
 #include "fuzz/util.h"

@@ -52,7 +52,7 @@ typedef struct df_slot {
     df_scratch buf;
     df_checked r;
     /* a case longer than DF_GEN_CHUNK, made in chunks by the prepare items
-     * (engine_prepare.c's chunk_item; fuzz/values.h) */
+     * (engine_prepare.c's chunk_item; fuzz/gen/values.h) */
     struct df_vplan *vplan;   /* its plan (made with the slot's first long case) */
     df_pcg32 vrng;            /* its value stream after the plan */
     df_scratch parts;         /* cond's chunks' partial sums */

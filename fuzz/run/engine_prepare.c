@@ -11,7 +11,7 @@
 
 #include "fuzz/backend/cuda_backend.h"
 #include "fuzz/run/engine_internal.h"
-#include "fuzz/values.h"
+#include "fuzz/gen/values.h"
 
 /* The loop over the batch of n slots from index lo in slots: the slots an
  * item takes (DF_PREP_GROUP), the long cases' chunk, part and copy items,

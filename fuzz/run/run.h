@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "fuzz/check/check.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/check/metamorphic.h"
 #include "fuzz/plugin.h"
 #include "fuzz/pool.h"
@@ -67,7 +67,7 @@ const char *df_run_option(df_run_opts *o, const char *name, const char *value);
 
 /* --gen: cpu generates every case on the CPU's threads; gpu has the GPU
  * generate batches of cases up to DF_GPU_GEN_MAX_N elements from the same
- * streams (the same bytes: fuzz/values.h) and copy them back for the
+ * streams (the same bytes: fuzz/gen/values.h) and copy them back for the
  * references; auto is gpu on the cuda backend with double-buffered
  * batches. */
 enum { DF_GEN_AUTO, DF_GEN_CPU, DF_GEN_GPU };

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/run/select.h"
 
 int df_kernel_list_add(char **list, const char *value)

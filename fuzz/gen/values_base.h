@@ -1,4 +1,4 @@
-/* values_base.h — what every value family (fuzz/values.h) builds on:
+/* values_base.h — what every value family (fuzz/gen/values.h) builds on:
  * the qualifiers that compile one text for the CPU and the GPU, element
  * access, exact integer helpers, a bounded draw with its threshold made
  * once, exact significands and powers of two, biased positions, the pair
@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "fuzz/cpu_clones.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/pcg32.h"
-#include "fuzz/shuffle.h"
+#include "fuzz/gen/shuffle.h"
 
 #if defined(__CUDACC__)
 #define DF_VAL static __host__ __device__ inline

@@ -16,7 +16,7 @@
 
 #define DF_SHUFFLE_AHEAD 32
 
-/* Host C, and CUDA device code too (the GPU's generator, fuzz/values.h). */
+/* Host C, and CUDA device code too (the GPU's generator, fuzz/gen/values.h). */
 #if defined(__CUDACC__)
 #define DF_SHUFFLE_FN static __host__ __device__ inline
 #else

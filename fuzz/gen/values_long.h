@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fuzz/values_base.h"
-#include "fuzz/values_cond.h"
-#include "fuzz/values_families.h"
+#include "fuzz/gen/values_base.h"
+#include "fuzz/gen/values_cond.h"
+#include "fuzz/gen/values_families.h"
 
 /* A case longer than DF_GEN_CHUNK elements is made in three steps, so that
  * many threads (the pool's, or the GPU's) can make one case together:

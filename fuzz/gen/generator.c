@@ -13,9 +13,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #define DF_VALUES_CLONED 1 /* values.h: df_fill_cond for x86-64-v3 too, here only */
-#include "fuzz/values.h"
+#include "fuzz/gen/values.h"
 
 /* floor(log2 x) for x >= 1 */
 static uint32_t floor_log2_u64(uint64_t x)

@@ -1,6 +1,6 @@
 /* values.h — the generator's value families (generator.h's DF_FAM_*): what
  * fills a case's vectors from its PCG32 stream once its family and shape are
- * drawn. Host C (fuzz/generator.c) and CUDA device code (the cuda
+ * drawn. Host C (fuzz/gen/generator.c) and CUDA device code (the cuda
  * backend's df_cuda_devgen) compile the same text, so the GPU fills a
  * case from the same stream with the same bytes: every value is made by
  * integer operations and IEEE operations whose rounding is fixed (+ - * /,
@@ -20,10 +20,10 @@
 
 #include <stdint.h>
 
-#include "fuzz/values_base.h"
-#include "fuzz/values_cond.h"
-#include "fuzz/values_families.h"
-#include "fuzz/values_long.h"
+#include "fuzz/gen/values_base.h"
+#include "fuzz/gen/values_cond.h"
+#include "fuzz/gen/values_families.h"
+#include "fuzz/gen/values_long.h"
 
 /* Fills a[0..n) and b[0..n) of type t with family `family`'s values from
  * r, as df_generate does after the family and shape draws. Returns 0, or

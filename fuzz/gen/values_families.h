@@ -1,7 +1,7 @@
-/* values_families.h — the value families but cond (fuzz/values_cond.h):
+/* values_families.h — the value families but cond (fuzz/gen/values_cond.h):
  * int-small, uniform, int-wide, wide-exp, special, sparse, constant,
  * cancel and int-big, each a df_fill_* over a whole case, and the parts
- * the long-case chunk plan (fuzz/values_long.h) makes in chunks: the per-
+ * the long-case chunk plan (fuzz/gen/values_long.h) makes in chunks: the per-
  * case draws, the element ranges and the values placed over the whole
  * case at the end. */
 #ifndef DOTFUZZ_VALUES_FAMILIES_H
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fuzz/values_base.h"
+#include "fuzz/gen/values_base.h"
 
 /* ---- int-small, uniform, int-wide --------------------------------------- */
 

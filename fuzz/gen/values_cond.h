@@ -1,7 +1,7 @@
 /* values_cond.h — the cond family: a case with a prescribed condition
  * number 2G/|s| (GenDot, after Ogita, Rump and Oishi), built on an exact
  * fixed-point sum of the products so far (df_cond_acc), whose chunks' sums
- * merge exactly when a long case is made in chunks (fuzz/values_long.h). */
+ * merge exactly when a long case is made in chunks (fuzz/gen/values_long.h). */
 #ifndef DOTFUZZ_VALUES_COND_H
 #define DOTFUZZ_VALUES_COND_H
 
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fuzz/values_base.h"
+#include "fuzz/gen/values_base.h"
 
 /* ---- exact sum (for cond) ----------------------------------------------- */
 

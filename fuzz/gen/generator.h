@@ -54,7 +54,7 @@ const df_family *df_family_by_id(uint32_t id);     /* NULL if unknown */
 
 /* Cases longer than this are made in chunks of this many elements, each
  * from a stream of its own, so that many threads can make one
- * (fuzz/values_long.h says how); a default run's cases, up to 65536 long,
+ * (fuzz/gen/values_long.h says how); a default run's cases, up to 65536 long,
  * are not. */
 #define DF_GEN_CHUNK ((uint64_t)1 << 16)
 
@@ -79,7 +79,7 @@ int df_generate(uint64_t seed, uint64_t index, const df_kernel *k,
                 const df_gen_opts *o, df_scratch *buf, df_case *out);
 
 /* df_generate without the values: out gets everything but a and b (NULL),
- * values the stream they come from (df_fill_values, fuzz/values.h, fills
+ * values the stream they come from (df_fill_values, fuzz/gen/values.h, fills
  * them, on the CPU or the GPU). Returns 0, or -1 as df_generate. */
 int df_generate_shape(uint64_t seed, uint64_t index, const df_kernel *k,
                       const df_gen_opts *o, df_case *out, df_pcg32 *values);
@@ -87,7 +87,7 @@ int df_generate_shape(uint64_t seed, uint64_t index, const df_kernel *k,
 /* Where df_generate's values come from: the value stream (the PCG32 state
  * after the family and shape draws), the family and n, for a generator
  * that fills the vectors elsewhere from the same stream (the GPU's, the
- * cuda backend's df_cuda_devgen; fuzz/values.h). Returns 0, or -1 as
+ * cuda backend's df_cuda_devgen; fuzz/gen/values.h). Returns 0, or -1 as
  * df_generate. */
 int df_generate_stream(uint64_t seed, uint64_t index, const df_kernel *k,
                        const df_gen_opts *o, df_pcg32 *values, uint32_t *family,
@@ -96,11 +96,11 @@ int df_generate_stream(uint64_t seed, uint64_t index, const df_kernel *k,
 /* df_generate without the values: the case, its vectors reserved in buf
  * (not filled) and the stream their values come from (df_fill_values,
  * or for a long case df_values_plan, the chunks and the finish,
- * fuzz/values_long.h). Returns 0, or -1 as df_generate. */
+ * fuzz/gen/values_long.h). Returns 0, or -1 as df_generate. */
 int df_generate_begin(uint64_t seed, uint64_t index, const df_kernel *k,
                       const df_gen_opts *o, df_scratch *buf, df_case *out, df_pcg32 *values);
 
-/* Chunk j of a long case planned as p (df_values_chunk, fuzz/values_long.h),
+/* Chunk j of a long case planned as p (df_values_chunk, fuzz/gen/values_long.h),
  * built for the CPU it runs on. */
 struct df_vplan;
 struct df_vchunk;
