@@ -315,8 +315,9 @@ static int is_campaign_temp(const char *name)
 
 /* A new campaign needs a directory that is absent or empty, but for its
  * lock and the campaign file's leftover temporary copies, which are
- * removed. */
-static int prepare_new_dir(campaign *cp)
+ * removed once locked: before, such a copy may be the one that the lock's
+ * holder is writing. */
+static int prepare_new_dir(campaign *cp, int locked)
 {
     DIR *d = opendir(cp->dir);
     if (d) {
@@ -329,7 +330,7 @@ static int prepare_new_dir(campaign *cp)
                      strcmp(de->d_name, DF_LOCK_FILE))
                 empty = 0;
         closedir(d);
-        if (empty && temps && (d = opendir(cp->dir))) {
+        if (empty && temps && locked && (d = opendir(cp->dir))) {
             while ((de = readdir(d)))
                 if (is_campaign_temp(de->d_name)) {
                     char *p = join(cp->dir, de->d_name);
@@ -526,8 +527,8 @@ static int setup(campaign *cp, int argc, char **argv)
             return -2;
     } else {
         /* checked again once locked: another --out may have begun there */
-        if ((rc = prepare_new_dir(cp)) != 0 || (rc = lock_dir(cp)) != 0 ||
-            (rc = prepare_new_dir(cp)) != 0)
+        if ((rc = prepare_new_dir(cp, 0)) != 0 || (rc = lock_dir(cp)) != 0 ||
+            (rc = prepare_new_dir(cp, 1)) != 0)
             return rc;
         df_campaign_absolute_libs(&o->libs);
         if (df_load_plugins_cli("run", &o->libs) != 0)
