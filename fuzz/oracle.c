@@ -4,7 +4,8 @@
  * The rules are docs/oracle.md's table,
  * checked in a fixed order: execution error, integer accumulators (exact
  * or bust), NaN and Inf inputs, overflow, then for finite data the exact
- * regime, the rounding bound gamma_h * G, the host-model match and last
+ * regime, the rounding bound gamma_h * G, the order set of a few-term
+ * case, the host-model match and last
  * the user's relative tolerance. The oracle reads only the kernel's
  * descriptor, never the registry.
  */
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "fuzz/oracle.h"
+#include "reference/order_set.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -216,7 +218,30 @@ static void judge_inf_inputs(const df_kernel *k, const df_case *c, const df_refs
 
 /* ---- rule 5: finite inputs, finite result ------------------------------- */
 
-static void judge_finite(const df_kernel *k, const df_refs *refs,
+/* The order-set rule: a case with few nonzero products has a result that
+ * some correct order gives (reference/order_set.h), exactly. Returns 1
+ * with a bug verdict when r is none of them. */
+static int order_set_rejects(const df_kernel *k, const df_case *c, double r,
+                             df_judgement *out)
+{
+    df_order_set s;
+    int ftz = (k->flags & DF_K_FLUSHES_SUBNORMALS) != 0;
+    if (!df_order_set_of(c->type, k->acc, ftz, c->a, c->b, c->n, &s) ||
+        df_order_set_has(&s, r))
+        return 0;
+    char list[128] = "";
+    size_t used = 0;
+    for (unsigned i = 0; i < s.count && i < 4 && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%a", i ? " " : "",
+                                 s.vals[i]);
+    verdict(out, DF_V_BUG, "order-set",
+            "result %a is none of the %u result(s) of a correct order of the %u nonzero "
+            "product(s): %s%s",
+            r, s.count, s.terms, list, s.count > 4 ? " ..." : "");
+    return 1;
+}
+
+static void judge_finite(const df_kernel *k, const df_case *c, const df_refs *refs,
                          const df_result *model, const df_oracle_opts *opts, int terse,
                          df_judgement *out)
 {
@@ -251,6 +276,8 @@ static void judge_finite(const df_kernel *k, const df_refs *refs,
                 out->err_ratio);
         return;
     }
+    if (order_set_rejects(k, c, r, out))
+        return;
     if (model && model->status == DF_RUN_OK && (k->flags & DF_K_DETERMINISTIC) &&
         !same_bits(r, model->f)) {
         verdict(out, DF_V_BUG, "model",
@@ -396,5 +423,5 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
                           out->G);
         return;
     }
-    judge_finite(k, refs, model, opts, terse, out);
+    judge_finite(k, c, refs, model, opts, terse, out);
 }

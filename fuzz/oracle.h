@@ -40,7 +40,7 @@ typedef struct df_oracle_opts {
 typedef struct df_judgement {
     df_verdict verdict;
     const char *rule;   /* which rule decided: "exact", "bound", "tolerance",
-                           "within-tolerance", "model", "nonfinite", "nan",
+                           "within-tolerance", "order-set", "model", "nonfinite", "nan",
                            "overflow", "exec" */
     char why[240];      /* one line for humans */
     int is_int;         /* integer kernel: iresult holds the result */

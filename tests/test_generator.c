@@ -231,31 +231,33 @@ Test(generator, mixed_families_follow_their_weights)
 {
     df_scratch s = {0};
     df_gen_opts o = {.max_n = 64, .family = 0};
-    int count[10] = {0};
+    int count[16] = {0};
     for (uint64_t i = 0; i < 4000; i++) {
         df_case c;
         cr_assert_eq(df_generate(31, i, &df_fake_free_f32, &o, &s, &c), 0);
-        cr_assert(c.family >= 1 && c.family <= 9);
+        cr_assert(c.family >= 1 && c.family <= DF_FAM_FEW_TERMS && c.family != DF_FAM_INT_BIG);
         count[c.family]++;
     }
-    /* floats: int-small 2, the eight others 1 each (expected 800 and 400) */
-    cr_assert(count[DF_FAM_INT_SMALL] > 700 && count[DF_FAM_INT_SMALL] < 900,
+    /* floats: int-small 2, the nine others 1 each (expected 727 and 364) */
+    cr_assert(count[DF_FAM_INT_SMALL] > 640 && count[DF_FAM_INT_SMALL] < 820,
               "int-small %d of 4000", count[DF_FAM_INT_SMALL]);
-    for (int f = DF_FAM_UNIFORM; f <= DF_FAM_CANCEL; f++)
-        cr_assert(count[f] > 320 && count[f] < 480, "family %d: %d of 4000", f, count[f]);
-    /* i32: int-small 2, sparse, constant and cancel 1 each (400 and 200) */
-    int icount[10] = {0};
+    for (int f = DF_FAM_UNIFORM; f <= DF_FAM_FEW_TERMS; f++)
+        if (f != DF_FAM_INT_BIG)
+            cr_assert(count[f] > 290 && count[f] < 440, "family %d: %d of 4000", f, count[f]);
+    /* i32: int-small 2, sparse, constant, cancel and int-factor 1 each
+     * (333 and 167) */
+    int icount[16] = {0};
     for (uint64_t i = 0; i < 1000; i++) {
         df_case c;
         cr_assert_eq(df_generate(31, i, &df_fake_i32, &o, &s, &c), 0);
         icount[c.family]++;
     }
-    cr_assert(icount[DF_FAM_INT_SMALL] > 330 && icount[DF_FAM_INT_SMALL] < 470,
+    cr_assert(icount[DF_FAM_INT_SMALL] > 270 && icount[DF_FAM_INT_SMALL] < 400,
               "i32 int-small %d of 1000", icount[DF_FAM_INT_SMALL]);
-    cr_assert(icount[DF_FAM_SPARSE] > 140 && icount[DF_FAM_CONSTANT] > 140 &&
-              icount[DF_FAM_CANCEL] > 140);
+    cr_assert(icount[DF_FAM_SPARSE] > 120 && icount[DF_FAM_CONSTANT] > 120 &&
+              icount[DF_FAM_CANCEL] > 120 && icount[DF_FAM_INT_FACTOR] > 120);
     cr_assert_eq(icount[DF_FAM_INT_SMALL] + icount[DF_FAM_SPARSE] + icount[DF_FAM_CONSTANT] +
-                     icount[DF_FAM_CANCEL],
+                     icount[DF_FAM_CANCEL] + icount[DF_FAM_INT_FACTOR],
                  1000, "i32 gets only the families that have int values");
     df_scratch_free(&s);
 }
@@ -304,9 +306,10 @@ Test(generator, forcing_the_family_a_mix_chose_reproduces_the_case)
 
 Test(generator, family_lookups_are_consistent)
 {
-    cr_assert_eq(df_family_count(), 10u);
+    cr_assert_eq(df_family_count(), 12u);
     static const char *names[] = {"int-small", "uniform", "int-wide", "cond", "wide-exp",
-                                  "special", "sparse", "constant", "cancel", "int-big"};
+                                  "special", "sparse", "constant", "cancel", "int-big",
+                                  "few-terms", "int-factor"};
     for (size_t i = 0; i < df_family_count(); i++) {
         const df_family *f = df_family_at(i);
         cr_assert_not_null(f);
@@ -315,8 +318,10 @@ Test(generator, family_lookups_are_consistent)
         cr_assert_eq(df_family_find(f->name), f);
         cr_assert_eq(df_family_by_id(f->id), f);
         cr_assert_gt(f->weight, 0u);
-        /* every family but int-big (i32 only, 64-bit-result kernels) has floats */
-        cr_assert(f->wide_only || (f->types & DF_TYPE_BIT(DF_F32)), "%s", f->name);
+        /* every family but int-big (i32 only, 64-bit-result kernels) and
+         * int-factor (i32 only) has floats */
+        cr_assert(f->wide_only || f->id == DF_FAM_INT_FACTOR || (f->types & DF_TYPE_BIT(DF_F32)),
+                  "%s", f->name);
     }
     const df_family *big = df_family_find("int-big");
     cr_assert(big->wide_only && big->types == DF_TYPE_BIT(DF_I32));
@@ -324,17 +329,17 @@ Test(generator, family_lookups_are_consistent)
     for (size_t i = 1; i < df_family_count(); i++)
         cr_assert_eq(df_family_at(i)->weight, 1u);
     /* i32 only where the values are integers by construction */
-    static const char *with_i32[] = {"int-small", "sparse", "constant", "cancel"};
+    static const char *with_i32[] = {"int-small", "sparse", "constant", "cancel", "int-factor"};
     unsigned n_i32 = 0;
     for (size_t i = 0; i < df_family_count(); i++)
         n_i32 += (df_family_at(i)->types & DF_TYPE_BIT(DF_I32)) && !df_family_at(i)->wide_only;
-    cr_assert_eq(n_i32, 4u);
-    for (size_t i = 0; i < 4; i++)
+    cr_assert_eq(n_i32, 5u);
+    for (size_t i = 0; i < 5; i++)
         cr_assert(df_family_find(with_i32[i])->types & DF_TYPE_BIT(DF_I32), "%s", with_i32[i]);
     cr_assert_null(df_family_at(df_family_count()));
     cr_assert_null(df_family_find("nope"));
     cr_assert_null(df_family_by_id(DF_FAM_IMPORTED));
-    cr_assert_null(df_family_by_id(11));
+    cr_assert_null(df_family_by_id(13));
 }
 
 Test(generator, bad_arguments_return_minus1)
@@ -383,7 +388,7 @@ Test(generator, value_stream_and_fill_give_the_generated_case)
             fams_seen += seen[fam & 15]++ == 0;
         }
     }
-    cr_assert_eq(fams_seen, 10, "every family drawn");
+    cr_assert_eq(fams_seen, 12, "every family drawn");
     df_pcg32 r;
     df_pcg32_seed(&r, 1, 1);
     cr_assert_eq(df_fill_values(99, &r, DF_F32, NULL, NULL, 0), -1);

@@ -25,9 +25,10 @@ static const df_kernel k_pin_free = {
     .grid_max = 0, .per_thread = 1, .max_n = 0,
 };
 
-/* The mixed draw of (1, 0): first output 0xe2393051 mod 10 = 7, sparse.
- * Forcing int-small gives that family's values from the same stream: the
- * family draw is made either way, so the family table moves no later draw. */
+/* The mixed draw of (1, 0): first output 0xe2393051 mod 11 (the f32
+ * families' weights) = 9, cancel. Forcing sparse or int-small gives that
+ * family's values from the same stream: the family draw is made either
+ * way, so the family table moves no later draw. */
 Test(generator, known_answer_seed1_index0)
 {
     df_scratch s = {0};
@@ -37,7 +38,13 @@ Test(generator, known_answer_seed1_index0)
     cr_assert_eq(c.n, 310u);
     cr_assert_eq(c.launch.block, 256u);
     cr_assert_eq(c.launch.grid, 2u);
-    cr_assert_eq(c.family, (uint32_t)DF_FAM_SPARSE);
+    cr_assert_eq(c.family, (uint32_t)DF_FAM_CANCEL);
+    cr_assert_eq(((const float *)c.a)[23], -0x1.c0f1bp+13f);
+    cr_assert_eq(((const float *)c.b)[309], -0x1.35b93cp+6f);
+
+    o.family = DF_FAM_SPARSE;
+    cr_assert_eq(df_generate(1, 0, &k_pin, &o, &s, &c), 0);
+    cr_assert_eq(c.n, 310u);
     const float *sa = c.a, *sb = c.b;
     int nonzero = 0;
     for (uint64_t i = 0; i < c.n; i++)
@@ -88,8 +95,13 @@ Test(generator, known_answer_launch_fuzzed_kernel_seed1_index1)
     cr_assert_eq(c.launch.grid, 115u);
     cr_assert_eq(c.launch.offset_a, 0u);
     cr_assert_eq(c.launch.offset_b, 2u);
-    /* first output 0xc9828f91 mod 10 = 9: cancel */
-    cr_assert_eq(c.family, (uint32_t)DF_FAM_CANCEL);
+    /* first output 0xc9828f91 mod 11 = 10: few-terms, its first term at
+     * element 0 with the pair's factors split evenly */
+    cr_assert_eq(c.family, (uint32_t)DF_FAM_FEW_TERMS);
+    cr_assert_eq(((const double *)c.a)[0], -0x1p-527);
+    cr_assert_eq(((const double *)c.b)[0], 0x1p-527);
+    o.family = DF_FAM_CANCEL;
+    cr_assert_eq(df_generate(1, 1, &k_pin_free, &o, &s, &c), 0);
     cr_assert_eq(((const double *)c.a)[0], -30.0);
     cr_assert_eq(((const double *)c.b)[0], 3.0);
     o.family = DF_FAM_INT_SMALL;
@@ -148,6 +160,8 @@ Test(generator, known_answer_hashes_of_every_family)
     {"constant", {0x8d7d04993a6be3f1ull, 0x3974537fde041f07ull, 0xb9c2d8c5d42525f2ull}},
     {"cancel", {0xe0e2278ad87d5cadull, 0x441df581dce2a232ull, 0xb699d896d416101aull}},
     {"int-big", {0, 0, 0}},
+    {"few-terms", {0x3c9ca28e7dcba9feull, 0x1bdee8fc52a32f98ull, 0}},
+    {"int-factor", {0, 0, 0x6a1c9e2a93346b3aull}},
     };
     const df_kernel *ks[] = {&df_fake_free_f32, &df_fake_pow2_f64, &df_fake_i32};
     df_scratch s = {0};

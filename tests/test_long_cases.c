@@ -70,7 +70,7 @@ Test(long_cases, chunks_in_any_order_give_the_one_thread_bytes)
             }
         }
     }
-    cr_assert_eq(checked, 4 * (9 * 2 + 5), "every family in each of its types");
+    cr_assert_eq(checked, 4 * (10 * 2 + 6), "every family in each of its types");
     free(a), free(b), free(a2), free(b2);
 }
 

@@ -221,9 +221,10 @@ Test(oracle, f64_exact_regime_excludes_g_of_2p53)
     cr_assert(j.G == 0x1p53 && j.exact_hi == 0x1p53 && j.exact_lo == 1.0);
     cr_assert(j.abs_err == 1.0);
     assert_verdict(j, DF_V_OK, "within-tolerance");
+    /* inside the bound, but no order of two terms gives it */
     res = float_result(0x1p53 + 2);
     j = judge(&k, &c, &res, NULL);
-    assert_verdict(j, DF_V_OK, "within-tolerance");
+    assert_verdict(j, DF_V_BUG, "order-set");
     res = float_result(0x1p53 + 8);
     j = judge(&k, &c, &res, NULL);
     assert_verdict(j, DF_V_BUG, "bound");
@@ -284,16 +285,17 @@ Test(oracle, ill_conditioned_inside_bound_is_precision_tolerance)
     cr_assert(j.bound > 8.0 && j.bound < 8.001);
 }
 
+/* Five nonzero products: too many for the order set, so the bound judges. */
 Test(oracle, beyond_bound_is_bug_bound)
 {
-    float a[] = {0x1p25f, 1, -0x1p25f}, b[] = {1, 1, 1};
+    float a[] = {0x1p25f, 1, -0x1p25f, 1, -1}, b[] = {1, 1, 1, 1, 1};
     df_kernel k = fake_kernel(DF_F32, DF_F32, DF_K_DETERMINISTIC, height_2);
-    df_case c = make_case(DF_F32, a, b, 3);
+    df_case c = make_case(DF_F32, a, b, 5);
     df_result res = float_result(16.0);
     df_judgement j = judge(&k, &c, &res, NULL);
     assert_verdict(j, DF_V_BUG, "bound");
     cr_assert(j.abs_err == 15.0);
-    /* A taller tree (h = 3) is allowed gamma_3 G ~ 12: an error of 12 is
+    /* A taller tree (h = 5) is allowed gamma_5 G ~ 20: an error of 12 is
      * then a precision finding, not a bug. */
     df_kernel tall = fake_kernel(DF_F32, DF_F32, DF_K_DETERMINISTIC, height_n);
     res = float_result(13.0);
@@ -459,9 +461,10 @@ Test(oracle, flush_to_zero_widens_bound)
 /* With a Kahan reference, its own error bound widens the rounding bound. */
 Test(oracle, kahan_error_widens_bound)
 {
-    double a[] = {0.5}, b[] = {0.5};
+    /* five products, so the order set stays out of it */
+    double a[] = {0.5, 0.5, 0.5, 0.5, 0.5}, b[] = {0.5, 0.5, 0.5, 0.5, 0.5};
     df_kernel k = fake_kernel(DF_F64, DF_F64, DF_K_DETERMINISTIC, height_2);
-    df_case c = make_case(DF_F64, a, b, 1);
+    df_case c = make_case(DF_F64, a, b, 5);
     df_refs refs;
     memset(&refs, 0, sizeof refs);
     refs.kahan = 1.0;
@@ -480,8 +483,9 @@ Test(oracle, kahan_error_widens_bound)
 
 /* s = 0: rel_err is 0 for a zero result and +inf otherwise; cond is +inf.
  * With an exact zero inside the exact regime any nonzero result is a bug;
- * with a Kahan zero (0.5 makes the data non-integer) it is a precision
- * finding as long as it stays inside the bound. */
+ * outside it (0.5 makes the data non-integer) a nonzero result inside the
+ * bound is a bug too when, as here, every order of the two products gives
+ * zero. */
 Test(oracle, zero_reference_cond_and_rel_err)
 {
     double a[] = {0x1p30, 3, -0x1p30}, b[] = {1, 0, 1};
@@ -505,5 +509,5 @@ Test(oracle, zero_reference_cond_and_rel_err)
     cr_assert(j.exact_known && j.exact_hi == 0.0 && j.kahan == 0.0 && j.G == 0x1p61);
     cr_assert(isinf(j.rel_err) && isinf(j.cond) && j.abs_err == 0x1p20);
     cr_assert(j.err_ratio == 0x1p20 / (0x1p-24 * 0x1p61));
-    assert_verdict(j, DF_V_PRECISION, "tolerance");
+    assert_verdict(j, DF_V_BUG, "order-set");
 }

@@ -226,6 +226,13 @@ static const df_family families[] = {
     {DF_FAM_INT_BIG, "int-big",
      "one-signed integers up to 46340: int32 sums that leave int32 (64-bit-result kernels only)",
      DF_TYPE_BIT(DF_I32), 1, 1},
+    {DF_FAM_FEW_TERMS, "few-terms",
+     "zeros but 1-4 products at the ends and warp/block edges, summing at and beside "
+     "rounding midpoints and binade edges (judged exactly: the order-set rule)",
+     FLOATS, 1, 0},
+    {DF_FAM_INT_FACTOR, "int-factor",
+     "integers in [-2, 2] and one factor across the int32 range: sums inside int32",
+     DF_TYPE_BIT(DF_I32), 1, 0},
 };
 
 size_t df_family_count(void) { return sizeof families / sizeof families[0]; }

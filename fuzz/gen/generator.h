@@ -32,6 +32,8 @@ enum {
     DF_FAM_CONSTANT = 8,    /* all a equal, all b equal */
     DF_FAM_CANCEL = 9,      /* +-pairs that cancel exactly, plus a few small terms */
     DF_FAM_INT_BIG = 10,    /* i32, one-signed, |x| <= 46340: sums past int32 (wide kernels) */
+    DF_FAM_FEW_TERMS = 11,  /* 1-4 products at rounding midpoints and binade edges, else zeros */
+    DF_FAM_INT_FACTOR = 12, /* i32: one factor across the int32 range, the rest in [-2, 2] */
 };
 
 #define DF_TYPE_BIT(t) (1u << (unsigned)(t))

@@ -44,6 +44,8 @@ DF_VAL int df_fill_values(uint32_t family, df_pcg32 *r, df_type t, void *a, void
     case DF_FAM_CONSTANT: df_fill_constant(r, t, a, b, n); return 0;
     case DF_FAM_CANCEL: df_fill_cancel(r, t, a, b, n); return 0;
     case DF_FAM_INT_BIG: df_fill_int_big(r, t, a, b, n); return 0;
+    case DF_FAM_FEW_TERMS: df_fill_few_terms(r, t, a, b, n); return 0;
+    case DF_FAM_INT_FACTOR: df_fill_int_factor(r, t, a, b, n); return 0;
     }
     return -1;
 }

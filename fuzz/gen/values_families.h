@@ -1,6 +1,6 @@
 /* values_families.h — the value families but cond (fuzz/gen/values_cond.h):
  * int-small, uniform, int-wide, wide-exp, special, sparse, constant,
- * cancel and int-big, each a df_fill_* over a whole case, and the parts
+ * cancel, int-big, few-terms and int-factor, each a df_fill_* over a whole case, and the parts
  * the long-case chunk plan (fuzz/gen/values_long.h) makes in chunks: the per-
  * case draws, the element ranges and the values placed over the whole
  * case at the end. */
@@ -343,6 +343,125 @@ DF_VAL void df_fill_int_big(df_pcg32 *r, df_type t, void *va, void *vb, uint64_t
     int32_t sign = df_pcg32_bounded(r, 2) ? -1 : 1;
     (void)t;
     df_int_big_range(r, va, vb, 0, n, sign);
+}
+
+/* ---- few-terms ---------------------------------------------------------- */
+
+/* A position for one of few-terms' products: the first or the last element,
+ * either side of a warp's, a block's (256) or a large block's (1024)
+ * boundary where the case reaches one, else uniform. */
+DF_VAL uint64_t df_few_pos(df_pcg32 *r, uint64_t n)
+{
+    uint32_t c = df_pcg32_bounded(r, 8);
+    if (c == 0)
+        return 0;
+    if (c == 1)
+        return n - 1;
+    if (c <= 4) {
+        uint64_t unit = c == 2 ? 32 : c == 3 ? 256 : 1024;
+        if (n > unit) {
+            uint64_t j = unit * df_draw_uniform_u64(r, 1, (n - 1) / unit);
+            return j - df_pcg32_bounded(r, 2);
+        }
+    }
+    return df_draw_uniform_u64(r, 0, n - 1);
+}
+
+/* A significand of t's precision as an integer in [2^(p-1), 2^p). */
+DF_VAL double df_few_mant(df_pcg32 *r, df_type t)
+{
+    return df_scale2(df_draw_mant(r, t, 0), t == DF_F32 ? 23 : 52);
+}
+
+/* The pair (a_i, b_i) = (m 2^(e - e/2), 2^(e/2)) at i, with the sign s
+ * (0 or 1): its product m 2^e exact, both factors normal. */
+DF_VAL void df_few_put(df_type t, void *a, void *b, uint64_t i, double m, int e, uint32_t s)
+{
+    int h = e / 2;
+    df_put_elem(t, a, i, df_neg_if(df_scale2(m, e - h), s));
+    df_put_elem(t, b, i, df_scale2(1.0, h));
+}
+
+/* Up to four products over an all-zero case: a leading one of full
+ * precision (sometimes all ones: a binade edge), a quarter, half or three
+ * quarters of its last place (a rounding midpoint and either side of it),
+ * a far smaller sticky term and a full-precision term some places below;
+ * scaled anywhere from ordinary magnitudes to the subnormals. */
+DF_VAL void df_few_terms_tail(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    if (n == 0)
+        return;
+    int p = t == DF_F32 ? 24 : 53, emin = t == DF_F32 ? -149 : -1074;
+    uint32_t k = 1 + df_pcg32_bounded(r, 4);
+    double m1 = df_pcg32_bounded(r, 4) ? df_few_mant(r, t) : df_scale2(2.0, p - 1) - 1.0;
+    /* e1: the exponent of m1's last place */
+    int e1 = df_pcg32_bounded(r, 8) ? (int)df_pcg32_range(r, -20, 20) - p
+                                     : emin + (int)df_pcg32_range(r, 0, p + 4);
+    df_few_put(t, a, b, df_few_pos(r, n), m1, e1, df_pcg32_next(r));
+    if (k >= 2) {
+        uint32_t quarters = 1 + df_pcg32_bounded(r, 3);
+        int up = df_pcg32_bounded(r, 4) ? 0 : (int)df_pcg32_range(r, 1, 3);
+        df_few_put(t, a, b, df_few_pos(r, n), (double)quarters, e1 - 2 + up, df_pcg32_next(r));
+    }
+    if (k >= 3)
+        df_few_put(t, a, b, df_few_pos(r, n), 1.0, e1 - (int)df_pcg32_range(r, 3, 30),
+                   df_pcg32_next(r));
+    if (k >= 4) {
+        double m4 = df_few_mant(r, t);
+        df_few_put(t, a, b, df_few_pos(r, n), m4, e1 - (int)df_pcg32_range(r, -2, p + 4),
+                   df_pcg32_next(r));
+    }
+}
+
+/* All zeros (+0) but 1 to 4 products (df_few_terms_tail): the cases the
+ * order-set rule judges exactly. */
+DF_VAL void df_fill_few_terms(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    size_t esz = df_val_size(t);
+    memset(a, 0, (size_t)n * esz);
+    memset(b, 0, (size_t)n * esz);
+    df_few_terms_tail(r, t, a, b, n);
+}
+
+/* ---- int-factor ----------------------------------------------------------- */
+
+/* int-factor (i32): small factors in [-2, 2] and one pair whose factor is
+ * drawn across the int32 range against a small one, |product| up to
+ * INT32_MAX - 4n so every sum stays inside int32: a product a 24-bit or
+ * 16-bit multiplier gets wrong, in a case no correct kernel overflows. */
+DF_VAL void df_int_factor_range(df_pcg32 *r, void *va, void *vb, uint64_t i0, uint64_t i1)
+{
+    int32_t *a = (int32_t *)va, *b = (int32_t *)vb;
+    for (uint64_t i = i0; i < i1; i++) {
+        a[i] = (int32_t)df_pcg32_range(r, -2, 2);
+        b[i] = (int32_t)df_pcg32_range(r, -2, 2);
+    }
+}
+
+/* The large pair, over the small ones. */
+DF_VAL void df_int_factor_tail(df_pcg32 *r, void *va, void *vb, uint64_t n)
+{
+    if (n == 0)
+        return;
+    int32_t *a = (int32_t *)va, *b = (int32_t *)vb;
+    int64_t room = (int64_t)INT32_MAX - 4 * (int64_t)n;
+    int32_t small = (int32_t)df_pcg32_range(r, 1, 3);
+    int64_t hi = room / small;
+    int64_t big = hi > 2 ? df_pcg32_range(r, hi / 2 > 0x800000 ? 0x800000 : 2, hi) : 1;
+    uint64_t i = df_draw_pos(r, n);
+    uint32_t s = df_pcg32_next(r);
+    int32_t x = (int32_t)((s & 1) ? -big : big), y = (s & 2) ? -small : small;
+    if (s & 4)
+        a[i] = x, b[i] = y;
+    else
+        a[i] = y, b[i] = x;
+}
+
+DF_VAL void df_fill_int_factor(df_pcg32 *r, df_type t, void *va, void *vb, uint64_t n)
+{
+    (void)t;
+    df_int_factor_range(r, va, vb, 0, n);
+    df_int_factor_tail(r, va, vb, n);
 }
 
 #endif

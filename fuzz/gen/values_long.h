@@ -74,6 +74,8 @@ DF_VAL int df_values_plan(uint32_t family, df_pcg32 *r, df_type t, uint64_t n, d
     case DF_FAM_INT_SMALL:
     case DF_FAM_UNIFORM:
     case DF_FAM_SPARSE:
+    case DF_FAM_FEW_TERMS:
+    case DF_FAM_INT_FACTOR:
         break;
     case DF_FAM_INT_WIDE:
         p->hi = (int64_t)1 << df_pcg32_range(r, 7, 24);
@@ -152,8 +154,12 @@ DF_VAL_HOST_HOT void df_values_chunk(const df_vplan *p, void *a, void *b, uint64
         df_wide_exp_range(&r, t, a, b, i0, i1, p->lo, p->hi, p->line);
         break;
     case DF_FAM_SPARSE:
+    case DF_FAM_FEW_TERMS:
         memset(ca, 0, (size_t)(i1 - i0) * es);
         memset(cb, 0, (size_t)(i1 - i0) * es);
+        break;
+    case DF_FAM_INT_FACTOR:
+        df_int_factor_range(&r, a, b, i0, i1);
         break;
     case DF_FAM_CONSTANT:
         df_constant_range(t, a, b, i0, i1, p->x, p->y);
@@ -198,6 +204,12 @@ DF_VAL void df_values_finish(const df_vplan *p, df_pcg32 *r, void *a, void *b, d
         break;
     case DF_FAM_SPARSE:
         df_sparse_tail(r, t, a, b, n);
+        break;
+    case DF_FAM_FEW_TERMS:
+        df_few_terms_tail(r, t, a, b, n);
+        break;
+    case DF_FAM_INT_FACTOR:
+        df_int_factor_tail(r, a, b, n);
         break;
     case DF_FAM_COND:
         for (uint64_t i = p->span; i < n; i++)
