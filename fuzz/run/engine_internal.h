@@ -20,7 +20,9 @@
  * the tally (engine_record.c adds it). */
 typedef struct df_tally_mark {
     double err_ratio, rel_err; /* NAN: not counted in the worst columns */
+    double over_h;             /* err_ratio / h, NAN where not counted */
     int verdict, rhist;        /* rhist: the ratio's bin, -1 for none */
+    int phist;                 /* over_h's bin, -1 for none or a zero error */
     uint32_t nbin;
 } df_tally_mark;
 

@@ -52,12 +52,16 @@ static int rounding_measured(const df_judgement *j)
 
 static df_tally_mark tally_mark_of(uint64_t n, const df_judgement *j)
 {
-    df_tally_mark m = {NAN, NAN, (int)j->verdict, -1, df_nbin_of(n)};
+    df_tally_mark m = {NAN, NAN, NAN, (int)j->verdict, -1, -1, df_nbin_of(n)};
     if (!rounding_measured(j))
         return m;
     if (isfinite(j->err_ratio)) {
         m.err_ratio = j->err_ratio;
         m.rhist = rhist_bin(j->err_ratio);
+        if (!j->is_int && j->h > 0) {
+            m.over_h = j->err_ratio / (double)j->h;
+            m.phist = m.over_h > 0 ? rhist_bin(m.over_h) : -1;
+        }
     }
     if (isfinite(j->rel_err))
         m.rel_err = j->rel_err;
@@ -76,6 +80,11 @@ static void tally_mark_add(df_tally *t, const df_tally_mark *m)
             t->worst_ratio = m->err_ratio;
         if (m->err_ratio > nb->worst_ratio)
             nb->worst_ratio = m->err_ratio;
+    }
+    if (m->phist >= 0) {
+        t->phist[m->phist]++;
+        if (m->over_h > t->worst_over_h)
+            t->worst_over_h = m->over_h;
     }
     if (!isnan(m->rel_err)) {
         if (m->rel_err > t->worst_rel)

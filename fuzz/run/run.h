@@ -104,11 +104,23 @@ typedef struct df_tally {
     double worst_ratio, worst_rel;
     df_nbin nbin[DF_NBINS];
     uint64_t rhist[DF_RHIST];
+    /* the error against the bound's own scale, ratio / h, for the
+     * effective precision (df_tally_eff_bits): its largest value and a
+     * log2 histogram of its nonzero values (bins as rhist's) */
+    double worst_over_h;
+    uint64_t phist[DF_RHIST];
 } df_tally;
 
 /* Counts one judged case of length n. */
 void df_tally_case(df_tally *t, uint64_t n, const df_judgement *j);
 void df_tally_add(df_tally *dst, const df_tally *src);
+/* The precision in bits that would explain a float kernel's errors: an
+ * error ratio r at height h is what gamma_h with a unit roundoff of r/h
+ * times the declared one gives, so bits = declared - log2(r/h), for the
+ * worst case and the median one with a nonzero error. Evidence beside the
+ * verdicts, not one: a correct kernel stays at or above its declared
+ * bits. Returns 0 where there is nothing to tell (integers, no error). */
+int df_tally_eff_bits(const df_tally *t, df_type acc, double *worst, double *typical);
 uint32_t df_nbin_of(uint64_t n);
 
 /* What a range of cases produced: per-kernel tallies and the error buckets

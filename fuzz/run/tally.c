@@ -2,6 +2,7 @@
  * campaign's totals), the totals' sums, the line a finding gets on stderr
  * and run's summary table. What one judged case adds to a tally is worked
  * out where the engine records it. */
+#include <math.h>
 #include <stdio.h>
 
 #include "fuzz/run/run.h"
@@ -29,6 +30,26 @@ void df_tally_add(df_tally *d, const df_tally *s)
     }
     for (int h = 0; h < DF_RHIST; h++)
         d->rhist[h] += s->rhist[h];
+    d->worst_over_h = maxd(d->worst_over_h, s->worst_over_h);
+    for (int h = 0; h < DF_RHIST; h++)
+        d->phist[h] += s->phist[h];
+}
+
+int df_tally_eff_bits(const df_tally *t, df_type acc, double *worst, double *typical)
+{
+    if (acc == DF_I32 || !(t->worst_over_h > 0))
+        return 0;
+    double declared = acc == DF_F32 ? 24 : 53;
+    uint64_t total = 0, below = 0;
+    for (int h = 0; h < DF_RHIST; h++)
+        total += t->phist[h];
+    int mid = 0;
+    for (; mid < DF_RHIST && (below += t->phist[mid]) * 2 < total; mid++)
+        ;
+    *worst = declared - log2(t->worst_over_h);
+    /* the median's bin [2^b, 2^(b+1)), taken at its middle in log2 */
+    *typical = declared - ((double)(mid + DF_RHIST_MIN) + 0.5);
+    return 1;
 }
 
 void df_totals_add_parts(df_totals *d, const df_tally *tally, const uint8_t *bucket_seen,
@@ -117,6 +138,17 @@ void df_run_summary(FILE *f, const df_run_opts *o, const df_kernel *const *kerne
             "bugs by this oracle; this oracle: %llu bug(s)\n",
             o->tol, (unsigned long long)alarms, (unsigned long long)alarms_bug,
             (unsigned long long)df_totals_verdict(t, nk, DF_V_BUG));
+    int said = 0;
+    for (size_t i = 0; i < nk; i++) {
+        double w, ty;
+        if (!df_tally_eff_bits(&t->tally[i], kernels[i]->acc, &w, &ty))
+            continue;
+        if (!said++)
+            fprintf(f, "  effective precision in bits, from the worst and the median error over "
+                       "the height h (evidence, not a verdict):\n");
+        fprintf(f, "    %-19s worst %5.1f  median %5.1f  declared %d\n", kernels[i]->name, w,
+                ty, kernels[i]->acc == DF_F32 ? 24 : 53);
+    }
     if (crashes || hangs)
         fprintf(f, "  worker processes lost: %llu crash(es), %llu hang(s) (each saved as a bug)\n",
                 (unsigned long long)crashes, (unsigned long long)hangs);
