@@ -15,7 +15,9 @@
 #include "fuzz/cmd/cli_util.h"
 #include "fuzz/check/metamorphic.h"
 #include "fuzz/plugin.h"
+#include "fuzz/json.h"
 #include "fuzz/run/sandbox.h"
+#include "fuzz/run/sanitize.h"
 #include "fuzz/run/select.h"
 
 typedef struct replay_opts {
@@ -27,6 +29,7 @@ typedef struct replay_opts {
     double watchdog_s; /* a case running longer is a reproduced hang */
     df_meta_opts meta;
     df_plugin_paths libs; /* --kernel-lib, loaded before --kernel is checked */
+    df_sanitizer san;     /* --sanitize: each file again under compute-sanitizer */
 } replay_opts;
 
 typedef struct replay_state {
@@ -59,6 +62,9 @@ static void replay_usage(FILE *f)
           "  --json               one JSON object per case and kernel on stdout\n"
           "  --debug-invariants   fold/tournament check their loop invariant (cuda)\n"
           "  --no-meta            skip the metamorphic checks (rerun, negate, scale, permute)\n"
+          "  --sanitize TOOL      each file also replayed under compute-sanitizer's TOOL\n"
+          "                       (memcheck, racecheck, synccheck, initcheck) in a child\n"
+          "                       process: a report is a bug, rule sanitizer\n"
           "  --watchdog DURATION  a case running longer is a reproduced hang (bug, exit 1;\n"
           "                       default 10s, or 400 ns an element of longer cases); a\n"
           "                       case whose kernel crashes or exits is a reproduced crash\n"
@@ -109,6 +115,54 @@ static void replay_on(replay_state *st, const char *path, const df_kernel *k,
         df_print_line(stdout, path, &c, k, &r);
 }
 
+/* path replayed again under the sanitizer, in a child process of its own:
+ * a report is one more bug, rule sanitizer. */
+static void sanitize_file(replay_state *st, const char *path)
+{
+    const replay_opts *o = st->o;
+    char *args[8 + 2 * DF_PLUGIN_PATHS_MAX];
+    size_t a = 0;
+    args[a++] = "replay";
+    args[a++] = "--backend";
+    args[a++] = (char *)df_sandbox_backend(st->sb);
+    args[a++] = "--no-meta";
+    if (o->kernel) {
+        args[a++] = "--kernel";
+        args[a++] = o->kernel;
+    }
+    for (size_t i = 0; i < o->libs.n; i++) {
+        args[a++] = "--kernel-lib";
+        args[a++] = (char *)o->libs.path[i];
+    }
+    args[a++] = (char *)path;
+    args[a] = NULL;
+    char why[300];
+    int rc = df_sanitizer_run(&o->san, args, why, sizeof why);
+    if (rc < 0) {
+        fprintf(stderr, "dotfuzz replay: %s: %s\n", path, why);
+        st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
+        st->dead = 1;
+        return;
+    }
+    if (rc == 0)
+        return;
+    st->runs++;
+    st->verdicts[DF_V_BUG]++;
+    st->out = df_outcome_worst(st->out, DF_OUTCOME_BUG);
+    if (o->json) {
+        fputs("{", stdout);
+        df_json_stamp(stdout);
+        fputs(",\"source\":", stdout);
+        df_json_str(stdout, path);
+        fprintf(stdout, ",\"verdict\":\"bug\",\"rule\":\"sanitizer\",\"tool\":\"%s\",\"why\":",
+                o->san.tool);
+        df_json_str(stdout, why);
+        fputs("}\n", stdout);
+    } else {
+        printf("%s  bug sanitizer (%s): %s\n", path, o->san.tool, why);
+    }
+}
+
 static void replay_file(replay_state *st, const char *path)
 {
     df_case_file f;
@@ -138,6 +192,8 @@ static void replay_file(replay_state *st, const char *path)
         replay_on(st, path, k, &f.c);
     }
     df_case_file_free(&f);
+    if (st->o->san.tool && !st->dead)
+        sanitize_file(st, path);
 }
 
 /* Every case file of dir (df_corpus_list), in name order. */
@@ -158,7 +214,7 @@ static void replay_dir(replay_state *st, const char *dir)
 static int parse_replay_opts(int argc, char **argv, replay_opts *o)
 {
     enum { OPT_BACKEND = 256, OPT_TOL, OPT_JSON, OPT_KERNEL, OPT_DEBUG_INV, OPT_NO_META,
-           OPT_KERNEL_LIB, OPT_WATCHDOG };
+           OPT_KERNEL_LIB, OPT_WATCHDOG, OPT_SANITIZE };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"tol", required_argument, 0, OPT_TOL},
         {"json", no_argument, 0, OPT_JSON}, {"kernel", required_argument, 0, OPT_KERNEL},
@@ -166,6 +222,7 @@ static int parse_replay_opts(int argc, char **argv, replay_opts *o)
         {"no-meta", no_argument, 0, OPT_NO_META},
         {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
         {"watchdog", required_argument, 0, OPT_WATCHDOG},
+        {"sanitize", required_argument, 0, OPT_SANITIZE},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (replay_opts){.backend = "auto", .tol = 1e-6, .meta = {.every = 1, .reruns = 2}};
@@ -191,6 +248,10 @@ static int parse_replay_opts(int argc, char **argv, replay_opts *o)
         case OPT_JSON: o->json = 1; break;
         case OPT_DEBUG_INV: o->debug_invariants = 1; break;
         case OPT_NO_META: o->meta.every = 0; break;
+        case OPT_SANITIZE:
+            if (df_sanitizer_parse("replay", optarg, &o->san) != 0)
+                return -1;
+            break;
         case OPT_WATCHDOG:
             if (df_parse_duration(optarg, &o->watchdog_s) || !(o->watchdog_s > 0)) {
                 df_usage_error("replay", "invalid --watchdog '%s'", optarg);

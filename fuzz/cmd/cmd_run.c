@@ -11,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fuzz/cmd/cli.h"
 #include "fuzz/cmd/cli_util.h"
 #include "fuzz/run/run.h"
 #include "fuzz/run/options.h"
+#include "fuzz/run/sanitize.h"
 #include "fuzz/run/select.h"
 #include "fuzz/run/supervisor.h"
 
@@ -64,6 +67,13 @@ static void run_usage(FILE *f)
           "                       elements), auto (default: gpu on the cuda backend with\n"
           "                       double-buffered batches)\n"
           "\n"
+          "  --sanitize TOOL      after the run, each kernel's first cases and every finding\n"
+          "                       of this run again under compute-sanitizer's TOOL\n"
+          "                       (memcheck, racecheck, synccheck, initcheck), one child\n"
+          "                       process each: a report is a bug, rule sanitizer (not with\n"
+          "                       --out: replay --sanitize DIR/findings instead)\n"
+          "  --sanitize-cases N   each kernel's sample under the tool (default 16)\n"
+          "\n"
           "campaigns (a supervisor and worker processes that may crash or hang):\n"
           "  --out DIR            keep the campaign's state, stats, log and findings in DIR\n"
           "                       (new or empty); see docs/campaigns.md\n"
@@ -91,12 +101,12 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
                        .meta = {.every = 16, .reruns = 2},
                        .stats_every_s = 5, .batch = 256};
     const char *fixed = NULL;
-    unsigned char given[DF_OPT_GEN + 1] = {0};
+    unsigned char given[DF_OPT_SANITIZE_CASES + 1] = {0};
     int ch, li = -1;
     optind = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, ":h", df_run_longopts, &li)) != -1) {
-        if (ch > 0 && ch <= DF_OPT_GEN)
+        if (ch > 0 && ch <= DF_OPT_SANITIZE_CASES)
             given[ch] = 1;
         if (ch == 'h')
             return 1;
@@ -149,6 +159,15 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
                             "time, on the worker's own thread)\n", batched[i].name);
             return -1;
         }
+    if ((o->out || o->resume) && o->sanitize) {
+        fprintf(stderr, "dotfuzz run: --sanitize runs after a run without --out; for a "
+                        "campaign: dotfuzz replay --sanitize TOOL DIR/findings\n");
+        return -1;
+    }
+    if (given[DF_OPT_SANITIZE_CASES] && !o->sanitize) {
+        fprintf(stderr, "dotfuzz run: --sanitize-cases has no effect without --sanitize\n");
+        return -1;
+    }
     if (o->kernel_given)
         o->kernel = o->kernel_given;
     if (o->time_s < 0)
@@ -162,6 +181,94 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
 
 
 /* ---- no campaign directory ---- */
+
+/* This executable again under the sanitizer (args: its command line). A
+ * report is a BUG line naming what ran; returns the outcome. */
+static df_outcome sanitized(const df_sanitizer *san, char *const args[], const char *what,
+                            unsigned *reports)
+{
+    char why[300];
+    int rc = df_sanitizer_run(san, args, why, sizeof why);
+    if (rc < 0) {
+        fprintf(stderr, "dotfuzz run: %s: %s\n", what, why);
+        return DF_OUTCOME_ENV;
+    }
+    if (rc == 0)
+        return DF_OUTCOME_CLEAN;
+    ++*reports;
+    fprintf(stderr, "BUG    %s sanitizer (%s): %s\n", what, san->tool, why);
+    return DF_OUTCOME_BUG;
+}
+
+/* --sanitize: each kernel's first --sanitize-cases cases of this seed (one
+ * at a time, without the metamorphic copies) and every finding this run
+ * saved (a file of the corpus written since since), each in a child
+ * process under the tool. */
+static df_outcome sanitize_pass(const df_sup *s, const df_run_opts *o, time_t since)
+{
+    df_sanitizer san;
+    if (df_sanitizer_parse("run", o->sanitize, &san) != 0)
+        return DF_OUTCOME_USAGE;
+    char seed[24], cases[24], maxn[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+    snprintf(cases, sizeof cases, "%llu",
+             (unsigned long long)(o->sanitize_cases ? o->sanitize_cases : 16));
+    snprintf(maxn, sizeof maxn, "%llu", (unsigned long long)o->max_n);
+    char scratch[] = "/tmp/dotfuzz-sanitize-XXXXXX";
+    if (!mkdtemp(scratch)) {
+        fprintf(stderr, "dotfuzz run: cannot make a scratch directory: %s\n", strerror(errno));
+        return DF_OUTCOME_ENV;
+    }
+    df_outcome out = DF_OUTCOME_CLEAN;
+    unsigned reports = 0, runs = 0, files = 0;
+    char *args[24 + 2 * DF_PLUGIN_PATHS_MAX];
+    for (size_t k = 0; k < s->nk && out != DF_OUTCOME_ENV; k++) {
+        size_t a = 0;
+        const char *fixed[] = {"run", "--backend", s->backend, "--kernel", s->kernels[k]->name,
+                               "--seed", seed, "--cases", cases, "--max-n", maxn, "--family",
+                               o->family, "--batch", "1", "--meta-every", "0", "--jobs", "1",
+                               "--quiet", "--corpus", scratch};
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+            args[a++] = (char *)fixed[i];
+        for (size_t i = 0; i < o->libs.n; i++) {
+            args[a++] = "--kernel-lib";
+            args[a++] = (char *)o->libs.path[i];
+        }
+        args[a] = NULL;
+        out = df_outcome_worst(out, sanitized(&san, args, s->kernels[k]->name, &reports));
+        runs++;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    if (out != DF_OUTCOME_ENV && df_corpus_list(o->corpus, &names, &n) == 0) {
+        for (size_t i = 0; i < n && out != DF_OUTCOME_ENV; i++) {
+            struct stat st;
+            if (stat(names[i], &st) != 0 || st.st_mtime < since)
+                continue;
+            size_t a = 0;
+            const char *fixed[] = {"replay", "--backend", s->backend, "--no-meta"};
+            for (size_t j = 0; j < sizeof fixed / sizeof fixed[0]; j++)
+                args[a++] = (char *)fixed[j];
+            for (size_t j = 0; j < o->libs.n; j++) {
+                args[a++] = "--kernel-lib";
+                args[a++] = (char *)o->libs.path[j];
+            }
+            args[a++] = names[i];
+            args[a] = NULL;
+            out = df_outcome_worst(out, sanitized(&san, args, names[i], &reports));
+            files++;
+        }
+        df_corpus_list_free(names, n);
+    }
+    char rm[64];
+    snprintf(rm, sizeof rm, "rm -rf %s", scratch);
+    if (system(rm) != 0)
+        fprintf(stderr, "dotfuzz run: could not remove %s\n", scratch);
+    printf("  compute-sanitizer %s: %u kernel sample(s) of %s case(s) and %u finding(s) of "
+           "this run, %u report(s)\n",
+           san.tool, runs, cases, files, reports);
+    return out;
+}
 
 /* The cases in worker processes, findings into --corpus. */
 static df_outcome run_supervised(df_run_opts *o)
@@ -190,7 +297,10 @@ static df_outcome run_supervised(df_run_opts *o)
                 "%u worker(s), watchdog %g s\n",
                 (unsigned long long)o->seed, s.nk, (unsigned long long)o->max_n, o->tol,
                 o->corpus, s.jobs, o->watchdog_s);
+    time_t since = time(NULL);
     out = df_run_finish(&s, df_sup_run(&s), 0);
+    if (o->sanitize && out != DF_OUTCOME_ENV && out != DF_OUTCOME_USAGE)
+        out = df_outcome_worst(out, sanitize_pass(&s, o, since));
     df_sup_free(&s);
     return out;
 }

@@ -110,6 +110,11 @@ const char *df_run_option_value(df_run_opts *o, int ch, const char *arg)
         return NULL;
     case DF_OPT_PIPELINE: return df_run_parse_pipeline(arg, &o->pipeline) ? "--pipeline" : NULL;
     case DF_OPT_GEN: return df_run_parse_gen(arg, &o->gen) ? "--gen" : NULL;
+    case DF_OPT_SANITIZE: o->sanitize = arg; return NULL;
+    case DF_OPT_SANITIZE_CASES:
+        return df_parse_u64(arg, &o->sanitize_cases) || o->sanitize_cases == 0 ||
+                       o->sanitize_cases > 100000
+                   ? "--sanitize-cases" : NULL;
     case DF_OPT_THREADS:
         if (df_parse_u64(arg, &v) || v > 1024)
             return "--threads";
@@ -142,6 +147,8 @@ const struct option df_run_longopts[] = {
     {"threads", required_argument, 0, DF_OPT_THREADS},
     {"pipeline", required_argument, 0, DF_OPT_PIPELINE},
     {"gen", required_argument, 0, DF_OPT_GEN},
+    {"sanitize", required_argument, 0, DF_OPT_SANITIZE},
+    {"sanitize-cases", required_argument, 0, DF_OPT_SANITIZE_CASES},
     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 };
 

@@ -57,6 +57,8 @@ typedef struct df_run_opts {
     uint32_t threads;       /* CPU threads for a batch's CPU work; 0 = all cores */
     int pipeline;           /* DF_PIPE_*: double-buffered batches */
     int gen;                /* DF_GEN_*: where batches' vectors are generated */
+    const char *sanitize;   /* --sanitize TOOL (cmd_run.c's pass after the run), NULL: none */
+    uint64_t sanitize_cases; /* --sanitize-cases: each kernel's sample under the tool */
 } df_run_opts;
 
 /* Parses the value of run's option --NAME as the command line does, into

@@ -1,0 +1,32 @@
+/* sanitize.h — compute-sanitizer in the loop: a dotfuzz command (a replay
+ * of a case file, a short run of one kernel) rerun in a child process under
+ * NVIDIA's compute-sanitizer, and its first report turned into a `bug`
+ * verdict (rule `sanitizer`). The tools: memcheck (out-of-bounds and
+ * misaligned accesses, leaks), racecheck (shared-memory hazards), synccheck
+ * (barriers under divergence), initcheck (reads of uninitialized device
+ * memory). The program is compute-sanitizer from PATH, or
+ * DOTFUZZ_SANITIZER when set (a path), so a test can stand in for it. */
+#ifndef DOTFUZZ_SANITIZE_H
+#define DOTFUZZ_SANITIZE_H
+
+#include <stddef.h>
+
+#define DF_SANITIZER_ENV "DOTFUZZ_SANITIZER"
+
+typedef struct df_sanitizer {
+    const char *tool;    /* NULL: none asked for */
+    const char *program; /* compute-sanitizer or $DOTFUZZ_SANITIZER */
+} df_sanitizer;
+
+/* TOOL (memcheck, racecheck, synccheck, initcheck) into *s. Returns 0, or
+ * -1 after a one-line usage error naming cmd. */
+int df_sanitizer_parse(const char *cmd, const char *tool, df_sanitizer *s);
+
+/* Runs this executable with args (args[0] the subcommand, NULL-terminated)
+ * under the sanitizer, its output read and dropped. Returns 0 when the
+ * tool reported nothing, 1 with its first report in why (one line: the
+ * error and the kernel it names), -1 when the tool could not run (why
+ * says so). */
+int df_sanitizer_run(const df_sanitizer *s, char *const args[], char *why, size_t len);
+
+#endif
