@@ -11,6 +11,7 @@ extern const df_kernel df_mutant_no_zero, df_mutant_tail,
 extern const df_kernel df_mutant_pow2_tree, df_mutant_stride_off_by_one;
 extern const df_kernel df_mutant_fold_bounds, df_mutant_tournament_bounds;
 extern const df_kernel df_mutant_int16_sum, df_mutant_vec_tail, df_mutant_int32_acc;
+extern const df_kernel df_mutant_zero_inside, df_mutant_no_fence, df_mutant_shfl_divergent;
 
 static const df_kernel *const mutants[] = {
     &df_mutant_no_zero,         &df_mutant_tail,
@@ -21,6 +22,8 @@ static const df_kernel *const mutants[] = {
     &df_mutant_read_past_end,   &df_mutant_int16_sum,
     &df_mutant_vec_tail,        &df_mutant_int32_acc,
     &df_mutant_wild_read,       &df_mutant_hang,
+    &df_mutant_zero_inside,     &df_mutant_no_fence,
+    &df_mutant_shfl_divergent,
 };
 
 size_t df_mutant_count(void) { return sizeof mutants / sizeof mutants[0]; }
