@@ -1,0 +1,158 @@
+/* test_precision_mutants.c — the precision mutants' host arithmetic:
+ * df_fadd_rz against the FPU's own round-toward-zero, df_bf16_rn against
+ * rounding to 8 significant bits by frexp and rint. CPU only.
+ *
+ * The reference for rounding toward zero sets the FPU's rounding mode with
+ * fesetround: Criterion runs each test in a process of its own, so the
+ * mode changes this test's additions alone (the library's models never
+ * set it: they run on several threads at once). */
+#include <criterion/criterion.h>
+#include <fenv.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/mutants/precision_ops.h"
+
+
+static uint32_t bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* xorshift64: the random operands' stream (any fixed stream does) */
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+
+/* A float from every part of the range: any pattern, subnormals and tiny
+ * normals, values near 1, near FLT_MAX (sums that overflow). */
+static float any_float(void)
+{
+    uint32_t u = rnd();
+    switch (rnd() % 5) {
+    case 0: return from_bits(u & 0x80ffffffu);
+    case 1: return from_bits((u & 0x807fffffu) | (uint32_t)(120 + rnd() % 16) << 23);
+    case 2: return from_bits((u & 0x807fffffu) | 254u << 23);
+    default: return from_bits(u);
+    }
+}
+
+/* x + y by the FPU rounding toward zero. volatile keeps the addition
+ * between the two fesetround calls. */
+__attribute__((noinline)) static float fpu_add_rz(float x, float y)
+{
+    volatile float vx = x, vy = y, r;
+    cr_assert_eq(fesetround(FE_TOWARDZERO), 0);
+    r = vx + vy;
+    cr_assert_eq(fesetround(FE_TONEAREST), 0);
+    return r;
+}
+
+static void expect_rz(float x, float y, float want)
+{
+    float got = df_fadd_rz(x, y);
+    cr_assert(bits(got) == bits(want) || (isnan(got) && isnan(want)),
+              "%a + %a: %a, want %a", x, y, got, want);
+}
+
+Test(precision_ops, fadd_rz_hand_cases)
+{
+    /* 0.75 ulp above 1 truncates to 1 (to nearest: 1 + 2^-23), both signs */
+    expect_rz(1.0f, 0x1.8p-24f, 1.0f);
+    expect_rz(-1.0f, -0x1.8p-24f, -1.0f);
+    cr_assert_eq(1.0f + 0x1.8p-24f, 0x1.000002p0f);
+    /* below 1 the ulp halves: 1 - 0.75 * 2^-24 truncates to 1 - 2^-24 */
+    expect_rz(1.0f, -0x1.8p-25f, 0x1.fffffep-1f);
+    expect_rz(-1.0f, 0x1.8p-25f, -0x1.fffffep-1f);
+    /* exact sums stay exact, subnormals included */
+    expect_rz(0x1p-149f, 0x1p-149f, 0x1p-148f);
+    expect_rz(0x1p-126f, -0x1p-149f, 0x1.fffffcp-127f);
+    expect_rz(3.0f, 4.0f, 7.0f);
+    /* zeros: +0 but for -0 + -0 */
+    expect_rz(1.0f, -1.0f, 0.0f);
+    expect_rz(-0.0f, -0.0f, -0.0f);
+    expect_rz(-0.0f, 0.0f, 0.0f);
+    /* past FLT_MAX: FLT_MAX, never Inf */
+    expect_rz(FLT_MAX, FLT_MAX, FLT_MAX);
+    expect_rz(-FLT_MAX, -0x1p104f, -FLT_MAX);
+    /* Inf and NaN as x + y gives them */
+    expect_rz(INFINITY, -FLT_MAX, INFINITY);
+    expect_rz(-INFINITY, 1.0f, -INFINITY);
+    cr_assert(isnan(df_fadd_rz(INFINITY, -INFINITY)));
+    cr_assert(isnan(df_fadd_rz(NAN, 1.0f)));
+}
+
+Test(precision_ops, fadd_rz_is_the_fpus_toward_zero)
+{
+    for (int i = 0; i < 2000000; i++) {
+        float x = any_float(), y;
+        switch (rnd() % 4) {
+        case 0: y = -x * from_bits(0x3f800000u + (rnd() & 0xffu)); break; /* cancels */
+        case 1: y = from_bits(bits(x) ^ (rnd() & 0x80ffffffu)); break;    /* same binade */
+        default: y = any_float(); break;
+        }
+        expect_rz(x, y, fpu_add_rz(x, y));
+    }
+}
+
+/* x rounded to 8 significant bits, ties to even, by frexp and rint (the
+ * default rounding, to nearest even): bfloat16 keeps float's exponent
+ * range, its subnormals on the grid 2^-133, and rounds past its largest
+ * value, (2 - 2^-7) * 2^127, to Inf. */
+static float bf16_reference(float x)
+{
+    int e;
+    double m = frexp((double)x, &e); /* x = m * 2^e, 0.5 <= |m| < 1 */
+    double r = e - 1 >= -126 ? ldexp(rint(ldexp(m, 8)), e - 8)
+                             : ldexp(rint(ldexp((double)x, 133)), -133);
+    return fabs(r) > FLT_MAX ? copysignf(INFINITY, (float)r) : (float)r;
+}
+
+Test(precision_ops, bf16_rn_hand_cases)
+{
+    /* 9 bits, at half: to even (down); above half: up */
+    cr_assert_eq(df_bf16_rn(257.0f), 256.0f);
+    cr_assert_eq(df_bf16_rn(259.0f), 260.0f);
+    cr_assert_eq(df_bf16_rn(-259.0f), -260.0f);
+    /* 1 + 3 * 2^-8: at half with the kept part odd, up to even */
+    cr_assert_eq(df_bf16_rn(0x1.03p0f), 0x1.04p0f);
+    /* 8 bits and fewer stay, down to bfloat16's smallest subnormal, 2^-133;
+     * below half of it, a float rounds to 0 */
+    cr_assert_eq(df_bf16_rn(255.0f), 255.0f);
+    cr_assert_eq(df_bf16_rn(0x1.fep127f), 0x1.fep127f);
+    cr_assert_eq(df_bf16_rn(0x1p-133f), 0x1p-133f);
+    cr_assert_eq(bits(df_bf16_rn(-0x1p-149f)), 0x80000000u);
+    /* the largest floats round to Inf; Inf and NaN stay as they are */
+    cr_assert_eq(df_bf16_rn(FLT_MAX), INFINITY);
+    cr_assert_eq(df_bf16_rn(-INFINITY), -INFINITY);
+    cr_assert_eq(bits(df_bf16_rn(from_bits(0x7fc01234u))), 0x7fc01234u);
+    /* a subnormal carries into the smallest normal */
+    cr_assert_eq(df_bf16_rn(0x1.fffp-127f), 0x1p-126f);
+}
+
+Test(precision_ops, bf16_rn_rounds_to_8_bits_to_nearest_even)
+{
+    for (int i = 0; i < 2000000; i++) {
+        float x = any_float();
+        if (!isfinite(x))
+            continue;
+        float got = df_bf16_rn(x), want = bf16_reference(x);
+        cr_assert_eq(bits(got), bits(want), "%a: %a, want %a", x, got, want);
+    }
+}
