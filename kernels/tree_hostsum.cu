@@ -4,8 +4,9 @@
  *
  *   name        tree-hostsum
  *   origin      seed 004 — a blog post: the dot product in CUDA (2021)
- *   GPU code    kernels/tree_hostsum_gpu.h: tree_hostsum_kernel<0>, launched
- *               by tree_hostsum_enqueue<0>; the CPU's sum: tree_hostsum_finish
+ *   GPU code    kernels/tree_hostsum_gpu.h: tree_hostsum_kernel<0, tree_rn>,
+ *               launched by tree_hostsum_enqueue<0, tree_rn>; the CPU's sum:
+ *               tree_hostsum_finish<tree_rn>
  *   host model  kernels/tree_hostsum_model.h: df_tree_hostsum_model (entry:
  *               tree_hostsum_model, below)
  *   h(n, l)     1 + ceil(n / (grid * block)) + log2(block) + grid
@@ -59,7 +60,7 @@ static uint64_t tree_hostsum_height(uint64_t n, const df_launch *l)
  * grid-stride sums, each block's tree, the CPU's sum in block order. */
 static int tree_hostsum_model(const df_case *c, df_scratch *s, df_result *out)
 {
-    return df_tree_hostsum_model(&df_kernel_tree_hostsum, c, s, 0, out);
+    return df_tree_hostsum_model(&df_kernel_tree_hostsum, c, s, 0, DF_TREE_RN, out);
 }
 
 #ifdef DOTFUZZ_CUDA
@@ -92,5 +93,6 @@ const df_kernel df_kernel_tree_hostsum = {
 #include "kernels/tree_hostsum_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_tree_hostsum = {
-    tree_hostsum_scratch_bytes, tree_hostsum_enqueue<0>, tree_hostsum_finish, NULL, NULL};
+    tree_hostsum_scratch_bytes, tree_hostsum_enqueue<0, tree_rn>, tree_hostsum_finish<tree_rn>,
+    NULL, NULL};
 #endif

@@ -19,43 +19,27 @@
 
 #ifndef __CUDACC__
 /* ---- host models and descriptors (C11) ---- */
-/* the parent's model, with the grid-stride step's extra as a parameter */
+/* the parent's model (the grid-stride step's extra and the arithmetic its
+ * parameters), its tree height and launch ranges */
 #include "kernels/tree_hostsum_model.h"
 
 extern const df_kernel df_mutant_pow2_tree, df_mutant_stride_off_by_one;
 
-/* The parent's tree height: product, the per-thread grid-stride chain,
- * ceil(log2 block) tree levels, one host addition per block. The grid is
- * resolved whenever the oracle asks (df_launch_resolve runs first). */
-static uint64_t tree_height(uint64_t n, const df_launch *l)
-{
-    if (l->block == 0 || l->grid == 0)
-        return n ? n : 1; /* unresolved launch: the any-order bound */
-    uint64_t stride = (uint64_t)l->grid * l->block;
-    return 1 + (n + stride - 1) / stride + df_ceil_log2_u64(l->block) +
-           l->grid;
-}
-
 static int pow2_tree_model(const df_case *c, df_scratch *s, df_result *out)
 {
-    return df_tree_hostsum_model(&df_mutant_pow2_tree, c, s, 0, out);
+    return df_tree_hostsum_model(&df_mutant_pow2_tree, c, s, 0, DF_TREE_RN, out);
 }
 
 static int stride_off_by_one_model(const df_case *c, df_scratch *s,
                                    df_result *out)
 {
-    return df_tree_hostsum_model(&df_mutant_stride_off_by_one, c, s, 1, out);
+    return df_tree_hostsum_model(&df_mutant_stride_off_by_one, c, s, 1, DF_TREE_RN,
+                                 out);
 }
 
 #ifdef DOTFUZZ_CUDA
 extern const struct df_gpu_ops df_gpu_tree_hostsum, df_gpu_m_stride_off_by_one;
 #endif
-
-/* The parent's launch ranges (its flags are written out per mutant). */
-#define TREE_HOSTSUM_LAUNCH                                                  \
-    .elem = DF_F32, .acc = DF_F32, .block_min = 32, .block_max = 1024,      \
-    .block_default = 256, .grid_max = 65535, .per_thread = 8, .max_n = 0,   \
-    .tree_height = tree_height
 
 const df_kernel df_mutant_pow2_tree = {
     .name = "m-pow2-tree",
@@ -63,7 +47,8 @@ const df_kernel df_mutant_pow2_tree = {
     .summary = "halving tree run with any block size (DF_K_BLOCK_POW2 "
                "dropped): odd levels drop cells",
     .flags = DF_K_DETERMINISTIC | DF_K_GRID_FREE,
-    TREE_HOSTSUM_LAUNCH,
+    DF_TREE_HOSTSUM_LAUNCH,
+    .tree_height = df_tree_mutant_height,
     .host_model = pow2_tree_model,
     .gpu = DF_GPU_REF(df_gpu_tree_hostsum),
 };
@@ -74,7 +59,8 @@ const df_kernel df_mutant_stride_off_by_one = {
     .summary = "grid-stride loop steps stride + 1: skips elements once n > "
                "grid * block",
     .flags = DF_K_DETERMINISTIC | DF_K_BLOCK_POW2 | DF_K_GRID_FREE,
-    TREE_HOSTSUM_LAUNCH,
+    DF_TREE_HOSTSUM_LAUNCH,
+    .tree_height = df_tree_mutant_height,
     .host_model = stride_off_by_one_model,
     .gpu = DF_GPU_REF(df_gpu_m_stride_off_by_one),
 };
@@ -82,9 +68,10 @@ const df_kernel df_mutant_stride_off_by_one = {
 #else
 /* ---- GPU kernel and launcher (CUDA C) ---- */
 /* The parent's kernel, launcher and finish; the mutant instantiates the
- * kernel with `tid += stride + 1`. */
+ * kernel with `tid += stride + 1` and the parent's arithmetic. */
 #include "kernels/tree_hostsum_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_m_stride_off_by_one = {
-    tree_hostsum_scratch_bytes, tree_hostsum_enqueue<1>, tree_hostsum_finish, NULL, NULL};
+    tree_hostsum_scratch_bytes, tree_hostsum_enqueue<1, tree_rn>, tree_hostsum_finish<tree_rn>,
+    NULL, NULL};
 #endif
