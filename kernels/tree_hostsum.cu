@@ -1,6 +1,6 @@
 /* kernels/tree_hostsum.cu — `tree-hostsum`: its card, tree height, host
  * model entry and descriptor; its GPU half is kernels/tree_hostsum_gpu.h,
- * shared with a mutant.
+ * shared with its mutants.
  *
  *   name        tree-hostsum
  *   origin      seed 004 — a blog post: the dot product in CUDA (2021)
@@ -89,7 +89,7 @@ const df_kernel df_kernel_tree_hostsum = {
 #else
 /* ---- GPU kernel and launcher (CUDA C) ---- */
 /* the kernel, its launcher and the CPU's sum of the partials, shared with
- * the mutant m-stride-off-by-one */
+ * the mutants m-stride-off-by-one, m-rz-acc and m-bf16-products */
 #include "kernels/tree_hostsum_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_tree_hostsum = {

@@ -1,9 +1,11 @@
 /* tree_hostsum_gpu.h — the GPU half of `tree-hostsum` (seed 004; CUDA C),
- * shared by kernels/tree_hostsum.cu and its mutant m-stride-off-by-one
- * (kernels/mutants/tree_mutants.cu): the kernel, templated on the extra
- * step the mutant adds to the grid stride (0 for the parent) and on the
- * arithmetic (tree_rn for both), its scratch size, launcher and the CPU's
- * sum of the block partials.
+ * shared by kernels/tree_hostsum.cu and its mutants m-stride-off-by-one
+ * (kernels/mutants/tree_mutants.cu), m-rz-acc and m-bf16-products
+ * (kernels/mutants/precision_mutants.cu): the kernel, templated on the
+ * extra step the off-by-one mutant adds to the grid stride (0 for the
+ * others) and on the arithmetic (the precision mutants'; tree_rn for the
+ * others), its scratch size, launcher and the CPU's sum of the block
+ * partials.
  */
 #ifndef DOTFUZZ_TREE_HOSTSUM_GPU_H
 #define DOTFUZZ_TREE_HOSTSUM_GPU_H

@@ -1,9 +1,10 @@
 /* tree_hostsum_model.h — the host model of `tree-hostsum` (seed 004; C11),
- * shared by kernels/tree_hostsum.cu and its mutants m-pow2-tree and
- * m-stride-off-by-one (kernels/mutants/tree_mutants.cu): the GPU's
+ * shared by kernels/tree_hostsum.cu and its mutants m-pow2-tree,
+ * m-stride-off-by-one (kernels/mutants/tree_mutants.cu), m-rz-acc and
+ * m-bf16-products (kernels/mutants/precision_mutants.cu): the GPU's
  * operations in its order, with the grid-stride step's extra (the
  * off-by-one mutant's bug; 0 for the others) and the arithmetic (the
- * product and the addition; float's, rounded to nearest, for all of them)
+ * precision mutants' bugs; float's, rounded to nearest, for the others)
  * as parameters.
  */
 #ifndef DOTFUZZ_TREE_HOSTSUM_MODEL_H
@@ -88,9 +89,9 @@ static inline int df_tree_hostsum_model(const df_kernel *k, const df_case *c,
     }
     /* Blocks that start at or past n hold +0 (each thread starts at
      * blk * block + t), and ans + (+0) == ans bit for bit: ans starts at +0
-     * and round-to-nearest never turns a sum into -0 unless both addends
-     * are -0. So the model stops at the first such block instead of adding
-     * grid - used zeros. */
+     * and neither rounding to nearest nor toward zero (m-rz-acc) turns a
+     * sum into -0 unless both addends are -0. So the model stops at the
+     * first such block instead of adding grid - used zeros. */
     uint64_t step = (uint64_t)l.grid * l.block + extra_step;
     float ans = 0.0f;
     for (uint64_t blk = 0; blk < l.grid && blk * l.block < c->n; blk++)

@@ -1,7 +1,9 @@
 /* test_mutants.c — the mutants (kernels/mutants/) against the oracle on the
  * host backend: every mutant with a host model is caught (verdict bug, by
  * the rule its bug class should trip) within a bounded number of generated
- * cases, while its correct parent passes the same cases; the host backend's
+ * cases, while its correct parent passes the same cases, but m-rz-acc,
+ * which today's rules cannot catch (tests/test_precision_mutants.c pins
+ * its model); the host backend's
  * guard zones hold their poison on both sides of both vectors; GPU-only
  * mutants are registered with no host model and a GPU launcher exactly when
  * the build has CUDA. CPU only. */
@@ -229,6 +231,19 @@ Test(mutants, vec_tail_caught_as_exact)
 Test(mutants, vec_tail_caught_as_bound_on_uniform)
 {
     expect_caught("m-vec-tail", "shfl", DF_FAM_UNIFORM, "bound");
+}
+
+/* m-bf16-products rounds each product to 8 bits: wrong in the exact
+ * regime once a product needs more, and past the bound where the rounded
+ * products dominate G. */
+Test(mutants, bf16_products_caught_as_exact)
+{
+    expect_caught("m-bf16-products", "tree-hostsum", DF_FAM_INT_SMALL, "exact");
+}
+
+Test(mutants, bf16_products_caught_as_bound_on_uniform)
+{
+    expect_caught("m-bf16-products", "tree-hostsum", DF_FAM_UNIFORM, "bound");
 }
 
 /* ---- the mutants' host models, pinned on hand-made cases ---- */
