@@ -12,7 +12,6 @@ extern const df_kernel df_mutant_pow2_tree, df_mutant_stride_off_by_one;
 extern const df_kernel df_mutant_fold_bounds, df_mutant_tournament_bounds;
 extern const df_kernel df_mutant_int16_sum, df_mutant_vec_tail, df_mutant_int32_acc;
 extern const df_kernel df_mutant_zero_inside, df_mutant_no_fence, df_mutant_shfl_divergent;
-extern const df_kernel df_mutant_rz_acc, df_mutant_bf16_products;
 extern const df_kernel df_mutant_rz_acc, df_mutant_bf16_products, df_mutant_mul24;
 
 static const df_kernel *const mutants[] = {
