@@ -38,6 +38,8 @@
 #   compare [S]  a campaign judged by our oracle and counted by seed 000's -> oracle-vs-seed.txt
 #   memcheck     memcheck on double-buffered batches -> memcheck-pipeline.txt
 #   benchref     the CPU references on one core -> bench-ref.txt
+#   fewterms [S] few-term cases (the order-set rule) on every correct kernel -> few-terms.txt
+#   races        which compute-sanitizer tool sees which race mutant -> sanitizer-races.txt
 #   lfcompare [S] error-guided libFuzzer against plain random -> lf-vs-random.txt
 #   lfmutant [K] libFuzzer finds a mutant from an empty corpus -> lf-mutant.txt
 #   rows ROUNDS BUILD...  each build's n = 2000 bench row, rotated, and their means
@@ -101,6 +103,8 @@ soft() {
   return $rc
 }
 
+commit_of() { echo "${DOTFUZZ_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"; }
+
 env_info() {
   {
     echo "\$ scripts/gpu-verify.sh env   (date, commit, nvidia-smi, nvcc --version, CPU)"
@@ -151,6 +155,37 @@ invariants() {
   done
   cat "$log"
   return $rc
+}
+
+# Few-term cases over every correct kernel, cuBLAS's included: the
+# order-set rule's exact verdicts on the GPU (0 bugs expected).
+fewterms() {
+  local secs=${1:-20} f="$OUTDIR/few-terms.txt"
+  local cmd="$DF run --backend cuda --family few-terms --time ${secs}s --seed 7 --quiet --corpus $WORK/ft"
+  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
+  rm -rf "$WORK/ft"
+  $cmd >>"$f" 2>&1
+  local rc=$?
+  echo "exit $rc" >>"$f"
+  cat "$f"
+  [ $rc -eq 0 ]
+}
+
+# Which compute-sanitizer tool sees which race: the latent race mutants, a
+# shared-memory race (m-no-sync), a lost-update race (m-nonatomic) and a
+# correct kernel, each tool in run --sanitize's pass.
+races() {
+  local f="$OUTDIR/sanitizer-races.txt" t
+  local R="$DF run --backend cuda --kernel m-zero-inside,m-no-fence,m-shfl-divergent,m-no-sync,m-nonatomic,shfl --cases 300 --max-n 5000 --seed 3 --quiet --save-bugs none --save-precision none --sanitize-cases 4"
+  { echo "\$ $R --corpus DIR --sanitize TOOL   (TOOL: memcheck, racecheck, synccheck, initcheck)"
+    echo "commit: $(commit_of)"; } >"$f"
+  for t in memcheck racecheck synccheck initcheck; do
+    local s0=$SECONDS
+    echo "== $t" >>"$f"
+    $R --corpus "$WORK/san-$t" --sanitize $t >>"$f" 2>&1
+    echo "exit $? in $((SECONDS - s0)) s" >>"$f"
+  done
+  cat "$f"
 }
 
 benchref() {
@@ -432,8 +467,11 @@ row() {
   [ -n "$claim" ] || claim="(no figure found: see the file)"
   claim=$(sed 's/|/\\|/g' <<<"$claim")
   [ -n "$cmd" ] || cmd=$(head -n 1 "$OUTDIR/$file" | sed -e 's/^\$ //')
+  # a file made at another commit than env.txt's says so on its second line
+  local own
+  own=$(sed -n '2s/^commit: \([0-9a-f]\{7\}\).*/\1/p' "$OUTDIR/$file")
   cmd=$(sed -e "s|$WORK|WORK|g" -e 's/|/\\|/g' <<<"$cmd")
-  echo "| $claim | $commit | \`$cmd\` | [$file]($file) |"
+  echo "| $claim | ${own:-$commit} | \`$cmd\` | [$file]($file) |"
 }
 
 readme() {
@@ -456,6 +494,8 @@ readme() {
     [ -f "$OUTDIR/campaign/summary.txt" ] && row "$(first "$OUTDIR/campaign/summary.txt" 'cases in'); bugs: $(sed -n 's/^bug *: //p' "$OUTDIR/campaign/fuzzer_stats")" campaign/summary.txt
     [ -f "$OUTDIR/campaign/report/report.md" ] && row "the campaign's report and plots" campaign/report/report.md "$DF report WORK/camp --out campaign/report"
     [ -f "$OUTDIR/sanitizer.txt" ] && row "memcheck and racecheck over every kernel: $(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$OUTDIR/sanitizer.txt") clean summaries of $(grep -c 'SUMMARY' "$OUTDIR/sanitizer.txt")" sanitizer.txt
+    [ -f "$OUTDIR/few-terms.txt" ] && row "few-term cases over every correct kernel, cuBLAS included: $(first "$OUTDIR/few-terms.txt" 'cases in' | sed 's/dotfuzz run: //'), bugs: $(sed -n 's/.*this oracle: \([0-9]*\) bug.*/\1/p' "$OUTDIR/few-terms.txt")" few-terms.txt
+    [ -f "$OUTDIR/sanitizer-races.txt" ] && row "races under compute-sanitizer: $(awk '/^== / { t = $2 } /^BUG .* sanitizer/ { printf "%s%s sees %s", sep, t, $2; sep = "; "; seen[$2] = 1 } END { split("m-zero-inside m-no-fence m-shfl-divergent m-nonatomic", k, " "); for (i = 1; i <= 4; i++) if (!seen[k[i]]) { printf "%s%s", (n++ ? ", " : "; no tool sees "), k[i] } }' "$OUTDIR/sanitizer-races.txt")" sanitizer-races.txt
     [ -f "$OUTDIR/untrusted.txt" ] && row "$(awk -F' [|] ' '/^files replayed/ { split($2, a, ": "); ch += a[2]; split($3, b, ": "); lost += b[2]; n++ } END { printf "%d runs (a campaign, a plain run, smoke) with crashing and hanging kernels: %d crash and hang findings, %d of them not judged a bug again on replay", n, ch, lost }' "$OUTDIR/untrusted.txt")" untrusted.txt
   } >"$f"
   cat "$f"
@@ -492,8 +532,10 @@ case "${1:-}" in
   compare) compare "${2:-300}" ;;
   memcheck) memcheck ;;
   benchref) benchref ;;
+  fewterms) fewterms "${2:-20}" ;;
+  races) races ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
-  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
+  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|races|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac
