@@ -97,3 +97,25 @@ Test(sanitize, run_reruns_each_kernel_and_its_findings, .timeout = 120)
     cr_assert_eq(rc, 2, "%s", out);
     df_test_sh(out, sizeof out, "rm -rf %s", dir);
 }
+
+Test(sanitize, smoke_fails_a_regression_file_the_tool_reports, .timeout = 120)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s", df_test_tmpdir("san-smoke"));
+    put_fake(dir);
+    int rc = df_test_sh(out, sizeof out,
+                        "mkdir -p %s/reg && cp corpus/regression/empty.f32 %s/reg/bug-x.f32 && "
+                        "DOTFUZZ_SANITIZER=%s/fake-sanitizer ./dotfuzz smoke --backend host "
+                        "--time 0 --corpus %s/reg --sanitize memcheck --junit %s/j.xml "
+                        "--json %s/j.json && echo no",
+                        dir, dir, dir, dir, dir, dir);
+    cr_assert(strstr(out, "FAIL   regression") && strstr(out, "on compute-sanitizer memcheck"),
+              "%s", out);
+    cr_assert_null(strstr(out, "\nno\n"), "smoke exits 1: %s", out);
+    rc = df_test_sh(out, sizeof out,
+                    "grep -c 'compute-sanitizer memcheck' %s/j.xml && python3 -c \"import json; "
+                    "json.load(open('%s/j.json'))\" && grep -c 'bug (sanitizer)' %s/j.json",
+                    dir, dir, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    df_test_sh(out, sizeof out, "rm -rf %s", dir);
+}

@@ -44,6 +44,9 @@ static void smoke_usage(FILE *f)
           "  --findings DIR       where a new bug is saved (default corpus/findings)\n"
           "  --junit FILE         write a JUnit XML report\n"
           "  --json FILE          write a JSON summary\n"
+          "  --sanitize TOOL      replay each regression file again under compute-sanitizer's\n"
+          "                       TOOL (memcheck, racecheck, synccheck, initcheck): a report\n"
+          "                       fails the file (rule sanitizer)\n"
           "  -h, --help           this text\n"
           "\n"
           "A bug is reproducible when a second check of the case says bug again (else it\n"
@@ -57,7 +60,7 @@ static void smoke_usage(FILE *f)
 }
 
 enum { OPT_CORPUS = 256, OPT_KERNEL, OPT_KERNEL_LIB, OPT_BACKEND, OPT_SEED, OPT_FINDINGS,
-       OPT_JUNIT, OPT_JSON, OPT_WATCHDOG };
+       OPT_JUNIT, OPT_JSON, OPT_WATCHDOG, OPT_SANITIZE };
 
 /* One option into o; returns the name of the option whose value is bad. */
 static const char *smoke_opt(int ch, const char *arg, df_smoke_opts *o, int *corpus_set)
@@ -82,6 +85,7 @@ static const char *smoke_opt(int ch, const char *arg, df_smoke_opts *o, int *cor
     case OPT_WATCHDOG:
         return df_parse_duration(arg, &o->watchdog_s) || !(o->watchdog_s > 0) ? "--watchdog"
                                                                                : NULL;
+    case OPT_SANITIZE: return df_sanitizer_parse("smoke", arg, &o->san) ? "--sanitize" : NULL;
     }
     return "?";
 }
@@ -97,6 +101,7 @@ static int parse_smoke_opts(int argc, char **argv, df_smoke_opts *o)
         {"findings", required_argument, 0, OPT_FINDINGS},
         {"junit", required_argument, 0, OPT_JUNIT}, {"json", required_argument, 0, OPT_JSON},
         {"watchdog", required_argument, 0, OPT_WATCHDOG},
+        {"sanitize", required_argument, 0, OPT_SANITIZE},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (df_smoke_opts){.backend = "auto", .findings = "corpus/findings", .time_s = 30,
@@ -156,6 +161,8 @@ static df_outcome smoke_main(const df_smoke_opts *opts)
     if (!st)
         return DF_OUTCOME_ENV;
     st->o = opts;
+    if (opts->san.tool)
+        snprintf(st->san_label, sizeof st->san_label, "compute-sanitizer %s", opts->san.tool);
     df_outcome out = df_sandbox_open("smoke", opts->backend, 0, opts->watchdog_s, &st->sb);
     if (out == DF_OUTCOME_CLEAN)
         out = df_smoke_select_kernels(st);

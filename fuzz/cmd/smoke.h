@@ -15,6 +15,7 @@
 #include "fuzz/plugin.h"
 #include "fuzz/run/run.h"
 #include "fuzz/run/sandbox.h"
+#include "fuzz/run/sanitize.h"
 #include "kernels/kernel.h"
 
 /* The fixed seed: the same cases on every CI run, so a change that breaks
@@ -32,6 +33,7 @@ typedef struct df_smoke_opts {
     double watchdog_s; /* 0: by the case's size */
     uint64_t seed;
     df_plugin_paths libs;
+    df_sanitizer san; /* --sanitize: each regression file again under the tool */
 } df_smoke_opts;
 
 /* What became of one replayed (file, kernel); also the index of its JUnit
@@ -88,6 +90,7 @@ typedef struct df_smoke_state {
     df_smoke_bug bug;
     df_outcome out;
     int dead; /* no worker process can run cases: no more runs */
+    char san_label[48]; /* "compute-sanitizer TOOL": a sanitizer entry's kernel column */
     df_scratch buf;
 } df_smoke_state;
 

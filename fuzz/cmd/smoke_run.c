@@ -172,6 +172,42 @@ static void remember_sha1(df_smoke_state *st, const df_case_file *f)
     free(bytes);
 }
 
+/* --sanitize: path replayed again under the tool in a child process; a
+ * report is a failed entry of its own. A tool that cannot run fails the
+ * run (environment) once and is not tried again. */
+static void sanitize_file(df_smoke_state *st, const char *path)
+{
+    const df_smoke_opts *o = st->o;
+    char *args[8 + 2 * DF_PLUGIN_PATHS_MAX], why[300], msg[400];
+    size_t a = 0;
+    args[a++] = "replay";
+    args[a++] = "--backend";
+    args[a++] = (char *)df_sandbox_backend(st->sb);
+    args[a++] = "--no-meta";
+    for (size_t i = 0; i < o->libs.n; i++) {
+        args[a++] = "--kernel-lib";
+        args[a++] = (char *)o->libs.path[i];
+    }
+    args[a++] = (char *)path;
+    args[a] = NULL;
+    double t = df_now();
+    int rc = df_sanitizer_run(&o->san, args, why, sizeof why);
+    if (rc < 0) {
+        fprintf(stderr, "dotfuzz smoke: %s: %s\n", path, why);
+        st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
+        st->san_label[0] = '\0';
+        return;
+    }
+    snprintf(msg, sizeof msg, "bug (sanitizer): %s", why);
+    df_smoke_reg *r =
+        add_result(st, path, NULL, rc ? DF_SMOKE_FAIL : DF_SMOKE_PASS, rc ? msg : NULL);
+    if (r) {
+        r->kernel = st->san_label;
+        r->time_s = df_now() - t;
+        r->verdict = rc ? DF_V_BUG : DF_V_OK;
+    }
+}
+
 static void regress_file(df_smoke_state *st, const char *path)
 {
     df_case_file f;
@@ -196,6 +232,8 @@ static void regress_file(df_smoke_state *st, const char *path)
         }
     }
     df_case_file_free(&f);
+    if (st->san_label[0] && !st->dead)
+        sanitize_file(st, path);
 }
 
 /* Every case file of dir (df_corpus_list), in name order. */
