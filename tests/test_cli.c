@@ -297,11 +297,15 @@ Test(cli, regression_corpus_replays_without_a_bug)
  * which no i32 family draws. */
 /* Every mutant the host runs is caught, the crashing and hanging ones
  * included (seed 5 reaches m-hang's length at its case 481), and no
- * correct kernel raises a false alarm. */
+ * correct kernel raises a false alarm. m-grid-clamp's bug needs a long
+ * case, the first at case 16384: the next test. */
 Test(cli, hunt_catches_every_host_mutant_without_false_alarms, .timeout = 120)
 {
     int rc = sh(out, "./dotfuzz hunt --backend host --cases 1000 --time 1 --seed 5 "
-                     "--watchdog 1s");
+                     "--watchdog 1s --kernel all --kernel m-no-zero,m-tail,m-pow2-tree,"
+                     "m-stride-off-by-one,m-wrong-copy-size,m-fold-bounds,m-tournament-bounds,"
+                     "m-claims-det,m-read-past-end,m-int16-sum,m-vec-tail,m-int32-acc,"
+                     "m-wild-read,m-hang,m-rz-acc,m-bf16-products,m-mul24");
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, out);
     cr_assert(strstr(out, "0 mutant(s) escaped this oracle, 0 correct kernel(s) with false alarms"),
               "%s", out);
@@ -315,6 +319,18 @@ Test(cli, hunt_catches_every_host_mutant_without_false_alarms, .timeout = 120)
               out);
     cr_assert(!strncmp(strstr(crash, "ours: ") + 6, "yes", 3) && strstr(crash, " crash "), "%s",
               out);
+}
+
+/* m-grid-clamp drops the elements past 65,535 blocks of 32: only long
+ * cases (every 16384th, run's and hunt's --long-n) reach it. */
+Test(cli, hunt_catches_a_clamped_grid_on_long_cases, .timeout = 180)
+{
+    int rc = sh(out, "./dotfuzz hunt --backend host --kernel m-grid-clamp --cases 70000 --time 120");
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "m-grid-clamp         mutant  ours: yes"), "%s", out);
+    rc = sh(out, "./dotfuzz hunt --backend host --kernel m-grid-clamp --cases 70000 --time 120 "
+                 "--long-n 0");
+    cr_assert_eq(rc, 1, "without long cases it escapes: %s", out);
 }
 
 /* A kernel that rounds its sums toward zero stays inside the bound; the

@@ -394,3 +394,33 @@ Test(generator, value_stream_and_fill_give_the_generated_case)
     cr_assert_eq(df_fill_values(99, &r, DF_F32, NULL, NULL, 0), -1);
     df_scratch_free(&buf);
 }
+
+/* --long-n: every 16384th index is long (n past 2^21, at most long_n), its
+ * family, launch and values stream those of the short case it replaces;
+ * every other index is the case long_n = 0 gives, byte for byte. */
+Test(generator, every_16384th_case_is_long_and_the_others_unchanged, .timeout = 60)
+{
+    df_scratch s1 = {0}, s2 = {0};
+    df_gen_opts off = {.max_n = 4096}, on = {.max_n = 4096, .long_n = 1u << 22};
+    const df_kernel *k = df_kernel_find("shfl");
+    cr_assert_not_null(k);
+    const uint64_t idx[] = {0, 16382, 16383, 16384, 32767};
+    for (size_t i = 0; i < sizeof idx / sizeof idx[0]; i++) {
+        df_case a, b;
+        cr_assert_eq(df_generate(9, idx[i], k, &off, &s1, &a), 0);
+        cr_assert_eq(df_generate(9, idx[i], k, &on, &s2, &b), 0);
+        cr_assert_eq(a.family, b.family);
+        cr_assert_eq(a.launch.block, b.launch.block);
+        if (df_gen_is_long(idx[i])) {
+            cr_assert(b.n >= DF_GEN_LONG_MIN && b.n <= (1u << 22), "index %llu: n %llu",
+                      (unsigned long long)idx[i], (unsigned long long)b.n);
+            cr_assert(a.n <= 4096);
+        } else {
+            cr_assert_eq(a.n, b.n);
+            size_t bytes = (size_t)a.n * df_type_size(a.type);
+            cr_assert(memcmp(a.a, b.a, bytes) == 0 && memcmp(a.b, b.b, bytes) == 0);
+        }
+    }
+    df_scratch_free(&s1);
+    df_scratch_free(&s2);
+}

@@ -26,6 +26,7 @@ typedef struct hunt_opts {
     double time_s;    /* budget per kernel */
     uint64_t seed;
     uint64_t max_n;
+    uint64_t long_n;   /* df_gen_opts.long_n */
     double tol;
     double watchdog_s; /* 0: by the case's size (df_watchdog_for) */
     int markdown;
@@ -64,6 +65,8 @@ static void hunt_usage(FILE *f)
           "  --time D        time budget per kernel (default 10s; 0: --cases alone)\n"
           "  --seed S        seed (default 1)\n"
           "  --max-n N       longest vector (default 65536)\n"
+          "  --long-n N      every 16384th case is long instead: n in [2^21 + 1, N]\n"
+          "                  (default 4194304; 0: none)\n"
           "  --tol X         tolerance of both oracles' precision rule (default 1e-6)\n"
           "  --watchdog D    a case running longer is a hang: caught as a bug (default 10s,\n"
           "                  or 400 ns an element of longer cases)\n"
@@ -78,18 +81,19 @@ static void hunt_usage(FILE *f)
 static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
 {
     enum { OPT_BACKEND = 256, OPT_SEED, OPT_MAXN, OPT_TOL, OPT_MD, OPT_WATCHDOG, OPT_KERNEL,
-           OPT_KERNEL_LIB };
+           OPT_KERNEL_LIB, OPT_LONGN };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"cases", required_argument, 0, 'c'},
         {"time", required_argument, 0, 't'}, {"seed", required_argument, 0, OPT_SEED},
         {"max-n", required_argument, 0, OPT_MAXN}, {"tol", required_argument, 0, OPT_TOL},
+        {"long-n", required_argument, 0, OPT_LONGN},
         {"markdown", no_argument, 0, OPT_MD}, {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"kernel", required_argument, 0, OPT_KERNEL},
         {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (hunt_opts){.backend = "auto", .cases = 20000, .time_s = 10, .seed = 1,
-                     .max_n = 65536, .tol = 1e-6};
+                     .max_n = 65536, .long_n = DF_GEN_LONG_DEFAULT, .tol = 1e-6};
     int ch;
     optind = 1;
     opterr = 0;
@@ -102,6 +106,11 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
         case 't': if (df_parse_duration(optarg, &o->time_s)) bad = "--time"; break;
         case OPT_SEED: if (df_parse_u64(optarg, &o->seed)) bad = "--seed"; break;
         case OPT_MAXN: if (df_parse_u64(optarg, &o->max_n) || !o->max_n) bad = "--max-n"; break;
+        case OPT_LONGN:
+            if (df_parse_u64(optarg, &o->long_n) ||
+                (o->long_n && (o->long_n < DF_GEN_LONG_MIN || o->long_n > DF_CORPUS_MAX_N)))
+                bad = "--long-n";
+            break;
         case OPT_TOL: if (df_parse_double(optarg, &o->tol) || o->tol < 0) bad = "--tol"; break;
         case OPT_MD: o->markdown = 1; break;
         case OPT_KERNEL:
@@ -146,7 +155,7 @@ static void note(detection *d, uint64_t cases, double t, const char *rule)
  * worker process could run a case (the row keeps what was seen). */
 static int hunt_kernel(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scratch *buf)
 {
-    df_gen_opts go = {.max_n = o->max_n};
+    df_gen_opts go = {.max_n = o->max_n, .long_n = o->long_n};
     df_oracle_opts oo = {.tol = o->tol};
     df_meta_opts mo = {.every = 16, .reruns = 2};
     double t0 = df_now();

@@ -38,6 +38,8 @@ static void run_usage(FILE *f)
           "  --cases N            stop after N cases (a campaign's total, over resumes)\n"
           "  --seed S             campaign seed (default: random, printed)\n"
           "  --max-n N            longest vector (default 65536; k/M suffixes)\n"
+          "  --long-n N           every 16384th case is long instead: n drawn in\n"
+          "                       [2^21 + 1, N] (default 4194304; 0: none)\n"
           "  --family NAME|all    generator family (default all)\n"
           "  --tol X              relative tolerance of a precision finding (default 1e-6)\n"
           "  --corpus DIR         where findings are saved (default corpus/findings;\n"
@@ -96,17 +98,18 @@ static void run_usage(FILE *f)
 static int parse_run_opts(int argc, char **argv, df_run_opts *o)
 {
     *o = (df_run_opts){.kernel = "all", .backend = "auto", .corpus = "corpus/findings",
-                       .family = "all", .time_s = -1, .max_n = 65536, .tol = 1e-6,
+                       .family = "all", .time_s = -1, .max_n = 65536,
+                       .long_n = DF_GEN_LONG_DEFAULT, .tol = 1e-6,
                        .save_precision = DF_SAVE_NEW, .save_bugs = DF_SAVE_NEW,
                        .meta = {.every = 16, .reruns = 2},
                        .stats_every_s = 5, .batch = 256};
     const char *fixed = NULL;
-    unsigned char given[DF_OPT_SANITIZE_CASES + 1] = {0};
+    unsigned char given[DF_OPT_LONG_N + 1] = {0};
     int ch, li = -1;
     optind = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, ":h", df_run_longopts, &li)) != -1) {
-        if (ch > 0 && ch <= DF_OPT_SANITIZE_CASES)
+        if (ch > 0 && ch <= DF_OPT_LONG_N)
             given[ch] = 1;
         if (ch == 'h')
             return 1;

@@ -182,6 +182,22 @@ static uint64_t draw_n(df_pcg32 *r, const df_kernel *k, uint64_t max_n,
     return df_min_u64(n, lim);
 }
 
+/* A long case's n, from the stream (seed, index ^ its own key) so the
+ * case's other draws are those of a short one; n when the kernel or the
+ * launch cannot take DF_GEN_LONG_MIN elements. */
+static uint64_t draw_long_n(uint64_t seed, uint64_t index, const df_kernel *k, uint64_t long_n,
+                            const df_launch *l, uint64_t n)
+{
+    uint64_t per_block = (uint64_t)(l->block ? l->block : 1) *
+                         (k->per_thread ? k->per_thread : 1);
+    uint64_t lim = length_limit(k, long_n, per_block);
+    if (lim < DF_GEN_LONG_MIN)
+        return n;
+    df_pcg32 r;
+    df_pcg32_seed(&r, seed, index ^ UINT64_C(0x6c6f6e6763617365)); /* "longcase" */
+    return draw_log_uniform(&r, DF_GEN_LONG_MIN, lim);
+}
+
 void df_draw_shape(df_pcg32 *rng, const df_kernel *k, uint64_t max_n,
                    uint64_t *n, df_launch *launch)
 {
@@ -311,6 +327,8 @@ static const df_family *draw_front(uint64_t seed, uint64_t index, const df_kerne
     df_draw_shape(rng, k, o->max_n, n, launch);
     if (o->fixed_n)
         *n = k->max_n && o->fixed_n > k->max_n ? k->max_n : o->fixed_n;
+    else if (o->long_n >= DF_GEN_LONG_MIN && df_gen_is_long(index))
+        *n = draw_long_n(seed, index, k, o->long_n, launch, *n);
     return fam;
 }
 

@@ -72,7 +72,23 @@ typedef struct df_gen_opts {
     uint64_t fixed_n;   /* 0 = draw n; else every case has this length (the
                            kernel's max_n still caps it; the launch and the
                            values are drawn as always) */
+    uint64_t long_n;    /* 0 = none; else every DF_GEN_LONG_EVERY-th case
+                           (df_gen_is_long) is long: n drawn log-uniform in
+                           [DF_GEN_LONG_MIN, long_n] past max_n, from a stream
+                           of its own (the case's other draws stay) */
 } df_gen_opts;
+
+/* Long cases: one index in DF_GEN_LONG_EVERY, so a batch of consecutive
+ * indices (at most that many cases) holds at most one, which bounds its
+ * memory; DF_GEN_LONG_MIN past 2^21 elements, where a grid clamped at
+ * 65,535 blocks of 32 drops elements. */
+#define DF_GEN_LONG_EVERY 16384u
+#define DF_GEN_LONG_MIN (((uint64_t)1 << 21) + 1)
+#define DF_GEN_LONG_DEFAULT ((uint64_t)1 << 22)
+static inline int df_gen_is_long(uint64_t index)
+{
+    return index % DF_GEN_LONG_EVERY == DF_GEN_LONG_EVERY - 1;
+}
 
 /* Generates case (seed, index) for kernel k into out; the vectors live in
  * buf (grown as needed). The launch is resolved for k. Returns 0, or -1 if

@@ -32,6 +32,7 @@ void df_campaign_options_put(FILE *f, const df_sup *s, const char *cmdline)
         fprintf(f, "%s%s", k ? "," : "", s->kernels[k]->name);
     fputc('\n', f);
     df_kv_put(f, 0, "max_n", "%llu", (unsigned long long)o->max_n);
+    df_kv_put(f, 0, "long_n", "%llu", (unsigned long long)o->long_n);
     df_kv_put(f, 0, "family", "%s", o->family);
     df_kv_put(f, 0, "tol", "%.17g", o->tol);
     df_kv_put(f, 0, "meta_every", "%u", o->meta.every);
@@ -86,6 +87,8 @@ static const char *campaign_line(reading *rd, const char *key, const char *v)
         }
     if (!strcmp(key, "version"))
         return strcmp(v, "1") ? "another version" : NULL;
+    if (!strcmp(key, "long_n")) /* optional: older campaigns have the default */
+        return df_run_option(o, "long-n", v) ? "invalid value" : NULL;
     if (!strcmp(key, "backend")) {
         if (strcmp(v, "cuda") && strcmp(v, "host"))
             return "invalid value";

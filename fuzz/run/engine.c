@@ -18,6 +18,7 @@ void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
 {
     *e = (df_engine){.o = o, .b = b, .kernels = kernels, .nk = nk, .pipeline = o->pipeline};
     e->go.max_n = o->max_n;
+    e->go.long_n = o->long_n;
     if (strcmp(o->family, "all") != 0)
         e->go.family = df_family_find(o->family)->id; /* checked by df_run_select */
     e->oo.tol = o->tol;

@@ -54,7 +54,8 @@ int df_run_option_fixes_cases(int ch)
     return ch == 'k' || ch == DF_OPT_SEED || ch == DF_OPT_MAXN || ch == DF_OPT_TOL ||
            ch == DF_OPT_CORPUS || ch == DF_OPT_BACKEND || ch == DF_OPT_FAMILY || ch == DF_OPT_DEBUG_INV ||
            ch == DF_OPT_SAVE_PREC || ch == DF_OPT_SAVE_BUGS || ch == DF_OPT_META_EVERY ||
-           ch == DF_OPT_RERUNS || ch == DF_OPT_KERNEL_LIB || ch == DF_OPT_OUT;
+           ch == DF_OPT_RERUNS || ch == DF_OPT_KERNEL_LIB || ch == DF_OPT_OUT ||
+           ch == DF_OPT_LONG_N;
 }
 
 const char *df_run_option_value(df_run_opts *o, int ch, const char *arg)
@@ -111,6 +112,10 @@ const char *df_run_option_value(df_run_opts *o, int ch, const char *arg)
     case DF_OPT_PIPELINE: return df_run_parse_pipeline(arg, &o->pipeline) ? "--pipeline" : NULL;
     case DF_OPT_GEN: return df_run_parse_gen(arg, &o->gen) ? "--gen" : NULL;
     case DF_OPT_SANITIZE: o->sanitize = arg; return NULL;
+    case DF_OPT_LONG_N:
+        return df_parse_u64(arg, &o->long_n) ||
+                       (o->long_n && (o->long_n < DF_GEN_LONG_MIN || o->long_n > DF_CORPUS_MAX_N))
+                   ? "--long-n" : NULL;
     case DF_OPT_SANITIZE_CASES:
         return df_parse_u64(arg, &o->sanitize_cases) || o->sanitize_cases == 0 ||
                        o->sanitize_cases > 100000
@@ -148,6 +153,7 @@ const struct option df_run_longopts[] = {
     {"pipeline", required_argument, 0, DF_OPT_PIPELINE},
     {"gen", required_argument, 0, DF_OPT_GEN},
     {"sanitize", required_argument, 0, DF_OPT_SANITIZE},
+    {"long-n", required_argument, 0, DF_OPT_LONG_N},
     {"sanitize-cases", required_argument, 0, DF_OPT_SANITIZE_CASES},
     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 };

@@ -41,6 +41,7 @@ typedef struct df_run_opts {
     uint64_t seed;
     int seed_set;
     uint64_t max_n;
+    uint64_t long_n;        /* --long-n: df_gen_opts.long_n (0 = no long cases) */
     double tol;
     int debug_invariants;
     int save_precision;     /* DF_SAVE_* (NEW = worst so far) */

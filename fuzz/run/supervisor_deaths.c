@@ -27,7 +27,7 @@ static int record_end(df_sup *s, uint32_t id, uint64_t index, const df_worker_en
 {
     size_t ki = df_run_kernel_of(index, s->nk);
     const df_kernel *k = s->kernels[ki];
-    df_gen_opts go = {.max_n = s->o->max_n};
+    df_gen_opts go = {.max_n = s->o->max_n, .long_n = s->o->long_n};
     if (strcmp(s->o->family, "all") != 0)
         go.family = df_family_find(s->o->family)->id;
     df_scratch buf = {0};

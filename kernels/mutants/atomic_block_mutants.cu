@@ -42,6 +42,11 @@
  *                      forever; its host model sleeps forever): the
  *                      watchdog's test, saved as a `bug` with rule "hang".
  *                      Other lengths: the parent, unchanged.
+ *   m-grid-clamp       blocks of 32 and a grid clamped at 65,535 with no
+ *                      grid-stride loop (CUDA's old grid.x limit, kept in
+ *                      code that once targeted it): elements past 2,097,120
+ *                      are never read. Only long cases (run's --long-n)
+ *                      reach it.
  *
  * The host models of m-tail and m-read-past-end read past the end of the
  * case's vectors: they run only through a backend (fuzz/backend/backend.c), which
@@ -73,7 +78,8 @@
 
 extern const df_kernel df_mutant_no_zero, df_mutant_tail,
     df_mutant_read_past_end, df_mutant_wrong_copy_size, df_mutant_no_sync,
-    df_mutant_nonatomic, df_mutant_claims_det, df_mutant_wild_read, df_mutant_hang;
+    df_mutant_nonatomic, df_mutant_claims_det, df_mutant_wild_read, df_mutant_hang,
+    df_mutant_grid_clamp;
 
 /* How far past n a thread reads its product instead of taking 0. */
 enum tail_reads { TAIL_ZERO, TAIL_ONE, TAIL_ALL };
@@ -117,6 +123,17 @@ static int wrong_copy_size_model(const df_case *c, df_scratch *s,
     return 0;
 }
 
+/* m-grid-clamp: blocks of 32, at most 65,535 of them, no grid-stride loop:
+ * the elements past 65,535 x 32 = 2,097,120 are never read. */
+#define GRID_CLAMP 65535u
+static int grid_clamp_model(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    uint64_t covered = (uint64_t)GRID_CLAMP * 32u;
+    return df_atomic_block_sum(&df_mutant_grid_clamp, c, c->n < covered ? c->n : covered, false,
+                               out);
+}
+
 static int claims_det_model(const df_case *c, df_scratch *s, df_result *out)
 {
     (void)s;
@@ -151,7 +168,8 @@ static int hang_model(const df_case *c, df_scratch *s, df_result *out)
 #ifdef DOTFUZZ_CUDA
 extern const struct df_gpu_ops df_gpu_atomic_block, df_gpu_m_no_zero,
     df_gpu_m_tail, df_gpu_m_read_past_end, df_gpu_m_wrong_copy_size,
-    df_gpu_m_no_sync, df_gpu_m_nonatomic, df_gpu_m_wild_read, df_gpu_m_hang;
+    df_gpu_m_no_sync, df_gpu_m_nonatomic, df_gpu_m_wild_read, df_gpu_m_hang,
+    df_gpu_m_grid_clamp;
 #endif
 
 const df_kernel df_mutant_no_zero = {
@@ -230,6 +248,18 @@ const df_kernel df_mutant_claims_det = {
     .gpu = DF_GPU_REF(df_gpu_atomic_block),
 };
 
+
+const df_kernel df_mutant_grid_clamp = {
+    .name = "m-grid-clamp",
+    .origin = "seed 000 (atomic-block)",
+    .summary = "blocks of 32, grid clamped at 65,535, no grid-stride loop: elements past "
+               "2,097,120 never read",
+    .flags = DF_K_FLUSHES_SUBNORMALS,
+    .elem = DF_F32, .acc = DF_F32, .block_min = 32, .block_max = 32, .block_default = 32,
+    .grid_max = 0, .per_thread = 1, .max_n = 0, .tree_height = df_atomic_block_height,
+    .host_model = grid_clamp_model,
+    .gpu = DF_GPU_REF(df_gpu_m_grid_clamp),
+};
 
 const df_kernel df_mutant_wild_read = {
     .name = "m-wild-read",
@@ -343,6 +373,22 @@ extern "C" const struct df_gpu_ops df_gpu_m_nonatomic = {
     NULL, m_atomic_block_enqueue<AB_NONATOMIC>, df_finish_float<float>, NULL, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_wild_read = {
     NULL, m_atomic_block_enqueue<AB_WILD_READ>, df_finish_float<float>, NULL, NULL};
+/* m-grid-clamp: the parent's kernel on at most 65,535 blocks. */
+static int grid_clamp_enqueue(df_gpu_ctx *ctx, const df_case *c)
+{
+    int rc = df_zero_result(ctx, sizeof(float));
+    if (rc != 0)
+        return rc;
+    unsigned grid = c->launch.grid < 65535u ? c->launch.grid : 65535u;
+    m_atomic_block_kernel<AB_NONE><<<grid, c->launch.block, 0, (cudaStream_t)ctx->stream>>>(
+        (const float *)ctx->a, (const float *)ctx->b, (float *)ctx->d_result,
+        (unsigned long long)c->n);
+    DF_TRY(cudaGetLastError(), "m_atomic_block_kernel<<<>>>");
+    return df_fetch_result(ctx, ctx->d_result, sizeof(float));
+}
+
+extern "C" const struct df_gpu_ops df_gpu_m_grid_clamp = {
+    NULL, grid_clamp_enqueue, df_finish_float<float>, NULL, NULL};
 extern "C" const struct df_gpu_ops df_gpu_m_hang = {
     NULL, m_atomic_block_enqueue<AB_HANG>, df_finish_float<float>, NULL, NULL};
 #endif

@@ -7,7 +7,8 @@
 
 extern const df_kernel df_mutant_no_zero, df_mutant_tail,
     df_mutant_read_past_end, df_mutant_wrong_copy_size, df_mutant_no_sync,
-    df_mutant_nonatomic, df_mutant_claims_det, df_mutant_wild_read, df_mutant_hang;
+    df_mutant_nonatomic, df_mutant_claims_det, df_mutant_wild_read, df_mutant_hang,
+    df_mutant_grid_clamp;
 extern const df_kernel df_mutant_pow2_tree, df_mutant_stride_off_by_one;
 extern const df_kernel df_mutant_fold_bounds, df_mutant_tournament_bounds;
 extern const df_kernel df_mutant_int16_sum, df_mutant_vec_tail, df_mutant_int32_acc;
@@ -26,7 +27,7 @@ static const df_kernel *const mutants[] = {
     &df_mutant_zero_inside,     &df_mutant_no_fence,
     &df_mutant_shfl_divergent,
     &df_mutant_rz_acc,          &df_mutant_bf16_products,
-    &df_mutant_mul24,
+    &df_mutant_mul24,           &df_mutant_grid_clamp,
 };
 
 size_t df_mutant_count(void) { return sizeof mutants / sizeof mutants[0]; }
