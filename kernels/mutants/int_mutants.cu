@@ -95,42 +95,28 @@ const df_kernel df_mutant_int32_acc = {
     .gpu = DF_GPU_REF(df_gpu_int_atomic),
 };
 
-/* The parent's traits and launch ranges. */
+/* The parent's traits and launch ranges, which both mutants below keep. */
+#define INT_ATOMIC_TRAITS                                                                  \
+    .elem = DF_I32, .acc = DF_I32, .flags = DF_K_DETERMINISTIC, .block_min = 1,            \
+    .block_max = 1024, .block_default = 512, .grid_max = 0, .per_thread = 1,               \
+    .max_n = 858993, .tree_height = df_int_atomic_height
+
 const df_kernel df_mutant_int16_sum = {
     .name = "m-int16-sum",
     .origin = "seed 002 (int-atomic)",
     .summary = "block sum kept in a 16-bit int, then atomicAdd'ed into the "
                "int32 result: wraps past 32767 without a word",
-    .elem = DF_I32,
-    .acc = DF_I32,
-    .flags = DF_K_DETERMINISTIC,
-    .block_min = 1,
-    .block_max = 1024,
-    .block_default = 512,
-    .grid_max = 0,
-    .per_thread = 1,
-    .max_n = 858993,
-    .tree_height = df_int_atomic_height,
+    INT_ATOMIC_TRAITS,
     .host_model = int16_sum_model,
     .gpu = DF_GPU_REF(df_gpu_m_int16_sum),
 };
 
-/* The parent's traits and launch ranges. */
 const df_kernel df_mutant_mul24 = {
     .name = "m-mul24",
     .origin = "seed 002 (int-atomic)",
     .summary = "products by __mul24: only the low 24 bits of each factor "
                "multiplied, wrong once some |x| >= 2^23",
-    .elem = DF_I32,
-    .acc = DF_I32,
-    .flags = DF_K_DETERMINISTIC,
-    .block_min = 1,
-    .block_max = 1024,
-    .block_default = 512,
-    .grid_max = 0,
-    .per_thread = 1,
-    .max_n = 858993,
-    .tree_height = df_int_atomic_height,
+    INT_ATOMIC_TRAITS,
     .host_model = mul24_model,
     .gpu = DF_GPU_REF(df_gpu_m_mul24),
 };
