@@ -57,3 +57,28 @@ Test(eff_bits, the_summary_shows_it_for_float_kernels, .timeout = 60)
     cr_assert(w >= 24 && m >= w, "a correct kernel keeps its declared bits: %g %g", w, m);
     cr_assert_null(strstr(out, "    int-atomic "), "no line for an integer kernel");
 }
+
+/* A campaign keeps it in precision_hist.tsv, through a resume and a merge,
+ * and the report shows it. */
+Test(eff_bits, campaigns_keep_it_and_the_report_shows_it, .timeout = 120)
+{
+    static char out[16384];
+    const char *d = df_test_tmpdir("effbits-camp");
+    int rc = df_test_sh(out, sizeof out,
+                        "./dotfuzz run --backend host --kernel shfl,int-atomic --cases 1500 "
+                        "--seed 2 --quiet --out %s/a > /dev/null && ./dotfuzz run --resume %s/a "
+                        "--cases 3000 --quiet > /dev/null && ./dotfuzz run --backend host "
+                        "--kernel shfl,int-atomic --cases 1500 --seed 3 --quiet --out %s/b "
+                        "> /dev/null && ./dotfuzz merge %s/m %s/a %s/b > /dev/null && "
+                        "./dotfuzz report %s/m --out %s/r --no-plots > /dev/null && "
+                        "grep -c '^shfl' %s/a/precision_hist.tsv && "
+                        "grep -A6 '^## Effective precision' %s/r/report.md | tail -1",
+                        d, d, d, d, d, d, d, d, d, d);
+    cr_assert_eq(rc, 0, "%s", out);
+    double w = 0, m = 0;
+    const char *row = strstr(out, "| shfl | 24 | ");
+    cr_assert_not_null(row, "%s", out);
+    cr_assert_eq(sscanf(row, "| shfl | 24 | %lf | %lf |", &w, &m), 2, "%s", row);
+    cr_assert(w >= 24 && m >= w, "%s", row);
+    cr_assert_null(strstr(out, "| int-atomic |"), "%s", out);
+}

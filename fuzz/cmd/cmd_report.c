@@ -235,6 +235,27 @@ static void write_kernels_section(FILE *f, const df_campaign_data *c)
     fputs("\n", f);
 }
 
+/* Each float kernel's effective precision (precision_hist.tsv): what its
+ * worst and median errors over h correspond to, declared bits beside. */
+static void write_precision_section(FILE *f, df_campaign_data *c)
+{
+    fputs("## Effective precision\n\n", f);
+    say_file(f, DF_PREC_TSV, &c->st_prec);
+    if (!c->st_prec.present)
+        return;
+    fputs("The bits a kernel's errors correspond to: an error ratio r at tree height h is what "
+          "a unit roundoff of r/h times the declared one gives. Evidence, not a verdict: a "
+          "correct kernel keeps its declared bits or more.\n\n"
+          "| kernel | declared bits | worst case | median case |\n|---|--:|--:|--:|\n",
+          f);
+    for (size_t k = 0; k < c->nk; k++) {
+        double declared, worst, median;
+        if (df_prec_rows_bits(c->prec, c->nprec, k, &declared, &worst, &median))
+            fprintf(f, "| %s | %.0f | %.1f | %.1f |\n", c->kernels[k], declared, worst, median);
+    }
+    fputs("\n", f);
+}
+
 typedef struct rule_count {
     size_t k;
     int v;
@@ -432,12 +453,13 @@ static void write_plots_section(FILE *f, const df_plot *pr, const char *not_made
 static void write_inputs_section(FILE *f, const df_campaign_data *c)
 {
     static const char *const names[] = {DF_KERNELS_TSV, DF_PROFILE_TSV, DF_HIST_TSV,
-                                        DF_PLOT_FILE, DF_LOG_FILE};
-    const df_file_stat *st[] = {&c->st_kernels, &c->st_prof, &c->st_hist, &c->st_pd, &c->st_find};
+                                        DF_PREC_TSV,    DF_PLOT_FILE,   DF_LOG_FILE};
+    const df_file_stat *st[] = {&c->st_kernels, &c->st_prof, &c->st_hist,
+                                &c->st_prec,    &c->st_pd,   &c->st_find};
     fputs("## Inputs\n\n| file | rows read | torn last line skipped | unparsable lines skipped |\n"
           "|---|--:|--:|--:|\n",
           f);
-    for (size_t i = 0; i < 5; i++) {
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (!st[i]->present)
             fprintf(f, "| %s | not present | | |\n", names[i]);
         else
@@ -463,6 +485,7 @@ static df_outcome write_markdown(const char *rdir, const report_opts *o, df_camp
     fputs("\n\n", f);
     write_campaign_section(f, c);
     write_kernels_section(f, c);
+    write_precision_section(f, c);
     write_findings_section(f, c);
     write_worst_section(f, c, o);
     write_plots_section(f, pr, not_made);

@@ -254,6 +254,7 @@ static int write_tables(campaign *cp)
         {DF_KERNELS_TSV, df_kernels_tsv},
         {DF_PROFILE_TSV, df_profile_tsv},
         {DF_HIST_TSV, df_hist_tsv},
+        {DF_PREC_TSV, df_prec_tsv},
     };
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         df_campaign_out out;

@@ -73,6 +73,7 @@ static const struct {
                      "worst_ratio\tworst_rel_err\tmodel_equal\tmeta_checked"},
     {DF_PROFILE_TSV, "# kernel\tn_lo\tn_hi\tcases\tworst_ratio\tworst_rel_err"},
     {DF_HIST_TSV, "# kernel\tlog2_ratio\tcount"},
+    {DF_PREC_TSV, "# kernel\tdeclared_bits\tlog2_ratio_over_h\tcount\tworst_ratio_over_h"},
 };
 
 static const char *own_header(const char *name)
@@ -139,6 +140,47 @@ void df_hist_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals
             if (tot->tally[k].rhist[h])
                 fprintf(f, "%s\t%d\t%llu\n", ks[k]->name, h + DF_RHIST_MIN,
                         (unsigned long long)tot->tally[k].rhist[h]);
+}
+
+void df_prec_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot)
+{
+    fprintf(f, "%s\n", own_header(DF_PREC_TSV));
+    for (size_t k = 0; k < nk; k++) {
+        const df_tally *t = &tot->tally[k];
+        if (ks[k]->acc == DF_I32)
+            continue;
+        for (int h = 0; h < DF_RHIST; h++)
+            if (t->phist[h]) {
+                df_prec_row r = {k, ks[k]->acc == DF_F32 ? 24 : 53, h + DF_RHIST_MIN,
+                                 (double)t->phist[h], t->worst_over_h};
+                df_prec_tsv_row(f, ks[k]->name, &r);
+            }
+    }
+}
+
+void df_prec_tsv_row(FILE *f, const char *kernel, const df_prec_row *r)
+{
+    fprintf(f, "%s\t%.0f\t%.0f\t%.0f\t%.6g\n", kernel, r->declared_bits, r->log2_over_h,
+            r->count, r->worst_over_h);
+}
+
+int df_prec_rows_bits(const df_prec_row *rows, size_t n, size_t k, double *declared,
+                      double *worst, double *median)
+{
+    df_tally *t = calloc(1, sizeof *t);
+    int found = 0;
+    for (size_t i = 0; t && i < n; i++) {
+        const df_prec_row *r = &rows[i];
+        if (r->k != k || r->log2_over_h < DF_RHIST_MIN || r->log2_over_h > DF_RHIST_MAX)
+            continue;
+        t->phist[(int)r->log2_over_h - DF_RHIST_MIN] += (uint64_t)r->count;
+        t->worst_over_h = r->worst_over_h > t->worst_over_h ? r->worst_over_h : t->worst_over_h;
+        *declared = r->declared_bits;
+        found = 1;
+    }
+    found = found && df_tally_eff_bits(t, *declared == 24 ? DF_F32 : DF_F64, worst, median);
+    free(t);
+    return found;
 }
 
 void df_kernels_tsv_row(FILE *f, const char *kernel, const double v[DF_KT_COLS])
@@ -232,6 +274,10 @@ static void put_tally(FILE *f, size_t k, const df_tally *t)
         if (t->rhist[h])
             fprintf(f, "rhist : %zu %d %llu\n", k, h + DF_RHIST_MIN,
                     (unsigned long long)t->rhist[h]);
+    for (int h = 0; h < DF_RHIST; h++)
+        if (t->phist[h])
+            fprintf(f, "phist : %zu %d %llu %a\n", k, h + DF_RHIST_MIN,
+                    (unsigned long long)t->phist[h], t->worst_over_h);
 }
 
 /* One `kernel`, `nbin` or `rhist` line into tot (k < nk); 0, or -1 when
@@ -268,6 +314,14 @@ static int tally_line(const char *key, const char *v, df_totals *tot, size_t nk)
             b >= DF_NBINS)
             return -1;
         tot->tally[k].nbin[b] = (df_nbin){a[0], r1, r2};
+        return 0;
+    }
+    if (!strcmp(key, "phist")) {
+        if (sscanf(v, "%zu %d %llu %la", &k, &b, &a[0], &r1) != 4 || k >= nk ||
+            b < DF_RHIST_MIN || b > DF_RHIST_MAX || !(r1 >= 0))
+            return -1;
+        tot->tally[k].phist[b - DF_RHIST_MIN] = a[0];
+        tot->tally[k].worst_over_h = r1;
         return 0;
     }
     if (strcmp(key, "rhist") || sscanf(v, "%zu %d %llu", &k, &b, &a[0]) != 3 || k >= nk ||
@@ -345,7 +399,8 @@ static int state_line(df_state *st, const char *key, const char *val, unsigned *
         st->pending[st->npending++] = (df_state_range){a, b, c};
         return 0;
     }
-    if (!strcmp(key, "kernel") || !strcmp(key, "nbin") || !strcmp(key, "rhist"))
+    if (!strcmp(key, "kernel") || !strcmp(key, "nbin") || !strcmp(key, "rhist") ||
+        !strcmp(key, "phist"))
         return tally_line(key, val, st->tot, st->nk);
     if (!strcmp(key, "buckets"))
         return buckets_line(val, st->tot);
@@ -629,6 +684,22 @@ static int hist_row_fn(df_campaign_data *c, char *line)
     return 0;
 }
 
+static int prec_row_fn(df_campaign_data *c, char *line)
+{
+    char *f[DF_PREC_COLS];
+    double v[DF_PREC_COLS];
+    if (split_tabs(line, f, DF_PREC_COLS) || !*f[0])
+        return -1;
+    for (size_t i = 1; i < DF_PREC_COLS; i++)
+        if (df_campaign_num(f[i], &v[i]) || !isfinite(v[i]))
+            return -1;
+    size_t k = df_campaign_kernel_index(c, f[0]);
+    if (k == SIZE_MAX || df_grow(&c->prec, &c->capprec, c->nprec, sizeof *c->prec))
+        return -1;
+    c->prec[c->nprec++] = (df_prec_row){k, v[1], v[2], v[3], v[4]};
+    return 0;
+}
+
 static int pd_row_fn(df_campaign_data *c, char *line)
 {
     char *f[DF_PD_COLS];
@@ -670,6 +741,7 @@ void df_campaign_free(df_campaign_data *c)
     free(c->krows);
     free(c->prof);
     free(c->hist);
+    free(c->prec);
     free(c->pd);
     for (size_t i = 0; i < c->nfs; i++)
         df_logged_finding_free(&c->fs[i]);
@@ -706,6 +778,7 @@ df_outcome df_campaign_load(const char *cmd, const char *dir, df_campaign_data *
         {DF_KERNELS_TSV, 0, kernel_row_fn, offsetof(df_campaign_data, st_kernels)},
         {DF_PROFILE_TSV, 0, prof_row_fn, offsetof(df_campaign_data, st_prof)},
         {DF_HIST_TSV, 0, hist_row_fn, offsetof(df_campaign_data, st_hist)},
+        {DF_PREC_TSV, 0, prec_row_fn, offsetof(df_campaign_data, st_prec)},
         {DF_PLOT_FILE, 1, pd_row_fn, offsetof(df_campaign_data, st_pd)},
         {DF_LOG_FILE, 1, finding_row_fn, offsetof(df_campaign_data, st_find)},
     };

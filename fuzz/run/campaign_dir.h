@@ -30,6 +30,7 @@
 #define DF_KERNELS_TSV "kernels.tsv"   /* per kernel */
 #define DF_PROFILE_TSV "profile.tsv"   /* per kernel and length bin */
 #define DF_HIST_TSV "ratio_hist.tsv"   /* per kernel and log2 error ratio */
+#define DF_PREC_TSV "precision_hist.tsv" /* per float kernel and log2 of ratio / h */
 #define DF_PLOT_FILE "plot_data"       /* a row per snapshot, appended */
 #define DF_LOCK_FILE "lock"            /* who holds DIR */
 #define DF_FINDINGS_DIR "findings"     /* the case files */
@@ -40,6 +41,7 @@
 #define DF_KT_COLS 13  /* kernels.tsv */
 #define DF_PROF_COLS 6 /* profile.tsv */
 #define DF_HIST_COLS 3 /* ratio_hist.tsv */
+#define DF_PREC_COLS 5 /* precision_hist.tsv */
 #define DF_PD_COLS 8   /* plot_data */
 
 /* fuzzer_stats' keys are padded to this width, so its values line up. */
@@ -102,18 +104,32 @@ typedef struct df_hist_row {
     double log2_ratio, count;
 } df_hist_row;
 
+/* precision_hist.tsv: the effective precision's data (df_tally_eff_bits):
+ * the declared bits, a log2 bin of ratio / h and its count, and the
+ * kernel's largest ratio / h on every row. */
+typedef struct df_prec_row {
+    size_t k;
+    double declared_bits, log2_over_h, count, worst_over_h;
+} df_prec_row;
+
 /* kernels.tsv, profile.tsv and ratio_hist.tsv of a run's totals: the
  * header line, then a row per kernel (per kernel and bin, per kernel and
  * ratio) with cases. */
 void df_kernels_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot);
 void df_profile_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot);
 void df_hist_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot);
+void df_prec_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot);
 
 /* A merged row of each table: values summed (or maximised) over several
  * campaigns' tables, all doubles; counts are written as integers. */
 void df_kernels_tsv_row(FILE *f, const char *kernel, const double v[DF_KT_COLS]);
 void df_profile_tsv_row(FILE *f, const char *kernel, const df_prof_row *r);
 void df_hist_tsv_row(FILE *f, const char *kernel, const df_hist_row *r);
+void df_prec_tsv_row(FILE *f, const char *kernel, const df_prec_row *r);
+/* The effective precision of kernel k from a table's rows (df_tally_eff_bits's
+ * worst and median); 0 when the rows have none for k. */
+int df_prec_rows_bits(const df_prec_row *rows, size_t n, size_t k, double *declared,
+                      double *worst, double *median);
 
 /* The header line of table name (a *_TSV): DIR/name's own when it has one,
  * else the format's. */
@@ -237,11 +253,13 @@ typedef struct df_campaign_data {
     size_t nprof, capprof;
     df_hist_row *hist;
     size_t nhist, caphist;
+    df_prec_row *prec;
+    size_t nprec, capprec;
     double (*pd)[DF_PD_COLS];
     size_t npd, cappd;
     df_logged_finding *fs;
     size_t nfs, capfs;
-    df_file_stat st_kernels, st_prof, st_hist, st_pd, st_find;
+    df_file_stat st_kernels, st_prof, st_hist, st_prec, st_pd, st_find;
 } df_campaign_data;
 
 /* Reads DIR into *c (zeroed by the caller). USAGE, said on stderr as

@@ -254,6 +254,33 @@ static int add_hist(tables *t, const df_hist_row *r, size_t k)
     return 0;
 }
 
+/* precision_hist.tsv: counts summed per bin, the worst maximised over
+ * every row of the kernel. */
+static int add_prec(tables *t, const df_prec_row *r, size_t k)
+{
+    df_campaign_data *m = &t->m;
+    double worst = r->worst_over_h;
+    df_prec_row *same = NULL;
+    for (size_t i = 0; i < m->nprec; i++)
+        if (m->prec[i].k == k) {
+            worst = fmax(worst, m->prec[i].worst_over_h);
+            if (m->prec[i].log2_over_h == r->log2_over_h)
+                same = &m->prec[i];
+        }
+    if (same) {
+        same->count += r->count;
+    } else {
+        if (df_grow(&m->prec, &m->capprec, m->nprec, sizeof *m->prec))
+            return -1;
+        m->prec[m->nprec] = *r;
+        m->prec[m->nprec++].k = k;
+    }
+    for (size_t i = 0; i < m->nprec; i++)
+        if (m->prec[i].k == k)
+            m->prec[i].worst_over_h = worst;
+    return 0;
+}
+
 /* kernels.tsv: counts summed, worst values maximised. */
 static void add_kernel_row(tables *t, const df_kernel_row *r, size_t k)
 {
@@ -278,6 +305,8 @@ static int add_tables(tables *t, df_campaign_data *c)
         rc = add_prof(t, &c->prof[i], map[c->prof[i].k]);
     for (size_t i = 0; i < c->nhist && !rc; i++)
         rc = add_hist(t, &c->hist[i], map[c->hist[i].k]);
+    for (size_t i = 0; i < c->nprec && !rc; i++)
+        rc = add_prec(t, &c->prec[i], map[c->prec[i].k]);
     for (size_t i = 0; i < c->nkrows && !rc; i++) {
         /* the reader added every row's kernel to c->kernels */
         size_t k = df_campaign_kernel_index(&t->m, c->krows[i].f[0]);
@@ -347,6 +376,21 @@ static void hist_rows(FILE *f, tables *t)
         df_hist_tsv_row(f, m->kernels[m->hist[i].k], &m->hist[i]);
 }
 
+static int cmp_prec(const void *a, const void *b)
+{
+    const df_prec_row *x = a, *y = b;
+    return x->k != y->k ? (x->k > y->k) - (x->k < y->k)
+                        : (x->log2_over_h > y->log2_over_h) - (x->log2_over_h < y->log2_over_h);
+}
+
+static void prec_rows(FILE *f, tables *t)
+{
+    df_campaign_data *m = &t->m;
+    qsort(m->prec, m->nprec, sizeof *m->prec, cmp_prec);
+    for (size_t i = 0; i < m->nprec; i++)
+        df_prec_tsv_row(f, m->kernels[m->prec[i].k], &m->prec[i]);
+}
+
 /* OUT/name: the first input's header line (the format's when it has
  * none), then the rows. */
 static void write_table(cmerge *cm, tables *t, const char *first, const char *name,
@@ -366,6 +410,7 @@ static void write_tables(cmerge *cm, tables *t, const char *first)
     write_table(cm, t, first, DF_KERNELS_TSV, kernel_rows);
     write_table(cm, t, first, DF_PROFILE_TSV, prof_rows);
     write_table(cm, t, first, DF_HIST_TSV, hist_rows);
+    write_table(cm, t, first, DF_PREC_TSV, prec_rows);
 }
 
 typedef struct input {
