@@ -354,3 +354,81 @@ Test(order_set, int_factor_draws_a_full_range_factor_inside_int32)
     }
     cr_assert_gt(wide, 490, "%u of 500 cases with a factor past 2^23", wide);
 }
+
+/* ---- each flaw the few-terms family aims at lands outside the set ----- */
+
+#include "kernels/mutants/precision_ops.h"
+
+typedef float (*add_fn)(float x, float y);
+
+/* x + y with no guard, round or sticky bit: y's bits below x's last place
+ * are cut off (toward zero) before a correctly rounded add. */
+static float add_no_guard(float x, float y)
+{
+    if (fabsf(y) > fabsf(x)) {
+        float t = x;
+        x = y, y = t;
+    }
+    if (x == 0)
+        return x + y;
+    double unit = ldexp(1.0, ilogb(x) - 23);
+    double cut = trunc((double)y / unit) * unit;
+    return (float)((double)x + cut);
+}
+
+/* x + y rounded first to 25 bits, then to 24: double rounding. */
+static float add_double_rounding(float x, float y)
+{
+    double s = (double)x + (double)y; /* exact: two floats */
+    if (s == 0)
+        return (float)s;
+    double unit = ldexp(1.0, ilogb(s) - 24);
+    return (float)(nearbyint(s / unit) * unit);
+}
+
+/* x + y with a subnormal result flushed to zero. */
+static float add_ftz(float x, float y)
+{
+    float s = x + y;
+    return fabsf(s) < FLT_MIN ? copysignf(0.0f, s) : s;
+}
+
+static float add_nearest(float x, float y) { return x + y; }
+
+/* The few-terms case's serial sum with products rounded by round_product
+ * and sums made by add; how many of 4,000 f32 cases land outside the set. */
+static unsigned outside(add_fn add, float (*round_product)(float))
+{
+    static float a[5000], b[5000];
+    unsigned out = 0;
+    for (uint64_t i = 0; i < 4000; i++) {
+        df_pcg32 r;
+        df_pcg32_seed(&r, 91, i);
+        uint64_t n = 1 + df_pcg32_bounded(&r, 5000);
+        cr_assert_eq(df_fill_values(DF_FAM_FEW_TERMS, &r, DF_F32, a, b, n), 0);
+        df_order_set s;
+        if (!df_order_set_of(DF_F32, DF_F32, 0, a, b, n, &s))
+            continue;
+        float acc = 0.0f;
+        for (uint64_t j = 0; j < n; j++)
+            acc = add(acc, round_product ? round_product(a[j] * b[j]) : a[j] * b[j]);
+        out += !df_order_set_has(&s, acc);
+    }
+    return out;
+}
+
+Test(order_set, few_terms_cases_expose_each_flaw, .timeout = 60)
+{
+    cr_assert_eq(outside(add_nearest, NULL), 0u, "a correct serial sum is always in the set");
+    unsigned rz = outside(df_fadd_rz, NULL), guard = outside(add_no_guard, NULL),
+             twice = outside(add_double_rounding, NULL), ftz = outside(add_ftz, NULL),
+             bf16 = outside(add_nearest, df_bf16_rn);
+    cr_log_info("outside the set, of 4,000: toward zero %u, no guard bits %u, double "
+                "rounding %u, flushed subnormals %u, bf16 products %u",
+                rz, guard, twice, ftz, bf16);
+    cr_assert_gt(rz, 100, "toward zero: %u", rz);
+    cr_assert_gt(guard, 20, "no guard bits: %u", guard);
+    cr_assert_gt(twice, 5, "double rounding: %u", twice);
+    cr_assert_gt(ftz, 20, "flushed subnormals: %u", ftz);
+    cr_assert_gt(bf16, 1000, "bf16 products: %u", bf16);
+}
