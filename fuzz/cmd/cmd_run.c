@@ -6,6 +6,7 @@
  * lines go to stderr once a second (libFuzzer style), the summary to
  * stdout. */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -185,6 +186,13 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
 
 /* ---- no campaign directory ---- */
 
+/* nftw's callback: each entry of the scratch directory, deepest first. */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
 /* This executable again under the sanitizer (args: its command line). A
  * report is a BUG line naming what ran; returns the outcome. */
 static df_outcome sanitized(const df_sanitizer *san, char *const args[], const char *what,
@@ -263,10 +271,8 @@ static df_outcome sanitize_pass(const df_sup *s, const df_run_opts *o, time_t si
         }
         df_corpus_list_free(names, n);
     }
-    char rm[64];
-    snprintf(rm, sizeof rm, "rm -rf %s", scratch);
-    if (system(rm) != 0)
-        fprintf(stderr, "dotfuzz run: could not remove %s\n", scratch);
+    if (nftw(scratch, remove_entry, 8, FTW_DEPTH | FTW_PHYS) != 0)
+        fprintf(stderr, "dotfuzz run: could not remove %s: %s\n", scratch, strerror(errno));
     printf("  compute-sanitizer %s: %u kernel sample(s) of %s case(s) and %u finding(s) of "
            "this run, %u report(s)\n",
            san.tool, runs, cases, files, reports);
