@@ -42,6 +42,22 @@ Test(eff_bits, worst_and_median_from_the_error_over_h)
     cr_assert(sum.worst_over_h == 1.5);
 }
 
+/* At each height: the worst and the geometric mean of ratio / h. */
+Test(eff_bits, at_each_height_worst_and_typical)
+{
+    cr_assert_eq(df_hbin_of(1), 0u);
+    cr_assert_eq(df_hbin_of(7), 2u);
+    cr_assert_eq(df_hbin_of(8), 3u);
+    df_hbin b = {4, 0.5, -4.0 * 6}; /* four cases, ratio / h of 2^-6 on average */
+    double w, t;
+    cr_assert_eq(df_hbin_eff_bits(&b, DF_F32, &w, &t), 1);
+    cr_assert_float_eq(w, 25.0, 1e-12);
+    cr_assert_float_eq(t, 30.0, 1e-12);
+    df_hbin none = {0, 0, 0};
+    cr_assert_eq(df_hbin_eff_bits(&none, DF_F32, &w, &t), 0);
+    cr_assert_eq(df_hbin_eff_bits(&b, DF_I32, &w, &t), 0);
+}
+
 Test(eff_bits, the_summary_shows_it_for_float_kernels, .timeout = 60)
 {
     static char out[16384];
@@ -71,9 +87,9 @@ Test(eff_bits, campaigns_keep_it_and_the_report_shows_it, .timeout = 120)
                         "--kernel shfl,int-atomic --cases 1500 --seed 3 --quiet --out %s/b "
                         "> /dev/null && ./dotfuzz merge %s/m %s/a %s/b > /dev/null && "
                         "./dotfuzz report %s/m --out %s/r --no-plots > /dev/null && "
-                        "grep -c '^shfl' %s/a/precision_hist.tsv && "
-                        "grep -A6 '^## Effective precision' %s/r/report.md | tail -1",
-                        d, d, d, d, d, d, d, d, d, d);
+                        "grep -c '^shfl' %s/a/precision_hist.tsv %s/m/precision_by_h.tsv && "
+                        "grep -A14 '^## Effective precision' %s/r/report.md",
+                        d, d, d, d, d, d, d, d, d, d, d);
     cr_assert_eq(rc, 0, "%s", out);
     double w = 0, m = 0;
     const char *row = strstr(out, "| shfl | 24 | ");
@@ -81,4 +97,10 @@ Test(eff_bits, campaigns_keep_it_and_the_report_shows_it, .timeout = 120)
     cr_assert_eq(sscanf(row, "| shfl | 24 | %lf | %lf |", &w, &m), 2, "%s", row);
     cr_assert(w >= 24 && m >= w, "%s", row);
     cr_assert_null(strstr(out, "| int-atomic |"), "%s", out);
+    cr_assert(strstr(out, "At each tree height h"), "%s", out);
+    const char *at_h = strstr(out, "| shfl | 4-7 | ");
+    unsigned cases = 0;
+    cr_assert(at_h && sscanf(at_h, "| shfl | 4-7 | %u | %lf | %lf | 24 |", &cases, &w, &m) == 3,
+              "%s", out);
+    cr_assert(cases > 0 && w >= 24 && m >= w, "%s", at_h);
 }

@@ -254,6 +254,23 @@ static void write_precision_section(FILE *f, df_campaign_data *c)
             fprintf(f, "| %s | %.0f | %.1f | %.1f |\n", c->kernels[k], declared, worst, median);
     }
     fputs("\n", f);
+    if (!c->st_prech.present || !c->nprech)
+        return;
+    fputs("At each tree height h (bins of a power of two), the worst case and the typical one "
+          "(the geometric mean of ratio / h):\n\n"
+          "| kernel | h | cases with an error | worst case | typical case | declared bits |\n"
+          "|---|--:|--:|--:|--:|--:|\n",
+          f);
+    for (size_t i = 0; i < c->nprech; i++) {
+        const df_prech_row *r = &c->prech[i];
+        df_hbin b = {(uint64_t)r->cases, r->worst_over_h, r->sum_log2};
+        double worst, typical;
+        if (df_hbin_eff_bits(&b, r->declared_bits == 24 ? DF_F32 : DF_F64, &worst, &typical))
+            fprintf(f, "| %s | %.0f-%.0f | %.0f | %.1f | %.1f | %.0f |\n", c->kernels[r->k],
+                    ldexp(1, (int)r->log2_h), ldexp(1, (int)r->log2_h + 1) - 1, r->cases, worst,
+                    typical, r->declared_bits);
+    }
+    fputs("\n", f);
 }
 
 typedef struct rule_count {
@@ -453,9 +470,10 @@ static void write_plots_section(FILE *f, const df_plot *pr, const char *not_made
 static void write_inputs_section(FILE *f, const df_campaign_data *c)
 {
     static const char *const names[] = {DF_KERNELS_TSV, DF_PROFILE_TSV, DF_HIST_TSV,
-                                        DF_PREC_TSV,    DF_PLOT_FILE,   DF_LOG_FILE};
-    const df_file_stat *st[] = {&c->st_kernels, &c->st_prof, &c->st_hist,
-                                &c->st_prec,    &c->st_pd,   &c->st_find};
+                                        DF_PREC_TSV,    DF_PRECH_TSV,   DF_PLOT_FILE,
+                                        DF_LOG_FILE};
+    const df_file_stat *st[] = {&c->st_kernels, &c->st_prof, &c->st_hist, &c->st_prec,
+                                &c->st_prech,   &c->st_pd,   &c->st_find};
     fputs("## Inputs\n\n| file | rows read | torn last line skipped | unparsable lines skipped |\n"
           "|---|--:|--:|--:|\n",
           f);

@@ -255,6 +255,7 @@ static int write_tables(campaign *cp)
         {DF_PROFILE_TSV, df_profile_tsv},
         {DF_HIST_TSV, df_hist_tsv},
         {DF_PREC_TSV, df_prec_tsv},
+        {DF_PRECH_TSV, df_prech_tsv},
     };
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         df_campaign_out out;

@@ -74,9 +74,11 @@ static const struct {
     {DF_PROFILE_TSV, "# kernel\tn_lo\tn_hi\tcases\tworst_ratio\tworst_rel_err"},
     {DF_HIST_TSV, "# kernel\tlog2_ratio\tcount"},
     {DF_PREC_TSV, "# kernel\tdeclared_bits\tlog2_ratio_over_h\tcount\tworst_ratio_over_h"},
+    {DF_PRECH_TSV, "# kernel\tdeclared_bits\tlog2_h\tcases\tworst_ratio_over_h\t"
+                   "sum_log2_ratio_over_h"},
 };
 
-static const char *own_header(const char *name)
+const char *df_tsv_own_header(const char *name)
 {
     for (size_t i = 0; i < sizeof tsv_headers / sizeof tsv_headers[0]; i++)
         if (!strcmp(name, tsv_headers[i].name))
@@ -94,7 +96,7 @@ void df_tsv_header(FILE *f, const char *dir, const char *name)
     if (n > 0 && line[0] == '#' && line[n - 1] == '\n')
         fputs(line, f);
     else
-        fprintf(f, "%s\n", own_header(name));
+        fprintf(f, "%s\n", df_tsv_own_header(name));
     free(line);
     if (src)
         fclose(src);
@@ -104,7 +106,7 @@ int df_kernels_col_is_worst(size_t j) { return j == 9 || j == 10; }
 
 void df_kernels_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot)
 {
-    fprintf(f, "%s\n", own_header(DF_KERNELS_TSV));
+    fprintf(f, "%s\n", df_tsv_own_header(DF_KERNELS_TSV));
     for (size_t k = 0; k < nk; k++) {
         const df_tally *t = &tot->tally[k];
         fprintf(f, "%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%.6g\t%.6g\t%llu\t%llu\n",
@@ -121,7 +123,7 @@ void df_kernels_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_tot
 
 void df_profile_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot)
 {
-    fprintf(f, "%s\n", own_header(DF_PROFILE_TSV));
+    fprintf(f, "%s\n", df_tsv_own_header(DF_PROFILE_TSV));
     for (size_t k = 0; k < nk; k++)
         for (int b = 0; b < DF_NBINS; b++) {
             const df_nbin *nb = &tot->tally[k].nbin[b];
@@ -134,53 +136,12 @@ void df_profile_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_tot
 
 void df_hist_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot)
 {
-    fprintf(f, "%s\n", own_header(DF_HIST_TSV));
+    fprintf(f, "%s\n", df_tsv_own_header(DF_HIST_TSV));
     for (size_t k = 0; k < nk; k++)
         for (int h = 0; h < DF_RHIST; h++)
             if (tot->tally[k].rhist[h])
                 fprintf(f, "%s\t%d\t%llu\n", ks[k]->name, h + DF_RHIST_MIN,
                         (unsigned long long)tot->tally[k].rhist[h]);
-}
-
-void df_prec_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot)
-{
-    fprintf(f, "%s\n", own_header(DF_PREC_TSV));
-    for (size_t k = 0; k < nk; k++) {
-        const df_tally *t = &tot->tally[k];
-        if (ks[k]->acc == DF_I32)
-            continue;
-        for (int h = 0; h < DF_RHIST; h++)
-            if (t->phist[h]) {
-                df_prec_row r = {k, ks[k]->acc == DF_F32 ? 24 : 53, h + DF_RHIST_MIN,
-                                 (double)t->phist[h], t->worst_over_h};
-                df_prec_tsv_row(f, ks[k]->name, &r);
-            }
-    }
-}
-
-void df_prec_tsv_row(FILE *f, const char *kernel, const df_prec_row *r)
-{
-    fprintf(f, "%s\t%.0f\t%.0f\t%.0f\t%.6g\n", kernel, r->declared_bits, r->log2_over_h,
-            r->count, r->worst_over_h);
-}
-
-int df_prec_rows_bits(const df_prec_row *rows, size_t n, size_t k, double *declared,
-                      double *worst, double *median)
-{
-    df_tally *t = calloc(1, sizeof *t);
-    int found = 0;
-    for (size_t i = 0; t && i < n; i++) {
-        const df_prec_row *r = &rows[i];
-        if (r->k != k || r->log2_over_h < DF_RHIST_MIN || r->log2_over_h > DF_RHIST_MAX)
-            continue;
-        t->phist[(int)r->log2_over_h - DF_RHIST_MIN] += (uint64_t)r->count;
-        t->worst_over_h = r->worst_over_h > t->worst_over_h ? r->worst_over_h : t->worst_over_h;
-        *declared = r->declared_bits;
-        found = 1;
-    }
-    found = found && df_tally_eff_bits(t, *declared == 24 ? DF_F32 : DF_F64, worst, median);
-    free(t);
-    return found;
 }
 
 void df_kernels_tsv_row(FILE *f, const char *kernel, const double v[DF_KT_COLS])
@@ -278,6 +239,10 @@ static void put_tally(FILE *f, size_t k, const df_tally *t)
         if (t->phist[h])
             fprintf(f, "phist : %zu %d %llu %a\n", k, h + DF_RHIST_MIN,
                     (unsigned long long)t->phist[h], t->worst_over_h);
+    for (int b = 0; b < DF_HBINS; b++)
+        if (t->hbin[b].cases)
+            fprintf(f, "hbin : %zu %d %llu %a %a\n", k, b, (unsigned long long)t->hbin[b].cases,
+                    t->hbin[b].worst_over_h, t->hbin[b].sum_log2);
 }
 
 /* One `kernel`, `nbin` or `rhist` line into tot (k < nk); 0, or -1 when
@@ -314,6 +279,13 @@ static int tally_line(const char *key, const char *v, df_totals *tot, size_t nk)
             b >= DF_NBINS)
             return -1;
         tot->tally[k].nbin[b] = (df_nbin){a[0], r1, r2};
+        return 0;
+    }
+    if (!strcmp(key, "hbin")) {
+        if (sscanf(v, "%zu %d %llu %la %la", &k, &b, &a[0], &r1, &r2) != 5 || k >= nk || b < 0 ||
+            b >= DF_HBINS || !(r1 >= 0) || !isfinite(r2))
+            return -1;
+        tot->tally[k].hbin[b] = (df_hbin){a[0], r1, r2};
         return 0;
     }
     if (!strcmp(key, "phist")) {
@@ -400,7 +372,7 @@ static int state_line(df_state *st, const char *key, const char *val, unsigned *
         return 0;
     }
     if (!strcmp(key, "kernel") || !strcmp(key, "nbin") || !strcmp(key, "rhist") ||
-        !strcmp(key, "phist"))
+        !strcmp(key, "phist") || !strcmp(key, "hbin"))
         return tally_line(key, val, st->tot, st->nk);
     if (!strcmp(key, "buckets"))
         return buckets_line(val, st->tot);
@@ -700,6 +672,22 @@ static int prec_row_fn(df_campaign_data *c, char *line)
     return 0;
 }
 
+static int prech_row_fn(df_campaign_data *c, char *line)
+{
+    char *f[DF_PRECH_COLS];
+    double v[DF_PRECH_COLS];
+    if (split_tabs(line, f, DF_PRECH_COLS) || !*f[0])
+        return -1;
+    for (size_t i = 1; i < DF_PRECH_COLS; i++)
+        if (df_campaign_num(f[i], &v[i]) || !isfinite(v[i]))
+            return -1;
+    size_t k = df_campaign_kernel_index(c, f[0]);
+    if (k == SIZE_MAX || df_grow(&c->prech, &c->capprech, c->nprech, sizeof *c->prech))
+        return -1;
+    c->prech[c->nprech++] = (df_prech_row){k, v[1], v[2], v[3], v[4], v[5]};
+    return 0;
+}
+
 static int pd_row_fn(df_campaign_data *c, char *line)
 {
     char *f[DF_PD_COLS];
@@ -742,6 +730,7 @@ void df_campaign_free(df_campaign_data *c)
     free(c->prof);
     free(c->hist);
     free(c->prec);
+    free(c->prech);
     free(c->pd);
     for (size_t i = 0; i < c->nfs; i++)
         df_logged_finding_free(&c->fs[i]);
@@ -779,6 +768,7 @@ df_outcome df_campaign_load(const char *cmd, const char *dir, df_campaign_data *
         {DF_PROFILE_TSV, 0, prof_row_fn, offsetof(df_campaign_data, st_prof)},
         {DF_HIST_TSV, 0, hist_row_fn, offsetof(df_campaign_data, st_hist)},
         {DF_PREC_TSV, 0, prec_row_fn, offsetof(df_campaign_data, st_prec)},
+        {DF_PRECH_TSV, 0, prech_row_fn, offsetof(df_campaign_data, st_prech)},
         {DF_PLOT_FILE, 1, pd_row_fn, offsetof(df_campaign_data, st_pd)},
         {DF_LOG_FILE, 1, finding_row_fn, offsetof(df_campaign_data, st_find)},
     };

@@ -31,6 +31,7 @@
 #define DF_PROFILE_TSV "profile.tsv"   /* per kernel and length bin */
 #define DF_HIST_TSV "ratio_hist.tsv"   /* per kernel and log2 error ratio */
 #define DF_PREC_TSV "precision_hist.tsv" /* per float kernel and log2 of ratio / h */
+#define DF_PRECH_TSV "precision_by_h.tsv" /* per float kernel and log2 of h */
 #define DF_PLOT_FILE "plot_data"       /* a row per snapshot, appended */
 #define DF_LOCK_FILE "lock"            /* who holds DIR */
 #define DF_FINDINGS_DIR "findings"     /* the case files */
@@ -42,6 +43,7 @@
 #define DF_PROF_COLS 6 /* profile.tsv */
 #define DF_HIST_COLS 3 /* ratio_hist.tsv */
 #define DF_PREC_COLS 5 /* precision_hist.tsv */
+#define DF_PRECH_COLS 6 /* precision_by_h.tsv */
 #define DF_PD_COLS 8   /* plot_data */
 
 /* fuzzer_stats' keys are padded to this width, so its values line up. */
@@ -112,6 +114,14 @@ typedef struct df_prec_row {
     double declared_bits, log2_over_h, count, worst_over_h;
 } df_prec_row;
 
+/* precision_by_h.tsv: a float kernel's cases with an error at the heights
+ * [2^log2_h, 2^(log2_h + 1)) (df_hbin): their count, largest ratio / h and
+ * sum of log2(ratio / h). */
+typedef struct df_prech_row {
+    size_t k;
+    double declared_bits, log2_h, cases, worst_over_h, sum_log2;
+} df_prech_row;
+
 /* kernels.tsv, profile.tsv and ratio_hist.tsv of a run's totals: the
  * header line, then a row per kernel (per kernel and bin, per kernel and
  * ratio) with cases. */
@@ -119,6 +129,7 @@ void df_kernels_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_tot
 void df_profile_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot);
 void df_hist_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot);
 void df_prec_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot);
+void df_prech_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot);
 
 /* A merged row of each table: values summed (or maximised) over several
  * campaigns' tables, all doubles; counts are written as integers. */
@@ -126,10 +137,14 @@ void df_kernels_tsv_row(FILE *f, const char *kernel, const double v[DF_KT_COLS])
 void df_profile_tsv_row(FILE *f, const char *kernel, const df_prof_row *r);
 void df_hist_tsv_row(FILE *f, const char *kernel, const df_hist_row *r);
 void df_prec_tsv_row(FILE *f, const char *kernel, const df_prec_row *r);
+void df_prech_tsv_row(FILE *f, const char *kernel, const df_prech_row *r);
 /* The effective precision of kernel k from a table's rows (df_tally_eff_bits's
  * worst and median); 0 when the rows have none for k. */
 int df_prec_rows_bits(const df_prec_row *rows, size_t n, size_t k, double *declared,
                       double *worst, double *median);
+
+/* The format's header line of table name (a *_TSV); "#" when unknown. */
+const char *df_tsv_own_header(const char *name);
 
 /* The header line of table name (a *_TSV): DIR/name's own when it has one,
  * else the format's. */
@@ -255,11 +270,13 @@ typedef struct df_campaign_data {
     size_t nhist, caphist;
     df_prec_row *prec;
     size_t nprec, capprec;
+    df_prech_row *prech;
+    size_t nprech, capprech;
     double (*pd)[DF_PD_COLS];
     size_t npd, cappd;
     df_logged_finding *fs;
     size_t nfs, capfs;
-    df_file_stat st_kernels, st_prof, st_hist, st_prec, st_pd, st_find;
+    df_file_stat st_kernels, st_prof, st_hist, st_prec, st_prech, st_pd, st_find;
 } df_campaign_data;
 
 /* Reads DIR into *c (zeroed by the caller). USAGE, said on stderr as

@@ -281,6 +281,27 @@ static int add_prec(tables *t, const df_prec_row *r, size_t k)
     return 0;
 }
 
+/* precision_by_h.tsv: cases and sums added per (kernel, h bin), worst
+ * maximised. */
+static int add_prech(tables *t, const df_prech_row *r, size_t k)
+{
+    df_campaign_data *m = &t->m;
+    for (size_t i = 0; i < m->nprech; i++) {
+        df_prech_row *q = &m->prech[i];
+        if (q->k == k && q->log2_h == r->log2_h) {
+            q->cases += r->cases;
+            q->sum_log2 += r->sum_log2;
+            q->worst_over_h = fmax(q->worst_over_h, r->worst_over_h);
+            return 0;
+        }
+    }
+    if (df_grow(&m->prech, &m->capprech, m->nprech, sizeof *m->prech))
+        return -1;
+    m->prech[m->nprech] = *r;
+    m->prech[m->nprech++].k = k;
+    return 0;
+}
+
 /* kernels.tsv: counts summed, worst values maximised. */
 static void add_kernel_row(tables *t, const df_kernel_row *r, size_t k)
 {
@@ -307,6 +328,8 @@ static int add_tables(tables *t, df_campaign_data *c)
         rc = add_hist(t, &c->hist[i], map[c->hist[i].k]);
     for (size_t i = 0; i < c->nprec && !rc; i++)
         rc = add_prec(t, &c->prec[i], map[c->prec[i].k]);
+    for (size_t i = 0; i < c->nprech && !rc; i++)
+        rc = add_prech(t, &c->prech[i], map[c->prech[i].k]);
     for (size_t i = 0; i < c->nkrows && !rc; i++) {
         /* the reader added every row's kernel to c->kernels */
         size_t k = df_campaign_kernel_index(&t->m, c->krows[i].f[0]);
@@ -391,6 +414,21 @@ static void prec_rows(FILE *f, tables *t)
         df_prec_tsv_row(f, m->kernels[m->prec[i].k], &m->prec[i]);
 }
 
+static int cmp_prech(const void *a, const void *b)
+{
+    const df_prech_row *x = a, *y = b;
+    return x->k != y->k ? (x->k > y->k) - (x->k < y->k)
+                        : (x->log2_h > y->log2_h) - (x->log2_h < y->log2_h);
+}
+
+static void prech_rows(FILE *f, tables *t)
+{
+    df_campaign_data *m = &t->m;
+    qsort(m->prech, m->nprech, sizeof *m->prech, cmp_prech);
+    for (size_t i = 0; i < m->nprech; i++)
+        df_prech_tsv_row(f, m->kernels[m->prech[i].k], &m->prech[i]);
+}
+
 /* OUT/name: the first input's header line (the format's when it has
  * none), then the rows. */
 static void write_table(cmerge *cm, tables *t, const char *first, const char *name,
@@ -411,6 +449,7 @@ static void write_tables(cmerge *cm, tables *t, const char *first)
     write_table(cm, t, first, DF_PROFILE_TSV, prof_rows);
     write_table(cm, t, first, DF_HIST_TSV, hist_rows);
     write_table(cm, t, first, DF_PREC_TSV, prec_rows);
+    write_table(cm, t, first, DF_PRECH_TSV, prech_rows);
 }
 
 typedef struct input {

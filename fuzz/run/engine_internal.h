@@ -23,6 +23,7 @@ typedef struct df_tally_mark {
     double over_h;             /* err_ratio / h, NAN where not counted */
     int verdict, rhist;        /* rhist: the ratio's bin, -1 for none */
     int phist;                 /* over_h's bin, -1 for none or a zero error */
+    int hbin;                  /* df_hbin_of(h) where phist >= 0 */
     uint32_t nbin;
 } df_tally_mark;
 

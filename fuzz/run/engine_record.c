@@ -52,7 +52,7 @@ static int rounding_measured(const df_judgement *j)
 
 static df_tally_mark tally_mark_of(uint64_t n, const df_judgement *j)
 {
-    df_tally_mark m = {NAN, NAN, NAN, (int)j->verdict, -1, -1, df_nbin_of(n)};
+    df_tally_mark m = {NAN, NAN, NAN, (int)j->verdict, -1, -1, 0, df_nbin_of(n)};
     if (!rounding_measured(j))
         return m;
     if (isfinite(j->err_ratio)) {
@@ -61,6 +61,7 @@ static df_tally_mark tally_mark_of(uint64_t n, const df_judgement *j)
         if (!j->is_int && j->h > 0) {
             m.over_h = j->err_ratio / (double)j->h;
             m.phist = m.over_h > 0 ? rhist_bin(m.over_h) : -1;
+            m.hbin = (int)df_hbin_of(j->h);
         }
     }
     if (isfinite(j->rel_err))
@@ -85,6 +86,11 @@ static void tally_mark_add(df_tally *t, const df_tally_mark *m)
         t->phist[m->phist]++;
         if (m->over_h > t->worst_over_h)
             t->worst_over_h = m->over_h;
+        df_hbin *hb = &t->hbin[m->hbin];
+        hb->cases++;
+        hb->sum_log2 += log2(m->over_h);
+        if (m->over_h > hb->worst_over_h)
+            hb->worst_over_h = m->over_h;
     }
     if (!isnan(m->rel_err)) {
         if (m->rel_err > t->worst_rel)

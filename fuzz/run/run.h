@@ -95,6 +95,15 @@ typedef struct df_nbin {
     double worst_ratio, worst_rel;
 } df_nbin;
 
+/* The effective precision at each tree height: bin b holds the cases of
+ * floor(log2 h) = b with a nonzero error, their largest ratio / h and the
+ * sum of log2(ratio / h) (a geometric mean: the typical case). */
+#define DF_HBINS 48
+typedef struct df_hbin {
+    uint64_t cases;
+    double worst_over_h, sum_log2;
+} df_hbin;
+
 typedef struct df_tally {
     uint64_t cases;
     uint64_t verdicts[DF_V_COUNT];
@@ -112,6 +121,7 @@ typedef struct df_tally {
      * log2 histogram of its nonzero values (bins as rhist's) */
     double worst_over_h;
     uint64_t phist[DF_RHIST];
+    df_hbin hbin[DF_HBINS];
 } df_tally;
 
 /* Counts one judged case of length n. */
@@ -124,6 +134,10 @@ void df_tally_add(df_tally *dst, const df_tally *src);
  * verdicts, not one: a correct kernel stays at or above its declared
  * bits. Returns 0 where there is nothing to tell (integers, no error). */
 int df_tally_eff_bits(const df_tally *t, df_type acc, double *worst, double *typical);
+/* The same at the heights of bin b (df_hbin): worst, and typical from the
+ * geometric mean of ratio / h; 0 where the bin has no error. */
+int df_hbin_eff_bits(const df_hbin *b, df_type acc, double *worst, double *typical);
+uint32_t df_hbin_of(uint64_t h);
 uint32_t df_nbin_of(uint64_t n);
 
 /* What a range of cases produced: per-kernel tallies and the error buckets

@@ -33,6 +33,29 @@ void df_tally_add(df_tally *d, const df_tally *s)
     d->worst_over_h = maxd(d->worst_over_h, s->worst_over_h);
     for (int h = 0; h < DF_RHIST; h++)
         d->phist[h] += s->phist[h];
+    for (int b = 0; b < DF_HBINS; b++) {
+        d->hbin[b].cases += s->hbin[b].cases;
+        d->hbin[b].sum_log2 += s->hbin[b].sum_log2;
+        d->hbin[b].worst_over_h = maxd(d->hbin[b].worst_over_h, s->hbin[b].worst_over_h);
+    }
+}
+
+uint32_t df_hbin_of(uint64_t h)
+{
+    uint32_t b = 0;
+    while (h > 1 && b + 1 < DF_HBINS)
+        h >>= 1, b++;
+    return b;
+}
+
+int df_hbin_eff_bits(const df_hbin *b, df_type acc, double *worst, double *typical)
+{
+    if (acc == DF_I32 || !b->cases || !(b->worst_over_h > 0))
+        return 0;
+    double declared = acc == DF_F32 ? 24 : 53;
+    *worst = declared - log2(b->worst_over_h);
+    *typical = declared - b->sum_log2 / (double)b->cases;
+    return 1;
 }
 
 int df_tally_eff_bits(const df_tally *t, df_type acc, double *worst, double *typical)
