@@ -225,7 +225,9 @@ static df_outcome sanitize_pass(const df_sup *s, const df_run_opts *o, time_t si
     snprintf(cases, sizeof cases, "%llu",
              (unsigned long long)(o->sanitize_cases ? o->sanitize_cases : 16));
     snprintf(maxn, sizeof maxn, "%llu", (unsigned long long)o->max_n);
-    char scratch[] = "/tmp/dotfuzz-sanitize-XXXXXX";
+    char scratch[4096];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(scratch, sizeof scratch, "%s/dotfuzz-sanitize-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(scratch)) {
         fprintf(stderr, "dotfuzz run: cannot make a scratch directory: %s\n", strerror(errno));
         return DF_OUTCOME_ENV;
