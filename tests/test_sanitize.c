@@ -4,7 +4,8 @@
  * memcheck-style report and exits with --error-exitcode's value. A report
  * becomes a bug (rule sanitizer, the report's first line and kernel in
  * it); a clean rerun changes nothing; a missing tool, a bad tool name and
- * an option without effect are refused with one line. */
+ * an option without effect are refused with one line; a campaign's
+ * session reruns its own new findings. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -89,10 +90,20 @@ Test(sanitize, run_reruns_each_kernel_and_its_findings, .timeout = 120)
     cr_assert(strstr(out, "BUG    m-tail sanitizer (memcheck): Invalid __global__ read"), "%s",
               out);
     cr_assert(strstr(out, "/d/bug-"), "the run's findings are rerun: %s", out);
-    rc = df_test_sh(out, sizeof out, "./dotfuzz run --backend host --out %s/e --sanitize memcheck",
-                    dir);
-    cr_assert_eq(rc, 2, "%s", out);
-    cr_assert(strstr(out, "replay --sanitize TOOL DIR/findings"), "%s", out);
+    /* a campaign: the session's new findings in DIR/findings, and a resume's */
+    rc = df_test_sh(out, sizeof out,
+                    "DOTFUZZ_SANITIZER=%s/fake-sanitizer ./dotfuzz run --backend host "
+                    "--kernel shfl,m-tail --cases 200 --seed 5 --quiet --out %s/e "
+                    "--sanitize memcheck --sanitize-cases 2",
+                    dir, dir);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert(strstr(out, "/e/findings/bug-") && strstr(out, "sanitizer (memcheck)"), "%s", out);
+    rc = df_test_sh(out, sizeof out,
+                    "DOTFUZZ_SANITIZER=%s/fake-sanitizer ./dotfuzz run --resume %s/e --cases 400 "
+                    "--quiet --sanitize racecheck",
+                    dir, dir);
+    cr_assert(strstr(out, "compute-sanitizer racecheck: 2 kernel sample(s)"), "%s", out);
+    cr_assert_null(strstr(out, "dotfuzz run: --"), "no option refused: %s", out);
     rc = df_test_sh(out, sizeof out, "./dotfuzz run --backend host --cases 1 --sanitize-cases 3");
     cr_assert_eq(rc, 2, "%s", out);
     df_test_sh(out, sizeof out, "rm -rf %s", dir);

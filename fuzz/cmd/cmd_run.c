@@ -6,7 +6,6 @@
  * lines go to stderr once a second (libFuzzer style), the summary to
  * stdout. */
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -73,8 +72,8 @@ static void run_usage(FILE *f)
           "  --sanitize TOOL      after the run, each kernel's first cases and every finding\n"
           "                       of this run again under compute-sanitizer's TOOL\n"
           "                       (memcheck, racecheck, synccheck, initcheck), one child\n"
-          "                       process each: a report is a bug, rule sanitizer (not with\n"
-          "                       --out: replay --sanitize DIR/findings instead)\n"
+          "                       process each: a report is a bug, rule sanitizer (with --out:\n"
+          "                       the session's new findings in DIR/findings)\n"
           "  --sanitize-cases N   each kernel's sample under the tool (default 16)\n"
           "\n"
           "campaigns (a supervisor and worker processes that may crash or hang):\n"
@@ -163,11 +162,9 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
                             "time, on the worker's own thread)\n", batched[i].name);
             return -1;
         }
-    if ((o->out || o->resume) && o->sanitize) {
-        fprintf(stderr, "dotfuzz run: --sanitize runs after a run without --out; for a "
-                        "campaign: dotfuzz replay --sanitize TOOL DIR/findings\n");
+    df_sanitizer probe;
+    if (o->sanitize && df_sanitizer_parse("run", o->sanitize, &probe) != 0)
         return -1;
-    }
     if (given[DF_OPT_SANITIZE_CASES] && !o->sanitize) {
         fprintf(stderr, "dotfuzz run: --sanitize-cases has no effect without --sanitize\n");
         return -1;
@@ -185,101 +182,6 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
 
 
 /* ---- no campaign directory ---- */
-
-/* nftw's callback: each entry of the scratch directory, deepest first. */
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-/* This executable again under the sanitizer (args: its command line). A
- * report is a BUG line naming what ran; returns the outcome. */
-static df_outcome sanitized(const df_sanitizer *san, char *const args[], const char *what,
-                            unsigned *reports)
-{
-    char why[300];
-    int rc = df_sanitizer_run(san, args, why, sizeof why);
-    if (rc < 0) {
-        fprintf(stderr, "dotfuzz run: %s: %s\n", what, why);
-        return DF_OUTCOME_ENV;
-    }
-    if (rc == 0)
-        return DF_OUTCOME_CLEAN;
-    ++*reports;
-    fprintf(stderr, "BUG    %s sanitizer (%s): %s\n", what, san->tool, why);
-    return DF_OUTCOME_BUG;
-}
-
-/* --sanitize: each kernel's first --sanitize-cases cases of this seed (one
- * at a time, without the metamorphic copies) and every finding this run
- * saved (a file of the corpus written since since), each in a child
- * process under the tool. */
-static df_outcome sanitize_pass(const df_sup *s, const df_run_opts *o, time_t since)
-{
-    df_sanitizer san;
-    if (df_sanitizer_parse("run", o->sanitize, &san) != 0)
-        return DF_OUTCOME_USAGE;
-    char seed[24], cases[24], maxn[24];
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
-    snprintf(cases, sizeof cases, "%llu",
-             (unsigned long long)(o->sanitize_cases ? o->sanitize_cases : 16));
-    snprintf(maxn, sizeof maxn, "%llu", (unsigned long long)o->max_n);
-    char scratch[4096];
-    const char *tmp = getenv("TMPDIR");
-    snprintf(scratch, sizeof scratch, "%s/dotfuzz-sanitize-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(scratch)) {
-        fprintf(stderr, "dotfuzz run: cannot make a scratch directory: %s\n", strerror(errno));
-        return DF_OUTCOME_ENV;
-    }
-    df_outcome out = DF_OUTCOME_CLEAN;
-    unsigned reports = 0, runs = 0, files = 0;
-    char *args[24 + 2 * DF_PLUGIN_PATHS_MAX];
-    for (size_t k = 0; k < s->nk && out != DF_OUTCOME_ENV; k++) {
-        size_t a = 0;
-        const char *fixed[] = {"run", "--backend", s->backend, "--kernel", s->kernels[k]->name,
-                               "--seed", seed, "--cases", cases, "--max-n", maxn, "--family",
-                               o->family, "--batch", "1", "--meta-every", "0", "--jobs", "1",
-                               "--quiet", "--corpus", scratch};
-        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-            args[a++] = (char *)fixed[i];
-        for (size_t i = 0; i < o->libs.n; i++) {
-            args[a++] = "--kernel-lib";
-            args[a++] = (char *)o->libs.path[i];
-        }
-        args[a] = NULL;
-        out = df_outcome_worst(out, sanitized(&san, args, s->kernels[k]->name, &reports));
-        runs++;
-    }
-    char **names = NULL;
-    size_t n = 0;
-    if (out != DF_OUTCOME_ENV && df_corpus_list(o->corpus, &names, &n) == 0) {
-        for (size_t i = 0; i < n && out != DF_OUTCOME_ENV; i++) {
-            struct stat st;
-            if (stat(names[i], &st) != 0 || st.st_mtime < since)
-                continue;
-            size_t a = 0;
-            const char *fixed[] = {"replay", "--backend", s->backend, "--no-meta"};
-            for (size_t j = 0; j < sizeof fixed / sizeof fixed[0]; j++)
-                args[a++] = (char *)fixed[j];
-            for (size_t j = 0; j < o->libs.n; j++) {
-                args[a++] = "--kernel-lib";
-                args[a++] = (char *)o->libs.path[j];
-            }
-            args[a++] = names[i];
-            args[a] = NULL;
-            out = df_outcome_worst(out, sanitized(&san, args, names[i], &reports));
-            files++;
-        }
-        df_corpus_list_free(names, n);
-    }
-    if (nftw(scratch, remove_entry, 8, FTW_DEPTH | FTW_PHYS) != 0)
-        fprintf(stderr, "dotfuzz run: could not remove %s: %s\n", scratch, strerror(errno));
-    printf("  compute-sanitizer %s: %u kernel sample(s) of %s case(s) and %u finding(s) of "
-           "this run, %u report(s)\n",
-           san.tool, runs, cases, files, reports);
-    return out;
-}
 
 /* The cases in worker processes, findings into --corpus. */
 static df_outcome run_supervised(df_run_opts *o)
@@ -308,10 +210,11 @@ static df_outcome run_supervised(df_run_opts *o)
                 "%u worker(s), watchdog %g s\n",
                 (unsigned long long)o->seed, s.nk, (unsigned long long)o->max_n, o->tol,
                 o->corpus, s.jobs, o->watchdog_s);
-    time_t since = time(NULL);
+    struct timespec since;
+    clock_gettime(CLOCK_REALTIME, &since);
     out = df_run_finish(&s, df_sup_run(&s), 0);
     if (o->sanitize && out != DF_OUTCOME_ENV && out != DF_OUTCOME_USAGE)
-        out = df_outcome_worst(out, sanitize_pass(&s, o, since));
+        out = df_outcome_worst(out, df_sanitize_after_run(&s, o, o->corpus, since));
     df_sup_free(&s);
     return out;
 }

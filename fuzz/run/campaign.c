@@ -32,6 +32,7 @@
 #include "fuzz/json.h"
 #include "fuzz/plugin.h"
 #include "fuzz/run/run.h"
+#include "fuzz/run/sanitize.h"
 #include "fuzz/run/supervisor.h"
 
 typedef struct campaign {
@@ -595,10 +596,14 @@ int df_campaign_run(df_run_opts *o, int argc, char **argv)
                 "%u worker(s), watchdog %g s, %llu case(s) done before\n",
                 cp->dir, (unsigned long long)cp->sessions, (unsigned long long)o->seed, cp->s.nk,
                 cp->s.backend, cp->s.jobs, o->watchdog_s, (unsigned long long)cp->s.cases_at_start);
+    struct timespec since;
+    clock_gettime(CLOCK_REALTIME, &since);
     int sup = df_sup_run(&cp->s);
     if (snapshot(cp, 1) != 0)
         cp->s.env_fail = 1;
     df_outcome out = df_run_finish(&cp->s, sup, cp->run_time_before);
+    if (o->sanitize && out != DF_OUTCOME_ENV && out != DF_OUTCOME_USAGE)
+        out = df_outcome_worst(out, df_sanitize_after_run(&cp->s, o, cp->findings, since));
     printf("  campaign %s: session %llu, %llu worker restart(s) this session; "
            "continue with `dotfuzz run --resume %s`, report with `dotfuzz report %s`\n",
            cp->dir, (unsigned long long)cp->sessions, (unsigned long long)cp->s.restarts,

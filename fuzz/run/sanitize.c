@@ -1,13 +1,18 @@
 /* sanitize.c — a dotfuzz command rerun under compute-sanitizer, its first
  * report read back (sanitize.h). */
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "fuzz/corpus.h"
 #include "fuzz/run/sanitize.h"
+#include "fuzz/run/supervisor.h"
 #include "fuzz/util.h"
 
 #define EXIT_REPORTED 99 /* --error-exitcode: the tool found an error */
@@ -167,4 +172,99 @@ int df_sanitizer_run(const df_sanitizer *s, char *const args[], char *why, size_
     free(argv);
     free(out);
     return rc;
+}
+
+/* ---- the pass after a run ---- */
+
+/* nftw's callback: each entry of the scratch directory, deepest first. */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* This executable again under the sanitizer (args: its command line). A
+ * report is a BUG line naming what ran; returns the outcome. */
+static df_outcome sanitized(const df_sanitizer *san, char *const args[], const char *what,
+                            unsigned *reports)
+{
+    char why[300];
+    int rc = df_sanitizer_run(san, args, why, sizeof why);
+    if (rc < 0) {
+        fprintf(stderr, "dotfuzz run: %s: %s\n", what, why);
+        return DF_OUTCOME_ENV;
+    }
+    if (rc == 0)
+        return DF_OUTCOME_CLEAN;
+    ++*reports;
+    fprintf(stderr, "BUG    %s sanitizer (%s): %s\n", what, san->tool, why);
+    return DF_OUTCOME_BUG;
+}
+
+df_outcome df_sanitize_after_run(const df_sup *s, const df_run_opts *o, const char *findings,
+                                 struct timespec since)
+{
+    df_sanitizer san;
+    if (df_sanitizer_parse("run", o->sanitize, &san) != 0)
+        return DF_OUTCOME_USAGE;
+    char seed[24], cases[24], maxn[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+    snprintf(cases, sizeof cases, "%llu",
+             (unsigned long long)(o->sanitize_cases ? o->sanitize_cases : 16));
+    snprintf(maxn, sizeof maxn, "%llu", (unsigned long long)o->max_n);
+    char scratch[4096];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(scratch, sizeof scratch, "%s/dotfuzz-sanitize-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(scratch)) {
+        fprintf(stderr, "dotfuzz run: cannot make a scratch directory: %s\n", strerror(errno));
+        return DF_OUTCOME_ENV;
+    }
+    df_outcome out = DF_OUTCOME_CLEAN;
+    unsigned reports = 0, runs = 0, files = 0;
+    char *args[24 + 2 * DF_PLUGIN_PATHS_MAX];
+    for (size_t k = 0; k < s->nk && out != DF_OUTCOME_ENV; k++) {
+        size_t a = 0;
+        const char *fixed[] = {"run", "--backend", s->backend, "--kernel", s->kernels[k]->name,
+                               "--seed", seed, "--cases", cases, "--max-n", maxn, "--family",
+                               o->family, "--batch", "1", "--meta-every", "0", "--jobs", "1",
+                               "--quiet", "--corpus", scratch};
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+            args[a++] = (char *)fixed[i];
+        for (size_t i = 0; i < o->libs.n; i++) {
+            args[a++] = "--kernel-lib";
+            args[a++] = (char *)o->libs.path[i];
+        }
+        args[a] = NULL;
+        out = df_outcome_worst(out, sanitized(&san, args, s->kernels[k]->name, &reports));
+        runs++;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    if (out != DF_OUTCOME_ENV && df_corpus_list(findings, &names, &n) == 0) {
+        for (size_t i = 0; i < n && out != DF_OUTCOME_ENV; i++) {
+            struct stat st;
+            if (stat(names[i], &st) != 0 || st.st_mtim.tv_sec < since.tv_sec ||
+                (st.st_mtim.tv_sec == since.tv_sec && st.st_mtim.tv_nsec < since.tv_nsec))
+                continue;
+            size_t a = 0;
+            const char *fixed[] = {"replay", "--backend", s->backend, "--no-meta"};
+            for (size_t j = 0; j < sizeof fixed / sizeof fixed[0]; j++)
+                args[a++] = (char *)fixed[j];
+            for (size_t j = 0; j < o->libs.n; j++) {
+                args[a++] = "--kernel-lib";
+                args[a++] = (char *)o->libs.path[j];
+            }
+            args[a++] = names[i];
+            args[a] = NULL;
+            out = df_outcome_worst(out, sanitized(&san, args, names[i], &reports));
+            files++;
+        }
+        df_corpus_list_free(names, n);
+    }
+    if (nftw(scratch, remove_entry, 8, FTW_DEPTH | FTW_PHYS) != 0)
+        fprintf(stderr, "dotfuzz run: could not remove %s: %s\n", scratch, strerror(errno));
+    printf("  compute-sanitizer %s: %u kernel sample(s) of %s case(s) and %u finding(s) of "
+           "this run, %u report(s)\n",
+           san.tool, runs, cases, files, reports);
+    return out;
 }

@@ -10,6 +10,12 @@
 #define DOTFUZZ_SANITIZE_H
 
 #include <stddef.h>
+#include <time.h>
+
+#include "fuzz/outcome.h"
+
+struct df_sup;
+struct df_run_opts;
 
 #define DF_SANITIZER_ENV "DOTFUZZ_SANITIZER"
 
@@ -28,5 +34,13 @@ int df_sanitizer_parse(const char *cmd, const char *tool, df_sanitizer *s);
  * error and the kernel it names), -1 when the tool could not run (why
  * says so). */
 int df_sanitizer_run(const df_sanitizer *s, char *const args[], char *why, size_t len);
+
+/* --sanitize after a run of s (o->sanitize the tool): each kernel's first
+ * o->sanitize_cases cases of the seed (16 when 0; one at a time, without
+ * the metamorphic copies) and every case file of findings written since
+ * since, each in a child process under the tool. A report is a BUG line
+ * on stderr; the pass's line goes to stdout. Returns the outcome. */
+df_outcome df_sanitize_after_run(const struct df_sup *s, const struct df_run_opts *o,
+                                 const char *findings, struct timespec since);
 
 #endif
