@@ -71,6 +71,7 @@ Test(eff_bits, the_summary_shows_it_for_float_kernels, .timeout = 60)
     double w = 0, m = 0;
     cr_assert_eq(sscanf(line, " shfl worst %lf median %lf declared 24", &w, &m), 2, "%s", line);
     cr_assert(w >= 24 && m >= w, "a correct kernel keeps its declared bits: %g %g", w, m);
+    cr_assert(strstr(line, "(worst at h "), "the worst case's heights: %s", line);
     cr_assert_null(strstr(out, "    int-atomic "), "no line for an integer kernel");
 }
 

@@ -169,8 +169,17 @@ void df_run_summary(FILE *f, const df_run_opts *o, const df_kernel *const *kerne
         if (!said++)
             fprintf(f, "  effective precision in bits, from the worst and the median error over "
                        "the height h (evidence, not a verdict):\n");
-        fprintf(f, "    %-19s worst %5.1f  median %5.1f  declared %d\n", kernels[i]->name, w,
-                ty, kernels[i]->acc == DF_F32 ? 24 : 53);
+        fprintf(f, "    %-19s worst %5.1f  median %5.1f  declared %d", kernels[i]->name, w, ty,
+                kernels[i]->acc == DF_F32 ? 24 : 53);
+        /* the heights of the worst case (the report has every height) */
+        double low = INFINITY, hw, ht;
+        int at = -1;
+        for (int b = 0; b < DF_HBINS; b++)
+            if (df_hbin_eff_bits(&t->tally[i].hbin[b], kernels[i]->acc, &hw, &ht) && hw < low)
+                low = hw, at = b;
+        if (at >= 0)
+            fprintf(f, "  (worst at h %.0f-%.0f)", ldexp(1, at), ldexp(1, at + 1) - 1);
+        fputc('\n', f);
     }
     if (crashes || hangs)
         fprintf(f, "  worker processes lost: %llu crash(es), %llu hang(s) (each saved as a bug)\n",
