@@ -16,25 +16,11 @@
 #include "fuzz/check/check.h"
 #include "fuzz/gen/generator.h"
 #include "kernels/kernel.h"
+#include "tests/host_helpers.h"
 
 enum { MAX_CASES = 2000, PARENT_CASES = 200, GUARD = 64 };
 
 static const uint64_t SEED = 20240418; /* seed 000's post date */
-
-static const df_kernel *find(const char *name)
-{
-    const df_kernel *k = df_kernel_find(name);
-    cr_assert_not_null(k, "%s is not registered", name);
-    return k;
-}
-
-static df_backend *open_host(void)
-{
-    df_backend *b = NULL;
-    char err[256];
-    cr_assert_eq(df_backend_open("host", &b, err, sizeof err), 0, "%s", err);
-    return b;
-}
 
 /* What hunting a mutant found: the first case judged bug and its rule. */
 typedef struct hunt {
@@ -69,9 +55,9 @@ static int parent_passes(df_backend *b, const df_kernel *p, const df_case *c,
 static hunt hunt_mutant(const char *mutant, const char *parent,
                         uint32_t family)
 {
-    const df_kernel *m = find(mutant), *p = find(parent);
+    const df_kernel *m = df_test_find(mutant), *p = df_test_find(parent);
     cr_assert_not_null(m->host_model, "%s has no host model", mutant);
-    df_backend *b = open_host();
+    df_backend *b = df_test_open_host();
     df_scratch buf = {0};
     df_gen_opts go = {.max_n = 4096, .family = family};
     df_oracle_opts oo = {.tol = 1e-6};
@@ -174,17 +160,14 @@ Test(mutants, int16_sum_caught_as_exact)
     expect_caught("m-int16-sum", "int-atomic", 0, "exact");
 }
 
-static df_result run_host(const df_kernel *k, df_type t, const void *a,
-                          const void *b, uint64_t n, uint32_t block);
-
 /* m-int32-acc promises a 64-bit result, so the generator gives it int-big
  * cases whose sums leave int32; its int32 accumulation wraps and the exact
  * rule sees it. The parent (int32 result) never gets such a case: int-big
  * is for 64-bit-result kernels only, and forcing it there is refused. */
 Test(mutants, int32_acc_caught_as_exact_on_sums_past_int32)
 {
-    const df_kernel *m = find("m-int32-acc"), *p = find("int-atomic");
-    df_backend *b = open_host();
+    const df_kernel *m = df_test_find("m-int32-acc"), *p = df_test_find("int-atomic");
+    df_backend *b = df_test_open_host();
     df_scratch buf = {0};
     df_gen_opts go = {.max_n = 4096, .family = DF_FAM_INT_BIG};
     df_oracle_opts oo = {.tol = 1e-6};
@@ -220,7 +203,7 @@ Test(mutants, int32_acc_hand_case_wraps_past_int32)
      * result the descriptor promises; int32 accumulation wraps it to
      * 4294791200 - 2^32 = -176096 */
     const int32_t a[2] = {46340, 46340}, b[2] = {46340, 46340};
-    cr_assert_eq(run_host(find("m-int32-acc"), DF_I32, a, b, 2, 32).i, -176096);
+    cr_assert_eq(df_test_run_host(df_test_find("m-int32-acc"), DF_I32, a, b, 2, 32).i, -176096);
 }
 
 Test(mutants, vec_tail_caught_as_exact)
@@ -248,39 +231,19 @@ Test(mutants, bf16_products_caught_as_bound_on_uniform)
 
 /* ---- the mutants' host models, pinned on hand-made cases ---- */
 
-/* Runs k on the host backend (so inside guard zones). */
-static df_result run_host(const df_kernel *k, df_type t, const void *a,
-                          const void *b, uint64_t n, uint32_t block)
-{
-    df_case c;
-    memset(&c, 0, sizeof c);
-    c.type = t;
-    c.n = n;
-    c.a = a;
-    c.b = b;
-    c.launch.block = block;
-    cr_assert_eq(df_launch_resolve(k, n, &c.launch, NULL, 0), 0);
-    df_backend *be = open_host();
-    df_result r;
-    cr_assert_eq(df_backend_run(be, k, &c, &r, NULL, NULL), 0);
-    df_backend_close(be);
-    cr_assert_eq(r.status, DF_RUN_OK, "%s: %s", k->name, r.err);
-    return r;
-}
-
 Test(mutants, fold_bounds_drops_last_cell_of_three)
 {
     const float a[3] = {1, 2, 4}, b[3] = {1, 1, 1};
-    cr_assert_eq(run_host(find("fold"), DF_F32, a, b, 3, 32).f, 7.0);
-    cr_assert_eq(run_host(find("m-fold-bounds"), DF_F32, a, b, 3, 32).f, 3.0);
+    cr_assert_eq(df_test_run_host(df_test_find("fold"), DF_F32, a, b, 3, 32).f, 7.0);
+    cr_assert_eq(df_test_run_host(df_test_find("m-fold-bounds"), DF_F32, a, b, 3, 32).f, 3.0);
 }
 
 Test(mutants, tournament_bounds_drops_unmatched_tail_of_six)
 {
     const float a[6] = {1, 2, 4, 8, 16, 32}, b[6] = {1, 1, 1, 1, 1, 1};
-    cr_assert_eq(run_host(find("tournament"), DF_F32, a, b, 6, 32).f, 63.0);
+    cr_assert_eq(df_test_run_host(df_test_find("tournament"), DF_F32, a, b, 6, 32).f, 63.0);
     /* D=1: (0,1) (2,3) (4,5); D=2: one match (0,2); cells 4-5 are lost */
-    cr_assert_eq(run_host(find("m-tournament-bounds"), DF_F32, a, b, 6, 32).f,
+    cr_assert_eq(df_test_run_host(df_test_find("m-tournament-bounds"), DF_F32, a, b, 6, 32).f,
                  15.0);
 }
 
@@ -293,8 +256,8 @@ Test(mutants, pow2_tree_block_48_drops_cells)
     }
     /* levels 24, 12, 6, 3, 1: after level 3 cells 0-2 hold 16 each and the
      * last level adds only cell 1 into cell 0 */
-    cr_assert_eq(run_host(find("m-pow2-tree"), DF_F32, a, b, 48, 48).f, 32.0);
-    cr_assert_eq(run_host(find("tree-hostsum"), DF_F32, a, b, 48, 32).f, 48.0);
+    cr_assert_eq(df_test_run_host(df_test_find("m-pow2-tree"), DF_F32, a, b, 48, 48).f, 32.0);
+    cr_assert_eq(df_test_run_host(df_test_find("tree-hostsum"), DF_F32, a, b, 48, 32).f, 48.0);
 }
 
 Test(mutants, wrong_copy_size_keeps_low_16_bits)
@@ -305,7 +268,7 @@ Test(mutants, wrong_copy_size_keeps_low_16_bits)
     memcpy(&bits, &a[0], sizeof bits);
     bits &= 0xffffu;
     memcpy(&want, &bits, sizeof want);
-    cr_assert_eq(run_host(find("m-wrong-copy-size"), DF_F32, a, b, 1, 32).f,
+    cr_assert_eq(df_test_run_host(df_test_find("m-wrong-copy-size"), DF_F32, a, b, 1, 32).f,
                  (double)want);
     cr_assert_neq(want, 0.0f);
 }
@@ -317,16 +280,16 @@ Test(mutants, int16_sum_wraps_block_of_20_products_of_2500)
         a[i] = 50;
         b[i] = 50;
     }
-    cr_assert_eq(run_host(find("int-atomic"), DF_I32, a, b, 20, 32).i, 50000);
+    cr_assert_eq(df_test_run_host(df_test_find("int-atomic"), DF_I32, a, b, 20, 32).i, 50000);
     /* 50000 wraps in 16 bits to 50000 - 65536 */
-    cr_assert_eq(run_host(find("m-int16-sum"), DF_I32, a, b, 20, 32).i, -15536);
+    cr_assert_eq(df_test_run_host(df_test_find("m-int16-sum"), DF_I32, a, b, 20, 32).i, -15536);
 }
 
 Test(mutants, vec_tail_drops_fifth_element_of_five_ones)
 {
     const float a[5] = {1, 1, 1, 1, 1}, b[5] = {1, 1, 1, 1, 1};
-    cr_assert_eq(run_host(find("shfl"), DF_F32, a, b, 5, 32).f, 5.0);
-    cr_assert_eq(run_host(find("m-vec-tail"), DF_F32, a, b, 5, 32).f, 4.0);
+    cr_assert_eq(df_test_run_host(df_test_find("shfl"), DF_F32, a, b, 5, 32).f, 5.0);
+    cr_assert_eq(df_test_run_host(df_test_find("m-vec-tail"), DF_F32, a, b, 5, 32).f, 4.0);
 }
 
 /* ---- guard zones ---- */
@@ -367,7 +330,7 @@ static void expect_guarded(df_type t, uint64_t n)
 {
     static const char zeros[8 * 100]; /* all-zero bits: 0 in every type */
     df_kernel k = probe(t);
-    cr_assert_eq(run_host(&k, t, zeros, zeros, n, 1).i, 8,
+    cr_assert_eq(df_test_run_host(&k, t, zeros, zeros, n, 1).i, 8,
                  "%s n=%llu: a guard cell lacks its poison", df_type_name(t),
                  (unsigned long long)n);
 }
@@ -389,7 +352,7 @@ Test(guards, guards_follow_the_length_from_case_to_case)
     for (int i = 0; i < 100; i++)
         ones[i] = 1.0f;
     df_kernel k = probe(DF_F32);
-    df_backend *be = open_host();
+    df_backend *be = df_test_open_host();
     const uint64_t ns[] = {100, 30, 3, 0, 64};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
         uint64_t n = ns[i];
@@ -433,9 +396,9 @@ Test(mutants, registry_names_origins_and_parents_limits)
 Test(mutants, races_and_stale_state_are_gpu_only)
 {
     const char *gpu_only[] = {"m-no-zero", "m-no-sync", "m-nonatomic"};
-    const df_kernel *parent = find("atomic-block");
+    const df_kernel *parent = df_test_find("atomic-block");
     for (size_t i = 0; i < 3; i++) {
-        const df_kernel *m = find(gpu_only[i]);
+        const df_kernel *m = df_test_find(gpu_only[i]);
         cr_assert_null(m->host_model, "%s", m->name);
         cr_assert_eq(m->flags, parent->flags, "%s", m->name);
         cr_assert_eq(m->block_max, parent->block_max, "%s", m->name);
@@ -448,10 +411,10 @@ Test(mutants, races_and_stale_state_are_gpu_only)
  * host-blind bit that tells hunt not to count it on the host backend. */
 Test(mutants, claims_det_is_parent_plus_the_determinism_claim)
 {
-    const df_kernel *m = find("m-claims-det"), *p = find("atomic-block");
+    const df_kernel *m = df_test_find("m-claims-det"), *p = df_test_find("atomic-block");
     cr_assert_eq(m->flags, p->flags | DF_K_DETERMINISTIC | DF_K_HOST_BLIND);
     cr_assert_eq(p->flags & DF_K_DETERMINISTIC, 0);
-    df_backend *b = open_host();
+    df_backend *b = df_test_open_host();
     df_scratch buf = {0};
     df_gen_opts go = {.max_n = 4096, .family = 0};
     for (uint64_t i = 0; i < 200; i++) {

@@ -19,6 +19,7 @@
 #include "kernels/int_atomic_model.h"
 #include "kernels/kernel.h"
 #include "kernels/mutants/precision_ops.h"
+#include "tests/host_helpers.h"
 
 static uint32_t bits(float f)
 {
@@ -179,46 +180,16 @@ Test(precision_ops, mul24_multiplies_the_low_24_bits_signed)
 
 /* ---- the models on hand-made cases ---- */
 
-static const df_kernel *find(const char *name)
-{
-    const df_kernel *k = df_kernel_find(name);
-    cr_assert_not_null(k, "%s is not registered", name);
-    return k;
-}
-
-/* Runs k on the host backend (so inside guard zones), block threads a
- * block, the rest of the launch derived. */
-static df_result run_host(const df_kernel *k, df_type t, const void *a, const void *b,
-                          uint64_t n, uint32_t block)
-{
-    df_case c;
-    memset(&c, 0, sizeof c);
-    c.type = t;
-    c.n = n;
-    c.a = a;
-    c.b = b;
-    c.launch.block = block;
-    cr_assert_eq(df_launch_resolve(k, n, &c.launch, NULL, 0), 0);
-    df_backend *be = NULL;
-    char err[256];
-    cr_assert_eq(df_backend_open("host", &be, err, sizeof err), 0, "%s", err);
-    df_result r;
-    cr_assert_eq(df_backend_run(be, k, &c, &r, NULL, NULL), 0);
-    df_backend_close(be);
-    cr_assert_eq(r.status, DF_RUN_OK, "%s: %s", k->name, r.err);
-    return r;
-}
-
 Test(precision_mutants, rz_acc_truncates_the_tree_and_the_cpu_sum)
 {
-    const df_kernel *m = find("m-rz-acc"), *p = find("tree-hostsum");
+    const df_kernel *m = df_test_find("m-rz-acc"), *p = df_test_find("tree-hostsum");
     /* n = 2: one block; the tree adds 0.75 ulp to 1 */
     const float a[2] = {1.0f, 0x1.8p-24f}, b[2] = {1.0f, 1.0f};
-    cr_assert_eq(run_host(m, DF_F32, a, b, 2, 32).f, 1.0);
-    cr_assert_eq(run_host(p, DF_F32, a, b, 2, 32).f, (double)0x1.000002p0f);
+    cr_assert_eq(df_test_run_host(m, DF_F32, a, b, 2, 32).f, 1.0);
+    cr_assert_eq(df_test_run_host(p, DF_F32, a, b, 2, 32).f, (double)0x1.000002p0f);
     const float na[2] = {-1.0f, -0x1.8p-24f};
-    cr_assert_eq(run_host(m, DF_F32, na, b, 2, 32).f, -1.0);
-    cr_assert_eq(run_host(p, DF_F32, na, b, 2, 32).f, (double)-0x1.000002p0f);
+    cr_assert_eq(df_test_run_host(m, DF_F32, na, b, 2, 32).f, -1.0);
+    cr_assert_eq(df_test_run_host(p, DF_F32, na, b, 2, 32).f, (double)-0x1.000002p0f);
     /* n = 257, block 32: 256 elements a block, so a[256] is block 1's
      * partial and the CPU's sum adds it to block 0's 1 */
     float la[257] = {0}, lb[257];
@@ -226,8 +197,8 @@ Test(precision_mutants, rz_acc_truncates_the_tree_and_the_cpu_sum)
         lb[i] = 1.0f;
     la[0] = 1.0f;
     la[256] = 0x1.8p-24f;
-    cr_assert_eq(run_host(m, DF_F32, la, lb, 257, 32).f, 1.0);
-    cr_assert_eq(run_host(p, DF_F32, la, lb, 257, 32).f, (double)0x1.000002p0f);
+    cr_assert_eq(df_test_run_host(m, DF_F32, la, lb, 257, 32).f, 1.0);
+    cr_assert_eq(df_test_run_host(p, DF_F32, la, lb, 257, 32).f, (double)0x1.000002p0f);
     /* a grid-stride chain: 1 + 3 * (0.75 ulp) by thread 0 alone (n = 769,
      * block 32, grid 4: elements 0, 128, 256, ... are thread 0's) */
     float ca[769] = {0}, cb[769];
@@ -235,41 +206,41 @@ Test(precision_mutants, rz_acc_truncates_the_tree_and_the_cpu_sum)
         cb[i] = 1.0f;
     ca[0] = 1.0f;
     ca[128] = ca[256] = ca[384] = 0x1.8p-24f;
-    df_result rz = run_host(m, DF_F32, ca, cb, 769, 32);
-    df_result rn = run_host(p, DF_F32, ca, cb, 769, 32);
+    df_result rz = df_test_run_host(m, DF_F32, ca, cb, 769, 32);
+    df_result rn = df_test_run_host(p, DF_F32, ca, cb, 769, 32);
     cr_assert_eq(rz.f, 1.0, "%a", rz.f);
     cr_assert_eq(rn.f, (double)0x1.000006p0f, "%a", rn.f);
 }
 
 Test(precision_mutants, bf16_products_round_each_product_to_8_bits)
 {
-    const df_kernel *m = find("m-bf16-products"), *p = find("tree-hostsum");
+    const df_kernel *m = df_test_find("m-bf16-products"), *p = df_test_find("tree-hostsum");
     /* 19 * 27 = 513 needs 10 bits: 512 */
     const float a[1] = {19.0f}, b[1] = {27.0f};
-    cr_assert_eq(run_host(m, DF_F32, a, b, 1, 32).f, 512.0);
-    cr_assert_eq(run_host(p, DF_F32, a, b, 1, 32).f, 513.0);
+    cr_assert_eq(df_test_run_host(m, DF_F32, a, b, 1, 32).f, 512.0);
+    cr_assert_eq(df_test_run_host(p, DF_F32, a, b, 1, 32).f, 513.0);
     /* each product rounded before the float sum: 257 - 259 as 256 - 260 */
     const float a2[2] = {257.0f, 259.0f}, b2[2] = {1.0f, -1.0f};
-    cr_assert_eq(run_host(m, DF_F32, a2, b2, 2, 32).f, -4.0);
-    cr_assert_eq(run_host(p, DF_F32, a2, b2, 2, 32).f, -2.0);
+    cr_assert_eq(df_test_run_host(m, DF_F32, a2, b2, 2, 32).f, -4.0);
+    cr_assert_eq(df_test_run_host(p, DF_F32, a2, b2, 2, 32).f, -2.0);
     /* (1 + 2^-23)^2 rounds to the float 1 + 2^-22 first, then to 1 */
     const float a3[1] = {0x1.000002p0f};
-    cr_assert_eq(run_host(m, DF_F32, a3, a3, 1, 32).f, 1.0);
-    cr_assert_eq(run_host(p, DF_F32, a3, a3, 1, 32).f, (double)0x1.000004p0f);
+    cr_assert_eq(df_test_run_host(m, DF_F32, a3, a3, 1, 32).f, 1.0);
+    cr_assert_eq(df_test_run_host(p, DF_F32, a3, a3, 1, 32).f, (double)0x1.000004p0f);
     /* products of 8 bits or fewer are exact: the parent's result */
     const float a4[4] = {1.5f, -3.0f, 255.0f, 0x1p-100f}, b4[4] = {1.5f, 7.0f, 1.0f, 0x1p-5f};
-    cr_assert_eq(run_host(m, DF_F32, a4, b4, 4, 32).f, run_host(p, DF_F32, a4, b4, 4, 32).f);
+    cr_assert_eq(df_test_run_host(m, DF_F32, a4, b4, 4, 32).f, df_test_run_host(p, DF_F32, a4, b4, 4, 32).f);
 }
 
 Test(precision_mutants, mul24_differs_from_int_atomic_on_large_factors_alone)
 {
-    const df_kernel *m = find("m-mul24"), *p = find("int-atomic");
+    const df_kernel *m = df_test_find("m-mul24"), *p = df_test_find("int-atomic");
     const int32_t a[2] = {(1 << 24) + 3, 1 << 23}, b[2] = {5, 3};
     /* 5 * (2^24 + 3) + 3 * 2^23 = 109,051,919; __mul24 sees 3 and -2^23 */
-    cr_assert_eq(run_host(p, DF_I32, a, b, 2, 32).i, 109051919);
-    cr_assert_eq(run_host(m, DF_I32, a, b, 2, 32).i, 15 - 25165824);
+    cr_assert_eq(df_test_run_host(p, DF_I32, a, b, 2, 32).i, 109051919);
+    cr_assert_eq(df_test_run_host(m, DF_I32, a, b, 2, 32).i, 15 - 25165824);
     /* the i32 families' factors, |x| <= 46340: the same sum */
     const int32_t sa[4] = {-46340, 46340, 7, 0}, sb[4] = {46340, -1, -9, 123};
-    cr_assert_eq(run_host(p, DF_I32, sa, sb, 4, 32).i, -2147442003);
-    cr_assert_eq(run_host(m, DF_I32, sa, sb, 4, 32).i, -2147442003);
+    cr_assert_eq(df_test_run_host(p, DF_I32, sa, sb, 4, 32).i, -2147442003);
+    cr_assert_eq(df_test_run_host(m, DF_I32, sa, sb, 4, 32).i, -2147442003);
 }
