@@ -120,24 +120,9 @@ static void replay_on(replay_state *st, const char *path, const df_kernel *k,
 static void sanitize_file(replay_state *st, const char *path)
 {
     const replay_opts *o = st->o;
-    char *args[8 + 2 * DF_PLUGIN_PATHS_MAX];
-    size_t a = 0;
-    args[a++] = "replay";
-    args[a++] = "--backend";
-    args[a++] = (char *)df_sandbox_backend(st->sb);
-    args[a++] = "--no-meta";
-    if (o->kernel) {
-        args[a++] = "--kernel";
-        args[a++] = o->kernel;
-    }
-    for (size_t i = 0; i < o->libs.n; i++) {
-        args[a++] = "--kernel-lib";
-        args[a++] = (char *)o->libs.path[i];
-    }
-    args[a++] = (char *)path;
-    args[a] = NULL;
     char why[300];
-    int rc = df_sanitizer_run(&o->san, args, why, sizeof why);
+    int rc = df_sanitizer_replay(&o->san, df_sandbox_backend(st->sb), o->kernel, &o->libs, path,
+                                 why, sizeof why);
     if (rc < 0) {
         fprintf(stderr, "dotfuzz replay: %s: %s\n", path, why);
         st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);

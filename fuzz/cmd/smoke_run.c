@@ -178,20 +178,10 @@ static void remember_sha1(df_smoke_state *st, const df_case_file *f)
 static void sanitize_file(df_smoke_state *st, const char *path)
 {
     const df_smoke_opts *o = st->o;
-    char *args[8 + 2 * DF_PLUGIN_PATHS_MAX], why[300], msg[400];
-    size_t a = 0;
-    args[a++] = "replay";
-    args[a++] = "--backend";
-    args[a++] = (char *)df_sandbox_backend(st->sb);
-    args[a++] = "--no-meta";
-    for (size_t i = 0; i < o->libs.n; i++) {
-        args[a++] = "--kernel-lib";
-        args[a++] = (char *)o->libs.path[i];
-    }
-    args[a++] = (char *)path;
-    args[a] = NULL;
+    char why[300], msg[400];
     double t = df_now();
-    int rc = df_sanitizer_run(&o->san, args, why, sizeof why);
+    int rc = df_sanitizer_replay(&o->san, df_sandbox_backend(st->sb), NULL, &o->libs, path, why,
+                                 sizeof why);
     if (rc < 0) {
         fprintf(stderr, "dotfuzz smoke: %s: %s\n", path, why);
         st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);

@@ -174,6 +174,28 @@ int df_sanitizer_run(const df_sanitizer *s, char *const args[], char *why, size_
     return rc;
 }
 
+int df_sanitizer_replay(const df_sanitizer *s, const char *backend, const char *kernels,
+                        const df_plugin_paths *libs, const char *path, char *why, size_t len)
+{
+    char *args[8 + 2 * DF_PLUGIN_PATHS_MAX];
+    size_t a = 0;
+    args[a++] = "replay";
+    args[a++] = "--backend";
+    args[a++] = (char *)backend;
+    args[a++] = "--no-meta";
+    if (kernels) {
+        args[a++] = "--kernel";
+        args[a++] = (char *)kernels;
+    }
+    for (size_t i = 0; i < libs->n; i++) {
+        args[a++] = "--kernel-lib";
+        args[a++] = (char *)libs->path[i];
+    }
+    args[a++] = (char *)path;
+    args[a] = NULL;
+    return df_sanitizer_run(s, args, why, len);
+}
+
 /* ---- the pass after a run ---- */
 
 /* nftw's callback: each entry of the scratch directory, deepest first. */
@@ -183,13 +205,11 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return remove(path);
 }
 
-/* This executable again under the sanitizer (args: its command line). A
- * report is a BUG line naming what ran; returns the outcome. */
-static df_outcome sanitized(const df_sanitizer *san, char *const args[], const char *what,
-                            unsigned *reports)
+/* What a rerun under the sanitizer gave (rc and why: df_sanitizer_run's)
+ * for what ran: a report is a BUG line; returns the outcome. */
+static df_outcome reported(const df_sanitizer *san, int rc, const char *why, const char *what,
+                           unsigned *reports)
 {
-    char why[300];
-    int rc = df_sanitizer_run(san, args, why, sizeof why);
     if (rc < 0) {
         fprintf(stderr, "dotfuzz run: %s: %s\n", what, why);
         return DF_OUTCOME_ENV;
@@ -221,7 +241,7 @@ df_outcome df_sanitize_after_run(const df_sup *s, const df_run_opts *o, const ch
     }
     df_outcome out = DF_OUTCOME_CLEAN;
     unsigned reports = 0, runs = 0, files = 0;
-    char *args[24 + 2 * DF_PLUGIN_PATHS_MAX];
+    char *args[24 + 2 * DF_PLUGIN_PATHS_MAX], why[300];
     for (size_t k = 0; k < s->nk && out != DF_OUTCOME_ENV; k++) {
         size_t a = 0;
         const char *fixed[] = {"run", "--backend", s->backend, "--kernel", s->kernels[k]->name,
@@ -235,7 +255,8 @@ df_outcome df_sanitize_after_run(const df_sup *s, const df_run_opts *o, const ch
             args[a++] = (char *)o->libs.path[i];
         }
         args[a] = NULL;
-        out = df_outcome_worst(out, sanitized(&san, args, s->kernels[k]->name, &reports));
+        int rc = df_sanitizer_run(&san, args, why, sizeof why);
+        out = df_outcome_worst(out, reported(&san, rc, why, s->kernels[k]->name, &reports));
         runs++;
     }
     char **names = NULL;
@@ -246,17 +267,9 @@ df_outcome df_sanitize_after_run(const df_sup *s, const df_run_opts *o, const ch
             if (stat(names[i], &st) != 0 || st.st_mtim.tv_sec < since.tv_sec ||
                 (st.st_mtim.tv_sec == since.tv_sec && st.st_mtim.tv_nsec < since.tv_nsec))
                 continue;
-            size_t a = 0;
-            const char *fixed[] = {"replay", "--backend", s->backend, "--no-meta"};
-            for (size_t j = 0; j < sizeof fixed / sizeof fixed[0]; j++)
-                args[a++] = (char *)fixed[j];
-            for (size_t j = 0; j < o->libs.n; j++) {
-                args[a++] = "--kernel-lib";
-                args[a++] = (char *)o->libs.path[j];
-            }
-            args[a++] = names[i];
-            args[a] = NULL;
-            out = df_outcome_worst(out, sanitized(&san, args, names[i], &reports));
+            int rc = df_sanitizer_replay(&san, s->backend, NULL, &o->libs, names[i], why,
+                                         sizeof why);
+            out = df_outcome_worst(out, reported(&san, rc, why, names[i], &reports));
             files++;
         }
         df_corpus_list_free(names, n);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "fuzz/outcome.h"
+#include "fuzz/plugin.h"
 
 struct df_sup;
 struct df_run_opts;
@@ -34,6 +35,12 @@ int df_sanitizer_parse(const char *cmd, const char *tool, df_sanitizer *s);
  * error and the kernel it names), -1 when the tool could not run (why
  * says so). */
 int df_sanitizer_run(const df_sanitizer *s, char *const args[], char *why, size_t len);
+
+/* The case file path replayed under the sanitizer: df_sanitizer_run of
+ * `replay --backend B --no-meta [--kernel K] [--kernel-lib L]... path`
+ * (kernels NULL: every kernel the file is for). */
+int df_sanitizer_replay(const df_sanitizer *s, const char *backend, const char *kernels,
+                        const df_plugin_paths *libs, const char *path, char *why, size_t len);
 
 /* --sanitize after a run of s (o->sanitize the tool): each kernel's first
  * o->sanitize_cases cases of the seed (16 when 0; one at a time, without
