@@ -21,6 +21,7 @@
 typedef struct df_tally_mark {
     double err_ratio, rel_err; /* NAN: not counted in the worst columns */
     double over_h;             /* err_ratio / h, NAN where not counted */
+    double log2_over_h;        /* log2(over_h): made here, on the judging thread */
     int verdict, rhist;        /* rhist: the ratio's bin, -1 for none */
     int phist;                 /* over_h's bin, -1 for none or a zero error */
     int hbin;                  /* df_hbin_of(h) where phist >= 0 */

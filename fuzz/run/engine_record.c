@@ -21,16 +21,20 @@ uint32_t df_nbin_of(uint64_t n)
     return b < DF_NBINS ? b : DF_NBINS - 1;
 }
 
-static int rhist_bin(double ratio)
+/* The histograms' bin of a value whose log2 is l (clamped). */
+static int bin_of_log2(double l)
 {
-    if (!(ratio > 0))
-        return 0;
-    double l = floor(log2(ratio));
+    l = floor(l);
     if (l < DF_RHIST_MIN)
         l = DF_RHIST_MIN;
     if (l > DF_RHIST_MAX)
         l = DF_RHIST_MAX;
     return (int)l - DF_RHIST_MIN;
+}
+
+static int rhist_bin(double ratio)
+{
+    return ratio > 0 ? bin_of_log2(log2(ratio)) : 0;
 }
 
 /* Whether the case's error is a rounding error the bound speaks of: not
@@ -52,7 +56,7 @@ static int rounding_measured(const df_judgement *j)
 
 static df_tally_mark tally_mark_of(uint64_t n, const df_judgement *j)
 {
-    df_tally_mark m = {NAN, NAN, NAN, (int)j->verdict, -1, -1, 0, df_nbin_of(n)};
+    df_tally_mark m = {NAN, NAN, NAN, NAN, (int)j->verdict, -1, -1, 0, df_nbin_of(n)};
     if (!rounding_measured(j))
         return m;
     if (isfinite(j->err_ratio)) {
@@ -60,7 +64,8 @@ static df_tally_mark tally_mark_of(uint64_t n, const df_judgement *j)
         m.rhist = rhist_bin(j->err_ratio);
         if (!j->is_int && j->h > 0) {
             m.over_h = j->err_ratio / (double)j->h;
-            m.phist = m.over_h > 0 ? rhist_bin(m.over_h) : -1;
+            m.log2_over_h = log2(m.over_h);
+            m.phist = m.over_h > 0 ? bin_of_log2(m.log2_over_h) : -1;
             m.hbin = (int)df_hbin_of(j->h);
         }
     }
@@ -88,7 +93,7 @@ static void tally_mark_add(df_tally *t, const df_tally_mark *m)
             t->worst_over_h = m->over_h;
         df_hbin *hb = &t->hbin[m->hbin];
         hb->cases++;
-        hb->sum_log2 += log2(m->over_h);
+        hb->sum_log2 += m->log2_over_h;
         if (m->over_h > hb->worst_over_h)
             hb->worst_over_h = m->over_h;
     }
