@@ -103,7 +103,12 @@ soft() {
   return $rc
 }
 
-commit_of() { echo "${DOTFUZZ_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"; }
+# The commit, then the date, GPU, driver and CUDA a record file was made with.
+commit_of() {
+  echo "${DOTFUZZ_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)} ($(date -u +%Y-%m-%d)," \
+    "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/, / driver /')," \
+    "CUDA $(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
+}
 
 env_info() {
   {
