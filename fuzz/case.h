@@ -35,6 +35,33 @@ typedef struct df_launch {
     uint32_t offset_b;
 } df_launch;
 
+/* A perturbed schedule: what the cuda backend does to the GPU around a
+ * case's launch so that latent races show (docs/oracle.md's schedule
+ * rule; drawn by fuzz/check/schedule.h). seed 0 is the GPU's own schedule.
+ * The host backend has no GPU to disturb: the models of the race mutants
+ * play, under a perturbed schedule, one outcome their race allows. */
+enum {
+    DF_SCHED_NOISE = 1u << 0,  /* noise blocks fill a share of the SMs at launch
+                                  and leave them at staggered times */
+    DF_SCHED_MEMORY = 1u << 1, /* the noise streams through memory (L2 and DRAM
+                                  traffic) rather than spinning */
+    DF_SCHED_FLUSH_L2 = 1u << 2, /* the L2 is flushed before the launch */
+    DF_SCHED_POISON = 1u << 3, /* the result word and scratch hold NaN bytes at
+                                  launch; the noise leaves its registers and
+                                  shared memory holding them too */
+    DF_SCHED_REGRID = 1u << 4, /* the launch's grid was drawn anew (kernels whose
+                                  grid is free) */
+    DF_SCHED_ALL = (1u << 5) - 1
+};
+
+typedef struct df_schedule {
+    uint32_t seed;      /* 0: unperturbed; else draws the noise's SMs and times */
+    uint16_t flags;     /* DF_SCHED_* */
+    uint16_t sm_share;  /* SMs the noise takes, in 256ths (1..256) */
+    uint32_t noise_us;  /* the longest noise block's time, microseconds */
+    uint32_t reserved;  /* 0 */
+} df_schedule;
+
 typedef struct df_case {
     df_type type;
     uint64_t n;
@@ -45,6 +72,7 @@ typedef struct df_case {
     uint64_t seed;            /* provenance: generator seed and index */
     uint64_t index;
     uint32_t family;          /* generator family id (0 = imported) */
+    df_schedule sched;        /* the schedule it runs under (seed 0: the GPU's own) */
 } df_case;
 
 /* How a batch case's vector a follows from another vector of n elements

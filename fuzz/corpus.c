@@ -60,6 +60,12 @@ enum {
  * does not change. */
 #define OFF_NSOFT OFF_RESERVED1
 
+/* Version 3 records a perturbed schedule (case.h's df_schedule) in bytes
+ * 112..127: seed u32, flags u16, SM share u16, noise time u32, 0 u32; soft
+ * records as version 2 (0 to 3 of them). A case without a schedule is
+ * written as before. */
+#define OFF_SCHED OFF_RESERVED2
+
 const char *df_corpus_strerror(df_corpus_err e)
 {
     switch (e) {
@@ -223,7 +229,7 @@ static size_t file_bytes(df_type t, uint64_t n)
 static void encode_header(uint8_t *p, const df_case *c, const df_case_meta *m)
 {
     memcpy(p + OFF_MAGIC, DF_CORPUS_MAGIC, sizeof DF_CORPUS_MAGIC);
-    put_u16(p + OFF_VERSION, m && m->nsoft ? 2 : 1);
+    put_u16(p + OFF_VERSION, c->sched.seed ? 3 : m && m->nsoft ? 2 : 1);
     p[OFF_NSOFT] = m ? (uint8_t)m->nsoft : 0;
     put_u16(p + OFF_HSIZE, DF_CORPUS_HEADER);
     p[OFF_TYPE] = (uint8_t)c->type;
@@ -242,6 +248,12 @@ static void encode_header(uint8_t *p, const df_case *c, const df_case_meta *m)
                                        : double_bits(m->result);
         put_u64(p + OFF_RESULT, r);
         put_u64(p + OFF_REFERENCE, double_bits(m->reference));
+    }
+    if (c->sched.seed) {
+        put_u32(p + OFF_SCHED, c->sched.seed);
+        put_u16(p + OFF_SCHED + 4, c->sched.flags);
+        put_u16(p + OFF_SCHED + 6, c->sched.sm_share);
+        put_u32(p + OFF_SCHED + 8, c->sched.noise_us);
     }
 }
 
@@ -333,16 +345,25 @@ static df_corpus_err check_header(const uint8_t *buf, char *msg,
                 DF_CORPUS_HEADER);
         return DF_CORPUS_E_HEADER;
     }
-    int v2 = get_u16(buf + OFF_VERSION) == 2;
+    uint16_t version = get_u16(buf + OFF_VERSION);
+    int v2 = version >= 2, v3 = version == 3;
     if (!all_zero(buf + OFF_RESERVED1 + v2, 4 - v2) ||
-        !all_zero(buf + OFF_RESERVED2, DF_CORPUS_HEADER - OFF_RESERVED2)) {
-        set_msg(msg, msg_len, "reserved header bytes (%d..39, 112..127) are not zero",
-                36 + v2);
+        !all_zero(buf + OFF_RESERVED2 + 12 * v3, DF_CORPUS_HEADER - OFF_RESERVED2 - 12 * v3)) {
+        set_msg(msg, msg_len, "reserved header bytes (%d..39, %d..127) are not zero",
+                36 + v2, 112 + 12 * v3);
         return DF_CORPUS_E_HEADER;
     }
-    if (v2 && (buf[OFF_NSOFT] == 0 || buf[OFF_NSOFT] > DF_SOFT_CODES)) {
-        set_msg(msg, msg_len, "version 2 file with %u soft-error records (1..%d)",
-                buf[OFF_NSOFT], DF_SOFT_CODES);
+    if (v2 && ((!v3 && buf[OFF_NSOFT] == 0) || buf[OFF_NSOFT] > DF_SOFT_CODES)) {
+        set_msg(msg, msg_len, "version %u file with %u soft-error records (%d..%d)", version,
+                buf[OFF_NSOFT], v3 ? 0 : 1, DF_SOFT_CODES);
+        return DF_CORPUS_E_HEADER;
+    }
+    uint16_t sm_share = get_u16(buf + OFF_SCHED + 6), flags = get_u16(buf + OFF_SCHED + 4);
+    if (v3 && (get_u32(buf + OFF_SCHED) == 0 || (flags & ~DF_SCHED_ALL) || sm_share < 1 ||
+               sm_share > 256)) {
+        set_msg(msg, msg_len, "version 3 file with a schedule of seed %u, flags 0x%x, SM "
+                "share %u (seed nonzero, flags within 0x%x, share 1..256)",
+                get_u32(buf + OFF_SCHED), flags, sm_share, DF_SCHED_ALL);
         return DF_CORPUS_E_HEADER;
     }
     if (buf[OFF_VERDICT] >= DF_V_COUNT) {
@@ -473,6 +494,9 @@ static void decode_fields(const uint8_t *buf, df_case_file *out)
         out->meta.result = bits_double(r);
     out->meta.reference = bits_double(get_u64(buf + OFF_REFERENCE));
     out->meta.nsoft = buf[OFF_NSOFT];
+    if (get_u16(buf + OFF_VERSION) == 3)
+        c->sched = (df_schedule){get_u32(buf + OFF_SCHED), get_u16(buf + OFF_SCHED + 4),
+                                 get_u16(buf + OFF_SCHED + 6), get_u32(buf + OFF_SCHED + 8), 0};
     size_t vec_end = DF_CORPUS_HEADER + 2 * c->n * df_type_size(c->type);
     for (uint32_t i = 0; i < out->meta.nsoft; i++)
         decode_soft(buf + vec_end + i * DF_CORPUS_SOFT_RECORD, &out->meta.soft[i]);

@@ -19,9 +19,10 @@
  *  64  32  kernel name, ASCII, NUL-padded ("" = any kernel of the type)
  *  96   8  recorded result: IEEE double bits (float kernels) or int64
  * 104   8  recorded exact/reference value, IEEE double bits
- * 112  16  reserved, 0
+ * 112  16  reserved, 0 (version 3: the schedule, case.h's df_schedule)
  * 128      a[n], then b[n], in the element type
- * The file is exactly 128 + 2 n size(type) bytes.
+ * then, in versions 2 and 3, the soft-error records (count at byte 36).
+ * Version 1 is exactly 128 + 2 n size(type) bytes.
  *
  * The same bytes are a libFuzzer input: corpus files and libFuzzer
  * artifacts are interchangeable. Files are named by the SHA-1 of their
@@ -42,7 +43,7 @@ extern "C" {
 #endif
 
 #define DF_CORPUS_MAGIC "DOTFUZZ"   /* 7 chars + NUL = 8 bytes */
-#define DF_CORPUS_VERSION 2   /* written when soft-error records follow; else 1 */
+#define DF_CORPUS_VERSION 3   /* 3 with a schedule, 2 with soft-error records, else 1 */
 #define DF_CORPUS_SOFT_RECORD 48 /* bytes per soft-error record */
 #define DF_CORPUS_HEADER 128
 #define DF_CORPUS_MAX_N ((uint64_t)1 << 32) /* readers refuse longer cases */

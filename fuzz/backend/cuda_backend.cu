@@ -293,6 +293,7 @@ extern "C" void df_cuda_close(df_cuda *cu)
         return;
     if (cu->cublas)
         (void)cublasDestroy((cublasHandle_t)cu->cublas);
+    df_cuda_perturb_close(cu);
     (void)cudaFree(cu->one.d_a);
     (void)cudaFree(cu->one.d_b);
     (void)cudaFree(cu->one.d_scratch);
@@ -543,6 +544,13 @@ extern "C" int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
     }
     df_gpu_ctx ctx;
     fill_ctx(cu, &rc, &ctx);
+    if (rc.sched.seed &&
+        (call = df_cuda_perturb_before(cu, &rc, ctx.d_result, ctx.d_scratch,
+                                       ctx.d_scratch_bytes, &e))) {
+        (void)df_cuda_perturb_after(cu);
+        df_cuda_set_error(res, k, c, call, (int)e, NULL);
+        return after_failure_soft(cu, res);
+    }
     int code = k->gpu->enqueue(&ctx, &rc);
     cu->cublas = ctx.cublas; /* a handle made now outlives the case */
     /* whatever is reported already: no CUDA call, nothing waits */
@@ -550,6 +558,10 @@ extern "C" int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
     if (code == 0 && (e = cudaStreamSynchronize(cu->stream)) != cudaSuccess) {
         code = (int)e;
         ctx.failed_call = "cudaStreamSynchronize";
+    }
+    if (rc.sched.seed && (e = df_cuda_perturb_after(cu)) != cudaSuccess && code == 0) {
+        code = (int)e;
+        ctx.failed_call = "cudaStreamSynchronize(noise)";
     }
     if (code == 0) {
         (void)df_soft_slots_read(&cu->one.soft, res, 1); /* every report is in */

@@ -10,10 +10,12 @@
  *   cuda_batch.cu    a batch's run: launches, results and soft errors back,
  *                    each case's finish; the batch profile
  *   cuda_devgen.cu   the GPU's generator (fuzz/gen/values.h on the device)
+ *   cuda_perturb.cu  a perturbed schedule around one case's launch
  *
  * Calls between them go one way (scripts/layers.py checks it): cuda_batch.cu
- * calls into the other three, cuda_stage.cu and cuda_devgen.cu into
- * cuda_backend.cu, which calls none of them.
+ * calls into cuda_stage.cu, cuda_devgen.cu and cuda_backend.cu; those two
+ * into cuda_backend.cu, which calls cuda_perturb.cu alone, which calls
+ * none of them.
  */
 #ifndef DOTFUZZ_CUDA_INTERNAL_H
 #define DOTFUZZ_CUDA_INTERNAL_H
@@ -145,6 +147,21 @@ typedef struct df_cuda_gen_set {
     int timed;
 } df_cuda_gen_set;
 
+/* A perturbed schedule's resources (cuda_perturb.cu), made on first use:
+ * the noise's stream, a buffer the memory noise streams through and the L2
+ * flush writes (four L2s, at least 64 MiB), one word a noise block in
+ * mapped host memory that each sets when it starts, and the device's
+ * shape. */
+typedef struct df_cuda_perturb {
+    int ready;                   /* made */
+    cudaStream_t stream;
+    void *d_mem;
+    size_t mem_bytes, l2_bytes;
+    unsigned *h_started, *d_started; /* mapped: 2 words an SM */
+    int sms;
+    size_t smem;                 /* a noise block's dynamic shared memory */
+} df_cuda_perturb;
+
 struct df_cuda {
     /* the device */
     int device;
@@ -163,6 +180,7 @@ struct df_cuda {
     df_cuda_ahead ahead;
     df_cuda_launch launch;
     df_cuda_gen_set gen[DF_CUDA_GEN_SETS]; /* the GPU's generation */
+    df_cuda_perturb perturb;     /* perturbed schedules */
     /* DOTFUZZ_GEN_TIMING set: the generations are timed (ev, started,
      * landed_at). Off by default: the timing events and their reads cost
      * a short case's run a noticeable share of its throughput */
@@ -236,5 +254,17 @@ cudaError_t df_cuda_unpack_batch(df_cuda *cu, size_t m, size_t longest);
 /* cuda_devgen.cu: set's last generation into the batch
  * profile, once it has landed. */
 void df_cuda_gen_count(df_cuda *cu, int set);
+
+/* cuda_perturb.cu: case rc's perturbed schedule (rc->sched, seed nonzero)
+ * set up around its launch, which comes next on cu->stream: the L2
+ * flushed, the result word and scratch (scratch_bytes at d_scratch)
+ * poisoned, the stream drained, then the noise launched on its own stream
+ * and waited for until its blocks have started. Returns the failed call
+ * or NULL (*e). df_cuda_perturb_after: waits for the noise to end. */
+const char *df_cuda_perturb_before(df_cuda *cu, const df_case *rc, void *d_result,
+                                   void *d_scratch, size_t scratch_bytes, cudaError_t *e);
+cudaError_t df_cuda_perturb_after(df_cuda *cu);
+/* cuda_perturb.cu: frees what df_cuda_perturb_before made. */
+void df_cuda_perturb_close(df_cuda *cu);
 
 #endif

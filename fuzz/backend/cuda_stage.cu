@@ -178,6 +178,7 @@ typedef struct plan_job {
     const df_case *const *cases;
     df_result *res;
     df_cuda_batch_item *items;
+    int perturbed; /* a case carries a perturbed schedule (atomic) */
 } plan_job;
 
 
@@ -187,6 +188,8 @@ static void validate_one(void *ctx, size_t i, unsigned worker)
     const plan_job *pj = (const plan_job *)ctx;
     df_cuda_batch_item *it = &pj->items[i];
     memset(&pj->res[i], 0, sizeof pj->res[i]);
+    if (pj->cases[i]->sched.seed)
+        __atomic_store_n((int *)&pj->perturbed, 1, __ATOMIC_RELAXED);
     it->pos = df_cuda_validate_case(pj->k, pj->cases[i], &it->rc, &pj->res[i]) == 0 ? i
                                                                              : INVALID_POS;
 }
@@ -197,7 +200,7 @@ static void validate_one(void *ctx, size_t i, unsigned worker)
  * in the staging buffer (unless the GPU generated them: generated_on_device),
  * and its scratch; *longest: the longest span, for the unpack's grid.
  * Returns the number of valid cases, or (size_t)-1 when host memory runs
- * out. */
+ * out or a case carries a perturbed schedule (the batch runs one by one). */
 static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                          const df_derive *derive, size_t n, df_result *res,
                          size_t *stage_bytes, size_t *host_bytes, size_t *scratch_bytes,
@@ -209,10 +212,12 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
     /* validated on the pool's threads (each case another core just
      * wrote: a cache miss a case on the caller's thread), then sorted
      * into place */
-    plan_job pj = {k, cases, res, cu->plan.items + n};
+    plan_job pj = {k, cases, res, cu->plan.items + n, 0};
     /* from DF_CUDA_POOL_MIN cases (a default run's kernels have a few dozen
      * each: see engine.c's models_in_prepare for what that cost) */
     df_pool_for(n >= DF_CUDA_POOL_MIN ? cu->pool : NULL, n, validate_one, &pj);
+    if (pj.perturbed)
+        return (size_t)-1; /* each perturbs the GPU around its own launch: one by one */
     size_t m = sort_items(cu->plan.items, cu->plan.items + n, n);
     cu->plan.table_bytes = df_cuda_round_up(m * sizeof(df_gpu_batch_case), DF_CUDA_ALIGN);
     cu->plan.unpack_bytes = df_cuda_round_up(2 * m * sizeof(batch_unpack), DF_CUDA_ALIGN);
@@ -520,7 +525,8 @@ static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t hos
 /* Lays out and stages k's cases[0..n) (res: each invalid case's error;
  * *call and *e: a failed allocation's). Returns 0 staged (st), 1 nothing
  * to run (every case invalid: their errors in res), 2 out of host memory
- * for the plan or the groups (run them one by one), 3 an allocation
+ * for the plan or the groups, or a case with a perturbed schedule (run
+ * them one by one), 3 an allocation
  * failed (*call, *e). The time goes to the batch profile's plan and
  * staging, or to its staging-ahead parts when ahead. */
 int df_cuda_plan_and_stage(df_cuda *cu, const df_kernel *k, const df_case *const *cases,

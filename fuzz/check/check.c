@@ -8,6 +8,7 @@
 #include "fuzz/json.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/check/metamorphic.h"
+#include "fuzz/check/schedule.h"
 
 int df_check_case_refs(df_backend *b, const df_kernel *k, const df_case *c,
                        const df_refs *refs, const df_oracle_opts *o,
@@ -20,6 +21,17 @@ int df_check_case_refs(df_backend *b, const df_kernel *k, const df_case *c,
      * it is a finding (rule "exec") and must be saved */
     df_judge(k, c, &out->refs, &out->res, out->model_ran ? &out->model : NULL,
              o, &out->j);
+    out->perturbed = 0;
+    if (c->sched.seed && out->j.verdict == DF_V_BUG) {
+        /* a case that carries its perturbation (a schedule finding
+         * replayed): the rule that found it */
+        char how[120], why[sizeof out->j.why + sizeof how + 8];
+        df_sched_describe(c, how, sizeof how);
+        snprintf(why, sizeof why, "under %s: %s", how, out->j.why);
+        memcpy(out->j.why, why, sizeof out->j.why - 1); /* truncated to fit */
+        out->j.why[sizeof out->j.why - 1] = '\0';
+        out->j.rule = "schedule";
+    }
     return rc;
 }
 
@@ -56,6 +68,12 @@ int df_finding_encode(const df_case *c, const df_checked *r, uint8_t **buf, size
     for (uint32_t code = 1; code <= DF_SOFT_CODES; code++)
         if (r->res.soft_mask & (1u << (code - 1)))
             m.soft[m.nsoft++] = r->res.soft[code - 1];
+    if (r->perturbed) { /* the rerun that decided, so that replay repeats it */
+        df_case v = *c;
+        v.sched = r->sched;
+        v.launch = r->launch;
+        return df_corpus_encode(&v, &m, buf, len);
+    }
     return df_corpus_encode(c, &m, buf, len);
 }
 
@@ -110,6 +128,10 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
     df_json_u64(f, c->index);
     fprintf(f, ",\"launch\":{\"block\":%u,\"grid\":%u,\"offset_a\":%u,\"offset_b\":%u},",
             c->launch.block, c->launch.grid, c->launch.offset_a, c->launch.offset_b);
+    const df_schedule *sc = r->perturbed ? &r->sched : &c->sched;
+    if (sc->seed) /* the perturbed schedule the case ran under, or its finding's */
+        fprintf(f, "\"schedule\":{\"seed\":%u,\"flags\":%u,\"sm_share\":%u,\"noise_us\":%u},",
+                sc->seed, sc->flags, sc->sm_share, sc->noise_us);
     fprintf(f, "\"inputs\":{\"all_integer\":%s,\"nonfinite\":%s,",
             r->refs.all_integer ? "true" : "false",
             r->refs.has_nonfinite ? "true" : "false");

@@ -17,6 +17,11 @@ typedef struct df_checked {
     df_result model;
     int model_ran;
     df_judgement j;
+    /* the verdict came from the case rerun under this schedule and launch
+     * (the schedule rule): its file records them, so replay repeats it */
+    int perturbed;
+    df_schedule sched;
+    df_launch launch;
 } df_checked;
 
 /* Runs c on k and judges it. Returns 0, or -1 when the backend is unusable

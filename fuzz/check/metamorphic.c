@@ -9,6 +9,7 @@
 #include "fuzz/cpu_clones.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/check/metamorphic.h"
+#include "fuzz/check/schedule.h"
 #include "fuzz/pcg32.h"
 #include "fuzz/gen/shuffle.h"
 
@@ -17,7 +18,7 @@
 /* The sample is a hash of (seed, index), not index mod every: a campaign
  * hands case i to kernel i mod K, and a plain modulus would sample only
  * the kernels whose position shares a factor with `every`. */
-int df_meta_sampled_at(const df_meta_opts *o, uint64_t seed, uint64_t index)
+static int meta_sampled_at(const df_meta_opts *o, uint64_t seed, uint64_t index)
 {
     if (!o->every)
         return 0;
@@ -26,6 +27,11 @@ int df_meta_sampled_at(const df_meta_opts *o, uint64_t seed, uint64_t index)
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     z ^= z >> 31;
     return z % o->every == 0;
+}
+
+int df_meta_sampled_at(const df_meta_opts *o, uint64_t seed, uint64_t index)
+{
+    return meta_sampled_at(o, seed, index) || df_sched_sampled_at(o->schedule, seed, index);
 }
 
 int df_meta_sampled(const df_meta_opts *o, const df_case *c)
@@ -247,12 +253,31 @@ void df_meta_permute_chunk(const df_case *c, const df_meta_plan *p, size_t i, ui
     df_shuffle_pairs(a, b, es, len, &rng, permute_draw);
 }
 
+static int plan_copies(const df_kernel *k, const df_case *c, const df_checked *r,
+                       const df_meta_opts *mo, df_meta_plan *p);
+
 int df_meta_plan_layout(const df_kernel *k, const df_case *c, const df_checked *r,
                         const df_meta_opts *mo, df_meta_plan *p)
 {
     p->nvar = 0;
     p->kexp = 0;
     p->own = r->refs;
+    df_case *d;
+    int rc = meta_sampled_at(mo, c->seed, c->index) ? plan_copies(k, c, r, mo, p) : 0;
+    /* schedule: the case itself under a perturbed schedule, last */
+    if (rc == 0 && df_sched_sampled_at(mo->schedule, c->seed, c->index) &&
+        (d = add_var(p, DF_META_SCHEDULE, c)) != NULL) {
+        df_sched_draw(k, c, d);
+        p->out[p->nvar - 1].refs = p->own; /* the case's own vectors */
+    }
+    return rc;
+}
+
+/* The metamorphic variants of a sampled case: reruns, negate, scale,
+ * permute, those that apply. */
+static int plan_copies(const df_kernel *k, const df_case *c, const df_checked *r,
+                       const df_meta_opts *mo, df_meta_plan *p)
+{
     df_pcg32 rng;
     df_pcg32_seed(&rng, c->seed ^ META_STREAM_SALT, c->index);
     for (uint32_t i = 0; i < mo->reruns; i++)
@@ -371,6 +396,10 @@ void df_meta_plan_settle(df_meta_plan *p, const df_checked *r)
 int df_meta_plan_refs_derived(df_meta_plan *p, size_t i)
 {
     const df_case *v = &p->var[i];
+    if (p->kind[i] == DF_META_SCHEDULE) {
+        p->out[i].refs = p->own; /* the case itself */
+        return 1;
+    }
     if (p->kind[i] == DF_META_NEGATE)
         return df_refs_negated(v->type, &p->own, &p->out[i].refs) == 0;
     /* the scale copy takes its references from the case's (Kahan's sum
@@ -433,6 +462,14 @@ void df_meta_plan_judge(const df_kernel *k, const df_oracle_opts *oo, df_meta_pl
 {
     df_checked *o = &p->out[i];
     df_judge(k, &p->var[i], &o->refs, &o->res, o->model_ran ? &o->model : NULL, oo, &o->j);
+}
+
+size_t df_meta_plan_early(const df_meta_plan *p)
+{
+    size_t i = 0;
+    while (i < p->nvar && p->kind[i] != DF_META_SCHEDULE)
+        i++;
+    return i;
 }
 
 void df_meta_plan_free(df_meta_plan *p)
@@ -515,6 +552,46 @@ static void finish_scale(const df_kernel *k, int kexp, const df_checked *dr, df_
     fail(r, DF_V_BUG, "scale", why);
 }
 
+/* schedule: the rerun's own verdict, the perturbation recorded where it
+ * decides; a deterministic kernel on its own grid gives the first run's
+ * bits again. */
+static void finish_schedule(const df_kernel *k, const df_meta_plan *p, size_t i, df_checked *r)
+{
+    const df_checked *dr = &p->out[i];
+    const df_case *v = &p->var[i];
+    if (r->j.verdict == DF_V_BUG)
+        return;
+    char how[120], why[sizeof r->j.why + sizeof how + 8];
+    df_sched_describe(v, how, sizeof how);
+    if (dr->j.verdict == DF_V_BUG) {
+        snprintf(why, sizeof why, "under %s: %s", how, dr->j.why);
+    } else if ((k->flags & DF_K_DETERMINISTIC) && !(v->sched.flags & DF_SCHED_REGRID) &&
+               dr->res.status == DF_RUN_OK && r->res.status == DF_RUN_OK &&
+               !same_bits(&dr->res, &r->res)) {
+        if (k->acc == DF_I32)
+            snprintf(why, sizeof why, "%lld under %s, %lld unperturbed",
+                     (long long)dr->res.i, how, (long long)r->res.i);
+        else
+            snprintf(why, sizeof why, "%a under %s, %a unperturbed", dr->res.f, how,
+                     r->res.f);
+    } else {
+        return;
+    }
+    if (dr->j.verdict == DF_V_BUG) { /* the rerun's numbers are the finding's */
+        r->j = dr->j;
+        r->model = dr->model;
+        r->model_ran = dr->model_ran;
+    } else {
+        r->j.result = dr->j.result;
+        r->j.iresult = dr->j.iresult;
+    }
+    fail(r, DF_V_BUG, "schedule", why);
+    r->res = dr->res;
+    r->perturbed = 1;
+    r->sched = v->sched;
+    r->launch = v->launch;
+}
+
 int df_meta_plan_finish(const df_kernel *k, const df_meta_opts *mo, const df_meta_plan *p,
                         df_checked *r, df_meta_report *rep)
 {
@@ -533,6 +610,13 @@ int df_meta_plan_finish(const df_kernel *k, const df_meta_opts *mo, const df_met
         int kind = p->kind[i];
         if (p->ran[i] == 0)
             return -1; /* never ran: the backend died before it */
+        if (kind == DF_META_SCHEDULE) {
+            rep->ran |= (unsigned)kind;
+            finish_schedule(k, p, i, r);
+            if (p->ran[i] < 0)
+                return -1;
+            continue;
+        }
         copy_verdict(&p->out[i], r, rule[kind]);
         rep->ran |= (unsigned)kind;
         if (kind == DF_META_SCALE)

@@ -8,7 +8,12 @@
  *            subnormal range and nothing can overflow (see scale_is_exact)
  *   permute  the same pairs in another order stay inside the bound (every
  *            kernel: the permuted case is judged by the oracle)
- * The transforms are drawn from (seed, index) of the case, so `replay`
+ *   schedule the case again under a perturbed schedule (schedule.h): judged
+ *            by the oracle (bound, and model match for a deterministic
+ *            kernel), and for a deterministic kernel on its own grid the
+ *            same bits as the first run
+ * The schedule check samples its cases apart from the others (one in
+ * `schedule`), and comes last in a case's plan. The transforms are drawn from (seed, index) of the case, so `replay`
  * repeats exactly the checks that `run` made. */
 #ifndef DOTFUZZ_METAMORPHIC_H
 #define DOTFUZZ_METAMORPHIC_H
@@ -19,10 +24,13 @@
 typedef struct df_meta_opts {
     uint32_t every;   /* check one case in `every` (by a hash of seed and index); 0 = never */
     uint32_t reruns;  /* extra runs of the case itself (>= 1 when checking) */
+    uint32_t schedule; /* rerun one case in `schedule` under a perturbed schedule (by
+                          another hash of seed and index); 0 = never */
 } df_meta_opts;
 
 /* What the checks found. When a check fails, the judged case's verdict
- * becomes bug with rule "rerun", "negate", "scale" or "permute" (or
+ * becomes bug with rule "rerun", "negate", "scale", "permute" or
+ * "schedule" (or
  * nondeterministic with rule "rerun" for kernels that claim nothing). */
 typedef struct df_meta_report {
     unsigned ran;        /* DF_META_* bits of the checks that ran */
@@ -30,10 +38,20 @@ typedef struct df_meta_report {
     int scale_k;         /* the 2^k used (0 when scale did not run) */
 } df_meta_report;
 
-enum { DF_META_RERUN = 1, DF_META_NEGATE = 2, DF_META_SCALE = 4, DF_META_PERMUTE = 8 };
+enum {
+    DF_META_RERUN = 1,
+    DF_META_NEGATE = 2,
+    DF_META_SCALE = 4,
+    DF_META_PERMUTE = 8,
+    DF_META_SCHEDULE = 16
+};
 
-/* Whether case c is in the sample of `o`: a hash of its seed and index
- * alone, so df_meta_sampled_at tells it before the case is made. */
+/* Whether any check is on (a sample to draw). */
+static inline int df_meta_on(const df_meta_opts *o) { return o->every || o->schedule; }
+
+/* Whether case c is in the sample of `o` (the metamorphic checks' or the
+ * schedule check's): a hash of its seed and index alone, so
+ * df_meta_sampled_at tells it before the case is made. */
 int df_meta_sampled(const df_meta_opts *o, const df_case *c);
 int df_meta_sampled_at(const df_meta_opts *o, uint64_t seed, uint64_t index);
 
@@ -132,6 +150,9 @@ void df_meta_plan_judge(const df_kernel *k, const df_oracle_opts *oo, df_meta_pl
 int df_meta_plan_finish(const df_kernel *k, const df_meta_opts *mo, const df_meta_plan *p,
                         df_checked *r, df_meta_report *rep);
 void df_meta_plan_free(df_meta_plan *p);
+/* The variants before the first schedule rerun: those that may run in the
+ * case's own batch (the schedule rerun runs alone, df_backend_run). */
+size_t df_meta_plan_early(const df_meta_plan *p);
 
 /* The sufficient condition for `scale` (exposed for tests): every value
  * the evaluation can produce is a multiple of Q = min over nonzero products

@@ -27,6 +27,7 @@ typedef struct hunt_opts {
     uint64_t seed;
     uint64_t max_n;
     uint64_t long_n;   /* df_gen_opts.long_n */
+    uint64_t schedule; /* df_meta_opts.schedule */
     double tol;
     double watchdog_s; /* 0: by the case's size (df_watchdog_for) */
     int markdown;
@@ -67,6 +68,7 @@ static void hunt_usage(FILE *f)
           "  --max-n N       longest vector (default 65536)\n"
           "  --long-n N      every 16384th case is long instead: n in [2^21 + 1, N]\n"
           "                  (default 4194304; 0: none)\n"
+          "  --schedule N    rerun one case in N under a perturbed schedule (default 1; 0: off)\n"
           "  --tol X         tolerance of both oracles' precision rule (default 1e-6)\n"
           "  --watchdog D    a case running longer is a hang: caught as a bug (default 10s,\n"
           "                  or 400 ns an element of longer cases)\n"
@@ -81,19 +83,20 @@ static void hunt_usage(FILE *f)
 static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
 {
     enum { OPT_BACKEND = 256, OPT_SEED, OPT_MAXN, OPT_TOL, OPT_MD, OPT_WATCHDOG, OPT_KERNEL,
-           OPT_KERNEL_LIB, OPT_LONGN };
+           OPT_KERNEL_LIB, OPT_LONGN, OPT_SCHEDULE };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"cases", required_argument, 0, 'c'},
         {"time", required_argument, 0, 't'}, {"seed", required_argument, 0, OPT_SEED},
         {"max-n", required_argument, 0, OPT_MAXN}, {"tol", required_argument, 0, OPT_TOL},
         {"long-n", required_argument, 0, OPT_LONGN},
+        {"schedule", required_argument, 0, OPT_SCHEDULE},
         {"markdown", no_argument, 0, OPT_MD}, {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"kernel", required_argument, 0, OPT_KERNEL},
         {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (hunt_opts){.backend = "auto", .cases = 20000, .time_s = 10, .seed = 1,
-                     .max_n = 65536, .long_n = DF_GEN_LONG_DEFAULT, .tol = 1e-6};
+                     .max_n = 65536, .long_n = DF_GEN_LONG_DEFAULT, .schedule = 1, .tol = 1e-6};
     int ch;
     optind = 1;
     opterr = 0;
@@ -110,6 +113,10 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
             if (df_parse_u64(optarg, &o->long_n) ||
                 (o->long_n && (o->long_n < DF_GEN_LONG_MIN || o->long_n > DF_CORPUS_MAX_N)))
                 bad = "--long-n";
+            break;
+        case OPT_SCHEDULE:
+            if (df_parse_u64(optarg, &o->schedule) || o->schedule > 0xffffffffu)
+                bad = "--schedule";
             break;
         case OPT_TOL: if (df_parse_double(optarg, &o->tol) || o->tol < 0) bad = "--tol"; break;
         case OPT_MD: o->markdown = 1; break;
@@ -157,7 +164,7 @@ static int hunt_kernel(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scr
 {
     df_gen_opts go = {.max_n = o->max_n, .long_n = o->long_n};
     df_oracle_opts oo = {.tol = o->tol};
-    df_meta_opts mo = {.every = 16, .reruns = 2};
+    df_meta_opts mo = {.every = 16, .reruns = 2, .schedule = (uint32_t)o->schedule};
     double t0 = df_now();
     for (uint64_t i = 0; i < o->cases; i++) {
         double t = df_now() - t0;

@@ -37,6 +37,8 @@ void df_campaign_options_put(FILE *f, const df_sup *s, const char *cmdline)
     df_kv_put(f, 0, "tol", "%.17g", o->tol);
     df_kv_put(f, 0, "meta_every", "%u", o->meta.every);
     df_kv_put(f, 0, "reruns", "%u", o->meta.reruns);
+    if (o->meta.schedule)
+        df_kv_put(f, 0, "schedule", "%u", o->meta.schedule);
     df_kv_put(f, 0, "save_precision", "%s",
               o->save_precision == DF_SAVE_NEW ? "worst" : save_name(o->save_precision));
     df_kv_put(f, 0, "save_bugs", "%s", save_name(o->save_bugs));
@@ -89,6 +91,10 @@ static const char *campaign_line(reading *rd, const char *key, const char *v)
         return strcmp(v, "1") ? "another version" : NULL;
     if (!strcmp(key, "long_n")) /* optional: older campaigns have the default */
         return df_run_option(o, "long-n", v) ? "invalid value" : NULL;
+    if (!strcmp(key, "schedule")) { /* optional: written when on */
+        char *copy = strdup(v);
+        return !copy || df_run_option(o, "schedule", copy) ? "invalid value" : NULL;
+    }
     if (!strcmp(key, "backend")) {
         if (strcmp(v, "cuda") && strcmp(v, "host"))
             return "invalid value";

@@ -112,7 +112,7 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
             df_pool_join(e->pool, hm, n, df_premodel_slot, &jb);
             bs->finish_s[DF_FINISH_MODELS] += df_now() - t2;
         }
-        if (gpu && !dead && e->o->meta.every) {
+        if (gpu && !dead && df_meta_on(&e->o->meta)) {
             dead = df_finish_overlapped(e, n, &jb) != 0;
             meta_done = 1;
         } else {
@@ -120,7 +120,7 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
             df_pool_for(e->pool, df_timed_groups(n), df_finish_group, &jb);
         }
     }
-    if (!dead && !meta_done && e->o->meta.every)
+    if (!dead && !meta_done && df_meta_on(&e->o->meta))
         dead = df_batch_metamorphic(e, n) != 0;
     double t3 = df_now();
     bs->stage_s[DF_STAGE_PREPARE] += t1 - t0;

@@ -57,6 +57,7 @@ static void judge_slot(df_job *jb, size_t s)
     df_slot *sl = &jb->slots[s];
     df_mark *mk = &e->bs->marks[df_set_of(e, jb->slots) * e->batch + s];
     mk->quick = 0;
+    sl->r.perturbed = 0;
     if (sl->ran)
         df_judge(e->kernels[sl->ki], &sl->c, &sl->r.refs, &sl->r.res,
                  sl->r.model_ran ? &sl->r.model : NULL, &e->oo, &sl->r.j);

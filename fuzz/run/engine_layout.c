@@ -215,10 +215,13 @@ static int cases_reserve(df_layout *L, size_t need)
 }
 
 /* The metamorphic copies of slot sl made before its run (df_early_copies),
- * which run in its kernel's launch after the batch's cases. */
+ * which run in its kernel's launch after the batch's cases: all but a
+ * schedule rerun, which runs alone (gpu_variants). */
 static size_t early_count(const df_slot *sl)
 {
-    return sl->copies == DF_COPIES_PREPPED && sl->plan && !sl->gen_failed ? sl->plan->nvar : 0;
+    return sl->copies == DF_COPIES_PREPPED && sl->plan && !sl->gen_failed
+               ? df_meta_plan_early(sl->plan)
+               : 0;
 }
 
 #define DF_CREF_CASE UINT32_MAX /* a cref entry that is the slot's case, not a copy */

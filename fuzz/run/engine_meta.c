@@ -272,8 +272,31 @@ static void variant_prep(void *ctx, size_t i, unsigned w)
         copy_prep(e, e->kernels[sl->ki], sl->plan, bs->vref[i].var, w);
 }
 
-/* Every variant of the batch through the GPU, a kernel at a time. Returns
- * 0, or -1 when the context died (variants after that one did not run). */
+/* The batch's schedule reruns that have not run, one at a time (each
+ * perturbs the whole GPU around its own launch). Returns 0, or -1 when
+ * the context died on one. */
+static int gpu_schedule_reruns(df_engine *e)
+{
+    df_batch_state *bs = e->bs;
+    for (size_t i = 0; i < bs->nvref; i++) {
+        df_slot *sl = &bs->cur[bs->vref[i].slot];
+        size_t v = bs->vref[i].var;
+        df_meta_plan *p = sl->plan;
+        if (p->kind[v] != DF_META_SCHEDULE || p->ran[v] != 0)
+            continue;
+        df_checked *o = &p->out[v];
+        int rc = df_backend_run(e->b, e->kernels[sl->ki], &p->var[v], &o->res, &o->model,
+                                &o->model_ran);
+        p->ran[v] = rc != 0 ? -1 : 1;
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Every variant of the batch through the GPU, a kernel at a time, then
+ * the schedule reruns. Returns 0, or -1 when the context died (variants
+ * after that one did not run). */
 static int gpu_variants(df_engine *e)
 {
     df_batch_state *bs = e->bs;
@@ -281,8 +304,9 @@ static int gpu_variants(df_engine *e)
         size_t m = 0;
         for (size_t i = 0; i < bs->nvref; i++) {
             df_slot *sl = &bs->cur[bs->vref[i].slot];
-            if (sl->ki == ki && sl->plan->ran[bs->vref[i].var] == 0)
-                bs->vptr[m++] = &sl->plan->var[bs->vref[i].var];
+            size_t v = bs->vref[i].var;
+            if (sl->ki == ki && sl->plan->ran[v] == 0 && sl->plan->kind[v] != DF_META_SCHEDULE)
+                bs->vptr[m++] = &sl->plan->var[v];
         }
         if (m == 0)
             continue;
@@ -291,16 +315,16 @@ static int gpu_variants(df_engine *e)
                                       NULL, NULL, 0);
         for (size_t i = 0, j = 0; i < bs->nvref && j < done; i++) {
             df_slot *sl = &bs->cur[bs->vref[i].slot];
-            if (sl->ki != ki || sl->plan->ran[bs->vref[i].var] != 0)
-                continue;
             size_t v = bs->vref[i].var;
+            if (sl->ki != ki || sl->plan->ran[v] != 0 || sl->plan->kind[v] == DF_META_SCHEDULE)
+                continue;
             df_result_copy(&sl->plan->out[v].res, &bs->vres[j++]);
             sl->plan->ran[v] = rc != 0 && j == done ? -1 : 1;
         }
         if (rc != 0)
             return -1;
     }
-    return 0;
+    return gpu_schedule_reruns(e);
 }
 
 /* Plans the batch's sampled cases and makes their metamorphic copies.

@@ -55,7 +55,7 @@ int df_run_option_fixes_cases(int ch)
            ch == DF_OPT_CORPUS || ch == DF_OPT_BACKEND || ch == DF_OPT_FAMILY || ch == DF_OPT_DEBUG_INV ||
            ch == DF_OPT_SAVE_PREC || ch == DF_OPT_SAVE_BUGS || ch == DF_OPT_META_EVERY ||
            ch == DF_OPT_RERUNS || ch == DF_OPT_KERNEL_LIB || ch == DF_OPT_OUT ||
-           ch == DF_OPT_LONG_N;
+           ch == DF_OPT_LONG_N || ch == DF_OPT_SCHEDULE;
 }
 
 const char *df_run_option_value(df_run_opts *o, int ch, const char *arg)
@@ -83,6 +83,11 @@ const char *df_run_option_value(df_run_opts *o, int ch, const char *arg)
         if (df_parse_u64(arg, &v) || v > 64)
             return "--reruns";
         o->meta.reruns = (uint32_t)v;
+        return NULL;
+    case DF_OPT_SCHEDULE:
+        if (df_parse_u64(arg, &v) || v > 0xffffffffu)
+            return "--schedule";
+        o->meta.schedule = (uint32_t)v;
         return NULL;
     case DF_OPT_SAVE_PREC:
         return strcmp(arg, "new") == 0 || df_run_parse_save(arg, &o->save_precision)
@@ -141,6 +146,7 @@ const struct option df_run_longopts[] = {
     {"save-bugs", required_argument, 0, DF_OPT_SAVE_BUGS},
     {"meta-every", required_argument, 0, DF_OPT_META_EVERY},
     {"reruns", required_argument, 0, DF_OPT_RERUNS},
+    {"schedule", required_argument, 0, DF_OPT_SCHEDULE},
     {"kernel-lib", required_argument, 0, DF_OPT_KERNEL_LIB},
     {"out", required_argument, 0, DF_OPT_OUT},
     {"resume", required_argument, 0, DF_OPT_RESUME},

@@ -3,15 +3,20 @@
  * sums its block serially from shared memory) that is correct but for the
  * race. The GPU's default scheduling rarely or never exposes them, so
  * random inputs alone catch them seldom: they are what schedule
- * perturbation and compute-sanitizer are for. GPU only (no host model: a
- * CPU cannot show a race), flags DF_K_HOST_BLIND.
+ * perturbation and compute-sanitizer are for. Their host models give the
+ * sum the GPU gives under its own schedule; under a perturbed one
+ * (case.h's df_schedule) each plays one outcome its race allows, drawn
+ * from the schedule's seed, so the host backend tests the schedule rule
+ * (it cannot tell whether the GPU shows the race: results/ says which
+ * perturbation does).
  *
  *   m-zero-inside      the result word zeroed by block 0's thread 0 inside
  *                      the kernel, while the other blocks atomicAdd into
  *                      it: a block that adds before block 0 starts is lost
  *                      (the word is not cleared before the launch). A
  *                      classic of reductions that "initialise in the
- *                      kernel".
+ *                      kernel". Model, perturbed: block 0 runs after
+ *                      1 + seed mod (grid - 1) others, whose sums are lost.
  *   m-no-fence         the last-block reduction (each block writes its
  *                      partial, counts itself with atomicInc, the last one
  *                      sums the partials in block order) without the
@@ -19,11 +24,15 @@
  *                      count: the last block may read a partial not yet
  *                      visible, the previous case's (the CUDA programming
  *                      guide's threadFenceReduction sample has the fence).
+ *                      Model, perturbed: block seed mod (grid - 1)'s
+ *                      partial is read stale: NaN when poisoned, else 0.
  *   m-shfl-divergent   a warp reduction with __shfl_down_sync(__activemask(),
  *                      ...) inside `if (i < n)`: in the warp that holds n,
  *                      lanes past n are not in the mask, and a shuffle from
  *                      them reads an undefined value (blocks are warp
- *                      multiples, so only that warp diverges).
+ *                      multiples, so only that warp diverges). Model: such
+ *                      a read gives 0 (what the H100 gives unperturbed),
+ *                      NaN under a poisoned schedule.
  *
  * Tree heights, as the oracle's bound needs them: m-zero-inside and
  * m-no-fence add like atomic-block, 1 + block + grid; m-shfl-divergent is
@@ -33,13 +42,96 @@
 #include "kernels/gpu_ops.h"
 
 #ifndef __CUDACC__
-/* ---- descriptors (C11) ---- */
+/* ---- host models and descriptors (C11) ---- */
 #include "kernels/atomic_block_model.h"
 
 static uint64_t shfl_divergent_height(uint64_t n, const df_launch *l)
 {
     (void)l;
     return 6 + (n + 31) / 32;
+}
+
+extern const df_kernel df_mutant_zero_inside, df_mutant_no_fence, df_mutant_shfl_divergent;
+
+/* Thread 0's serial sum of block blk's products, as block_sum below. */
+static float block_sum_model(const df_case *c, uint64_t blk, uint32_t block)
+{
+    const float *a = c->a, *b = c->b;
+    float sum = 0.0f;
+    for (uint32_t t = 0; t < block; t++) {
+        uint64_t i = blk * block + t;
+        sum += i < c->n ? a[i] * b[i] : 0.0f;
+    }
+    return sum;
+}
+
+static int zero_inside_model(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    df_launch l;
+    if (df_model_begin(&df_mutant_zero_inside, c, &l, out) != 0)
+        return -1;
+    /* perturbed: blocks 1..late add before block 0 zeroes the word */
+    uint64_t late = c->sched.seed && l.grid > 1 ? 1 + c->sched.seed % (l.grid - 1) : 0;
+    float result = 0.0f;
+    for (uint64_t k = 0; k < l.grid; k++) {
+        uint64_t blk = k < late ? k + 1 : k == late ? 0 : k;
+        if (blk == 0)
+            result = 0.0f; /* what came before is lost */
+        float sum = df_flush_subnormal(block_sum_model(c, blk, l.block));
+        result = df_flush_subnormal(df_flush_subnormal(result) + sum);
+    }
+    out->f = result;
+    return 0;
+}
+
+static int no_fence_model(const df_case *c, df_scratch *s, df_result *out)
+{
+    df_launch l;
+    if (df_model_begin(&df_mutant_no_fence, c, &l, out) != 0)
+        return -1;
+    float *partial = df_scratch_reserve(s, (size_t)l.grid * sizeof(float));
+    if (!partial) {
+        df_result_error(out, df_mutant_no_fence.name, c, "out of host memory");
+        return -1;
+    }
+    for (uint64_t blk = 0; blk < l.grid; blk++)
+        partial[blk] = block_sum_model(c, blk, l.block);
+    if (c->sched.seed && l.grid > 1) /* the last block, grid - 1, reads one stale */
+        partial[c->sched.seed % (l.grid - 1)] =
+            (c->sched.flags & DF_SCHED_POISON) ? NAN : 0.0f;
+    float sum = 0.0f;
+    for (uint64_t blk = 0; blk < l.grid; blk++)
+        sum += partial[blk];
+    out->f = sum;
+    return 0;
+}
+
+static int shfl_divergent_model(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    df_launch l;
+    if (df_model_begin(&df_mutant_shfl_divergent, c, &l, out) != 0)
+        return -1;
+    const float *a = c->a, *b = c->b;
+    float undefined = (c->sched.seed && (c->sched.flags & DF_SCHED_POISON)) ? NAN : 0.0f;
+    float result = 0.0f;
+    for (uint64_t w = 0; w * 32 < c->n; w++) {
+        uint64_t active = c->n - w * 32 < 32 ? c->n - w * 32 : 32;
+        float v[32];
+        for (uint64_t t = 0; t < active; t++)
+            v[t] = a[w * 32 + t] * b[w * 32 + t];
+        for (int off = 16; off > 0; off /= 2) {
+            float got[32];
+            for (uint64_t t = 0; t < active; t++) /* lanes past 31 give their own */
+                got[t] = t + off >= 32 ? v[t] : t + off < active ? v[t + off] : undefined;
+            for (uint64_t t = 0; t < active; t++)
+                v[t] += got[t];
+        }
+        result = df_flush_subnormal(df_flush_subnormal(result) + df_flush_subnormal(v[0]));
+    }
+    out->f = result;
+    return 0;
 }
 
 #ifdef DOTFUZZ_CUDA
@@ -52,9 +144,9 @@ const df_kernel df_mutant_zero_inside = {
     .origin = "seed 000 (atomic-block)",
     .summary = "result zeroed by block 0 inside the kernel while other blocks atomicAdd "
                "into it (race)",
-    .flags = DF_K_FLUSHES_SUBNORMALS | DF_K_HOST_BLIND,
+    .flags = DF_K_FLUSHES_SUBNORMALS,
     DF_ATOMIC_BLOCK_LAUNCH,
-    .host_model = NULL,
+    .host_model = zero_inside_model,
     .gpu = DF_GPU_REF(df_gpu_m_zero_inside),
 };
 
@@ -63,9 +155,9 @@ const df_kernel df_mutant_no_fence = {
     .origin = "seed 000 (atomic-block)",
     .summary = "last-block reduction without __threadfence() before the count: the last "
                "block may read a stale partial (race)",
-    .flags = DF_K_HOST_BLIND,
+    .flags = 0,
     DF_ATOMIC_BLOCK_LAUNCH,
-    .host_model = NULL,
+    .host_model = no_fence_model,
     .gpu = DF_GPU_REF(df_gpu_m_no_fence),
 };
 
@@ -76,7 +168,7 @@ const df_kernel df_mutant_shfl_divergent = {
                "n read undefined values",
     .elem = DF_F32,
     .acc = DF_F32,
-    .flags = DF_K_FLUSHES_SUBNORMALS | DF_K_HOST_BLIND | DF_K_BLOCK_WARP,
+    .flags = DF_K_FLUSHES_SUBNORMALS | DF_K_BLOCK_WARP,
     .block_min = 32,
     .block_max = 1024,
     .block_default = 256,
@@ -84,7 +176,7 @@ const df_kernel df_mutant_shfl_divergent = {
     .per_thread = 1,
     .max_n = 0,
     .tree_height = shfl_divergent_height,
-    .host_model = NULL,
+    .host_model = shfl_divergent_model,
     .gpu = DF_GPU_REF(df_gpu_m_shfl_divergent),
 };
 #else
