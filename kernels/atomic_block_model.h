@@ -60,6 +60,20 @@ static inline bool df_atomic_block_products_finite(const df_case *c, uint64_t fi
     return true;
 }
 
+/* Thread 0's serial sum of block blk's products (thread t takes element
+ * blk block + t when it is below reads, else 0). */
+static inline float df_atomic_block_partial(const df_case *c, uint64_t blk, uint32_t block,
+                                            uint64_t reads)
+{
+    const float *a = c->a, *b = c->b;
+    float sum = 0.0f;
+    for (uint32_t t = 0; t < block; t++) {
+        uint64_t i = blk * block + t;
+        sum += i < reads ? a[i] * b[i] : 0.0f;
+    }
+    return sum;
+}
+
 /* The GPU adds block sums in whatever order blocks finish; the model takes
  * blocks 0..grid-1, one valid order among them. Thread i takes its product
  * for i < reads (n for the parent; a mutant may read past n, into the
@@ -72,14 +86,9 @@ static inline int df_atomic_block_sum(const df_kernel *k, const df_case *c, uint
     df_launch l;
     if (df_model_begin(k, c, &l, out) != 0)
         return -1;
-    const float *a = c->a, *b = c->b;
     float result = 0.0f; /* the launcher's cudaMemsetAsync */
     for (uint64_t blk = 0; blk < l.grid; blk++) {
-        float sum = 0.0f;
-        for (uint32_t t = 0; t < l.block; t++) {
-            uint64_t i = blk * l.block + t;
-            sum += i < reads ? a[i] * b[i] : 0.0f;
-        }
+        float sum = df_atomic_block_partial(c, blk, l.block, reads);
         if (soft && !isfinite(sum) && df_atomic_block_products_finite(c, blk * l.block, l.block))
             df_soft_note(out, DF_SOFT_NONFINITE, DF_SOFT_K_ATOMIC_BLOCK, __LINE__,
                          (uint32_t)blk, 0, 0, blk * l.block, 0, (double)sum);

@@ -53,18 +53,6 @@ static uint64_t shfl_divergent_height(uint64_t n, const df_launch *l)
 
 extern const df_kernel df_mutant_zero_inside, df_mutant_no_fence, df_mutant_shfl_divergent;
 
-/* Thread 0's serial sum of block blk's products, as block_sum below. */
-static float block_sum_model(const df_case *c, uint64_t blk, uint32_t block)
-{
-    const float *a = c->a, *b = c->b;
-    float sum = 0.0f;
-    for (uint32_t t = 0; t < block; t++) {
-        uint64_t i = blk * block + t;
-        sum += i < c->n ? a[i] * b[i] : 0.0f;
-    }
-    return sum;
-}
-
 static int zero_inside_model(const df_case *c, df_scratch *s, df_result *out)
 {
     (void)s;
@@ -78,7 +66,7 @@ static int zero_inside_model(const df_case *c, df_scratch *s, df_result *out)
         uint64_t blk = k < late ? k + 1 : k == late ? 0 : k;
         if (blk == 0)
             result = 0.0f; /* what came before is lost */
-        float sum = df_flush_subnormal(block_sum_model(c, blk, l.block));
+        float sum = df_flush_subnormal(df_atomic_block_partial(c, blk, l.block, c->n));
         result = df_flush_subnormal(df_flush_subnormal(result) + sum);
     }
     out->f = result;
@@ -96,7 +84,7 @@ static int no_fence_model(const df_case *c, df_scratch *s, df_result *out)
         return -1;
     }
     for (uint64_t blk = 0; blk < l.grid; blk++)
-        partial[blk] = block_sum_model(c, blk, l.block);
+        partial[blk] = df_atomic_block_partial(c, blk, l.block, c->n);
     if (c->sched.seed && l.grid > 1) /* the last block, grid - 1, reads one stale */
         partial[c->sched.seed % (l.grid - 1)] =
             (c->sched.flags & DF_SCHED_POISON) ? NAN : 0.0f;
