@@ -40,6 +40,8 @@
 #   benchref     the CPU references on one core -> bench-ref.txt
 #   fewterms [S] few-term cases (the order-set rule) on every correct kernel -> few-terms.txt
 #   races        which compute-sanitizer tool sees which race mutant -> sanitizer-races.txt
+#   cost [S]     what --schedule and --sanitize cost: the same run with and without
+#                each, S seconds a row (default 5) -> check-cost.txt
 #   lfcompare [S] error-guided libFuzzer against plain random -> lf-vs-random.txt
 #   lfmutant [K] libFuzzer finds a mutant from an empty corpus -> lf-mutant.txt
 #   rows ROUNDS BUILD...  each build's n = 2000 bench row, rotated, and their means
@@ -189,6 +191,38 @@ races() {
     echo "== $t" >>"$f"
     $R --corpus "$WORK/san-$t" --sanitize $t >>"$f" 2>&1
     echo "exit $? in $((SECONDS - s0)) s" >>"$f"
+  done
+  cat "$f"
+}
+
+# The cost of the schedule and sanitizer checks: cases/s of one run with
+# each setting, beside the run without. --sanitize's pass comes after the
+# run, so its rows are the whole command's cases over its wall time.
+cost() {
+  local secs=${1:-5} f="$OUTDIR/check-cost.txt" s
+  local R="$DF run --backend cuda --kernel shfl,atomic-block,cublas-sdot --seed 1 --quiet --save-bugs none --save-precision none"
+  { echo "\$ $R --time ${secs}s --schedule N --corpus DIR   (N: 0 16 4 1)"
+    echo "\$ $R --cases C --corpus DIR [--sanitize TOOL]   (C: what --schedule 0 ran in ${secs} s)"
+    echo "commit: $(commit_of)"; } >"$f"
+  local base=0
+  for s in 0 16 4 1; do
+    rm -rf "$WORK/cost"
+    $R --time "${secs}s" --schedule $s --corpus "$WORK/cost" >"$WORK/cost.log" 2>&1
+    local line; line=$(first "$WORK/cost.log" 'cases in')
+    echo "schedule $s: $line" >>"$f"
+    [ "$s" = 0 ] && base=$(echo "$line" | sed -E 's/^dotfuzz run: ([0-9]+) cases.*/\1/')
+  done
+  for t in none memcheck racecheck; do
+    rm -rf "$WORK/cost"
+    local t0; t0=$(date +%s.%N)
+    if [ "$t" = none ]; then
+      $R --cases "$base" --corpus "$WORK/cost" >"$WORK/cost.log" 2>&1
+    else
+      $R --cases "$base" --corpus "$WORK/cost" --sanitize $t >"$WORK/cost.log" 2>&1
+    fi
+    local rc=$? t1; t1=$(date +%s.%N)
+    awk -v t="$t" -v n="$base" -v a="$t0" -v b="$t1" -v rc=$rc \
+      'BEGIN { printf "sanitize %s: %d cases in %.1f s wall, %.0f cases/s, exit %d\n", t, n, b - a, n / (b - a), rc }' >>"$f"
   done
   cat "$f"
 }
@@ -542,6 +576,7 @@ case "${1:-}" in
   benchref) benchref ;;
   fewterms) fewterms "${2:-20}" ;;
   races) races ;;
+  cost) cost "${2:-5}" ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
