@@ -227,6 +227,16 @@ Test(schedule, finding_replays_its_perturbation)
     cr_assert_neq(again.j.verdict, DF_V_BUG, "%s", again.j.why);
     df_backend_close(b);
     df_case_file_free(&f);
+    /* and through the command line, run until a bug shows */
+    char dir[128], path[4096], out[8192];
+    int is_new;
+    snprintf(dir, sizeof dir, "%s", df_test_tmpdir("schedrep"));
+    cr_assert_eq(df_save_finding(dir, &c, &r, path, sizeof path, &is_new), 0);
+    cr_assert_eq(df_test_sh(out, sizeof out, "./dotfuzz replay --backend host --repeat 3 %s", dir),
+                 1, "%s", out);
+    cr_assert_not_null(strstr(out, "schedule"), "%s", out);
+    cr_assert_eq(df_test_sh(out, sizeof out, "./dotfuzz replay --repeat 0 %s", dir), 2, "%s", out);
+    cr_assert_not_null(strstr(out, "--repeat"), "%s", out);
     free(buf);
     free((void *)c.a);
 }

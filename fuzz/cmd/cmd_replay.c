@@ -27,6 +27,7 @@ typedef struct replay_opts {
     int json;
     int debug_invariants;
     double watchdog_s; /* a case running longer is a reproduced hang */
+    uint64_t repeat;   /* runs of a case until one is a bug (races show now and then) */
     df_meta_opts meta;
     df_plugin_paths libs; /* --kernel-lib, loaded before --kernel is checked */
     df_sanitizer san;     /* --sanitize: each file again under compute-sanitizer */
@@ -62,6 +63,9 @@ static void replay_usage(FILE *f)
           "  --json               one JSON object per case and kernel on stdout\n"
           "  --debug-invariants   fold/tournament check their loop invariant (cuda)\n"
           "  --no-meta            skip the metamorphic checks (rerun, negate, scale, permute)\n"
+          "  --repeat N           run each case up to N times, until one run is a bug (a\n"
+          "                       race, or a schedule finding under its perturbation, shows\n"
+          "                       now and then; default 1)\n"
           "  --sanitize TOOL      each file also replayed under compute-sanitizer's TOOL\n"
           "                       (memcheck, racecheck, synccheck, initcheck) in a child\n"
           "                       process: a report is a bug, rule sanitizer\n"
@@ -91,10 +95,14 @@ static void replay_on(replay_state *st, const char *path, const df_kernel *k,
         return;
     }
     df_checked r;
-    if (df_sandbox_check(st->sb, k, &c, &oo, &st->o->meta, &r) != 0) {
-        st->dead = 1;
-        st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
-        return;
+    for (uint64_t rep = 0; rep < st->o->repeat; rep++) {
+        if (df_sandbox_check(st->sb, k, &c, &oo, &st->o->meta, &r) != 0) {
+            st->dead = 1;
+            st->out = df_outcome_worst(st->out, DF_OUTCOME_ENV);
+            return;
+        }
+        if (r.j.verdict == DF_V_BUG)
+            break;
     }
     st->runs++;
     st->verdicts[r.j.verdict]++;
@@ -199,7 +207,7 @@ static void replay_dir(replay_state *st, const char *dir)
 static int parse_replay_opts(int argc, char **argv, replay_opts *o)
 {
     enum { OPT_BACKEND = 256, OPT_TOL, OPT_JSON, OPT_KERNEL, OPT_DEBUG_INV, OPT_NO_META,
-           OPT_KERNEL_LIB, OPT_WATCHDOG, OPT_SANITIZE };
+           OPT_KERNEL_LIB, OPT_WATCHDOG, OPT_SANITIZE, OPT_REPEAT };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"tol", required_argument, 0, OPT_TOL},
         {"json", no_argument, 0, OPT_JSON}, {"kernel", required_argument, 0, OPT_KERNEL},
@@ -208,9 +216,11 @@ static int parse_replay_opts(int argc, char **argv, replay_opts *o)
         {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
         {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"sanitize", required_argument, 0, OPT_SANITIZE},
+        {"repeat", required_argument, 0, OPT_REPEAT},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
-    *o = (replay_opts){.backend = "auto", .tol = 1e-6, .meta = {.every = 1, .reruns = 2}};
+    *o = (replay_opts){.backend = "auto", .tol = 1e-6, .repeat = 1,
+                       .meta = {.every = 1, .reruns = 2}};
     int ch;
     optind = 1;
     opterr = 0;
@@ -233,6 +243,12 @@ static int parse_replay_opts(int argc, char **argv, replay_opts *o)
         case OPT_JSON: o->json = 1; break;
         case OPT_DEBUG_INV: o->debug_invariants = 1; break;
         case OPT_NO_META: o->meta.every = 0; break;
+        case OPT_REPEAT:
+            if (df_parse_u64(optarg, &o->repeat) || o->repeat == 0 || o->repeat > 1000000) {
+                fprintf(stderr, "dotfuzz replay: invalid value '%s' for --repeat\n", optarg);
+                return -1;
+            }
+            break;
         case OPT_SANITIZE:
             if (df_sanitizer_parse("replay", optarg, &o->san) != 0)
                 return -1;
