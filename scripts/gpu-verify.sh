@@ -17,8 +17,9 @@
 #   scripts/gpu-verify.sh bench      `dotfuzz bench` on shfl: the harness against the seeds' loop -> bench.txt
 #   scripts/gpu-verify.sh hunt [S]   every mutant and correct kernel, ours vs seed 000's
 #                                    oracle, S seconds a kernel at most (default 10) -> hunt.md
-#   scripts/gpu-verify.sh campaign [SECONDS]
-#                       a campaign (run --out) over every kernel, then its report
+#   scripts/gpu-verify.sh campaign [SECONDS] [DIR]
+#                       a campaign (run --out DIR, --schedule 64) over every kernel,
+#                       or the one in DIR resumed for SECONDS more, then its report
 #                       (plots where gnuplot is) -> campaign/, campaign.tar.gz
 #   scripts/gpu-verify.sh sanitize   compute-sanitizer memcheck and racecheck over every
 #                                    kernel -> sanitizer.txt
@@ -202,8 +203,8 @@ cost() {
   local secs=${1:-5} f="$OUTDIR/check-cost.txt" s
   local R="$DF run --backend cuda --kernel shfl,atomic-block,cublas-sdot --seed 1 --quiet --save-bugs none --save-precision none"
   { echo "\$ $R --time ${secs}s --schedule N --corpus DIR   (N: 0 16 4 1)"
-    echo "\$ $R --cases C --corpus DIR [--sanitize TOOL]   (C: what --schedule 0 ran in ${secs} s)"
-    echo "commit: $(commit_of)"; } >"$f"
+    echo "commit: $(commit_of)"
+    echo "\$ $R --cases C --corpus DIR [--sanitize TOOL]   (C: what --schedule 0 ran in ${secs} s)"; } >"$f"
   local base=0
   for s in 0 16 4 1; do
     rm -rf "$WORK/cost"
@@ -474,24 +475,35 @@ bench() {
   return $rc
 }
 
-# A campaign over every correct kernel and family; its report (report.md,
-# and the plots where gnuplot is: elsewhere unpack campaign.tar.gz and run
-# `dotfuzz report` there). The findings stay out of the record.
+# A campaign over every correct kernel and family, one case in 64 rerun
+# under a perturbed schedule; its report (report.md, and the plots where
+# gnuplot is: elsewhere unpack campaign.tar.gz and run `dotfuzz report`
+# there). DIR (default WORK/camp): a campaign there already is resumed for
+# SECONDS more, so a long campaign spans several calls (carry DIR and
+# DIR.summary between machines); the summary keeps every session's command
+# and totals. The findings stay out of the record.
 campaign() {
-  local secs=${1:-300} d="$WORK/camp" rc
-  rm -rf "$d" "$OUTDIR/campaign" && mkdir -p "$OUTDIR/campaign"
-  local cmd="$DF run --backend cuda --time ${secs}s --seed 20261127 --quiet --out $d"
-  echo "\$ $cmd" >"$OUTDIR/campaign/summary.txt"
-  $cmd >>"$OUTDIR/campaign/summary.txt" 2>&1
+  local secs=${1:-300} d=${2:-$WORK/camp} rc cmd
+  rm -rf "$OUTDIR/campaign" && mkdir -p "$OUTDIR/campaign"
+  if [ -f "$d/campaign" ]; then
+    cmd="$DF run --resume $d --time ${secs}s --quiet"
+  else
+    rm -rf "$d" && mkdir -p "$(dirname "$d")" && : >"$d.summary"
+    cmd="$DF run --backend cuda --time ${secs}s --seed 20261127 --schedule 64 --quiet --out $d"
+  fi
+  echo "\$ $cmd" >>"$d.summary"
+  $cmd >>"$d.summary" 2>&1
   rc=$?
-  echo "exit $rc" >>"$OUTDIR/campaign/summary.txt"
+  echo "exit $rc" >>"$d.summary"
+  cp "$d.summary" "$OUTDIR/campaign/summary.txt"
   cp "$d/fuzzer_stats" "$OUTDIR/campaign/"
   if command -v gnuplot >/dev/null 2>&1; then
     $DF report "$d" --out "$OUTDIR/campaign/report" >/dev/null
   else
     $DF report "$d" --out "$OUTDIR/campaign/report" --no-plots >/dev/null
   fi
-  tar czf "$OUTDIR/campaign.tar.gz" -C "$WORK" --exclude=camp/findings --exclude=camp/workers camp
+  local b; b=$(basename "$d")
+  tar czf "$OUTDIR/campaign.tar.gz" -C "$(dirname "$d")" --exclude="$b/findings" --exclude="$b/workers" "$b"
   cat "$OUTDIR/campaign/summary.txt"
   return $rc
 }
@@ -530,10 +542,11 @@ readme() {
     [ -f "$OUTDIR/bandwidth.md" ] && row "$(awk -F'|' '$2 ~ /^ shfl $/ { gsub(/ /, "", $7); gsub(/ /, "", $8); gsub(/ /, "", $9); print "shfl at n = 2^28: " $7 " GB/s, " $8 " of peak, " $9 " cuBLAS sdot" }' "$OUTDIR/bandwidth.md")" bandwidth.md
     [ -f "$OUTDIR/bench.txt" ] && row "$(awk '/^seed loop, n = 2000/ { loop = $6 } /^harness n = 2000, verified/ { h = $6 } END { if (h && loop) printf "%d verified cases/s at n = 2000 (shfl, batch 4096), %.0fx the seeds'"'"' loop (%d cases/s)", h, h / loop, loop }' "$OUTDIR/bench.txt")" bench.txt
     [ -f "$OUTDIR/hunt.md" ] && row "$(first "$OUTDIR/hunt.md" 'mutant\(s\) escaped')" hunt.md
-    [ -f "$OUTDIR/campaign/summary.txt" ] && row "$(first "$OUTDIR/campaign/summary.txt" 'cases in'); bugs: $(sed -n 's/^bug *: //p' "$OUTDIR/campaign/fuzzer_stats")" campaign/summary.txt
+    [ -f "$OUTDIR/campaign/summary.txt" ] && row "$(grep -E 'cases in' "$OUTDIR/campaign/summary.txt" | tail -n 1) ($(sed -n 's/^sessions *: //p' "$OUTDIR/campaign/fuzzer_stats") session(s)); bugs: $(sed -n 's/^bug *: //p' "$OUTDIR/campaign/fuzzer_stats")" campaign/summary.txt
     [ -f "$OUTDIR/campaign/report/report.md" ] && row "the campaign's report and plots" campaign/report/report.md "$DF report WORK/camp --out campaign/report"
     [ -f "$OUTDIR/sanitizer.txt" ] && row "memcheck and racecheck over every kernel: $(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$OUTDIR/sanitizer.txt") clean summaries of $(grep -c 'SUMMARY' "$OUTDIR/sanitizer.txt")" sanitizer.txt
     [ -f "$OUTDIR/few-terms.txt" ] && row "few-term cases over every correct kernel, cuBLAS included: $(first "$OUTDIR/few-terms.txt" 'cases in' | sed 's/dotfuzz run: //'), bugs: $(sed -n 's/.*this oracle: \([0-9]*\) bug.*/\1/p' "$OUTDIR/few-terms.txt")" few-terms.txt
+    [ -f "$OUTDIR/check-cost.txt" ] && row "what the checks cost, cases/s: $(awk '/^schedule [0-9]+:/ { n = $2; sub(/:$/, "", n); x = $0; sub(/.*\(/, "", x); sub(/ cases\/s.*/, "", x); printf "%s--schedule %s %s", sep, n, x; sep = ", " } /^sanitize / { n = $2; sub(/:$/, "", n); printf "%s--sanitize %s %s", sep, n, $(NF - 3) }' "$OUTDIR/check-cost.txt")" check-cost.txt
     [ -f "$OUTDIR/sanitizer-races.txt" ] && row "races under compute-sanitizer: $(awk '/^== / { t = $2 } /^BUG .* sanitizer/ { printf "%s%s sees %s", sep, t, $2; sep = "; "; seen[$2] = 1 } END { split("m-zero-inside m-no-fence m-shfl-divergent m-nonatomic", k, " "); for (i = 1; i <= 4; i++) if (!seen[k[i]]) { printf "%s%s", (n++ ? ", " : "; no tool sees "), k[i] } }' "$OUTDIR/sanitizer-races.txt")" sanitizer-races.txt
     [ -f "$OUTDIR/untrusted.txt" ] && row "$(awk -F' [|] ' '/^files replayed/ { split($2, a, ": "); ch += a[2]; split($3, b, ": "); lost += b[2]; n++ } END { printf "%d runs (a campaign, a plain run, smoke) with crashing and hanging kernels: %d crash and hang findings, %d of them not judged a bug again on replay", n, ch, lost }' "$OUTDIR/untrusted.txt")" untrusted.txt
   } >"$f"
@@ -564,7 +577,7 @@ case "${1:-}" in
   bandwidth) bandwidth ;;
   bench) bench ;;
   hunt) hunt "${2:-10}" ;;
-  campaign) campaign "${2:-300}" ;;
+  campaign) campaign "${2:-300}" "${3:-}" ;;
   sanitize) sanitize ;;
   untrusted) untrusted "${2:-120}" ;;
   readme) readme ;;
