@@ -45,7 +45,7 @@ const df_kernel df_kernel_atomic_block = {
     .origin = "seed 000",
     .summary = "one product per thread, thread 0 sums its block serially, "
                "float atomicAdd across blocks (order varies, flushes subnormals)",
-    .flags = DF_K_FLUSHES_SUBNORMALS,
+    .flags = DF_K_FLUSHES_SUBNORMALS | DF_K_LEN64,
     DF_ATOMIC_BLOCK_RANGES,
     .tree_height = df_atomic_block_height,
     .host_model = atomic_block_model,

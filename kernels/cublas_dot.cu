@@ -36,7 +36,8 @@ extern const struct df_gpu_ops df_gpu_cublas_ddot;
 
 /* block and grid mean nothing to cuBLAS: both are pinned to 1. */
 #define CUBLAS_DOT_LAUNCH                                                  \
-    .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM,        \
+    .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM |       \
+             DF_K_LEN64,                                                   \
     .block_min = 1,                                                        \
     .block_max = 1, .block_default = 1, .grid_max = 1, .per_thread = 1,    \
     .max_n = 0, .host_model = NULL

@@ -127,6 +127,12 @@ enum {
                                        (tests/test_model_bounds.c fences them with
                                        unmapped pages): df_run_model runs it on the
                                        case's own vectors, no guarded copy */
+    DF_K_LEN64 = 1u << 12,          /* takes lengths past 2^31: every index and count
+                                       in 64 bits, GPU and host model, and nothing
+                                       per element but its vectors (run's and hunt's
+                                       --huge give it cases that long) */
+    DF_K_HUGE_ONLY = 1u << 13,      /* mutants: the bug shows only past 2^31 elements,
+                                       on huge cases (hunt skips it without --huge) */
 };
 
 /* Guard zones: every backend places a case's vectors between guards of

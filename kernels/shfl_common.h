@@ -69,13 +69,19 @@
 /* 16-byte vector pairs each thread loads per grid-stride iteration. */
 #define DF_SHFL_UNROLL 4u
 
-/* The descriptor fields the three shfl kernels share: traits and limits. */
-#define DF_SHFL_LAUNCH                                                      \
-    .flags = DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE |     \
-             DF_K_BLOCK_WARP | DF_K_MODEL_IN_BOUNDS,                        \
+/* The descriptor fields the three shfl kernels share: traits and limits
+ * (m-vec-tail's too). The kernels themselves add DF_K_LEN64
+ * (DF_SHFL_LAUNCH_LEN64): a mutant takes huge cases only where its bug
+ * needs them. */
+#define DF_SHFL_FLAGS                                                       \
+    (DF_K_DETERMINISTIC | DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_BLOCK_WARP | \
+     DF_K_MODEL_IN_BOUNDS)
+#define DF_SHFL_RANGES                                                      \
     .block_min = DF_SHFL_BLOCK_MIN, .block_max = DF_SHFL_BLOCK_MAX,         \
     .block_default = DF_SHFL_BLOCK_DEFAULT, .grid_max = DF_SHFL_GRID_MAX,   \
     .per_thread = DF_SHFL_PER_THREAD, .max_n = 0
+#define DF_SHFL_LAUNCH .flags = DF_SHFL_FLAGS, DF_SHFL_RANGES
+#define DF_SHFL_LAUNCH_LEN64 .flags = DF_SHFL_FLAGS | DF_K_LEN64, DF_SHFL_RANGES
 
 /* Which path a case takes and how its elements spread over the threads. */
 typedef struct df_shfl_map {

@@ -56,7 +56,7 @@ const df_kernel df_kernel_shfl_f64 = {
                "deterministic last-block sum",
     .elem = DF_F64,
     .acc = DF_F64,
-    DF_SHFL_LAUNCH,
+    DF_SHFL_LAUNCH_LEN64,
     .tree_height = shfl_height_f64,
     .host_model = shfl_f64_model,
     .gpu = DF_GPU_REF(df_gpu_shfl_f64),

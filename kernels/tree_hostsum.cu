@@ -74,7 +74,8 @@ const df_kernel df_kernel_tree_hostsum = {
                "block, block partials added on the CPU in block order",
     .elem = DF_F32,
     .acc = DF_F32,
-    .flags = DF_K_DETERMINISTIC | DF_K_BLOCK_POW2 | DF_K_GRID_FREE | DF_K_MODEL_IN_BOUNDS,
+    .flags = DF_K_DETERMINISTIC | DF_K_BLOCK_POW2 | DF_K_GRID_FREE | DF_K_MODEL_IN_BOUNDS |
+             DF_K_LEN64,
     .block_min = 32,
     .block_max = 1024,
     .block_default = 256,

@@ -198,6 +198,83 @@ static uint64_t draw_long_n(uint64_t seed, uint64_t index, const df_kernel *k, u
     return draw_log_uniform(&r, DF_GEN_LONG_MIN, lim);
 }
 
+/* ---- huge cases ---------------------------------------------------------- */
+
+uint64_t df_gen_huge_limit(const df_kernel *k, uint64_t huge_bytes)
+{
+    size_t es = df_type_size(k->elem);
+    if (!(k->flags & DF_K_LEN64) || es == 0)
+        return 0;
+    uint64_t lim = df_min_u64(DF_GEN_HUGE_MAX, huge_bytes / (2 * es));
+    if (k->max_n)
+        lim = df_min_u64(lim, k->max_n);
+    return lim >= DF_GEN_HUGE_MIN ? lim : 0;
+}
+
+uint64_t df_gen_huge_mask(const df_kernel *const *ks, size_t nk, uint64_t huge_bytes)
+{
+    uint64_t mask = 0;
+    for (size_t p = 0; p < nk && p < 64; p++)
+        if (df_gen_huge_limit(ks[p], huge_bytes))
+            mask |= (uint64_t)1 << p;
+    return mask;
+}
+
+/* The offset of window j's huge index in the window, or UINT64_MAX when
+ * o makes none. The window's last index, j E + E - 1, is taken mod K
+ * without forming it (no overflow near UINT64_MAX). */
+static uint64_t huge_offset(const df_gen_opts *o, uint64_t j)
+{
+    uint64_t K = o->cycle ? o->cycle : 1, E = o->huge_every;
+    uint64_t mask = K < 64 ? o->huge_mask & (((uint64_t)1 << K) - 1) : o->huge_mask;
+    if (!E || !mask || E < K)
+        return UINT64_MAX;
+    uint64_t turn = j % (uint64_t)__builtin_popcountll(mask), target = 0;
+    for (;; target++) /* the turn-th kernel of the mask */
+        if ((mask >> target & 1) && turn-- == 0)
+            break;
+    uint64_t last_mod = ((j % K) * (E % K) + (E - 1) % K) % K;
+    return E - 1 - (last_mod + K - target) % K;
+}
+
+int df_gen_is_huge(const df_gen_opts *o, uint64_t index)
+{
+    return o->huge_every && index % o->huge_every == huge_offset(o, index / o->huge_every);
+}
+
+uint64_t df_gen_next_huge(const df_gen_opts *o, uint64_t from)
+{
+    if (!o->huge_every)
+        return UINT64_MAX;
+    uint64_t E = o->huge_every, j = from / E, off = huge_offset(o, j);
+    if (off == UINT64_MAX)
+        return UINT64_MAX;
+    if (off >= from % E)
+        return j * E + off;
+    if (j == UINT64_MAX / E) /* no window after this one */
+        return UINT64_MAX;
+    off = huge_offset(o, j + 1);
+    return (j + 1) * E > UINT64_MAX - off ? UINT64_MAX : (j + 1) * E + off;
+}
+
+uint64_t df_gen_huge_n(uint64_t seed, uint64_t index, const df_kernel *k,
+                       uint64_t huge_bytes, const df_launch *l)
+{
+    uint64_t lim = df_gen_huge_limit(k, huge_bytes);
+    if (!(k->flags & DF_K_GRID_FREE)) { /* the grid follows n: CUDA's 2^31 - 1 blocks */
+        uint64_t per_block = (uint64_t)(l->block ? l->block : k->block_default) *
+                             (k->per_thread ? k->per_thread : 1);
+        lim = df_min_u64(lim, df_sat_mul_u64(per_block, 0x7fffffffu));
+    }
+    if (lim < DF_GEN_HUGE_MIN)
+        return 0;
+    df_pcg32 r;
+    df_pcg32_seed(&r, seed, index ^ UINT64_C(0x6875676563617365)); /* "hugecase" */
+    if (df_pcg32_bounded(&r, 4) == 0)
+        return df_min_u64(lim, DF_GEN_HUGE_MIN + df_pcg32_bounded(&r, 32));
+    return df_draw_uniform_u64(&r, DF_GEN_HUGE_MIN, lim);
+}
+
 void df_draw_shape(df_pcg32 *rng, const df_kernel *k, uint64_t max_n,
                    uint64_t *n, df_launch *launch)
 {
@@ -325,8 +402,12 @@ static const df_family *draw_front(uint64_t seed, uint64_t index, const df_kerne
     if (!fam)
         return NULL;
     df_draw_shape(rng, k, o->max_n, n, launch);
+    uint64_t huge = 0;
     if (o->fixed_n)
         *n = k->max_n && o->fixed_n > k->max_n ? k->max_n : o->fixed_n;
+    else if (df_gen_is_huge(o, index) &&
+             (huge = df_gen_huge_n(seed, index, k, o->huge_bytes, launch)) != 0)
+        *n = huge;
     else if (o->long_n >= DF_GEN_LONG_MIN && df_gen_is_long(index))
         *n = draw_long_n(seed, index, k, o->long_n, launch, *n);
     return fam;

@@ -76,6 +76,15 @@ typedef struct df_gen_opts {
                            (df_gen_is_long) is long: n drawn log-uniform in
                            [DF_GEN_LONG_MIN, long_n] past max_n, from a stream
                            of its own (the case's other draws stay) */
+    /* Huge cases (run's and hunt's --huge): 0 = none; else one index in
+     * huge_every (df_gen_is_huge) is huge: n past 2^31 (df_gen_huge_n),
+     * from a stream of its own, for the kernels of huge_mask in turn */
+    uint64_t huge_every;
+    uint64_t huge_bytes; /* the most a huge case's two vectors take together */
+    uint32_t cycle;      /* the kernels the indices cycle over: index i is
+                            the case of kernel i mod cycle (0 counts as 1) */
+    uint64_t huge_mask;  /* bit p: the kernel at p in the cycle takes huge
+                            cases (df_gen_huge_limit is not 0) */
 } df_gen_opts;
 
 /* Long cases: one index in DF_GEN_LONG_EVERY, so a batch of consecutive
@@ -89,6 +98,47 @@ static inline int df_gen_is_long(uint64_t index)
 {
     return index % DF_GEN_LONG_EVERY == DF_GEN_LONG_EVERY - 1;
 }
+
+/* Huge cases: n in [DF_GEN_HUGE_MIN, DF_GEN_HUGE_MAX], past the 2^31 - 1
+ * elements a 32-bit int indexes and by at most 2^26, so that an f32 case's
+ * vectors stay within 16.5 GiB. Only for kernels with DF_K_LEN64 whose
+ * DF_GEN_HUGE_MIN elements of a and b fit in huge_bytes: the default,
+ * 17 GiB, holds every f32 case and no f64 one (33 GiB: 2^31 + 2^26
+ * doubles twice). The indices are split into windows of huge_every; in
+ * window j the last index of the kernel whose turn it is (the kernels of
+ * huge_mask in cycle order, one a window) is huge, so two huge indices
+ * are at least huge_every - cycle + 1 apart. run's default window is
+ * 2^22, at least DF_GEN_HUGE_EVERY_RUN_MIN: more than the batches a run
+ * holds at once (two of at most 65,536 cases), so it holds one huge case
+ * at a time. */
+#define DF_GEN_HUGE_MIN (((uint64_t)1 << 31) + 1)
+#define DF_GEN_HUGE_MAX (((uint64_t)1 << 31) + ((uint64_t)1 << 26))
+#define DF_GEN_HUGE_BYTES_DEFAULT ((uint64_t)17 << 30)
+#define DF_GEN_HUGE_EVERY_RUN ((uint64_t)1 << 22)
+#define DF_GEN_HUGE_EVERY_RUN_MIN ((uint64_t)1 << 19)
+
+/* The longest huge case k takes within huge_bytes: DF_GEN_HUGE_MAX, or
+ * less where the budget or k's max_n says; 0 when k takes none (no
+ * DF_K_LEN64, or fewer than DF_GEN_HUGE_MIN elements fit). */
+uint64_t df_gen_huge_limit(const df_kernel *k, uint64_t huge_bytes);
+
+/* huge_mask for the cycle ks[0..nk) (nk <= 64): bit p set when ks[p]
+ * takes huge cases within huge_bytes. */
+uint64_t df_gen_huge_mask(const df_kernel *const *ks, size_t nk, uint64_t huge_bytes);
+
+/* Whether index is huge under o (no huge_every or an empty mask: never). */
+int df_gen_is_huge(const df_gen_opts *o, uint64_t index);
+
+/* The first huge index at or after from; UINT64_MAX when there is none. */
+uint64_t df_gen_next_huge(const df_gen_opts *o, uint64_t from);
+
+/* The length of huge case (seed, index) for k under launch l (block
+ * resolved or drawn), from the stream (seed, index ^ its own key): 1 in 4
+ * just past 2^31 (DF_GEN_HUGE_MIN + 0..31), the rest uniform up to k's
+ * limit. 0 when k, its limit or the launch takes no huge case (a grid
+ * derived from n would pass CUDA's 2^31 - 1 blocks). */
+uint64_t df_gen_huge_n(uint64_t seed, uint64_t index, const df_kernel *k,
+                       uint64_t huge_bytes, const df_launch *l);
 
 /* Generates case (seed, index) for kernel k into out; the vectors live in
  * buf (grown as needed). The launch is resolved for k. Returns 0, or -1 if

@@ -1,0 +1,213 @@
+/* test_huge.c — huge cases (run's and hunt's --huge): which kernels take
+ * lengths past 2^31 (DF_K_LEN64) and how many fit a byte budget, which
+ * indices are huge (one a window, the kernels of the mask in turn, none
+ * for the others) and the lengths drawn for them, all without making a
+ * vector: the lengths come from df_generate_stream and df_generate_shape,
+ * which allocate nothing. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fuzz/gen/generator.h"
+#include "tests/gen_fakes.h"
+
+/* f32, grid-stride, 64-bit lengths */
+static const df_kernel k_len64_f32 = {
+    .name = "fake-len64-f32", .origin = "test", .summary = "test",
+    .elem = DF_F32, .acc = DF_F32, .flags = DF_K_GRID_FREE | DF_K_LEN64,
+    .block_min = 32, .block_max = 1024, .block_default = 256,
+    .grid_max = 65535, .per_thread = 8, .max_n = 0,
+};
+
+/* f64, grid derived from n, 64-bit lengths */
+static const df_kernel k_len64_f64 = {
+    .name = "fake-len64-f64", .origin = "test", .summary = "test",
+    .elem = DF_F64, .acc = DF_F64, .flags = DF_K_LEN64,
+    .block_min = 64, .block_max = 512, .block_default = 256,
+    .grid_max = 0, .per_thread = 1, .max_n = 0,
+};
+
+/* 64-bit lengths, but one thread a block and a grid derived from n: at
+ * most 2^31 - 1 blocks of one element */
+static const df_kernel k_len64_block1 = {
+    .name = "fake-len64-block1", .origin = "test", .summary = "test",
+    .elem = DF_F32, .acc = DF_F32, .flags = DF_K_LEN64,
+    .block_min = 1, .block_max = 1, .block_default = 1,
+    .grid_max = 0, .per_thread = 1, .max_n = 0,
+};
+
+static const uint64_t GiB = (uint64_t)1 << 30;
+
+Test(huge, the_budget_decides_which_types_take_huge_cases)
+{
+    const uint64_t dflt = DF_GEN_HUGE_BYTES_DEFAULT;
+    cr_assert_eq(df_gen_huge_limit(&k_len64_f32, dflt), DF_GEN_HUGE_MAX);
+    cr_assert_eq(df_gen_huge_limit(&k_len64_f64, dflt), 0, "no f64 case in 17 GiB");
+    cr_assert_eq(df_gen_huge_limit(&k_len64_f64, 33 * GiB), DF_GEN_HUGE_MAX);
+    /* exactly DF_GEN_HUGE_MIN doubles twice, and a byte less */
+    cr_assert_eq(df_gen_huge_limit(&k_len64_f64, 16 * DF_GEN_HUGE_MIN), DF_GEN_HUGE_MIN);
+    cr_assert_eq(df_gen_huge_limit(&k_len64_f64, 16 * DF_GEN_HUGE_MIN - 1), 0);
+    cr_assert_eq(df_gen_huge_limit(&k_len64_f32, 8 * DF_GEN_HUGE_MIN + 8 * 1000),
+                 DF_GEN_HUGE_MIN + 1000);
+    /* without the trait, or with a max_n below 2^31 + 1: none */
+    cr_assert_eq(df_gen_huge_limit(&df_fake_free_f32, 64 * GiB), 0);
+    df_kernel capped = k_len64_f32;
+    capped.max_n = (uint64_t)1 << 31;
+    cr_assert_eq(df_gen_huge_limit(&capped, 64 * GiB), 0);
+    capped.max_n = DF_GEN_HUGE_MIN + 5;
+    cr_assert_eq(df_gen_huge_limit(&capped, 64 * GiB), DF_GEN_HUGE_MIN + 5);
+    /* 16.5 GiB: the longest f32 case */
+    cr_assert_eq(8 * DF_GEN_HUGE_MAX, 33 * GiB / 2);
+}
+
+/* The built-in kernels that take lengths past 2^31: those whose every
+ * index and count is 64-bit and whose scratch does not grow with n.
+ * int-atomic's max_n stops it; fold and tournament keep a cell and an
+ * invariant shadow per element (42 GiB at 2^31), and are not flagged. */
+Test(huge, the_len64_kernels_are_the_ones_checked_for_it)
+{
+    static const char *const len64[] = {"atomic-block", "tree-hostsum", "shfl", "shfl-f64acc",
+                                        "shfl-f64", "cublas-sdot", "cublas-ddot"};
+    size_t flagged = 0;
+    for (size_t i = 0; i < df_kernel_count(); i++) {
+        const df_kernel *k = df_kernel_at(i);
+        int want = 0;
+        for (size_t j = 0; j < sizeof len64 / sizeof len64[0]; j++)
+            want |= strcmp(k->name, len64[j]) == 0;
+        cr_assert_eq((k->flags & DF_K_LEN64) != 0, want, "%s", k->name);
+        flagged += want;
+        if (want)
+            cr_assert(k->max_n == 0 || k->max_n >= DF_GEN_HUGE_MAX, "%s", k->name);
+    }
+    cr_assert_eq(flagged, sizeof len64 / sizeof len64[0]);
+    const df_kernel *ks[] = {df_kernel_find("fold"), df_kernel_find("shfl"),
+                             df_kernel_find("shfl-f64"), df_kernel_find("int-atomic"),
+                             df_kernel_find("cublas-sdot")};
+    cr_assert_eq(df_gen_huge_mask(ks, 5, DF_GEN_HUGE_BYTES_DEFAULT), 0x12u);
+    cr_assert_eq(df_gen_huge_mask(ks, 5, 33 * GiB), 0x16u);
+}
+
+/* A cycle of ten kernels of which those at 3 and 8 take huge cases: one
+ * huge index a window of huge_every, in the last ten of the window, the
+ * two kernels in turn; df_gen_next_huge finds each from anywhere before. */
+Test(huge, one_index_a_window_goes_to_the_masked_kernels_in_turn)
+{
+    const uint64_t E = 1000, K = 10, windows = 500;
+    df_gen_opts o = {.max_n = 4096, .huge_every = E, .huge_bytes = DF_GEN_HUGE_BYTES_DEFAULT,
+                     .cycle = (uint32_t)K, .huge_mask = (1u << 3) | (1u << 8)};
+    uint64_t count = 0, last = 0, seen[2] = {0, 0};
+    for (uint64_t i = 0; i < E * windows; i++) {
+        if (!df_gen_is_huge(&o, i))
+            continue;
+        uint64_t j = i / E, p = i % K;
+        cr_assert(i % E >= E - K, "index %llu: not among its window's last ten",
+                  (unsigned long long)i);
+        cr_assert_eq(p, j % 2 ? 8u : 3u, "window %llu: kernel %llu", (unsigned long long)j,
+                     (unsigned long long)p);
+        cr_assert_eq(j, count, "two huge indices in window %llu", (unsigned long long)j);
+        if (count)
+            cr_assert_geq(i - last, E - K + 1);
+        cr_assert_eq(df_gen_next_huge(&o, last ? last + 1 : 0), i);
+        cr_assert_eq(df_gen_next_huge(&o, i), i);
+        seen[p == 8]++;
+        last = i;
+        count++;
+    }
+    cr_assert_eq(count, windows);
+    cr_assert_eq(seen[0], windows / 2);
+    cr_assert_eq(seen[1], windows / 2);
+    /* no window, no mask, or a window shorter than the cycle: none */
+    df_gen_opts off = o;
+    off.huge_every = 0;
+    cr_assert_eq(df_gen_next_huge(&off, 0), UINT64_MAX);
+    off = o;
+    off.huge_mask = 1u << 12; /* past the cycle */
+    cr_assert_eq(df_gen_next_huge(&off, 0), UINT64_MAX);
+    off = o;
+    off.huge_every = K - 1;
+    cr_assert_eq(df_gen_next_huge(&off, 0), UINT64_MAX);
+    /* one kernel (hunt's): index % E == E - 1 */
+    df_gen_opts one = {.huge_every = 16, .huge_mask = 1};
+    for (uint64_t i = 0; i < 100; i++)
+        cr_assert_eq(df_gen_is_huge(&one, i), i % 16 == 15, "%llu", (unsigned long long)i);
+    cr_assert_eq(df_gen_next_huge(&one, UINT64_MAX - 3), UINT64_MAX);
+}
+
+/* n from (seed, index) without vectors: huge indices of a kernel that
+ * takes them get n in [2^31 + 1, its limit] (a quarter just past 2^31),
+ * the others what they get without --huge; a kernel without the trait
+ * never gets one, on the same indices. */
+Test(huge, huge_lengths_only_for_len64_kernels_in_their_range)
+{
+    df_gen_opts off = {.max_n = 4096};
+    df_gen_opts on = {.max_n = 4096, .huge_every = 4, .huge_bytes = DF_GEN_HUGE_BYTES_DEFAULT,
+                      .cycle = 1, .huge_mask = 1};
+    const df_kernel *ks[] = {&k_len64_f32, &df_fake_free_f32, &k_len64_f64};
+    uint64_t huge = 0, near = 0;
+    for (size_t kk = 0; kk < 3; kk++)
+        for (uint64_t i = 0; i < 4000; i++) {
+            df_pcg32 v1, v2;
+            uint32_t f1, f2;
+            uint64_t n1, n2;
+            cr_assert_eq(df_generate_stream(3, i, ks[kk], &off, &v1, &f1, &n1), 0);
+            cr_assert_eq(df_generate_stream(3, i, ks[kk], &on, &v2, &f2, &n2), 0);
+            cr_assert_eq(f1, f2);
+            cr_assert_eq(memcmp(&v1, &v2, sizeof v1), 0, "the values' stream moved");
+            if (kk == 0 && i % 4 == 3) {
+                cr_assert(n2 >= DF_GEN_HUGE_MIN && n2 <= DF_GEN_HUGE_MAX, "index %llu: n %llu",
+                          (unsigned long long)i, (unsigned long long)n2);
+                huge++;
+                near += n2 < DF_GEN_HUGE_MIN + 32;
+            } else {
+                /* not a huge index, no trait (fake-free-f32), or over the
+                 * budget (f64 in 17 GiB) */
+                cr_assert_eq(n1, n2, "%s index %llu", ks[kk]->name, (unsigned long long)i);
+                cr_assert_leq(n2, 4096);
+            }
+        }
+    cr_assert_eq(huge, 1000);
+    cr_assert(near > 200 && near < 300, "%llu of 1000 just past 2^31", (unsigned long long)near);
+    /* the f64 kernel within 33 GiB, through df_generate_shape (launch
+     * resolved, nothing allocated) */
+    on.huge_bytes = 33 * GiB;
+    df_case c;
+    df_pcg32 v;
+    cr_assert_eq(df_generate_shape(3, 7, &k_len64_f64, &on, &c, &v), 0);
+    cr_assert(c.n >= DF_GEN_HUGE_MIN && c.n <= DF_GEN_HUGE_MAX, "%llu", (unsigned long long)c.n);
+    cr_assert_null(c.a);
+    cr_assert_eq(c.launch.grid, (c.n + c.launch.block - 1) / c.launch.block);
+    /* one element a block: no launch reaches 2^31 + 1, so no huge case */
+    for (uint64_t i = 3; i < 400; i += 4) {
+        cr_assert_eq(df_generate_shape(3, i, &k_len64_block1, &on, &c, &v), 0);
+        cr_assert_leq(c.n, 4096);
+    }
+}
+
+/* The real kernels' huge cases resolve their launches: shfl's grid
+ * clamps at 65,535 and strides, cuBLAS's stays 1. */
+Test(huge, real_len64_kernels_resolve_huge_launches)
+{
+    df_gen_opts on = {.max_n = 65536, .huge_every = 2, .huge_bytes = DF_GEN_HUGE_BYTES_DEFAULT,
+                      .cycle = 1, .huge_mask = 1};
+    static const char *const names[] = {"shfl", "shfl-f64acc", "tree-hostsum", "cublas-sdot",
+                                        "atomic-block"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        const df_kernel *kd = df_kernel_find(names[k]);
+        uint64_t huge = 0;
+        for (uint64_t i = 1; i < 200; i += 2) {
+            df_case c;
+            df_pcg32 v;
+            cr_assert_eq(df_generate_shape(11, i, kd, &on, &c, &v), 0, "%s %llu", names[k],
+                         (unsigned long long)i);
+            if (c.n < DF_GEN_HUGE_MIN)
+                continue; /* atomic-block with a block of 1 */
+            huge++;
+            cr_assert_leq(c.n, DF_GEN_HUGE_MAX);
+            if (kd->flags & DF_K_GRID_FREE)
+                cr_assert(c.launch.grid >= 1 && c.launch.grid <= 65535, "%s", names[k]);
+            else
+                cr_assert_leq((uint64_t)c.launch.grid, 0x7fffffffu, "%s", names[k]);
+        }
+        cr_assert_geq(huge, 75, "%s: %llu huge of 100", names[k], (unsigned long long)huge);
+    }
+}
