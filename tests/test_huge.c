@@ -3,13 +3,20 @@
  * indices are huge (one a window, the kernels of the mask in turn, none
  * for the others) and the lengths drawn for them, all without making a
  * vector: the lengths come from df_generate_stream and df_generate_shape,
- * which allocate nothing. */
+ * which allocate nothing. Then the command line: --huge refused on the
+ * host backend and without a kernel that takes it, its options without
+ * it. Runs ./dotfuzz from the repository root for those. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "fuzz/gen/generator.h"
+#include "tests/cli_helpers.h"
 #include "tests/gen_fakes.h"
+
+#define OUT_MAX (1 << 14)
+static char out[OUT_MAX];
+#define sh(...) df_test_sh(out, OUT_MAX, __VA_ARGS__)
 
 /* f32, grid-stride, 64-bit lengths */
 static const df_kernel k_len64_f32 = {
@@ -210,4 +217,66 @@ Test(huge, real_len64_kernels_resolve_huge_launches)
         }
         cr_assert_geq(huge, 75, "%s: %llu huge of 100", names[k], (unsigned long long)huge);
     }
+}
+
+/* ---- the command line ---- */
+
+/* Each refusal exits 2 (a usage error) with one line naming the option,
+ * before any case is made; the backend is host here (no GPU), whether
+ * named or chosen by auto. */
+Test(huge, huge_is_refused_where_it_cannot_work, .timeout = 60)
+{
+    static const char *const cases[][2] = {
+        {"run --backend host --huge --cases 1", "--huge needs the cuda backend"},
+        {"run --huge --kernel shfl --cases 1", "--huge needs the cuda backend"},
+        {"run --huge --kernel fold,int-atomic --cases 1", "--huge: no kernel selected"},
+        {"run --huge --kernel shfl-f64 --cases 1", "--huge: no kernel selected"},
+        {"run --huge-every 600000 --cases 1", "--huge-every has no effect without --huge"},
+        {"run --huge-bytes 40G --cases 1", "--huge-bytes has no effect without --huge"},
+        {"run --huge --gen gpu --cases 1", "--gen gpu has no effect with --huge"},
+        {"hunt --backend host --huge --cases 1", "--huge needs the cuda backend"},
+        {"hunt --huge --kernel shfl --cases 1", "--huge needs the cuda backend"},
+        {"hunt --huge --kernel fold,m-tail --cases 1", "--huge: no kernel selected"},
+        {"hunt --huge-every 4 --cases 1", "--huge-every has no effect without --huge"},
+        {"hunt --huge-bytes 1G --cases 1", "--huge-bytes has no effect without --huge"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = sh("./dotfuzz %s", cases[i][0]);
+        cr_assert_eq(rc, 2, "%s: exit %d: %s", cases[i][0], rc, out);
+        cr_assert(strstr(out, cases[i][1]), "%s: %s", cases[i][0], out);
+        cr_assert_null(strchr(out, '\n') ? strchr(strchr(out, '\n') + 1, '\n') : NULL,
+                       "%s: more than one line: %s", cases[i][0], out);
+    }
+    /* shfl-f64 takes huge cases within 33 GiB: then only the backend stops it */
+    int rc = sh("./dotfuzz run --huge --huge-bytes 33G --kernel shfl-f64 --cases 1");
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "--huge needs the cuda backend"), "%s", out);
+    /* a window shorter than two batches' worth of cases is refused */
+    rc = sh("./dotfuzz run --huge --huge-every 524287 --cases 1");
+    cr_assert(rc == 2 && strstr(out, "invalid value '524287' for --huge-every"), "%s", out);
+    /* --resume takes --huge from the campaign, not the command line */
+    rc = sh("./dotfuzz run --resume /tmp/dotfuzz-huge-never --huge");
+    cr_assert(rc == 2 && strstr(out, "--huge cannot be given"), "%s", out);
+}
+
+/* A campaign that recorded --huge is resumed with it: its file's
+ * huge_every makes the resume refuse the host backend as a new run would;
+ * a value the command line refuses marks the file damaged. */
+Test(huge, a_campaign_file_keeps_huge, .timeout = 60)
+{
+    char *d = df_test_tmpdir("huge");
+    int rc = sh("./dotfuzz run --backend host --kernel shfl --out %s/c --cases 10 --quiet", d);
+    cr_assert_eq(rc, 0, "%s", out);
+    rc = sh("cp %s/c/campaign %s/campaign.orig && "
+            "echo 'huge_every : 524288' >> %s/c/campaign && "
+            "./dotfuzz run --resume %s/c --cases 20 --quiet", d, d, d, d);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "--huge needs the cuda backend"), "%s", out);
+    rc = sh("cp %s/campaign.orig %s/c/campaign && echo 'huge_every : 5' >> %s/c/campaign && "
+            "./dotfuzz run --resume %s/c --cases 20 --quiet", d, d, d, d);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "'huge_every'") && strstr(out, "damaged"), "%s", out);
+    rc = sh("cp %s/campaign.orig %s/c/campaign && ./dotfuzz run --resume %s/c --cases 20 "
+            "--quiet && rm -rf %s", d, d, d, d);
+    cr_assert_eq(rc, 0, "%s", out);
 }

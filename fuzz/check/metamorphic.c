@@ -284,9 +284,11 @@ static int plan_copies(const df_kernel *k, const df_case *c, const df_checked *r
         if (!add_var(p, DF_META_RERUN, c))
             return -1;
     size_t es;
-    unsigned char *v = plan_vectors(p, c, &es);
+    /* a huge case (16 GiB and more) is rerun, not copied: its copies would
+     * hold three times its memory again */
+    unsigned char *v = c->n < DF_GEN_HUGE_MIN ? plan_vectors(p, c, &es) : NULL;
     if (!v)
-        return 0; /* no memory for copies: the reruns alone */
+        return 0; /* no memory for copies, or a huge case: the reruns alone */
     size_t bytes = (size_t)c->n * es;
     df_case *d;
     /* negate: a -> -a, for a first run that ended well, without INT_MIN

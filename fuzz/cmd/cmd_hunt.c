@@ -28,6 +28,8 @@ typedef struct hunt_opts {
     uint64_t max_n;
     uint64_t long_n;   /* df_gen_opts.long_n */
     uint64_t schedule; /* df_meta_opts.schedule */
+    int huge;          /* --huge: huge cases for the kernels that take them */
+    uint64_t huge_every, huge_bytes; /* df_gen_opts' */
     double tol;
     double watchdog_s; /* 0: by the case's size (df_watchdog_for) */
     int markdown;
@@ -69,6 +71,12 @@ static void hunt_usage(FILE *f)
           "  --long-n N      every 16384th case is long instead: n in [2^21 + 1, N]\n"
           "                  (default 4194304; 0: none)\n"
           "  --schedule N    rerun one case in N under a perturbed schedule (default 1; 0: off)\n"
+          "  --huge          cuda: every --huge-every-th case of a kernel that takes\n"
+          "                  lengths past 2^31 is huge, n in [2^31 + 1, 2^31 + 2^26];\n"
+          "                  without it, mutants whose bug needs them are skipped\n"
+          "  --huge-every N  with --huge: case N, 2N, ... is huge (default 16)\n"
+          "  --huge-bytes B  with --huge: the most a huge case's two vectors take\n"
+          "                  (default 17G: every f32 kernel, no f64 one; 33G: both)\n"
           "  --tol X         tolerance of both oracles' precision rule (default 1e-6)\n"
           "  --watchdog D    a case running longer is a hang: caught as a bug (default 10s,\n"
           "                  or 400 ns an element of longer cases)\n"
@@ -76,27 +84,33 @@ static void hunt_usage(FILE *f)
           "  -h, --help      this text\n"
           "\n"
           "exit status: 0 every mutant caught by this oracle and no false alarm on a correct\n"
-          "kernel; 1 otherwise; 2 usage error; 3 backend unavailable\n",
+          "kernel (a skipped one counts as neither); 1 otherwise; 2 usage error; 3 backend\n"
+          "unavailable\n",
           f);
 }
 
 static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
 {
     enum { OPT_BACKEND = 256, OPT_SEED, OPT_MAXN, OPT_TOL, OPT_MD, OPT_WATCHDOG, OPT_KERNEL,
-           OPT_KERNEL_LIB, OPT_LONGN, OPT_SCHEDULE };
+           OPT_KERNEL_LIB, OPT_LONGN, OPT_SCHEDULE, OPT_HUGE, OPT_HUGE_EVERY, OPT_HUGE_BYTES };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"cases", required_argument, 0, 'c'},
         {"time", required_argument, 0, 't'}, {"seed", required_argument, 0, OPT_SEED},
         {"max-n", required_argument, 0, OPT_MAXN}, {"tol", required_argument, 0, OPT_TOL},
         {"long-n", required_argument, 0, OPT_LONGN},
         {"schedule", required_argument, 0, OPT_SCHEDULE},
+        {"long-n", required_argument, 0, OPT_LONGN}, {"huge", no_argument, 0, OPT_HUGE},
+        {"huge-every", required_argument, 0, OPT_HUGE_EVERY},
+        {"huge-bytes", required_argument, 0, OPT_HUGE_BYTES},
         {"markdown", no_argument, 0, OPT_MD}, {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"kernel", required_argument, 0, OPT_KERNEL},
         {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (hunt_opts){.backend = "auto", .cases = 20000, .time_s = 10, .seed = 1,
-                     .max_n = 65536, .long_n = DF_GEN_LONG_DEFAULT, .schedule = 1, .tol = 1e-6};
+                     .max_n = 65536, .long_n = DF_GEN_LONG_DEFAULT, .schedule = 1,
+                     .huge_every = 16, .huge_bytes = DF_GEN_HUGE_BYTES_DEFAULT, .tol = 1e-6};
+    const char *with_huge = NULL; /* --huge-every or --huge-bytes, given */
     int ch;
     optind = 1;
     opterr = 0;
@@ -117,6 +131,17 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
         case OPT_SCHEDULE:
             if (df_parse_u64(optarg, &o->schedule) || o->schedule > 0xffffffffu)
                 bad = "--schedule";
+            break;
+        case OPT_HUGE: o->huge = 1; break;
+        case OPT_HUGE_EVERY:
+            with_huge = "--huge-every";
+            if (df_parse_u64(optarg, &o->huge_every) || !o->huge_every)
+                bad = "--huge-every";
+            break;
+        case OPT_HUGE_BYTES:
+            with_huge = "--huge-bytes";
+            if (df_parse_u64(optarg, &o->huge_bytes))
+                bad = "--huge-bytes";
             break;
         case OPT_TOL: if (df_parse_double(optarg, &o->tol) || o->tol < 0) bad = "--tol"; break;
         case OPT_MD: o->markdown = 1; break;
@@ -144,6 +169,12 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
         df_usage_error("hunt", "unexpected argument '%s'", argv[optind]);
         return -1;
     }
+    if (with_huge && !o->huge) {
+        fprintf(stderr, "dotfuzz hunt: %s has no effect without --huge\n", with_huge);
+        return -1;
+    }
+    if (o->huge && df_huge_refused("hunt", NULL, 0, o->huge_bytes, o->backend) != 0)
+        return -1;
     return 0;
 }
 
@@ -163,6 +194,12 @@ static void note(detection *d, uint64_t cases, double t, const char *rule)
 static int hunt_kernel(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scratch *buf)
 {
     df_gen_opts go = {.max_n = o->max_n, .long_n = o->long_n};
+    if (o->huge) { /* one kernel: case i is huge when i % huge_every == huge_every - 1 */
+        go.huge_every = o->huge_every;
+        go.huge_bytes = o->huge_bytes;
+        go.cycle = 1;
+        go.huge_mask = df_gen_huge_limit(row->k, o->huge_bytes) ? 1 : 0;
+    }
     df_oracle_opts oo = {.tol = o->tol};
     df_meta_opts mo = {.every = 16, .reruns = 2, .schedule = (uint32_t)o->schedule};
     double t0 = df_now();
@@ -234,6 +271,10 @@ static void print_header(const hunt_opts *o, const df_sandbox *sb)
            "tol %g\n",
            df_sandbox_note(sb), (unsigned long long)o->seed, (unsigned long long)o->cases,
            o->time_s, (unsigned long long)o->max_n, o->tol);
+    if (o->huge)
+        printf("dotfuzz hunt: case %llu, %llu, ... of each kernel that takes lengths past "
+               "2^31 is huge, up to %llu bytes\n", (unsigned long long)o->huge_every,
+               2 * (unsigned long long)o->huge_every, (unsigned long long)o->huge_bytes);
     if (o->markdown)
         printf("\n| kernel | kind | cases run | ours: caught | cases to first | seconds to "
                "first | rule | seed 000's: caught | cases to first | seconds to first |\n"
@@ -257,17 +298,39 @@ static int hunt_kernels(const hunt_opts *o, const df_kernel **ks, size_t cap, si
                          cap < sizeof named ? cap : sizeof named, nk);
 }
 
+/* Why row's kernel is not hunted on backend, or NULL: it cannot run there,
+ * its bug lives in GPU scheduling and the backend is host, or it lives
+ * past 2^31 elements and there are no huge cases for it. */
+static const char *skip_reason(df_sandbox *sb, const hunt_opts *o, const hunt_row *row,
+                               const char *backend)
+{
+    if (!df_sandbox_supports(sb, row->k))
+        return "cannot run";
+    if (row->mutant && (row->k->flags & DF_K_HOST_BLIND) && strcmp(backend, "host") == 0)
+        return "its bug cannot show";
+    if (row->mutant && (row->k->flags & DF_K_HUGE_ONLY) &&
+        (!o->huge || !df_gen_huge_limit(row->k, o->huge_bytes)))
+        return "its bug needs lengths past 2^31 (--huge, cuda)";
+    return NULL;
+}
+
 static df_outcome hunt(hunt_opts *o)
 {
     const df_kernel *ks[4 * DF_KERNEL_SET];
     size_t nks = 0;
     if (df_load_plugins_cli("hunt", &o->libs) != 0 ||
-        hunt_kernels(o, ks, sizeof ks / sizeof ks[0], &nks) != 0)
+        hunt_kernels(o, ks, sizeof ks / sizeof ks[0], &nks) != 0 ||
+        (o->huge && df_huge_refused("hunt", ks, nks, o->huge_bytes, NULL) != 0))
         return DF_OUTCOME_USAGE;
     df_sandbox *sb = NULL;
     df_outcome opened = df_sandbox_open("hunt", o->backend, 0, o->watchdog_s, &sb);
     if (opened != DF_OUTCOME_CLEAN)
         return opened;
+    if (o->huge &&
+        df_huge_refused("hunt", NULL, 0, o->huge_bytes, df_sandbox_backend(sb)) != 0) {
+        df_sandbox_close(sb);
+        return DF_OUTCOME_USAGE;
+    }
     print_header(o, sb);
     const char *backend = df_sandbox_backend(sb);
     df_scratch buf = {0};
@@ -275,12 +338,11 @@ static df_outcome hunt(hunt_opts *o)
     df_outcome out = DF_OUTCOME_CLEAN;
     for (size_t i = 0; i < nks && out == DF_OUTCOME_CLEAN; i++) {
         hunt_row row = {.k = ks[i], .mutant = is_mutant(ks[i])};
-        int blind = row.mutant && (row.k->flags & DF_K_HOST_BLIND) &&
-                    strcmp(backend, "host") == 0;
-        if (!df_sandbox_supports(sb, row.k) || blind) {
+        const char *why = skip_reason(sb, o, &row, backend);
+        if (why) {
             skipped++;
-            fprintf(stderr, "dotfuzz hunt: skipping %s: %s on backend %s\n", row.k->name,
-                    blind ? "its bug cannot show" : "cannot run", backend);
+            fprintf(stderr, "dotfuzz hunt: skipping %s: %s on backend %s\n", row.k->name, why,
+                    backend);
             continue;
         }
         if (hunt_kernel(sb, o, &row, &buf) != 0)

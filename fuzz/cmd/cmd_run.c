@@ -40,6 +40,13 @@ static void run_usage(FILE *f)
           "  --max-n N            longest vector (default 65536; k/M suffixes)\n"
           "  --long-n N           every 16384th case is long instead: n drawn in\n"
           "                       [2^21 + 1, N] (default 4194304; 0: none)\n"
+          "  --huge               cuda: one case in --huge-every is huge, n in\n"
+          "                       [2^31 + 1, 2^31 + 2^26], for the kernels that take\n"
+          "                       lengths past 2^31 in turn (see docs/cli.md)\n"
+          "  --huge-every N       with --huge: the window holding one huge case (default\n"
+          "                       4194304, at least 524288)\n"
+          "  --huge-bytes B       with --huge: the most a huge case's two vectors take\n"
+          "                       (default 17G: every f32 kernel, no f64 one; 33G: both)\n"
           "  --family NAME|all    generator family (default all)\n"
           "  --tol X              relative tolerance of a precision finding (default 1e-6)\n"
           "  --corpus DIR         where findings are saved (default corpus/findings;\n"
@@ -99,21 +106,44 @@ static void run_usage(FILE *f)
           f);
 }
 
+/* --huge and its options where the command line alone says they cannot
+ * work: 0, or -1 (said). The backend that auto picks and the kernels that
+ * take huge cases are checked once known (df_sup_probe). */
+static int huge_refused(const df_run_opts *o, const unsigned char *given)
+{
+    static const struct { int opt; const char *name; } with_huge[] = {
+        {DF_OPT_HUGE_EVERY, "--huge-every"}, {DF_OPT_HUGE_BYTES, "--huge-bytes"}};
+    for (size_t i = 0; !o->huge && i < sizeof with_huge / sizeof with_huge[0]; i++)
+        if (given[with_huge[i].opt]) {
+            fprintf(stderr, "dotfuzz run: %s has no effect without --huge\n", with_huge[i].name);
+            return -1;
+        }
+    if (o->huge && df_huge_refused("run", NULL, 0, o->huge_bytes, o->backend) != 0)
+        return -1;
+    if (o->huge && o->gen == DF_GEN_GPU) {
+        fprintf(stderr, "dotfuzz run: --gen gpu has no effect with --huge, whose cases "
+                        "are made on the CPU\n");
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_run_opts(int argc, char **argv, df_run_opts *o)
 {
     *o = (df_run_opts){.kernel = "all", .backend = "auto", .corpus = "corpus/findings",
                        .family = "all", .time_s = -1, .max_n = 65536,
-                       .long_n = DF_GEN_LONG_DEFAULT, .tol = 1e-6,
+                       .long_n = DF_GEN_LONG_DEFAULT, .huge_every = DF_GEN_HUGE_EVERY_RUN,
+                       .huge_bytes = DF_GEN_HUGE_BYTES_DEFAULT, .tol = 1e-6,
                        .save_precision = DF_SAVE_NEW, .save_bugs = DF_SAVE_NEW,
                        .meta = {.every = 16, .reruns = 2},
                        .stats_every_s = 5, .batch = 256};
     const char *fixed = NULL;
-    unsigned char given[DF_OPT_LONG_N + 1] = {0};
+    unsigned char given[DF_OPT_HUGE_BYTES + 1] = {0};
     int ch, li = -1;
     optind = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, ":h", df_run_longopts, &li)) != -1) {
-        if (ch > 0 && ch <= DF_OPT_LONG_N)
+        if (ch > 0 && ch <= DF_OPT_HUGE_BYTES)
             given[ch] = 1;
         if (ch == 'h')
             return 1;
@@ -173,12 +203,14 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
         fprintf(stderr, "dotfuzz run: --sanitize-cases has no effect without --sanitize\n");
         return -1;
     }
+    if (huge_refused(o, given) != 0)
+        return -1;
     if (o->kernel_given)
         o->kernel = o->kernel_given;
     if (o->time_s < 0)
         o->time_s = o->cases ? 0 : 60;
     if (!o->resume && o->watchdog_s == 0)
-        o->watchdog_s = df_watchdog_for((uint64_t)o->batch * o->max_n);
+        o->watchdog_s = df_run_default_watchdog(o);
     if (!o->seed_set)
         o->seed = df_fresh_seed();
     return 0;

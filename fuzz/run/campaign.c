@@ -31,6 +31,7 @@
 #include "fuzz/files.h"
 #include "fuzz/json.h"
 #include "fuzz/plugin.h"
+#include "fuzz/run/options.h"
 #include "fuzz/run/run.h"
 #include "fuzz/run/sanitize.h"
 #include "fuzz/run/supervisor.h"
@@ -514,7 +515,7 @@ static int setup(campaign *cp, int argc, char **argv)
         if (df_campaign_options_read(cp->dir, o, &kernels, &cp->plugin_kernels) != 0)
             return -1;
         if (o->watchdog_s == 0)
-            o->watchdog_s = df_watchdog_for((uint64_t)o->batch * o->max_n);
+            o->watchdog_s = df_run_default_watchdog(o);
         if (df_load_plugins_cli("run", &o->libs) != 0 ||
             df_campaign_plugins_same(cp->dir, cp->plugin_kernels) != 0)
             return -1;

@@ -33,6 +33,10 @@ void df_campaign_options_put(FILE *f, const df_sup *s, const char *cmdline)
     fputc('\n', f);
     df_kv_put(f, 0, "max_n", "%llu", (unsigned long long)o->max_n);
     df_kv_put(f, 0, "long_n", "%llu", (unsigned long long)o->long_n);
+    if (o->huge) { /* absent: no huge cases */
+        df_kv_put(f, 0, "huge_every", "%llu", (unsigned long long)o->huge_every);
+        df_kv_put(f, 0, "huge_bytes", "%llu", (unsigned long long)o->huge_bytes);
+    }
     df_kv_put(f, 0, "family", "%s", o->family);
     df_kv_put(f, 0, "tol", "%.17g", o->tol);
     df_kv_put(f, 0, "meta_every", "%u", o->meta.every);
@@ -94,6 +98,11 @@ static const char *campaign_line(reading *rd, const char *key, const char *v)
     if (!strcmp(key, "schedule")) { /* optional: written when on */
         char *copy = strdup(v);
         return !copy || df_run_option(o, "schedule", copy) ? "invalid value" : NULL;
+    }
+    if (!strcmp(key, "huge_every") || !strcmp(key, "huge_bytes")) { /* optional: --huge */
+        o->huge = 1;
+        return df_run_option(o, strcmp(key, "huge_every") ? "huge-bytes" : "huge-every", v)
+                   ? "invalid value" : NULL;
     }
     if (!strcmp(key, "backend")) {
         if (strcmp(v, "cuda") && strcmp(v, "host"))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fuzz/run/engine_internal.h"
+#include "fuzz/run/options.h"
 #include "fuzz/run/trace.h"
 
 /* ---- the engine ---- */
@@ -17,10 +18,7 @@ void df_engine_init(df_engine *e, const df_run_opts *o, df_backend *b,
                     const df_kernel *const *kernels, size_t nk)
 {
     *e = (df_engine){.o = o, .b = b, .kernels = kernels, .nk = nk, .pipeline = o->pipeline};
-    e->go.max_n = o->max_n;
-    e->go.long_n = o->long_n;
-    if (strcmp(o->family, "all") != 0)
-        e->go.family = df_family_find(o->family)->id; /* checked by df_run_select */
+    df_run_gen_opts(o, kernels, nk, &e->go); /* the family checked by df_run_select */
     e->oo.tol = o->tol;
     e->oo.terse = 1; /* an ok case's why is never shown or saved; a precision
                         case's is made again where it is saved: engine_record.c's record) */

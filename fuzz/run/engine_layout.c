@@ -120,7 +120,9 @@ static int wants_gpu_gen(const df_engine *e)
     int on = e->o->gen == DF_GEN_GPU ||
              (e->o->gen == DF_GEN_AUTO && (e->bs->pipelined || chunked) &&
               strcmp(df_backend_name(e->b), "cuda") == 0);
-    return on && (longest <= DF_GPU_GEN_MAX_N || chunked);
+    /* huge cases are made on the CPU: the GPU's sets of generation buffers
+     * would each grow to one */
+    return on && (longest <= DF_GPU_GEN_MAX_N || chunked) && !e->go.huge_every;
 }
 
 /* Sets of slots, a batch each: one; two pipelined; when the GPU generates

@@ -16,10 +16,19 @@
 /* The loop over the batch of n slots from index lo in slots: the slots an
  * item takes (DF_PREP_GROUP), the long cases' chunk, part and copy items,
  * and a new epoch for the slots' marks. */
+/* The longest case the batch [lo, lo + n) may hold: the run's, or a huge
+ * case's when it holds a huge index (made and referenced a chunk an item,
+ * on every thread, like any long case). */
+static uint64_t batch_longest(const df_engine *e, uint64_t lo, size_t n)
+{
+    uint64_t h = df_gen_next_huge(&e->go, lo);
+    return n && h - lo < n ? DF_GEN_HUGE_MAX : df_longest_n(e);
+}
+
 df_job df_batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
 {
     df_batch_state *bs = e->bs;
-    uint64_t longest = df_longest_n(e);
+    uint64_t longest = batch_longest(e, lo, n);
     static const size_t groups[] = {DF_PREP_GROUP, 16, 8};
     size_t two = (size_t)2 * df_pool_size(e->pool); /* items a thread at least */
     size_t g = 1;
@@ -132,9 +141,13 @@ static void name_slot(const df_job *jb, size_t s)
     }
 }
 
-/* A slot before its case is made. */
-static void clear_slot(df_slot *sl)
+/* A slot before its case is made. One that held a huge case lets its
+ * vectors go: kept, each slot a huge case passed through would hold 16 GiB
+ * or more for the rest of the run. */
+static void clear_slot(const df_engine *e, df_slot *sl)
 {
+    if (e->go.huge_every && sl->buf.cap >= 8 * DF_GEN_HUGE_MIN)
+        df_scratch_free(&sl->buf);
     sl->ran = 0;
     sl->planned = 0;
     sl->modelled = 0;
@@ -364,7 +377,7 @@ static void head_item(df_job *jb, size_t s, unsigned w)
     df_slot *sl = &jb->slots[s];
     double t0 = df_now();
     name_slot(jb, s);
-    clear_slot(sl);
+    clear_slot(e, sl);
     sl->chunks = 0;
     int failed = df_generate_begin(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
                                    &sl->buf, &sl->c, &sl->vrng) != 0;
@@ -452,7 +465,7 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
         df_slot *sl = &jb->slots[s];
         if (jb->gen_set < 0) {
             name_slot(jb, s);
-            clear_slot(sl);
+            clear_slot(e, sl);
             sl->gen_failed = df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
                                          &sl->buf, &sl->c) != 0;
         } else {
@@ -460,7 +473,7 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
             const df_devgen_case *gc = &bs->gcs[at];
             size_t na = (size_t)gc->n * df_type_size((df_type)gc->type);
             name_slot(jb, s);
-            clear_slot(sl);
+            clear_slot(e, sl);
             sl->c = bs->shapes[at].c;
             sl->c.a = jb->gen_out + gc->off;
             sl->c.b = jb->gen_out + gc->off + na;

@@ -211,7 +211,8 @@ static int record(df_engine *e, size_t ki, const df_case *c, const df_checked *r
     df_tally *k = &t->tally[ki];
     df_mark m = pre ? *pre : df_mark_of(e, ki, c, r);
     mark_add(t, &m);
-    if (!wants_saving(e, ki, j))
+    /* a huge case is saved as a bug, not as a precision finding (16 GiB a file) */
+    if ((j->verdict == DF_V_PRECISION && c->n >= DF_GEN_HUGE_MIN) || !wants_saving(e, ki, j))
         return 0;
     /* a precision verdict was judged without its text (e->oo.terse): the
      * same judgement again, with it, for the file and the finding's log */

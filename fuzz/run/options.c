@@ -1,5 +1,6 @@
-/* options.c — run's options (options.h): the table, and the parser of one
- * value that the command line and a campaign file share. */
+/* options.c — run's options (options.h): the table, the parser of one
+ * value that the command line and a campaign file share, and what the
+ * options give the generator and the watchdog. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +56,28 @@ int df_run_option_fixes_cases(int ch)
            ch == DF_OPT_CORPUS || ch == DF_OPT_BACKEND || ch == DF_OPT_FAMILY || ch == DF_OPT_DEBUG_INV ||
            ch == DF_OPT_SAVE_PREC || ch == DF_OPT_SAVE_BUGS || ch == DF_OPT_META_EVERY ||
            ch == DF_OPT_RERUNS || ch == DF_OPT_KERNEL_LIB || ch == DF_OPT_OUT ||
-           ch == DF_OPT_LONG_N || ch == DF_OPT_SCHEDULE;
+           ch == DF_OPT_LONG_N || ch == DF_OPT_SCHEDULE || ch == DF_OPT_HUGE ||
+           ch == DF_OPT_HUGE_EVERY || ch == DF_OPT_HUGE_BYTES;
+}
+
+void df_run_gen_opts(const df_run_opts *o, const df_kernel *const *ks, size_t nk,
+                     df_gen_opts *go)
+{
+    *go = (df_gen_opts){.max_n = o->max_n, .long_n = o->long_n};
+    if (strcmp(o->family, "all") != 0)
+        go->family = df_family_find(o->family)->id;
+    if (!o->huge)
+        return;
+    go->huge_every = o->huge_every;
+    go->huge_bytes = o->huge_bytes;
+    go->cycle = (uint32_t)nk;
+    go->huge_mask = df_gen_huge_mask(ks, nk, o->huge_bytes);
+}
+
+double df_run_default_watchdog(const df_run_opts *o)
+{
+    return df_watchdog_for((uint64_t)o->batch * o->max_n +
+                           (o->huge ? 8 * DF_GEN_HUGE_MAX : 0));
 }
 
 const char *df_run_option_value(df_run_opts *o, int ch, const char *arg)
@@ -121,6 +143,12 @@ const char *df_run_option_value(df_run_opts *o, int ch, const char *arg)
         return df_parse_u64(arg, &o->long_n) ||
                        (o->long_n && (o->long_n < DF_GEN_LONG_MIN || o->long_n > DF_CORPUS_MAX_N))
                    ? "--long-n" : NULL;
+    case DF_OPT_HUGE: o->huge = 1; return NULL;
+    case DF_OPT_HUGE_EVERY: /* at least a window past the batches a run holds at once */
+        return df_parse_u64(arg, &o->huge_every) || o->huge_every < DF_GEN_HUGE_EVERY_RUN_MIN
+                   ? "--huge-every" : NULL;
+    case DF_OPT_HUGE_BYTES:
+        return df_parse_u64(arg, &o->huge_bytes) ? "--huge-bytes" : NULL;
     case DF_OPT_SANITIZE_CASES:
         return df_parse_u64(arg, &o->sanitize_cases) || o->sanitize_cases == 0 ||
                        o->sanitize_cases > 100000
@@ -161,6 +189,9 @@ const struct option df_run_longopts[] = {
     {"sanitize", required_argument, 0, DF_OPT_SANITIZE},
     {"long-n", required_argument, 0, DF_OPT_LONG_N},
     {"sanitize-cases", required_argument, 0, DF_OPT_SANITIZE_CASES},
+    {"huge", no_argument, 0, DF_OPT_HUGE},
+    {"huge-every", required_argument, 0, DF_OPT_HUGE_EVERY},
+    {"huge-bytes", required_argument, 0, DF_OPT_HUGE_BYTES},
     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 };
 

@@ -13,7 +13,8 @@ enum { DF_OPT_SEED = 256, DF_OPT_MAXN, DF_OPT_TOL, DF_OPT_CORPUS, DF_OPT_BACKEND
        DF_OPT_DEBUG_INV, DF_OPT_SAVE_PREC, DF_OPT_META_EVERY, DF_OPT_RERUNS,
        DF_OPT_KERNEL_LIB, DF_OPT_SAVE_BUGS, DF_OPT_OUT, DF_OPT_RESUME, DF_OPT_JOBS, DF_OPT_WATCHDOG,
        DF_OPT_STATS_EVERY, DF_OPT_QUIET, DF_OPT_BATCH, DF_OPT_THREADS, DF_OPT_PIPELINE, DF_OPT_GEN,
-       DF_OPT_SANITIZE, DF_OPT_SANITIZE_CASES, DF_OPT_LONG_N, DF_OPT_SCHEDULE };
+       DF_OPT_SANITIZE, DF_OPT_SANITIZE_CASES, DF_OPT_LONG_N, DF_OPT_SCHEDULE, DF_OPT_HUGE,
+       DF_OPT_HUGE_EVERY, DF_OPT_HUGE_BYTES };
 
 /* run's options, for getopt_long; the last entry is zeros. */
 extern const struct option df_run_longopts[];
@@ -25,5 +26,16 @@ const char *df_run_option_value(df_run_opts *o, int id, const char *arg);
 /* Whether option id fixes what a campaign's cases are (a resume takes it
  * from the campaign file, not from the command line). */
 int df_run_option_fixes_cases(int id);
+
+/* The generator's options of a run of o over the cycle ks[0..nk): --max-n,
+ * --long-n, --family (checked by df_run_select), and with --huge the huge
+ * cases' window, budget and the kernels that take them. */
+void df_run_gen_opts(const df_run_opts *o, const df_kernel *const *ks, size_t nk,
+                     df_gen_opts *go);
+
+/* The watchdog when --watchdog is not given: the time a batch of --max-n
+ * cases takes, and with --huge that of a huge case (df_watchdog_for's
+ * 50 ns an element, 8 times over for its runs and reruns). */
+double df_run_default_watchdog(const df_run_opts *o);
 
 #endif

@@ -42,6 +42,9 @@ typedef struct df_run_opts {
     int seed_set;
     uint64_t max_n;
     uint64_t long_n;        /* --long-n: df_gen_opts.long_n (0 = no long cases) */
+    int huge;               /* --huge: cases past 2^31 elements (cuda, DF_K_LEN64) */
+    uint64_t huge_every;    /* --huge-every: df_gen_opts.huge_every when huge */
+    uint64_t huge_bytes;    /* --huge-bytes: df_gen_opts.huge_bytes */
     double tol;
     int debug_invariants;
     int save_precision;     /* DF_SAVE_* (NEW = worst so far) */

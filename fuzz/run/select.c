@@ -104,6 +104,26 @@ static const char *cannot_run(const df_run_opts *o, const df_runs_on *b, const d
     return why;
 }
 
+int df_huge_refused(const char *cmd, const df_kernel *const *ks, size_t nk,
+                    uint64_t huge_bytes, const char *backend)
+{
+    uint64_t any = 0;
+    for (size_t i = 0; ks && i < nk; i++)
+        any |= df_gen_huge_limit(ks[i], huge_bytes);
+    if (ks && !any) {
+        fprintf(stderr, "dotfuzz %s: --huge: no kernel selected takes lengths past 2^31 within "
+                        "--huge-bytes %llu (the len64 kernels of docs/kernels.md: f32 from "
+                        "16 GiB, f64 from 32 GiB)\n", cmd, (unsigned long long)huge_bytes);
+        return -1;
+    }
+    if (backend && strcmp(backend, "cuda") != 0 && strcmp(backend, "auto") != 0) {
+        fprintf(stderr, "dotfuzz %s: --huge needs the cuda backend (lengths past 2^31 are GPU "
+                        "work), not %s\n", cmd, backend);
+        return -1;
+    }
+    return 0;
+}
+
 int df_run_select(const df_run_opts *o, const df_runs_on *b, const df_kernel **ks,
                   size_t *nk)
 {

@@ -47,4 +47,11 @@ df_runs_on df_runs_on_backend(const df_backend *b);
 int df_run_select(const df_run_opts *o, const df_runs_on *b, const df_kernel **kernels,
                   size_t *nk);
 
+/* Whether --huge can work for command cmd: some kernel of ks[0..nk) (ks
+ * NULL: not known yet) takes huge cases within huge_bytes, and the backend
+ * (NULL or "auto": not known yet) is cuda. 0, or -1 said on stderr as a
+ * usage error naming --huge. */
+int df_huge_refused(const char *cmd, const df_kernel *const *ks, size_t nk,
+                    uint64_t huge_bytes, const char *backend);
+
 #endif

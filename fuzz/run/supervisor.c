@@ -355,6 +355,28 @@ void df_sup_plan_workers(df_sup *s)
         s->w[w].gpu = cuda ? s->gpus[w % s->ngpus] : NULL;
 }
 
+/* --huge once the kernels and the backend are known: a kernel that takes
+ * huge cases within --huge-bytes, and the cuda backend; the kernels that
+ * take them are named (unless --quiet). 0, or -1 (said: a usage error). */
+static int huge_ready(const df_sup *s)
+{
+    const df_run_opts *o = s->o;
+    if (!o->huge)
+        return 0;
+    if (df_huge_refused("run", s->kernels, s->nk, o->huge_bytes, s->backend) != 0)
+        return -1;
+    if (o->quiet)
+        return 0;
+    fprintf(stderr, "dotfuzz run: huge cases, one in %llu indices, n in [2^31 + 1, "
+                    "2^31 + 2^26], up to %llu bytes, for",
+            (unsigned long long)o->huge_every, (unsigned long long)o->huge_bytes);
+    for (size_t k = 0; k < s->nk; k++)
+        if (df_gen_huge_limit(s->kernels[k], o->huge_bytes))
+            fprintf(stderr, " %s", s->kernels[k]->name);
+    fputc('\n', stderr);
+    return 0;
+}
+
 int df_sup_probe(df_sup *s)
 {
     int p[2];
@@ -411,6 +433,8 @@ int df_sup_probe(df_sup *s)
     else if (s->o->debug_invariants && strcmp(s->backend, "cuda") != 0) {
         fprintf(stderr, "dotfuzz run: --debug-invariants has no effect on backend %s (the GPU "
                         "kernels check their invariants)\n", s->backend);
+        rc = -1;
+    } else if (huge_ready(s) != 0) {
         rc = -1;
     }
     return rc;

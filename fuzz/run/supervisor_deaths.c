@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fuzz/run/campaign_dir.h"
+#include "fuzz/run/options.h"
 #include "fuzz/run/supervisor_parts.h"
 
 int df_sup_keep_finding(df_sup *s, const char *name, const char *members, const char *line)
@@ -27,9 +28,8 @@ static int record_end(df_sup *s, uint32_t id, uint64_t index, const df_worker_en
 {
     size_t ki = df_run_kernel_of(index, s->nk);
     const df_kernel *k = s->kernels[ki];
-    df_gen_opts go = {.max_n = s->o->max_n, .long_n = s->o->long_n};
-    if (strcmp(s->o->family, "all") != 0)
-        go.family = df_family_find(s->o->family)->id;
+    df_gen_opts go;
+    df_run_gen_opts(s->o, s->kernels, s->nk, &go);
     df_scratch buf = {0};
     df_case c;
     if (df_generate(s->o->seed, index, k, &go, &buf, &c) != 0) {
