@@ -460,6 +460,31 @@ Test(corpus, huge_n_in_small_buffer_is_a_size_error)
     free(p);
 }
 
+/* A huge case's header (--huge: n in [2^31 + 1, 2^31 + 2^26]) is read
+ * whole: n past 2^31 in 64 bits, the size it needs (16.5 GiB of f32 at
+ * most, 33 GiB of f64) computed without wrapping, so a file of that size
+ * would pass on to its checksum; here only the header is there. */
+Test(corpus, huge_case_header_asks_for_its_whole_size)
+{
+    static const struct { uint64_t n; uint8_t type; const char *want; } cases[] = {
+        {((uint64_t)1 << 31) + 1, 1, "n=2147483649 of f32 needs 17179869320"},
+        {((uint64_t)1 << 31) + ((uint64_t)1 << 26), 1, "n=2214592512 of f32 needs 17716740224"},
+        {((uint64_t)1 << 31) + 1, 2, "n=2147483649 of f64 needs 34359738512"},
+        {((uint64_t)1 << 31) + ((uint64_t)1 << 26), 2, "n=2214592512 of f64 needs 35433480320"},
+    };
+    char msg[200];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t *p = pinned_copy();
+        put_le(p + 40, cases[i].n, 8);
+        p[16] = cases[i].type;
+        reseal(p, DF_CORPUS_HEADER);
+        decode_expect(p, DF_CORPUS_HEADER, DF_CORPUS_E_SIZE, msg);
+        assert_has(msg, cases[i].want);
+        assert_has(msg, "file is 128 bytes");
+        free(p);
+    }
+}
+
 /* ---- files ------------------------------------------------------------ */
 
 static int rm_entry(const char *path, const struct stat *sb, int flag,

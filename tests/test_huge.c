@@ -5,14 +5,21 @@
  * vector: the lengths come from df_generate_stream and df_generate_shape,
  * which allocate nothing. Then the command line: --huge refused on the
  * host backend and without a kernel that takes it, its options without
- * it. Runs ./dotfuzz from the repository root for those. */
+ * it. Then m-idx32: its 32-bit index against the GPU's arithmetic at
+ * indices past 2^31 (the helper alone: no vector that long), its model a
+ * correct sum below 2^31, and hunt skipping it without huge cases. Runs
+ * ./dotfuzz from the repository root for the command line. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "fuzz/check/check.h"
 #include "fuzz/gen/generator.h"
+#include "kernels/mutants/idx32_model.h"
 #include "tests/cli_helpers.h"
 #include "tests/gen_fakes.h"
+#include "tests/host_helpers.h"
 
 #define OUT_MAX (1 << 14)
 static char out[OUT_MAX];
@@ -279,4 +286,130 @@ Test(huge, a_campaign_file_keeps_huge, .timeout = 60)
     rc = sh("cp %s/campaign.orig %s/c/campaign && ./dotfuzz run --resume %s/c --cases 20 "
             "--quiet && rm -rf %s", d, d, d, d);
     cr_assert_eq(rc, 0, "%s", out);
+}
+
+/* ---- m-idx32 ---- */
+
+static const uint64_t P31 = (uint64_t)1 << 31, P32 = (uint64_t)1 << 32;
+
+/* Thread t reads element t while t < n and t < 2^31; from thread 2^31 on
+ * its int index is t - 2^32 < 0, which (size_t)i < n refuses, whatever n:
+ * every element from 2^31 on is dropped, and nothing is read out of
+ * bounds. At n <= 2^31 that is the correct kernel's map. */
+Test(huge, idx32_reads_element_t_below_2_31_and_nothing_past_it)
+{
+    static const uint64_t ns[] = {0, 1, 1000, P31 - 1, P31, P31 + 1, P31 + 33,
+                                  DF_GEN_HUGE_MAX, P32};
+    static const uint64_t ts[] = {0, 1, 999, 1000, P31 - 2, P31 - 1, P31, P31 + 1,
+                                  P31 + 32, DF_GEN_HUGE_MAX - 1, P32 - 1};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (size_t j = 0; j < sizeof ts / sizeof ts[0]; j++) {
+            uint64_t n = ns[i], t = ts[j];
+            int64_t want = t < n && t < P31 ? (int64_t)t : -1;
+            cr_assert_eq(df_idx32_element(t, n), want, "thread %llu of n %llu",
+                         (unsigned long long)t, (unsigned long long)n);
+            /* the correct kernel's (a 64-bit index) differs only past 2^31 */
+            if (n <= P31)
+                cr_assert_eq(df_idx32_element(t, n), t < n ? (int64_t)t : -1);
+        }
+    /* the elements a huge case loses: all from 2^31 on, 2^26 at most */
+    uint64_t lost = 0;
+    for (uint64_t t = P31 - 4; t < P31 + 60; t++)
+        lost += df_idx32_element(t, P31 + 40) < 0 && t < P31 + 40;
+    cr_assert_eq(lost, 40);
+}
+
+/* The pairwise sum of p[0..m), m >= 1, written apart from df_idx32_sum as
+ * the tree it makes: a power of two halves, any other m is its largest
+ * power of two P on the left plus the rest. */
+static double pairwise(const double *p, uint64_t m)
+{
+    uint64_t P = 1;
+    while (2 * P <= m)
+        P *= 2;
+    if (m == 1)
+        return p[0];
+    if (P == m)
+        P /= 2;
+    return pairwise(p, P) + pairwise(p + P, m - P);
+}
+
+/* The correct sum in m-idx32's order, written apart from its model: each
+ * block's products in double, the halving tree, the partials pairwise. */
+static double block_tree_sum(const float *a, const float *b, uint64_t n, uint32_t block,
+                             double *partial)
+{
+    double cell[1024];
+    uint64_t grid = n ? (n + block - 1) / block : 1;
+    for (uint64_t blk = 0; blk < grid; blk++) {
+        for (uint32_t t = 0; t < block; t++) {
+            uint64_t i = blk * block + t;
+            cell[t] = i < n ? (double)a[i] * (double)b[i] : 0.0;
+        }
+        for (uint32_t h = block / 2; h; h /= 2)
+            for (uint32_t t = 0; t < h; t++)
+                cell[t] += cell[t + h];
+        partial[blk] = cell[0];
+    }
+    return pairwise(partial, grid);
+}
+
+/* Below 2^31 m-idx32 is a correct kernel: its model is the order's correct
+ * sum bit for bit, its tree height holds, and the oracle calls no case of
+ * the default mix a bug (the exact rule on integer data, the bound and the
+ * order set on the rest, all of which a dropped element would break, and
+ * the bound with h = 2 + log2 block + log2 grid, which a longer chain of
+ * additions would break). The pairwise sum of the partials is the tree
+ * the test writes out, bit for bit, for every count up to 1,000, on values
+ * whose sums round (so that another tree would show). */
+Test(huge, idx32_is_a_correct_sum_below_2_31, .timeout = 120)
+{
+    const df_kernel *k = df_test_find("m-idx32");
+    cr_assert_eq(k->flags & (DF_K_LEN64 | DF_K_HUGE_ONLY), DF_K_LEN64 | DF_K_HUGE_ONLY);
+    df_backend *be = df_test_open_host();
+    df_scratch buf = {0}, ms = {0};
+    df_gen_opts go = {.max_n = 70000};
+    static double partial[70000 / 32 + 1];
+    df_oracle_opts oo = {.tol = 1e-6};
+    for (uint64_t i = 0; i < 1500; i++) {
+        df_case c;
+        cr_assert_eq(df_generate(77, i, k, &go, &buf, &c), 0);
+        df_result r;
+        cr_assert_eq(k->host_model(&c, &ms, &r), 0);
+        double want = block_tree_sum(c.a, c.b, c.n, c.launch.block, partial);
+        cr_assert(memcmp(&r.f, &want, sizeof want) == 0 || (isnan(r.f) && isnan(want)),
+                  "case %llu (n %llu, block %u): %a, the order's sum %a",
+                  (unsigned long long)i, (unsigned long long)c.n, c.launch.block, r.f, want);
+        df_checked ck;
+        cr_assert_eq(df_check_case(be, k, &c, &oo, &ck), 0);
+        cr_assert_neq(ck.j.verdict, DF_V_BUG, "case %llu: %s: %s", (unsigned long long)i,
+                      ck.j.rule, ck.j.why);
+    }
+    df_scratch_free(&buf);
+    df_scratch_free(&ms);
+    df_backend_close(be);
+    double v[1000];
+    for (uint64_t m = 1; m <= 1000; m++) {
+        df_idx32_sum s = {{0}, 0};
+        for (uint64_t i = 0; i < m; i++) {
+            v[i] = ldexp(1.0, (int)(i % 7)) + ldexp(1.0, -40 - (int)(i % 13)); /* rounds */
+            df_idx32_sum_add(&s, v[i]);
+        }
+        double got = df_idx32_sum_total(&s), want = pairwise(v, m);
+        cr_assert(memcmp(&got, &want, sizeof got) == 0, "m %llu: %a, the tree %a",
+                  (unsigned long long)m, got, want);
+    }
+    df_idx32_sum empty = {{0}, 0};
+    cr_assert(df_idx32_sum_total(&empty) == 0.0 && !signbit(df_idx32_sum_total(&empty)));
+}
+
+/* Without huge cases (the host backend never has them) hunt skips m-idx32,
+ * saying why, and counts it neither caught nor escaped. */
+Test(huge, hunt_skips_idx32_without_huge_cases, .timeout = 60)
+{
+    int rc = sh("./dotfuzz hunt --backend host --kernel m-idx32,m-tail --cases 200 --time 5");
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "skipping m-idx32: its bug needs lengths past 2^31"), "%s", out);
+    cr_assert(strstr(out, "0 mutant(s) escaped this oracle, 0 correct kernel(s) with false "
+                          "alarms, 1 kernel(s) skipped on backend host"), "%s", out);
 }
