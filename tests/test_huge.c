@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fuzz/check/check.h"
+#include "fuzz/check/metamorphic.h"
 #include "fuzz/gen/generator.h"
 #include "kernels/mutants/idx32_model.h"
 #include "tests/cli_helpers.h"
@@ -224,6 +225,35 @@ Test(huge, real_len64_kernels_resolve_huge_launches)
         }
         cr_assert_geq(huge, 75, "%s: %llu huge of 100", names[k], (unsigned long long)huge);
     }
+}
+
+/* A huge case gets no metamorphic variant: a batch would stage its reruns
+ * and copies apart, each 16 GiB and more. Its vectors are never read (a
+ * variant would need them: there are none here); a short case gets its
+ * reruns and copies from the same call. */
+Test(huge, a_huge_case_gets_no_metamorphic_variant)
+{
+    const df_kernel *k = df_kernel_find("shfl");
+    df_meta_opts mo = {.every = 1, .reruns = 2};
+    df_checked r;
+    memset(&r, 0, sizeof r);
+    r.res.status = DF_RUN_OK;
+    df_case c;
+    memset(&c, 0, sizeof c);
+    c.type = DF_F32;
+    c.n = DF_GEN_HUGE_MIN;
+    df_meta_plan p;
+    memset(&p, 0, sizeof p);
+    cr_assert_eq(df_meta_plan_layout(k, &c, &r, &mo, &p), 0);
+    cr_assert_eq(p.nvar, 0, "%zu variants of a huge case", p.nvar);
+    float a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    c.n = 8;
+    c.a = a;
+    c.b = b;
+    r.refs.G = 36;
+    cr_assert_eq(df_meta_plan_layout(k, &c, &r, &mo, &p), 0);
+    cr_assert_geq(p.nvar, 3, "a short case: reruns and copies");
+    df_meta_plan_free(&p);
 }
 
 /* ---- the command line ---- */

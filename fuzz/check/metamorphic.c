@@ -262,6 +262,12 @@ int df_meta_plan_layout(const df_kernel *k, const df_case *c, const df_checked *
     p->nvar = 0;
     p->kexp = 0;
     p->own = r->refs;
+    /* a huge case (16 GiB and more) gets no variant: a batch stages each
+     * variant's vectors apart, so even its reruns (and a schedule rerun)
+     * would hold it three times on the GPU, and its copies three times
+     * more on the host */
+    if (c->n >= DF_GEN_HUGE_MIN)
+        return 0;
     df_case *d;
     int rc = meta_sampled_at(mo, c->seed, c->index) ? plan_copies(k, c, r, mo, p) : 0;
     /* schedule: the case itself under a perturbed schedule, last */
@@ -284,11 +290,9 @@ static int plan_copies(const df_kernel *k, const df_case *c, const df_checked *r
         if (!add_var(p, DF_META_RERUN, c))
             return -1;
     size_t es;
-    /* a huge case (16 GiB and more) is rerun, not copied: its copies would
-     * hold three times its memory again */
-    unsigned char *v = c->n < DF_GEN_HUGE_MIN ? plan_vectors(p, c, &es) : NULL;
+    unsigned char *v = plan_vectors(p, c, &es);
     if (!v)
-        return 0; /* no memory for copies, or a huge case: the reruns alone */
+        return 0; /* no memory for copies: the reruns alone */
     size_t bytes = (size_t)c->n * es;
     df_case *d;
     /* negate: a -> -a, for a first run that ended well, without INT_MIN

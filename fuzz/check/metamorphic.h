@@ -15,7 +15,8 @@
  * The schedule check samples its cases apart from the others (one in
  * `schedule`), and comes last in a case's plan. The transforms are drawn from (seed, index) of the case, so `replay`
  * repeats exactly the checks that `run` made. A case past 2^31 elements
- * (--huge) gets the reruns alone: no copy of its 16 GiB or more. */
+ * (--huge) gets none: no rerun, copy or schedule rerun of its 16 GiB or
+ * more. */
 #ifndef DOTFUZZ_METAMORPHIC_H
 #define DOTFUZZ_METAMORPHIC_H
 
