@@ -230,6 +230,16 @@ static inline size_t df_set_of(const df_engine *e, const df_slot *slots)
     return (size_t)(slots - e->bs->slots) / e->batch;
 }
 
+/* A slot that held a huge case (--huge) lets its vectors go: kept, each
+ * slot a huge case passed through would hold 16 GiB or more for the rest
+ * of the run. Before the slot's next case, and for every slot before a
+ * range (the worker's next range may start anywhere). */
+static inline void df_slot_drop_huge(const df_engine *e, df_slot *sl)
+{
+    if (e->go.huge_every && sl->buf.cap >= 8 * DF_GEN_HUGE_MIN)
+        df_scratch_free(&sl->buf);
+}
+
 /* The longest case a run may draw: its fixed length, or its --max-n. */
 static inline uint64_t df_longest_n(const df_engine *e)
 {

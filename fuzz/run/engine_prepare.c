@@ -141,13 +141,10 @@ static void name_slot(const df_job *jb, size_t s)
     }
 }
 
-/* A slot before its case is made. One that held a huge case lets its
- * vectors go: kept, each slot a huge case passed through would hold 16 GiB
- * or more for the rest of the run. */
+/* A slot before its case is made (a huge case's vectors let go). */
 static void clear_slot(const df_engine *e, df_slot *sl)
 {
-    if (e->go.huge_every && sl->buf.cap >= 8 * DF_GEN_HUGE_MIN)
-        df_scratch_free(&sl->buf);
+    df_slot_drop_huge(e, sl);
     sl->ran = 0;
     sl->planned = 0;
     sl->modelled = 0;
