@@ -41,6 +41,8 @@
 #   benchref     the CPU references on one core -> bench-ref.txt
 #   fewterms [S] few-term cases (the order-set rule) on every correct kernel -> few-terms.txt
 #   races        which compute-sanitizer tool sees which race mutant -> sanitizer-races.txt
+#   huge         lengths past 2^31: m-idx32 and the correct kernels that take them
+#                (--huge; about 16 GiB of vectors a case) -> hunt-huge.md
 #   cost [S]     what --schedule and --sanitize cost: the same run with and without
 #                each, S seconds a row (default 5) -> check-cost.txt
 #   lfcompare [S] error-guided libFuzzer against plain random -> lf-vs-random.txt
@@ -226,6 +228,20 @@ cost() {
       'BEGIN { printf "sanitize %s: %d cases in %.1f s wall, %.0f cases/s, exit %d\n", t, n, b - a, n / (b - a), rc }' >>"$f"
   done
   cat "$f"
+}
+
+# Lengths past 2^31 (--huge): m-idx32 (32-bit indexing) caught, and the
+# correct kernels that take such lengths clean on them (about 16 GiB of
+# vectors a case; a minute and a half each to make and reference).
+huge() {
+  local f="$OUTDIR/hunt-huge.md"
+  local cmd="$DF hunt --backend cuda --kernel m-idx32,cublas-sdot,shfl --huge --time 0 --cases 17 --markdown"
+  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
+  $cmd >>"$f" 2>&1
+  local rc=$?
+  echo "exit $rc" >>"$f"
+  cat "$f"
+  return $rc
 }
 
 benchref() {
@@ -492,6 +508,7 @@ campaign() {
     cmd="$DF run --backend cuda --time ${secs}s --seed 20261127 --schedule 64 --quiet --out $d"
   fi
   echo "\$ $cmd" >>"$d.summary"
+  [ -f "$d/campaign" ] || echo "commit: $(commit_of)" >>"$d.summary"
   $cmd >>"$d.summary" 2>&1
   rc=$?
   echo "exit $rc" >>"$d.summary"
@@ -512,15 +529,16 @@ campaign() {
 first() { grep -m1 -E "$2" "$1" 2>/dev/null; }
 
 # One row of the record: CLAIM, FILE (relative to OUTDIR) and COMMAND, by
-# default the file's first line.
+# default the file's first line; the commit is OF's (default FILE) when its
+# second line names one, else env.txt's.
 row() {
-  local claim=$1 file=$2 cmd=${3:-}
+  local claim=$1 file=$2 cmd=${3:-} of=${4:-$2}
   [ -n "$claim" ] || claim="(no figure found: see the file)"
   claim=$(sed 's/|/\\|/g' <<<"$claim")
   [ -n "$cmd" ] || cmd=$(head -n 1 "$OUTDIR/$file" | sed -e 's/^\$ //')
   # a file made at another commit than env.txt's says so on its second line
   local own
-  own=$(sed -n '2s/^commit: \([0-9a-f]\{7\}\).*/\1/p' "$OUTDIR/$file")
+  own=$(sed -n '2s/^commit: \([0-9a-f]\{7\}\).*/\1/p' "$OUTDIR/$of")
   cmd=$(sed -e "s|$WORK|WORK|g" -e 's/|/\\|/g' <<<"$cmd")
   echo "| $claim | ${own:-$commit} | \`$cmd\` | [$file]($file) |"
 }
@@ -543,9 +561,10 @@ readme() {
     [ -f "$OUTDIR/bench.txt" ] && row "$(awk '/^seed loop, n = 2000/ { loop = $6 } /^harness n = 2000, verified/ { h = $6 } END { if (h && loop) printf "%d verified cases/s at n = 2000 (shfl, batch 4096), %.0fx the seeds'"'"' loop (%d cases/s)", h, h / loop, loop }' "$OUTDIR/bench.txt")" bench.txt
     [ -f "$OUTDIR/hunt.md" ] && row "$(first "$OUTDIR/hunt.md" 'mutant\(s\) escaped')" hunt.md
     [ -f "$OUTDIR/campaign/summary.txt" ] && row "$(grep -E 'cases in' "$OUTDIR/campaign/summary.txt" | tail -n 1) ($(sed -n 's/^sessions *: //p' "$OUTDIR/campaign/fuzzer_stats") session(s)); bugs: $(sed -n 's/^bug *: //p' "$OUTDIR/campaign/fuzzer_stats")" campaign/summary.txt
-    [ -f "$OUTDIR/campaign/report/report.md" ] && row "the campaign's report and plots" campaign/report/report.md "$DF report WORK/camp --out campaign/report"
+    [ -f "$OUTDIR/campaign/report/report.md" ] && row "the campaign's report and plots" campaign/report/report.md "$DF report WORK/camp --out campaign/report" campaign/summary.txt
     [ -f "$OUTDIR/sanitizer.txt" ] && row "memcheck and racecheck over every kernel: $(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$OUTDIR/sanitizer.txt") clean summaries of $(grep -c 'SUMMARY' "$OUTDIR/sanitizer.txt")" sanitizer.txt
     [ -f "$OUTDIR/few-terms.txt" ] && row "few-term cases over every correct kernel, cuBLAS included: $(first "$OUTDIR/few-terms.txt" 'cases in' | sed 's/dotfuzz run: //'), bugs: $(sed -n 's/.*this oracle: \([0-9]*\) bug.*/\1/p' "$OUTDIR/few-terms.txt")" few-terms.txt
+    [ -f "$OUTDIR/hunt-huge.md" ] && row "past 2^31 elements (--huge): $(awk -F'|' '$3 ~ /mutant/ { gsub(/ /, "", $2); gsub(/ /, "", $5); gsub(/ /, "", $6); gsub(/ /, "", $7); gsub(/ /, "", $8); printf "%s%s caught %s at case %s (%s s, rule %s)", sep, $2, $5, $6, $7, $8; sep = "; " } $3 ~ /correct/ { gsub(/ /, "", $2); sub(/^ */, "", $5); sub(/ *$/, "", $5); printf "%s%s %s", sep, $2, $5; sep = "; " }' "$OUTDIR/hunt-huge.md")" hunt-huge.md
     [ -f "$OUTDIR/check-cost.txt" ] && row "what the checks cost, cases/s: $(awk '/^schedule [0-9]+:/ { n = $2; sub(/:$/, "", n); x = $0; sub(/.*\(/, "", x); sub(/ cases\/s.*/, "", x); printf "%s--schedule %s %s", sep, n, x; sep = ", " } /^sanitize / { n = $2; sub(/:$/, "", n); printf "%s--sanitize %s %s", sep, n, $(NF - 3) }' "$OUTDIR/check-cost.txt")" check-cost.txt
     [ -f "$OUTDIR/sanitizer-races.txt" ] && row "races under compute-sanitizer: $(awk '/^== / { t = $2 } /^BUG .* sanitizer/ { printf "%s%s sees %s", sep, t, $2; sep = "; "; seen[$2] = 1 } END { split("m-zero-inside m-no-fence m-shfl-divergent m-nonatomic", k, " "); for (i = 1; i <= 4; i++) if (!seen[k[i]]) { printf "%s%s", (n++ ? ", " : "; no tool sees "), k[i] } }' "$OUTDIR/sanitizer-races.txt")" sanitizer-races.txt
     [ -f "$OUTDIR/untrusted.txt" ] && row "$(awk -F' [|] ' '/^files replayed/ { split($2, a, ": "); ch += a[2]; split($3, b, ": "); lost += b[2]; n++ } END { printf "%d runs (a campaign, a plain run, smoke) with crashing and hanging kernels: %d crash and hang findings, %d of them not judged a bug again on replay", n, ch, lost }' "$OUTDIR/untrusted.txt")" untrusted.txt
@@ -590,6 +609,7 @@ case "${1:-}" in
   fewterms) fewterms "${2:-20}" ;;
   races) races ;;
   cost) cost "${2:-5}" ;;
+  huge) huge ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
