@@ -322,15 +322,19 @@ Test(cli, hunt_catches_every_host_mutant_without_false_alarms, .timeout = 120)
 }
 
 /* m-grid-clamp drops the elements past 65,535 blocks of 32: only long
- * cases (every 16384th, run's and hunt's --long-n) reach it. */
+ * cases (run's every 16384th, hunt's every 1024th; --long-n) reach it,
+ * and hunt's defaults do. */
 Test(cli, hunt_catches_a_clamped_grid_on_long_cases, .timeout = 180)
 {
-    int rc = sh(out, "./dotfuzz hunt --backend host --kernel m-grid-clamp --cases 70000 --time 120");
+    int rc = sh(out, "./dotfuzz hunt --backend host --kernel m-grid-clamp");
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "m-grid-clamp         mutant  ours: yes"), "%s", out);
-    rc = sh(out, "./dotfuzz hunt --backend host --kernel m-grid-clamp --cases 70000 --time 120 "
+    rc = sh(out, "./dotfuzz hunt --backend host --kernel m-grid-clamp --cases 20000 --time 120 "
                  "--long-n 0");
     cr_assert_eq(rc, 1, "without long cases it escapes: %s", out);
+    rc = sh(out, "./dotfuzz hunt --backend host --kernel m-grid-clamp --long-every 0");
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "--long-every"), "%s", out);
 }
 
 /* A kernel that rounds its sums toward zero stays inside the bound; the

@@ -27,6 +27,7 @@ typedef struct hunt_opts {
     uint64_t seed;
     uint64_t max_n;
     uint64_t long_n;   /* df_gen_opts.long_n */
+    uint64_t long_every; /* df_gen_opts.long_every */
     uint64_t schedule; /* df_meta_opts.schedule */
     int huge;          /* --huge: huge cases for the kernels that take them */
     uint64_t huge_every, huge_bytes; /* df_gen_opts' */
@@ -68,8 +69,9 @@ static void hunt_usage(FILE *f)
           "  --time D        time budget per kernel (default 10s; 0: --cases alone)\n"
           "  --seed S        seed (default 1)\n"
           "  --max-n N       longest vector (default 65536)\n"
-          "  --long-n N      every 16384th case is long instead: n in [2^21 + 1, N]\n"
+          "  --long-n N      every --long-every-th case is long instead: n in [2^21 + 1, N]\n"
           "                  (default 4194304; 0: none)\n"
+          "  --long-every N  one case in N is long (default 1024; run's is 16384)\n"
           "  --schedule N    rerun one case in N under a perturbed schedule (default 1; 0: off)\n"
           "  --huge          cuda: every --huge-every-th case of a kernel that takes\n"
           "                  lengths past 2^31 is huge, n in [2^31 + 1, 2^31 + 2^26];\n"
@@ -92,14 +94,15 @@ static void hunt_usage(FILE *f)
 static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
 {
     enum { OPT_BACKEND = 256, OPT_SEED, OPT_MAXN, OPT_TOL, OPT_MD, OPT_WATCHDOG, OPT_KERNEL,
-           OPT_KERNEL_LIB, OPT_LONGN, OPT_SCHEDULE, OPT_HUGE, OPT_HUGE_EVERY, OPT_HUGE_BYTES };
+           OPT_KERNEL_LIB, OPT_LONGN, OPT_SCHEDULE, OPT_HUGE, OPT_HUGE_EVERY, OPT_HUGE_BYTES,
+           OPT_LONG_EVERY };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"cases", required_argument, 0, 'c'},
         {"time", required_argument, 0, 't'}, {"seed", required_argument, 0, OPT_SEED},
         {"max-n", required_argument, 0, OPT_MAXN}, {"tol", required_argument, 0, OPT_TOL},
         {"long-n", required_argument, 0, OPT_LONGN},
-        {"schedule", required_argument, 0, OPT_SCHEDULE},
-        {"long-n", required_argument, 0, OPT_LONGN}, {"huge", no_argument, 0, OPT_HUGE},
+        {"long-every", required_argument, 0, OPT_LONG_EVERY},
+        {"schedule", required_argument, 0, OPT_SCHEDULE}, {"huge", no_argument, 0, OPT_HUGE},
         {"huge-every", required_argument, 0, OPT_HUGE_EVERY},
         {"huge-bytes", required_argument, 0, OPT_HUGE_BYTES},
         {"markdown", no_argument, 0, OPT_MD}, {"watchdog", required_argument, 0, OPT_WATCHDOG},
@@ -108,7 +111,7 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (hunt_opts){.backend = "auto", .cases = 20000, .time_s = 10, .seed = 1,
-                     .max_n = 65536, .long_n = DF_GEN_LONG_DEFAULT, .schedule = 1,
+                     .max_n = 65536, .long_n = DF_GEN_LONG_DEFAULT, .long_every = 1024, .schedule = 1,
                      .huge_every = 16, .huge_bytes = DF_GEN_HUGE_BYTES_DEFAULT, .tol = 1e-6};
     const char *with_huge = NULL; /* --huge-every or --huge-bytes, given */
     int ch;
@@ -127,6 +130,11 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
             if (df_parse_u64(optarg, &o->long_n) ||
                 (o->long_n && (o->long_n < DF_GEN_LONG_MIN || o->long_n > DF_CORPUS_MAX_N)))
                 bad = "--long-n";
+            break;
+        case OPT_LONG_EVERY:
+            if (df_parse_u64(optarg, &o->long_every) || o->long_every == 0 ||
+                o->long_every > 0xffffffffu)
+                bad = "--long-every";
             break;
         case OPT_SCHEDULE:
             if (df_parse_u64(optarg, &o->schedule) || o->schedule > 0xffffffffu)
@@ -193,7 +201,8 @@ static void note(detection *d, uint64_t cases, double t, const char *rule)
  * worker process could run a case (the row keeps what was seen). */
 static int hunt_kernel(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scratch *buf)
 {
-    df_gen_opts go = {.max_n = o->max_n, .long_n = o->long_n};
+    df_gen_opts go = {.max_n = o->max_n, .long_n = o->long_n,
+                      .long_every = (uint32_t)o->long_every};
     if (o->huge) { /* one kernel: case i is huge when i % huge_every == huge_every - 1 */
         go.huge_every = o->huge_every;
         go.huge_bytes = o->huge_bytes;

@@ -408,7 +408,7 @@ static const df_family *draw_front(uint64_t seed, uint64_t index, const df_kerne
     else if (df_gen_is_huge(o, index) &&
              (huge = df_gen_huge_n(seed, index, k, o->huge_bytes, launch)) != 0)
         *n = huge;
-    else if (o->long_n >= DF_GEN_LONG_MIN && df_gen_is_long(index))
+    else if (o->long_n >= DF_GEN_LONG_MIN && df_gen_is_long_every(o->long_every, index))
         *n = draw_long_n(seed, index, k, o->long_n, launch, *n);
     return fam;
 }

@@ -72,10 +72,12 @@ typedef struct df_gen_opts {
     uint64_t fixed_n;   /* 0 = draw n; else every case has this length (the
                            kernel's max_n still caps it; the launch and the
                            values are drawn as always) */
-    uint64_t long_n;    /* 0 = none; else every DF_GEN_LONG_EVERY-th case
-                           (df_gen_is_long) is long: n drawn log-uniform in
-                           [DF_GEN_LONG_MIN, long_n] past max_n, from a stream
-                           of its own (the case's other draws stay) */
+    uint64_t long_n;    /* 0 = none; else every long_every-th case
+                           (df_gen_is_long_every) is long: n drawn log-uniform
+                           in [DF_GEN_LONG_MIN, long_n] past max_n, from a
+                           stream of its own (the case's other draws stay) */
+    uint32_t long_every; /* 0: DF_GEN_LONG_EVERY (run's batches rely on it);
+                            hunt, a case at a time, takes them denser */
     /* Huge cases (run's and hunt's --huge): 0 = none; else one index in
      * huge_every (df_gen_is_huge) is huge: n past 2^31 (df_gen_huge_n),
      * from a stream of its own, for the kernels of huge_mask in turn */
@@ -97,6 +99,12 @@ typedef struct df_gen_opts {
 static inline int df_gen_is_long(uint64_t index)
 {
     return index % DF_GEN_LONG_EVERY == DF_GEN_LONG_EVERY - 1;
+}
+/* The same, one index in every (0: DF_GEN_LONG_EVERY). */
+static inline int df_gen_is_long_every(uint32_t every, uint64_t index)
+{
+    uint64_t e = every ? every : DF_GEN_LONG_EVERY;
+    return index % e == e - 1;
 }
 
 /* Huge cases: n in [DF_GEN_HUGE_MIN, DF_GEN_HUGE_MAX], past the 2^31 - 1
