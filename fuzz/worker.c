@@ -32,11 +32,13 @@ void df_worker_free(df_worker *w)
     w->hb = NULL;
 }
 
-double df_watchdog_for(uint64_t elements)
+double df_watchdog_floor(uint64_t elements, double floor_s)
 {
     double s = 50e-9 * (double)elements;
-    return s > 10 ? s : 10;
+    return s > floor_s ? s : floor_s;
 }
+
+double df_watchdog_for(uint64_t elements) { return df_watchdog_floor(elements, 10); }
 
 /* ---- in the worker ---- */
 

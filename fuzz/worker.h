@@ -113,6 +113,9 @@ void df_end_text(const df_worker_end *end, double watchdog_s, char *buf, size_t 
  * that is longer — far above what a correct kernel, its references, model
  * and metamorphic checks take on any backend, so only a hang reaches it. */
 double df_watchdog_for(uint64_t elements);
+/* The same with another floor than 10 s (hunt's, where a hang found sooner
+ * is the measure). */
+double df_watchdog_floor(uint64_t elements, double floor_s);
 
 /* Worker: marks count cases from index as running, from now. */
 void df_worker_case_begin(df_heartbeat *hb, uint64_t index, uint64_t count);

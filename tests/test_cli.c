@@ -321,6 +321,21 @@ Test(cli, hunt_catches_every_host_mutant_without_false_alarms, .timeout = 120)
               out);
 }
 
+/* hunt's own watchdog (3 s, not run's 10 s) finds m-hang within its 10 s
+ * budget at the defaults: case 2434 of seed 1 reaches its length. */
+Test(cli, hunt_finds_a_hang_within_its_budget, .timeout = 60)
+{
+    int rc = sh(out, "./dotfuzz hunt --backend host --kernel m-hang");
+    cr_assert_eq(rc, 0, "%s", out);
+    const char *row = strstr(out, "m-hang ");
+    cr_assert(row && strstr(row, "ours: yes"), "%s", out);
+    unsigned long long cases;
+    double secs;
+    cr_assert_eq(sscanf(strstr(row, "ours: yes") + 9, "%llu cases %lf s", &cases, &secs), 2, "%s",
+                 row);
+    cr_assert(secs >= 3 && secs < 10, "caught after %.3f s: %s", secs, row);
+}
+
 /* m-grid-clamp drops the elements past 65,535 blocks of 32: only long
  * cases (run's every 16384th, hunt's every 1024th; --long-n) reach it,
  * and hunt's defaults do. */

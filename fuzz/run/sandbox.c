@@ -57,6 +57,7 @@ struct df_sandbox {
     char backend_name[16];    /* asked for */
     int debug_invariants;
     double watchdog_s, last_watchdog;
+    double floor_s; /* the by-size watchdog's floor (df_watchdog_floor) */
     hello h;
     unsigned char *runs;      /* all_count() flags: the backend runs kernel i */
     df_worker w;
@@ -175,6 +176,7 @@ df_outcome df_sandbox_open(const char *cmd, const char *name, int debug_invarian
     snprintf(sb->backend_name, sizeof sb->backend_name, "%s", name);
     sb->debug_invariants = debug_invariants;
     sb->watchdog_s = watchdog_s;
+    sb->floor_s = 10;
     if (start(sb) != 0) {
         df_sandbox_close(sb);
         return DF_OUTCOME_ENV;
@@ -207,6 +209,8 @@ void df_sandbox_close(df_sandbox *sb)
 const char *df_sandbox_backend(const df_sandbox *sb) { return sb->h.name; }
 const char *df_sandbox_note(const df_sandbox *sb) { return sb->h.note; }
 double df_sandbox_watchdog(const df_sandbox *sb) { return sb->last_watchdog; }
+
+void df_sandbox_set_watchdog_floor(df_sandbox *sb, double floor_s) { sb->floor_s = floor_s; }
 
 int df_sandbox_supports(const df_sandbox *sb, const df_kernel *k)
 {
@@ -264,7 +268,8 @@ int df_sandbox_check(df_sandbox *sb, const df_kernel *k, const df_case *c,
 {
     if (sb->w.pid <= 0 && start(sb) != 0)
         return -1;
-    double watchdog = sb->watchdog_s > 0 ? sb->watchdog_s : df_watchdog_for(8 * c->n);
+    double watchdog =
+        sb->watchdog_s > 0 ? sb->watchdog_s : df_watchdog_floor(8 * c->n, sb->floor_s);
     sb->last_watchdog = watchdog;
     request rq = {.k = k, .oo = *oo, .mo = *mo, .c = *c};
     rq.c.a = rq.c.b = NULL;

@@ -41,6 +41,10 @@ int df_sandbox_supports(const df_sandbox *sb, const df_kernel *k);
 int df_sandbox_check(df_sandbox *sb, const df_kernel *k, const df_case *c,
                      const df_oracle_opts *oo, const df_meta_opts *mo, df_checked *out);
 
+/* A watchdog by the case's size (watchdog_s 0) of at least floor_s
+ * seconds instead of 10 (df_watchdog_floor). */
+void df_sandbox_set_watchdog_floor(df_sandbox *sb, double floor_s);
+
 /* The watchdog that applied to the last case checked, in seconds. */
 double df_sandbox_watchdog(const df_sandbox *sb);
 
