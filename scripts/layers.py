@@ -5,7 +5,7 @@
 
 Every source file sits in a layer, lowest first:
 
-  0  fuzz/case, fuzz/pcg32.h, fuzz/cpu_clones.h, fuzz/outcome.h, fuzz/util,
+  0  fuzz/case, fuzz/pcg32.h, fuzz/lowp.h, fuzz/cpu_clones.h, fuzz/outcome.h, fuzz/util,
      include/   (what everything shares)
   1  kernels/, reference/
   2  fuzz/      (the library)
@@ -27,7 +27,7 @@ import re
 import subprocess
 import sys
 
-BASE = ("fuzz/case.", "fuzz/pcg32.h", "fuzz/cpu_clones.h", "fuzz/outcome.h",
+BASE = ("fuzz/case.", "fuzz/pcg32.h", "fuzz/lowp.h", "fuzz/cpu_clones.h", "fuzz/outcome.h",
         "fuzz/util.", "include/")
 LAYERS = [("fuzz/cmd/", 6), ("fuzz/run/", 5), ("fuzz/check/", 4),
           ("fuzz/backend/", 3), ("kernels/", 1), ("reference/", 1), ("fuzz/", 2)]

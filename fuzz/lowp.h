@@ -1,0 +1,150 @@
+/* lowp.h — the low-precision element formats: IEEE binary16 (fp16),
+ * bfloat16, and the OCP 8-bit formats E4M3 and E5M2 (OCP "8-bit Floating
+ * Point Specification (OFP8)" 1.0). Each value's bits decode exactly to a
+ * double (every value of every format is one), and a double rounds to the
+ * nearest value of a format, ties to even, as IEEE 754's roundTiesToEven
+ * and CUDA's __float2half_rn, __float2bfloat16_rn and __nv_cvt_double_to_fp8
+ * give it, subnormals kept.
+ *
+ *   format  bits  exponent  fraction  bias  largest finite   Inf  NaN
+ *   f16     16    5         10        15    65504            yes  exponent all ones, fraction != 0
+ *   bf16    16    8         7         127   ~3.39e38         yes  the same
+ *   e4m3    8     4         3         7     448              no   S.1111.111 alone
+ *   e5m2    8     5         2         15    57344            yes  exponent all ones, fraction != 0
+ *
+ * Past the largest finite value a rounding overflows: to Inf where the
+ * format has one, to NaN in E4M3 (its encoding S.1111.111 is the one a
+ * rounding to 480 would take); with `saturate` to the largest finite value
+ * instead, as CUDA's __NV_SATFINITE conversions do. Rounding is from the
+ * double, once: a value that a float would first round is the caller's to
+ * round (double rounding is a kernel's bug to find, not this file's).
+ *
+ * Header-only and usable from host C and CUDA device code (DF_HD), so the
+ * GPU's generator can make the host's values. Checked against MPFR, every
+ * value and every midpoint of every format (tests/test_lowp.c).
+ */
+#ifndef DOTFUZZ_LOWP_H
+#define DOTFUZZ_LOWP_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "fuzz/pcg32.h" /* DF_HD */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum df_lowp {
+    DF_LOWP_F16 = 0,
+    DF_LOWP_BF16 = 1,
+    DF_LOWP_E4M3 = 2,
+    DF_LOWP_E5M2 = 3,
+    DF_LOWP_COUNT = 4
+} df_lowp;
+
+/* A format's shape: total, exponent and fraction bits, bias, and whether
+ * its all-ones exponent is Inf/NaN (IEEE-style) or a binade of values
+ * with one NaN (E4M3). */
+typedef struct df_lowp_shape {
+    uint8_t bits, exp_bits, man_bits;
+    int16_t bias;
+    uint8_t ieee;
+} df_lowp_shape;
+
+DF_HD df_lowp_shape df_lowp_shape_of(df_lowp f)
+{
+    switch (f) {
+    case DF_LOWP_F16: return (df_lowp_shape){16, 5, 10, 15, 1};
+    case DF_LOWP_BF16: return (df_lowp_shape){16, 8, 7, 127, 1};
+    case DF_LOWP_E4M3: return (df_lowp_shape){8, 4, 3, 7, 0};
+    default: return (df_lowp_shape){8, 5, 2, 15, 1};
+    }
+}
+
+/* The largest finite magnitude's bits (sign clear). */
+DF_HD uint32_t df_lowp_max_bits(df_lowp f)
+{
+    df_lowp_shape s = df_lowp_shape_of(f);
+    uint32_t all = (1u << (s.bits - 1)) - 1u; /* every bit but the sign */
+    /* IEEE-style: the exponent below all ones, fraction all ones; E4M3: all
+     * ones but the fraction's lowest bit (S.1111.111 is NaN) */
+    return s.ieee ? all - (1u << s.man_bits) : all - 1u;
+}
+
+/* The canonical NaN's bits (sign clear): the quiet NaN CUDA's conversions
+ * give (f16 0x7e00, bf16 0x7fc0, E5M2 0x7e), E4M3's one NaN 0x7f. */
+DF_HD uint32_t df_lowp_nan_bits(df_lowp f)
+{
+    df_lowp_shape s = df_lowp_shape_of(f);
+    uint32_t all = (1u << (s.bits - 1)) - 1u;
+    return s.ieee ? (all >> (s.man_bits - 1)) << (s.man_bits - 1) : all;
+}
+
+/* The value of bits (the low s.bits bits) in format f, exactly; a NaN
+ * keeps its sign (its payload is not kept: df_lowp_encode gives it back
+ * as the canonical NaN). */
+DF_HD double df_lowp_decode(df_lowp f, uint32_t bits)
+{
+    df_lowp_shape s = df_lowp_shape_of(f);
+    uint32_t man = bits & ((1u << s.man_bits) - 1u);
+    uint32_t ex = (bits >> s.man_bits) & ((1u << s.exp_bits) - 1u);
+    double sign = (bits >> (s.bits - 1)) & 1u ? -1.0 : 1.0;
+    uint32_t top = (1u << s.exp_bits) - 1u;
+    if (s.ieee && ex == top)
+        return man ? copysign((double)NAN, sign) : sign * (double)INFINITY;
+    if (!s.ieee && ex == top && man == (1u << s.man_bits) - 1u)
+        return copysign((double)NAN, sign);
+    if (ex == 0) /* subnormal: man 2^(1 - bias - man_bits) */
+        return sign * ldexp((double)man, 1 - s.bias - s.man_bits);
+    return sign * ldexp((double)((1u << s.man_bits) | man), (int)ex - s.bias - s.man_bits);
+}
+
+/* x rounded to format f, to nearest, ties to even; its bits. A NaN gives
+ * the canonical NaN (its sign kept); past the largest finite value, Inf
+ * (E4M3: NaN) or, with saturate, the largest finite value. */
+DF_HD uint32_t df_lowp_encode(df_lowp f, double x, int saturate)
+{
+    df_lowp_shape s = df_lowp_shape_of(f);
+    uint32_t sign = signbit(x) ? 1u << (s.bits - 1) : 0u;
+    if (isnan(x))
+        return sign | df_lowp_nan_bits(f);
+    double a = fabs(x);
+    uint32_t mag, max = df_lowp_max_bits(f);
+    int emin = 1 - s.bias; /* the smallest normal's exponent */
+    int e;
+    (void)frexp(a, &e); /* a = m 2^e, m in [1/2, 1): a's exponent is e - 1 */
+    if (a == 0) {
+        mag = 0;
+    } else if (isinf(a) || e - 1 > s.bias + 1) {
+        mag = max + 1; /* past every finite value: overflows below */
+    } else if (e - 1 < emin) {
+        /* subnormal (or the smallest normal, by a carry into the
+         * exponent field): a multiple of 2^(emin - man_bits) */
+        mag = (uint32_t)rint(ldexp(a, s.man_bits - emin));
+    } else {
+        /* normal: a 2^(man_bits - exponent) in [2^man_bits, 2^(man_bits+1)),
+         * rounded; a carry moves into the exponent field */
+        uint32_t m = (uint32_t)rint(ldexp(a, s.man_bits - (e - 1)));
+        mag = ((uint32_t)(e - 1 + s.bias) << s.man_bits) + (m - (1u << s.man_bits));
+    }
+    if (mag > max) {
+        if (saturate)
+            mag = max;
+        else
+            mag = s.ieee ? max + 1 /* fraction 0 above max: Inf */ : df_lowp_nan_bits(f);
+    }
+    return sign | mag;
+}
+
+/* x rounded to format f and back: the nearest value of f (ties to even),
+ * as a double. */
+DF_HD double df_lowp_round(df_lowp f, double x, int saturate)
+{
+    return df_lowp_decode(f, df_lowp_encode(f, x, saturate));
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
