@@ -30,6 +30,7 @@ df_outcome df_cmd_bandwidth(int argc, char **argv);
 df_outcome df_cmd_bench_ref(int argc, char **argv);
 df_outcome df_cmd_bench(int argc, char **argv);
 df_outcome df_cmd_hunt(int argc, char **argv);
+df_outcome df_cmd_probe(int argc, char **argv);
 df_outcome df_cmd_minimize(int argc, char **argv);
 df_outcome df_cmd_merge(int argc, char **argv);
 df_outcome df_cmd_report(int argc, char **argv);

@@ -29,6 +29,7 @@ static void usage(FILE *f)
           "  smoke       CI gate: replay the regression corpus, fuzz every kernel briefly,\n"
           "              write JUnit XML and a JSON summary\n"
           "  hunt        detection benchmark: every mutant, ours against seed 000's oracle\n"
+          "  probe       a float kernel's arithmetic measured beside what it declares\n"
           "  bandwidth   GPU bandwidth table of every kernel beside cuBLAS and a copy\n"
           "  bench       throughput: seed loop vs the batched harness, references, memory\n"
           "  bench-ref   time the CPU references (exact, exact-int, Kahan, G) on one core\n"
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
         {"replay", df_cmd_replay}, {"import", df_cmd_import},
         {"bandwidth", df_cmd_bandwidth}, {"bench-ref", df_cmd_bench_ref},
         {"bench", df_cmd_bench},
-        {"hunt", df_cmd_hunt},
+        {"hunt", df_cmd_hunt},     {"probe", df_cmd_probe},
         {"minimize", df_cmd_minimize}, {"merge", df_cmd_merge},
         {"report", df_cmd_report}, {"smoke", df_cmd_smoke},
     };
