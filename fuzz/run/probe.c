@@ -31,6 +31,25 @@ typedef struct prober {
     int dead; /* the sandbox could not run a case */
 } prober;
 
+/* Case c through the kernel in the sandbox, its result into *out.
+ * Returns 0, 1 for a failed run, -1 when the sandbox runs no more cases
+ * (p->dead). */
+static int run(prober *p, const df_case *c, double *out)
+{
+    df_oracle_opts oo = {.tol = 1e-6};
+    df_meta_opts mo = {0};
+    df_checked r;
+    if (p->dead || df_sandbox_check(p->sb, p->k, c, &oo, &mo, &r) != 0) {
+        p->dead = 1;
+        return -1;
+    }
+    p->runs++;
+    if (r.res.status != DF_RUN_OK)
+        return 1;
+    *out = r.res.f;
+    return 0;
+}
+
 /* The kernel's result on (a, b), n <= PROBE_MAX_N, into *out. Returns 0,
  * or -1 (a failed run, an invalid launch, or no sandbox: p->dead). */
 static int dot(prober *p, const double *a, const double *b, size_t n, double *out)
@@ -52,20 +71,9 @@ static int dot(prober *p, const double *a, const double *b, size_t n, double *ou
         c.b = b;
     }
     snprintf(c.kernel, sizeof c.kernel, "%s", p->k->name);
-    if (p->dead || df_launch_resolve(p->k, n, &c.launch, NULL, 0) != 0)
+    if (df_launch_resolve(p->k, n, &c.launch, NULL, 0) != 0)
         return -1;
-    df_oracle_opts oo = {.tol = 1e-6};
-    df_meta_opts mo = {0};
-    df_checked r;
-    if (df_sandbox_check(p->sb, p->k, &c, &oo, &mo, &r) != 0) {
-        p->dead = 1;
-        return -1;
-    }
-    p->runs++;
-    if (r.res.status != DF_RUN_OK)
-        return -1;
-    *out = r.res.f;
-    return 0;
+    return run(p, &c, out) == 0 ? 0 : -1;
 }
 
 /* The result of one nonzero-pair case: a0 b0 + a1 b1 (b = 1 by default). */
@@ -147,49 +155,34 @@ static int launches(prober *p, df_probe_card *card)
     snprintf(c.kernel, sizeof c.kernel, "%s", k->name);
     if (df_launch_resolve(k, N, &c.launch, NULL, 0) != 0)
         return -1;
-    df_oracle_opts oo = {.tol = 1e-6};
-    df_meta_opts mo = {0};
-    double seen[16];
+    double seen[16], f;
     unsigned nseen = 0;
     card->launches = 0;
-    for (uint32_t bs = 1; bs <= k->block_max && bs != 0; bs *= 2) {
+    for (uint32_t bs = 1; bs <= k->block_max && bs != 0 && !p->dead; bs *= 2) {
         df_case v = c;
         v.launch.block = bs;
         v.launch.grid = 0;
-        if (bs < k->block_min || df_launch_resolve(k, v.n, &v.launch, NULL, 0) != 0)
-            continue;
-        df_checked r;
-        if (df_sandbox_check(p->sb, k, &v, &oo, &mo, &r) != 0) {
-            p->dead = 1;
-            break;
-        }
-        p->runs++;
-        if (r.res.status != DF_RUN_OK)
+        if (bs < k->block_min || df_launch_resolve(k, v.n, &v.launch, NULL, 0) != 0 ||
+            run(p, &v, &f) != 0)
             continue;
         card->launches++;
         unsigned j = 0;
-        while (j < nseen && memcmp(&seen[j], &r.res.f, sizeof(double)) != 0)
+        while (j < nseen && memcmp(&seen[j], &f, sizeof f) != 0)
             j++;
         if (j == nseen && nseen < 16)
-            seen[nseen++] = r.res.f;
+            seen[nseen++] = f;
     }
     card->launch_results = nseen;
     card->launch_dependent = card->launches < 2 ? -1 : nseen > 1;
     double first = 0;
     int runs = 0, differ = 0;
     for (int i = 0; i < 5 && !p->dead; i++) {
-        df_checked r;
-        if (df_sandbox_check(p->sb, k, &c, &oo, &mo, &r) != 0) {
-            p->dead = 1;
-            break;
-        }
-        p->runs++;
-        if (r.res.status != DF_RUN_OK)
+        if (run(p, &c, &f) != 0)
             continue;
         if (runs++ == 0)
-            first = r.res.f;
+            first = f;
         else
-            differ |= memcmp(&first, &r.res.f, sizeof first) != 0;
+            differ |= memcmp(&first, &f, sizeof first) != 0;
     }
     card->runs_differ = runs < 2 ? -1 : differ;
     return 0;
