@@ -108,3 +108,17 @@ double df_fused_dot(const df_fused_model *m, const double *a, const double *b, s
         c = df_fused_group(m, c, a + i, b + i, n - i < g ? n - i : g);
     return c;
 }
+
+double df_fused_bound(const df_fused_model *m, uint64_t n, double G)
+{
+    uint64_t k = m->group ? m->group : 1;
+    if (k > 64)
+        k = 64;
+    double groups = (double)((n + k - 1) / k);
+    double u = ldexp(1.0, -m->out_bits - (m->out_round == DF_ROUND_NEAREST));
+    double eta = (double)(k + 1) * ldexp(1.0, -m->align_bits);
+    double rho = u + eta + u * eta, grho = groups * rho;
+    if (grho >= 1)
+        return INFINITY;
+    return grho / (1 - grho) * G + groups * ldexp(1.0, m->out_min_exp - m->out_bits);
+}

@@ -69,6 +69,15 @@ double df_fused_group(const df_fused_model *m, double c, const double *a, const 
  * result the next group's c. */
 double df_fused_dot(const df_fused_model *m, const double *a, const double *b, size_t n);
 
+/* The worst error of df_fused_dot under model m for n products whose
+ * nonzero factors are normal in the input format and G = sum |a_i b_i|
+ * (docs/oracle.md, fused accumulation, derives it): with g = ceil(n / k)
+ * groups, u = 2^-out_bits toward zero (2^-(out_bits+1) to nearest) and
+ * eta = (k + 1) 2^-align_bits, rho = u + eta + u eta and
+ *   |result - s| <= g rho / (1 - g rho) G + g 2^(out_min_exp - out_bits),
+ * +Inf when g rho >= 1. */
+double df_fused_bound(const df_fused_model *m, uint64_t n, double G);
+
 #ifdef __cplusplus
 }
 #endif
