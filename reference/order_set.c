@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "reference/exact.h"
+#include "reference/two_sum.h"
 #include "reference/order_set.h"
 
 typedef struct term {
@@ -42,9 +43,7 @@ typedef struct builder {
 /* RN_float(x + y) for doubles x and y, correctly rounded. */
 static double rn_float_sum(double x, double y)
 {
-    double s = x + y;
-    double bb = s - x;
-    double e = (x - (s - bb)) + (y - bb);
+    double e, s = df_two_sum(x, y, &e);
     float f = (float)s;
     if (e == 0.0 || (double)f == s)
         return f;

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "reference/two_sum.h"
+
 /* df_fadd_rz needs every double operation rounded to double, not held
  * wider (x87's FLT_EVAL_METHOD 2 would break TwoSum's error term). */
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 1
@@ -42,10 +44,7 @@ static inline float df_fadd_rz(float x, float y)
 {
     if (!isfinite(x) || !isfinite(y))
         return x + y;
-    double dx = x, dy = y;
-    double hi = dx + dy;
-    double by = hi - dx;
-    double lo = (dx - (hi - by)) + (dy - by);
+    double lo, hi = df_two_sum(x, y, &lo);
     float r = (float)hi;
     double dr = r;
     int past = fabs(dr) > fabs(hi) ||
