@@ -154,6 +154,7 @@ typedef struct df_cuda_gen_set {
  * shape. */
 typedef struct df_cuda_perturb {
     int ready;                   /* made */
+    int unavailable;             /* making them failed: reruns go unperturbed */
     cudaStream_t stream;
     void *d_mem;
     size_t mem_bytes, l2_bytes;
@@ -260,7 +261,10 @@ void df_cuda_gen_count(df_cuda *cu, int set);
  * flushed, the result word and scratch (scratch_bytes at d_scratch)
  * poisoned, the stream drained, then the noise launched on its own stream
  * and waited for until its blocks have started. Returns the failed call
- * or NULL (*e). df_cuda_perturb_after: waits for the noise to end. */
+ * or NULL (*e). When the perturbation's own resources cannot be made (a
+ * device without the memory), it says so once on stderr and every rerun
+ * goes unperturbed (NULL). df_cuda_perturb_after: waits for the noise to
+ * end. */
 const char *df_cuda_perturb_before(df_cuda *cu, const df_case *rc, void *d_result,
                                    void *d_scratch, size_t scratch_bytes, cudaError_t *e);
 cudaError_t df_cuda_perturb_after(df_cuda *cu);

@@ -26,6 +26,7 @@
 /* The nvcc half below is the perturbation; ISO C wants a declaration here. */
 typedef int df_cuda_perturb_is_built_by_nvcc;
 #else
+#include <stdio.h>
 #include <string.h>
 
 #include "fuzz/backend/cuda_internal.h"
@@ -157,10 +158,22 @@ const char *df_cuda_perturb_before(df_cuda *cu, const df_case *rc, void *d_resul
                                    void *d_scratch, size_t scratch_bytes, cudaError_t *e)
 {
     const df_schedule *s = &rc->sched;
-    const char *call = perturb_open(cu, e);
-    if (call)
-        return call;
     df_cuda_perturb *p = &cu->perturb;
+    if (p->unavailable)
+        return NULL;
+    const char *call = perturb_open(cu, e);
+    if (call) {
+        /* the harness's own resources, not the kernel's doing: the reruns
+         * go on unperturbed rather than blame the kernel */
+        fprintf(stderr,
+                "dotfuzz: perturbed schedules unavailable (%s: %s); schedule reruns run "
+                "unperturbed\n",
+                call, cudaGetErrorString(*e));
+        (void)cudaGetLastError();
+        p->unavailable = 1;
+        *e = cudaSuccess;
+        return NULL;
+    }
     if ((s->flags & DF_SCHED_FLUSH_L2) &&
         (*e = cudaMemsetAsync(p->d_mem, (int)(s->seed & 0xff), 2 * p->l2_bytes, cu->stream)) !=
             cudaSuccess)
@@ -196,13 +209,15 @@ cudaError_t df_cuda_perturb_after(df_cuda *cu)
 
 void df_cuda_perturb_close(df_cuda *cu)
 {
-    df_cuda_perturb *p = &cu->perturb;
-    if (!p->ready)
-        return;
-    (void)cudaStreamSynchronize(p->stream);
-    (void)cudaStreamDestroy(p->stream);
-    (void)cudaFree(p->d_mem);
-    (void)cudaFreeHost(p->h_started);
+    df_cuda_perturb *p = &cu->perturb; /* what perturb_open made, all or part */
+    if (p->stream) {
+        (void)cudaStreamSynchronize(p->stream);
+        (void)cudaStreamDestroy(p->stream);
+    }
+    if (p->d_mem)
+        (void)cudaFree(p->d_mem);
+    if (p->h_started)
+        (void)cudaFreeHost(p->h_started);
     memset(p, 0, sizeof *p);
 }
 
