@@ -426,6 +426,7 @@ static unsigned to_df_flags(uint32_t f)
     out |= (f & DOTFUZZ_BLOCK_POW2) ? DF_K_BLOCK_POW2 : 0u;
     out |= (f & DOTFUZZ_BLOCK_WARP) ? DF_K_BLOCK_WARP : 0u;
     out |= (f & DOTFUZZ_GRID_FREE) ? DF_K_GRID_FREE : 0u;
+    out |= (f & DOTFUZZ_LEN64) ? DF_K_LEN64 : 0u;
     return out;
 }
 

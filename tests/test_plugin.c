@@ -294,6 +294,28 @@ Test(plugin, host_backend_runs_the_routine_cuda_backend_checks_the_model)
     df_scratch_free(&sc);
 }
 
+/* DOTFUZZ_LEN64 makes a plugin kernel one that --huge gives lengths past
+ * 2^31 (DF_K_LEN64); without it, it gets none. */
+Test(plugin, len64_flag_reaches_the_kernel)
+{
+    pspec s = good_spec();
+    s.flags = "DOTFUZZ_DETERMINISTIC | DOTFUZZ_LEN64";
+    const char *so = spec_so(tmpdir(), "len64", s);
+    char err[512];
+    cr_assert_eq(df_plugin_load(so, err, sizeof err), 0, "%s", err);
+    const df_kernel *k = df_kernel_find("t-one");
+    cr_assert(k->flags & DF_K_LEN64);
+    cr_assert(k->flags & DF_K_DETERMINISTIC);
+}
+
+Test(plugin, no_len64_without_the_flag)
+{
+    const char *so = spec_so(tmpdir(), "nolen64", good_spec());
+    char err[512];
+    cr_assert_eq(df_plugin_load(so, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(df_kernel_find("t-one")->flags & DF_K_LEN64, 0);
+}
+
 /* ---- refusals: exit 2, one line naming the library and the problem ---- */
 
 static void refused(const char *so, const char *problem)

@@ -98,8 +98,13 @@ extern "C" {
 /* The grid is a free parameter (a grid-stride loop): dotfuzz picks grids
  * up to grid_max. Without it the grid is ceil(n / (block * per_thread)). */
 #define DOTFUZZ_GRID_FREE 0x20u
+/* Takes lengths past 2^31 (every index and count 64-bit, on the device and
+ * in the host model): `run --huge` and `hunt --huge` give it cases of
+ * 2^31 + 1 elements and more. A dotfuzz that predates the bit refuses it
+ * as unknown. */
+#define DOTFUZZ_LEN64 0x40u
 
-#define DOTFUZZ_KNOWN_FLAGS 0x3fu
+#define DOTFUZZ_KNOWN_FLAGS 0x7fu
 
 /* The launch configuration dotfuzz chose for a case, valid for the kernel
  * (inside its block range, grid derived or free as its flags say). A
