@@ -60,6 +60,14 @@ Test(cli, list_names_every_seed_kernel_and_family)
                            "cublas-sdot", "int-small", "uniform", "int-wide"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         cr_assert(strstr(out, names[i]), "list lacks %s", names[i]);
+    /* the len64 column: cuBLAS's _64 dot takes huge cases, int-atomic not */
+    const char *head = strstr(out, "\n  name "), *col = strstr(out, " len64 ");
+    cr_assert(head && col, "%s", out);
+    size_t at = (size_t)(col + 1 - head); /* the column's offset in a line */
+    const char *sdot = strstr(out, "\n  cublas-sdot "), *iat = strstr(out, "\n  int-atomic ");
+    cr_assert(sdot && iat, "%s", out);
+    cr_assert(!strncmp(sdot + at, "yes ", 4), "%.80s", sdot + 1);
+    cr_assert(!strncmp(iat + at, "no ", 3), "%.80s", iat + 1);
 }
 
 Test(cli, host_campaign_on_correct_kernels_finds_no_bug)

@@ -48,8 +48,8 @@ df_outcome df_cmd_list(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             puts("usage: dotfuzz list [--names [--model-checked]] [--kernel-lib PATH]...\n\n"
                  "Lists the kernels (name, origin, element and accumulator types,\n"
-                 "determinism, block range, where they run: host, cuda or both\n"
-                 "backends) and the generator families.\n"
+                 "determinism, block range, whether it takes lengths past 2^31 (--huge),\n"
+                 "where they run: host, cuda or both backends) and the generator families.\n"
                  "--names prints kernel names only, one a line; --model-checked keeps the\n"
                  "deterministic kernels with both a GPU launcher and a host model.\n"
                  "--kernel-lib PATH loads a plugin's kernels first (repeatable; the ABI is\n"
@@ -78,8 +78,8 @@ df_outcome df_cmd_list(int argc, char **argv)
         list_names(model_checked);
         return DF_OUTCOME_CLEAN;
     }
-    printf("kernels:\n  %-16s %-9s %-4s %-4s %-5s %-13s %-8s %s\n", "name", "origin",
-           "elem", "acc", "det", "block", "runs-on", "what differs");
+    printf("kernels:\n  %-16s %-9s %-4s %-4s %-5s %-13s %-6s %-8s %s\n", "name", "origin",
+           "elem", "acc", "det", "block", "len64", "runs-on", "what differs");
     const df_kernel *k;
     for (size_t i = 0; (k = listed(i)) != NULL; i++) {
         char blocks[32];
@@ -87,10 +87,10 @@ df_outcome df_cmd_list(int argc, char **argv)
         /* the host backend runs a host model or a plugin's whole routine */
         int host = k->host_model || k->host_run, cuda = k->gpu != NULL;
         const char *where = host && cuda ? "both" : cuda ? "cuda" : host ? "host" : "-";
-        printf("  %-16s %-9s %-4s %-4s %-5s %-13s %-8s %s\n", k->name, k->origin,
+        printf("  %-16s %-9s %-4s %-4s %-5s %-13s %-6s %-8s %s\n", k->name, k->origin,
                df_type_name(k->elem), df_type_name(k->acc),
-               (k->flags & DF_K_DETERMINISTIC) ? "yes" : "no", blocks, where,
-               k->summary);
+               (k->flags & DF_K_DETERMINISTIC) ? "yes" : "no", blocks,
+               (k->flags & DF_K_LEN64) ? "yes" : "no", where, k->summary);
     }
     printf("\nfamilies:\n  %-3s %-10s %-12s %s\n", "id", "name", "types", "values");
     for (size_t i = 0; i < df_family_count(); i++) {
