@@ -246,6 +246,8 @@ Test(huge, a_huge_case_gets_no_metamorphic_variant)
     memset(&p, 0, sizeof p);
     cr_assert_eq(df_meta_plan_layout(k, &c, &r, &mo, &p), 0);
     cr_assert_eq(p.nvar, 0, "%zu variants of a huge case", p.nvar);
+    cr_assert(df_meta_sampled(&mo, &c));
+    cr_assert_eq(df_meta_checked(&mo, &c), 0, "run's meta column would count it");
     float a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b[8] = {1, 1, 1, 1, 1, 1, 1, 1};
     c.n = 8;
     c.a = a;
@@ -253,6 +255,7 @@ Test(huge, a_huge_case_gets_no_metamorphic_variant)
     r.refs.G = 36;
     cr_assert_eq(df_meta_plan_layout(k, &c, &r, &mo, &p), 0);
     cr_assert_geq(p.nvar, 3, "a short case: reruns and copies");
+    cr_assert(df_meta_checked(&mo, &c));
     df_meta_plan_free(&p);
 }
 

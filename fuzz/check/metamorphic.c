@@ -39,6 +39,11 @@ int df_meta_sampled(const df_meta_opts *o, const df_case *c)
     return df_meta_sampled_at(o, c->seed, c->index);
 }
 
+int df_meta_checked(const df_meta_opts *o, const df_case *c)
+{
+    return c->n < DF_GEN_HUGE_MIN && df_meta_sampled(o, c);
+}
+
 /* Same result to the bit (two NaNs are equal: payloads are not portable). */
 static int same_bits(const df_result *x, const df_result *y)
 {

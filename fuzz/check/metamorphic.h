@@ -55,6 +55,9 @@ static inline int df_meta_on(const df_meta_opts *o) { return o->every || o->sche
  * schedule check's): a hash of its seed and index alone, so
  * df_meta_sampled_at tells it before the case is made. */
 int df_meta_sampled(const df_meta_opts *o, const df_case *c);
+/* Whether c gets any check: sampled, and not a huge case (which gets no
+ * variant: df_meta_plan_layout). What run's meta column counts. */
+int df_meta_checked(const df_meta_opts *o, const df_case *c);
 int df_meta_sampled_at(const df_meta_opts *o, uint64_t seed, uint64_t index);
 
 /* Runs the checks on c, whose judged result is in r; updates r->j when a

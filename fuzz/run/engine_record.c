@@ -265,7 +265,7 @@ int df_one_at_a_time(df_engine *e, uint64_t lo, uint64_t hi, double deadline, df
         int dead = df_check_case_meta(e->b, k, &c, &e->oo, &e->o->meta, &e->meta_buf, &r) != 0;
         if (e->hb)
             df_worker_case_end(e->hb);
-        t->tally[ki].meta_checked += (uint64_t)df_meta_sampled(&e->o->meta, &c);
+        t->tally[ki].meta_checked += (uint64_t)df_meta_checked(&e->o->meta, &c);
         if (record(e, ki, &c, &r, t, NULL) != 0) {
             rc = DF_RANGE_ENV;
             break;
@@ -339,7 +339,7 @@ int df_record_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n, int dea
                 !(died = killed_by_copy(sl->plan)))
                 break; /* a copy did not run: the death was another case's */
         }
-        t->tally[sl->ki].meta_checked += (uint64_t)sampled;
+        t->tally[sl->ki].meta_checked += (uint64_t)(sampled && df_meta_checked(&e->o->meta, &sl->c));
         if (record(e, sl->ki, &sl->c, &sl->r, t, pre) != 0) {
             rc = DF_RANGE_ENV;
             break;
