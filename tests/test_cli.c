@@ -388,7 +388,7 @@ Test(cli, cpu_sampler_profiles_a_run_by_function, .timeout = 120)
     char *dir = tmpdir();
     int rc = sh(out,
                 "DOTFUZZ_SAMPLE=%s/s.txt LD_PRELOAD=%s ./dotfuzz run --backend host "
-                "--kernel shfl --cases 30000 --max-n 2000 --batch 256 --threads 2 --seed 4 "
+                "--kernel shfl --cases 120000 --max-n 2000 --batch 256 --threads 2 --seed 4 "
                 "--save-bugs none --save-precision none --quiet --corpus %s/c",
                 dir, lib, dir);
     cr_assert_eq(rc, 0, "%s", out);
