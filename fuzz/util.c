@@ -107,6 +107,17 @@ int df_parse_duration(const char *s, double *seconds)
     return 0;
 }
 
+int df_sampled_at(uint32_t every, uint64_t seed, uint64_t index)
+{
+    if (!every)
+        return 0;
+    uint64_t z = index + seed * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return z % every == 0;
+}
+
 uint64_t df_fresh_seed(void)
 {
     uint64_t s = 0;

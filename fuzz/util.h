@@ -1,6 +1,6 @@
 /* util.h — small helpers every layer shares: the CLI's number and
  * duration parsers (decimal only, so a campaign file is read as the
- * command line is), growing arrays, a fresh seed. */
+ * command line is), growing arrays, a fresh seed, a hashed sample. */
 #ifndef DOTFUZZ_UTIL_H
 #define DOTFUZZ_UTIL_H
 
@@ -25,6 +25,12 @@ int df_grow(void *array, size_t *cap, size_t n, size_t size);
  * time and the pid (either alone may repeat: a failed read, two runs in
  * one second). */
 uint64_t df_fresh_seed(void);
+
+/* Whether index is in a sample of one in `every` (0: never) drawn by a
+ * hash of seed and index (splitmix64's finalizer), not index mod every: a
+ * campaign hands case i to kernel i mod K, and a plain modulus would
+ * sample only the kernels whose position shares a factor with `every`. */
+int df_sampled_at(uint32_t every, uint64_t seed, uint64_t index);
 
 /* "dotfuzz CMD: <fmt % arg> (see dotfuzz CMD --help)" on stderr. */
 void df_usage_error(const char *cmd, const char *fmt, const char *arg);

@@ -12,21 +12,14 @@
 #include "fuzz/check/schedule.h"
 #include "fuzz/pcg32.h"
 #include "fuzz/gen/shuffle.h"
+#include "fuzz/util.h"
 
 #define META_STREAM_SALT 0x6d6574616d6f7270ULL /* "metamorp" */
 
-/* The sample is a hash of (seed, index), not index mod every: a campaign
- * hands case i to kernel i mod K, and a plain modulus would sample only
- * the kernels whose position shares a factor with `every`. */
+/* The metamorphic sample: a hash of (seed, index) (df_sampled_at). */
 static int meta_sampled_at(const df_meta_opts *o, uint64_t seed, uint64_t index)
 {
-    if (!o->every)
-        return 0;
-    uint64_t z = index + seed * 0x9e3779b97f4a7c15ULL; /* splitmix64 finalizer */
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return z % o->every == 0;
+    return df_sampled_at(o->every, seed, index);
 }
 
 int df_meta_sampled_at(const df_meta_opts *o, uint64_t seed, uint64_t index)

@@ -4,19 +4,15 @@
 
 #include "fuzz/check/schedule.h"
 #include "fuzz/pcg32.h"
+#include "fuzz/util.h"
 
 #define SCHED_SAMPLE_SALT 0x7363686564756c65ULL /* "schedule" */
 #define SCHED_STREAM_SALT 0x706572747572626dULL /* "perturbm" */
 
 int df_sched_sampled_at(uint32_t every, uint64_t seed, uint64_t index)
 {
-    if (!every)
-        return 0;
-    uint64_t z = index + (seed ^ SCHED_SAMPLE_SALT) * 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL; /* splitmix64's finalizer */
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return z % every == 0;
+    /* salted: a sample apart from the metamorphic one */
+    return df_sampled_at(every, seed ^ SCHED_SAMPLE_SALT, index);
 }
 
 void df_sched_draw(const df_kernel *k, const df_case *c, df_case *v)
