@@ -1,6 +1,6 @@
-/* test_fused_dot.c — reference/fused_dot.h: the published H100 probes
- * reproduced (fp16 mma's result rounded toward zero, wgmma E4M3's 13
- * fraction bits), the cut of each term below the largest exponent and
+/* test_fused_dot.c — reference/fused_dot.h: H100 behaviour as measured
+ * (fp16 mma's result rounded toward zero, wgmma E4M3's 13 fraction
+ * bits), the cut of each term below the largest exponent and
  * the alignment by the factors' exponents, the result's rounding against
  * MPFR, and a model wide enough to cut nothing equal to the correctly
  * rounded (or truncated) float of the exact sum, by MPFR. */
@@ -13,35 +13,31 @@
 #include "fuzz/pcg32.h"
 #include "reference/fused_dot.h"
 
-static double one_group(const df_fused_model *m, double c, const double *a, const double *b,
-                        size_t k)
-{
-    return df_fused_group(m, c, a, b, k);
-}
-
-/* mma.sync fp16 -> f32 on an H100 (the issue's probe): a sum 0.75 ulp
- * above 2^17 comes back 0 ulp above, 1.5 ulp comes back 1, both signs. */
+/* mma.sync fp16 -> f32 on an H100 rounds its result toward zero: a sum
+ * 0.75 ulp above 2^17 comes back 0 ulp above, 1.5 ulp comes back 1, both
+ * signs. */
 Test(fused_dot, fp16_result_rounds_toward_zero)
 {
     df_fused_model m = df_fused_hopper_f16();
     double ulp = ldexp(1, 17 - 23);
     for (int sign = -1; sign <= 1; sign += 2) {
         double a[2] = {256.0 * sign, 3 * ldexp(1, -8) * sign}, b[2] = {512.0, 1.0};
-        cr_assert_eq(one_group(&m, 0, a, b, 2), sign * ldexp(1, 17));
+        cr_assert_eq(df_fused_group(&m, 0, a, b, 2), sign * ldexp(1, 17));
         a[1] = 6 * ldexp(1, -8) * sign; /* 1.5 ulp */
-        cr_assert_eq(one_group(&m, 0, a, b, 2), sign * (ldexp(1, 17) + ulp));
+        cr_assert_eq(df_fused_group(&m, 0, a, b, 2), sign * (ldexp(1, 17) + ulp));
     }
 }
 
-/* wgmma E4M3 -> f32 (the issue's cuBLASLt probe): beside a product of
- * 256, one of 2^-5 survives and one of 2^-6 vanishes: 13 fraction bits. */
+/* wgmma E4M3 -> f32 on an H100 (cuBLASLt's fp8 matmul) keeps 13 fraction
+ * bits: beside a product of 256, one of 2^-5 survives and one of 2^-6
+ * vanishes. */
 Test(fused_dot, fp8_keeps_thirteen_fraction_bits)
 {
     df_fused_model m = df_fused_hopper_fp8(-6);
     double a[2] = {16, 0.125}, b[2] = {16, 0.25}; /* 256 and 2^-5 */
-    cr_assert_eq(one_group(&m, 0, a, b, 2), 256 + ldexp(1, -5));
+    cr_assert_eq(df_fused_group(&m, 0, a, b, 2), 256 + ldexp(1, -5));
     b[1] = 0.125; /* 2^-6 */
-    cr_assert_eq(one_group(&m, 0, a, b, 2), 256.0);
+    cr_assert_eq(df_fused_group(&m, 0, a, b, 2), 256.0);
     /* every value is E4M3's */
     for (int i = 0; i < 2; i++)
         cr_assert_eq(df_lowp_round(DF_LOWP_E4M3, a[i], 0), a[i]);
@@ -60,7 +56,7 @@ Test(fused_dot, each_term_is_cut_before_the_sum)
         a[i] = small;
         b[i] = 1;
     }
-    double got = one_group(&m, 0, a, b, 16);
+    double got = df_fused_group(&m, 0, a, b, 16);
     cr_assert_eq(got, 1024.0, "%a", got);
     double exact = 1024.0 + 15 * small;
     cr_assert_eq(df_round_bits(exact, 23, -126, 127, DF_ROUND_ZERO), 1024.0 + ldexp(1, -12));
@@ -77,7 +73,7 @@ Test(fused_dot, alignment_uses_the_factors_exponents)
         a[i] = ldexp(1, -13); /* fp16 values: 2^-13 x 2^-12 = 2^-25 */
         b[i] = ldexp(1, -12);
     }
-    cr_assert_eq(one_group(&m, 0, a, b, 9), 2.25 + ldexp(1, -22));
+    cr_assert_eq(df_fused_group(&m, 0, a, b, 9), 2.25 + ldexp(1, -22));
 }
 
 /* The exact sum of c and the products by MPFR, rounded to float by rnd. */
@@ -129,11 +125,11 @@ Test(fused_dot, wide_alignment_is_the_exact_sum_rounded_once)
             float c = (float)ldexp(df_pcg32_bounded(&r, 2) ? -u : u,
                                    (int)df_pcg32_bounded(&r, 18) - 4);
             m.out_round = DF_ROUND_NEAREST;
-            double got = one_group(&m, c, a, b, k);
+            double got = df_fused_group(&m, c, a, b, k);
             double want = mpfr_float_of_sum(c, a, b, k, MPFR_RNDN);
             cr_assert(got == want, "RN %d: %a, want %a", i, got, want);
             m.out_round = DF_ROUND_ZERO;
-            got = one_group(&m, c, a, b, k);
+            got = df_fused_group(&m, c, a, b, k);
             want = mpfr_float_of_sum(c, a, b, k, MPFR_RNDZ);
             cr_assert(got == want, "RZ %d: %a, want %a", i, got, want);
         }
@@ -153,9 +149,9 @@ Test(fused_dot, result_rounding_and_special_values)
     cr_assert_eq(df_round_bits(1 + ldexp(1, -14), 13, -126, 127, DF_ROUND_ZERO), 1.0);
     df_fused_model m = df_fused_hopper_f16();
     double a[3] = {1, INFINITY, 2}, b[3] = {1, 1, 3};
-    cr_assert(isinf(one_group(&m, 0, a, b, 3)));
+    cr_assert(isinf(df_fused_group(&m, 0, a, b, 3)));
     a[1] = NAN;
-    cr_assert(isnan(one_group(&m, 0, a, b, 3)));
+    cr_assert(isnan(df_fused_group(&m, 0, a, b, 3)));
     /* 40 products of 1 x 1 in groups of 16: 16, then 32, then 40 */
     double ones[40];
     for (int i = 0; i < 40; i++)
