@@ -1,7 +1,24 @@
 /* case.c — element-type helpers. */
+#include <float.h>
 #include <string.h>
 
 #include "fuzz/case.h"
+#include "fuzz/lowp.h"
+
+/* The fuzz/lowp.h format of a storage-only type, or -1. */
+static int lowp_of(df_type t)
+{
+    switch (t) {
+    case DF_F16: return DF_LOWP_F16;
+    case DF_BF16: return DF_LOWP_BF16;
+    case DF_E4M3: return DF_LOWP_E4M3;
+    case DF_E5M2: return DF_LOWP_E5M2;
+    case DF_F32:
+    case DF_F64:
+    case DF_I32: break;
+    }
+    return -1;
+}
 
 size_t df_type_size(df_type t)
 {
@@ -9,6 +26,10 @@ size_t df_type_size(df_type t)
     case DF_F32: return sizeof(float);
     case DF_F64: return sizeof(double);
     case DF_I32: return sizeof(int32_t);
+    case DF_F16:
+    case DF_BF16: return sizeof(uint16_t);
+    case DF_E4M3:
+    case DF_E5M2: return sizeof(uint8_t);
     }
     return 0;
 }
@@ -19,19 +40,52 @@ const char *df_type_name(df_type t)
     case DF_F32: return "f32";
     case DF_F64: return "f64";
     case DF_I32: return "i32";
+    case DF_F16: return "f16";
+    case DF_BF16: return "bf16";
+    case DF_E4M3: return "e4m3";
+    case DF_E5M2: return "e5m2";
     }
     return "?";
 }
 
 int df_type_parse(const char *s, df_type *out)
 {
-    static const df_type all[] = {DF_F32, DF_F64, DF_I32};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (strcmp(s, df_type_name(all[i])) == 0) {
-            *out = all[i];
+    for (int t = 1; t <= DF_TYPE_MAX; t++)
+        if (strcmp(s, df_type_name((df_type)t)) == 0) {
+            *out = (df_type)t;
             return 0;
         }
     return -1;
+}
+
+int df_type_is_lowp(df_type t) { return lowp_of(t) >= 0; }
+
+df_type_facts df_type_facts_of(df_type t)
+{
+    int f = lowp_of(t);
+    if (f >= 0) {
+        df_lowp_shape s = df_lowp_shape_of((df_lowp)f);
+        return (df_type_facts){s.man_bits + 1, 1 - s.bias,
+                               df_lowp_decode((df_lowp)f, df_lowp_max_bits((df_lowp)f)), f};
+    }
+    switch (t) {
+    case DF_F32: return (df_type_facts){24, -126, FLT_MAX, -1};
+    case DF_F64: return (df_type_facts){53, -1022, DBL_MAX, -1};
+    default: return (df_type_facts){0, 0, 2147483647.0, -1};
+    }
+}
+
+/* Element i of a lowp vector's bits. */
+static uint32_t lowp_bits(df_type t, const void *v, uint64_t i)
+{
+    return df_type_size(t) == 1 ? ((const uint8_t *)v)[i] : ((const uint16_t *)v)[i];
+}
+
+void df_type_widen(df_type t, const void *v, uint64_t from, uint64_t n, float *out)
+{
+    df_lowp f = (df_lowp)lowp_of(t);
+    for (uint64_t i = 0; i < n; i++)
+        out[i] = (float)df_lowp_decode(f, lowp_bits(t, v, from + i));
 }
 
 double df_elem_as_double(df_type t, const void *v, uint64_t i)
@@ -40,6 +94,10 @@ double df_elem_as_double(df_type t, const void *v, uint64_t i)
     case DF_F32: return ((const float *)v)[i];
     case DF_F64: return ((const double *)v)[i];
     case DF_I32: return ((const int32_t *)v)[i];
+    case DF_F16:
+    case DF_BF16:
+    case DF_E4M3:
+    case DF_E5M2: return df_lowp_decode((df_lowp)lowp_of(t), lowp_bits(t, v, i));
     }
     return 0.0;
 }

@@ -15,12 +15,21 @@
 extern "C" {
 #endif
 
-/* Element types. The numeric values are the corpus file's type byte. */
+/* Element types. The numeric values are the corpus file's type byte.
+ * f16, bf16, e4m3 and e5m2 (fuzz/lowp.h's formats) are stored as their
+ * bits (uint16_t, uint8_t); every value of theirs is a float exactly,
+ * which is how the references and the host models read them
+ * (df_type_widen). As accumulators: f16, f32, f64 and i32. */
 typedef enum df_type {
     DF_F32 = 1,
     DF_F64 = 2,
     DF_I32 = 3,
+    DF_F16 = 4,
+    DF_BF16 = 5,
+    DF_E4M3 = 6,
+    DF_E5M2 = 7,
 } df_type;
+#define DF_TYPE_MAX 7 /* the largest type byte */
 
 #define DF_NAME_MAX 32 /* kernel names, NUL included (corpus field width) */
 
@@ -93,12 +102,30 @@ typedef struct df_derive {
 } df_derive;
 
 size_t df_type_size(df_type t);
-const char *df_type_name(df_type t);        /* "f32", "f64", "i32" */
+const char *df_type_name(df_type t); /* "f32", "f64", "i32", "f16", "bf16", "e4m3", "e5m2" */
 int df_type_parse(const char *s, df_type *out); /* 0 on success */
 
 /* Element i of a vector of type t, widened exactly to double
  * (every int32 and float is exact in double). */
 double df_elem_as_double(df_type t, const void *v, uint64_t i);
+
+/* A floating type's arithmetic: p significand bits (the hidden one
+ * included), emin the smallest normal's exponent, max the largest finite
+ * value; lowp the fuzz/lowp.h format of a storage-only type, -1 for f32
+ * and f64. i32 has p 0. */
+typedef struct df_type_facts {
+    int p, emin;
+    double max;
+    int lowp;
+} df_type_facts;
+df_type_facts df_type_facts_of(df_type t);
+
+/* Whether t is f16, bf16, e4m3 or e5m2. */
+int df_type_is_lowp(df_type t);
+
+/* Elements [from, from + n) of a vector of lowp type t, as floats
+ * (exact: every value of those formats is a float). */
+void df_type_widen(df_type t, const void *v, uint64_t from, uint64_t n, float *out);
 
 #ifdef __cplusplus
 }

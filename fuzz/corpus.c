@@ -66,6 +66,16 @@ enum {
  * written as before. */
 #define OFF_SCHED OFF_RESERVED2
 
+/* Version 4 holds a low-precision element type (4 f16, 5 bf16, 6 e4m3,
+ * 7 e5m2, stored as their bits: 2, 2, 1, 1 bytes an element), with a
+ * schedule (seed 0: none, the 16 bytes zero) and soft records as version
+ * 3. Only version 4 holds those types, and it holds no other: a reader
+ * that knows versions 1..3 refuses such a file by its version. */
+static uint16_t version_of(const df_case *c, const df_case_meta *m)
+{
+    return df_type_is_lowp(c->type) ? 4 : c->sched.seed ? 3 : m && m->nsoft ? 2 : 1;
+}
+
 const char *df_corpus_strerror(df_corpus_err e)
 {
     switch (e) {
@@ -229,7 +239,7 @@ static size_t file_bytes(df_type t, uint64_t n)
 static void encode_header(uint8_t *p, const df_case *c, const df_case_meta *m)
 {
     memcpy(p + OFF_MAGIC, DF_CORPUS_MAGIC, sizeof DF_CORPUS_MAGIC);
-    put_u16(p + OFF_VERSION, c->sched.seed ? 3 : m && m->nsoft ? 2 : 1);
+    put_u16(p + OFF_VERSION, version_of(c, m));
     p[OFF_NSOFT] = m ? (uint8_t)m->nsoft : 0;
     put_u16(p + OFF_HSIZE, DF_CORPUS_HEADER);
     p[OFF_TYPE] = (uint8_t)c->type;
@@ -346,24 +356,29 @@ static df_corpus_err check_header(const uint8_t *buf, char *msg,
         return DF_CORPUS_E_HEADER;
     }
     uint16_t version = get_u16(buf + OFF_VERSION);
-    int v2 = version >= 2, v3 = version == 3;
+    int v2 = version >= 2, v3 = version >= 3, v4 = version == 4;
     if (!all_zero(buf + OFF_RESERVED1 + v2, 4 - v2) ||
         !all_zero(buf + OFF_RESERVED2 + 12 * v3, DF_CORPUS_HEADER - OFF_RESERVED2 - 12 * v3)) {
         set_msg(msg, msg_len, "reserved header bytes (%d..39, %d..127) are not zero",
                 36 + v2, 112 + 12 * v3);
         return DF_CORPUS_E_HEADER;
     }
-    if (v2 && ((!v3 && buf[OFF_NSOFT] == 0) || buf[OFF_NSOFT] > DF_SOFT_CODES)) {
+    if (v2 && buf[OFF_NSOFT] > DF_SOFT_CODES) {
         set_msg(msg, msg_len, "version %u file with %u soft-error records (%d..%d)", version,
                 buf[OFF_NSOFT], v3 ? 0 : 1, DF_SOFT_CODES);
         return DF_CORPUS_E_HEADER;
     }
     uint16_t sm_share = get_u16(buf + OFF_SCHED + 6), flags = get_u16(buf + OFF_SCHED + 4);
-    if (v3 && (get_u32(buf + OFF_SCHED) == 0 || (flags & ~DF_SCHED_ALL) || sm_share < 1 ||
-               sm_share > 256)) {
-        set_msg(msg, msg_len, "version 3 file with a schedule of seed %u, flags 0x%x, SM "
-                "share %u (seed nonzero, flags within 0x%x, share 1..256)",
+    int scheduled = v3 && (!v4 || !all_zero(buf + OFF_SCHED, 16));
+    if (scheduled && (get_u32(buf + OFF_SCHED) == 0 || (flags & ~DF_SCHED_ALL) ||
+                      sm_share < 1 || sm_share > 256)) {
+        set_msg(msg, msg_len, "version %u file with a schedule of seed %u, flags 0x%x, SM "
+                "share %u (seed nonzero, flags within 0x%x, share 1..256)", version,
                 get_u32(buf + OFF_SCHED), flags, sm_share, DF_SCHED_ALL);
+        return DF_CORPUS_E_HEADER;
+    }
+    if (v2 && !v3 && buf[OFF_NSOFT] == 0) {
+        set_msg(msg, msg_len, "version 2 file without soft-error records");
         return DF_CORPUS_E_HEADER;
     }
     if (buf[OFF_VERDICT] >= DF_V_COUNT) {
@@ -458,9 +473,12 @@ static df_corpus_err check_all(const uint8_t *buf, size_t len, char *msg,
     df_corpus_err e = check_header(buf, msg, msg_len);
     if (e)
         return e;
-    if (df_type_size((df_type)buf[OFF_TYPE]) == 0) {
-        set_msg(msg, msg_len, "unknown element type %u (1 f32, 2 f64, 3 i32)",
-                buf[OFF_TYPE]);
+    df_type t = (df_type)buf[OFF_TYPE];
+    if (buf[OFF_TYPE] < 1 || buf[OFF_TYPE] > DF_TYPE_MAX ||
+        df_type_is_lowp(t) != (version == 4)) {
+        set_msg(msg, msg_len, "element type %u in a version %u file (versions 1..3: 1 f32, "
+                "2 f64, 3 i32; version 4: 4 f16, 5 bf16, 6 e4m3, 7 e5m2)", buf[OFF_TYPE],
+                version);
         return DF_CORPUS_E_TYPE;
     }
     if ((e = check_size(buf, len, msg, msg_len)))
@@ -494,7 +512,7 @@ static void decode_fields(const uint8_t *buf, df_case_file *out)
         out->meta.result = bits_double(r);
     out->meta.reference = bits_double(get_u64(buf + OFF_REFERENCE));
     out->meta.nsoft = buf[OFF_NSOFT];
-    if (get_u16(buf + OFF_VERSION) == 3)
+    if (get_u16(buf + OFF_VERSION) >= 3)
         c->sched = (df_schedule){get_u32(buf + OFF_SCHED), get_u16(buf + OFF_SCHED + 4),
                                  get_u16(buf + OFF_SCHED + 6), get_u32(buf + OFF_SCHED + 8), 0};
     size_t vec_end = DF_CORPUS_HEADER + 2 * c->n * df_type_size(c->type);

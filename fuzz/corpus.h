@@ -5,7 +5,8 @@
  *   8   2  version (1)
  *  10   2  header size in bytes (128)
  *  12   4  CRC-32 (IEEE, as zlib's crc32) of bytes [16, end of file)
- *  16   1  element type (1 f32, 2 f64, 3 i32)
+ *  16   1  element type (1 f32, 2 f64, 3 i32; version 4: 4 f16, 5 bf16,
+ *           6 e4m3, 7 e5m2, stored as their bits)
  *  17   1  verdict recorded (0 none, else df_verdict)
  *  18   2  generator family id (0 = imported)
  *  20   4  block size (0 = kernel default)
@@ -21,7 +22,7 @@
  * 104   8  recorded exact/reference value, IEEE double bits
  * 112  16  reserved, 0 (version 3: the schedule, case.h's df_schedule)
  * 128      a[n], then b[n], in the element type
- * then, in versions 2 and 3, the soft-error records (count at byte 36).
+ * then, in versions 2 to 4, the soft-error records (count at byte 36).
  * Version 1 is exactly 128 + 2 n size(type) bytes.
  *
  * The same bytes are a libFuzzer input: corpus files and libFuzzer
@@ -43,7 +44,8 @@ extern "C" {
 #endif
 
 #define DF_CORPUS_MAGIC "DOTFUZZ"   /* 7 chars + NUL = 8 bytes */
-#define DF_CORPUS_VERSION 3   /* 3 with a schedule, 2 with soft-error records, else 1 */
+#define DF_CORPUS_VERSION 4   /* 4 low-precision data, 3 with a schedule, 2 with soft-error
+                                 records, else 1 */
 #define DF_CORPUS_SOFT_RECORD 48 /* bytes per soft-error record */
 #define DF_CORPUS_HEADER 128
 #define DF_CORPUS_MAX_N ((uint64_t)1 << 32) /* readers refuse longer cases */

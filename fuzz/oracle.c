@@ -107,20 +107,15 @@ static int same_bits(double x, double y)
     return bx == by;
 }
 
+/* The accumulator's unit roundoff 2^-p (f16 2^-11, f32 2^-24, f64 2^-53);
+ * 0 for integers, whose sums do not round. */
 static double acc_unit(df_type acc)
 {
-    switch (acc) {
-    case DF_F32: return 0x1p-24;
-    case DF_F64: return 0x1p-53;
-    case DF_I32: return 0.0; /* integer sums do not round */
-    }
-    return 0.0;
+    int p = df_type_facts_of(acc).p;
+    return p ? ldexp(1.0, -p) : 0.0;
 }
 
-static double acc_max(df_type acc)
-{
-    return acc == DF_F32 ? (double)FLT_MAX : DBL_MAX;
-}
+static double acc_max(df_type acc) { return df_type_facts_of(acc).max; }
 
 /* Allowance for products (and, when flushing, sums) that leave the normal
  * range: gradual underflow loses at most half a subnormal ulp per product;
@@ -129,8 +124,9 @@ static double underflow_allowance(const df_kernel *k, uint64_t n)
 {
     double dn = (double)n;
     int flushes = (k->flags & DF_K_FLUSHES_SUBNORMALS) != 0;
-    if (k->acc == DF_F32)
-        return flushes ? 2.0 * dn * 0x1p-126 : dn * 0x1p-150;
+    df_type_facts f = df_type_facts_of(k->acc);
+    if (k->acc != DF_F64) /* f16, f32: 2^emin, half a subnormal ulp 2^(emin - p) */
+        return flushes ? 2.0 * dn * ldexp(1.0, f.emin) : dn * ldexp(1.0, f.emin - f.p);
     if (flushes)
         return 2.0 * dn * 0x1p-1022;
     /* n * 2^-1075, rounded up: 2^-1075 itself is not a double. */
@@ -254,12 +250,13 @@ static void judge_finite(const df_kernel *k, const df_case *c, const df_refs *re
     double tol = opts ? opts->tol : DEFAULT_TOL;
 
     if (!by_kahan) {
-        double ceiling = k->acc == DF_F32 ? 0x1p24 : 0x1p53;
+        double ceiling = ldexp(1.0, df_type_facts_of(k->acc).p);
         /* For f64 accumulators G must stay strictly below 2^53: the
          * computed G equals 2^53 both when the true G is 2^53 and when it
-         * is a little above, where a correct kernel may round. */
+         * is a little above, where a correct kernel may round (f16 and f32
+         * G, a sum in double, is exact there). */
         int exact_regime = refs->all_integer &&
-                           (k->acc == DF_F32 ? refs->G <= ceiling : refs->G < ceiling);
+                           (k->acc != DF_F64 ? refs->G <= ceiling : refs->G < ceiling);
         if (exact_regime && refs->exact_is_int &&
             !(r == refs->exact_hi && refs->exact_lo == 0.0)) {
             verdict(out, DF_V_BUG, "exact",

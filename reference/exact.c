@@ -57,10 +57,12 @@
  * lives on the stack of df_exact_dot.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "reference/exact_internal.h"
 #include "reference/int_exact.h"
+#include "reference/refs_internal.h"
 
 __extension__ typedef unsigned __int128 u128;
 
@@ -540,6 +542,25 @@ static void exact_i32(const int32_t *a, const int32_t *b, uint64_t n, df_exact_a
 
 /* ---- the dot -------------------------------------------------------------- */
 
+/* A low-precision case's exact dot: its values widened to f32, whole (the
+ * references widen a chunk at a time; this is for callers of the dot
+ * alone). -1 where the memory is not there. */
+static int exact_lowp(df_type t, const void *a, const void *b, uint64_t n, df_exact *out)
+{
+    float *w = df_type_is_lowp(t) && n < SIZE_MAX / (2 * sizeof(float))
+                   ? malloc((size_t)(2 * n + 1) * sizeof(float))
+                   : NULL;
+    if (!w) {
+        df_exact_set_nonfinite(out, DF_EXACT_NAN);
+        return -1;
+    }
+    df_type_widen(t, a, 0, n, w);
+    df_type_widen(t, b, 0, n, w + n);
+    int rc = df_exact_dot(DF_F32, w, w + n, n, out);
+    free(w);
+    return rc;
+}
+
 int df_exact_dot(df_type t, const void *a, const void *b, uint64_t n,
                  df_exact *out)
 {
@@ -562,8 +583,7 @@ int df_exact_dot(df_type t, const void *a, const void *b, uint64_t n,
         kind = DF_EXACT_FINITE;
         break;
     default:
-        df_exact_set_nonfinite(out, DF_EXACT_NAN);
-        return -1;
+        return exact_lowp(t, a, b, n, out);
     }
     if (kind != DF_EXACT_FINITE)
         df_exact_set_nonfinite(out, kind);
@@ -576,6 +596,14 @@ int df_exact_acc_dot(df_exact_acc *A, df_type t, const void *a, const void *b, u
 {
     if (n > 0 && (a == NULL || b == NULL))
         return -1;
+    for (uint64_t j = 0; df_type_is_lowp(t) && j < df_widen_chunks(n); j++) {
+        const float *wa, *wb; /* its f32 values, a chunk at a time */
+        uint64_t len = df_widen_chunk(t, a, b, n, j, &wa, &wb);
+        if (exact_f32(wa, wb, len, A) != DF_EXACT_FINITE)
+            return -1;
+    }
+    if (df_type_is_lowp(t))
+        return 0;
     if (t == DF_F32)
         return exact_f32(a, b, n, A) == DF_EXACT_FINITE ? 0 : -1;
     if (t == DF_F64)

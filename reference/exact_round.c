@@ -320,12 +320,10 @@ static double nonfinite_err(const df_exact *s, double r)
 /* Exponent of ulp_T(s) (finite s). */
 static int ulp_exp(const df_exact *s, df_type t)
 {
-    int prec, emin, emax;
-    switch (t) {
-    case DF_F32: prec = 24, emin = -126, emax = 127; break;
-    case DF_F64: prec = 53, emin = -1022, emax = 1023; break;
-    default: return 0; /* integers: 1 */
-    }
+    df_type_facts f = df_type_facts_of(t);
+    if (t == DF_I32 || !f.p)
+        return 0; /* integers: 1 */
+    int prec = f.p, emin = f.emin, emax = 1 - emin; /* IEEE: emax = 1 - emin */
     int e = emin;
     if (s->top >= 0) {
         e = 32 * s->top + 31 - __builtin_clz(s->mag[s->top]) + LSB;

@@ -120,6 +120,7 @@ df_span_class df_classify(df_type t, const void *x, uint64_t off, uint64_t len)
     case DF_F32: return classify_f32((const float *)x + off, len);
     case DF_F64: return classify_f64((const double *)x + off, len);
     case DF_I32: return classify_i32((const int32_t *)x + off, len);
+    default: break; /* low-precision data come widened to f32 (refs_lowp.c) */
     }
     df_span_class none = {0.0, 0, 0, 0};
     return none;
@@ -170,6 +171,7 @@ df_int128 df_exact_span(df_type t, const void *a, const void *b, uint64_t off, u
         return exact_span_f64((const double *)a + off, (const double *)b + off, len, mab);
     case DF_I32:
         return exact_span_i32((const int32_t *)a + off, (const int32_t *)b + off, len, mab);
+    default: break; /* low-precision data come widened to f32 (refs_lowp.c) */
     }
     return 0;
 }

@@ -131,6 +131,8 @@ EXACT_SUM_SPAN(exact_sum_i32, int32_t)
         case DF_I32:                                                           \
             PREFIX##_i32((const int32_t *)a + off, (const int32_t *)b + off, len, st); \
             break;                                                             \
+        default: /* low-precision data come widened to f32 (refs_lowp.c) */   \
+            break;                                                             \
         }                                                                      \
     }
 
@@ -167,9 +169,17 @@ double df_kahan_dot(df_type t, const void *a, const void *b, uint64_t n,
                     double *err_bound)
 {
     df_kahan_state st = {0.0, 0.0, 0.0, 0.0};
-    df_kahan_span(t, a, b, 0, n, &st);
-    if (err_bound)
-        *err_bound = df_kahan_bound(t, n, &st);
+    if (df_type_is_lowp(t)) { /* its f32 values, a chunk at a time */
+        for (uint64_t j = 0; j < df_widen_chunks(n); j++) {
+            const float *wa, *wb;
+            uint64_t len = df_widen_chunk(t, a, b, n, j, &wa, &wb);
+            df_kahan_span(DF_F32, wa, wb, 0, len, &st);
+        }
+    } else {
+        df_kahan_span(t, a, b, 0, n, &st);
+    }
+    if (err_bound) /* a low-precision case's is its f32 values' */
+        *err_bound = df_kahan_bound(df_type_is_lowp(t) ? DF_F32 : t, n, &st);
     return st.s;
 }
 
@@ -194,6 +204,17 @@ double df_abs_dot(df_type t, const void *a, const void *b, uint64_t n)
     case DF_F32: return abs_dot_f32(a, b, n);
     case DF_F64: return abs_dot_f64(a, b, n);
     case DF_I32: return abs_dot_i32(a, b, n);
+    case DF_F16:
+    case DF_BF16:
+    case DF_E4M3:
+    case DF_E5M2: break;
     }
-    return 0.0;
+    double g = 0.0; /* its f32 values, a chunk at a time, in order */
+    for (uint64_t j = 0; j < df_widen_chunks(n); j++) {
+        const float *wa, *wb;
+        uint64_t len = df_widen_chunk(t, a, b, n, j, &wa, &wb);
+        for (uint64_t i = 0; i < len; i++)
+            g += fabs((double)wa[i] * (double)wb[i]);
+    }
+    return g;
 }

@@ -187,6 +187,12 @@ void df_refs_kahan_out(df_type t, uint64_t n, const df_kahan_state *st, df_refs 
 void df_refs_part_compute(df_type t, const void *a, const void *b, uint64_t n, uint64_t j,
                           df_refs_part *out)
 {
+    if (df_type_is_lowp(t)) { /* the chunk's f32 values, as a case of their own */
+        const float *wa, *wb;
+        uint64_t len = df_widen_chunk(t, a, b, n, j, &wa, &wb);
+        df_refs_part_compute(DF_F32, wa, wb, len, 0, out);
+        return;
+    }
     size_t es = df_type_size(t);
     uint64_t off = j * DF_REFS_CHUNK, len = n - off < DF_REFS_CHUNK ? n - off : DF_REFS_CHUNK;
     const void *pa = (const char *)a + off * es, *pb = (const char *)b + off * es;
@@ -303,7 +309,13 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
                      df_refs *out)
 {
     df_kahan_state st = {0.0, 0.0, 0.0, 0.0};
-    if (n > DF_REFS_CHUNK) { /* a chunk at a time, merged (df_refs_part) */
+    if (df_type_is_lowp(t) && n <= DF_REFS_CHUNK) { /* its f32 values */
+        const float *wa, *wb;
+        uint64_t len = df_widen_chunk(t, a, b, n, 0, &wa, &wb);
+        df_refs_compute(DF_F32, wa, wb, len, out);
+        return;
+    }
+    if (n > DF_REFS_CHUNK || df_type_is_lowp(t)) { /* a chunk at a time, merged (df_refs_part) */
         df_refs_merger m;
         df_refs_part p;
         df_refs_merge_init(&m);
@@ -311,7 +323,7 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
             df_refs_part_compute(t, a, b, n, j, &p);
             df_refs_merge_add(&m, &p);
         }
-        df_refs_merge_out(&m, t, n, out);
+        df_refs_merge_out(&m, df_type_is_lowp(t) ? DF_F32 : t, n, out);
         return;
     }
     df_refs_scan(t, a, b, n, out, &st, 1, NULL, 0);

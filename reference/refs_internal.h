@@ -98,4 +98,15 @@ void df_refs_kahan_out(df_type t, uint64_t n, const df_kahan_state *st, df_refs 
 /* out->fp, when finite, as the exact dot known with its head and tail. */
 void df_refs_fp_out(df_refs *out);
 
+/* widen.c: chunk j (DF_REFS_CHUNK elements) of low-precision vectors a, b
+ * of n elements, as floats in the calling thread's buffers (valid until
+ * its next call); returns the chunk's length. The chunks of n elements:
+ * df_widen_chunks. */
+uint64_t df_widen_chunk(df_type t, const void *a, const void *b, uint64_t n, uint64_t j,
+                        const float **wa, const float **wb);
+static inline uint64_t df_widen_chunks(uint64_t n)
+{
+    return (n + DF_REFS_CHUNK - 1) / DF_REFS_CHUNK;
+}
+
 #endif

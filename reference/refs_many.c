@@ -265,6 +265,7 @@ static void kahan_side_by_side(const df_refs_job *const *q, unsigned k, df_kahan
                 break;
             case DF_F64: kahan_lanes_f64(a, b, end - off, live, lane, NULL, pl); break;
             case DF_I32: kahan_lanes_i32(a, b, end - off, live, lane, NULL, pl); break;
+            default: break; /* low-precision jobs are referenced alone (whole_alone) */
             }
             for (unsigned j = 0; j < live; j++) {
                 st[ord[first + j]] = lane[j];
@@ -317,6 +318,13 @@ void df_refs_permuted_many(const df_refs_job *jobs, size_t m, unsigned char *ok)
 /* MANY_WINDOW jobs are scanned at a time: their Kahan states wait on the
  * stack, and the lanes take them all in one pass (KAHAN_LANES). */
 
+/* A job df_refs_compute references by itself: a long one (a chunk at a
+ * time) or a low-precision one (its widened chunks). */
+static int whole_alone(const df_refs_job *job)
+{
+    return job->n > DF_REFS_CHUNK || df_type_is_lowp(job->t);
+}
+
 void df_refs_compute_many(const df_refs_job *jobs, size_t m)
 {
     for (size_t w0 = 0; w0 < m; w0 += MANY_WINDOW) {
@@ -344,7 +352,7 @@ void df_refs_compute_many(const df_refs_job *jobs, size_t m)
         for (size_t i = 0; i < w; i++) {
             st[i] = (df_kahan_state){0.0, 0.0, 0.0, 0.0};
             fp_later[i] = 0;
-            if (job[i].n > DF_REFS_CHUNK) { /* chunk by chunk: nothing left after */
+            if (whole_alone(&job[i])) { /* chunk by chunk: nothing left after */
                 df_refs_compute(job[i].t, job[i].a, job[i].b, job[i].n, job[i].out);
                 from[i] = job[i].n;
                 continue;
@@ -390,7 +398,7 @@ void df_refs_compute_many(const df_refs_job *jobs, size_t m)
             }
         }
         for (size_t i = 0; i < w; i++) {
-            if (job[i].n > DF_REFS_CHUNK)
+            if (whole_alone(&job[i]))
                 continue; /* df_refs_compute wrote it whole */
             df_refs_kahan_out(job[i].t, job[i].n, &st[i], job[i].out);
             if (!fp_later[i])

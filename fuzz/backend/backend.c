@@ -107,11 +107,16 @@ int df_backend_supports(const df_backend *b, const df_kernel *k)
 }
 
 /* Guard width and values: DF_GUARD_ELEMS and DF_GUARD_I32 (kernel.h), the
- * same as the cuda backend's. */
+ * same as the cuda backend's; a low-precision type's is its NaN. */
 static void fill_guard(df_type t, void *p, size_t count)
 {
+    int lowp = df_type_facts_of(t).lowp;
     for (size_t i = 0; i < count; i++) {
-        if (t == DF_F32)
+        if (lowp >= 0 && df_type_size(t) == 2)
+            ((uint16_t *)p)[i] = (uint16_t)df_lowp_nan_bits((df_lowp)lowp);
+        else if (lowp >= 0)
+            ((uint8_t *)p)[i] = (uint8_t)df_lowp_nan_bits((df_lowp)lowp);
+        else if (t == DF_F32)
             ((float *)p)[i] = NAN;
         else if (t == DF_F64)
             ((double *)p)[i] = NAN;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/lowp.h"
 #include "fuzz/pcg32.h"
 
 void df_bw_opts_default(df_bw_opts *o)
@@ -72,6 +73,16 @@ static void fill_one(df_pcg32 *rng, df_type t, void *v, uint64_t n)
             break;
         case DF_I32:
             ((int32_t *)v)[i] = small[x >> 30];
+            break;
+        case DF_F16:
+        case DF_BF16: /* x in (-1, 1), rounded to the format: its value, exactly */
+            ((uint16_t *)v)[i] = (uint16_t)df_lowp_encode(
+                (df_lowp)df_type_facts_of(t).lowp, ((double)x - 0x1p31) * 0x1p-31, 0);
+            break;
+        case DF_E4M3:
+        case DF_E5M2:
+            ((uint8_t *)v)[i] = (uint8_t)df_lowp_encode(
+                (df_lowp)df_type_facts_of(t).lowp, ((double)x - 0x1p31) * 0x1p-31, 0);
             break;
         }
     }

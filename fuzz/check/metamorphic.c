@@ -81,6 +81,7 @@ static void negate_into(const df_case *c, void *dst)
     case DF_F32: NEGATE_AS(float);
     case DF_F64: NEGATE_AS(double);
     case DF_I32: NEGATE_AS(int32_t);
+    default: break; /* low-precision cases get reruns alone (plan_copies) */
     }
 #undef NEGATE_AS
 }
@@ -287,6 +288,10 @@ static int plan_copies(const df_kernel *k, const df_case *c, const df_checked *r
     for (uint32_t i = 0; i < mo->reruns; i++)
         if (!add_var(p, DF_META_RERUN, c))
             return -1;
+    /* low-precision data: the reruns alone (the copies' references and the
+     * GPU's derived vectors read f32, f64 and i32 words) */
+    if (df_type_is_lowp(c->type))
+        return 0;
     size_t es;
     unsigned char *v = plan_vectors(p, c, &es);
     if (!v)

@@ -17,6 +17,7 @@
 #include "fuzz/cmd/cli.h"
 #include "fuzz/cmd/cli_util.h"
 #include "fuzz/check/metamorphic.h"
+#include "fuzz/lowp.h"
 #include "fuzz/plugin.h"
 #include "fuzz/run/sandbox.h"
 #include "fuzz/run/select.h"
@@ -274,6 +275,26 @@ static size_t int_candidates(int32_t v, int64_t *out)
     return n;
 }
 
+/* set_simpler for a low-precision element: the float candidates of its
+ * value that the format holds exactly, stored as its bits. */
+static int set_simpler_lowp(df_type t, uint8_t *cbuf, uint64_t at, size_t i)
+{
+    df_lowp f = (df_lowp)df_type_facts_of(t).lowp;
+    int wide = df_type_size(t) == 2;
+    uint32_t bits = wide ? ((uint16_t *)(void *)cbuf)[at] : cbuf[at];
+    double cur = df_lowp_decode(f, bits), cand[8];
+    if (i >= float_candidates(cur, cand))
+        return -1;
+    uint32_t nb = df_lowp_encode(f, cand[i], 0);
+    if (df_lowp_decode(f, nb) != cand[i] || float_cost(cand[i]) >= float_cost(cur))
+        return 0;
+    if (wide)
+        ((uint16_t *)(void *)cbuf)[at] = (uint16_t)nb;
+    else
+        cbuf[at] = (uint8_t)nb;
+    return 1;
+}
+
 /* Writes candidate value i of element `at` (vector a or b) into cbuf (a
  * copy of the current vectors); returns 1 when it is simpler than now. */
 static int set_simpler(min_state *st, uint8_t *cbuf, uint64_t at, size_t i)
@@ -310,6 +331,10 @@ static int set_simpler(min_state *st, uint8_t *cbuf, uint64_t at, size_t i)
         *p = (int32_t)cand[i];
         return 1;
     }
+    case DF_F16:
+    case DF_BF16:
+    case DF_E4M3:
+    case DF_E5M2: return set_simpler_lowp(st->c.type, cbuf, at, i);
     }
     return -1;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fuzz/cpu_clones.h"
+#include "fuzz/lowp.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/pcg32.h"
 #include "fuzz/gen/shuffle.h"
@@ -46,14 +47,29 @@
 #endif
 #endif
 
+/* The fuzz/lowp.h format of a low-precision type (fuzz/case.c's, for
+ * device code too); f32, f64 and i32 are not asked. */
+DF_VAL_HOT df_lowp df_val_lowp(df_type t)
+{
+    return t == DF_F16 ? DF_LOWP_F16 : t == DF_BF16 ? DF_LOWP_BF16 : t == DF_E4M3 ? DF_LOWP_E4M3
+                                                                                  : DF_LOWP_E5M2;
+}
+
 /* df_type_size and df_elem_as_double (fuzz/case.c), for device code too. */
-DF_VAL_HOT size_t df_val_size(df_type t) { return t == DF_F64 ? 8 : 4; }
+DF_VAL_HOT size_t df_val_size(df_type t)
+{
+    return t == DF_F64 ? 8 : t == DF_F16 || t == DF_BF16 ? 2 : t == DF_E4M3 || t == DF_E5M2 ? 1 : 4;
+}
 DF_VAL_HOT double df_val_elem(df_type t, const void *v, uint64_t i)
 {
     switch (t) {
     case DF_F32: return (double)((const float *)v)[i];
     case DF_F64: return ((const double *)v)[i];
     case DF_I32: return (double)((const int32_t *)v)[i];
+    case DF_F16:
+    case DF_BF16: return df_lowp_decode(df_val_lowp(t), ((const uint16_t *)v)[i]);
+    case DF_E4M3:
+    case DF_E5M2: return df_lowp_decode(df_val_lowp(t), ((const uint8_t *)v)[i]);
     }
     return 0.0;
 }
@@ -118,6 +134,10 @@ DF_VAL_HOT void df_put_elem(df_type t, void *v, uint64_t i, double x)
     case DF_F32: ((float *)v)[i] = (float)x; break;
     case DF_F64: ((double *)v)[i] = x; break;
     case DF_I32: ((int32_t *)v)[i] = (int32_t)x; break;
+    case DF_F16:
+    case DF_BF16: ((uint16_t *)v)[i] = (uint16_t)df_lowp_encode(df_val_lowp(t), x, 0); break;
+    case DF_E4M3:
+    case DF_E5M2: ((uint8_t *)v)[i] = (uint8_t)df_lowp_encode(df_val_lowp(t), x, 0); break;
     }
 }
 

@@ -46,6 +46,8 @@ DF_VAL void df_fill_ints(df_pcg32 *r, df_type t, void *v, uint64_t n,
         for (uint64_t i = 0; i < n; i++)
             ((int32_t *)v)[i] = (int32_t)(lo + (int64_t)df_bounded32_draw(r, &b));
         break;
+    default: /* the low-precision types have families of their own (values_lowp.h) */
+        break;
     }
 }
 

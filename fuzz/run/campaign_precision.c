@@ -16,7 +16,7 @@ void df_prec_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals
             continue;
         for (int h = 0; h < DF_RHIST; h++)
             if (t->phist[h]) {
-                df_prec_row r = {k, ks[k]->acc == DF_F32 ? 24 : 53, h + DF_RHIST_MIN,
+                df_prec_row r = {k, df_type_facts_of(ks[k]->acc).p, h + DF_RHIST_MIN,
                                  (double)t->phist[h], t->worst_over_h};
                 df_prec_tsv_row(f, ks[k]->name, &r);
             }
@@ -30,7 +30,7 @@ void df_prech_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_total
         for (int b = 0; ks[k]->acc != DF_I32 && b < DF_HBINS; b++) {
             const df_hbin *hb = &tot->tally[k].hbin[b];
             if (hb->cases) {
-                df_prech_row r = {k, ks[k]->acc == DF_F32 ? 24 : 53, b, (double)hb->cases,
+                df_prech_row r = {k, df_type_facts_of(ks[k]->acc).p, b, (double)hb->cases,
                                   hb->worst_over_h, hb->sum_log2};
                 df_prech_tsv_row(f, ks[k]->name, &r);
             }

@@ -52,7 +52,7 @@ int df_hbin_eff_bits(const df_hbin *b, df_type acc, double *worst, double *typic
 {
     if (acc == DF_I32 || !b->cases || !(b->worst_over_h > 0))
         return 0;
-    double declared = acc == DF_F32 ? 24 : 53;
+    double declared = df_type_facts_of(acc).p;
     *worst = declared - log2(b->worst_over_h);
     *typical = declared - b->sum_log2 / (double)b->cases;
     return 1;
@@ -62,7 +62,7 @@ int df_tally_eff_bits(const df_tally *t, df_type acc, double *worst, double *typ
 {
     if (acc == DF_I32 || !(t->worst_over_h > 0))
         return 0;
-    double declared = acc == DF_F32 ? 24 : 53;
+    double declared = df_type_facts_of(acc).p;
     uint64_t total = 0, below = 0;
     for (int h = 0; h < DF_RHIST; h++)
         total += t->phist[h];
@@ -170,7 +170,7 @@ void df_run_summary(FILE *f, const df_run_opts *o, const df_kernel *const *kerne
             fprintf(f, "  effective precision in bits, from the worst and the median error over "
                        "the height h (evidence, not a verdict):\n");
         fprintf(f, "    %-19s worst %5.1f  median %5.1f  declared %d", kernels[i]->name, w, ty,
-                kernels[i]->acc == DF_F32 ? 24 : 53);
+                df_type_facts_of(kernels[i]->acc).p);
         /* the heights of the worst case (the report has every height) */
         double low = INFINITY, hw, ht;
         int at = -1;
