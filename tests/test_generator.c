@@ -306,10 +306,11 @@ Test(generator, forcing_the_family_a_mix_chose_reproduces_the_case)
 
 Test(generator, family_lookups_are_consistent)
 {
-    cr_assert_eq(df_family_count(), 12u);
-    static const char *names[] = {"int-small", "uniform", "int-wide", "cond", "wide-exp",
-                                  "special", "sparse", "constant", "cancel", "int-big",
-                                  "few-terms", "int-factor"};
+    cr_assert_eq(df_family_count(), 16u);
+    static const char *names[] = {"int-small", "uniform",   "int-wide",     "cond",
+                                  "wide-exp",  "special",   "sparse",       "constant",
+                                  "cancel",    "int-big",   "few-terms",    "int-factor",
+                                  "lp-range",  "lp-subnormal", "lp-special", "lp-cancel"};
     for (size_t i = 0; i < df_family_count(); i++) {
         const df_family *f = df_family_at(i);
         cr_assert_not_null(f);
@@ -318,16 +319,19 @@ Test(generator, family_lookups_are_consistent)
         cr_assert_eq(df_family_find(f->name), f);
         cr_assert_eq(df_family_by_id(f->id), f);
         cr_assert_gt(f->weight, 0u);
-        /* every family but int-big (i32 only, 64-bit-result kernels) and
-         * int-factor (i32 only) has floats */
-        cr_assert(f->wide_only || f->id == DF_FAM_INT_FACTOR || (f->types & DF_TYPE_BIT(DF_F32)),
+        /* every family but int-big (i32 only, 64-bit-result kernels),
+         * int-factor (i32 only) and the low-precision ones has floats */
+        cr_assert(f->wide_only || f->id == DF_FAM_INT_FACTOR || f->id >= DF_FAM_LP_RANGE ||
+                      (f->types & DF_TYPE_BIT(DF_F32)),
                   "%s", f->name);
     }
     const df_family *big = df_family_find("int-big");
     cr_assert(big->wide_only && big->types == DF_TYPE_BIT(DF_I32));
     cr_assert_eq(df_family_find("int-small")->weight, 2u);
+    cr_assert_eq(df_family_find("lp-range")->weight, 2u);
     for (size_t i = 1; i < df_family_count(); i++)
-        cr_assert_eq(df_family_at(i)->weight, 1u);
+        if (df_family_at(i)->id != DF_FAM_LP_RANGE)
+            cr_assert_eq(df_family_at(i)->weight, 1u);
     /* i32 only where the values are integers by construction */
     static const char *with_i32[] = {"int-small", "sparse", "constant", "cancel", "int-factor"};
     unsigned n_i32 = 0;
@@ -339,7 +343,7 @@ Test(generator, family_lookups_are_consistent)
     cr_assert_null(df_family_at(df_family_count()));
     cr_assert_null(df_family_find("nope"));
     cr_assert_null(df_family_by_id(DF_FAM_IMPORTED));
-    cr_assert_null(df_family_by_id(13));
+    cr_assert_null(df_family_by_id(17));
 }
 
 Test(generator, bad_arguments_return_minus1)

@@ -162,6 +162,11 @@ Test(generator, known_answer_hashes_of_every_family)
     {"int-big", {0, 0, 0}},
     {"few-terms", {0x3c9ca28e7dcba9feull, 0x1bdee8fc52a32f98ull, 0}},
     {"int-factor", {0, 0, 0x6a1c9e2a93346b3aull}},
+    /* the low-precision families: tests/test_lowp_families.c pins them */
+    {"lp-range", {0, 0, 0}},
+    {"lp-subnormal", {0, 0, 0}},
+    {"lp-special", {0, 0, 0}},
+    {"lp-cancel", {0, 0, 0}},
     };
     const df_kernel *ks[] = {&df_fake_free_f32, &df_fake_pow2_f64, &df_fake_i32};
     df_scratch s = {0};

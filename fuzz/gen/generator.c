@@ -289,8 +289,11 @@ void df_draw_shape(df_pcg32 *rng, const df_kernel *k, uint64_t max_n,
     *launch = l;
 }
 
-/* the element types of the float-only families */
+/* the element types of the float-only families, and the low-precision
+ * types' */
 #define FLOATS (DF_TYPE_BIT(DF_F32) | DF_TYPE_BIT(DF_F64))
+#define LOWP                                                                   \
+    (DF_TYPE_BIT(DF_F16) | DF_TYPE_BIT(DF_BF16) | DF_TYPE_BIT(DF_E4M3) | DF_TYPE_BIT(DF_E5M2))
 
 static const df_family families[] = {
     {DF_FAM_INT_SMALL, "int-small",
@@ -326,6 +329,18 @@ static const df_family families[] = {
     {DF_FAM_INT_FACTOR, "int-factor",
      "integers in [-2, 2] and one factor across the int32 range: sums inside int32",
      DF_TYPE_BIT(DF_I32), 1, 0},
+    {DF_FAM_LP_RANGE, "lp-range",
+     "any finite encoding, exponents in a window drawn per case (bf16 kept below f32 "
+     "overflow)",
+     LOWP, 2, 0},
+    {DF_FAM_LP_SUBNORMAL, "lp-subnormal",
+     "one vector subnormal or at the smallest normal binade, the other anywhere", LOWP, 1, 0},
+    {DF_FAM_LP_SPECIAL, "lp-special",
+     "lp-range with 1-6 of +-0, subnormals, NaN, +-Inf (e4m3: its largest), +-max", LOWP, 1,
+     0},
+    {DF_FAM_LP_CANCEL, "lp-cancel",
+     "exactly cancelling pairs at the top of the range beside 1-4 terms 2^4 to 2^30 smaller",
+     LOWP, 1, 0},
 };
 
 size_t df_family_count(void) { return sizeof families / sizeof families[0]; }

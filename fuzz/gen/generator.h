@@ -34,6 +34,11 @@ enum {
     DF_FAM_INT_BIG = 10,    /* i32, one-signed, |x| <= 46340: sums past int32 (wide kernels) */
     DF_FAM_FEW_TERMS = 11,  /* 1-4 products at rounding midpoints and binade edges, else zeros */
     DF_FAM_INT_FACTOR = 12, /* i32: one factor across the int32 range, the rest in [-2, 2] */
+    /* f16, bf16, e4m3, e5m2 (fuzz/gen/values_lowp.h) */
+    DF_FAM_LP_RANGE = 13,     /* any finite encoding in an exponent window */
+    DF_FAM_LP_SUBNORMAL = 14, /* one vector subnormal or at the smallest normal binade */
+    DF_FAM_LP_SPECIAL = 15,   /* lp-range with +-0, subnormals, NaN, Inf, +-max */
+    DF_FAM_LP_CANCEL = 16,    /* exactly cancelling pairs beside much smaller terms */
 };
 
 #define DF_TYPE_BIT(t) (1u << (unsigned)(t))

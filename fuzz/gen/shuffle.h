@@ -1,5 +1,5 @@
 /* shuffle.h — Fisher-Yates over the pairs (a[i], b[i]) of two vectors of
- * 4- or 8-byte elements, shared by the generator and the metamorphic
+ * 1-, 2-, 4- or 8-byte elements, shared by the generator and the metamorphic
  * permute: for i from n - 1 down to 1, j = draw(r, i) in [0, i] is drawn
  * and pairs i and j are swapped, a pair keeping its partners. The draws of
  * DF_SHUFFLE_AHEAD steps are made first and their far elements prefetched,
@@ -50,15 +50,21 @@
             hi -= m;                                                            \
         }                                                                       \
     }
+DF_SHUFFLE_TYPED(df_shuffle_pairs8, uint8_t)
+DF_SHUFFLE_TYPED(df_shuffle_pairs16, uint16_t)
 DF_SHUFFLE_TYPED(df_shuffle_pairs32, uint32_t)
 DF_SHUFFLE_TYPED(df_shuffle_pairs64, uint64_t)
 #undef DF_SHUFFLE_TYPED
 
-/* es: the element size, 4 or 8. */
+/* es: the element size, 1, 2, 4 or 8. */
 DF_SHUFFLE_FN void df_shuffle_pairs(void *a, void *b, size_t es, uint64_t n, df_pcg32 *r,
                                     uint64_t (*draw)(df_pcg32 *, uint64_t))
 {
-    if (es == 4)
+    if (es == 1)
+        df_shuffle_pairs8((uint8_t *)a, (uint8_t *)b, n, r, draw);
+    else if (es == 2)
+        df_shuffle_pairs16((uint16_t *)a, (uint16_t *)b, n, r, draw);
+    else if (es == 4)
         df_shuffle_pairs32((uint32_t *)a, (uint32_t *)b, n, r, draw);
     else
         df_shuffle_pairs64((uint64_t *)a, (uint64_t *)b, n, r, draw);

@@ -14,6 +14,7 @@
  *   values_families.h  every family but cond
  *   values_cond.h      cond (GenDot) and its exact running sum
  *   values_long.h      cases past DF_GEN_CHUNK, made in chunks
+ *   values_lowp.h      the f16, bf16, e4m3 and e5m2 families (made whole)
  * df_fill_values dispatches on the family id. */
 #ifndef DOTFUZZ_VALUES_H
 #define DOTFUZZ_VALUES_H
@@ -24,6 +25,7 @@
 #include "fuzz/gen/values_cond.h"
 #include "fuzz/gen/values_families.h"
 #include "fuzz/gen/values_long.h"
+#include "fuzz/gen/values_lowp.h"
 
 /* Fills a[0..n) and b[0..n) of type t with family `family`'s values from
  * r, as df_generate does after the family and shape draws. Returns 0, or
@@ -31,6 +33,12 @@
 DF_VAL int df_fill_values(uint32_t family, df_pcg32 *r, df_type t, void *a, void *b,
                           uint64_t n)
 {
+    switch (family) { /* the low-precision families: whole, at any n */
+    case DF_FAM_LP_RANGE: df_fill_lp_range(r, t, a, b, n); return 0;
+    case DF_FAM_LP_SUBNORMAL: df_fill_lp_subnormal(r, t, a, b, n); return 0;
+    case DF_FAM_LP_SPECIAL: df_fill_lp_special(r, t, a, b, n); return 0;
+    case DF_FAM_LP_CANCEL: df_fill_lp_cancel(r, t, a, b, n); return 0;
+    }
     if (n > DF_GEN_CHUNK)
         return df_fill_long(family, r, t, a, b, n);
     switch (family) {
