@@ -18,6 +18,7 @@
 
 #include "fuzz/oracle.h"
 #include "reference/order_set.h"
+#include "fuzz/lowp.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -131,6 +132,44 @@ static double underflow_allowance(const df_kernel *k, uint64_t n)
         return 2.0 * dn * 0x1p-1022;
     /* n * 2^-1075, rounded up: 2^-1075 itself is not a double. */
     return (double)((n >> 1) + (n & 1)) * 0x1p-1074;
+}
+
+/* Whether a low-precision case holds a subnormal (exponent field 0,
+ * fraction not). */
+static int has_lowp_subnormal(const df_case *c)
+{
+    df_type_facts f = df_type_facts_of(c->type);
+    if (f.lowp < 0)
+        return 0;
+    df_lowp_shape s = df_lowp_shape_of((df_lowp)f.lowp);
+    uint32_t ex = ((1u << s.exp_bits) - 1u) << s.man_bits, man = (1u << s.man_bits) - 1u;
+    for (uint64_t i = 0; i < c->n; i++)
+        for (int v = 0; v < 2; v++) {
+            const void *p = v ? c->b : c->a;
+            uint32_t bits = s.bits == 16 ? ((const uint16_t *)p)[i] : ((const uint8_t *)p)[i];
+            if (!(bits & ex) && (bits & man))
+                return 1;
+        }
+    return 0;
+}
+
+/* The bound of a fused kernel (docs/oracle.md, fused accumulation): each
+ * chain's, from df_fused_bound over its at most ceil(groups / chains)
+ * groups (their G's sum is G; each adds its own underflow term), then the
+ * chains' sum in acc, gamma_(chains-1) over G and their errors. A
+ * subnormal input factor has a significand below 1, so a group's largest
+ * term may sit up to 2^man_bits below 2^(ea + eb), where the cut is made:
+ * the cut counts as that many bits fewer. */
+static double fused_bound(const df_kernel *k, const df_case *c, double G)
+{
+    df_fused_model m = *k->fused;
+    if (has_lowp_subnormal(c))
+        m.align_bits -= df_type_facts_of(c->type).p - 1;
+    uint64_t chains = k->fused_chains ? k->fused_chains : 1, group = m.group ? m.group : 1;
+    uint64_t groups = (c->n + group - 1) / group;
+    uint64_t per = (groups + chains - 1) / chains * group;
+    double b = df_fused_bound(&m, per, G) + (double)(chains - 1) * df_fused_bound(&m, per, 0.0);
+    return b + df_gamma(chains - 1, acc_unit(k->acc)) * (G + b);
 }
 
 /* ---- rule 1: integer accumulators -------------------------------------- */
@@ -392,8 +431,9 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
     }
 
     double gam = df_gamma(out->h, out->u);
-    out->bound = gam * out->G * (1.0 + (double)c->n * 0x1p-52) +
-                 underflow_allowance(k, c->n);
+    out->bound = k->fused ? fused_bound(k, c, out->G * (1.0 + (double)c->n * 0x1p-52))
+                          : gam * out->G * (1.0 + (double)c->n * 0x1p-52) +
+                                underflow_allowance(k, c->n);
     double r = out->result;
     if (refs->has_nan) {
         out->abs_err = out->rel_err = out->err_ratio = NAN;

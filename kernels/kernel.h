@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fuzz/case.h"
+#include "reference/fused_dot.h"
 #include "kernels/soft_error.h"
 
 #ifdef __cplusplus
@@ -177,6 +178,17 @@ typedef struct df_kernel {
 
     /* GPU launcher table; NULL when built without CUDA. */
     const struct df_gpu_ops *gpu;
+
+    /* Its accumulation, when it is not one IEEE addition rounded to
+     * nearest in acc per sum: a fused dot (tensor cores: groups of
+     * products aligned to the largest, cut, summed and rounded once;
+     * reference/fused_dot.h), in fused_chains chains side by side (chain
+     * r takes groups r, r + chains, ... of fused->group products each),
+     * whose results are added in acc, in chain order, rounded to nearest.
+     * The oracle's bound follows it (docs/oracle.md, fused accumulation)
+     * in place of gamma_h G. NULL: IEEE sums, the tree height's bound. */
+    const df_fused_model *fused;
+    uint32_t fused_chains;
 } df_kernel;
 
 /* The registry (kernels/registry.c): the correct kernels (what `--kernel
