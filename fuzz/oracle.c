@@ -460,5 +460,15 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
                           out->G);
         return;
     }
+    if (k->fused && k->fused->out_round == DF_ROUND_ZERO &&
+        !(out->G + out->bound < acc_max(k->acc))) {
+        /* a fused sum rounded toward zero stops at the largest value instead
+         * of overflowing, and the groups after it go on from there: where
+         * some order passes the largest value, any finite result may come */
+        verdict_quiet(out, terse, DF_V_PRECISION, "overflow",
+                      "finite inputs, result %a: G=%.6g lets some orders pass the largest "
+                      "value, where a sum toward zero saturates", r, out->G);
+        return;
+    }
     judge_finite(k, c, refs, model, opts, terse, out);
 }

@@ -143,6 +143,10 @@ enum {
 #define DF_GUARD_ELEMS 64u
 #define DF_GUARD_I32 ((int32_t)0x40000001)
 
+/* count elements of t's poison at p: NaN for f32 and f64, DF_GUARD_I32,
+ * the canonical NaN of a low-precision format (kernels/launch.c). */
+void df_guard_fill(df_type t, void *p, size_t count);
+
 /* GPU side of a kernel, defined by its nvcc-compiled half (see
  * kernels/gpu_ops.h). Opaque to host code. */
 struct df_gpu_ops;

@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <math.h>
+
+#include "fuzz/lowp.h"
 #include "kernels/kernel.h"
 
 int df_launch_resolve(const df_kernel *k, uint64_t n, df_launch *l,
@@ -101,4 +104,21 @@ void df_scratch_free(df_scratch *s)
     free(s->p);
     s->p = NULL;
     s->cap = 0;
+}
+
+void df_guard_fill(df_type t, void *p, size_t count)
+{
+    int lowp = df_type_facts_of(t).lowp;
+    for (size_t i = 0; i < count; i++) {
+        if (lowp >= 0 && df_type_size(t) == 2)
+            ((uint16_t *)p)[i] = (uint16_t)df_lowp_nan_bits((df_lowp)lowp);
+        else if (lowp >= 0)
+            ((uint8_t *)p)[i] = (uint8_t)df_lowp_nan_bits((df_lowp)lowp);
+        else if (t == DF_F32)
+            ((float *)p)[i] = NAN;
+        else if (t == DF_F64)
+            ((double *)p)[i] = NAN;
+        else
+            ((int32_t *)p)[i] = DF_GUARD_I32;
+    }
 }

@@ -7,9 +7,10 @@
 
 #include "reference/fused_dot.h"
 
-/* The exponent a zero takes in the alignment (MMA-Sim's: f32's smallest
- * normal exponent, whatever the format), so a zero term never raises the
- * largest exponent above a real one's. */
+/* The exponent a zero term (a zero product, or c = 0) takes in the
+ * alignment (MMA-Sim's: f32's smallest normal exponent, whatever the
+ * format), so it never raises the largest exponent above a real term's
+ * (a zero factor's own exponent does not enter). */
 #define ZERO_EXP (-126)
 
 df_fused_model df_fused_hopper_f16(void)
@@ -84,7 +85,7 @@ double df_fused_group(const df_fused_model *m, double c, const double *a, const 
         int ea, eb;
         double sa = split(a[i], m->in_min_exp, &ea), sb = split(b[i], m->in_min_exp, &eb);
         sig[nt] = sa * sb; /* exact: two significands of at most 24 bits */
-        ex[nt] = ea + eb;
+        ex[nt] = sig[nt] == 0 ? ZERO_EXP : ea + eb;
         if (ex[nt] > emax)
             emax = ex[nt];
     }

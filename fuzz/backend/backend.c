@@ -106,25 +106,6 @@ int df_backend_supports(const df_backend *b, const df_kernel *k)
     return b->is_cuda ? k->gpu != NULL : (k->host_run || k->host_model);
 }
 
-/* Guard width and values: DF_GUARD_ELEMS and DF_GUARD_I32 (kernel.h), the
- * same as the cuda backend's; a low-precision type's is its NaN. */
-static void fill_guard(df_type t, void *p, size_t count)
-{
-    int lowp = df_type_facts_of(t).lowp;
-    for (size_t i = 0; i < count; i++) {
-        if (lowp >= 0 && df_type_size(t) == 2)
-            ((uint16_t *)p)[i] = (uint16_t)df_lowp_nan_bits((df_lowp)lowp);
-        else if (lowp >= 0)
-            ((uint8_t *)p)[i] = (uint8_t)df_lowp_nan_bits((df_lowp)lowp);
-        else if (t == DF_F32)
-            ((float *)p)[i] = NAN;
-        else if (t == DF_F64)
-            ((double *)p)[i] = NAN;
-        else
-            ((int32_t *)p)[i] = DF_GUARD_I32;
-    }
-}
-
 /* gc = c with a and b moved inside guard zones in m->guarded. Returns 0, or
  * -1 when memory runs out. */
 static int guard_case(df_model_ctx *m, const df_case *c, df_case *gc)
@@ -138,9 +119,9 @@ static int guard_case(df_model_ctx *m, const df_case *c, df_case *gc)
     if (!p)
         return -1;
     char *a = p + g * es, *bv = a + (n + g) * es;
-    fill_guard(c->type, p, g);
-    fill_guard(c->type, a + n * es, g);
-    fill_guard(c->type, bv + n * es, g);
+    df_guard_fill(c->type, p, g);
+    df_guard_fill(c->type, a + n * es, g);
+    df_guard_fill(c->type, bv + n * es, g);
     if (n) {
         memcpy(a, c->a, n * es);
         memcpy(bv, c->b, n * es);

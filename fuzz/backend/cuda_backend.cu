@@ -364,20 +364,6 @@ extern "C" void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool)
     cu->pool = pool;
 }
 
-/* bytes of t's poison at p (the guard zones: cuda_internal.h). */
-static void fill_guard(df_type t, void *p, size_t bytes)
-{
-    size_t es = df_type_size(t);
-    for (size_t i = 0; i < bytes / es; i++) {
-        if (t == DF_F32)
-            ((float *)p)[i] = __builtin_nanf("");
-        else if (t == DF_F64)
-            ((double *)p)[i] = __builtin_nan("");
-        else
-            ((int32_t *)p)[i] = DF_GUARD_I32;
-    }
-}
-
 /* Stages one vector with its guards at stage: [guard + offset | v | guard],
  * span bytes in all, the layout its device buffer gets. The guards move
  * with n and the offset, so they are written with every case: a few
@@ -385,10 +371,10 @@ static void fill_guard(df_type t, void *p, size_t bytes)
 static void stage_guarded(void *stage, df_type t, const void *v, size_t pre,
                           size_t bytes, size_t post)
 {
-    fill_guard(t, stage, pre);
+    df_guard_fill(t, stage, pre / df_type_size(t));
     if (bytes)
         memcpy((char *)stage + pre, v, bytes);
-    fill_guard(t, (char *)stage + pre + bytes, post);
+    df_guard_fill(t, (char *)stage + pre + bytes, post / df_type_size(t));
 }
 
 /* Places a and b (offset elements past 256-byte aligned points inside their

@@ -20,6 +20,7 @@ typedef int df_cuda_stage_is_built_by_nvcc;
 #include <string.h>
 
 #include "fuzz/backend/cuda_internal.h"
+#include "fuzz/lowp.h"
 
 /* One vector of a batch, unpacked on the device into its guarded span:
  * [poison: pre bytes | data: bytes, from src | poison: post]. */
@@ -408,8 +409,15 @@ __device__ __forceinline__ unsigned long long derive_word(unsigned long long x, 
                   __longlong_as_double((long long)(1023 + k) << 52)));
 }
 
+/* Low-precision data are never derived (metamorphic.c makes them no
+ * copies): the word as it is. */
+template <typename W> __device__ __forceinline__ W derive_word(W x, uint32_t, uint32_t, int)
+{
+    return x;
+}
+
 /* Vector blockIdx.x of the batch into its guarded span, chunk blockIdx.y
- * of it (chunk bytes each): poison (fill_guard's values, the host
+ * of it (chunk bytes each): poison (df_guard_fill's values, the host
  * backend's), the data (made from src where v.xform says so: derive_word),
  * poison. Every size and offset is a multiple of the element size, and
  * each span starts 256-byte aligned. */
@@ -436,8 +444,14 @@ __device__ void unpack_words(const batch_unpack &v, unsigned char *base, W poiso
 __global__ void batch_unpack_kernel(const batch_unpack *up, unsigned char *base, size_t chunk)
 {
     const batch_unpack v = up[blockIdx.x];
+    const int lowp = v.type == DF_F16 ? DF_LOWP_F16 : v.type == DF_BF16 ? DF_LOWP_BF16
+                     : v.type == DF_E4M3 ? DF_LOWP_E4M3 : v.type == DF_E5M2 ? DF_LOWP_E5M2 : -1;
     if (v.type == DF_F64)
         unpack_words<unsigned long long>(v, base, 0x7ff8000000000000ull, chunk);
+    else if (v.type == DF_F16 || v.type == DF_BF16) /* no derived copies: plain data */
+        unpack_words<uint16_t>(v, base, (uint16_t)df_lowp_nan_bits((df_lowp)lowp), chunk);
+    else if (v.type == DF_E4M3 || v.type == DF_E5M2)
+        unpack_words<uint8_t>(v, base, (uint8_t)df_lowp_nan_bits((df_lowp)lowp), chunk);
     else
         unpack_words<uint32_t>(v, base, v.type == DF_F32 ? 0x7fc00000u : (uint32_t)DF_GUARD_I32,
                                chunk);
