@@ -276,6 +276,16 @@ static int order_set_rejects(const df_kernel *k, const df_case *c, double r,
     return 1;
 }
 
+/* A fused model is held bit for bit where the result is a normal value of
+ * its format: below the smallest normal (an f32 result under 2^-126 from
+ * bf16 data, on an H100), the GPU's cut of the terms is not the model's
+ * and not yet known (results/h100/lowp.md), so the bound alone judges. */
+static int below_fused_model(const df_kernel *k, double r, double model)
+{
+    double tiny = k->fused ? ldexp(1.0, k->fused->out_min_exp) : 0.0;
+    return fabs(r) < tiny || fabs(model) < tiny;
+}
+
 static void judge_finite(const df_kernel *k, const df_case *c, const df_refs *refs,
                          const df_result *model, const df_oracle_opts *opts, int terse,
                          df_judgement *out)
@@ -315,7 +325,7 @@ static void judge_finite(const df_kernel *k, const df_case *c, const df_refs *re
     if (order_set_rejects(k, c, r, out))
         return;
     if (model && model->status == DF_RUN_OK && (k->flags & DF_K_DETERMINISTIC) &&
-        !same_bits(r, model->f)) {
+        !below_fused_model(k, r, model->f) && !same_bits(r, model->f)) {
         verdict(out, DF_V_BUG, "model",
                 "deterministic kernel %a != host model %a", r, model->f);
         return;
