@@ -181,6 +181,20 @@ fewterms() {
   [ $rc -eq 0 ]
 }
 
+# The tensor-core dots of low-precision data against their declared fused
+# arithmetic: bugs, and how many results equal the host model bit for bit.
+lowp() {
+  local secs=${1:-60} f="$OUTDIR/lowp.txt"
+  local cmd="$DF run --backend cuda --kernel mma-f16,mma-bf16,mma-e4m3 --time ${secs}s --save-precision none --corpus $WORK/lowp"
+  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
+  rm -rf "$WORK/lowp"
+  $cmd 2>&1 | grep -v -e '^BUG' -e 'pulse cases' >>"$f"
+  local rc=${PIPESTATUS[0]}
+  echo "exit $rc" >>"$f"
+  cat "$f"
+  [ $rc -le 1 ]
+}
+
 # Which compute-sanitizer tool sees which race: the latent race mutants, a
 # shared-memory race (m-no-sync), a lost-update race (m-nonatomic) and a
 # correct kernel, each tool in run --sanitize's pass.
@@ -564,6 +578,7 @@ readme() {
     [ -f "$OUTDIR/campaign/report/report.md" ] && row "the campaign's report and plots" campaign/report/report.md "$DF report WORK/camp --out campaign/report" campaign/summary.txt
     [ -f "$OUTDIR/sanitizer.txt" ] && row "memcheck and racecheck over every kernel: $(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$OUTDIR/sanitizer.txt") clean summaries of $(grep -c 'SUMMARY' "$OUTDIR/sanitizer.txt")" sanitizer.txt
     [ -f "$OUTDIR/few-terms.txt" ] && row "few-term cases over every correct kernel, cuBLAS included: $(first "$OUTDIR/few-terms.txt" 'cases in' | sed 's/dotfuzz run: //'), bugs: $(sed -n 's/.*this oracle: \([0-9]*\) bug.*/\1/p' "$OUTDIR/few-terms.txt")" few-terms.txt
+    [ -f "$OUTDIR/lowp.txt" ] && row "tensor-core dots against their fused models: $(awk '$1 ~ /^mma-/ { printf "%s%s %s of %s equal to its model, %s bugs", sep, $1, $8, $2, $6; sep = "; " }' "$OUTDIR/lowp.txt")" lowp.txt
     [ -f "$OUTDIR/hunt-huge.md" ] && row "past 2^31 elements (--huge): $(awk -F'|' '$3 ~ /mutant/ { gsub(/ /, "", $2); gsub(/ /, "", $5); gsub(/ /, "", $6); gsub(/ /, "", $7); gsub(/ /, "", $8); printf "%s%s caught %s at case %s (%s s, rule %s)", sep, $2, $5, $6, $7, $8; sep = "; " } $3 ~ /correct/ { gsub(/ /, "", $2); sub(/^ */, "", $5); sub(/ *$/, "", $5); printf "%s%s %s", sep, $2, $5; sep = "; " }' "$OUTDIR/hunt-huge.md")" hunt-huge.md
     [ -f "$OUTDIR/check-cost.txt" ] && row "what the checks cost, cases/s: $(awk '/^schedule [0-9]+:/ { n = $2; sub(/:$/, "", n); x = $0; sub(/.*\(/, "", x); sub(/ cases\/s.*/, "", x); printf "%s--schedule %s %s", sep, n, x; sep = ", " } /^sanitize / { n = $2; sub(/:$/, "", n); printf "%s--sanitize %s %s", sep, n, $(NF - 3) }' "$OUTDIR/check-cost.txt")" check-cost.txt
     [ -f "$OUTDIR/sanitizer-races.txt" ] && row "races under compute-sanitizer: $(awk '/^== / { t = $2 } /^BUG .* sanitizer/ { printf "%s%s sees %s", sep, t, $2; sep = "; "; seen[$2] = 1 } END { split("m-zero-inside m-no-fence m-shfl-divergent m-nonatomic", k, " "); for (i = 1; i <= 4; i++) if (!seen[k[i]]) { printf "%s%s", (n++ ? ", " : "; no tool sees "), k[i] } }' "$OUTDIR/sanitizer-races.txt")" sanitizer-races.txt
@@ -607,11 +622,12 @@ case "${1:-}" in
   memcheck) memcheck ;;
   benchref) benchref ;;
   fewterms) fewterms "${2:-20}" ;;
+  lowp) lowp "${2:-60}" ;;
   races) races ;;
   cost) cost "${2:-5}" ;;
   huge) huge ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
-  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|races|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
+  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|races|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac
