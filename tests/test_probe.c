@@ -71,3 +71,18 @@ Test(probe, refuses_what_it_cannot_probe)
                             "./dotfuzz probe --backend host --kernel cublas-sdot"),
                  2, "%s", out);
 }
+
+Test(probe, tensor_core_dots_show_their_fused_shape, .timeout = 120)
+{
+    cr_assert_eq(df_test_sh(out, sizeof out, "./dotfuzz probe --backend host --kernel mma-f16"),
+                 0, "%s", out);
+    expect_row("accumulation fraction bits", "23", "23");
+    expect_row("accumulation rounding", "toward-zero", "toward-zero");
+    expect_row("bits kept below the largest", "25", "25");
+    expect_row("elements fused with the first", "16", "16");
+    cr_assert_eq(df_test_sh(out, sizeof out,
+                            "./dotfuzz probe --backend host --kernel mma-bf16 --json"),
+                 0, "%s", out);
+    cr_assert_not_null(strstr(out, "\"align_bits\":25,\"align_floor\":0,\"fused_span\":16}"),
+                       "%s", out);
+}

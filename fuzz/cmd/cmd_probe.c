@@ -88,16 +88,27 @@ static int parse(int argc, char **argv, probe_opts *o)
     return 0;
 }
 
-/* What the kernel declares, in the card's terms. */
+/* What the kernel declares, in the card's terms: a fused kernel's result
+ * bits and rounding, the bits kept below a step's largest term and its
+ * group (0: not declared, an IEEE kernel). */
 typedef struct declared {
     int acc_bits, product_bits, subnormals, deterministic;
+    df_probe_round round;
+    int align_bits, group;
 } declared;
 
 static declared declared_of(const df_kernel *k)
 {
-    int acc = k->acc == DF_F64 ? 52 : 23, in = k->elem == DF_F64 ? 52 : 23;
-    return (declared){acc, in < acc ? in : acc, !(k->flags & DF_K_FLUSHES_SUBNORMALS),
-                      (k->flags & DF_K_DETERMINISTIC) != 0};
+    int acc = df_type_facts_of(k->acc).p - 1, in = df_type_facts_of(k->elem).p - 1;
+    declared d = {acc, in < acc ? in : acc, !(k->flags & DF_K_FLUSHES_SUBNORMALS),
+                  (k->flags & DF_K_DETERMINISTIC) != 0, DF_PROBE_NEAREST_EVEN, 0, 0};
+    if (k->fused) {
+        d.acc_bits = k->fused->out_bits;
+        d.round = k->fused->out_round == DF_ROUND_ZERO ? DF_PROBE_ZERO : DF_PROBE_NEAREST_EVEN;
+        d.align_bits = k->fused->align_bits;
+        d.group = (int)k->fused->group;
+    }
+    return d;
 }
 
 static const char *yes_no(int v, const char *yes, const char *no)
@@ -110,7 +121,10 @@ static int contradictions(const df_probe_card *c, const declared *d)
 {
     return (c->acc_bits >= 0 && c->acc_bits != d->acc_bits) +
            (c->product_bits >= 0 && c->product_bits != d->product_bits) +
-           (c->acc_round != DF_PROBE_UNKNOWN && c->acc_round != DF_PROBE_NEAREST_EVEN) +
+           (c->acc_round != DF_PROBE_UNKNOWN && c->acc_round != d->round) +
+           (d->align_bits && c->align_bits > 0 && !c->align_floor &&
+            c->align_bits != d->align_bits) +
+           (d->group && c->fused_span > 0 && c->fused_span != d->group) +
            (d->subnormals && (c->subnormal_inputs == 0 || c->subnormal_results == 0)) +
            (c->nan_out == 0) + (c->inf_out == 0) + (c->inf_minus_inf == 0) +
            (d->deterministic && c->runs_differ == 1);
@@ -123,8 +137,15 @@ static void print_card(const df_kernel *k, const df_probe_card *c, const declare
     printf("  %-30s %-22s declared\n", "", "measured");
     printf("  %-30s %-22d %d\n", "product fraction bits", c->product_bits, d->product_bits);
     printf("  %-30s %-22d %d\n", "accumulation fraction bits", c->acc_bits, d->acc_bits);
-    printf("  %-30s %-22s nearest-even\n", "accumulation rounding",
-           df_probe_round_name(c->acc_round));
+    printf("  %-30s %-22s %s\n", "accumulation rounding", df_probe_round_name(c->acc_round),
+           df_probe_round_name(d->round));
+    if (df_type_is_lowp(k->elem)) {
+        char kept[32], span[32];
+        snprintf(kept, sizeof kept, "%s%d", c->align_floor ? ">= " : "", c->align_bits);
+        snprintf(span, sizeof span, "%d", c->fused_span);
+        printf("  %-30s %-22s %d\n", "bits kept below the largest", kept, d->align_bits);
+        printf("  %-30s %-22s %d\n", "elements fused with the first", span, d->group);
+    }
     printf("  %-30s %-22s %s\n", "subnormal inputs", yes_no(c->subnormal_inputs, "kept", "flushed"),
            d->subnormals ? "kept" : "may flush");
     printf("  %-30s %-22s %s\n", "subnormal results",
@@ -149,13 +170,16 @@ static void print_json(const df_kernel *k, const df_probe_card *c, const declare
     printf(",\"elem\":\"%s\",\"acc\":\"%s\",\"cases\":%u,\"measured\":{\"product_bits\":%d,\"acc_bits\":%d,"
            "\"acc_round\":\"%s\",\"subnormal_inputs\":%d,\"subnormal_results\":%d,"
            "\"nan_out\":%d,\"inf_out\":%d,\"inf_minus_inf\":%d,\"launch_dependent\":%d,"
-           "\"launches\":%u,\"launch_results\":%u,\"runs_differ\":%d},"
-           "\"declared\":{\"product_bits\":%d,\"acc_bits\":%d,\"acc_round\":\"nearest-even\",\"subnormals\":%d,"
-           "\"deterministic\":%d},\"contradictions\":%d}\n",
+           "\"launches\":%u,\"launch_results\":%u,\"runs_differ\":%d,\"align_bits\":%d,"
+           "\"align_floor\":%d,\"fused_span\":%d},"
+           "\"declared\":{\"product_bits\":%d,\"acc_bits\":%d,\"acc_round\":\"%s\",\"subnormals\":%d,"
+           "\"deterministic\":%d,\"align_bits\":%d,\"group\":%d},\"contradictions\":%d}\n",
            df_type_name(k->elem), df_type_name(k->acc), c->runs, c->product_bits, c->acc_bits,
            df_probe_round_name(c->acc_round), c->subnormal_inputs, c->subnormal_results,
            c->nan_out, c->inf_out, c->inf_minus_inf, c->launch_dependent, c->launches,
-           c->launch_results, c->runs_differ, d->product_bits, d->acc_bits, d->subnormals, d->deterministic, n);
+           c->launch_results, c->runs_differ, c->align_bits, c->align_floor, c->fused_span,
+           d->product_bits, d->acc_bits, df_probe_round_name(d->round), d->subnormals,
+           d->deterministic, d->align_bits, d->group, n);
 }
 
 df_outcome df_cmd_probe(int argc, char **argv)

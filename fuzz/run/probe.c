@@ -24,56 +24,20 @@ const char *df_probe_round_name(df_probe_round r)
 
 enum { PROBE_MAX_N = 8 };
 
-typedef struct prober {
-    df_sandbox *sb;
-    const df_kernel *k;
-    unsigned runs;
-    int dead; /* the sandbox could not run a case */
-} prober;
-
-/* Case c through the kernel in the sandbox, its result into *out.
- * Returns 0, 1 for a failed run, -1 when the sandbox runs no more cases
- * (p->dead). */
-static int run(prober *p, const df_case *c, double *out)
-{
-    df_oracle_opts oo = {.tol = 1e-6};
-    df_meta_opts mo = {0};
-    df_checked r;
-    if (p->dead || df_sandbox_check(p->sb, p->k, c, &oo, &mo, &r) != 0) {
-        p->dead = 1;
-        return -1;
-    }
-    p->runs++;
-    if (r.res.status != DF_RUN_OK)
-        return 1;
-    *out = r.res.f;
-    return 0;
-}
+typedef df_probe_ctx prober;
 
 /* The kernel's result on (a, b), n <= PROBE_MAX_N, into *out. Returns 0,
  * or -1 (a failed run, an invalid launch, or no sandbox: p->dead). */
 static int dot(prober *p, const double *a, const double *b, size_t n, double *out)
 {
     float fa[PROBE_MAX_N], fb[PROBE_MAX_N];
-    df_case c;
-    memset(&c, 0, sizeof c);
-    c.type = p->k->elem;
-    c.n = n;
-    if (c.type == DF_F32) {
-        for (size_t i = 0; i < n; i++) {
-            fa[i] = (float)a[i];
-            fb[i] = (float)b[i];
-        }
-        c.a = fa;
-        c.b = fb;
-    } else {
-        c.a = a;
-        c.b = b;
+    if (p->k->elem != DF_F32)
+        return df_probe_run_bytes(p, a, b, n, out);
+    for (size_t i = 0; i < n; i++) {
+        fa[i] = (float)a[i];
+        fb[i] = (float)b[i];
     }
-    snprintf(c.kernel, sizeof c.kernel, "%s", p->k->name);
-    if (df_launch_resolve(p->k, n, &c.launch, NULL, 0) != 0)
-        return -1;
-    return run(p, &c, out) == 0 ? 0 : -1;
+    return df_probe_run_bytes(p, fa, fb, n, out);
 }
 
 /* The result of one nonzero-pair case: a0 b0 + a1 b1 (b = 1 by default). */
@@ -163,7 +127,7 @@ static int launches(prober *p, df_probe_card *card)
         v.launch.block = bs;
         v.launch.grid = 0;
         if (bs < k->block_min || df_launch_resolve(k, v.n, &v.launch, NULL, 0) != 0 ||
-            run(p, &v, &f) != 0)
+            df_probe_run_case(p, &v, &f) != 0)
             continue;
         card->launches++;
         unsigned j = 0;
@@ -177,7 +141,7 @@ static int launches(prober *p, df_probe_card *card)
     double first = 0;
     int runs = 0, differ = 0;
     for (int i = 0; i < 5 && !p->dead; i++) {
-        if (run(p, &c, &f) != 0)
+        if (df_probe_run_case(p, &c, &f) != 0)
             continue;
         if (runs++ == 0)
             first = f;
@@ -192,6 +156,11 @@ int df_probe(df_sandbox *sb, const df_kernel *k, df_probe_card *card)
 {
     prober p = {sb, k, 0, 0};
     memset(card, 0, sizeof *card);
+    if (df_type_is_lowp(k->elem)) {
+        df_probe_lowp(&p, card);
+        card->runs = p.runs;
+        return p.dead ? -1 : 0;
+    }
     card->acc_bits = bits_kept(&p, 0, 64);
     card->product_bits = bits_kept(&p, 1, k->elem == DF_F64 ? 52 : 23);
     card->acc_round = acc_round(&p, card->acc_bits);
