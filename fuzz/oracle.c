@@ -276,13 +276,17 @@ static int order_set_rejects(const df_kernel *k, const df_case *c, double r,
     return 1;
 }
 
-/* A fused model is held bit for bit where the result is a normal value of
- * its format: below the smallest normal (an f32 result under 2^-126 from
- * bf16 data, on an H100), the GPU's cut of the terms is not the model's
- * and not yet known (results/h100/lowp.md), so the bound alone judges. */
+/* A fused model is held bit for bit where the result stands clear of the
+ * subnormals: where a step's result falls below the smallest normal (f32
+ * under 2^-126, from bf16 data, on an H100), the GPU's cut is not the
+ * model's and not yet known (results/h100/lowp.txt), and a difference of a
+ * few subnormal quanta there shows in results up to about 2^-124. Below
+ * 2^(out_min_exp + out_bits + 2), where such a difference is under the
+ * result's own cut, the bound alone judges. */
 static int below_fused_model(const df_kernel *k, double r, double model)
 {
-    double tiny = k->fused ? ldexp(1.0, k->fused->out_min_exp) : 0.0;
+    double tiny =
+        k->fused ? ldexp(1.0, k->fused->out_min_exp + k->fused->out_bits + 2) : 0.0;
     return fabs(r) < tiny || fabs(model) < tiny;
 }
 

@@ -29,9 +29,10 @@
  *   differs     tensor cores: no IEEE addition in the chains at all
  *
  * Deterministic: one warp, a fixed order; mma-f16 and mma-bf16 are held to
- * their host models bit for bit wherever the result is a normal f32 (below
- * 2^-126 an H100 cuts bf16 sums differently, not yet modelled: the bound
- * alone judges those, fuzz/oracle.c's below_fused_model). Cases up to 65,536 elements (the low-
+ * their host models bit for bit wherever the result is clear of the
+ * subnormals, from 2^-101 up (where a step's result falls below 2^-126 an
+ * H100 cuts bf16 sums differently, not yet modelled: the bound alone
+ * judges those, fuzz/oracle.c's below_fused_model). Cases up to 65,536 elements (the low-
  * precision families make cases whole). */
 #include "kernels/kernel.h"
 #include "kernels/gpu_ops.h"
