@@ -14,6 +14,7 @@
 #include "fuzz/files.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/import.h"
+#include "fuzz/lowp.h"
 
 /* What a line is parsed as: the element type, and the "C" locale that makes
  * '.' the decimal point. */
@@ -174,6 +175,192 @@ static int parse_float(const char *tok, df_type t, locale_t c_locale,
     return 0;
 }
 
+/* ---- low-precision types: exact values only ---------------------------- */
+
+/* Significant digits a decimal may have and still be a value of a
+ * low-precision type (bf16's smallest normal binade, m 2^-133 with m below
+ * 256, has up to 96; its largest value 39); one with more is none of
+ * them. */
+#define DEC_DIGITS 160
+
+/* A decimal's magnitude as its significant digits (no leading or trailing
+ * zeros; n 0 for zero) and the power of ten of the first one. */
+typedef struct dec_num {
+    char dig[DEC_DIGITS];
+    int n;
+    int64_t exp;
+    int longer; /* more than DEC_DIGITS significant digits */
+} dec_num;
+
+/* Reads the decimal s ([sign] digits [. digits] [e|E exponent], as strtod
+ * accepted it, or as printf's %e writes one) into out. */
+static void dec_read(const char *s, dec_num *out)
+{
+    memset(out, 0, sizeof *out);
+    if (*s == '+' || *s == '-')
+        s++;
+    int64_t point = -1, pos = 0, first = -1, zeros = 0;
+    for (; isdigit((unsigned char)*s) || *s == '.'; s++) {
+        if (*s == '.') {
+            point = pos;
+            continue;
+        }
+        if (first < 0 && *s == '0') {
+            pos++;
+            continue;
+        }
+        if (first < 0)
+            first = pos;
+        pos++;
+        if (*s == '0') { /* kept only when a nonzero digit follows */
+            zeros++;
+            continue;
+        }
+        for (; zeros > 0; zeros--)
+            if (out->n < DEC_DIGITS)
+                out->dig[out->n++] = '0';
+            else
+                out->longer = 1;
+        if (out->n < DEC_DIGITS)
+            out->dig[out->n++] = *s;
+        else
+            out->longer = 1;
+    }
+    if (first < 0)
+        return; /* zero */
+    if (point < 0)
+        point = pos;
+    int64_t e = (*s == 'e' || *s == 'E') ? parse_exp(s + 1) : 0;
+    out->exp = e + point - first - 1;
+}
+
+/* Whether the decimal token tok is exactly the double d (d is what strtod
+ * made of it): d's exact expansion, printed in the "C" locale, has the
+ * same digits. */
+static int dec_is_exactly(const char *tok, double d, locale_t c_locale)
+{
+    char buf[DEC_DIGITS + 40];
+    locale_t old = uselocale(c_locale);
+    snprintf(buf, sizeof buf, "%.*e", DEC_DIGITS + 2, fabs(d));
+    uselocale(old);
+    dec_num x, y;
+    dec_read(tok, &x);
+    dec_read(buf, &y);
+    return !x.longer && !y.longer && x.n == y.n && (x.n == 0 || x.exp == y.exp) &&
+           memcmp(x.dig, y.dig, (size_t)x.n) == 0;
+}
+
+/* v as text a reader may type back: its exact decimal when that is short,
+ * else its hex float (exact too). */
+static void exact_text(double v, locale_t c_locale, char *buf, size_t len)
+{
+    char e[DEC_DIGITS + 40];
+    locale_t old = uselocale(c_locale);
+    snprintf(e, sizeof e, "%.*e", DEC_DIGITS + 2, fabs(v));
+    dec_num x;
+    dec_read(e, &x);
+    int prec = x.exp >= x.n && x.exp < 24 ? (int)x.exp + 1 : x.n; /* 15360, not 1.536e+04 */
+    if (x.n <= 24)
+        snprintf(buf, len, "%.*g", prec ? prec : 1, v);
+    else
+        snprintf(buf, len, "%a", v);
+    uselocale(old);
+}
+
+/* Why d (from token tok) is no value of lowp format f: the nearest, or the
+ * two it lies between when d is halfway (a token that is not exactly d may
+ * then be nearer either). */
+static void lowp_inexact(const char *tok, df_lowp f, double d, const char *tn,
+                         locale_t c_locale, char *why, size_t why_len)
+{
+    double r = df_lowp_round(f, d, 0), o = 2 * d - r; /* o: r reflected through d */
+    char rs[64], os[64];
+    exact_text(r, c_locale, rs, sizeof rs);
+    if (r != d && df_lowp_round(f, o, 0) == o) {
+        exact_text(o, c_locale, os, sizeof os);
+        set_msg(why, why_len, "'%.60s' is not exactly representable in %s (between %s and %s)",
+                tok, tn, r < o ? rs : os, r < o ? os : rs);
+    } else {
+        set_msg(why, why_len, "'%.60s' is not exactly representable in %s (nearest: %s)", tok,
+                tn, rs);
+    }
+}
+
+/* Parses one value of a low-precision type: a decimal or hex float that
+ * is exactly one of its values, or inf/nan. */
+static int parse_lowp(const char *tok, df_type t, locale_t c_locale, void *dst, char *why,
+                      size_t why_len)
+{
+    df_type_facts fa = df_type_facts_of(t);
+    df_lowp f = (df_lowp)fa.lowp;
+    const char *tn = df_type_name(t);
+    char *end;
+    errno = 0;
+    double d = strtod_l(tok, &end, c_locale);
+    int range = errno == ERANGE;
+    if (end == tok || *end != '\0') {
+        set_msg(why, why_len, "'%.60s' is not a number", tok);
+        return -1;
+    }
+    if (isinf(d) && !range && !df_lowp_shape_of(f).ieee) {
+        set_msg(why, why_len, "'%.60s': %s has no infinity", tok, tn);
+        return -1;
+    }
+    if (isfinite(d) || range) {
+        if (!(fabs(d) <= fa.max)) {
+            char mx[64];
+            exact_text(fa.max, c_locale, mx, sizeof mx);
+            set_msg(why, why_len, "'%.60s' overflows %s (largest finite %s)", tok, tn, mx);
+            return -1;
+        }
+        int exact = df_lowp_round(f, d, 0) == d &&
+                    (is_hex_token(tok) ? hex_float_is_exact(tok, &binary64)
+                                       : dec_is_exactly(tok, d, c_locale));
+        if (!exact) {
+            lowp_inexact(tok, f, d, tn, c_locale, why, why_len);
+            return -1;
+        }
+    }
+    uint32_t bits = df_lowp_encode(f, d, 0); /* NaN: the canonical one, its sign kept */
+    if (df_type_size(t) == 1)
+        *(uint8_t *)dst = (uint8_t)bits;
+    else
+        memcpy(dst, &(uint16_t){(uint16_t)bits}, 2);
+    return 0;
+}
+
+/* "bits:0xHEX": an element's bit pattern as stored, any type. */
+static int parse_bits(const char *tok, df_type t, void *dst, char *why, size_t why_len)
+{
+    const char *h = tok + strlen(DF_IMPORT_BITS);
+    size_t size = df_type_size(t);
+    if (h[0] != '0' || (h[1] != 'x' && h[1] != 'X') || !isxdigit((unsigned char)h[2])) {
+        set_msg(why, why_len, "'%.60s' is not a bit pattern (bits:0x followed by hex digits)",
+                tok);
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(h + 2, &end, 16);
+    if (*end != '\0') {
+        set_msg(why, why_len, "'%.60s' is not a bit pattern (bits:0x followed by hex digits)",
+                tok);
+        return -1;
+    }
+    if (errno == ERANGE || (size < 8 && v >> (8 * size))) {
+        set_msg(why, why_len, "'%.60s' has more than the %zu bits of %s", tok, 8 * size,
+                df_type_name(t));
+        return -1;
+    }
+    switch (size) {
+    case 1: *(uint8_t *)dst = (uint8_t)v; break;
+    case 2: memcpy(dst, &(uint16_t){(uint16_t)v}, 2); break;
+    case 4: memcpy(dst, &(uint32_t){(uint32_t)v}, 4); break;
+    default: memcpy(dst, &(uint64_t){(uint64_t)v}, 8); break;
+    }
+    return 0;
+}
+
 static int parse_int32(const char *tok, void *dst, char *why, size_t why_len)
 {
     char *end;
@@ -245,9 +432,15 @@ static int take_line(char *line, size_t len, const parse_ctx *ctx, vec_buf *v,
         return -1;
     }
     uint8_t *dst = v->p + v->n * size;
-    int rc = ctx->type == DF_I32
-                 ? parse_int32(tok, dst, why, why_len)
-                 : parse_float(tok, ctx->type, ctx->c_locale, dst, why, why_len);
+    int rc;
+    if (strncmp(tok, DF_IMPORT_BITS, strlen(DF_IMPORT_BITS)) == 0)
+        rc = parse_bits(tok, ctx->type, dst, why, why_len);
+    else if (ctx->type == DF_I32)
+        rc = parse_int32(tok, dst, why, why_len);
+    else if (df_type_is_lowp(ctx->type))
+        rc = parse_lowp(tok, ctx->type, ctx->c_locale, dst, why, why_len);
+    else
+        rc = parse_float(tok, ctx->type, ctx->c_locale, dst, why, why_len);
     if (rc == 0)
         v->n++;
     return rc;

@@ -13,6 +13,17 @@
  *             that would overflow to infinity or underflow to zero.
  *   i32:      a decimal integer within [-2^31, 2^31 - 1]; no fractions, no
  *             exponents, no rounding.
+ *   f16, bf16, e4m3, e5m2: a decimal or a hex float that is exactly one of
+ *             the type's values ("0.5", "65504", "0x1p-24", "-0"), or
+ *             inf/nan as for f32 (e4m3 has no infinity; nan is the
+ *             type's canonical NaN, its sign kept). Nothing is rounded: so
+ *             few values are representable that "0.1" meaning 0.0999755859375
+ *             in f16 would hide a typo, so it is refused, with the nearest
+ *             value in the message.
+ *   any type: "bits:0xHEX", the element's bit pattern as stored, at most
+ *             as wide as the type ("bits:0x3c00" is f16's 1; "bits:0x7e01"
+ *             a NaN with its payload). A bare "0x3c00" is a hex float, the
+ *             number 15360, as in C.
  * Numbers use '.' as the decimal point whatever LC_NUMERIC says (they are
  * parsed in the "C" locale), so a file means the same on every machine.
  */
@@ -27,6 +38,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The prefix of a bit pattern. */
+#define DF_IMPORT_BITS "bits:"
 
 /* Reads a from path_a and b from path_b as vectors of type `type`. kernel is
  * NULL or "" (any kernel of the type) or a registered kernel whose element

@@ -269,3 +269,109 @@ Test(import, missing_file_is_named)
     assert_has(msg, "/nonexistent/a.txt: ");
     assert_has(msg, strerror(ENOENT));
 }
+
+/* ---- low-precision types and bit patterns ---- */
+
+/* Imports text as vector a (and b) of type t; a must hold exactly the n
+ * elements at want, bit for bit. */
+static void expect_elems(const char *text, df_type t, const void *want, uint64_t n)
+{
+    df_case_file f;
+    import_ok(text, text, t, NULL, &f);
+    cr_assert_eq(f.c.type, t);
+    cr_assert_eq(f.c.n, n);
+    size_t es = df_type_size(t);
+    for (uint64_t i = 0; i < n; i++) {
+        const uint8_t *got = (const uint8_t *)f.c.a + i * es, *w = (const uint8_t *)want + i * es;
+        cr_assert_eq(memcmp(got, w, es), 0, "%s element %llu differs", df_type_name(t),
+                     (unsigned long long)i);
+    }
+    df_case_file_free(&f);
+}
+
+Test(import, f16_exact_decimals_hex_floats_specials_and_bits)
+{
+    static const uint16_t want[] = {0x3c00, 0x3800, 0x8000, 0x7bff, 0x0400, 0x0001, 0x0001,
+                                    0xfe00, 0xfc00, 0x7c01, 0x7380, 0x3c00, 0x3800};
+    expect_elems("1\n0.5\n-0\n65504\n6.103515625e-05\n5.9604644775390625e-08\n0x1p-24\n"
+                 "-nan\n-inf\nbits:0x7c01\n0x3c00\n100e-2\n.5000\n",
+                 DF_F16, want, 13);
+}
+
+Test(import, eight_bit_and_bf16_landmarks_parse_to_their_bits)
+{
+    static const uint8_t e4m3[] = {0x7e, 0x81, 0x7f, 0x36, 0xff, 0xc4};
+    expect_elems("448\n-0x1p-9\nnan\n0.875\nbits:0xff\n-3\n", DF_E4M3, e4m3, 6);
+    static const uint8_t e5m2[] = {0x7b, 0x7c, 0x01};
+    expect_elems("57344\ninf\n0x1p-16\n", DF_E5M2, e5m2, 3);
+    static const uint16_t bf16[] = {0x3f81, 0x7f7f, 0x0001};
+    expect_elems("1.0078125\n0x1.fep+127\n0x1p-133\n", DF_BF16, bf16, 3);
+}
+
+/* One refusal: a.txt and b.txt as type t, and what the message says. */
+typedef struct refusal {
+    const char *a, *b;
+    df_type t;
+    const char *want;
+} refusal;
+
+/* Inexact low-precision values (with the nearest value, or the two about
+ * a halfway one), overflow, e4m3's missing infinity and bad bit patterns. */
+Test(import, lowp_values_and_bit_patterns_refused_name_file_line_and_value)
+{
+    static const refusal r[] = {
+        {"1\n0.1\n", "1\n1\n", DF_F16,
+         "a.txt:2: '0.1' is not exactly representable in f16 (nearest: 0.0999755859375)"},
+        /* one digit too many for a double, still not 1 */
+        {"1.00000000000000000000000000001\n", "1\n", DF_F16,
+         "not exactly representable in f16 (nearest: 1)"},
+        {"1\n", "1.00390625\n", DF_BF16,
+         "b.txt:1: '1.00390625' is not exactly representable in bf16 (between 1 and "
+         "1.0078125)"},
+        {"0x1.001p0\n", "1\n", DF_F16, "'0x1.001p0' is not exactly"},
+        {"1e-10\n", "1\n", DF_F16, "(nearest: 0)"},
+        {"0x1p-16\n", "1\n", DF_E4M3, "not exactly representable in e4m3"},
+        {"65520\n", "1\n", DF_F16, "a.txt:1: '65520' overflows f16 (largest finite 65504)"},
+        {"480\n", "1\n", DF_E4M3, "'480' overflows e4m3 (largest finite 448)"},
+        {"1\n", "-inf\n", DF_E4M3, "b.txt:1: '-inf': e4m3 has no infinity"},
+        {"1e999\n", "1\n", DF_E5M2, "'1e999' overflows e5m2"},
+        {"bits:0x13c00\n", "1\n", DF_F16,
+         "a.txt:1: 'bits:0x13c00' has more than the 16 bits of f16"},
+        {"bits:0x100\n", "1\n", DF_E5M2, "more than the 8 bits of e5m2"},
+        {"bits:3c00\n", "1\n", DF_F16, "'bits:3c00' is not a bit pattern"},
+        {"bits:0x3g\n", "1\n", DF_F16, "is not a bit pattern"},
+    };
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+        import_refused(r[i].a, r[i].b, r[i].t, NULL, r[i].want);
+}
+
+Test(import, bit_patterns_in_every_type)
+{
+    static const uint32_t f32[] = {0x7fc00001u, 0x3f800000u}; /* a NaN's payload kept */
+    expect_elems("bits:0x7fc00001\nbits:0X3F800000\n", DF_F32, f32, 2);
+    static const uint64_t f64[] = {0xffffffffffffffffull, 1ull};
+    expect_elems("bits:0xffffffffffffffff\nbits:0x1\n", DF_F64, f64, 2);
+    static const int32_t i32[] = {-1, INT32_MIN};
+    expect_elems("bits:0xffffffff\nbits:0x80000000\n", DF_I32, i32, 2);
+}
+
+Test(import, a_lowp_case_encodes_as_version_4_and_decodes_the_same)
+{
+    df_case_file f;
+    import_ok("1\n-2\n", "0.5\nbits:0x7e01\n", DF_F16, "", &f);
+    uint8_t *buf;
+    size_t len;
+    cr_assert_eq(df_corpus_encode(&f.c, &f.meta, &buf, &len), 0);
+    cr_assert_eq(len, 128 + 2 * 2 * 2);
+    cr_assert_eq(buf[8] | buf[9] << 8, 4); /* the version */
+    cr_assert_eq(buf[16], DF_F16);
+    df_case_file g;
+    char msg[200];
+    cr_assert_eq(df_corpus_decode(buf, len, &g, msg, sizeof msg), DF_CORPUS_OK, "%s", msg);
+    cr_assert_eq(g.c.type, DF_F16);
+    cr_assert_eq(memcmp(g.c.a, f.c.a, 4), 0);
+    cr_assert_eq(memcmp(g.c.b, f.c.b, 4), 0);
+    df_case_file_free(&g);
+    df_case_file_free(&f);
+    free(buf);
+}

@@ -1,6 +1,6 @@
 /* cmd_import.c — `dotfuzz import A.txt B.txt -o CASE`: two text files of
- * numbers (one a line, decimal or C99 hex float) become a case file, for
- * vectors that come from elsewhere. */
+ * numbers (one a line, decimal or C99 hex float, or an element's bits)
+ * become a case file, for vectors that come from elsewhere. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +17,12 @@ static void import_usage(FILE *f)
     fputs("usage: dotfuzz import A.txt B.txt -o CASE [OPTIONS]\n"
           "\n"
           "A.txt and B.txt hold one number a line (decimal, or C99 hex float such as\n"
-          "0x1.8p+1; blank lines and lines starting with '#' are ignored).\n"
+          "0x1.8p+1; blank lines and lines starting with '#' are ignored). f16, bf16,\n"
+          "e4m3 and e5m2 take only values they hold exactly; bits:0xHEX gives an\n"
+          "element's bit pattern in any type (bits:0x3c00 is f16's 1).\n"
           "\n"
           "  -o, --output CASE    case file to write (atomically)\n"
-          "  --type T             f32, f64 or i32 (default f32)\n"
+          "  --type T             f32, f64, i32, f16, bf16, e4m3 or e5m2 (default f32)\n"
           "  --kernel NAME        kernel the case is for (default: any of its type)\n"
           "  --block B            block size (default: the kernel's)\n"
           "  --grid G             grid size (default: derived)\n"
