@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "commit.h" /* DOTFUZZ_COMMIT, made by the Makefile */
+#include "kernels/kernel.h"
 #include "fuzz/json.h"
 
 #define DOTFUZZ_RELEASE "0.2.0"
@@ -76,4 +77,19 @@ void df_json_member(FILE *f, const char *key, double x)
     }
     fprintf(f, "\"%s\":null,\"%s_class\":\"%s\"", key, key,
             isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+}
+
+void df_json_fused(FILE *f, const df_kernel *k)
+{
+    const df_fused_model *m = k->fused;
+    if (!m) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f,
+            "{\"group\":%u,\"align_bits\":%d,\"out_bits\":%d,\"out_round\":\"%s\","
+            "\"out_min_exp\":%d,\"out_max_exp\":%d,\"in_min_exp\":%d,\"chains\":%u}",
+            m->group, m->align_bits, m->out_bits,
+            m->out_round == DF_ROUND_ZERO ? "zero" : "nearest", m->out_min_exp, m->out_max_exp,
+            m->in_min_exp, k->fused_chains ? k->fused_chains : 1u);
 }

@@ -1,5 +1,5 @@
 /* json.h — JSON as dotfuzz writes it, in every document: replay --json
- * lines, findings.jsonl lines, smoke's summary.
+ * lines, findings.jsonl lines, smoke's summary, list --json.
  *
  * - Every document starts with "dotfuzz_version" (the release and the
  *   commit it was built from) and "schema_version" (DF_SCHEMA_VERSION,
@@ -35,6 +35,13 @@ void df_json_u64(FILE *f, uint64_t v);
 void df_json_i64(FILE *f, int64_t v);
 /* "key":x, or for a non-finite x "key":null,"key_class":"inf" (-inf, nan). */
 void df_json_member(FILE *f, const char *key, double x);
+
+/* A kernel's accumulation, value of a member: null for IEEE sums in its
+ * accumulator, else its fused model (reference/fused_dot.h) as
+ * {"group":16,"align_bits":25,"out_bits":23,"out_round":"zero",
+ *  "out_min_exp":-126,"out_max_exp":127,"in_min_exp":-14,"chains":1}. */
+struct df_kernel;
+void df_json_fused(FILE *f, const struct df_kernel *k);
 
 /* Length of the valid UTF-8 sequence at s, 0 when there is none. */
 size_t df_utf8_len(const unsigned char *s);

@@ -68,6 +68,23 @@ Test(cli, list_names_every_seed_kernel_and_family)
     cr_assert(sdot && iat, "%s", out);
     cr_assert(!strncmp(sdot + at, "yes ", 4), "%.80s", sdot + 1);
     cr_assert(!strncmp(iat + at, "no ", 3), "%.80s", iat + 1);
+    /* the families of the low-precision types name all four */
+    cr_assert(strstr(out, " lp-range     f16,bf16,e4m3,e5m2 "), "%s", out);
+}
+
+Test(cli, list_json_gives_types_fused_and_families)
+{
+    cr_assert_eq(sh(out, "./dotfuzz list --json"), 0, "%s", out);
+    cr_assert_eq(out[0], '{');
+    cr_assert(strstr(out, "\"schema_version\":"), "%s", out);
+    cr_assert(strstr(out, "{\"name\":\"shfl-f64acc\",\"origin\":\"seed 004\",\"elem\":\"f32\","
+                          "\"acc\":\"f64\",\"deterministic\":true,"), "%s", out);
+    cr_assert(strstr(out, "\"fused\":null,"), "%s", out);
+    cr_assert(strstr(out, "\"name\":\"lp-cancel\",\"types\":[\"f16\",\"bf16\",\"e4m3\",\"e5m2\"]"),
+              "%s", out);
+    cr_assert(strstr(out, "\"name\":\"int-small\",\"types\":[\"f32\",\"f64\",\"i32\"]"), "%s", out);
+    cr_assert_eq(sh(out, "./dotfuzz list --json | python3 -m json.tool >/dev/null"), 0, "%s", out);
+    cr_assert_eq(sh(out, "./dotfuzz list --json --names"), 2);
 }
 
 Test(cli, host_campaign_on_correct_kernels_finds_no_bug)
@@ -130,6 +147,7 @@ Test(cli, planted_overflow_is_reported_by_the_kernel_and_replayed)
     rc = sh(out, "./dotfuzz replay --backend host --json %s 2>/dev/null", casefile);
     cr_assert_eq(rc, 0);
     cr_assert(strstr(out, "\"verdict\":\"soft-error\""), "%s", out);
+    cr_assert(strstr(out, "\"type\":\"i32\",\"acc\":\"i32\",\"fused\":null,"), "%s", out);
     cr_assert(strstr(out, "\"exact\":{\"known\":true"), "%s", out);
     cr_assert(strstr(out, "5000000000"), "%s", out);
     cr_assert(strstr(out, "\"soft_errors\":[{\"code\":\"int32-overflow\",\"kernel\":"

@@ -121,8 +121,11 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
     df_json_stamp(f);
     fputs(",\"source\":", f);
     df_json_str(f, source);
-    fprintf(f, ",\"kernel\":\"%s\",\"type\":\"%s\",\"n\":%llu,\"family\":\"%s\",\"seed\":",
-            k->name, df_type_name(c->type), (unsigned long long)c->n, family_name(c->family));
+    fprintf(f, ",\"kernel\":\"%s\",\"type\":\"%s\",\"acc\":\"%s\",\"fused\":", k->name,
+            df_type_name(c->type), df_type_name(k->acc));
+    df_json_fused(f, k);
+    fprintf(f, ",\"n\":%llu,\"family\":\"%s\",\"seed\":", (unsigned long long)c->n,
+            family_name(c->family));
     df_json_u64(f, c->seed);
     fputs(",\"index\":", f);
     df_json_u64(f, c->index);

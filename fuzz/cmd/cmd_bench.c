@@ -154,8 +154,10 @@ static double plain_dot(const df_case *c)
             s += (double)((const float *)c->a)[i] * ((const float *)c->b)[i];
         else if (c->type == DF_F64)
             s += ((const double *)c->a)[i] * ((const double *)c->b)[i];
-        else
+        else if (c->type == DF_I32)
             s += (double)((const int32_t *)c->a)[i] * ((const int32_t *)c->b)[i];
+        else /* 1- and 2-byte elements, decoded */
+            s += df_elem_as_double(c->type, c->a, i) * df_elem_as_double(c->type, c->b, i);
     }
     return s;
 }
