@@ -3,13 +3,17 @@
  * so this decodes the case, changes it the way numerical bugs are found
  * (exponent bits, special values, scaling, cancellation, lengths around
  * block boundaries, another kernel or launch) and encodes it again with a
- * valid CRC. Input that does not decode falls back to LLVMFuzzerMutate. */
+ * valid CRC. Input that does not decode falls back to LLVMFuzzerMutate.
+ * f16, bf16, e4m3 and e5m2 elements are mutated as their bits, inside
+ * their 1 or 2 bytes, toward their format's landmarks (fuzz/lowp.h), and
+ * stay version 4 files. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/lowp.h"
 #include "fuzz/pcg32.h"
 #include "libfuzzer/lf_common.h"
 
@@ -101,11 +105,71 @@ static uint8_t *elem(mcase *m, int which_b, uint64_t i)
     return (which_b ? m->b : m->a) + i * m->es;
 }
 
+/* ---- low-precision elements (f16, bf16, e4m3, e5m2): their bits ---------- */
+
+/* The fuzz/lowp.h format of m's elements, or -1 for f32, f64 and i32. */
+static int lp_format(const mcase *m) { return df_type_facts_of(m->c.type).lowp; }
+
+static uint32_t lp_get(const mcase *m, const uint8_t *p)
+{
+    uint16_t x = p[0];
+    if (m->es == 2)
+        memcpy(&x, p, 2);
+    return x;
+}
+
+static void lp_put(const mcase *m, uint8_t *p, uint32_t x)
+{
+    uint16_t v = (uint16_t)x;
+    if (m->es == 2)
+        memcpy(p, &v, 2);
+    else
+        p[0] = (uint8_t)x;
+}
+
+/* A bit of the element flipped: half the time one of its exponent's,
+ * else any of its bits, the sign included. */
+static void lp_flip(mcase *m, df_lowp f, uint8_t *p)
+{
+    df_lowp_shape s = df_lowp_shape_of(f);
+    uint32_t bit = rnd(m, 2) ? s.man_bits + rnd(m, s.exp_bits) : rnd(m, s.bits);
+    lp_put(m, p, lp_get(m, p) ^ (1u << bit));
+}
+
+/* One of the format's landmarks, either sign: 0, the smallest and largest
+ * subnormal, the smallest normal, 1, the largest finite, Inf (e4m3, which
+ * has none: its largest again), the canonical NaN. */
+static uint32_t lp_landmark(mcase *m, df_lowp f)
+{
+    df_lowp_shape s = df_lowp_shape_of(f);
+    uint32_t max = df_lowp_max_bits(f);
+    const uint32_t v[] = {0u, 1u, (1u << s.man_bits) - 1u, 1u << s.man_bits,
+                          df_lowp_encode(f, 1.0, 0), max, s.ieee ? max + 1u : max,
+                          df_lowp_nan_bits(f)};
+    uint32_t sign = rnd(m, 2) ? 1u << (s.bits - 1) : 0u;
+    return sign | v[rnd(m, sizeof v / sizeof v[0])];
+}
+
+/* The element times 2^k, rounded to the format (past its range: Inf, or
+ * e4m3's NaN, as a kernel's conversion would give). */
+static void lp_scale(mcase *m, df_lowp f, uint8_t *p, int k)
+{
+    lp_put(m, p, df_lowp_encode(f, ldexp(df_lowp_decode(f, lp_get(m, p)), k), 0));
+}
+
+/* A positive finite value, any encoding: the top of a cancelling pair. */
+static uint32_t lp_finite(mcase *m, df_lowp f)
+{
+    return 1u + rnd(m, df_lowp_max_bits(f));
+}
+
 /* ---- value mutations --------------------------------------------------- */
 
 static void flip_exponent_bit(mcase *m, uint8_t *p)
 {
-    if (m->c.type == DF_F32) {
+    if (lp_format(m) >= 0) {
+        lp_flip(m, (df_lowp)lp_format(m), p);
+    } else if (m->c.type == DF_F32) {
         uint32_t x;
         memcpy(&x, p, 4);
         x ^= 1u << (23 + rnd(m, 8));
@@ -127,7 +191,9 @@ static void set_special(mcase *m, uint8_t *p)
 {
     uint32_t pick = rnd(m, 9);
     double sign = rnd(m, 2) ? -1.0 : 1.0;
-    if (m->c.type == DF_I32) {
+    if (lp_format(m) >= 0) {
+        lp_put(m, p, lp_landmark(m, (df_lowp)lp_format(m)));
+    } else if (m->c.type == DF_I32) {
         static const int32_t v[] = {0, 1, -1, INT32_MAX, INT32_MIN, 46341, -46341,
                                     65536, -65536};
         memcpy(p, &v[pick], 4);
@@ -151,9 +217,13 @@ static void scale_vector(mcase *m, int which_b)
     int k = (int)rnd(m, 65) - 32;
     if (m->c.type == DF_I32)
         k = (int)rnd(m, 8) + 1;
+    else if (lp_format(m) >= 0) /* the formats span 2^-24 (f16) to 2^15, or e4m3's 2^-9 to 2^8 */
+        k = (int)rnd(m, 17) - 8;
     for (uint64_t i = 0; i < m->c.n; i++) {
         uint8_t *p = elem(m, which_b, i);
-        if (m->c.type == DF_F32) {
+        if (lp_format(m) >= 0) {
+            lp_scale(m, (df_lowp)lp_format(m), p, k);
+        } else if (m->c.type == DF_F32) {
             float x;
             memcpy(&x, p, 4);
             x = ldexpf(x, k);
@@ -174,7 +244,9 @@ static void scale_vector(mcase *m, int which_b)
 
 static void negate_elem(mcase *m, uint8_t *p)
 {
-    if (m->c.type == DF_I32) {
+    if (lp_format(m) >= 0) { /* the sign bit */
+        lp_put(m, p, lp_get(m, p) ^ (1u << (8 * m->es - 1)));
+    } else if (m->c.type == DF_I32) {
         uint32_t x;
         memcpy(&x, p, 4);
         x = 0u - x;
@@ -216,7 +288,10 @@ static void swap_pairs(mcase *m)
 static void cancelling_pair(mcase *m)
 {
     uint8_t x[8], y[8], ny[8];
-    if (m->c.type == DF_F32) {
+    if (lp_format(m) >= 0) {
+        lp_put(m, x, lp_finite(m, (df_lowp)lp_format(m)));
+        lp_put(m, y, lp_finite(m, (df_lowp)lp_format(m)));
+    } else if (m->c.type == DF_F32) {
         float v = ldexpf(1.0f + (float)rnd(m, 1024) / 1024.0f, (int)rnd(m, 100));
         memcpy(x, &v, 4);
         memcpy(y, &v, 4);
@@ -377,8 +452,9 @@ static void mutate_once(mcase *m)
 }
 
 /* A fresh small case from the seed, for inputs that are no case file (an
- * empty corpus starts there): small integers, n up to 64, of the forced
- * kernel's type (DOTFUZZ_LF_KERNEL) or f32, naming that kernel or none. */
+ * empty corpus starts there): small integers (a low-precision type's
+ * nearest values), n up to 64, of the forced kernel's type
+ * (DOTFUZZ_LF_KERNEL) or f32, naming that kernel or none. */
 static size_t fresh_case(uint8_t *out, size_t max_size, unsigned seed)
 {
     const df_kernel *k = df_lf_forced_kernel();
@@ -386,6 +462,7 @@ static size_t fresh_case(uint8_t *out, size_t max_size, unsigned seed)
     mcase m;
     memset(&m, 0, sizeof m);
     df_pcg32_seed(&m.rng, seed, 0x66726573);
+    m.c.type = t;
     m.es = df_type_size(t);
     m.cap = 1 + rnd(&m, 64);
     if (max_n_for(t, max_size) < m.cap)
@@ -396,7 +473,11 @@ static size_t fresh_case(uint8_t *out, size_t max_size, unsigned seed)
     if (m.a && m.b) {
         for (uint64_t i = 0; i < m.cap; i++) {
             int32_t x = (int32_t)rnd(&m, 101) - 50, y = (int32_t)rnd(&m, 101) - 50;
-            if (t == DF_F32) {
+            if (lp_format(&m) >= 0) { /* the nearest value, or the largest (e4m3 ends at 448) */
+                df_lowp f = (df_lowp)lp_format(&m);
+                lp_put(&m, m.a + i * m.es, df_lowp_encode(f, x, 1));
+                lp_put(&m, m.b + i * m.es, df_lowp_encode(f, y, 1));
+            } else if (t == DF_F32) {
                 float fx = (float)x, fy = (float)y;
                 memcpy(m.a + i * 4, &fx, 4), memcpy(m.b + i * 4, &fy, 4);
             } else if (t == DF_F64) {
@@ -406,7 +487,6 @@ static size_t fresh_case(uint8_t *out, size_t max_size, unsigned seed)
                 memcpy(m.a + i * 4, &x, 4), memcpy(m.b + i * 4, &y, 4);
             }
         }
-        m.c.type = t;
         m.c.n = m.cap;
         if (k)
             snprintf(m.c.kernel, sizeof m.c.kernel, "%s", k->name);

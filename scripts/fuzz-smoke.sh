@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fuzz-smoke.sh — builds the libFuzzer targets (`make libfuzzer`) and runs
-# each for a bounded time over a seed corpus copied from corpus/regression/.
+# each for a bounded time over a seed corpus copied from corpus/regression/
+# and a case of each low-precision type.
 # Exits non-zero when a target crashes (an oracle `bug` on a correct kernel,
 # a parser round-trip failure, a sanitizer report). One summary line per
 # target. FUZZ_SECONDS sets each target's time (default 20). Then libFuzzer
@@ -16,6 +17,12 @@ status=0
 for target in dotfuzz-fuzz dotfuzz-fuzz-parser; do
   mkdir -p "$work/$target/corpus" "$work/$target/artifacts"
   cp corpus/regression/*.f32 corpus/regression/*.f64 corpus/regression/*.i32 "$work/$target/corpus/"
+  # a case of each low-precision type (version 4 files), made by import
+  printf '1\n-0.5\n0.25\n3\n' >"$work/a.txt"
+  printf '2\n0.75\n-4\n0\n' >"$work/b.txt"
+  for t in f16 bf16 e4m3 e5m2; do
+    ./dotfuzz import --type "$t" -o "$work/$target/corpus/lowp.$t" "$work/a.txt" "$work/b.txt" >/dev/null
+  done
   log="$work/$target/log"
   rc=0
   "build/libfuzzer/$target" -max_total_time="$secs" -max_len=131072 -timeout=10 \
