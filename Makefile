@@ -78,7 +78,7 @@ help:
 	@echo "make            build ./dotfuzz (CUDA sources too when nvcc is found: $(if $(NVCC),$(NVCC),none))"
 	@echo "make test       build and run the test suite (CPU only; prints 'N passed, N failed')"
 	@echo "make clean      remove $(BUILD)/ and ./dotfuzz"
-	@echo "make example-plugin  build $(BUILD)/examples/plugin/mydot.so (dotfuzz --kernel-lib)"
+	@echo "make example-plugin  build $(BUILD)/examples/plugin/mydot.so and mydot_lowp.so (dotfuzz --kernel-lib)"
 	@echo "make example-plugin-cuda  build $(BUILD)/examples/plugin/mydot_device.so and mydot_fault.so (device form; needs nvcc)"
 	@echo "make libfuzzer  build $(BUILD)/libfuzzer/dotfuzz-fuzz and dotfuzz-fuzz-parser (clang, libFuzzer; host backend)"
 	@echo "make libfuzzer-cuda  build $(BUILD)/libfuzzer/dotfuzz-fuzz-cuda (clang + nvcc; DOTFUZZ_BACKEND=cuda runs the GPU kernels)"
@@ -213,10 +213,10 @@ test: $(BUILD)/tests/dotfuzz-tests dotfuzz $(BUILD)/tools/libcpusample.so
 
 # the example plugin (examples/plugin/): a shared library that needs only
 # include/dotfuzz/plugin.h, built as a user would build theirs
-example-plugin: $(BUILD)/examples/plugin/mydot.so
-$(BUILD)/examples/plugin/mydot.so: examples/plugin/mydot.c include/dotfuzz/plugin.h
+example-plugin: $(BUILD)/examples/plugin/mydot.so $(BUILD)/examples/plugin/mydot_lowp.so
+$(BUILD)/examples/plugin/%.so: examples/plugin/%.c include/dotfuzz/plugin.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -Iinclude -o $@ $<
+	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -Iinclude -o $@ $< -lm
 
 example-plugin-cuda: $(BUILD)/examples/plugin/mydot_device.so $(BUILD)/examples/plugin/mydot_fault.so
 $(BUILD)/examples/plugin/%.so: examples/plugin/%.cu include/dotfuzz/plugin.h

@@ -8,6 +8,7 @@
  * library is never closed: the registry points into it until exit. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "kernels/kernel.h"
 #include "kernels/model_common.h"
 #include "fuzz/files.h"
+#include "fuzz/lowp.h"
 #include "fuzz/plugin.h"
 #include "fuzz/pool.h"
 #include "fuzz/worker.h"
@@ -28,7 +30,9 @@
 
 typedef struct plug_slot {
     df_kernel k;        /* what the registry holds */
-    dotfuzz_kernel pk;  /* the plugin's description, copied */
+    dotfuzz_kernel pk;  /* the plugin's description, copied (a version 1
+                           kernel's with fused NULL) */
+    df_fused_model fused; /* k.fused points here when pk.fused is set */
     const char *lib;    /* the library's path, as given */
     char name[DF_NAME_MAX];
     char origin[24];
@@ -42,12 +46,24 @@ static size_t nslots;
  * routine that accumulates into its output without zeroing it first. */
 enum { RESULT_BYTES = 16 };
 
-_Static_assert(DOTFUZZ_F32 == DF_F32 && DOTFUZZ_F64 == DF_F64 && DOTFUZZ_I32 == DF_I32,
+_Static_assert(DOTFUZZ_F32 == DF_F32 && DOTFUZZ_F64 == DF_F64 && DOTFUZZ_I32 == DF_I32 &&
+                   DOTFUZZ_F16 == DF_F16 && DOTFUZZ_BF16 == DF_BF16 &&
+                   DOTFUZZ_E4M3 == DF_E4M3 && DOTFUZZ_E5M2 == DF_E5M2,
                "the ABI's type codes are dotfuzz's");
+_Static_assert(DOTFUZZ_ROUND_NEAREST == DF_ROUND_NEAREST && DOTFUZZ_ROUND_ZERO == DF_ROUND_ZERO,
+               "the ABI's roundings are the fused model's");
+
+/* A version 1 dotfuzz_kernel: version 2's up to fused, which follows a
+ * pointer, so the two layouts agree on every byte before it. */
+#define KERNEL_V1_SIZE offsetof(dotfuzz_kernel, fused)
 
 static void widen(uint32_t acc, const void *r, df_result *out)
 {
-    if (acc == DOTFUZZ_F32) {
+    if (acc == DOTFUZZ_F16) {
+        uint16_t h;
+        memcpy(&h, r, sizeof h);
+        out->f = df_lowp_decode(DF_LOWP_F16, h);
+    } else if (acc == DOTFUZZ_F32) {
         float f;
         memcpy(&f, r, sizeof f);
         out->f = f;
@@ -196,8 +212,7 @@ static int gpu_host_form(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
 #ifdef DOTFUZZ_CUDA
 static size_t acc_size(uint32_t acc)
 {
-    return acc == DOTFUZZ_F64 ? sizeof(double) : acc == DOTFUZZ_F32 ? sizeof(float)
-                                                                    : sizeof(int32_t);
+    return acc == DOTFUZZ_F16 ? sizeof(uint16_t) : df_type_size((df_type)acc);
 }
 
 static int gpu_device_form(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
@@ -309,14 +324,53 @@ static int name_ok(const char *name)
     return 1;
 }
 
-static int types_ok(uint32_t elem, uint32_t acc)
+/* Whether a kernel of ABI version abi may take elem and accumulate in acc. */
+static int types_ok(uint32_t abi, uint32_t elem, uint32_t acc)
 {
     switch (elem) {
     case DOTFUZZ_F32: return acc == DOTFUZZ_F32 || acc == DOTFUZZ_F64;
     case DOTFUZZ_F64: return acc == DOTFUZZ_F64;
     case DOTFUZZ_I32: return acc == DOTFUZZ_I32;
+    case DOTFUZZ_F16:
+    case DOTFUZZ_BF16:
+    case DOTFUZZ_E4M3:
+    case DOTFUZZ_E5M2:
+        return abi >= 2 && (acc == DOTFUZZ_F16 || acc == DOTFUZZ_F32 || acc == DOTFUZZ_F64);
     default: return 0;
     }
+}
+
+/* The first problem with k's fused accumulation (k->fused set), or NULL. */
+static const char *fused_problem(const dotfuzz_kernel *k, char *why, size_t why_len)
+{
+    const dotfuzz_fused *f = k->fused;
+    df_type_facts in = df_type_facts_of((df_type)k->elem), acc = df_type_facts_of((df_type)k->acc);
+    int acc_emax = ilogb(acc.max);
+    if (in.lowp < 0)
+        return "fused accumulation: only for f16, bf16, e4m3 and e5m2 elements";
+    if (f->group < 1 || f->group > 64)
+        snprintf(why, why_len, "fused group %u: need 1 to 64", f->group);
+    else if (f->align_bits < 1 || f->align_bits > 48)
+        snprintf(why, why_len, "fused align_bits %d: need 1 to 48", f->align_bits);
+    else if (f->out_bits < 1 || f->out_bits > acc.p - 1)
+        snprintf(why, why_len, "fused out_bits %d: need 1 to %d (%s's fraction bits)",
+                 f->out_bits, acc.p - 1, df_type_name((df_type)k->acc));
+    else if (f->out_round != DOTFUZZ_ROUND_NEAREST && f->out_round != DOTFUZZ_ROUND_ZERO)
+        snprintf(why, why_len, "fused out_round %u: need DOTFUZZ_ROUND_NEAREST (0) or "
+                 "DOTFUZZ_ROUND_ZERO (1)", f->out_round);
+    else if (f->out_min_exp < acc.emin || f->out_min_exp >= f->out_max_exp ||
+             f->out_max_exp > acc_emax)
+        snprintf(why, why_len, "fused exponents %d..%d: need %d <= out_min_exp < out_max_exp "
+                 "<= %d (%s)", f->out_min_exp, f->out_max_exp, acc.emin, acc_emax,
+                 df_type_name((df_type)k->acc));
+    else if (f->in_min_exp != 0 && f->in_min_exp != in.emin)
+        snprintf(why, why_len, "fused in_min_exp %d: %s's smallest normal exponent is %d "
+                 "(or give 0)", f->in_min_exp, df_type_name((df_type)k->elem), in.emin);
+    else if (f->chains > 65536)
+        snprintf(why, why_len, "fused chains %u: need 0 to 65536", f->chains);
+    else
+        return NULL;
+    return why;
 }
 
 static const char *block_problem(const dotfuzz_kernel *k)
@@ -334,17 +388,20 @@ static const char *block_problem(const dotfuzz_kernel *k)
     return NULL;
 }
 
-/* The first problem with kernel k, or NULL. why is scratch for messages. */
-static const char *kernel_problem(const dotfuzz_kernel *k, char *why, size_t why_len)
+/* The first problem with kernel k of ABI version abi, or NULL. why is
+ * scratch for messages. */
+static const char *kernel_problem(uint32_t abi, const dotfuzz_kernel *k, char *why,
+                                  size_t why_len)
 {
     const char *p;
     if (!name_ok(k->name))
         return "bad name: need 1 to 31 characters from [A-Za-z0-9_.-]";
-    if (!types_ok(k->elem, k->acc)) {
+    if (!types_ok(abi, k->elem, k->acc)) {
         snprintf(why, why_len,
-                 "unknown or unsupported types elem=%u acc=%u (f32=1, f64=2, i32=3; "
-                 "f32->f32|f64, f64->f64, i32->i32)",
-                 k->elem, k->acc);
+                 "unknown or unsupported types elem=%u acc=%u (f32=1, f64=2, i32=3%s; "
+                 "f32->f32|f64, f64->f64, i32->i32%s)",
+                 k->elem, k->acc, abi >= 2 ? ", f16=4, bf16=5, e4m3=6, e5m2=7" : "",
+                 abi >= 2 ? ", f16|bf16|e4m3|e5m2->f16|f32|f64" : "; ABI version 1");
         return why;
     }
     if (k->flags & ~DOTFUZZ_KNOWN_FLAGS) {
@@ -357,17 +414,28 @@ static const char *kernel_problem(const dotfuzz_kernel *k, char *why, size_t why
         return "grid_max set without DOTFUZZ_GRID_FREE";
     if (!k->dot_host && !k->dot_device)
         return "neither dot_host nor dot_device";
-    return NULL;
+    return k->fused ? fused_problem(k, why, why_len) : NULL;
 }
 
-/* Whether name is free: no built-in, loaded kernel or earlier kernel of
- * this plugin (first..last-1 of the table) has it. */
-static int name_free(const dotfuzz_kernel *ks, uint32_t i)
+/* Kernel i of pl's table, whose entries are kernel_size bytes (a version
+ * 1 table's are shorter: what they lack stays zero). */
+static dotfuzz_kernel kernel_at(const dotfuzz_plugin *pl, uint32_t i)
 {
-    if (df_kernel_find(ks[i].name))
+    dotfuzz_kernel k;
+    memset(&k, 0, sizeof k);
+    memcpy(&k, (const char *)pl->kernels + (size_t)i * pl->kernel_size, pl->kernel_size);
+    return k;
+}
+
+/* Whether kernel i's name is free: no built-in, loaded kernel or earlier
+ * kernel of this plugin has it. */
+static int name_free(const dotfuzz_plugin *pl, uint32_t i)
+{
+    dotfuzz_kernel k = kernel_at(pl, i);
+    if (df_kernel_find(k.name))
         return 0;
     for (uint32_t j = 0; j < i; j++)
-        if (strcmp(ks[j].name, ks[i].name) == 0)
+        if (strcmp(kernel_at(pl, j).name, k.name) == 0)
             return 0;
     return 1;
 }
@@ -375,20 +443,20 @@ static int name_free(const dotfuzz_kernel *ks, uint32_t i)
 static int check_plugin(const char *path, const dotfuzz_plugin *pl, char *err,
                         size_t err_len)
 {
-    if (pl->abi_version != DOTFUZZ_PLUGIN_ABI_VERSION) {
+    if (pl->abi_version != 1 && pl->abi_version != DOTFUZZ_PLUGIN_ABI_VERSION) {
         snprintf(err, err_len,
-                 "%s: plugin ABI version %u, but this dotfuzz speaks version %u "
+                 "%s: plugin ABI version %u, but this dotfuzz speaks versions 1 and %u "
                  "(rebuild the plugin against this dotfuzz's include/dotfuzz/plugin.h)",
                  path, pl->abi_version, DOTFUZZ_PLUGIN_ABI_VERSION);
         return -1;
     }
-    if (pl->plugin_size != sizeof(dotfuzz_plugin) ||
-        pl->kernel_size != sizeof(dotfuzz_kernel)) {
+    size_t ksize = pl->abi_version == 1 ? KERNEL_V1_SIZE : sizeof(dotfuzz_kernel);
+    if (pl->plugin_size != sizeof(dotfuzz_plugin) || pl->kernel_size != ksize) {
         snprintf(err, err_len,
-                 "%s: struct sizes %u/%u differ from this dotfuzz's %zu/%zu "
+                 "%s: struct sizes %u/%u differ from ABI version %u's %zu/%zu "
                  "(dotfuzz_plugin/dotfuzz_kernel: a mismatched plugin.h or compiler)",
-                 path, pl->plugin_size, pl->kernel_size, sizeof(dotfuzz_plugin),
-                 sizeof(dotfuzz_kernel));
+                 path, pl->plugin_size, pl->kernel_size, pl->abi_version,
+                 sizeof(dotfuzz_plugin), ksize);
         return -1;
     }
     if (pl->nkernels == 0 || !pl->kernels) {
@@ -401,14 +469,14 @@ static int check_plugin(const char *path, const dotfuzz_plugin *pl, char *err,
         return -1;
     }
     for (uint32_t i = 0; i < pl->nkernels; i++) {
-        const dotfuzz_kernel *k = &pl->kernels[i];
+        dotfuzz_kernel k = kernel_at(pl, i);
         char why[200];
-        const char *p = kernel_problem(k, why, sizeof why);
-        if (!p && !name_free(pl->kernels, i))
+        const char *p = kernel_problem(pl->abi_version, &k, why, sizeof why);
+        if (!p && !name_free(pl, i))
             p = "name already taken (by a built-in or an already loaded kernel)";
         if (p) {
             snprintf(err, err_len, "%s: kernel %u '%.31s': %s", path, i,
-                     k->name ? k->name : "(null)", p);
+                     k.name ? k.name : "(null)", p);
             return -1;
         }
     }
@@ -448,6 +516,13 @@ static void fill_slot(size_t i, const dotfuzz_kernel *pk, const char *origin, co
     snprintf(s->name, sizeof s->name, "%s", pk->name);
     snprintf(s->origin, sizeof s->origin, "%s", origin);
     s->ops = (struct df_gpu_ops){fns[i].scratch, fns[i].enqueue, fns[i].finish, NULL, NULL};
+    if (pk->fused) {
+        const dotfuzz_fused *f = pk->fused;
+        int in_min = f->in_min_exp ? f->in_min_exp : df_type_facts_of((df_type)pk->elem).emin;
+        s->fused = (df_fused_model){f->group,       f->align_bits,  f->out_bits,
+                                    f->out_min_exp, f->out_max_exp, (df_round)f->out_round,
+                                    in_min};
+    }
     s->k = (df_kernel){
         .name = s->name,
         .origin = s->origin,
@@ -463,6 +538,8 @@ static void fill_slot(size_t i, const dotfuzz_kernel *pk, const char *origin, co
         .max_n = pk->max_n,
         .tree_height = pk->tree_height ? fns[i].height : NULL,
         .gpu = NULL,
+        .fused = pk->fused ? &s->fused : NULL,
+        .fused_chains = pk->fused ? pk->fused->chains : 0, /* 0: one chain */
     };
 #ifdef DOTFUZZ_CUDA
     s->k.gpu = &s->ops;
@@ -506,11 +583,12 @@ static int load_here(const char *path, char *err, size_t err_len)
         return -1;
     size_t first = nslots;
     for (uint32_t i = 0; i < pl->nkernels; i++) {
-        fill_slot(first + i, &pl->kernels[i], "plugin", path);
+        dotfuzz_kernel k = kernel_at(pl, i);
+        fill_slot(first + i, &k, "plugin", path);
         if (df_registry_add(&slots[first + i].k) != 0) {
             /* checked above; only a full registry gets here */
             snprintf(err, err_len, "%s: kernel '%s': the registry refused it (full)", path,
-                     pl->kernels[i].name);
+                     k.name);
             return -1;
         }
         nslots++;
@@ -590,13 +668,20 @@ int df_plugin_describe(size_t i, char *buf, size_t len)
     if (i >= nslots)
         return -1;
     const dotfuzz_kernel *k = &slots[i].pk;
-    snprintf(buf, len,
-             "%s %s elem=%u acc=%u flags=0x%x block=%u-%u/%u grid_max=%u per_thread=%u "
-             "max_n=%llu forms=%s%s%s%s",
-             slots[i].lib, k->name, k->elem, k->acc, k->flags, k->block_min, k->block_max,
-             k->block_default, k->grid_max, k->per_thread, (unsigned long long)k->max_n,
-             k->dot_host ? "h" : "", k->dot_device ? "d" : "", k->host_model ? "m" : "",
-             k->tree_height ? "t" : "");
+    int at = snprintf(buf, len,
+                      "%s %s elem=%u acc=%u flags=0x%x block=%u-%u/%u grid_max=%u "
+                      "per_thread=%u max_n=%llu forms=%s%s%s%s",
+                      slots[i].lib, k->name, k->elem, k->acc, k->flags, k->block_min,
+                      k->block_max, k->block_default, k->grid_max, k->per_thread,
+                      (unsigned long long)k->max_n, k->dot_host ? "h" : "",
+                      k->dot_device ? "d" : "", k->host_model ? "m" : "",
+                      k->tree_height ? "t" : "");
+    const df_fused_model *f = slots[i].k.fused;
+    if (f && at >= 0 && (size_t)at < len) /* group/align/out bits/round/exponents/chains */
+        snprintf(buf + at, len - (size_t)at, " fused=%u/%d/%d/%s/%d..%d/%d/%u", f->group,
+                 f->align_bits, f->out_bits, f->out_round == DF_ROUND_ZERO ? "rz" : "rn",
+                 f->out_min_exp, f->out_max_exp, f->in_min_exp,
+                 slots[i].k.fused_chains ? slots[i].k.fused_chains : 1u);
     return 0;
 }
 

@@ -38,8 +38,10 @@ static int sh(const char *fmt, ...)
 #define tmpdir() df_test_tmpdir("plugin")
 
 /* Compiles src (C source, or a file path when is_file) into dir/name.so
- * against the repository's include/; returns the .so path. */
-static const char *build_so(const char *dir, const char *name, const char *src, int is_file)
+ * against the repository's include/, with extra compiler flags; returns
+ * the .so path. */
+static const char *build_so_flags(const char *dir, const char *name, const char *src,
+                                  int is_file, const char *flags)
 {
     static char so[8][512];
     static int next;
@@ -54,10 +56,15 @@ static const char *build_so(const char *dir, const char *name, const char *src, 
         fclose(f);
         src = c_path;
     }
-    int rc = sh("cc -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -Iinclude -o %s %s",
-                path, src);
+    int rc = sh("cc -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -Iinclude %s -o %s %s -lm",
+                flags, path, src);
     cr_assert_eq(rc, 0, "cc failed for %s: %s", name, out);
     return path;
+}
+
+static const char *build_so(const char *dir, const char *name, const char *src, int is_file)
+{
+    return build_so_flags(dir, name, src, is_file, "");
 }
 
 static const char *example_so(const char *dir)
@@ -73,20 +80,38 @@ typedef struct pspec {
     const char *model; /* host_model: "0" or "model" */
     const char *dev;   /* dot_device: "0" */
     const char *host;  /* dot_host: "one" or "0" */
+    /* NULL: a version 1 plugin, built with DOTFUZZ_PLUGIN_ABI_VERSION 1
+     * (version 1's layout, byte for byte); else version 2 and the
+     * expression of its kernel's fused field ("0", or "&fz" for the
+     * dotfuzz_fused fz given by fz) */
+    const char *fused;
+    const char *fz; /* fz's initializer, "{16, 25, ...}", or NULL */
 } pspec;
 
+/* A version 1 plugin of one f32 kernel, as every plugin was before
+ * version 2. */
 static pspec good_spec(void)
 {
     return (pspec){"DOTFUZZ_PLUGIN_ABI_VERSION", "\"t-one\"", "DOTFUZZ_F32", "DOTFUZZ_F32",
                    "DOTFUZZ_DETERMINISTIC", "1", "1", "1",
-                   "*(float *)r = 1.0f; return 0;", "model", "0", "one"};
+                   "*(float *)r = 1.0f; return 0;", "model", "0", "one", NULL, NULL};
+}
+
+/* The same kernel in a version 2 plugin, with no fused accumulation. */
+static pspec v2_spec(void)
+{
+    pspec s = good_spec();
+    s.fused = "0";
+    return s;
 }
 
 static const char *spec_so(const char *dir, const char *name, pspec s)
 {
-    char src[4096];
+    char src[4096], fz[256] = "";
+    if (s.fz)
+        snprintf(fz, sizeof fz, "static const dotfuzz_fused fz = %s;\n", s.fz);
     snprintf(src, sizeof src,
-             "#include \"dotfuzz/plugin.h\"\n"
+             "#include \"dotfuzz/plugin.h\"\n%s"
              "static int one(const void *a, const void *b, uint64_t n,\n"
              "               const dotfuzz_launch *l, void *r)\n"
              "{ (void)a; (void)b; (void)n; (void)l; %s }\n"
@@ -94,13 +119,13 @@ static const char *spec_so(const char *dir, const char *name, pspec s)
              "                 const dotfuzz_launch *l, void *r)\n"
              "{ (void)a; (void)b; (void)n; (void)l; *(float *)r = 2.0f; return 0; }\n"
              "static const dotfuzz_kernel ks[] = {{%s, \"test kernel\", %s, %s, %s,\n"
-             "    %s, %s, %s, 0, 1, 0, 0, %s, %s, %s}};\n"
+             "    %s, %s, %s, 0, 1, 0, 0, %s, %s, %s%s%s}};\n"
              "static const dotfuzz_plugin p = {%s, sizeof(dotfuzz_plugin),\n"
              "    sizeof(dotfuzz_kernel), 1, \"t\", ks};\n"
              "const dotfuzz_plugin *dotfuzz_plugin_entry(void) { (void)model; (void)one; return &p; }\n",
-             s.body, s.name, s.elem, s.acc, s.flags, s.bmin, s.bmax, s.bdef, s.host, s.dev,
-             s.model, s.abi);
-    return build_so(dir, name, src, 0);
+             fz, s.body, s.name, s.elem, s.acc, s.flags, s.bmin, s.bmax, s.bdef, s.host, s.dev,
+             s.model, s.fused ? ", " : "", s.fused ? s.fused : "", s.abi);
+    return build_so_flags(dir, name, src, 0, s.fused ? "" : "-DDOTFUZZ_PLUGIN_ABI_VERSION=1");
 }
 
 static df_case f32_case(const float *a, const float *b, uint64_t n)
@@ -178,16 +203,22 @@ Test(plugin, list_shows_the_plugin_kernels)
     cr_assert_null(strstr(out, "mydot"));
 }
 
+/* `dotfuzz run` on the host backend, library so, the given kernels: no
+ * bug in `cases` cases (findings into dir/corpus). */
+static void runs_clean(const char *so, const char *kernels, int cases, const char *dir)
+{
+    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel %s --cases %d "
+                "--seed 7 --corpus %s/corpus",
+                so, kernels, cases, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "this oracle: 0 bug(s)"), "%s", out);
+}
+
 Test(plugin, run_on_the_correct_example_kernel_is_clean)
 {
     const char *dir = tmpdir();
-    const char *so = example_so(dir);
-    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel mydot --cases 500 "
-                "--seed 7 --corpus %s/corpus",
-                so, dir);
-    cr_assert_eq(rc, 0, "%s", out);
+    runs_clean(example_so(dir), "mydot", 500, dir);
     cr_assert(strstr(out, "  mydot "), "%s", out);
-    cr_assert(strstr(out, "this oracle: 0 bug(s)"), "%s", out);
 }
 
 /* The first file in dir, into path. */
@@ -350,9 +381,18 @@ Test(plugin, refuses_a_library_without_the_entry_symbol)
 Test(plugin, refuses_another_abi_version_naming_both)
 {
     pspec s = good_spec();
+    s.abi = "3";
+    const char *so = spec_so(tmpdir(), "abi3", s);
+    refused(so, "plugin ABI version 3, but this dotfuzz speaks versions 1 and 2");
+}
+
+/* abi_version 2 over version 1's struct: the sizes say it is not. */
+Test(plugin, refuses_a_version_that_its_struct_sizes_contradict)
+{
+    pspec s = good_spec();
     s.abi = "2";
-    const char *so = spec_so(tmpdir(), "abi2", s);
-    refused(so, "plugin ABI version 2, but this dotfuzz speaks version 1");
+    const char *so = spec_so(tmpdir(), "abi2v1", s);
+    refused(so, "differ from ABI version 2's");
 }
 
 Test(plugin, refuses_a_name_taken_by_a_builtin)
@@ -525,4 +565,183 @@ Test(plugin, hunt_runs_a_plugin_kernel)
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "  mydot ") && strstr(out, "correct 300 cases"), "%s", out);
     cr_assert(strstr(out, "  m-tail ") && strstr(out, "0 mutant(s) escaped"), "%s", out);
+}
+
+/* ---- ABI version 2: low-precision types and fused accumulation ---- */
+
+static const char *lowp_example_so(const char *dir)
+{
+    return build_so(dir, "mydot_lowp", "examples/plugin/mydot_lowp.c", 1);
+}
+
+/* A version 1 library loads as it always did: no fused accumulation. */
+Test(plugin, a_version_1_library_loads_unchanged)
+{
+    const char *so = spec_so(tmpdir(), "v1", good_spec());
+    char err[512], line[512];
+    cr_assert_eq(df_plugin_load(so, err, sizeof err), 0, "%s", err);
+    const df_kernel *k = df_kernel_find("t-one");
+    cr_assert_null(k->fused);
+    cr_assert_eq(df_plugin_describe(0, line, sizeof line), 0);
+    cr_assert_null(strstr(line, "fused"), "%s", line);
+}
+
+Test(plugin, v2_lowp_kernels_load_with_their_types_and_fused_model)
+{
+    const char *so = lowp_example_so(tmpdir());
+    char err[512], line[512];
+    cr_assert_eq(df_plugin_load(so, err, sizeof err), 0, "%s", err);
+    const df_kernel *seq = df_kernel_find("mydot-h16"), *tc = df_kernel_find("mydot-h16-tc");
+    cr_assert(seq && tc);
+    cr_assert_eq(seq->elem, DF_F16);
+    cr_assert_eq(seq->acc, DF_F32);
+    cr_assert_null(seq->fused);
+    const df_fused_model *m = tc->fused;
+    cr_assert_not_null(m);
+    cr_assert(m->group == 16 && m->align_bits == 25 && m->out_bits == 23 &&
+              m->out_round == DF_ROUND_ZERO && m->out_min_exp == -126 &&
+              m->out_max_exp == 127 && m->in_min_exp == -14); /* 0 given: f16's */
+    cr_assert_eq(tc->fused_chains, 1u);
+    cr_assert_eq(df_plugin_describe(1, line, sizeof line), 0);
+    cr_assert(strstr(line, " elem=4 acc=1 ") && strstr(line, " fused=16/25/23/rz/-126..127/-14/1"),
+              "%s", line);
+    /* 1*3 + 2*4 + 0.5*2 as f16 bits, through both routines */
+    const uint16_t a[3] = {0x3c00, 0x4000, 0x3800}, b[3] = {0x4200, 0x4400, 0x4000};
+    df_case c = {.type = DF_F16, .n = 3, .a = a, .b = b};
+    df_scratch sc = {0};
+    df_result r;
+    cr_assert_eq(seq->host_run(&c, &sc, &r), 0, "%s", r.err);
+    cr_assert_eq(r.f, 12.0);
+    cr_assert_eq(tc->host_run(&c, &sc, &r), 0, "%s", r.err);
+    cr_assert_eq(r.f, 12.0);
+    df_scratch_free(&sc);
+}
+
+/* The example's f16 kernels fuzz clean on every lp family, list shows
+ * their types and fused accumulation, probe finds what it declares. */
+Test(plugin, v2_lowp_example_runs_clean_and_lists_its_fused_accumulation, .timeout = 120)
+{
+    const char *dir = tmpdir();
+    const char *so = lowp_example_so(dir);
+    runs_clean(so, "mydot-h16,mydot-h16-tc", 1200, dir);
+    cr_assert_eq(sh("./dotfuzz list --json --kernel-lib %s", so), 0, "%s", out);
+    cr_assert(strstr(out, "\"name\":\"mydot-h16-tc\",\"origin\":\"plugin\",\"elem\":\"f16\","
+                          "\"acc\":\"f32\","), "%s", out);
+    cr_assert(strstr(out, "\"fused\":{\"group\":16,\"align_bits\":25,\"out_bits\":23,"
+                          "\"out_round\":\"zero\",\"out_min_exp\":-126,\"out_max_exp\":127,"
+                          "\"in_min_exp\":-14,\"chains\":1}"), "%s", out);
+    cr_assert_eq(sh("./dotfuzz list --kernel-lib %s", so), 0, "%s", out);
+    cr_assert(strstr(out, "  mydot-h16-tc     plugin    f16  f32 "), "%s", out);
+    /* probe measures the arithmetic the plugin declared */
+    cr_assert_eq(sh("./dotfuzz probe --backend host --kernel-lib %s --kernel mydot-h16-tc", so),
+                 0, "%s", out);
+    cr_assert(strstr(out, "bits kept below the largest    25                     25"), "%s", out);
+    cr_assert(strstr(out, "elements fused with the first  16                     16"), "%s", out);
+}
+
+/* An f16 accumulator's result is an f16's bits, decoded; the poison (all
+ * bits set) is an f16 NaN. */
+Test(plugin, v2_f16_accumulator_result_is_decoded_and_poisoned)
+{
+    pspec s = v2_spec();
+    s.elem = "DOTFUZZ_E4M3";
+    s.acc = "DOTFUZZ_F16";
+    s.body = "if (n) *(uint16_t *)r = 0xbe00; return 0;"; /* -1.5; n = 0 writes nothing */
+    const char *so = spec_so(tmpdir(), "h16acc", s);
+    char err[512];
+    cr_assert_eq(df_plugin_load(so, err, sizeof err), 0, "%s", err);
+    const df_kernel *k = df_kernel_find("t-one");
+    cr_assert_eq(k->elem, DF_E4M3);
+    cr_assert_eq(k->acc, DF_F16);
+    const uint8_t a[1] = {0x38}, b[1] = {0x38};
+    df_case c = {.type = DF_E4M3, .n = 1, .a = a, .b = b};
+    df_scratch sc = {0};
+    df_result r;
+    cr_assert_eq(k->host_run(&c, &sc, &r), 0, "%s", r.err);
+    cr_assert_eq(r.f, -1.5);
+    c.n = 0;
+    cr_assert_eq(k->host_run(&c, &sc, &r), 0, "%s", r.err);
+    cr_assert(isnan(r.f), "got %g", r.f);
+    df_scratch_free(&sc);
+}
+
+/* A wrong low-precision kernel is found, and its finding replays with its
+ * types in the JSON. */
+Test(plugin, v2_lowp_bug_is_found_and_replays_with_its_types)
+{
+    const char *dir = tmpdir();
+    pspec s = v2_spec();
+    s.elem = "DOTFUZZ_BF16";
+    s.body = "*(float *)r = 1.0f; return 0;"; /* whatever the vectors */
+    const char *so = spec_so(dir, "bf16bug", s);
+    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-one --cases 200 "
+                "--seed 7 --save-precision none --corpus %s/corpus", so, dir);
+    cr_assert_eq(rc, 1, "%s", out);
+    char corpus[512], file[1024];
+    snprintf(corpus, sizeof corpus, "%s/corpus", dir);
+    first_file(corpus, file, sizeof file);
+    rc = sh("./dotfuzz replay --backend host --json --kernel-lib %s %s 2>/dev/null", so, file);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert(strstr(out, "\"kernel\":\"t-one\",\"type\":\"bf16\",\"acc\":\"f32\",\"fused\":null,"),
+              "%s", out);
+    cr_assert(strstr(out, "\"verdict\":\"bug\""), "%s", out);
+}
+
+/* Version 2's refusals: types it does not pair, and each bad fused field,
+ * one line naming the kernel and the field. */
+Test(plugin, v2_refuses_bad_pairs_and_bad_fused_fields)
+{
+    static const struct {
+        const char *elem, *acc, *fz, *problem;
+    } bad[] = {
+        {"DOTFUZZ_F32", "DOTFUZZ_F16", NULL, "unsupported types elem=1 acc=4"},
+        {"DOTFUZZ_F16", "DOTFUZZ_BF16", NULL, "unsupported types elem=4 acc=5"},
+        {"DOTFUZZ_F32", "DOTFUZZ_F32", "{16, 25, 23, 1, -126, 127, 0, 1}",
+         "fused accumulation: only for f16, bf16, e4m3 and e5m2 elements"},
+        {"DOTFUZZ_F16", "DOTFUZZ_F32", "{65, 25, 23, 1, -126, 127, 0, 1}",
+         "fused group 65: need 1 to 64"},
+        {"DOTFUZZ_BF16", "DOTFUZZ_F32", "{16, 49, 23, 1, -126, 127, 0, 1}",
+         "fused align_bits 49: need 1 to 48"},
+        {"DOTFUZZ_E5M2", "DOTFUZZ_F16", "{32, 13, 11, 0, -14, 15, 0, 1}",
+         "fused out_bits 11: need 1 to 10 (f16's fraction bits)"},
+        {"DOTFUZZ_F16", "DOTFUZZ_F32", "{16, 25, 23, 2, -126, 127, 0, 1}",
+         "fused out_round 2"},
+        {"DOTFUZZ_F16", "DOTFUZZ_F32", "{16, 25, 23, 1, -127, 127, 0, 1}",
+         "fused exponents -127..127: need -126 <= out_min_exp < out_max_exp <= 127 (f32)"},
+        {"DOTFUZZ_F16", "DOTFUZZ_F32", "{16, 25, 23, 1, -126, 127, -126, 1}",
+         "fused in_min_exp -126: f16's smallest normal exponent is -14 (or give 0)"},
+        {"DOTFUZZ_E4M3", "DOTFUZZ_F32", "{32, 13, 13, 1, -126, 127, -6, 70000}",
+         "fused chains 70000"},
+    };
+    const char *dir = tmpdir();
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pspec s = v2_spec();
+        s.elem = bad[i].elem;
+        s.acc = bad[i].acc;
+        s.fz = bad[i].fz;
+        s.fused = bad[i].fz ? "&fz" : "0";
+        char name[32], err[512] = "";
+        snprintf(name, sizeof name, "bad%zu", i);
+        cr_assert_eq(df_plugin_load(spec_so(dir, name, s), err, sizeof err), -1, "%s", name);
+        cr_assert(strstr(err, "kernel 0 't-one': ") && strstr(err, bad[i].problem), "%s: %s",
+                  bad[i].problem, err);
+    }
+    cr_assert_eq(df_plugin_count(), 0);
+    /* and through a command: exit 2, one line */
+    pspec s = v2_spec();
+    s.elem = "DOTFUZZ_F64";
+    s.acc = "DOTFUZZ_F64";
+    s.fz = "{16, 25, 23, 1, -126, 127, 0, 1}";
+    s.fused = "&fz";
+    refused(spec_so(dir, "f64fused", s), "fused accumulation: only for");
+}
+
+/* A version 1 library may not use version 2's types. */
+Test(plugin, v1_refuses_the_lowp_types)
+{
+    pspec s = good_spec();
+    s.elem = "4";
+    refused(spec_so(tmpdir(), "v1f16", s),
+            "unknown or unsupported types elem=4 acc=1 (f32=1, f64=2, i32=3; f32->f32|f64, "
+            "f64->f64, i32->i32; ABI version 1)");
 }

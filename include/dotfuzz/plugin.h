@@ -16,9 +16,21 @@
  * offset 0 in every version of this ABI, so any dotfuzz can read it without
  * knowing the rest of the layout. A dotfuzz refuses a plugin whose
  * abi_version is not one it speaks, with a message that gives both
- * numbers, and refuses a plugin whose struct sizes differ from its own (a
- * header edited by hand, or a mismatched compiler). Fields are only ever
- * added in a new ABI version, never reordered within one.
+ * numbers, and refuses a plugin whose struct sizes differ from that
+ * version's (a header edited by hand, or a mismatched compiler). Fields
+ * are only ever added at the end of a struct in a new ABI version, never
+ * reordered, so an older version's dotfuzz_kernel is a prefix of a newer
+ * one's and kernel_size says which a table holds.
+ *
+ * This dotfuzz speaks versions 1 and 2. Version 2 adds the element types
+ * f16, bf16, e4m3 and e5m2, the accumulator f16, and dotfuzz_kernel.fused
+ * (a fused, tensor-core style accumulation). A version 1 plugin loads
+ * unchanged. A version 1 source compiles against this header as a version
+ * 2 plugin whose kernels have no fused accumulation; with -Wextra a
+ * positional initializer that stops before `fused` warns (give it 0).
+ * Defining DOTFUZZ_PLUGIN_ABI_VERSION as 1 before including this header
+ * gives version 1's layout and names exactly, and builds a version 1
+ * plugin.
  *
  * A kernel comes in up to three forms; it needs dot_host or dot_device:
  *
@@ -39,11 +51,12 @@
  *               built-in kernels do.
  *
  * Every form returns 0 on success and writes the result, in the kernel's
- * accumulator type (float, double or int32_t), to its result pointer. A
- * nonzero return is reported as an execution failure of the kernel (a bug
- * verdict, like a CUDA error). dotfuzz fills the result buffer with a
- * poison pattern (all bits set: NaN, or -1) before each call, so a routine
- * that adds into it without first zeroing it is caught.
+ * accumulator type (float, double, int32_t, or an f16's bits as a
+ * uint16_t), to its result pointer. A nonzero return is reported as an
+ * execution failure of the kernel (a bug verdict, like a CUDA error).
+ * dotfuzz fills the result buffer with a poison pattern (all bits set:
+ * NaN, or -1) before each call, so a routine that adds into it without
+ * first zeroing it is caught.
  *
  * Build a plugin with, e.g.,
  *     cc -std=c11 -O2 -fPIC -shared -I/path/to/dotfuzz/include -o mydot.so mydot.c
@@ -61,8 +74,15 @@
 extern "C" {
 #endif
 
-/* The version of this ABI. A plugin puts it in dotfuzz_plugin.abi_version. */
-#define DOTFUZZ_PLUGIN_ABI_VERSION 1
+/* The version of this ABI. A plugin puts it in dotfuzz_plugin.abi_version.
+ * Defined as 1 before this header is included, the header is version 1's
+ * (above, Versioning). */
+#ifndef DOTFUZZ_PLUGIN_ABI_VERSION
+#define DOTFUZZ_PLUGIN_ABI_VERSION 2
+#endif
+#if DOTFUZZ_PLUGIN_ABI_VERSION != 1 && DOTFUZZ_PLUGIN_ABI_VERSION != 2
+#error "dotfuzz/plugin.h: DOTFUZZ_PLUGIN_ABI_VERSION must be 1 or 2"
+#endif
 
 /* The name of the one symbol dotfuzz looks up with dlsym. */
 #define DOTFUZZ_PLUGIN_ENTRY_SYMBOL "dotfuzz_plugin_entry"
@@ -78,6 +98,21 @@ extern "C" {
 #define DOTFUZZ_F32 1u
 #define DOTFUZZ_F64 2u
 #define DOTFUZZ_I32 3u
+#if DOTFUZZ_PLUGIN_ABI_VERSION >= 2
+/* Version 2: the low-precision types, each element its bits, little-endian
+ * as the machine stores them:
+ *   DOTFUZZ_F16   IEEE binary16 (uint16_t; _Float16, CUDA's __half)
+ *   DOTFUZZ_BF16  bfloat16 (uint16_t; CUDA's __nv_bfloat16)
+ *   DOTFUZZ_E4M3  OCP FP8 E4M3 (uint8_t; CUDA's __nv_fp8_e4m3): no Inf,
+ *                 largest 448, S.1111.111 its NaN
+ *   DOTFUZZ_E5M2  OCP FP8 E5M2 (uint8_t; CUDA's __nv_fp8_e5m2)
+ * DOTFUZZ_F16 is also an accumulator: the result is an f16's bits, a
+ * uint16_t. More allowed pairs: each of the four -> f16, f32 or f64. */
+#define DOTFUZZ_F16 4u
+#define DOTFUZZ_BF16 5u
+#define DOTFUZZ_E4M3 6u
+#define DOTFUZZ_E5M2 7u
+#endif
 
 /* Kernel traits (dotfuzz_kernel.flags); any other bit is refused. */
 /* Same bits on every run: reruns must agree, and with a host_model the
@@ -150,6 +185,47 @@ typedef int (*dotfuzz_dot_device_fn)(const void *d_a, const void *d_b,
 typedef uint64_t (*dotfuzz_tree_height_fn)(uint64_t n,
                                            const dotfuzz_launch *launch);
 
+#if DOTFUZZ_PLUGIN_ABI_VERSION >= 2
+/* Version 2: a fused accumulation (dotfuzz_kernel.fused), as tensor cores
+ * sum: the dot is taken in groups of `group` products in order, each
+ * group's step adding its products and the running sum c at once: every
+ * term (products exact, each at the sum of its factors' exponents) is
+ * aligned to the largest and cut to align_bits fraction bits below it, the
+ * cut terms are added exactly, and the sum is rounded once to out_bits
+ * fraction bits (exponents out_min_exp to out_max_exp) by out_round. With
+ * chains > 1, chain r takes groups r, r + chains, r + 2 chains, ... and the
+ * chains' results are added at the end in the accumulator, in chain
+ * order, rounded to nearest. dotfuzz then bounds the kernel's error by
+ * this arithmetic's (docs/oracle.md, fused accumulation) rather than by
+ * the tree height's. Hopper's mma on f16 inputs into f32 is
+ * {16, 25, 23, DOTFUZZ_ROUND_ZERO, -126, 127, -14, 1}.
+ * Only for f16, bf16, e4m3 and e5m2 elements. Checked when loaded:
+ *   group         1 to 64
+ *   align_bits    1 to 48
+ *   out_bits      1 to the accumulator's fraction bits (f16 10, f32 23,
+ *                 f64 52)
+ *   out_round     DOTFUZZ_ROUND_NEAREST (ties to even) or DOTFUZZ_ROUND_ZERO
+ *   out_min_exp, out_max_exp   the accumulator's smallest normal exponent
+ *                 <= out_min_exp < out_max_exp <= its largest exponent
+ *                 (f16 -14, 15; f32 -126, 127; f64 -1022, 1023)
+ *   in_min_exp    the element type's smallest normal exponent (f16 -14,
+ *                 bf16 -126, e4m3 -6, e5m2 -14), or 0 for that
+ *   chains        0 or 1 (one chain) to 65536 */
+#define DOTFUZZ_ROUND_NEAREST 0u
+#define DOTFUZZ_ROUND_ZERO 1u
+
+typedef struct dotfuzz_fused {
+    uint32_t group;       /* products a fused step takes */
+    int32_t align_bits;   /* fraction bits kept below a group's largest term */
+    int32_t out_bits;     /* fraction bits of a step's rounded result */
+    uint32_t out_round;   /* DOTFUZZ_ROUND_NEAREST or DOTFUZZ_ROUND_ZERO */
+    int32_t out_min_exp;  /* the result's smallest normal exponent */
+    int32_t out_max_exp;  /* the result's largest exponent */
+    int32_t in_min_exp;   /* the inputs' smallest normal exponent, or 0 */
+    uint32_t chains;      /* chains side by side (0 means 1) */
+} dotfuzz_fused;
+#endif
+
 /* One kernel. Every field is checked when the library is loaded; a bad one
  * refuses the whole library with a message naming the kernel and field. */
 typedef struct dotfuzz_kernel {
@@ -159,7 +235,8 @@ typedef struct dotfuzz_kernel {
     const char *name;
     /* One line for `dotfuzz list`: what the routine does. May be NULL. */
     const char *summary;
-    uint32_t elem;          /* DOTFUZZ_F32, DOTFUZZ_F64 or DOTFUZZ_I32 */
+    uint32_t elem;          /* DOTFUZZ_F32, DOTFUZZ_F64, DOTFUZZ_I32 (version 2:
+                               DOTFUZZ_F16, DOTFUZZ_BF16, DOTFUZZ_E4M3, DOTFUZZ_E5M2) */
     uint32_t acc;           /* accumulator and result type (pairs above) */
     uint32_t flags;         /* DOTFUZZ_* traits */
     /* Block sizes dotfuzz may choose: 1 <= block_min <= block_default <=
@@ -180,6 +257,11 @@ typedef struct dotfuzz_kernel {
     dotfuzz_dot_host_fn dot_host;       /* may be NULL if dot_device is set */
     dotfuzz_dot_device_fn dot_device;   /* may be NULL if dot_host is set */
     dotfuzz_dot_host_fn host_model;     /* may be NULL */
+#if DOTFUZZ_PLUGIN_ABI_VERSION >= 2
+    /* Version 2: its fused accumulation (above); NULL when its sums are
+     * IEEE additions in acc, each rounded to nearest. */
+    const dotfuzz_fused *fused;
+#endif
 } dotfuzz_kernel;
 
 /* What dotfuzz_plugin_entry returns. */
