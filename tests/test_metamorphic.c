@@ -231,6 +231,11 @@ Test(metamorphic, scale_is_exact_only_where_it_provably_is)
     df_kernel ftz = fake(model_serial, DF_K_DETERMINISTIC | DF_K_FLUSHES_SUBNORMALS);
     c = make_case(ints, ints, 3, 0);
     cr_assert(!df_scale_is_exact(&ftz, &c, 2558, 1), "flush-to-zero kernels are excluded");
+    static const uint16_t h16[] = {0x4200, 0xc700, 0x5240}; /* 3, -7, 50 as f16 */
+    c = make_case(ints, ints, 3, 0);
+    c.type = DF_F16;
+    c.a = c.b = h16;
+    cr_assert(!df_scale_is_exact(&k, &c, 2558, 1), "no scaled copy of a low-precision case");
 }
 
 /* df_scale_is_exact's rule element by element, written apart from its

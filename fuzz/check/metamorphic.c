@@ -136,7 +136,8 @@ SCALE_SCAN(scale_scan_f64, uint64_t, int64_t, 11, 52)
 
 int df_scale_is_exact(const df_kernel *k, const df_case *c, double G, int kexp)
 {
-    if (c->type == DF_I32 || (k->flags & DF_K_FLUSHES_SUBNORMALS) || !isfinite(G))
+    if (c->type == DF_I32 || df_type_is_lowp(c->type) || (k->flags & DF_K_FLUSHES_SUBNORMALS) ||
+        !isfinite(G)) /* a scan of f32 or f64 words only */
         return 0;
     int pe = c->type == DF_F32 ? 24 : 53, emin_e = c->type == DF_F32 ? -126 : -1022;
     int emax_e = c->type == DF_F32 ? 127 : 1023, bias = c->type == DF_F32 ? 127 : 1023;
