@@ -2,7 +2,8 @@
  * i32: their names, sizes and arithmetic facts; references that are bit
  * for bit those of the same values as f32 (short cases, cases past a
  * reference chunk, non-finite values, the exact dot, Kahan and G alone);
- * and the case file's version 4, which holds them and no other type. */
+ * the case file's version 4, which holds them and no other type; and the
+ * guard zones' poison, element by element in every type. */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 
 #include "fuzz/corpus.h"
 #include "fuzz/lowp.h"
+#include "kernels/kernel.h"
 #include "fuzz/pcg32.h"
 #include "reference/exact.h"
 #include "reference/reference.h"
@@ -202,4 +204,31 @@ Test(lowp_types, other_versions_refuse_lowp_and_version_4_refuses_the_rest)
     cr_assert(strstr(msg, "element type 1 in a version 4 file"), "%s", msg);
     cr_assert_eq(decode_as(DF_E4M3, 4, 8, msg, sizeof msg), DF_CORPUS_E_TYPE);
     cr_assert_eq(decode_as(DF_F32, 1, DF_F32, msg, sizeof msg), DF_CORPUS_OK);
+}
+
+/* Every backend's guards (df_guard_fill): count elements of the type's
+ * poison, a quiet NaN (the format's canonical one) or DF_GUARD_I32, and
+ * not a byte more. */
+Test(lowp_types, guard_poison_is_each_types_nan_element_by_element)
+{
+    static const struct {
+        df_type t;
+        uint64_t bits;
+    } want[] = {{DF_F32, 0x7fc00000u}, {DF_F64, 0x7ff8000000000000ull},
+                {DF_I32, 0x40000001u}, {DF_F16, 0x7e00},
+                {DF_BF16, 0x7fc0},     {DF_E4M3, 0x7f},
+                {DF_E5M2, 0x7e}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        size_t es = df_type_size(want[i].t);
+        unsigned char buf[5 * 8 + 1];
+        memset(buf, 0xa5, sizeof buf);
+        df_guard_fill(want[i].t, buf, 5);
+        for (size_t e = 0; e < 5; e++) {
+            uint64_t got = 0;
+            memcpy(&got, buf + e * es, es); /* little-endian */
+            cr_assert_eq(got, want[i].bits, "%s element %zu: 0x%llx", df_type_name(want[i].t),
+                         e, (unsigned long long)got);
+        }
+        cr_assert_eq(buf[5 * es], 0xa5, "%s: a byte past the guard", df_type_name(want[i].t));
+    }
 }
