@@ -166,6 +166,26 @@ Test(cli, import_rejects_bad_numbers_with_file_and_line)
     cr_assert(strstr(out, "b.txt:2"), "%s", out);
 }
 
+/* An f16 case made by import replays on a tensor-core kernel, and its
+ * JSON names the element and accumulator types and the fused model. */
+Test(cli, imported_f16_case_replays_with_its_types_in_json)
+{
+    char *d = tmpdir(), a[512], b[512];
+    snprintf(a, sizeof a, "%s/a.txt", d);
+    snprintf(b, sizeof b, "%s/b.txt", d);
+    write_text(a, "1\n0.5\nbits:0xc000\n"); /* -2 */
+    write_text(b, "3\n4\n0.25\n");
+    cr_assert_eq(sh(out, "./dotfuzz import %s %s --type f16 --kernel mma-f16 -o %s/h.case", a, b,
+                    d),
+                 0, "%s", out);
+    cr_assert_eq(sh(out, "./dotfuzz replay --backend host --json %s/h.case 2>/dev/null", d), 0,
+                 "%s", out);
+    cr_assert(strstr(out, "\"kernel\":\"mma-f16\",\"type\":\"f16\",\"acc\":\"f32\",\"fused\":"
+                          "{\"group\":16,"), "%s", out);
+    cr_assert(strstr(out, "\"result\":{\"hex\":\"0x1.2p+2\",\"dec\":4.5}"), "%s", out);
+    cr_assert(strstr(out, "\"verdict\":\"ok\""), "%s", out);
+}
+
 /* Writes a valid f32 case (n = 3) to path via import, returns its bytes. */
 static size_t good_case(const char *d, const char *path, unsigned char *bytes, size_t cap)
 {
