@@ -1,6 +1,6 @@
 /* test_long_cases.c — cases longer than DF_GEN_CHUNK (fuzz/gen/values.h): made
- * in chunks, the same bytes whichever order the chunks are made in, and
- * still what each family promises. */
+ * in chunks, the same bytes whichever order the chunks are made in (on a
+ * pool's threads too), and still what each family promises. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -9,11 +9,28 @@
 
 #include "fuzz/gen/generator.h"
 #include "fuzz/gen/values.h"
+#include "fuzz/long_case.h"
 #include "reference/reference.h"
+#include "tests/gen_fakes.h"
 
 #define C DF_GEN_CHUNK
 
 static const df_type types[] = {DF_F32, DF_F64, DF_I32};
+
+/* Steps (*fi, *k) to the next family and element type it makes: every
+ * family (df_family_at(*fi)) in each of its types (types[*k]), from *fi = 0,
+ * *k = -1. Returns 0 past the last. */
+static int next_family_type(size_t *fi, int *k)
+{
+    for (;;) {
+        if (++*k == 3)
+            *k = 0, ++*fi;
+        if (*fi >= df_family_count())
+            return 0;
+        if (df_family_at(*fi)->types & DF_TYPE_BIT(types[*k]))
+            return 1;
+    }
+}
 
 /* The case (seed, index) of family f made the way the engine's threads
  * make it: the plan, the chunks last to first (df_generate_chunk), their
@@ -51,23 +68,21 @@ Test(long_cases, chunks_in_any_order_give_the_one_thread_bytes)
     unsigned char *a = malloc(max), *b = malloc(max), *a2 = malloc(max), *b2 = malloc(max);
     cr_assert(a && b && a2 && b2);
     int checked = 0;
-    for (size_t fi = 0; fi < df_family_count(); fi++) {
+    size_t fi = 0;
+    int k = -1;
+    while (next_family_type(&fi, &k)) {
         const df_family *fam = df_family_at(fi);
-        for (int k = 0; k < 3; k++) {
-            if (!(fam->types & DF_TYPE_BIT(types[k])))
-                continue;
-            size_t es = df_type_size(types[k]);
-            for (size_t m = 0; m < sizeof ns / sizeof ns[0]; m++) {
-                uint64_t n = ns[m], index = fi * 16 + m;
-                memset(a, 0xa5, max), memset(b, 0xa5, max);
-                memset(a2, 0x5a, max), memset(b2, 0x5a, max);
-                fill_one_thread(fam->id, types[k], 31, index, a, b, n);
-                cr_assert_eq(fill_by_chunks(fam->id, types[k], 31, index, a2, b2, n), 0);
-                cr_assert(memcmp(a, a2, n * es) == 0 && memcmp(b, b2, n * es) == 0,
-                          "%s %s n %llu: the chunks' bytes differ", fam->name,
-                          df_type_name(types[k]), (unsigned long long)n);
-                checked++;
-            }
+        size_t es = df_type_size(types[k]);
+        for (size_t m = 0; m < sizeof ns / sizeof ns[0]; m++) {
+            uint64_t n = ns[m], index = fi * 16 + m;
+            memset(a, 0xa5, max), memset(b, 0xa5, max);
+            memset(a2, 0x5a, max), memset(b2, 0x5a, max);
+            fill_one_thread(fam->id, types[k], 31, index, a, b, n);
+            cr_assert_eq(fill_by_chunks(fam->id, types[k], 31, index, a2, b2, n), 0);
+            cr_assert(memcmp(a, a2, n * es) == 0 && memcmp(b, b2, n * es) == 0,
+                      "%s %s n %llu: the chunks' bytes differ", fam->name,
+                      df_type_name(types[k]), (unsigned long long)n);
+            checked++;
         }
     }
     cr_assert_eq(checked, 4 * (10 * 2 + 6), "every family in each of its types");
@@ -272,4 +287,51 @@ Test(long_cases, references_in_parts_keep_the_class_of_inf_sums)
     df_refs_compute(DF_F32, a, b, n, &r);
     cr_assert(isnan(r.inf_want), "signs meet across chunks: %a", r.inf_want);
     free(a), free(b);
+}
+
+/* A long case made on a pool's threads (fuzz/long_case.h) is df_generate's
+ * case, bytes and all, and its references made there are df_refs_compute's
+ * bit for bit: every family in each of its types (the low-precision ones
+ * made whole), at a length of several chunks and a partial one, on more
+ * threads than chunks of a round. */
+Test(long_cases, made_and_referenced_on_a_pool_as_on_one_thread)
+{
+    const uint64_t n = 5 * C + 17;
+    df_pool *pool = df_pool_create(4);
+    cr_assert(pool);
+    df_scratch one = {0}, many = {0};
+    int checked = 0;
+    for (size_t fi = 0; fi < df_family_count(); fi++) {
+        const df_family *fam = df_family_at(fi);
+        for (unsigned t = DF_F32; t <= DF_TYPE_MAX; t++) {
+            if (!(fam->types & DF_TYPE_BIT(t)))
+                continue;
+            df_kernel kern = df_fake_free_f32;
+            kern.elem = (df_type)t;
+            kern.max_n = 0;
+            kern.flags |= fam->wide_only ? DF_K_ACC_WIDE : 0;
+            df_gen_opts o = {.max_n = 4096, .family = fam->id, .fixed_n = n};
+            uint64_t index = 100 + fi * 8 + t;
+            df_case c1, c2;
+            cr_assert_eq(df_generate(17, index, &kern, &o, &one, &c1), 0);
+            cr_assert_eq(df_generate_pool(pool, 17, index, &kern, &o, &many, &c2), 0);
+            size_t bytes = (size_t)n * df_type_size((df_type)t);
+            const char *tn = df_type_name((df_type)t);
+            cr_assert(c1.n == n && c2.n == n && c1.family == c2.family &&
+                          memcmp(&c1.launch, &c2.launch, sizeof c1.launch) == 0,
+                      "%s %s: the case's shape", fam->name, tn);
+            cr_assert(memcmp(c1.a, c2.a, bytes) == 0 && memcmp(c1.b, c2.b, bytes) == 0,
+                      "%s %s: the pool's bytes differ", fam->name, tn);
+            df_refs whole, pooled;
+            df_refs_compute((df_type)t, c1.a, c1.b, n, &whole);
+            df_refs_compute_pool(pool, (df_type)t, c1.a, c1.b, n, &pooled);
+            cr_assert_eq(memcmp(&whole, &pooled, sizeof whole), 0, "%s %s: references",
+                         fam->name, tn);
+            checked++;
+        }
+    }
+    cr_assert_eq(checked, 10 * 2 + 6 + 4 * 4, "every family in each of its types");
+    df_scratch_free(&one);
+    df_scratch_free(&many);
+    df_pool_destroy(pool);
 }
