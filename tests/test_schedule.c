@@ -136,7 +136,7 @@ static uint64_t first_schedule_bug(const char *kernel, uint32_t schedule, uint64
         df_case c;
         df_checked r;
         cr_assert_eq(df_generate(11, i, k, &go, &buf, &c), 0);
-        cr_assert_eq(df_check_case_meta(b, k, &c, &oo, &mo, &mbuf, &r), 0);
+        cr_assert_eq(df_check_case_meta(b, NULL, k, &c, &oo, &mo, &mbuf, &r), 0);
         if (r.j.verdict == DF_V_BUG) {
             cr_assert_str_eq(r.j.rule, "schedule", "%s case %llu: %s", kernel,
                              (unsigned long long)i, r.j.why);

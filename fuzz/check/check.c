@@ -6,6 +6,7 @@
 
 #include "fuzz/check/check.h"
 #include "fuzz/json.h"
+#include "fuzz/long_case.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/check/metamorphic.h"
 #include "fuzz/check/schedule.h"
@@ -254,11 +255,12 @@ const df_kernel *df_case_candidate(const df_case *c, size_t i, const df_kernel *
     return i < nbuiltin ? df_kernel_at(i) : df_plugin_at(i - nbuiltin);
 }
 
-int df_check_case_meta(df_backend *b, const df_kernel *k, const df_case *c,
+int df_check_case_meta(df_backend *b, df_pool *pool, const df_kernel *k, const df_case *c,
                        const df_oracle_opts *oo, const struct df_meta_opts *mo,
                        df_scratch *buf, df_checked *out)
 {
-    if (df_check_case(b, k, c, oo, out) != 0)
+    df_refs_compute_pool(pool, c->type, c->a, c->b, c->n, &out->refs);
+    if (df_check_case_refs(b, k, c, &out->refs, oo, out) != 0)
         return -1;
     if (!df_meta_sampled(mo, c))
         return 0;

@@ -88,12 +88,14 @@ const df_kernel *df_case_candidate(const df_case *c, size_t i, const df_kernel *
                                    size_t nset);
 
 struct df_meta_opts;
+struct df_pool;
 /* df_check_case, then the metamorphic checks (metamorphic.h) when c is in
- * mo's sample; buf is their scratch. Returns -1 when the backend became
- * unusable, as df_check_case. */
-int df_check_case_meta(df_backend *b, const df_kernel *k, const df_case *c,
-                       const df_oracle_opts *oo, const struct df_meta_opts *mo,
-                       df_scratch *buf, df_checked *out);
+ * mo's sample; buf is their scratch. pool: threads that reference a case
+ * past DF_REFS_CHUNK a chunk an item (df_refs_compute_pool), or NULL.
+ * Returns -1 when the backend became unusable, as df_check_case. */
+int df_check_case_meta(df_backend *b, struct df_pool *pool, const df_kernel *k,
+                       const df_case *c, const df_oracle_opts *oo,
+                       const struct df_meta_opts *mo, df_scratch *buf, df_checked *out);
 
 /* The error regime a judged case reached: a hash of (kernel, floor(log2
  * err_ratio) bucket, floor(log10 cond) bucket, verdict). The libFuzzer

@@ -262,7 +262,8 @@ int df_one_at_a_time(df_engine *e, uint64_t lo, uint64_t hi, double deadline, df
         }
         if (e->hb)
             df_worker_case_begin(e->hb, i, 1);
-        int dead = df_check_case_meta(e->b, k, &c, &e->oo, &e->o->meta, &e->meta_buf, &r) != 0;
+        int dead = df_check_case_meta(e->b, e->pool, k, &c, &e->oo, &e->o->meta, &e->meta_buf,
+                                      &r) != 0;
         if (e->hb)
             df_worker_case_end(e->hb);
         t->tally[ki].meta_checked += (uint64_t)df_meta_checked(&e->o->meta, &c);

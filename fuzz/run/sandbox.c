@@ -99,6 +99,7 @@ static int sandbox_body(void *ctx, int in, int out, df_heartbeat *hb)
         return DF_LEAVE_FAILED;
     }
     df_scratch vecs = {0}, meta = {0};
+    df_pool *pool = NULL; /* every usable CPU, from the first long case on */
     int leave = DF_LEAVE_DONE;
     request rq;
     while (df_read_full(in, &rq, sizeof rq) == 0) {
@@ -110,9 +111,11 @@ static int sandbox_body(void *ctx, int in, int out, df_heartbeat *hb)
         }
         rq.c.a = v;
         rq.c.b = (const char *)v + bytes;
+        if (!pool && df_refs_chunks(rq.c.n))
+            pool = df_pool_create(0);
         answer a;
         df_worker_case_begin(hb, rq.c.index, 1);
-        int dead = df_check_case_meta(b, rq.k, &rq.c, &rq.oo, &rq.mo, &meta, &a.r) != 0;
+        int dead = df_check_case_meta(b, pool, rq.k, &rq.c, &rq.oo, &rq.mo, &meta, &a.r) != 0;
         df_worker_case_end(hb);
         a.leaving = dead;
         if (df_write_all(out, &a, sizeof a) != 0) {
@@ -126,6 +129,7 @@ static int sandbox_body(void *ctx, int in, int out, df_heartbeat *hb)
     }
     df_scratch_free(&vecs);
     df_scratch_free(&meta);
+    df_pool_destroy(pool);
     if (leave != DF_LEAVE_POISONED) /* a poisoned context may hang on teardown */
         df_backend_close(b);
     return leave;
