@@ -2,9 +2,10 @@
  *
  * The worker opens the backend, answers with a hello (the backend's name,
  * its note, which kernels it runs), then serves requests: a request is
- * the kernel, the options, the case and its two vectors; the answer is
- * the judged case. The kernel pointer is the supervisor's own: the worker
- * is its fork, so the registry (plugins included) is the same. */
+ * the kernel, the options, the case and its two vectors, or word that they
+ * lie in the room (room.h, where df_sandbox_generate makes them); the
+ * answer is the judged case. The kernel pointer is the supervisor's own:
+ * the worker is its fork, so the registry (plugins included) is the same. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -17,7 +18,9 @@
 
 #include "fuzz/util.h"
 #include "fuzz/files.h"
+#include "fuzz/long_case.h"
 #include "fuzz/pool.h"
+#include "fuzz/run/room.h"
 #include "fuzz/run/sandbox.h"
 #include "fuzz/worker.h"
 
@@ -49,7 +52,8 @@ typedef struct request {
     const df_kernel *k;
     df_oracle_opts oo;
     df_meta_opts mo;
-    df_case c;                /* its vectors follow: n elements each */
+    int32_t in_room;          /* the vectors lie in the room, a then b */
+    df_case c;                /* else its vectors follow: n elements each */
 } request;
 
 struct df_sandbox {
@@ -62,6 +66,8 @@ struct df_sandbox {
     unsigned char *runs;      /* all_count() flags: the backend runs kernel i */
     df_worker w;
     int started;              /* the hello has been read once */
+    df_room room;             /* the vectors df_sandbox_generate makes */
+    df_pool *pool;            /* the threads that make a long case there */
 };
 
 /* ---- in the worker ---- */
@@ -100,12 +106,15 @@ static int sandbox_body(void *ctx, int in, int out, df_heartbeat *hb)
     }
     df_scratch vecs = {0}, meta = {0};
     df_pool *pool = NULL; /* every usable CPU, from the first long case on */
+    df_room room = sb->room; /* the descriptor; the mapping is the command's to write */
+    df_room_unmap(&room);
     int leave = DF_LEAVE_DONE;
     request rq;
     while (df_read_full(in, &rq, sizeof rq) == 0) {
         size_t bytes = (size_t)rq.c.n * df_type_size(rq.c.type);
-        void *v = df_scratch_reserve(&vecs, 2 * bytes + 1);
-        if (!v || df_read_full(in, v, 2 * bytes) != 0) {
+        const unsigned char *v = rq.in_room ? df_room_view(&room, 2 * bytes)
+                                            : df_scratch_reserve(&vecs, 2 * bytes + 1);
+        if (!v || (!rq.in_room && df_read_full(in, (void *)v, 2 * bytes) != 0)) {
             leave = DF_LEAVE_FAILED;
             break;
         }
@@ -129,6 +138,7 @@ static int sandbox_body(void *ctx, int in, int out, df_heartbeat *hb)
     }
     df_scratch_free(&vecs);
     df_scratch_free(&meta);
+    df_room_unmap(&room);
     df_pool_destroy(pool);
     if (leave != DF_LEAVE_POISONED) /* a poisoned context may hang on teardown */
         df_backend_close(b);
@@ -176,6 +186,7 @@ df_outcome df_sandbox_open(const char *cmd, const char *name, int debug_invarian
         free(sb);
         return DF_OUTCOME_ENV;
     }
+    df_room_init(&sb->room); /* before the worker's fork, which keeps its descriptor */
     snprintf(sb->cmd, sizeof sb->cmd, "%s", cmd);
     snprintf(sb->backend_name, sizeof sb->backend_name, "%s", name);
     sb->debug_invariants = debug_invariants;
@@ -206,6 +217,8 @@ void df_sandbox_close(df_sandbox *sb)
         df_worker_reap(&sb->w, &end);
     }
     df_worker_free(&sb->w);
+    df_room_free(&sb->room);
+    df_pool_destroy(sb->pool);
     free(sb->runs);
     free(sb);
 }
@@ -222,6 +235,23 @@ int df_sandbox_supports(const df_sandbox *sb, const df_kernel *k)
         if (all_at(i) == k)
             return sb->runs[i];
     return 0;
+}
+
+int df_sandbox_generate(df_sandbox *sb, uint64_t seed, uint64_t index, const df_kernel *k,
+                        const df_gen_opts *o, df_scratch *buf, df_case *out)
+{
+    df_pcg32 values;
+    if (df_generate_shape(seed, index, k, o, out, &values) != 0)
+        return -1;
+    size_t bytes = (size_t)out->n * df_type_size(out->type);
+    unsigned char *v = df_room_reserve(&sb->room, 2 * bytes);
+    if (!v && !(v = df_scratch_reserve(buf, 2 * bytes + 1)))
+        return -1;
+    out->a = v;
+    out->b = v + bytes;
+    if (!sb->pool && df_gen_chunks(out->n))
+        sb->pool = df_pool_create(0);
+    return df_fill_values_pool(sb->pool, out, &values);
 }
 
 /* Waits for the answer to a request, watching the case's time (a worker
@@ -275,9 +305,13 @@ int df_sandbox_check(df_sandbox *sb, const df_kernel *k, const df_case *c,
     double watchdog =
         sb->watchdog_s > 0 ? sb->watchdog_s : df_watchdog_floor(8 * c->n, sb->floor_s);
     sb->last_watchdog = watchdog;
-    request rq = {.k = k, .oo = *oo, .mo = *mo, .c = *c};
-    rq.c.a = rq.c.b = NULL;
     size_t bytes = (size_t)c->n * df_type_size(c->type);
+    const unsigned char *room = sb->room.p;
+    request rq = {.k = k, .oo = *oo, .mo = *mo, .c = *c,
+                  .in_room = room && c->a == room && c->b == room + bytes};
+    rq.c.a = rq.c.b = NULL;
+    if (rq.in_room)
+        bytes = 0; /* nothing to send */
     df_worker_end end;
     if (send_request(sb, &rq, c, bytes) != 0) {
         /* it ended between cases (killed from outside): another takes it */

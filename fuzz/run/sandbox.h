@@ -13,6 +13,7 @@
 #define DOTFUZZ_SANDBOX_H
 
 #include "fuzz/check/check.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/outcome.h"
 #include "fuzz/check/metamorphic.h"
 
@@ -34,12 +35,21 @@ const char *df_sandbox_note(const df_sandbox *sb);
 int df_sandbox_supports(const df_sandbox *sb, const df_kernel *k);
 
 /* Judges c on k as df_check_case_meta does (the metamorphic checks when c
- * is in mo's sample), in the worker. When the worker ends on the case,
- * out is df_check_failed's judgement (rule "crash" or "hang") and the
- * next call starts another worker. Returns 0, or -1 when no worker could
- * be started (said on stderr). */
+ * is in mo's sample), in the worker; c's vectors cross to it through a
+ * pipe, unless df_sandbox_generate made them where it reads them. When
+ * the worker ends on the case, out is df_check_failed's judgement (rule
+ * "crash" or "hang") and the next call starts another worker. Returns 0,
+ * or -1 when no worker could be started (said on stderr). */
 int df_sandbox_check(df_sandbox *sb, const df_kernel *k, const df_case *c,
                      const df_oracle_opts *oo, const df_meta_opts *mo, df_checked *out);
+
+/* Case (seed, index) of k as df_generate makes it, in memory the worker
+ * shares (room.h), so that df_sandbox_check sends none of its bytes (buf
+ * holds it where there is no room); past DF_GEN_CHUNK elements made on
+ * every usable CPU (df_fill_values_pool). The vectors stay until the next
+ * call. Returns 0, or -1 as df_generate. */
+int df_sandbox_generate(df_sandbox *sb, uint64_t seed, uint64_t index, const df_kernel *k,
+                        const df_gen_opts *o, df_scratch *buf, df_case *out);
 
 /* A watchdog by the case's size (watchdog_s 0) of at least floor_s
  * seconds instead of 10 (df_watchdog_floor). */

@@ -1,0 +1,61 @@
+/* test_sandbox.c — the sandbox's room (fuzz/run/room.h): a case
+ * df_sandbox_generate makes there is df_generate's, bytes and all, and the
+ * worker, reading it where it lies, judges it as it judges the same case
+ * sent through the pipe: short cases and long ones (made and referenced on
+ * every usable CPU), under hunt's metamorphic and schedule sampling. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "fuzz/gen/generator.h"
+#include "fuzz/run/sandbox.h"
+
+/* Same bits (two NaNs of any payload alike). */
+static int same(double x, double y)
+{
+    return (x != x && y != y) || memcmp(&x, &y, sizeof x) == 0;
+}
+
+Test(sandbox, a_case_made_in_the_room_is_judged_as_one_sent, .timeout = 120)
+{
+    static const char *const names[] = {"shfl", "shfl-f64", "int-atomic", "m-tail", "m-idx32"};
+    df_sandbox *sb = NULL;
+    cr_assert_eq(df_sandbox_open("test", "host", 0, 0, &sb), DF_OUTCOME_CLEAN);
+    df_oracle_opts oo = {.tol = 1e-6};
+    df_meta_opts mo = {.every = 16, .reruns = 2, .schedule = 1}; /* hunt's */
+    df_scratch own = {0}, spare = {0};
+    int long_ones = 0;
+    for (size_t ki = 0; ki < sizeof names / sizeof names[0]; ki++) {
+        const df_kernel *k = df_kernel_find(names[ki]);
+        cr_assert_not_null(k, "%s", names[ki]);
+        for (uint64_t i = 0; i < 6; i++) {
+            df_gen_opts go = {.max_n = 4096, .fixed_n = i % 2 ? 5 * DF_GEN_CHUNK + 17 : 0};
+            df_case sent, made;
+            cr_assert_eq(df_generate(7, i, k, &go, &own, &sent), 0);
+            cr_assert_eq(df_sandbox_generate(sb, 7, i, k, &go, &spare, &made), 0);
+            cr_assert_null(spare.p, "the case is made in the room, not in buf");
+            size_t bytes = (size_t)sent.n * df_type_size(sent.type);
+            cr_assert(made.n == sent.n && made.family == sent.family &&
+                          memcmp(&made.launch, &sent.launch, sizeof made.launch) == 0 &&
+                          memcmp(made.a, sent.a, bytes) == 0 &&
+                          memcmp(made.b, sent.b, bytes) == 0,
+                      "%s case %llu: not df_generate's", k->name, (unsigned long long)i);
+            long_ones += sent.n > DF_GEN_CHUNK;
+            df_checked rs, rm;
+            cr_assert_eq(df_sandbox_check(sb, k, &sent, &oo, &mo, &rs), 0);
+            cr_assert_eq(df_sandbox_check(sb, k, &made, &oo, &mo, &rm), 0);
+            cr_assert(rs.j.verdict == rm.j.verdict && strcmp(rs.j.rule, rm.j.rule) == 0 &&
+                          strcmp(rs.j.why, rm.j.why) == 0,
+                      "%s case %llu: %s (%s) sent, %s (%s) made", k->name,
+                      (unsigned long long)i, rs.j.rule, rs.j.why, rm.j.rule, rm.j.why);
+            cr_assert(same(rs.j.result, rm.j.result) && rs.j.iresult == rm.j.iresult &&
+                          same(rs.refs.kahan, rm.refs.kahan) &&
+                          same(rs.refs.exact_hi, rm.refs.exact_hi) &&
+                          same(rs.refs.exact_lo, rm.refs.exact_lo) && same(rs.refs.G, rm.refs.G),
+                      "%s case %llu: results or references differ", k->name,
+                      (unsigned long long)i);
+        }
+    }
+    cr_assert_eq(long_ones, 15);
+    df_scratch_free(&own);
+    df_sandbox_close(sb);
+}
