@@ -225,7 +225,7 @@ static int hunt_kernel(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scr
             break;
         df_case c;
         df_checked r;
-        if (df_generate(o->seed, i, row->k, &go, buf, &c) != 0)
+        if (df_sandbox_generate(sb, o->seed, i, row->k, &go, buf, &c) != 0)
             return -1;
         if (df_sandbox_check(sb, row->k, &c, &oo, &mo, &r) != 0)
             return -1;
