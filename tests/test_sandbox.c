@@ -2,10 +2,13 @@
  * df_sandbox_generate makes there is df_generate's, bytes and all, and the
  * worker, reading it where it lies, judges it as it judges the same case
  * sent through the pipe: short cases and long ones (made and referenced on
- * every usable CPU), under hunt's metamorphic and schedule sampling. */
+ * every usable CPU), under hunt's metamorphic and schedule sampling; a long
+ * case's model made beside its run on the worker's threads. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/backend/backend.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/run/sandbox.h"
 
@@ -57,5 +60,38 @@ Test(sandbox, a_case_made_in_the_room_is_judged_as_one_sent, .timeout = 120)
     }
     cr_assert_eq(long_ones, 15);
     df_scratch_free(&own);
+    df_sandbox_close(sb);
+}
+
+/* Under the host's emulation of a device (DF_HOST_STICKY_ENV), the worker
+ * runs a deterministic kernel's model beside the run, and a long case's on
+ * a thread of its pool: the model one thread makes, and the verdict of
+ * the case without it. */
+Test(sandbox, a_long_cases_model_beside_its_run_is_the_models, .timeout = 60)
+{
+    setenv(DF_HOST_STICKY_ENV, "1", 1);
+    df_sandbox *sb = NULL;
+    cr_assert_eq(df_sandbox_open("test", "host", 0, 0, &sb), DF_OUTCOME_CLEAN);
+    df_oracle_opts oo = {.tol = 1e-6};
+    df_meta_opts none = {0};
+    df_scratch spare = {0};
+    df_model_ctx m = {0};
+    static const char *const names[] = {"shfl", "tree-hostsum", "m-idx32"};
+    for (size_t ki = 0; ki < sizeof names / sizeof names[0]; ki++) {
+        const df_kernel *k = df_kernel_find(names[ki]);
+        cr_assert(k && (k->flags & DF_K_DETERMINISTIC) && k->host_model, "%s", names[ki]);
+        df_gen_opts go = {.max_n = 4096, .fixed_n = 3 * DF_GEN_CHUNK + 5};
+        df_case c;
+        df_checked r;
+        df_result want;
+        cr_assert_eq(df_sandbox_generate(sb, 3, ki, k, &go, &spare, &c), 0);
+        cr_assert_eq(df_sandbox_check(sb, k, &c, &oo, &none, &r), 0);
+        cr_assert_eq(df_run_model(&m, k, 0, &c, &want), 0);
+        cr_assert(r.model_ran && r.model.status == DF_RUN_OK && same(r.model.f, want.f) &&
+                      r.model.i == want.i,
+                  "%s: the model beside the run: %a, alone %a", k->name, r.model.f, want.f);
+        cr_assert_neq(r.j.verdict, DF_V_BUG, "%s: %s (%s)", k->name, r.j.rule, r.j.why);
+    }
+    df_model_ctx_free(&m);
     df_sandbox_close(sb);
 }

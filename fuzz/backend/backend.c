@@ -16,6 +16,7 @@
 #include "fuzz/backend/cuda_backend.h"
 #include "fuzz/backend/backend.h"
 #include "fuzz/gen/values.h"
+#include "fuzz/pool.h"
 
 _Static_assert(DF_GEN_SETS == DF_CUDA_GEN_SETS, "one set of generation buffers per set of slots");
 
@@ -25,6 +26,8 @@ struct df_backend {
     int emulate;          /* host: emulates a GPU's lost context (DF_HOST_STICKY_ENV) */
     char sticky[256];     /* emulate: the error that lost it; "" while alive */
     df_model_ctx m;       /* host models' working memory and guarded copies */
+    df_model_ctx beside;  /* the same for the model beside a device's run */
+    df_pool *pool;        /* df_backend_set_pool's threads, or NULL */
     df_scratch gen[DF_GEN_SETS]; /* host: df_backend_gen_start's sets */
     char note[256];
 };
@@ -89,6 +92,7 @@ void df_backend_close(df_backend *b)
         df_cuda_close(b->cuda);
 #endif
     df_model_ctx_free(&b->m);
+    df_model_ctx_free(&b->beside);
     for (int g = 0; g < DF_GEN_SETS; g++)
         df_scratch_free(&b->gen[g]);
     free(b);
@@ -224,6 +228,40 @@ int df_backend_run_batch(df_backend *b, const df_kernel *k, const df_case *const
     return 0;
 }
 
+/* The model beside a device's run of a case, for model match. */
+typedef struct beside_job {
+    df_backend *b;
+    const df_kernel *k;
+    const df_case *c;
+    df_result *model;
+} beside_job;
+
+static void model_beside(void *ctx, size_t i, unsigned w)
+{
+    (void)i;
+    (void)w;
+    beside_job *j = ctx;
+    df_run_model(&j->b->beside, j->k, 0, j->c, j->model);
+}
+
+/* k's run of c on the device (or its emulation). Returns 0, or -1 when the
+ * context is lost. */
+static int device_run(df_backend *b, const df_kernel *k, const df_case *c, df_result *res)
+{
+    if (b->emulate)
+        return emulated_run(b, k, c, res) != 0 ? -1 : 0;
+#ifdef DOTFUZZ_CUDA
+    memset(res, 0, sizeof *res);
+    if (df_cuda_run(b->cuda, k, c, res) != 0)
+        return -1; /* poisoned context: only a new process can go on */
+#else
+    (void)k;
+    (void)c;
+    (void)res;
+#endif
+    return 0;
+}
+
 int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
                    df_result *res, df_result *model, int *model_ran)
 {
@@ -240,22 +278,21 @@ int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
         df_run_model(&b->m, k, 1, c, res);
         return 0;
     }
-    if (b->emulate) {
-        if (emulated_run(b, k, c, res) != 0)
-            return -1;
-    } else {
-#ifdef DOTFUZZ_CUDA
-        memset(res, 0, sizeof *res);
-        if (df_cuda_run(b->cuda, k, c, res) != 0)
-            return -1; /* poisoned context: only a new process can go on */
-#endif
-    }
-    /* a device's run: the model beside it, for model match */
-    if (model && model_ran && k->host_model && (k->flags & DF_K_DETERMINISTIC)) {
-        df_run_model(&b->m, k, 0, c, model);
+    /* a device's run: the model beside it, for model match; a long case's
+     * on a thread of the pool while this one stages and runs it (a huge
+     * case's model and its staging take seconds each) */
+    int beside = model && model_ran && k->host_model && (k->flags & DF_K_DETERMINISTIC);
+    beside_job bj = {b, k, c, model};
+    int loop = beside && c->n > DF_GEN_CHUNK ? df_pool_begin(b->pool, 1, model_beside, &bj)
+                                             : -1;
+    int rc = device_run(b, k, c, res);
+    if (loop >= 0)
+        df_pool_wait(b->pool, loop);
+    else if (beside && rc == 0)
+        model_beside(&bj, 0, 0);
+    if (beside && rc == 0)
         *model_ran = 1;
-    }
-    return 0;
+    return rc;
 }
 
 uint64_t df_backend_device_bytes(const df_backend *b)
@@ -271,12 +308,10 @@ uint64_t df_backend_device_bytes(const df_backend *b)
 
 void df_backend_set_pool(df_backend *b, struct df_pool *pool)
 {
+    b->pool = pool;
 #ifdef DOTFUZZ_CUDA
     if (b->cuda)
         df_cuda_set_pool(b->cuda, pool);
-#else
-    (void)b;
-    (void)pool;
 #endif
 }
 

@@ -90,7 +90,10 @@ int df_backend_is_host(const df_backend *b);
  * emulated device is the host's memory). */
 uint64_t df_backend_device_bytes(const df_backend *b);
 
-/* Threads a batch may use inside the backend (staging copies), or NULL. */
+/* Threads the backend may use (a batch's staging copies; the model beside
+ * a device's run of a case past DF_GEN_CHUNK, df_backend_run), or NULL.
+ * df_backend_run with a model to make is then called by the thread that
+ * opens the pool's loops (its worker 0). */
 struct df_pool;
 void df_backend_set_pool(df_backend *b, struct df_pool *pool);
 

@@ -120,8 +120,8 @@ static int sandbox_body(void *ctx, int in, int out, df_heartbeat *hb)
         }
         rq.c.a = v;
         rq.c.b = (const char *)v + bytes;
-        if (!pool && df_refs_chunks(rq.c.n))
-            pool = df_pool_create(0);
+        if (!pool && df_refs_chunks(rq.c.n) && (pool = df_pool_create(0)) != NULL)
+            df_backend_set_pool(b, pool); /* the model beside a long case's run */
         answer a;
         df_worker_case_begin(hb, rq.c.index, 1);
         int dead = df_check_case_meta(b, pool, rq.k, &rq.c, &rq.oo, &rq.mo, &meta, &a.r) != 0;
@@ -139,6 +139,7 @@ static int sandbox_body(void *ctx, int in, int out, df_heartbeat *hb)
     df_scratch_free(&vecs);
     df_scratch_free(&meta);
     df_room_unmap(&room);
+    df_backend_set_pool(b, NULL);
     df_pool_destroy(pool);
     if (leave != DF_LEAVE_POISONED) /* a poisoned context may hang on teardown */
         df_backend_close(b);
