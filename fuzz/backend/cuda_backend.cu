@@ -364,16 +364,35 @@ extern "C" void df_cuda_set_pool(df_cuda *cu, struct df_pool *pool)
     cu->pool = pool;
 }
 
+/* A vector copied into the staging buffer a piece an item. */
+typedef struct stage_copy {
+    char *dst;
+    const char *src;
+    size_t bytes;
+} stage_copy;
+
+static void stage_copy_piece(void *ctx, size_t i, unsigned worker)
+{
+    (void)worker;
+    const stage_copy *sc = (const stage_copy *)ctx;
+    size_t from = i * (size_t)DF_CUDA_STAGE_PIECE, left = sc->bytes - from;
+    memcpy(sc->dst + from, sc->src + from,
+           left < (size_t)DF_CUDA_STAGE_PIECE ? left : (size_t)DF_CUDA_STAGE_PIECE);
+}
+
 /* Stages one vector with its guards at stage: [guard + offset | v | guard],
- * span bytes in all, the layout its device buffer gets. The guards move
+ * span bytes in all, the layout its device buffer gets; a long vector's
+ * bytes on the pool's threads, DF_CUDA_STAGE_PIECE a thread at a time (a
+ * huge case's 8 GiB a vector take one thread seconds). The guards move
  * with n and the offset, so they are written with every case: a few
  * kilobytes, copied in the same transfer as the vector. */
-static void stage_guarded(void *stage, df_type t, const void *v, size_t pre,
+static void stage_guarded(df_pool *pool, void *stage, df_type t, const void *v, size_t pre,
                           size_t bytes, size_t post)
 {
     df_guard_fill(t, stage, pre / df_type_size(t));
-    if (bytes)
-        memcpy((char *)stage + pre, v, bytes);
+    stage_copy sc = {(char *)stage + pre, (const char *)v, bytes};
+    df_pool_for(pool, (bytes + DF_CUDA_STAGE_PIECE - 1) / DF_CUDA_STAGE_PIECE,
+                stage_copy_piece, &sc);
     df_guard_fill(t, (char *)stage + pre + bytes, post / df_type_size(t));
 }
 
@@ -396,8 +415,8 @@ static const char *copy_case_in(df_cuda *cu, const df_case *c, size_t es,
         return "cudaMalloc(b)";
     if ((*e = df_cuda_grow(&cu->one.h_stage, &cu->one.h_stage_cap, stage_b + span_b, 1)))
         return "cudaMallocHost(staging)";
-    stage_guarded(cu->one.h_stage, c->type, c->a, pre_a, na, tg);
-    stage_guarded((char *)cu->one.h_stage + stage_b, c->type, c->b, pre_b, na, tg);
+    stage_guarded(cu->pool, cu->one.h_stage, c->type, c->a, pre_a, na, tg);
+    stage_guarded(cu->pool, (char *)cu->one.h_stage + stage_b, c->type, c->b, pre_b, na, tg);
     if ((*e = cudaMemcpyAsync(cu->one.d_a, cu->one.h_stage, span_a,
                               cudaMemcpyHostToDevice, cu->stream)))
         return "cudaMemcpyAsync(a)";

@@ -37,8 +37,12 @@ enum {
     DF_CUDA_RESULT_BYTES = 16, /* a kernel's result slot */
     DF_CUDA_ALIGN = 256,       /* every buffer's and span's alignment */
     DF_CUDA_SIDE_STREAMS = 16, /* side streams a batch's launches spread over */
-    DF_CUDA_POOL_MIN = 1024    /* cases in a batch from which its plan and finish
+    DF_CUDA_POOL_MIN = 1024,   /* cases in a batch from which its plan and finish
                                   go on the pool's threads */
+    DF_CUDA_STAGE_PIECE = 1 << 24 /* bytes of a long vector one thread stages
+                                     at a time (a case of 2^26 elements: 256 MiB
+                                     a vector, which one thread would stage while
+                                     the others wait) */
 };
 
 /* A valid case of a batch: the resolved case, its place in the caller's

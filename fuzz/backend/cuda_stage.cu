@@ -350,15 +350,12 @@ static void stage_one(void *ctx, size_t j, unsigned worker)
     stage_bytes(cu, j, 0, vector_bytes(&cu->plan.items[j]));
 }
 
-/* Bytes of each vector one staging item packs at most, where a batch has
- * longer ones: a sampled case's copies at n = 2^26 are 256 MiB a vector,
- * which one thread a copy would stage while the batch waits. */
-enum { STAGE_PIECE = 1 << 24 };
-
 static size_t stage_pieces(const df_cuda_batch_item *it)
 {
     size_t na = vector_bytes(it);
-    return (it->dev_a && it->dev_b) || na <= STAGE_PIECE ? 1 : (na + STAGE_PIECE - 1) / STAGE_PIECE;
+    return (it->dev_a && it->dev_b) || na <= DF_CUDA_STAGE_PIECE
+               ? 1
+               : (na + DF_CUDA_STAGE_PIECE - 1) / DF_CUDA_STAGE_PIECE;
 }
 
 /* Staging item i of a batch of long vectors: piece p of case j, where
@@ -379,8 +376,8 @@ static void stage_piece(void *ctx, size_t i, unsigned worker)
     size_t j = lo, p = i - cu->plan.stage_at[j], na = vector_bytes(&cu->plan.items[j]);
     if (p == 0)
         stage_entries(cu, j);
-    size_t from = p * (size_t)STAGE_PIECE;
-    stage_bytes(cu, j, from, from + STAGE_PIECE < na ? from + STAGE_PIECE : na);
+    size_t from = p * (size_t)DF_CUDA_STAGE_PIECE;
+    stage_bytes(cu, j, from, from + DF_CUDA_STAGE_PIECE < na ? from + DF_CUDA_STAGE_PIECE : na);
 }
 
 /* Bytes of span one block of the unpack kernel writes, at least: one block
@@ -477,7 +474,7 @@ static void batch_stage(df_cuda *cu, size_t m)
     int split = 0;
     for (size_t j = 0; j < m && !split; j++)
         split = stage_pieces(&cu->plan.items[j]) > 1;
-    if (!split) { /* no vector past STAGE_PIECE: a case an item */
+    if (!split) { /* no vector past DF_CUDA_STAGE_PIECE: a case an item */
         df_pool_for(cu->pool, m, stage_one, cu);
         return;
     }
