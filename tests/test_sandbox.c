@@ -3,7 +3,8 @@
  * worker, reading it where it lies, judges it as it judges the same case
  * sent through the pipe: short cases and long ones (made and referenced on
  * every usable CPU), under hunt's metamorphic and schedule sampling; a long
- * case's model made beside its run on the worker's threads. */
+ * case's model made beside its run on the worker's threads; a long case
+ * whose worker dies referenced on the command's. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,5 +94,36 @@ Test(sandbox, a_long_cases_model_beside_its_run_is_the_models, .timeout = 60)
         cr_assert_neq(r.j.verdict, DF_V_BUG, "%s: %s (%s)", k->name, r.j.rule, r.j.why);
     }
     df_model_ctx_free(&m);
+    df_sandbox_close(sb);
+}
+
+/* A long case made in the room whose kernel kills its worker (m-wild-read
+ * at n % 509 == 300) is judged a crash, its references made on the
+ * command's threads those of the case; the next case gets a new worker. */
+Test(sandbox, a_long_case_whose_worker_dies_keeps_its_references, .timeout = 60)
+{
+    df_sandbox *sb = NULL;
+    cr_assert_eq(df_sandbox_open("test", "host", 0, 0, &sb), DF_OUTCOME_CLEAN);
+    const df_kernel *k = df_kernel_find("m-wild-read");
+    cr_assert_not_null(k);
+    df_oracle_opts oo = {.tol = 1e-6};
+    df_meta_opts none = {0};
+    df_scratch spare = {0};
+    df_gen_opts go = {.max_n = 4096, .fixed_n = 509 * 200 + 300};
+    df_case c;
+    df_checked r;
+    df_refs want;
+    for (uint64_t i = 0; i < 2; i++) {
+        cr_assert_eq(df_sandbox_generate(sb, 5, i, k, &go, &spare, &c), 0);
+        cr_assert_eq(df_sandbox_check(sb, k, &c, &oo, &none, &r), 0);
+        df_refs_compute(c.type, c.a, c.b, c.n, &want);
+        cr_assert(r.j.verdict == DF_V_BUG && strcmp(r.j.rule, "crash") == 0, "%s: %s",
+                  r.j.rule, r.j.why);
+        cr_assert(same(r.refs.kahan, want.kahan) && same(r.refs.G, want.G) &&
+                      same(r.refs.exact_hi, want.exact_hi) &&
+                      same(r.refs.exact_lo, want.exact_lo) &&
+                      r.refs.has_nonfinite == want.has_nonfinite,
+                  "case %llu: the references of a crashed case", (unsigned long long)i);
+    }
     df_sandbox_close(sb);
 }

@@ -43,11 +43,11 @@ int df_check_case(df_backend *b, const df_kernel *k, const df_case *c,
     return df_check_case_refs(b, k, c, &out->refs, o, out);
 }
 
-void df_check_failed(const df_kernel *k, const df_case *c, const char *rule, const char *why,
-                     df_checked *out)
+void df_check_failed(df_pool *pool, const df_kernel *k, const df_case *c, const char *rule,
+                     const char *why, df_checked *out)
 {
     memset(out, 0, sizeof *out);
-    df_refs_compute(c->type, c->a, c->b, c->n, &out->refs);
+    df_refs_compute_pool(pool, c->type, c->a, c->b, c->n, &out->refs);
     out->res.status = DF_RUN_ERROR;
     out->res.f = NAN;
     snprintf(out->res.err, sizeof out->res.err, "%s", why);

@@ -38,10 +38,12 @@ int df_check_case_refs(df_backend *b, const df_kernel *k, const df_case *c,
 
 /* The judgement of a case whose run never returned (the worker process
  * running it ended on it: a crash, an exit(), a hang): verdict bug with
- * rule ("crash", "hang") and why, the references computed, the result and
- * its errors NaN. */
-void df_check_failed(const df_kernel *k, const df_case *c, const char *rule, const char *why,
-                     df_checked *out);
+ * rule ("crash", "hang") and why, the references computed (a long case's
+ * on pool's threads, df_refs_compute_pool; pool may be NULL), the result
+ * and its errors NaN. */
+struct df_pool;
+void df_check_failed(struct df_pool *pool, const df_kernel *k, const df_case *c,
+                     const char *rule, const char *why, df_checked *out);
 
 /* The bytes of the case file that records judged case c: its verdict and
  * result in the header (a freshly malloc'd *buf of *len bytes). 0 or -1. */
@@ -88,7 +90,6 @@ const df_kernel *df_case_candidate(const df_case *c, size_t i, const df_kernel *
                                    size_t nset);
 
 struct df_meta_opts;
-struct df_pool;
 /* df_check_case, then the metamorphic checks (metamorphic.h) when c is in
  * mo's sample; buf is their scratch. pool: threads that reference a case
  * past DF_REFS_CHUNK a chunk an item (df_refs_compute_pool), or NULL.

@@ -67,7 +67,8 @@ struct df_sandbox {
     df_worker w;
     int started;              /* the hello has been read once */
     df_room room;             /* the vectors df_sandbox_generate makes */
-    df_pool *pool;            /* the threads that make a long case there */
+    df_pool *pool;            /* the threads that make a long case there and
+                                 reference one its worker ended on */
 };
 
 /* ---- in the worker ---- */
@@ -332,6 +333,8 @@ int df_sandbox_check(df_sandbox *sb, const df_kernel *k, const df_case *c,
     }
     char why[200];
     df_end_text(&end, watchdog, why, sizeof why);
-    df_check_failed(k, c, df_end_rule(&end), why, out);
+    if (!sb->pool && df_refs_chunks(c->n))
+        sb->pool = df_pool_create(0);
+    df_check_failed(sb->pool, k, c, df_end_rule(&end), why, out);
     return 0;
 }

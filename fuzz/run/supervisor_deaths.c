@@ -39,7 +39,7 @@ static int record_end(df_sup *s, uint32_t id, uint64_t index, const df_worker_en
     char why[200];
     df_end_text(end, s->o->watchdog_s, why, sizeof why);
     df_checked r;
-    df_check_failed(k, &c, df_end_rule(end), why, &r);
+    df_check_failed(NULL, k, &c, df_end_rule(end), why, &r);
     const df_judgement *j = &r.j;
     char path[4096];
     int is_new = 0, rc = df_save_finding(s->findings, &c, &r, path, sizeof path, &is_new);
