@@ -206,7 +206,7 @@ mma_e4m3_kernel(const unsigned char *a, const unsigned char *b, float *out, unsi
 {
     __shared__ float diag[8];
     unsigned lane = threadIdx.x, g = lane >> 2, t = lane & 3;
-    float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f;
+    float c[4] = {0.0f, 0.0f, 0.0f, 0.0f}; /* rows g (0, 1) and g + 8 (2, 3) */
     for (unsigned base = 0; base < n; base += 256) {
         unsigned j = base + 32 * g + 4 * t;
         unsigned a0 = load4(a, j, n), a2 = load4(a, j + 16, n);
@@ -214,16 +214,15 @@ mma_e4m3_kernel(const unsigned char *a, const unsigned char *b, float *out, unsi
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
         asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 "
                      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                     : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                      : "r"(a0), "r"(0u), "r"(a2), "r"(0u), "r"(b0), "r"(b1));
 #else
         (void)a0, (void)a2, (void)b0, (void)b1;
-        c0 = c1 = __int_as_float(0x7fc00000); /* no e4m3 mma below sm_89 */
+        c[0] = c[1] = __int_as_float(0x7fc00000); /* no e4m3 mma below sm_89 */
 #endif
     }
-    (void)c2, (void)c3;
     if (t == (g >> 1))
-        diag[g] = (g & 1) ? c1 : c0;
+        diag[g] = c[g & 1];
     __syncwarp();
     if (lane == 0) {
         float s = 0.0f;
