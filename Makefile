@@ -68,7 +68,7 @@ ifneq ($(NVCC),)
   CUDA_OBJS := $(KERN_CU:%.cu=$(BUILD)/%.gpu.o)
   # the plugin loader's device form copies the result back itself (C API)
   $(BUILD)/fuzz/plugin.o: CFLAGS += -I$(CUDA_HOME)/include
-  CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart_static -ldl -lrt -lstdc++
+  CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcublasLt -lcudart_static -ldl -lrt -lstdc++
 endif
 
 .PHONY: all test help clean install uninstall man check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda refs-cache host-mem judge-cost cpu-sample

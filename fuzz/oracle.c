@@ -157,6 +157,8 @@ static int has_lowp_subnormal(const df_case *c)
  * chain's, from df_fused_bound over its at most ceil(groups / chains)
  * groups (their G's sum is G; each adds its own underflow term), then the
  * chains' sum in acc, gamma_(chains-1) over G and their errors. A
+ * promoting kernel is the same with a chain for each block of
+ * fused_promote products. A
  * subnormal input factor has a significand below 1, so a group's largest
  * term may sit up to 2^man_bits below 2^(ea + eb), where the cut is made:
  * the cut counts as that many bits fewer. */
@@ -168,6 +170,11 @@ static double fused_bound(const df_kernel *k, const df_case *c, double G)
     uint64_t chains = k->fused_chains ? k->fused_chains : 1, group = m.group ? m.group : 1;
     uint64_t groups = (c->n + group - 1) / group;
     uint64_t per = (groups + chains - 1) / chains * group;
+    if (k->fused_promote) { /* blocks of fused_promote products, added in acc */
+        per = k->fused_promote;
+        chains = (c->n + per - 1) / per;
+        chains = chains ? chains : 1;
+    }
     double b = df_fused_bound(&m, per, G) + (double)(chains - 1) * df_fused_bound(&m, per, 0.0);
     return b + df_gamma(chains - 1, acc_unit(k->acc)) * (G + b);
 }

@@ -71,6 +71,7 @@ const df_kernel df_kernel_cublas_ddot = {
 #include <cublas_v2.h>
 #include <stdio.h>
 
+#include "kernels/cublas_common.h"
 #include "kernels/gpu_common.h"
 
 template <typename E> struct cublas_dot;
@@ -93,15 +94,6 @@ template <> struct cublas_dot<double> {
     }
 };
 
-/* A failed cuBLAS call: its name, the status's name, and the status. */
-static int cublas_failed(df_gpu_ctx *ctx, const char *call, cublasStatus_t st)
-{
-    ctx->failed_call = call;
-    snprintf(ctx->detail, sizeof ctx->detail, "%s: %s", cublasGetStatusName(st),
-             cublasGetStatusString(st));
-    return (int)st;
-}
-
 template <typename E> static int cublas_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {
     cudaStream_t stream = (cudaStream_t)ctx->stream;
@@ -115,23 +107,23 @@ template <typename E> static int cublas_enqueue(df_gpu_ctx *ctx, const df_case *
         cublasHandle_t created;
         cublasStatus_t st = cublasCreate(&created);
         if (st != CUBLAS_STATUS_SUCCESS)
-            return cublas_failed(ctx, "cublasCreate", st);
+            return df_cublas_failed(ctx, "cublasCreate", st);
         ctx->cublas = created;
     }
     cublasHandle_t h = (cublasHandle_t)ctx->cublas;
     cublasStatus_t st = cublasSetStream(h, stream);
     if (st != CUBLAS_STATUS_SUCCESS)
-        return cublas_failed(ctx, "cublasSetStream", st);
+        return df_cublas_failed(ctx, "cublasSetStream", st);
     st = cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE);
     if (st != CUBLAS_STATUS_SUCCESS)
-        return cublas_failed(ctx, "cublasSetPointerMode", st);
+        return df_cublas_failed(ctx, "cublasSetPointerMode", st);
     /* cuBLAS returns early for n <= 0; the result must still be 0 */
     if (c->n == 0)
         return df_enqueue_zero_result(ctx, sizeof(E));
     st = cublas_dot<E>::run(h, (int64_t)c->n, (const E *)ctx->a,
                             (const E *)ctx->b, (E *)ctx->d_result);
     if (st != CUBLAS_STATUS_SUCCESS)
-        return cublas_failed(ctx, cublas_dot<E>::name(), st);
+        return df_cublas_failed(ctx, cublas_dot<E>::name(), st);
     return df_fetch_result(ctx, ctx->d_result, sizeof(E));
 }
 

@@ -193,6 +193,12 @@ typedef struct df_kernel {
      * in place of gamma_h G. NULL: IEEE sums, the tree height's bound. */
     const df_fused_model *fused;
     uint32_t fused_chains;
+    /* A fused kernel that promotes: every fused_promote products (a whole
+     * number of groups) its chain's partial sum is added into an acc
+     * accumulator, rounded to nearest, and the chain starts again from 0
+     * (DeepSeek-V3's fix for fp8 accumulation; cuBLASLt's fp8 matmul
+     * without fast accumulation). 0: no promotion. */
+    uint32_t fused_promote;
 } df_kernel;
 
 /* The registry (kernels/registry.c): the correct kernels (what `--kernel
