@@ -310,7 +310,16 @@ static void judge_finite(const df_kernel *k, const df_case *c, const df_refs *re
     double tol = opts ? opts->tol : DEFAULT_TOL;
 
     if (!by_kahan) {
-        double ceiling = ldexp(1.0, df_type_facts_of(k->acc).p);
+        /* a fused kernel's sums of integers stay exact while every term and
+         * partial sum has its bits above the cut and inside the result:
+         * below 2^(min(bits kept, result bits) + 1) */
+        int p = df_type_facts_of(k->acc).p;
+        if (k->fused) {
+            int kept = k->fused->align_bits < k->fused->out_bits ? k->fused->align_bits
+                                                                 : k->fused->out_bits;
+            p = kept + 1 < p ? kept + 1 : p;
+        }
+        double ceiling = ldexp(1.0, p);
         /* For f64 accumulators G must stay strictly below 2^53: the
          * computed G equals 2^53 both when the true G is 2^53 and when it
          * is a little above, where a correct kernel may round (f16 and f32
