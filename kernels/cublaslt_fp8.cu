@@ -1,10 +1,10 @@
-/* kernels/cublaslt_fp8.cu — `cublaslt-e4m3` and `cublaslt-e4m3-promoted`:
- * cuBLASLt's fp8 matmul (E4M3 x E4M3 -> f32, Hopper's wgmma) read as a
- * dot, with fast accumulation on and off. Their card, descriptors and
- * launchers.
+/* kernels/cublaslt_fp8.cu — `cublaslt-e4m3-promoted` and the mutant
+ * `m-fp8-fast-accum`: cuBLASLt's fp8 matmul (E4M3 x E4M3 -> f32, Hopper's
+ * wgmma) read as a dot, with fast accumulation off and on. Their card,
+ * descriptors and launchers.
  *
- *   names       cublaslt-e4m3 (CUBLASLT_MATMUL_DESC_FAST_ACCUM on),
- *               cublaslt-e4m3-promoted (off)
+ *   names       cublaslt-e4m3-promoted (CUBLASLT_MATMUL_DESC_FAST_ACCUM off),
+ *               m-fp8-fast-accum (on; a mutant: kernels/mutants/)
  *   origin      dotfuzz — the vendor's fp8 GEMM as a peer; DeepSeek-V3
  *               (arXiv 2412.19437, sec. 3.3) on what fp8 accumulation keeps
  *   GPU code    kernels/cublaslt_fp8.cu: lt_enqueue. op(A) = A^T is 16 x K
@@ -12,13 +12,14 @@
  *               to 16, zeros elsewhere: the case's a is A's first column,
  *               its b B's first, so D[0][0] is the dot
  *   host model  none: cuBLASLt picks its kernel; the bound judges
- *   arithmetic  cublaslt-e4m3 is declared as an fp32 tensor-core dot (steps
- *               of 32 products, 25 bits kept, f32 result toward zero): with
- *               fast accumulation the wgmma chain keeps 13 bits (MMA-Sim),
- *               which that declaration does not allow once K reaches a few
- *               thousand. cublaslt-e4m3-promoted is declared with what it
- *               does: steps of 32 keeping 13 bits (an e8m13 result), the
- *               partial sum added into f32 every 128 products
+ *   arithmetic  cublaslt-e4m3-promoted is declared with what it does: steps
+ *               of 32 keeping 13 bits (an e8m13 result), the partial sum
+ *               added into f32 every 128 products. m-fp8-fast-accum is the
+ *               same call with fast accumulation, declared as an fp32
+ *               tensor-core dot (steps of 32, 25 bits kept, f32 result toward
+ *               zero), which its 13-bit wgmma chain (MMA-Sim) does not keep:
+ *               the flaw DeepSeek-V3 reports, a declaration the kernel does
+ *               not meet
  *   differs     the library's fp8 GEMM, one dot per matmul
  */
 #include "kernels/kernel.h"
@@ -41,7 +42,7 @@ static uint64_t lt_height(uint64_t n, const df_launch *l)
 }
 
 #ifdef DOTFUZZ_CUDA
-extern const struct df_gpu_ops df_gpu_cublaslt_e4m3, df_gpu_cublaslt_e4m3_promoted;
+extern const struct df_gpu_ops df_gpu_m_fp8_fast_accum, df_gpu_cublaslt_e4m3_promoted;
 #endif
 
 #define LT_LAUNCH                                                              \
@@ -50,12 +51,13 @@ extern const struct df_gpu_ops df_gpu_cublaslt_e4m3, df_gpu_cublaslt_e4m3_promot
     .block_max = 1, .block_default = 1, .grid_max = 1, .per_thread = 1, .max_n = LT_MAX_N, \
     .tree_height = lt_height, .host_model = NULL
 
-const df_kernel df_kernel_cublaslt_e4m3 = {
-    .name = "cublaslt-e4m3",
-    .origin = "dotfuzz",
-    .summary = "cuBLASLt fp8 matmul (E4M3 -> f32), fast accumulation, declared fp32",
+const df_kernel df_mutant_fp8_fast_accum = {
+    .name = "m-fp8-fast-accum",
+    .origin = "dotfuzz (cublaslt-e4m3-promoted)",
+    .summary = "cuBLASLt fp8 matmul with fast accumulation declared as fp32 tensor cores: "
+               "keeps 13 bits",
     LT_LAUNCH,
-    .gpu = DF_GPU_REF(df_gpu_cublaslt_e4m3),
+    .gpu = DF_GPU_REF(df_gpu_m_fp8_fast_accum),
     .fused = &lt_fp32_declared,
     .fused_chains = 1,
 };
@@ -170,8 +172,8 @@ out:
 static int lt_fast(df_gpu_ctx *ctx, const df_case *c) { return lt_enqueue(ctx, c, 1); }
 static int lt_promoted(df_gpu_ctx *ctx, const df_case *c) { return lt_enqueue(ctx, c, 0); }
 
-extern "C" const struct df_gpu_ops df_gpu_cublaslt_e4m3 = {lt_scratch, lt_fast,
-                                                           df_finish_float<float>, NULL, NULL};
+extern "C" const struct df_gpu_ops df_gpu_m_fp8_fast_accum = {lt_scratch, lt_fast,
+                                                              df_finish_float<float>, NULL, NULL};
 extern "C" const struct df_gpu_ops df_gpu_cublaslt_e4m3_promoted = {
     lt_scratch, lt_promoted, df_finish_float<float>, NULL, NULL};
 #endif

@@ -195,6 +195,25 @@ lowp() {
   [ $rc -le 1 ]
 }
 
+# cuBLASLt's fp8 matmul read as dots: promoted partial sums declared as
+# they are, and fast accumulation declared as fp32 (the mutant
+# m-fp8-fast-accum: its bugs are the finding).
+fp8() {
+  local secs=${1:-60} f="$OUTDIR/cublaslt.txt"
+  local cmd="$DF run --backend cuda --kernel cublaslt-e4m3-promoted,m-fp8-fast-accum --time ${secs}s --seed 1 --save-precision none --corpus $WORK/lt"
+  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
+  rm -rf "$WORK/lt"
+  $cmd 2>&1 | grep -v 'pulse cases' >"$WORK/lt.log"
+  local rc=${PIPESTATUS[0]}
+  grep -v '^BUG' "$WORK/lt.log" >>"$f"
+  echo "exit $rc" >>"$f"
+  echo "first bug lines of each kernel:" >>"$f"
+  grep '^BUG    cublaslt-e4m3-promoted' "$WORK/lt.log" | head -n 3 >>"$f"
+  grep '^BUG    m-fp8-fast-accum' "$WORK/lt.log" | head -n 3 >>"$f"
+  cat "$f"
+  [ $rc -le 1 ]
+}
+
 # Which compute-sanitizer tool sees which race: the latent race mutants, a
 # shared-memory race (m-no-sync), a lost-update race (m-nonatomic) and a
 # correct kernel, each tool in run --sanitize's pass.
@@ -579,6 +598,7 @@ readme() {
     [ -f "$OUTDIR/sanitizer.txt" ] && row "memcheck and racecheck over every kernel: $(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$OUTDIR/sanitizer.txt") clean summaries of $(grep -c 'SUMMARY' "$OUTDIR/sanitizer.txt")" sanitizer.txt
     [ -f "$OUTDIR/few-terms.txt" ] && row "few-term cases over every correct kernel, cuBLAS included: $(first "$OUTDIR/few-terms.txt" 'cases in' | sed 's/dotfuzz run: //'), bugs: $(sed -n 's/.*this oracle: \([0-9]*\) bug.*/\1/p' "$OUTDIR/few-terms.txt")" few-terms.txt
     [ -f "$OUTDIR/probe.txt" ] && row "probe of the tensor-core dots: $(awk '/^dotfuzz probe: / { k = $3 } /bits kept below the largest/ { b = $6 == ">=" ? "at least " $7 : $6 } /elements fused with the first/ { s = $6 < 0 ? "steps not measured" : "steps of " $6 } /^exit [0-9]+, [0-9]+ ms/ { printf "%s%s %s bits kept, %s, %s ms", sep, k, b, s, $3; sep = "; " }' "$OUTDIR/probe.txt")" probe.txt
+    [ -f "$OUTDIR/cublaslt.txt" ] && row "cuBLASLt fp8 matmul as dots: $(awk '($1 ~ /^cublaslt-/ || $1 == "m-fp8-fast-accum") && $2 ~ /^[0-9]+$/ { printf "%s%s %s bugs in %s cases", sep, $1, $7, $2; sep = "; " }' "$OUTDIR/cublaslt.txt")" cublaslt.txt
     [ -f "$OUTDIR/lowp.txt" ] && row "tensor-core dots against their fused models: $(awk '$1 ~ /^mma-/ && $2 ~ /^[0-9]+$/ { m = $9 > 0 ? $9 " of " $2 " cases equal to its model (the rest below 2^-101)" : $2 " cases, no host model"; printf "%s%s %s, %s bugs", sep, $1, m, $7; sep = "; " }' "$OUTDIR/lowp.txt")" lowp.txt
     [ -f "$OUTDIR/hunt-huge.md" ] && row "past 2^31 elements (--huge): $(awk -F'|' '$3 ~ /mutant/ { gsub(/ /, "", $2); gsub(/ /, "", $5); gsub(/ /, "", $6); gsub(/ /, "", $7); gsub(/ /, "", $8); printf "%s%s caught %s at case %s (%s s, rule %s)", sep, $2, $5, $6, $7, $8; sep = "; " } $3 ~ /correct/ { gsub(/ /, "", $2); sub(/^ */, "", $5); sub(/ *$/, "", $5); printf "%s%s %s", sep, $2, $5; sep = "; " }' "$OUTDIR/hunt-huge.md")" hunt-huge.md
     [ -f "$OUTDIR/check-cost.txt" ] && row "what the checks cost, cases/s: $(awk '/^schedule [0-9]+:/ { n = $2; sub(/:$/, "", n); x = $0; sub(/.*\(/, "", x); sub(/ cases\/s.*/, "", x); printf "%s--schedule %s %s", sep, n, x; sep = ", " } /^sanitize / { n = $2; sub(/:$/, "", n); printf "%s--sanitize %s %s", sep, n, $(NF - 3) }' "$OUTDIR/check-cost.txt")" check-cost.txt
@@ -624,11 +644,12 @@ case "${1:-}" in
   benchref) benchref ;;
   fewterms) fewterms "${2:-20}" ;;
   lowp) lowp "${2:-60}" ;;
+  fp8) fp8 "${2:-60}" ;;
   races) races ;;
   cost) cost "${2:-5}" ;;
   huge) huge ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
-  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|races|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
+  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|fp8 [S]|races|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac
