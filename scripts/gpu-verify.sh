@@ -301,7 +301,7 @@ compare() {
 
 hunt() {
   local cmd="$DF hunt --backend cuda --markdown --cases 20000 --time ${1:-10}"
-  echo "\$ $cmd" >"$OUTDIR/hunt.md"
+  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$OUTDIR/hunt.md"
   $cmd >>"$OUTDIR/hunt.md" 2>"$WORK/hunt.err"
   local rc=$?
   echo "exit $rc" >>"$OUTDIR/hunt.md"
