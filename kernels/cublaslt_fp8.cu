@@ -21,7 +21,11 @@
  *               the flaw DeepSeek-V3 reports, a declaration the kernel does
  *               not meet
  *   differs     the library's fp8 GEMM, one dot per matmul
- */
+ *
+ * K stays n rounded up to 16 (what the fp8 rule asks), not to 64: with a
+ * workspace, cuBLASLt 13.0 on an H100 may split K 19 ways and drop the
+ * remainder, a fault dotfuzz found (docs/tensor-cores.md) and keeps
+ * finding this way. */
 #include "kernels/kernel.h"
 #include "kernels/gpu_ops.h"
 
