@@ -118,6 +118,9 @@ static double acc_unit(df_type acc)
 
 static double acc_max(df_type acc) { return df_type_facts_of(acc).max; }
 
+/* The type k's result is in: acc, or the narrower one it is rounded to. */
+static df_type result_type(const df_kernel *k) { return k->result ? k->result : k->acc; }
+
 /* Allowance for products (and, when flushing, sums) that leave the normal
  * range: gradual underflow loses at most half a subnormal ulp per product;
  * flushing loses up to the smallest normal per product and per sum. */
@@ -233,7 +236,7 @@ static int same_class(double x, double y)
 static int may_overflow(const df_kernel *k, uint64_t n, double g, double gam)
 {
     double top = g * (1.0 + (double)n * 0x1p-52) * (1.0 + gam);
-    return !(top < acc_max(k->acc));
+    return !(top < acc_max(result_type(k)));
 }
 
 /* Inputs holding +-Inf (no NaN): the class any order must produce and the
@@ -313,7 +316,7 @@ static void judge_finite(const df_kernel *k, const df_case *c, const df_refs *re
         /* a fused kernel's sums of integers stay exact while every term and
          * partial sum has its bits above the cut and inside the result:
          * below 2^(min(bits kept, result bits) + 1) */
-        int p = df_type_facts_of(k->acc).p;
+        int p = df_type_facts_of(result_type(k)).p;
         if (k->fused) {
             int kept = k->fused->align_bits < k->fused->out_bits ? k->fused->align_bits
                                                                  : k->fused->out_bits;
@@ -464,6 +467,12 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
     out->bound = k->fused ? fused_bound(k, c, out->G * (1.0 + (double)c->n * 0x1p-52))
                           : gam * out->G * (1.0 + (double)c->n * 0x1p-52) +
                                 underflow_allowance(k, c->n);
+    if (k->result && k->result != k->acc) { /* the last rounding, into the result type */
+        df_type_facts f = df_type_facts_of(k->result);
+        double s_abs = fabs(refs->exact_known ? refs->exact_hi : refs->kahan);
+        out->bound += ldexp(1.0, -f.p) * (s_abs + out->bound) + ldexp(1.0, f.emin - f.p);
+        out->bound *= 1.0 + 0x1p-50; /* the three roundings of the line above */
+    }
     double r = out->result;
     if (refs->has_nan) {
         out->abs_err = out->rel_err = out->err_ratio = NAN;
@@ -491,7 +500,7 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
         return;
     }
     if (k->fused && k->fused->out_round == DF_ROUND_ZERO &&
-        !(out->G + out->bound < acc_max(k->acc))) {
+        !(out->G + out->bound < acc_max(result_type(k)))) {
         /* a fused sum rounded toward zero stops at the largest value instead
          * of overflowing, and the groups after it go on from there: where
          * some order passes the largest value, any finite result may come */

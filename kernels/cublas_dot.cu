@@ -1,9 +1,10 @@
-/* kernels/cublas_dot.cu — `cublas-sdot` and `cublas-ddot`: their card,
- * descriptors and launchers around the vendor's dot (cublasSdot_64 /
- * cublasDdot_64, CUDA 12+'s 64-bit-length API), run as peers of the
- * hand-written kernels.
+/* kernels/cublas_dot.cu — `cublas-sdot`, `cublas-ddot`, `cublas-hdot` and
+ * `cublas-bfdot`: their card, descriptors and launchers around the
+ * vendor's dot (cublasSdot_64 / cublasDdot_64, CUDA 12+'s 64-bit-length
+ * API; cublasDotEx for f16 and bf16 data, summed in f32, the result in the
+ * data's type), run as peers of the hand-written kernels.
  *
- *   names       cublas-sdot, cublas-ddot
+ *   names       cublas-sdot, cublas-ddot, cublas-hdot, cublas-bfdot
  *   origin      dotfuzz — new in dotfuzz, from no seed
  *   GPU code    kernels/cublas_dot.cu: cublas_enqueue<float> / <double>,
  *               calling cuBLAS
@@ -32,6 +33,7 @@ static uint64_t cublas_height(uint64_t n, const df_launch *l)
 #ifdef DOTFUZZ_CUDA
 extern const struct df_gpu_ops df_gpu_cublas_sdot;
 extern const struct df_gpu_ops df_gpu_cublas_ddot;
+extern const struct df_gpu_ops df_gpu_cublas_hdot, df_gpu_cublas_bfdot;
 #endif
 
 /* block and grid mean nothing to cuBLAS: both are pinned to 1. */
@@ -54,6 +56,34 @@ const df_kernel df_kernel_cublas_sdot = {
     .gpu = DF_GPU_REF(df_gpu_cublas_sdot),
 };
 
+/* cublasDotEx: f16 (bf16) data, an f32 sum, the result rounded to f16
+ * (bf16) once: the pairs cuBLAS supports. 32-bit lengths; the low-precision
+ * families make cases up to 65,536 elements. */
+#define CUBLAS_DOTEX_LAUNCH                                                \
+    .acc = DF_F32, .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM, \
+    .block_min = 1, .block_max = 1, .block_default = 1, .grid_max = 1, .per_thread = 1, \
+    .max_n = 65536, .host_model = NULL, .tree_height = cublas_height
+
+const df_kernel df_kernel_cublas_hdot = {
+    .name = "cublas-hdot",
+    .origin = "dotfuzz",
+    .summary = "cuBLAS cublasDotEx: f16 data, an f32 sum, an f16 result",
+    .elem = DF_F16,
+    CUBLAS_DOTEX_LAUNCH,
+    .result = DF_F16,
+    .gpu = DF_GPU_REF(df_gpu_cublas_hdot),
+};
+
+const df_kernel df_kernel_cublas_bfdot = {
+    .name = "cublas-bfdot",
+    .origin = "dotfuzz",
+    .summary = "cuBLAS cublasDotEx: bf16 data, an f32 sum, a bf16 result",
+    .elem = DF_BF16,
+    CUBLAS_DOTEX_LAUNCH,
+    .result = DF_BF16,
+    .gpu = DF_GPU_REF(df_gpu_cublas_bfdot),
+};
+
 const df_kernel df_kernel_cublas_ddot = {
     .name = "cublas-ddot",
     .origin = "dotfuzz",
@@ -71,6 +101,7 @@ const df_kernel df_kernel_cublas_ddot = {
 #include <cublas_v2.h>
 #include <stdio.h>
 
+#include "fuzz/lowp.h"
 #include "kernels/cublas_common.h"
 #include "kernels/gpu_common.h"
 
@@ -94,15 +125,10 @@ template <> struct cublas_dot<double> {
     }
 };
 
-template <typename E> static int cublas_enqueue(df_gpu_ctx *ctx, const df_case *c)
+/* The context's handle, made at its first use, set on its stream in
+ * device pointer mode: 0, or the failed call's status. */
+static int cublas_ready(df_gpu_ctx *ctx, cublasHandle_t *out)
 {
-    cudaStream_t stream = (cudaStream_t)ctx->stream;
-    if (c->type != cublas_dot<E>::elem || c->n > (uint64_t)INT64_MAX) {
-        ctx->failed_call = "cublas dot case check";
-        snprintf(ctx->detail, sizeof ctx->detail, "type %s, n = %llu",
-                 df_type_name(c->type), (unsigned long long)c->n);
-        return (int)CUBLAS_STATUS_INVALID_VALUE;
-    }
     if (!ctx->cublas) {
         cublasHandle_t created;
         cublasStatus_t st = cublasCreate(&created);
@@ -111,21 +137,74 @@ template <typename E> static int cublas_enqueue(df_gpu_ctx *ctx, const df_case *
         ctx->cublas = created;
     }
     cublasHandle_t h = (cublasHandle_t)ctx->cublas;
-    cublasStatus_t st = cublasSetStream(h, stream);
+    cublasStatus_t st = cublasSetStream(h, (cudaStream_t)ctx->stream);
     if (st != CUBLAS_STATUS_SUCCESS)
         return df_cublas_failed(ctx, "cublasSetStream", st);
     st = cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE);
     if (st != CUBLAS_STATUS_SUCCESS)
         return df_cublas_failed(ctx, "cublasSetPointerMode", st);
+    *out = h;
+    return 0;
+}
+
+template <typename E> static int cublas_enqueue(df_gpu_ctx *ctx, const df_case *c)
+{
+    if (c->type != cublas_dot<E>::elem || c->n > (uint64_t)INT64_MAX) {
+        ctx->failed_call = "cublas dot case check";
+        snprintf(ctx->detail, sizeof ctx->detail, "type %s, n = %llu",
+                 df_type_name(c->type), (unsigned long long)c->n);
+        return (int)CUBLAS_STATUS_INVALID_VALUE;
+    }
+    cublasHandle_t h;
+    int rc = cublas_ready(ctx, &h);
+    if (rc != 0)
+        return rc;
     /* cuBLAS returns early for n <= 0; the result must still be 0 */
     if (c->n == 0)
         return df_enqueue_zero_result(ctx, sizeof(E));
-    st = cublas_dot<E>::run(h, (int64_t)c->n, (const E *)ctx->a,
+    cublasStatus_t st = cublas_dot<E>::run(h, (int64_t)c->n, (const E *)ctx->a,
                             (const E *)ctx->b, (E *)ctx->d_result);
     if (st != CUBLAS_STATUS_SUCCESS)
         return df_cublas_failed(ctx, cublas_dot<E>::name(), st);
     return df_fetch_result(ctx, ctx->d_result, sizeof(E));
 }
+
+/* cublasDotEx on f16 or bf16 data (t) summed in f32, its result in the
+ * data's type (the pairs cuBLAS supports), read back as that format. */
+static int dotex_enqueue(df_gpu_ctx *ctx, const df_case *c, cudaDataType t)
+{
+    cublasHandle_t h;
+    int rc = cublas_ready(ctx, &h);
+    if (rc != 0)
+        return rc;
+    if (c->n == 0)
+        return df_enqueue_zero_result(ctx, sizeof(uint16_t));
+    cublasStatus_t st = cublasDotEx(h, (int)c->n, ctx->a, t, 1, ctx->b, t, 1, ctx->d_result, t,
+                                    CUDA_R_32F);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return df_cublas_failed(ctx, "cublasDotEx", st);
+    return df_fetch_result(ctx, ctx->d_result, sizeof(uint16_t));
+}
+static int hdot_enqueue(df_gpu_ctx *ctx, const df_case *c) { return dotex_enqueue(ctx, c, CUDA_R_16F); }
+static int bfdot_enqueue(df_gpu_ctx *ctx, const df_case *c)
+{
+    return dotex_enqueue(ctx, c, CUDA_R_16BF);
+}
+
+template <df_lowp F> static int dotex_finish(df_gpu_ctx *ctx, const df_case *c, df_result *res)
+{
+    (void)c;
+    res->f = df_lowp_decode(F, *(const uint16_t *)ctx->h_result);
+    res->i = 0;
+    res->status = DF_RUN_OK;
+    res->err[0] = '\0';
+    return 0;
+}
+
+extern "C" const struct df_gpu_ops df_gpu_cublas_hdot = {NULL, hdot_enqueue,
+                                                         dotex_finish<DF_LOWP_F16>, NULL, NULL};
+extern "C" const struct df_gpu_ops df_gpu_cublas_bfdot = {NULL, bfdot_enqueue,
+                                                          dotex_finish<DF_LOWP_BF16>, NULL, NULL};
 
 extern "C" const struct df_gpu_ops df_gpu_cublas_sdot = {
     NULL, /* no device scratch */

@@ -199,6 +199,10 @@ typedef struct df_kernel {
      * (DeepSeek-V3's fix for fp8 accumulation; cuBLASLt's fp8 matmul
      * without fast accumulation). 0: no promotion. */
     uint32_t fused_promote;
+    /* The type the result is rounded to, once, at the end, when narrower
+     * than acc (cublasDotEx: f16 data summed in f32, an f16 result); 0: acc
+     * itself. The bound gains that rounding; overflow is the result's. */
+    df_type result;
 } df_kernel;
 
 /* The registry (kernels/registry.c): the correct kernels (what `--kernel
