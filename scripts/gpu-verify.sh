@@ -214,6 +214,23 @@ fp8() {
   [ $rc -le 1 ]
 }
 
+# The vendor peers of low-precision data over a long run: cublasDotEx on
+# f16 and bf16, cuBLASLt's promoted fp8 matmul.
+peers() {
+  local secs=${1:-540} f="$OUTDIR/peers.txt"
+  local cmd="$DF run --backend cuda --kernel cublas-hdot,cublas-bfdot,cublaslt-e4m3-promoted --time ${secs}s --seed 5 --save-precision none --corpus $WORK/peers"
+  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
+  rm -rf "$WORK/peers"
+  $cmd 2>&1 | grep -v 'pulse cases' >"$WORK/peers.log"
+  local rc=${PIPESTATUS[0]}
+  echo "exit $rc" >>"$f"
+  grep -v '^BUG' "$WORK/peers.log" >>"$f"
+  echo "bug lines:" >>"$f"
+  grep '^BUG' "$WORK/peers.log" | head -n 5 >>"$f"
+  cat "$f"
+  [ $rc -le 1 ]
+}
+
 # Which compute-sanitizer tool sees which race: the latent race mutants, a
 # shared-memory race (m-no-sync), a lost-update race (m-nonatomic) and a
 # correct kernel, each tool in run --sanitize's pass.
@@ -600,6 +617,7 @@ readme() {
     [ -f "$OUTDIR/probe.txt" ] && row "probe of the tensor-core dots: $(awk '/^dotfuzz probe: / { k = $3 } /bits kept below the largest/ { b = $6 == ">=" ? "at least " $7 : $6 } /elements fused with the first/ { s = $6 < 0 ? "steps not measured" : "steps of " $6 } /^exit [0-9]+, [0-9]+ ms/ { printf "%s%s %s bits kept, %s, %s ms", sep, k, b, s, $3; sep = "; " }' "$OUTDIR/probe.txt")" probe.txt
     [ -f "$OUTDIR/cublaslt.txt" ] && row "cuBLASLt fp8 matmul as dots: $(awk '($1 ~ /^cublaslt-/ || $1 == "m-fp8-fast-accum") && $2 ~ /^[0-9]+$/ { printf "%s%s %s bugs in %s cases", sep, $1, $7, $2; sep = "; " }' "$OUTDIR/cublaslt.txt")" cublaslt.txt
     [ -f "$OUTDIR/cublaslt-splitk.txt" ] && row "cuBLASLt fp8 split-K on the finding in findings/: $(awk '/split-K/ { n++; if ($NF == "WRONG") { w++; if ($0 ~ /split-K +[0-9]+:/) { s = $0; sub(/.*split-K +/, "", s); sub(/:.*/, "", s); k[s] = 1 } } } END { printf "%d of %d shapes wrong, all with split-K", w, n; for (x in k) printf " %s", x; }' "$OUTDIR/cublaslt-splitk.txt")" cublaslt-splitk.txt
+    [ -f "$OUTDIR/peers.txt" ] && row "vendor peers of low-precision data, $(sed -n 's/^dotfuzz run: \([0-9]*\) cases in \([0-9.]*\) s.*/\1 cases in \2 s/p' "$OUTDIR/peers.txt"): $(awk '$1 ~ /^cublas/ && $2 ~ /^[0-9]+$/ { printf "%s%s %s bugs", sep, $1, $7; sep = "; " }' "$OUTDIR/peers.txt")" peers.txt
     [ -f "$OUTDIR/lowp.txt" ] && row "tensor-core dots against their fused models: $(awk '$1 ~ /^mma-/ && $2 ~ /^[0-9]+$/ { m = $9 > 0 ? $9 " of " $2 " cases equal to its model (the rest below 2^-101)" : $2 " cases, no host model"; printf "%s%s %s, %s bugs", sep, $1, m, $7; sep = "; " }' "$OUTDIR/lowp.txt")" lowp.txt
     [ -f "$OUTDIR/hunt-huge.md" ] && row "past 2^31 elements (--huge): $(awk -F'|' '$3 ~ /mutant/ { gsub(/ /, "", $2); gsub(/ /, "", $5); gsub(/ /, "", $6); gsub(/ /, "", $7); gsub(/ /, "", $8); printf "%s%s caught %s at case %s (%s s, rule %s)", sep, $2, $5, $6, $7, $8; sep = "; " } $3 ~ /correct/ { gsub(/ /, "", $2); sub(/^ */, "", $5); sub(/ *$/, "", $5); printf "%s%s %s", sep, $2, $5; sep = "; " }' "$OUTDIR/hunt-huge.md")" hunt-huge.md
     [ -f "$OUTDIR/check-cost.txt" ] && row "what the checks cost, cases/s: $(awk '/^schedule [0-9]+:/ { n = $2; sub(/:$/, "", n); x = $0; sub(/.*\(/, "", x); sub(/ cases\/s.*/, "", x); printf "%s--schedule %s %s", sep, n, x; sep = ", " } /^sanitize / { n = $2; sub(/:$/, "", n); printf "%s--sanitize %s %s", sep, n, $(NF - 3) }' "$OUTDIR/check-cost.txt")" check-cost.txt
@@ -646,11 +664,12 @@ case "${1:-}" in
   fewterms) fewterms "${2:-20}" ;;
   lowp) lowp "${2:-60}" ;;
   fp8) fp8 "${2:-60}" ;;
+  peers) peers "${2:-540}" ;;
   races) races ;;
   cost) cost "${2:-5}" ;;
   huge) huge ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
-  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|fp8 [S]|races|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
+  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|fp8 [S]|peers [S]|races|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac
