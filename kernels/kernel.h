@@ -134,6 +134,11 @@ enum {
                                        --huge give it cases that long) */
     DF_K_HUGE_ONLY = 1u << 13,      /* mutants: the bug shows only past 2^31 elements,
                                        on huge cases (hunt skips it without --huge) */
+    DF_K_TF32_INPUTS = 1u << 14,    /* f32 inputs cut to tf32 (10 fraction bits, toward
+                                       zero, as tensor cores read them) before the
+                                       products: the bound gains that, and the exact
+                                       and order-set rules, which assume f32 inputs,
+                                       do not apply */
 };
 
 /* Guard zones: every backend places a case's vectors between guards of

@@ -1,6 +1,7 @@
-/* host_helpers.h — what the mutant tests (test_mutants.c,
- * test_precision_mutants.c) share: a registered kernel by name, the host
- * backend, and one case through a kernel on it (inside guard zones). */
+/* host_helpers.h — what the host-kernel tests (test_mutants.c,
+ * test_precision_mutants.c, test_f16_acc.c, test_tf32.c) share: a
+ * registered kernel by name, the host backend, one case through a kernel
+ * on it (inside guard zones), and the bugs among a seed's cases. */
 #ifndef DOTFUZZ_TEST_HOST_HELPERS_H
 #define DOTFUZZ_TEST_HOST_HELPERS_H
 
@@ -8,6 +9,8 @@
 #include <string.h>
 
 #include "fuzz/backend/backend.h"
+#include "fuzz/check/check.h"
+#include "fuzz/gen/generator.h"
 #include "kernels/kernel.h"
 
 static inline const df_kernel *df_test_find(const char *name)
@@ -44,6 +47,31 @@ static inline df_result df_test_run_host(const df_kernel *k, df_type t, const vo
     df_backend_close(be);
     cr_assert_eq(r.status, DF_RUN_OK, "%s: %s", k->name, r.err);
     return r;
+}
+
+/* The bug verdicts among cases 0..cases-1 of seed (every family of k's
+ * type, n up to max_n) judged on k on the host backend; *first the
+ * 1-based index of the first, 0 when none. */
+static inline unsigned df_test_bugs_of(const df_kernel *k, uint64_t seed, uint64_t cases,
+                                       uint64_t max_n, uint64_t *first)
+{
+    df_backend *b = df_test_open_host();
+    df_gen_opts go = {.max_n = max_n};
+    df_oracle_opts oo = {.tol = 1e-6};
+    df_scratch buf = {0};
+    unsigned bugs = 0;
+    *first = 0;
+    for (uint64_t i = 0; i < cases; i++) {
+        df_case c;
+        df_checked r;
+        cr_assert_eq(df_generate(seed, i, k, &go, &buf, &c), 0);
+        cr_assert_eq(df_check_case(b, k, &c, &oo, &r), 0);
+        if (r.j.verdict == DF_V_BUG && bugs++ == 0)
+            *first = i + 1;
+    }
+    df_scratch_free(&buf);
+    df_backend_close(b);
+    return bugs;
 }
 
 #endif

@@ -10,9 +10,7 @@
 #include <mpfr.h>
 #include <string.h>
 
-#include "fuzz/backend/backend.h"
-#include "fuzz/check/check.h"
-#include "fuzz/gen/generator.h"
+#include "tests/host_helpers.h"
 #include "fuzz/lowp.h"
 #include "reference/two_sum.h"
 #include "tests/mpfr_lowp.h"
@@ -84,40 +82,18 @@ Test(f16_acc, the_model_rounds_as_mpfr)
 }
 
 /* Bugs among `cases` cases of k over every f16 family. */
-static unsigned bugs_of(const df_kernel *k, uint64_t cases, uint64_t *first)
-{
-    df_backend *b = NULL;
-    char err[200];
-    cr_assert_eq(df_backend_open("host", &b, err, sizeof err), 0, "%s", err);
-    df_gen_opts go = {.max_n = 4096};
-    df_oracle_opts oo = {.tol = 1e-6};
-    df_scratch buf = {0};
-    unsigned bugs = 0;
-    *first = 0;
-    for (uint64_t i = 0; i < cases; i++) {
-        df_case c;
-        df_checked r;
-        cr_assert_eq(df_generate(77, i, k, &go, &buf, &c), 0);
-        cr_assert_eq(df_check_case(b, k, &c, &oo, &r), 0);
-        if (r.j.verdict == DF_V_BUG && bugs++ == 0)
-            *first = i + 1;
-    }
-    df_scratch_free(&buf);
-    df_backend_close(b);
-    return bugs;
-}
 
 Test(f16_acc, an_f16_chain_declared_f16_is_never_a_bug, .timeout = 120)
 {
     uint64_t first;
-    unsigned bugs = bugs_of(&f16_acc, 3000, &first);
+    unsigned bugs = df_test_bugs_of(&f16_acc, 77, 3000, 4096, &first);
     cr_assert_eq(bugs, 0, "%u bug(s), the first at case %llu", bugs, (unsigned long long)first);
 }
 
 Test(f16_acc, an_f16_chain_declared_f32_is_caught, .timeout = 120)
 {
     uint64_t first;
-    unsigned bugs = bugs_of(&f16_as_f32, 300, &first);
+    unsigned bugs = df_test_bugs_of(&f16_as_f32, 77, 300, 4096, &first);
     cr_assert_gt(bugs, 0);
     cr_assert_leq(first, 20, "first caught at case %llu", (unsigned long long)first);
 }
