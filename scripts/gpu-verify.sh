@@ -181,54 +181,41 @@ fewterms() {
   [ $rc -eq 0 ]
 }
 
+# One run of CMD recorded in FILE under OUTDIR (corpus WORK/NAME): the
+# command and commit, the summary without BUG and pulse lines, its exit
+# status, then the first five BUG lines. Exit 1 (bugs found) is a finding
+# the record shows, not a failure.
+run_record() {
+  local f="$OUTDIR/$1" name=$2 cmd=$3
+  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
+  rm -rf "$WORK/$name"
+  $cmd 2>&1 | grep -v 'pulse cases' >"$WORK/$name.log"
+  local rc=${PIPESTATUS[0]}
+  grep -v '^BUG' "$WORK/$name.log" >>"$f"
+  echo "exit $rc" >>"$f"
+  echo "bug lines:" >>"$f"
+  grep '^BUG' "$WORK/$name.log" | head -n 5 >>"$f"
+  cat "$f"
+  [ $rc -le 1 ]
+}
+
 # The tensor-core dots of low-precision data against their declared fused
 # arithmetic: bugs, and how many results equal the host model bit for bit.
 lowp() {
-  local secs=${1:-60} f="$OUTDIR/lowp.txt"
-  local cmd="$DF run --backend cuda --kernel mma-f16,mma-bf16,mma-e4m3 --time ${secs}s --save-precision none --corpus $WORK/lowp"
-  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
-  rm -rf "$WORK/lowp"
-  $cmd 2>&1 | grep -v -e '^BUG' -e 'pulse cases' >>"$f"
-  local rc=${PIPESTATUS[0]}
-  echo "exit $rc" >>"$f"
-  cat "$f"
-  [ $rc -le 1 ]
+  run_record lowp.txt lowp "$DF run --backend cuda --kernel mma-f16,mma-bf16,mma-e4m3 --time ${1:-60}s --save-precision none --corpus $WORK/lowp"
 }
 
 # cuBLASLt's fp8 matmul read as dots: promoted partial sums declared as
 # they are, and fast accumulation declared as fp32 (the mutant
 # m-fp8-fast-accum: its bugs are the finding).
 fp8() {
-  local secs=${1:-60} f="$OUTDIR/cublaslt.txt"
-  local cmd="$DF run --backend cuda --kernel cublaslt-e4m3-promoted,m-fp8-fast-accum --time ${secs}s --seed 1 --save-precision none --corpus $WORK/lt"
-  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
-  rm -rf "$WORK/lt"
-  $cmd 2>&1 | grep -v 'pulse cases' >"$WORK/lt.log"
-  local rc=${PIPESTATUS[0]}
-  grep -v '^BUG' "$WORK/lt.log" >>"$f"
-  echo "exit $rc" >>"$f"
-  echo "first bug lines of each kernel:" >>"$f"
-  grep '^BUG    cublaslt-e4m3-promoted' "$WORK/lt.log" | head -n 3 >>"$f"
-  grep '^BUG    m-fp8-fast-accum' "$WORK/lt.log" | head -n 3 >>"$f"
-  cat "$f"
-  [ $rc -le 1 ]
+  run_record cublaslt.txt lt "$DF run --backend cuda --kernel cublaslt-e4m3-promoted,m-fp8-fast-accum --time ${1:-60}s --seed 1 --save-precision none --corpus $WORK/lt"
 }
 
 # The vendor peers of low-precision data over a long run: cublasDotEx on
 # f16 and bf16, cuBLASLt's promoted fp8 matmul.
 peers() {
-  local secs=${1:-540} f="$OUTDIR/peers.txt"
-  local cmd="$DF run --backend cuda --kernel cublas-hdot,cublas-bfdot,cublaslt-e4m3-promoted --time ${secs}s --seed 5 --save-precision none --corpus $WORK/peers"
-  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
-  rm -rf "$WORK/peers"
-  $cmd 2>&1 | grep -v 'pulse cases' >"$WORK/peers.log"
-  local rc=${PIPESTATUS[0]}
-  echo "exit $rc" >>"$f"
-  grep -v '^BUG' "$WORK/peers.log" >>"$f"
-  echo "bug lines:" >>"$f"
-  grep '^BUG' "$WORK/peers.log" | head -n 5 >>"$f"
-  cat "$f"
-  [ $rc -le 1 ]
+  run_record peers.txt peers "$DF run --backend cuda --kernel cublas-hdot,cublas-bfdot,cublaslt-e4m3-promoted --time ${1:-540}s --seed 5 --save-precision none --corpus $WORK/peers"
 }
 
 # Which compute-sanitizer tool sees which race: the latent race mutants, a
