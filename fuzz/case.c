@@ -5,21 +5,6 @@
 #include "fuzz/case.h"
 #include "fuzz/lowp.h"
 
-/* The fuzz/lowp.h format of a storage-only type, or -1. */
-static int lowp_of(df_type t)
-{
-    switch (t) {
-    case DF_F16: return DF_LOWP_F16;
-    case DF_BF16: return DF_LOWP_BF16;
-    case DF_E4M3: return DF_LOWP_E4M3;
-    case DF_E5M2: return DF_LOWP_E5M2;
-    case DF_F32:
-    case DF_F64:
-    case DF_I32: break;
-    }
-    return -1;
-}
-
 size_t df_type_size(df_type t)
 {
     switch (t) {
@@ -58,11 +43,11 @@ int df_type_parse(const char *s, df_type *out)
     return -1;
 }
 
-int df_type_is_lowp(df_type t) { return lowp_of(t) >= 0; }
+int df_type_is_lowp(df_type t) { return df_lowp_of(t) >= 0; }
 
 df_type_facts df_type_facts_of(df_type t)
 {
-    int f = lowp_of(t);
+    int f = df_lowp_of(t);
     if (f >= 0) {
         df_lowp_shape s = df_lowp_shape_of((df_lowp)f);
         return (df_type_facts){s.man_bits + 1, 1 - s.bias,
@@ -83,7 +68,7 @@ static uint32_t lowp_bits(df_type t, const void *v, uint64_t i)
 
 void df_type_widen(df_type t, const void *v, uint64_t from, uint64_t n, float *out)
 {
-    df_lowp f = (df_lowp)lowp_of(t);
+    df_lowp f = (df_lowp)df_lowp_of(t);
     for (uint64_t i = 0; i < n; i++)
         out[i] = (float)df_lowp_decode(f, lowp_bits(t, v, from + i));
 }
@@ -97,7 +82,7 @@ double df_elem_as_double(df_type t, const void *v, uint64_t i)
     case DF_F16:
     case DF_BF16:
     case DF_E4M3:
-    case DF_E5M2: return df_lowp_decode((df_lowp)lowp_of(t), lowp_bits(t, v, i));
+    case DF_E5M2: return df_lowp_decode((df_lowp)df_lowp_of(t), lowp_bits(t, v, i));
     }
     return 0.0;
 }

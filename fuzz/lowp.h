@@ -29,6 +29,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "fuzz/case.h"
 #include "fuzz/pcg32.h" /* DF_HD */
 
 #ifdef __cplusplus
@@ -42,6 +43,22 @@ typedef enum df_lowp {
     DF_LOWP_E5M2 = 3,
     DF_LOWP_COUNT = 4
 } df_lowp;
+
+/* The format of a low-precision element type, or -1 for f32, f64 and i32
+ * (host and device: the references, the generator, the cuda staging). */
+DF_HD int df_lowp_of(df_type t)
+{
+    switch (t) {
+    case DF_F16: return DF_LOWP_F16;
+    case DF_BF16: return DF_LOWP_BF16;
+    case DF_E4M3: return DF_LOWP_E4M3;
+    case DF_E5M2: return DF_LOWP_E5M2;
+    case DF_F32:
+    case DF_F64:
+    case DF_I32: break;
+    }
+    return -1;
+}
 
 /* A format's shape: total, exponent and fraction bits, bias, and whether
  * its all-ones exponent is Inf/NaN (IEEE-style) or a binade of values

@@ -441,8 +441,7 @@ __device__ void unpack_words(const batch_unpack &v, unsigned char *base, W poiso
 __global__ void batch_unpack_kernel(const batch_unpack *up, unsigned char *base, size_t chunk)
 {
     const batch_unpack v = up[blockIdx.x];
-    const int lowp = v.type == DF_F16 ? DF_LOWP_F16 : v.type == DF_BF16 ? DF_LOWP_BF16
-                     : v.type == DF_E4M3 ? DF_LOWP_E4M3 : v.type == DF_E5M2 ? DF_LOWP_E5M2 : -1;
+    const int lowp = df_lowp_of((df_type)v.type);
     if (v.type == DF_F64)
         unpack_words<unsigned long long>(v, base, 0x7ff8000000000000ull, chunk);
     else if (v.type == DF_F16 || v.type == DF_BF16) /* no derived copies: plain data */

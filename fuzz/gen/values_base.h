@@ -47,13 +47,9 @@
 #endif
 #endif
 
-/* The fuzz/lowp.h format of a low-precision type (fuzz/case.c's, for
- * device code too); f32, f64 and i32 are not asked. */
-DF_VAL_HOT df_lowp df_val_lowp(df_type t)
-{
-    return t == DF_F16 ? DF_LOWP_F16 : t == DF_BF16 ? DF_LOWP_BF16 : t == DF_E4M3 ? DF_LOWP_E4M3
-                                                                                  : DF_LOWP_E5M2;
-}
+/* The format of a low-precision type, as the enum the fuzz/lowp.h calls
+ * take (f32, f64 and i32 are not asked). */
+DF_VAL_HOT df_lowp df_val_lowp(df_type t) { return (df_lowp)df_lowp_of(t); }
 
 /* df_type_size and df_elem_as_double (fuzz/case.c), for device code too. */
 DF_VAL_HOT size_t df_val_size(df_type t)
