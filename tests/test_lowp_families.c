@@ -12,6 +12,7 @@
 #include "fuzz/gen/generator.h"
 #include "fuzz/gen/values.h"
 #include "reference/reference.h"
+#include "tests/gen_fakes.h"
 
 static const df_type lowp_types[] = {DF_F16, DF_BF16, DF_E4M3, DF_E5M2};
 static const uint32_t lp_families[] = {DF_FAM_LP_RANGE, DF_FAM_LP_SUBNORMAL, DF_FAM_LP_SPECIAL,
@@ -98,14 +99,8 @@ Test(lowp_families, each_keeps_its_promise)
 }
 
 /* Each family on each type at n = 4099, seed 2026: an FNV-1a hash of the
- * vectors, pinned, so a change to what a family draws shows here. */
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 1099511628211ull;
-    return h;
-}
+ * vectors (tests/gen_fakes.h), pinned, so a change to what a family draws
+ * shows here. */
 
 Test(lowp_families, known_answer_hashes)
 {
@@ -121,8 +116,8 @@ Test(lowp_families, known_answer_hashes)
         for (size_t ti = 0; ti < 4; ti++) {
             df_type t = lowp_types[ti];
             fill(lp_families[fi], t, 4099, 2026, a, b);
-            uint64_t h = fnv1a(14695981039346656037ull, a, 4099 * df_type_size(t));
-            h = fnv1a(h, b, 4099 * df_type_size(t));
+            uint64_t h = df_test_fnv1a(14695981039346656037ull, a, 4099 * df_type_size(t));
+            h = df_test_fnv1a(h, b, 4099 * df_type_size(t));
             cr_assert_eq(h, kat[fi][ti], "%s on %s: %#llx", df_family_by_id(lp_families[fi])->name,
                          df_type_name(t), (unsigned long long)h);
         }

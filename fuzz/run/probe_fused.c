@@ -36,26 +36,19 @@ static int encode(df_type t, double x, uint32_t *bits)
     return back == x || (isnan(x) && isnan(back)) ? 0 : -1;
 }
 
-/* Two factors of t whose product is v = m 2^e exactly (m a small odd
- * integer, or 0, Inf, NaN): a = m 2^ea, b = 2^(e - ea) for the largest ea
- * that works. -1 where no split does. */
-static int factors(df_type t, double v, double *a, double *b)
+/* The bits of two factors of t whose product is v = m 2^e exactly (m a
+ * small odd integer, or 0, Inf, NaN): a = m 2^ea, b = 2^(e - ea) for the
+ * largest ea that works. -1 where no split does. */
+static int factors(df_type t, double v, uint32_t *a, uint32_t *b)
 {
-    if (v == 0 || !isfinite(v)) {
-        *a = v;
-        *b = 1;
-        return 0;
-    }
+    if (v == 0 || !isfinite(v))
+        return encode(t, v, a) == 0 && encode(t, 1, b) == 0 ? 0 : -1;
     int e;
     double m = frexp(v, &e); /* v = m 2^e, m in [1/2, 1) */
-    uint32_t bits;
     for (int ea = 40; ea >= -40; ea--) {
         double x = ldexp(m, ea), y = ldexp(1.0, e - ea);
-        if (encode(t, x, &bits) == 0 && encode(t, y, &bits) == 0 && x * y == v) {
-            *a = x;
-            *b = y;
+        if (encode(t, x, a) == 0 && encode(t, y, b) == 0 && x * y == v)
             return 0;
-        }
     }
     return -1;
 }
@@ -71,9 +64,8 @@ static int run_products(df_probe_ctx *p, const double *v, size_t n, double *out)
     if (n > SPAN_MAX + 2)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        double x, y;
         uint32_t bx, by;
-        if (factors(t, v[i], &x, &y) != 0 || encode(t, x, &bx) != 0 || encode(t, y, &by) != 0)
+        if (factors(t, v[i], &bx, &by) != 0)
             return -1;
         if (es == 2) {
             uint16_t hx = (uint16_t)bx, hy = (uint16_t)by;
@@ -193,10 +185,8 @@ void df_probe_lowp(df_probe_ctx *p, df_probe_card *card)
     card->fused_span = card->align_floor ? -1 : fused_span(p, E, card->align_bits);
     df_type_facts f = df_type_facts_of(t);
     df_lowp_shape s = df_lowp_shape_of((df_lowp)f.lowp);
-    double sub = ldexp(1, f.emin - s.man_bits), one = 1;
-    double v1[1] = {sub};
+    double sub = ldexp(1, f.emin - s.man_bits), v1[1] = {sub};
     card->subnormal_inputs = gives(p, v1, 1, sub);
-    (void)one;
     card->subnormal_results = -1; /* f32 results of these products stay normal */
     double vn[2] = {NAN, 1};
     card->nan_out = gives(p, vn, 2, NAN);
