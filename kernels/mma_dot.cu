@@ -16,8 +16,8 @@
  *               fused group (reference/fused_dot.h) whose c is the chain so
  *               far; then the chains' sum in float. mma-e4m3 has none: on
  *               an H100 its results differ from that shape's in about one
- *               case in eleven by a few units of the cut (results/h100/
- *               lowp.md), so the bound alone judges it until `dotfuzz
+ *               case in eleven by a few units of the cut (docs/tensor-
+ *               cores.md), so the bound alone judges it until `dotfuzz
  *               probe` pins its arithmetic
  *   arithmetic  declared fused (df_kernel.fused): Hopper's published model
  *               for fp16 and bf16 (16 products, 25 bits kept below the

@@ -9,9 +9,9 @@
 
 /* The exponent a zero term (a zero product, or c = 0) takes in the
  * alignment: below every real term's, so it never sets the cut (MMA-Sim
- * gives it -999). On an H100, bf16 products below 2^-126 beside c = 0 keep
+ * gives it -999): an H100's bf16 products below 2^-126 beside c = 0 keep
  * every bit down to f32's subnormal quantum, which an exponent of -126 for
- * the zero c would have cut (results/h100/lowp.md). */
+ * the zero c cuts (docs/tensor-cores.md). */
 #define ZERO_EXP (-999)
 
 df_fused_model df_fused_hopper_f16(void)
