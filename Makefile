@@ -177,6 +177,10 @@ $(BUILD)/%.model.o: %.cu
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -x c -c -o $@ $<
 
+# wgmma is sm_90a's alone (not in sm_90's forward-compatible set): its
+# file gets sm_90a machine code and PTX where sm_90 is asked for
+$(BUILD)/kernels/wgmma_dot.gpu.o: GENCODE := $(subst code=sm_90,code=sm_90a,$(subst arch=compute_90,arch=compute_90a,$(subst code=compute_90,code=compute_90a,$(GENCODE))))
+
 # GPU half of a kernel file
 $(BUILD)/%.gpu.o: %.cu
 	@mkdir -p $(@D)

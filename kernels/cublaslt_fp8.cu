@@ -34,16 +34,7 @@
 #ifndef __CUDACC__
 /* ---- descriptors (C11) ---- */
 
-static const df_fused_model lt_fp32_declared = {32, 25, 23, -126, 127, DF_ROUND_ZERO, -6};
-static const df_fused_model lt_fp8_chain = {32, 13, 13, -126, 127, DF_ROUND_ZERO, -6};
-
-/* The groups of 32 on the longest chain (informational: the fused bound
- * judges). */
-static uint64_t lt_height(uint64_t n, const df_launch *l)
-{
-    (void)l;
-    return n > 32 ? (n + 31) / 32 : 1;
-}
+#include "kernels/fp8_models.h"
 
 #ifdef DOTFUZZ_CUDA
 extern const struct df_gpu_ops df_gpu_m_fp8_fast_accum, df_gpu_cublaslt_e4m3_promoted;
@@ -53,7 +44,7 @@ extern const struct df_gpu_ops df_gpu_m_fp8_fast_accum, df_gpu_cublaslt_e4m3_pro
     .elem = DF_E4M3, .acc = DF_F32,                                            \
     .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM, .block_min = 1, \
     .block_max = 1, .block_default = 1, .grid_max = 1, .per_thread = 1, .max_n = LT_MAX_N, \
-    .tree_height = lt_height, .host_model = NULL
+    .tree_height = df_fp8_chain_height, .host_model = NULL
 
 const df_kernel df_mutant_fp8_fast_accum = {
     .name = "m-fp8-fast-accum",
@@ -62,7 +53,7 @@ const df_kernel df_mutant_fp8_fast_accum = {
                "keeps 13 bits",
     LT_LAUNCH,
     .gpu = DF_GPU_REF(df_gpu_m_fp8_fast_accum),
-    .fused = &lt_fp32_declared,
+    .fused = &df_tc_e4m3_fp32,
     .fused_chains = 1,
 };
 
@@ -72,7 +63,7 @@ const df_kernel df_kernel_cublaslt_e4m3_promoted = {
     .summary = "cuBLASLt fp8 matmul (E4M3 -> f32), partial sums promoted to f32",
     LT_LAUNCH,
     .gpu = DF_GPU_REF(df_gpu_cublaslt_e4m3_promoted),
-    .fused = &lt_fp8_chain,
+    .fused = &df_wgmma_e4m3_chain,
     .fused_chains = 1,
     .fused_promote = 128,
 };

@@ -14,7 +14,8 @@
  *               C diagonal values in f32, in order, rounded to nearest
  *   host model  chain r: groups r, r + C, r + 2C, ... of k products, each a
  *               fused group (reference/fused_dot.h) whose c is the chain so
- *               far; then the chains' sum in float. mma-e4m3 has none: on
+ *               far; then the chains' sum in float (kernels/fused_model.h).
+ *               mma-e4m3 has none: on
  *               an H100 its results differ from that shape's in about one
  *               case in eleven by a few units of the cut (docs/tensor-
  *               cores.md), so the bound alone judges it until `dotfuzz
@@ -41,49 +42,23 @@
 
 #ifndef __CUDACC__
 /* ---- host models and descriptors (C11) ---- */
-#include "kernels/model_common.h"
+#include "kernels/fused_model.h"
 
 static const df_fused_model mma_f16_model = {16, 25, 23, -126, 127, DF_ROUND_ZERO, -14};
 static const df_fused_model mma_bf16_model = {16, 25, 23, -126, 127, DF_ROUND_ZERO, -126};
 static const df_fused_model mma_e4m3_model = {32, 25, 23, -126, 127, DF_ROUND_ZERO, -6};
-
-/* The chains of kernel k over case c, added in float (see the card). */
-static int mma_model(const df_kernel *k, const df_case *c, df_result *out)
-{
-    df_launch l;
-    if (df_model_begin(k, c, &l, out) != 0)
-        return -1;
-    const df_fused_model *m = k->fused;
-    uint64_t chains = k->fused_chains, g = m->group, tile = chains * g;
-    double a[32], b[32];
-    float sum = 0.0f;
-    for (uint64_t r = 0; r < chains; r++) {
-        double acc = 0.0;
-        for (uint64_t base = r * g; base < c->n; base += tile) {
-            for (uint64_t i = 0; i < g; i++) {
-                uint64_t j = base + i;
-                a[i] = j < c->n ? df_elem_as_double(c->type, c->a, j) : 0.0;
-                b[i] = j < c->n ? df_elem_as_double(c->type, c->b, j) : 0.0;
-            }
-            acc = df_fused_group(m, acc, a, b, g);
-        }
-        sum += (float)acc;
-    }
-    out->f = sum;
-    return 0;
-}
 
 extern const df_kernel df_kernel_mma_f16, df_kernel_mma_bf16, df_kernel_mma_e4m3;
 
 static int mma_f16_model_run(const df_case *c, df_scratch *s, df_result *out)
 {
     (void)s;
-    return mma_model(&df_kernel_mma_f16, c, out);
+    return df_model_fused(&df_kernel_mma_f16, c, out);
 }
 static int mma_bf16_model_run(const df_case *c, df_scratch *s, df_result *out)
 {
     (void)s;
-    return mma_model(&df_kernel_mma_bf16, c, out);
+    return df_model_fused(&df_kernel_mma_bf16, c, out);
 }
 
 static uint64_t height_16(uint64_t n, const df_launch *l)

@@ -202,14 +202,33 @@ run_record() {
 # The tensor-core dots of low-precision data against their declared fused
 # arithmetic: bugs, and how many results equal the host model bit for bit.
 lowp() {
-  run_record lowp.txt lowp "$DF run --backend cuda --kernel mma-f16,mma-bf16,mma-e4m3 --time ${1:-60}s --save-precision none --corpus $WORK/lowp"
+  run_record lowp.txt lowp "$DF run --backend cuda --kernel mma-f16,mma-bf16,mma-e4m3,wgmma-e4m3,wgmma-e4m3-promoted --time ${1:-60}s --save-precision none --corpus $WORK/lowp"
 }
 
-# cuBLASLt's fp8 matmul read as dots: promoted partial sums declared as
-# they are, and fast accumulation declared as fp32 (the mutant
-# m-fp8-fast-accum: its bugs are the finding).
+# dotfuzz probe on each tensor-core dot: its arithmetic as measured beside
+# its declaration, timed, then the same as JSON.
+probe() {
+  local f="$OUTDIR/probe.txt" k
+  local ks="mma-f16 mma-bf16 mma-e4m3 wgmma-e4m3 wgmma-e4m3-promoted"
+  { echo "\$ $DF probe --backend cuda --kernel K   (K: ${ks// /, }; each timed, then with --json)"
+    echo "commit: $(commit_of)"; } >"$f"
+  for k in $ks; do
+    local t0 rc
+    t0=$(date +%s%N)
+    $DF probe --backend cuda --kernel "$k" >>"$f" 2>&1
+    rc=$?
+    echo "exit $rc, $((($(date +%s%N) - t0) / 1000000)) ms" >>"$f"
+    $DF probe --backend cuda --kernel "$k" --json >>"$f" 2>&1
+  done
+  cat "$f"
+}
+
+# fp8 accumulation declared as fp32 against declared as it is: cuBLASLt's
+# fp8 matmul read as dots, promoted partial sums and fast accumulation (the
+# mutant m-fp8-fast-accum), and the plain wgmma chain declared fp32 (the
+# mutant m-wgmma-fp32): the mutants' bugs are the finding.
 fp8() {
-  run_record cublaslt.txt lt "$DF run --backend cuda --kernel cublaslt-e4m3-promoted,m-fp8-fast-accum --time ${1:-60}s --seed 1 --save-precision none --corpus $WORK/lt"
+  run_record cublaslt.txt lt "$DF run --backend cuda --kernel cublaslt-e4m3-promoted,m-fp8-fast-accum,m-wgmma-fp32 --time ${1:-60}s --seed 1 --save-precision none --corpus $WORK/lt"
 }
 
 # The vendor peers of low-precision data over a long run: cublasDotEx on
@@ -602,10 +621,10 @@ readme() {
     [ -f "$OUTDIR/sanitizer.txt" ] && row "memcheck and racecheck over every kernel: $(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$OUTDIR/sanitizer.txt") clean summaries of $(grep -c 'SUMMARY' "$OUTDIR/sanitizer.txt")" sanitizer.txt
     [ -f "$OUTDIR/few-terms.txt" ] && row "few-term cases over every correct kernel, cuBLAS included: $(first "$OUTDIR/few-terms.txt" 'cases in' | sed 's/dotfuzz run: //'), bugs: $(sed -n 's/.*this oracle: \([0-9]*\) bug.*/\1/p' "$OUTDIR/few-terms.txt")" few-terms.txt
     [ -f "$OUTDIR/probe.txt" ] && row "probe of the tensor-core dots: $(awk '/^dotfuzz probe: / { k = $3 } /bits kept below the largest/ { b = $6 == ">=" ? "at least " $7 : $6 } /elements fused with the first/ { s = $6 < 0 ? "steps not measured" : "steps of " $6 } /^exit [0-9]+, [0-9]+ ms/ { printf "%s%s %s bits kept, %s, %s ms", sep, k, b, s, $3; sep = "; " }' "$OUTDIR/probe.txt")" probe.txt
-    [ -f "$OUTDIR/cublaslt.txt" ] && row "cuBLASLt fp8 matmul as dots: $(awk '($1 ~ /^cublaslt-/ || $1 == "m-fp8-fast-accum") && $2 ~ /^[0-9]+$/ { printf "%s%s %s bugs in %s cases", sep, $1, $7, $2; sep = "; " }' "$OUTDIR/cublaslt.txt")" cublaslt.txt
+    [ -f "$OUTDIR/cublaslt.txt" ] && row "fp8 accumulation, cuBLASLt matmul as dots and the wgmma chain: $(awk '($1 ~ /^cublaslt-/ || $1 == "m-fp8-fast-accum" || $1 == "m-wgmma-fp32") && $2 ~ /^[0-9]+$/ { printf "%s%s %s bugs in %s cases", sep, $1, $7, $2; sep = "; " }' "$OUTDIR/cublaslt.txt")" cublaslt.txt
     [ -f "$OUTDIR/cublaslt-splitk.txt" ] && row "cuBLASLt fp8 split-K on the finding in findings/: $(awk '/split-K/ { n++; if ($NF == "WRONG") { w++; if ($0 ~ /split-K +[0-9]+:/) { s = $0; sub(/.*split-K +/, "", s); sub(/:.*/, "", s); k[s] = 1 } } } END { printf "%d of %d shapes wrong, all with split-K", w, n; for (x in k) printf " %s", x; }' "$OUTDIR/cublaslt-splitk.txt")" cublaslt-splitk.txt
     [ -f "$OUTDIR/peers.txt" ] && row "vendor peers of low-precision data, $(sed -n 's/^dotfuzz run: \([0-9]*\) cases in \([0-9.]*\) s.*/\1 cases in \2 s/p' "$OUTDIR/peers.txt"): $(awk '$1 ~ /^cublas/ && $2 ~ /^[0-9]+$/ { printf "%s%s %s bugs", sep, $1, $7; sep = "; " }' "$OUTDIR/peers.txt")" peers.txt
-    [ -f "$OUTDIR/lowp.txt" ] && row "tensor-core dots against their fused models: $(awk '$1 ~ /^mma-/ && $2 ~ /^[0-9]+$/ { m = $9 > 0 ? $9 " of " $2 " cases equal to its model (the rest below 2^-101)" : $2 " cases, no host model"; printf "%s%s %s, %s bugs", sep, $1, m, $7; sep = "; " }' "$OUTDIR/lowp.txt")" lowp.txt
+    [ -f "$OUTDIR/lowp.txt" ] && row "tensor-core dots against their fused models: $(awk '$1 ~ /^w?mma-/ && $2 ~ /^[0-9]+$/ { m = $9 > 0 ? $9 " of " $2 " cases equal to its model (the rest below 2^-101)" : $2 " cases, no host model"; printf "%s%s %s, %s bugs", sep, $1, m, $7; sep = "; " }' "$OUTDIR/lowp.txt")" lowp.txt
     [ -f "$OUTDIR/hunt-huge.md" ] && row "past 2^31 elements (--huge): $(awk -F'|' '$3 ~ /mutant/ { gsub(/ /, "", $2); gsub(/ /, "", $5); gsub(/ /, "", $6); gsub(/ /, "", $7); gsub(/ /, "", $8); printf "%s%s caught %s at case %s (%s s, rule %s)", sep, $2, $5, $6, $7, $8; sep = "; " } $3 ~ /correct/ { gsub(/ /, "", $2); sub(/^ */, "", $5); sub(/ *$/, "", $5); printf "%s%s %s", sep, $2, $5; sep = "; " }' "$OUTDIR/hunt-huge.md")" hunt-huge.md
     [ -f "$OUTDIR/check-cost.txt" ] && row "what the checks cost, cases/s: $(awk '/^schedule [0-9]+:/ { n = $2; sub(/:$/, "", n); x = $0; sub(/.*\(/, "", x); sub(/ cases\/s.*/, "", x); printf "%s--schedule %s %s", sep, n, x; sep = ", " } /^sanitize / { n = $2; sub(/:$/, "", n); printf "%s--sanitize %s %s", sep, n, $(NF - 3) }' "$OUTDIR/check-cost.txt")" check-cost.txt
     [ -f "$OUTDIR/sanitizer-races.txt" ] && row "races under compute-sanitizer: $(awk '/^== / { t = $2 } /^BUG .* sanitizer/ { printf "%s%s sees %s", sep, t, $2; sep = "; "; seen[$2] = 1 } END { split("m-zero-inside m-no-fence m-shfl-divergent m-nonatomic", k, " "); for (i = 1; i <= 4; i++) if (!seen[k[i]]) { printf "%s%s", (n++ ? ", " : "; no tool sees "), k[i] } }' "$OUTDIR/sanitizer-races.txt")" sanitizer-races.txt
@@ -651,6 +670,7 @@ case "${1:-}" in
   fewterms) fewterms "${2:-20}" ;;
   lowp) lowp "${2:-60}" ;;
   fp8) fp8 "${2:-60}" ;;
+  probe) probe ;;
   peers) peers "${2:-540}" ;;
   races) races ;;
   cost) cost "${2:-5}" ;;
@@ -658,5 +678,5 @@ case "${1:-}" in
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
-  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|fp8 [S]|peers [S]|races|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
+  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|fp8 [S]|peers [S]|races|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac

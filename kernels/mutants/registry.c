@@ -14,7 +14,7 @@ extern const df_kernel df_mutant_fold_bounds, df_mutant_tournament_bounds;
 extern const df_kernel df_mutant_int16_sum, df_mutant_vec_tail, df_mutant_int32_acc;
 extern const df_kernel df_mutant_zero_inside, df_mutant_no_fence, df_mutant_shfl_divergent;
 extern const df_kernel df_mutant_rz_acc, df_mutant_bf16_products, df_mutant_mul24;
-extern const df_kernel df_mutant_idx32, df_mutant_fp8_fast_accum;
+extern const df_kernel df_mutant_idx32, df_mutant_fp8_fast_accum, df_mutant_wgmma_fp32;
 
 static const df_kernel *const mutants[] = {
     &df_mutant_no_zero,         &df_mutant_tail,
@@ -30,6 +30,7 @@ static const df_kernel *const mutants[] = {
     &df_mutant_rz_acc,          &df_mutant_bf16_products,
     &df_mutant_mul24,           &df_mutant_grid_clamp,
     &df_mutant_idx32,           &df_mutant_fp8_fast_accum,
+    &df_mutant_wgmma_fp32,
 };
 
 size_t df_mutant_count(void) { return sizeof mutants / sizeof mutants[0]; }
