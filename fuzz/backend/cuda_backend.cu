@@ -98,6 +98,7 @@ typedef int df_cuda_backend_is_built_by_nvcc;
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernels/soft_error_host.h"
 #include "fuzz/backend/cuda_internal.h"
@@ -396,9 +397,79 @@ static void stage_guarded(df_pool *pool, void *stage, df_type t, const void *v, 
     df_guard_fill(t, (char *)stage + pre + bytes, post / df_type_size(t));
 }
 
+/* The host pages around [p, p + bytes), whole. */
+static void page_span(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    *lo = (uintptr_t)p / page * page;
+    *hi = ((uintptr_t)p + bytes + page - 1) / page * page;
+}
+
+/* Page-locks [lo, hi) where it lies (read-only: a huge case's vectors are
+ * mapped read-only in the worker). 0, or -1 with the error cleared. */
+static int lock_pages(uintptr_t lo, uintptr_t hi)
+{
+    if (cudaHostRegister((void *)lo, hi - lo, cudaHostRegisterReadOnly) == cudaSuccess)
+        return 0;
+    (void)cudaGetLastError(); /* not sticky: the staging path follows */
+    return -1;
+}
+
+/* A huge case (DF_CUDA_DIRECT_BYTES a vector and more) goes to the device
+ * from where it lies, its pages locked for the copy, rather than through
+ * the staging buffer: pinning a new 20 GB staging buffer costs an H100
+ * host seconds, locking the 16 GB where they lie under one. The
+ * guards go through the staging buffer, which stays small. Synchronous:
+ * the pages are unlocked when the copies are done. Returns 1 when the
+ * case went this way, 0 when it must be staged (the pages could not be
+ * locked), -1 with *e and *call on a failed copy. */
+static int copy_in_place(df_cuda *cu, const df_case *c, size_t na, size_t pre_a, size_t pre_b,
+                         size_t tg, cudaError_t *e, const char **call)
+{
+    uintptr_t alo, ahi, blo, bhi;
+    page_span(c->a, na, &alo, &ahi);
+    page_span(c->b, na, &blo, &bhi);
+    int one = alo < bhi && blo < ahi; /* a and b share pages: lock them together */
+    if (one) {
+        alo = alo < blo ? alo : blo;
+        ahi = ahi > bhi ? ahi : bhi;
+    }
+    if (lock_pages(alo, ahi) != 0)
+        return 0;
+    if (!one && lock_pages(blo, bhi) != 0) {
+        (void)cudaHostUnregister((void *)alo);
+        return 0;
+    }
+    size_t ga = pre_a + tg, gb = pre_b + tg;
+    char *h = NULL, *da = (char *)cu->one.d_a, *db = (char *)cu->one.d_b;
+    *call = NULL;
+    if ((*e = df_cuda_grow(&cu->one.h_stage, &cu->one.h_stage_cap, ga + gb, 1))) {
+        *call = "cudaMallocHost(guards)";
+    } else {
+        h = (char *)cu->one.h_stage;
+        df_guard_fill(c->type, h, ga / df_type_size(c->type));
+        df_guard_fill(c->type, h + ga, gb / df_type_size(c->type));
+        struct { void *dst; const void *src; size_t bytes; } parts[] = {
+            {da, h, pre_a}, {da + pre_a, c->a, na}, {da + pre_a + na, h + pre_a, tg},
+            {db, h + ga, pre_b}, {db + pre_b, c->b, na}, {db + pre_b + na, h + ga + pre_b, tg},
+        };
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !*call; i++)
+            if ((*e = cudaMemcpyAsync(parts[i].dst, parts[i].src, parts[i].bytes,
+                                      cudaMemcpyHostToDevice, cu->stream)))
+                *call = "cudaMemcpyAsync(in place)";
+        if (!*call && (*e = cudaStreamSynchronize(cu->stream)))
+            *call = "cudaStreamSynchronize(in place)";
+    }
+    (void)cudaHostUnregister((void *)alo);
+    if (!one)
+        (void)cudaHostUnregister((void *)blo);
+    return *call ? -1 : 1;
+}
+
 /* Places a and b (offset elements past 256-byte aligned points inside their
  * guarded buffers) on the device through the pinned staging buffer, so the
- * copies are truly asynchronous. Returns the failed call or NULL. */
+ * copies are truly asynchronous (a huge case: from where it lies, above).
+ * Returns the failed call or NULL. */
 static const char *copy_case_in(df_cuda *cu, const df_case *c, size_t es,
                                 cudaError_t *e)
 {
@@ -413,6 +484,12 @@ static const char *copy_case_in(df_cuda *cu, const df_case *c, size_t es,
     if ((*e = df_cuda_grow(&cu->one.d_b, &cu->one.d_b_cap,
                            df_cuda_round_up(span_b, DF_CUDA_ALIGN), 0)))
         return "cudaMalloc(b)";
+    if (na >= DF_CUDA_DIRECT_BYTES) {
+        const char *call;
+        int how = copy_in_place(cu, c, na, pre_a, pre_b, tg, e, &call);
+        if (how != 0)
+            return how > 0 ? NULL : call;
+    }
     if ((*e = df_cuda_grow(&cu->one.h_stage, &cu->one.h_stage_cap, stage_b + span_b, 1)))
         return "cudaMallocHost(staging)";
     stage_guarded(cu->pool, cu->one.h_stage, c->type, c->a, pre_a, na, tg);

@@ -39,6 +39,8 @@ enum {
     DF_CUDA_SIDE_STREAMS = 16, /* side streams a batch's launches spread over */
     DF_CUDA_POOL_MIN = 1024,   /* cases in a batch from which its plan and finish
                                   go on the pool's threads */
+    DF_CUDA_DIRECT_BYTES = 1 << 30, /* a vector this long is copied from where it
+                                       lies, its pages locked (copy_case_in) */
     DF_CUDA_STAGE_PIECE = 1 << 24 /* bytes of a long vector one thread stages
                                      at a time (a case of 2^26 elements: 256 MiB
                                      a vector, which one thread would stage while
