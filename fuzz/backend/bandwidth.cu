@@ -56,8 +56,9 @@ unsigned df_bw_reps_for(double warm_ms, unsigned reps, double budget_s)
     return fit < (double)least ? least : (unsigned)fit;
 }
 
-/* One 32-bit draw per element; every value is exact in its type and
- * non-zero (odd numerators). */
+/* One 32-bit draw per element; every value is exact in its type, and
+ * non-zero (odd numerators) but where a low-precision format rounds a
+ * small draw to zero. */
 static void fill_one(df_pcg32 *rng, df_type t, void *v, uint64_t n)
 {
     static const int32_t small[4] = {-2, -1, 1, 2};
@@ -114,6 +115,96 @@ void df_bw_judge(const df_kernel *k, const df_case *c, const df_refs *refs,
                  "%s (%s): rel err %.2g, err %.3g u*G, h %" PRIu64,
                  df_verdict_name(j.verdict), j.rule, j.rel_err, j.err_ratio,
                  j.h);
+}
+
+/* Per element type: the cuBLAS kernel its rows are compared with, and
+ * whether its kernels keep n past their max_n (bandwidth.h says why i32's
+ * do). Types not listed have neither. */
+static const struct bw_type_rule {
+    df_type type;
+    const char *baseline;
+    int past_max_n;
+} bw_rules[] = {
+    {DF_F32, "cublas-sdot", 0},  {DF_F64, "cublas-ddot", 0},
+    {DF_I32, NULL, 1},           {DF_F16, "cublas-hdot", 0},
+    {DF_BF16, "cublas-bfdot", 0}, {DF_E4M3, "cublaslt-e4m3-promoted", 0},
+};
+
+static const struct bw_type_rule *bw_rule(df_type t)
+{
+    for (size_t i = 0; i < sizeof bw_rules / sizeof bw_rules[0]; i++)
+        if (bw_rules[i].type == t)
+            return &bw_rules[i];
+    return NULL;
+}
+
+const char *df_bw_baseline(df_type t)
+{
+    const struct bw_type_rule *rule = bw_rule(t);
+    return rule ? rule->baseline : NULL;
+}
+
+uint64_t df_bw_row_n(const df_kernel *k, uint64_t n)
+{
+    const struct bw_type_rule *rule = bw_rule(k->elem);
+    if (!k->max_n || k->max_n >= n || (rule && rule->past_max_n))
+        return n;
+    return k->max_n;
+}
+
+/* The longest row length of type t below `below`; 0 when none is left. */
+static uint64_t bw_next_length(uint64_t n, df_type t, const df_kernel *const *ks,
+                               size_t count, uint64_t below)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t kn = ks[i]->elem == t ? df_bw_row_n(ks[i], n) : 0;
+        if (kn < below && kn > m)
+            m = kn;
+    }
+    return m;
+}
+
+size_t df_bw_plan(uint64_t n, const df_kernel *const *ks, size_t count,
+                  df_bw_plan_row *out)
+{
+    size_t rows = 0;
+    for (int ti = DF_F32; ti <= DF_TYPE_MAX; ti++) {
+        const df_type t = (df_type)ti;
+        const char *bname = df_bw_baseline(t);
+        const df_kernel *base = NULL;
+        for (size_t i = 0; bname && i < count; i++)
+            if (ks[i]->elem == t && strcmp(ks[i]->name, bname) == 0)
+                base = ks[i];
+        for (uint64_t m = bw_next_length(n, t, ks, count, UINT64_MAX); m;
+             m = bw_next_length(n, t, ks, count, m)) {
+            int base_in = 0;
+            out[rows++] = (df_bw_plan_row){NULL, t, m};
+            for (size_t i = 0; i < count; i++)
+                if (ks[i]->elem == t && df_bw_row_n(ks[i], n) == m) {
+                    out[rows++] = (df_bw_plan_row){ks[i], t, m};
+                    base_in |= ks[i] == base;
+                }
+            if (base && !base_in && (!base->max_n || base->max_n >= m))
+                out[rows++] = (df_bw_plan_row){base, t, m};
+        }
+    }
+    return rows;
+}
+
+void df_bw_ratios(df_bw_report *rep)
+{
+    for (size_t i = 0; i < rep->nrows; i++) {
+        df_bw_row *row = &rep->rows[i];
+        const char *peer = df_bw_baseline(row->type);
+        row->vs_cublas = 0.0;
+        for (size_t j = 0; peer && j < rep->nrows; j++) {
+            const df_bw_row *b = &rep->rows[j];
+            if (!b->is_copy && b->type == row->type && b->n == row->n &&
+                strcmp(b->name, peer) == 0 && b->gbps > 0.0)
+                row->vs_cublas = row->gbps / b->gbps;
+        }
+    }
 }
 
 void df_bw_report_free(df_bw_report *rep)
@@ -178,16 +269,21 @@ typedef struct bw_inputs {
     void *h_a, *h_b;
     void *d_buf; /* a at 0, b at the next 256-byte boundary past a */
     const void *d_a, *d_b;
-    int refs_done;
+    uint64_t refs_n; /* the length refs are of; 0: none yet */
     df_refs refs;
 } bw_inputs;
 
-static void bw_progress(const bw_run *r, const char *name, df_type t)
+/* "shfl f32", and " at n = N" where N is not the run's n. */
+static void bw_progress(const bw_run *r, const char *name, df_type t, uint64_t n)
 {
-    char what[64];
+    char what[96];
     if (!r->o->progress)
         return;
-    snprintf(what, sizeof what, "%s %s", name, df_type_name(t));
+    if (n == r->rep->n)
+        snprintf(what, sizeof what, "%s %s", name, df_type_name(t));
+    else
+        snprintf(what, sizeof what, "%s %s at n = %llu", name, df_type_name(t),
+                 (unsigned long long)n);
     r->o->progress(r->o->progress_arg, what);
 }
 
@@ -261,25 +357,25 @@ template <typename F> static int bw_time(bw_run *r, df_bw_row *row, F run)
     return 0;
 }
 
-static df_bw_row *bw_new_row(bw_run *r, const char *name, df_type t)
+static df_bw_row *bw_new_row(bw_run *r, const char *name, df_type t, uint64_t n)
 {
     df_bw_row *row = &r->rep->rows[r->rep->nrows++];
     memset(row, 0, sizeof *row);
     snprintf(row->name, sizeof row->name, "%s", name);
     row->type = t;
+    row->n = n;
     return row;
 }
 
-static void bw_copy_row(bw_run *r, const bw_inputs *in)
+static void bw_copy_row(bw_run *r, const bw_inputs *in, uint64_t n)
 {
-    const uint64_t n = r->rep->n;
     const size_t bytes = 2 * (size_t)n * in->esize;
-    df_bw_row *row = bw_new_row(r, "device-copy", in->type);
+    df_bw_row *row = bw_new_row(r, "device-copy", in->type, n);
     row->is_copy = 1;
     row->bytes = 2.0 * (double)bytes; /* read + write */
     snprintf(row->launch, sizeof row->launch, "cudaMemcpyAsync D2D, 2*n*%zu B",
              in->esize);
-    bw_progress(r, row->name, in->type);
+    bw_progress(r, row->name, in->type, n);
     void *dst = NULL;
     cudaError_t e = cudaMalloc(&dst, bytes);
     if (e != cudaSuccess) {
@@ -317,9 +413,9 @@ static int bw_blocks_per_sm(const bw_run *r, const df_kernel *k, uint32_t block,
 }
 
 /* The launch a row uses; -1 with row->result when the kernel cannot run. */
-static int bw_launch(bw_run *r, const df_kernel *k, df_launch *l, df_bw_row *row)
+static int bw_launch(bw_run *r, const df_kernel *k, uint64_t n, df_launch *l,
+                     df_bw_row *row)
 {
-    const uint64_t n = r->rep->n;
     df_kernel timing = *k;
     timing.max_n = 0; /* past max_n it still runs, for timing only */
     memset(l, 0, sizeof *l);
@@ -361,15 +457,14 @@ static void bw_enqueue_error(bw_run *r, df_bw_row *row, const df_gpu_ctx *ctx, i
     bw_after_error(r);
 }
 
-static void bw_kernel_row(bw_run *r, bw_inputs *in, const df_kernel *k)
+static void bw_kernel_row(bw_run *r, bw_inputs *in, const df_kernel *k, uint64_t n)
 {
-    const uint64_t n = r->rep->n;
-    df_bw_row *row = bw_new_row(r, k->name, in->type);
+    df_bw_row *row = bw_new_row(r, k->name, in->type, n);
     row->bytes = 2.0 * (double)n * (double)in->esize;
     df_launch l;
-    if (bw_launch(r, k, &l, row) != 0)
+    if (bw_launch(r, k, n, &l, row) != 0)
         return;
-    bw_progress(r, k->name, in->type);
+    bw_progress(r, k->name, in->type, n);
 
     size_t sbytes = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(n, &l) : 0;
     void *d_scratch = NULL, *h_scratch = NULL;
@@ -422,10 +517,10 @@ static void bw_kernel_row(bw_run *r, bw_inputs *in, const df_kernel *k)
                      "not judged: n > max_n %llu (timing only)",
                      (unsigned long long)k->max_n);
         } else {
-            if (!in->refs_done) {
-                bw_progress(r, "CPU references", in->type);
+            if (in->refs_n != n) {
+                bw_progress(r, "CPU references", in->type, n);
                 df_refs_compute(in->type, in->h_a, in->h_b, n, &in->refs);
-                in->refs_done = 1;
+                in->refs_n = n;
             }
             df_bw_judge(k, &c, &in->refs, &res, row);
         }
@@ -442,11 +537,10 @@ static void bw_free_inputs(bw_inputs *in)
     memset(in, 0, sizeof *in);
 }
 
-/* Inputs of type t on host and device; -1 with err when memory runs out. */
-static int bw_make_inputs(bw_run *r, df_type t, bw_inputs *in, char *err,
+/* n inputs of type t on host and device; -1 with err when memory runs out. */
+static int bw_make_inputs(bw_run *r, df_type t, uint64_t n, bw_inputs *in, char *err,
                           size_t err_len)
 {
-    const uint64_t n = r->rep->n;
     memset(in, 0, sizeof *in);
     in->type = t;
     in->esize = df_type_size(t);
@@ -460,7 +554,7 @@ static int bw_make_inputs(bw_run *r, df_type t, bw_inputs *in, char *err,
         bw_free_inputs(in);
         return -1;
     }
-    bw_progress(r, "inputs", t);
+    bw_progress(r, "inputs", t, n);
     df_bw_fill(t, in->h_a, in->h_b, n);
     cudaError_t e = cudaMalloc(&in->d_buf, 2 * stride);
     if (e == cudaSuccess)
@@ -479,38 +573,26 @@ static int bw_make_inputs(bw_run *r, df_type t, bw_inputs *in, char *err,
     return 0;
 }
 
-/* All rows of element type t: the copy, then each kernel in registry order. */
-static int bw_type(bw_run *r, df_type t, char *err, size_t err_len)
+/* The plan's rows in order; each type's inputs made at its first row, the
+ * longest. -1 with err when inputs cannot be made. */
+static int bw_rows(bw_run *r, const df_bw_plan_row *plan, size_t nplan, char *err,
+                   size_t err_len)
 {
-    int any = 0;
-    for (size_t i = 0; i < df_kernel_count(); i++)
-        any |= df_kernel_at(i)->gpu && df_kernel_at(i)->elem == t;
-    if (!any)
-        return 0;
     bw_inputs in;
-    if (bw_make_inputs(r, t, &in, err, err_len) != 0)
-        return -1;
-    bw_copy_row(r, &in);
-    for (size_t i = 0; i < df_kernel_count() && !r->rep->aborted; i++) {
-        const df_kernel *k = df_kernel_at(i);
-        if (k->gpu && k->elem == t)
-            bw_kernel_row(r, &in, k);
+    memset(&in, 0, sizeof in);
+    int rc = 0;
+    for (size_t i = 0; i < nplan && rc == 0 && !r->rep->aborted; i++) {
+        if (!in.d_buf || in.type != plan[i].type) {
+            bw_free_inputs(&in);
+            rc = bw_make_inputs(r, plan[i].type, plan[i].n, &in, err, err_len);
+        }
+        if (rc == 0 && plan[i].k)
+            bw_kernel_row(r, &in, plan[i].k, plan[i].n);
+        else if (rc == 0)
+            bw_copy_row(r, &in, plan[i].n);
     }
     bw_free_inputs(&in);
-    return 0;
-}
-
-static void bw_ratios(df_bw_report *rep)
-{
-    for (size_t i = 0; i < rep->nrows; i++) {
-        const char *peer = rep->rows[i].type == DF_F32   ? "cublas-sdot"
-                           : rep->rows[i].type == DF_F64 ? "cublas-ddot"
-                                                         : NULL;
-        for (size_t j = 0; peer && j < rep->nrows; j++)
-            if (rep->rows[j].type == rep->rows[i].type &&
-                strcmp(rep->rows[j].name, peer) == 0 && rep->rows[j].gbps > 0.0)
-                rep->rows[i].vs_cublas = rep->rows[i].gbps / rep->rows[j].gbps;
-    }
+    return rc;
 }
 
 /* Device 0's description, the peak, and the run's stream, events and
@@ -592,22 +674,32 @@ extern "C" int df_bandwidth_measure(const df_bw_opts *o, df_bw_report *rep,
     }
     rep->n = o->n;
     rep->reps = o->reps;
-    /* one copy row per element type, one row per kernel */
-    rep->rows = (df_bw_row *)calloc(df_kernel_count() + 3, sizeof *rep->rows);
-    if (!rep->rows) {
+    size_t nk = df_kernel_count(), count = 0;
+    const df_kernel **ks = (const df_kernel **)malloc((nk + 1) * sizeof *ks);
+    df_bw_plan_row *plan =
+        (df_bw_plan_row *)malloc((DF_BW_PLAN_MAX(nk) + 1) * sizeof *plan);
+    rep->rows = (df_bw_row *)calloc(DF_BW_PLAN_MAX(nk) + 1, sizeof *rep->rows);
+    if (!ks || !plan || !rep->rows) {
+        free(ks);
+        free(plan);
         snprintf(err, err_len, "out of host memory");
         return -1;
     }
+    for (size_t i = 0; i < nk; i++)
+        if (df_kernel_at(i)->gpu)
+            ks[count++] = df_kernel_at(i);
+    size_t nplan = df_bw_plan(o->n, ks, count, plan);
     bw_run r;
     memset(&r, 0, sizeof r);
     r.o = o;
     r.rep = rep;
     int rc = bw_open(&r, err, err_len);
-    static const df_type types[] = {DF_F32, DF_F64, DF_I32};
-    for (size_t i = 0; rc == 0 && i < 3 && !rep->aborted; i++)
-        rc = bw_type(&r, types[i], err, err_len);
-    bw_ratios(rep);
+    if (rc == 0)
+        rc = bw_rows(&r, plan, nplan, err, err_len);
+    df_bw_ratios(rep);
     bw_close(&r);
+    free(ks);
+    free(plan);
     return rc;
 }
 #endif

@@ -1,11 +1,26 @@
 /* bandwidth.h — the measurement behind `dotfuzz bandwidth`: every kernel
- * that has a GPU launcher, timed at one length in one process run, beside
- * cuBLAS and a device-to-device copy, so the ratios are measured together.
+ * that has a GPU launcher, timed in one process run beside cuBLAS of its
+ * element type and a device-to-device copy, so the ratios are measured
+ * together.
  *
- * Inputs: random non-zero values (floats odd multiples of 2^-24 in (-1, 1),
+ * Rows: element types in df_type order (f32, f64, i32, f16, bf16, e4m3,
+ * e5m2), those that some kernel with a GPU launcher takes. A kernel's row
+ * runs at n, or at its max_n when that is smaller (the tensor-core and
+ * cuBLASLt dots take at most 65,536 elements): df_bw_row_n. Each length of
+ * a type gets its device-copy row first, then the kernels of that length
+ * in registry order, then the type's cuBLAS baseline (df_bw_baseline) at
+ * that length too when it is not among them and takes it, so "vs cuBLAS"
+ * compares rows of one type and one length (df_bw_plan, df_bw_ratios).
+ * i32 kernels keep n past their max_n, for timing only: their max_n is an
+ * overflow bound for the fuzzer's values (|a|, |b| <= 50), and these
+ * inputs keep every partial sum inside int32 up to 2^28 elements.
+ *
+ * Inputs: random values (floats odd multiples of 2^-24 in (-1, 1),
  * doubles odd multiples of 2^-32 in (-1, 1), int32 in {-2, -1, 1, 2} so no
- * partial sum of 2^28 products overflows), allocated once per element type,
- * a and b 256-byte aligned.
+ * partial sum of 2^28 products overflows, f16, bf16, e4m3 and e5m2 values
+ * of (-1, 1) rounded to the format, a few of the narrow ones to zero),
+ * allocated once per element type at its longest row, a and b 256-byte
+ * aligned; a shorter row reads their first elements.
  * Launch: the kernel's default, except DF_K_GRID_FREE kernels, which run a
  * persistent grid: SMs x resident blocks per SM at block_default, the
  * latter from cudaOccupancyMaxActiveBlocksPerMultiprocessor for kernels
@@ -17,10 +32,12 @@
  * count; a host-side finish does not); the median. Kernels slower than
  * budget_s / reps per run get fewer runs (at least DF_BW_MIN_REPS).
  * Bytes: a dot reads 2*n*esize bytes; the copy row copies 2*n*esize bytes
- * and counts them twice (read + write).
+ * and counts them twice (read + write). At 65,536 elements a row's data
+ * sit in L2 and its time is mostly launch latency: its GB/s is no DRAM
+ * figure, and its worth is the ratio to cuBLAS at the same length.
  * The result of the last timed run is judged by the oracle (fuzz/oracle.h)
- * against the CPU references, except for kernels whose max_n < n, which
- * still run for timing ("not judged").
+ * against the CPU references of the row's length, except for a row past its
+ * kernel's max_n (i32), which is timed only ("not judged").
  */
 #ifndef DOTFUZZ_BANDWIDTH_H
 #define DOTFUZZ_BANDWIDTH_H
@@ -58,13 +75,14 @@ typedef struct df_bw_row {
     int is_copy;             /* the device-copy row of its type */
     char name[DF_NAME_MAX];  /* kernel name, or "device-copy" */
     df_type type;
+    uint64_t n;              /* elements per vector this row ran at */
     char launch[72];         /* "1056 x 256 persistent (132 SMs x 8)" */
     unsigned reps;           /* timed runs; 0 when it did not run */
     double ms;               /* median time of one run */
     double bytes;            /* bytes counted for one run */
     double gbps;             /* bytes / median time, 1e9 bytes per second */
     double frac_peak;        /* gbps / peak */
-    double vs_cublas;        /* gbps / the same type's cuBLAS row; 0: none */
+    double vs_cublas;        /* gbps / the cuBLAS row of its type and n; 0: none */
     int failed;              /* a CUDA error or a bug verdict */
     char result[256];        /* verdict, "not judged: ...", or the error */
 } df_bw_row;
@@ -79,7 +97,7 @@ typedef struct df_bw_report {
     int bus_width_bits;      /* cudaDevAttrGlobalMemoryBusWidth */
     double peak_gbps;        /* used for frac_peak */
     int peak_from_option;    /* 1: --peak-gbps; 0: 2 * clock * bus / 8 */
-    uint64_t n;
+    uint64_t n;              /* --n: the rows' n, but where a max_n is smaller */
     unsigned reps;           /* requested timed runs per row */
     int aborted;             /* a sticky CUDA error ended the run early */
     size_t nrows;
@@ -113,6 +131,34 @@ void df_bw_fill(df_type t, void *a, void *b, uint64_t n);
  * row->failed (verdict bug). */
 void df_bw_judge(const df_kernel *k, const df_case *c, const df_refs *refs,
                  const df_result *res, df_bw_row *row);
+
+/* The name of the cuBLAS kernel the rows of type t are compared with
+ * ("vs cuBLAS"), or NULL (i32, e5m2: cuBLAS has no such dot). */
+const char *df_bw_baseline(df_type t);
+/* The length k's row runs at when the run's length is n: n, or k's max_n
+ * when smaller, but for i32 kernels (above). */
+uint64_t df_bw_row_n(const df_kernel *k, uint64_t n);
+
+/* One row to measure: kernel k (NULL: the device copy) of type type at
+ * n elements per vector. */
+typedef struct df_bw_plan_row {
+    const df_kernel *k;
+    df_type type;
+    uint64_t n;
+} df_bw_plan_row;
+
+/* Rows df_bw_plan may give for count kernels: a kernel row each, and per
+ * type and length at most a copy row and a baseline row. */
+#define DF_BW_PLAN_MAX(count) (3 * (count))
+
+/* The rows for kernels ks[0..count) (those with a GPU launcher) at the run's
+ * length n, in the order above, into out (DF_BW_PLAN_MAX(count) of them);
+ * returns how many. Per type the longest length comes first. */
+size_t df_bw_plan(uint64_t n, const df_kernel *const *ks, size_t count,
+                  df_bw_plan_row *out);
+/* Fills each row's vs_cublas from the baseline row of its type and n that
+ * measured a rate (0 where there is none). */
+void df_bw_ratios(df_bw_report *rep);
 
 #ifdef __cplusplus
 }
