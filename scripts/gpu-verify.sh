@@ -13,7 +13,7 @@
 #                       this build against an earlier build OLD: every family, the
 #                       same seed, tables and finding files byte for byte, host and
 #                       cuda backends (scripts/identity.sh) -> identity.txt
-#   scripts/gpu-verify.sh bandwidth  every kernel at n = 2^28 beside cuBLAS and a copy -> bandwidth.md
+#   scripts/gpu-verify.sh bandwidth  every kernel at n = 2^28 (or its max_n) beside cuBLAS and a copy -> bandwidth.md
 #   scripts/gpu-verify.sh bench      `dotfuzz bench` on shfl: the harness against the seeds' loop -> bench.txt
 #   scripts/gpu-verify.sh hunt [S]   every mutant and correct kernel, ours vs seed 000's
 #                                    oracle, S seconds a kernel at most (default 10) -> hunt.md
@@ -613,7 +613,7 @@ readme() {
     echo "|---|---|---|---|"
     [ -f "$OUTDIR/env.txt" ] && row "$gpu, driver $driver, $(first "$OUTDIR/env.txt" '^Cuda compilation|release' | sed 's/.*release \([0-9.]*\).*/CUDA \1/')" env.txt
     [ -f "$OUTDIR/identity.txt" ] && row "this build against an earlier one, every family, findings byte for byte: $(awk '/^\$ scripts\/identity.sh/ { b = $5 } /^(IDENTICAL|DIFFERENT)$/ { printf "%s%s %s", sep, b, $1; sep = ", " }' "$OUTDIR/identity.txt")" identity.txt
-    [ -f "$OUTDIR/bandwidth.md" ] && row "$(awk -F'|' '$2 ~ /^ shfl $/ { gsub(/ /, "", $7); gsub(/ /, "", $8); gsub(/ /, "", $9); print "shfl at n = 2^28: " $7 " GB/s, " $8 " of peak, " $9 " cuBLAS sdot" }' "$OUTDIR/bandwidth.md")" bandwidth.md
+    [ -f "$OUTDIR/bandwidth.md" ] && row "$(awk -F'|' '$2 ~ /^ shfl $/ { gsub(/ /, "", $8); gsub(/ /, "", $9); gsub(/ /, "", $10); print "shfl at n = 2^28: " $8 " GB/s, " $9 " of peak, " $10 " cuBLAS sdot" }' "$OUTDIR/bandwidth.md")" bandwidth.md
     [ -f "$OUTDIR/bench.txt" ] && row "$(awk '/^seed loop, n = 2000/ { loop = $6 } /^harness n = 2000, verified/ { h = $6 } END { if (h && loop) printf "%d verified cases/s at n = 2000 (shfl, batch 4096), %.0fx the seeds'"'"' loop (%d cases/s)", h, h / loop, loop }' "$OUTDIR/bench.txt")" bench.txt
     [ -f "$OUTDIR/hunt.md" ] && row "$(first "$OUTDIR/hunt.md" 'mutant\(s\) escaped')" hunt.md
     [ -f "$OUTDIR/campaign/summary.txt" ] && row "$(grep -E 'cases in' "$OUTDIR/campaign/summary.txt" | tail -n 1) ($(sed -n 's/^sessions *: //p' "$OUTDIR/campaign/fuzzer_stats") session(s)); bugs: $(sed -n 's/^bug *: //p' "$OUTDIR/campaign/fuzzer_stats")" campaign/summary.txt

@@ -1,9 +1,10 @@
 /* test_bandwidth.c — `dotfuzz bandwidth`'s pieces that need no GPU
- * (fuzz/backend/bandwidth.h): the plan of rows (every kernel once, at n or
- * at its max_n, each length of a type with its copy and its cuBLAS
- * baseline), the baseline of each type, the ratios of one type and one
- * length, the low-precision inputs, the oracle's verdict on low-precision
- * rows. */
+ * (fuzz/backend/bandwidth.h, fuzz/cmd/cmd_bandwidth.c): the plan of rows
+ * (every kernel once, at n or at its max_n, each length of a type with
+ * its copy and its cuBLAS baseline), the baseline of each type, the
+ * ratios of one type and one length, the low-precision inputs, the
+ * oracle's verdict on low-precision rows, the table and Markdown with
+ * their n column, and the options. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,8 +12,10 @@
 #include <string.h>
 
 #include "fuzz/backend/bandwidth.h"
+#include "fuzz/cmd/cli.h"
 #include "fuzz/lowp.h"
 #include "kernels/kernel.h"
+#include "tests/cli_helpers.h"
 
 #define BIG_N (UINT64_C(1) << 28)
 
@@ -248,4 +251,65 @@ Test(bandwidth, lowp_rows_are_judged_against_their_references)
     cr_assert(!row.failed && passed(row.result), "%s", row.result);
     row = judge_lowp("mma-e4m3", N, (double)(float)refs.kahan + 100.0, a8, b8);
     cr_assert(row.failed, "%s", row.result);
+}
+
+/* The printed report of rows at --n 2^28, table or Markdown. */
+static char *print_report(int markdown)
+{
+    static df_bw_row rows[] = {
+        {.is_copy = 1, .name = "device-copy", .type = DF_F32, .n = BIG_N, .launch = "copy",
+         .reps = 20, .ms = 1.42, .gbps = 3023.0, .frac_peak = 0.902, .vs_cublas = 1.011,
+         .result = "copy"},
+        {.name = "shfl", .type = DF_F32, .n = BIG_N, .launch = "132x1024", .reps = 20,
+         .ms = 0.7, .gbps = 3070.6, .frac_peak = 0.916, .vs_cublas = 1.027, .result = "ok"},
+        {.name = "int-atomic", .type = DF_I32, .n = BIG_N, .launch = "524288x512",
+         .reps = 20, .ms = 7.3, .gbps = 293.9, .frac_peak = 0.088,
+         .result = "not judged: n > max_n 858993 (timing only)"},
+        {.name = "mma-f16", .type = DF_F16, .n = 65536, .launch = "1x32 default", .reps = 20,
+         .ms = 0.05, .gbps = 5.2, .frac_peak = 0.0016, .vs_cublas = 0.8, .result = "ok"},
+    };
+    df_bw_report rep = {.device = "NVIDIA H100", .cc_major = 9, .sm_count = 132,
+                        .peak_gbps = 3352.3, .n = BIG_N, .reps = 20,
+                        .nrows = sizeof rows / sizeof rows[0], .rows = rows};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_not_null(f);
+    df_bw_print(f, &rep, markdown);
+    fclose(f);
+    return buf;
+}
+
+Test(bandwidth, table_and_markdown_show_each_rows_n)
+{
+    char *t = print_report(0);
+    cr_assert_not_null(strstr(t, "(2.15 GB for f32 and i32)"), "%s", t);
+    cr_assert_not_null(strstr(t, "runs at its max_n"), "%s", t);
+    cr_assert_not_null(strstr(t, "kernel       type          n  launch"), "%s", t);
+    cr_assert_not_null(strstr(t, "mma-f16      f16       65536  1x32 default"), "%s", t);
+    cr_assert_not_null(strstr(t, "shfl         f32   268435456  132x1024"), "%s", t);
+    free(t);
+
+    char *m = print_report(1);
+    cr_assert_not_null(strstr(m, "| kernel | type | n | launch | reps | median ms | GB/s | "
+                                 "% peak | vs cuBLAS | result |\n|---|---|--:|---|"),
+                       "%s", m);
+    cr_assert_not_null(strstr(m, "| mma-f16 | f16 | 65536 | 1x32 default | 20 | 0.0500 | "
+                                 "5.2 | 0.2% | 0.800x | ok |"),
+                       "%s", m);
+    cr_assert_not_null(strstr(m, "| int-atomic | i32 | 268435456 | 524288x512 | 20 | 7.3000 | "
+                                 "293.9 | 8.8% | - |"),
+                       "%s", m);
+    free(m);
+}
+
+Test(bandwidth, help_names_the_types_and_bad_options_exit_2)
+{
+    static char out[1 << 14];
+    cr_assert_eq(df_test_sh(out, sizeof out, "./dotfuzz bandwidth --help"), 0, "%s", out);
+    cr_assert_not_null(strstr(out, "f16, bf16, e4m3"), "%s", out);
+    cr_assert_not_null(strstr(out, "max_n"), "%s", out);
+    cr_assert_eq(df_test_sh(out, sizeof out, "./dotfuzz bandwidth --n 0"), 2, "%s", out);
+    cr_assert_eq(df_test_sh(out, sizeof out, "./dotfuzz bandwidth --reps 1001"), 2, "%s", out);
+    cr_assert_eq(df_test_sh(out, sizeof out, "./dotfuzz bandwidth --bogus"), 2, "%s", out);
 }

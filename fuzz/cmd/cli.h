@@ -11,6 +11,8 @@
 #ifndef DOTFUZZ_CLI_H
 #define DOTFUZZ_CLI_H
 
+#include <stdio.h>
+
 #include "fuzz/outcome.h"
 
 #ifdef __cplusplus
@@ -35,6 +37,11 @@ df_outcome df_cmd_minimize(int argc, char **argv);
 df_outcome df_cmd_merge(int argc, char **argv);
 df_outcome df_cmd_report(int argc, char **argv);
 df_outcome df_cmd_smoke(int argc, char **argv);
+
+/* bandwidth's output for a measured report: the header lines, then the
+ * table, or the Markdown table when markdown (exposed for tests). */
+struct df_bw_report;
+void df_bw_print(FILE *f, const struct df_bw_report *rep, int markdown);
 
 #ifdef __cplusplus
 }

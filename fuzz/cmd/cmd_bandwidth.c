@@ -1,7 +1,8 @@
 /* cmd_bandwidth.c — `dotfuzz bandwidth`: parses its options, runs the
  * measurement of fuzz/backend/bandwidth.h and prints one line per kernel (and
- * per device copy) with the time, GB/s, fraction of peak and the ratio to
- * cuBLAS of the same type, as an aligned table or in Markdown.
+ * per device copy) with its length, time, GB/s, fraction of peak and the
+ * ratio to cuBLAS of the same type and length, as an aligned table or in
+ * Markdown.
  * Outcomes: clean; bug when a kernel failed or gave a wrong result; usage
  * for a bad option; env without CUDA, without a GPU or out of memory.
  * argv[0] is the subcommand's name ("bandwidth"); options start at argv[1].
@@ -20,13 +21,18 @@
 static const char bandwidth_usage[] =
     "usage: dotfuzz bandwidth [--n N] [--reps R] [--peak-gbps X] [--markdown]\n"
     "\n"
-    "Times every kernel that has a GPU launcher on N random non-zero elements\n"
-    "per vector (f32 kernels on floats, f64 on doubles, i32 on int32), beside\n"
-    "cuBLAS and a device-to-device copy, in one run on GPU 0. Kernels with a\n"
-    "free grid run a persistent grid (SMs x resident blocks per SM); the\n"
-    "others their default launch. Each row is the median of R timed runs\n"
-    "after 2 warm-ups (slow kernels get fewer runs: about 2 s per row).\n"
-    "GB/s counts the 2*n*esize bytes a dot reads.\n"
+    "Times every kernel that has a GPU launcher on N random elements per\n"
+    "vector of its type (f32, f64, i32, f16, bf16, e4m3, e5m2), beside cuBLAS\n"
+    "of that type (cublas-sdot, -ddot, -hdot, -bfdot, cublaslt-e4m3-promoted;\n"
+    "i32 and e5m2 have none) and a device-to-device copy, in one run on GPU 0.\n"
+    "A kernel whose max_n is below N runs at its max_n (the tensor-core dots:\n"
+    "65536), and its type's copy and cuBLAS run at that n too, so vs cuBLAS\n"
+    "compares rows of one type and one n (the n column); i32 kernels keep N,\n"
+    "timed only. Kernels with a free grid run a persistent grid (SMs x\n"
+    "resident blocks per SM); the others their default launch. Each row is\n"
+    "the median of R timed runs after 2 warm-ups (slow kernels get fewer\n"
+    "runs: about 2 s per row). GB/s counts the 2*n*esize bytes a dot reads;\n"
+    "at 65536 elements they sit in L2 and launch latency dominates.\n"
     "\n"
     "  --n N          elements per vector: a number or 2^K (default 2^28)\n"
     "  --reps R       timed runs per row, 1..1000 (default 20)\n"
@@ -130,33 +136,74 @@ static void progress(void *arg, const char *what)
     fprintf(stderr, "dotfuzz bandwidth: %s ...\n", what);
 }
 
-static void print_header(const df_bw_report *rep)
+/* "2.15 GB for f32 and i32, 4.29 GB for f64": what a dot of each type
+ * with rows at the run's n reads, types of one size together, in the
+ * rows' order. */
+static void print_dot_bytes(FILE *f, const df_bw_report *rep)
 {
-    printf("dotfuzz bandwidth: %s (sm_%d%d, %d SMs), driver %d.%d, runtime %d.%d\n",
-           rep->device, rep->cc_major, rep->cc_minor, rep->sm_count,
-           rep->driver_version / 1000, rep->driver_version % 1000 / 10,
-           rep->runtime_version / 1000, rep->runtime_version % 1000 / 10);
-    printf("n = %" PRIu64 " per vector; a dot reads 2*n*esize bytes (%.3g GB for "
-           "f32 and i32, %.3g GB for f64); device-copy copies as many and "
-           "counts them read + write\n",
-           rep->n, 8e-9 * (double)rep->n, 16e-9 * (double)rep->n);
+    df_type seen[DF_TYPE_MAX];
+    size_t nseen = 0;
+    for (size_t i = 0; i < rep->nrows; i++) {
+        size_t j = 0;
+        while (j < nseen && seen[j] != rep->rows[i].type)
+            j++;
+        if (rep->rows[i].n == rep->n && j == nseen && nseen < DF_TYPE_MAX)
+            seen[nseen++] = rep->rows[i].type;
+    }
+    for (size_t i = 0, groups = 0; i < nseen; i++) {
+        size_t esize = df_type_size(seen[i]), before = 0, count = 0;
+        while (before < i && df_type_size(seen[before]) != esize)
+            before++;
+        if (before < i)
+            continue; /* said with the first type of its size */
+        fprintf(f, "%s%.3g GB for ", groups++ ? ", " : "",
+                2e-9 * (double)esize * (double)rep->n);
+        for (size_t j = i; j < nseen; j++)
+            count += df_type_size(seen[j]) == esize;
+        for (size_t j = i, k = 0; j < nseen; j++)
+            if (df_type_size(seen[j]) == esize) {
+                fprintf(f, "%s%s", k == 0 ? "" : k + 1 == count ? " and " : ", ",
+                        df_type_name(seen[j]));
+                k++;
+            }
+    }
+}
+
+static void print_header(FILE *f, const df_bw_report *rep)
+{
+    fprintf(f, "dotfuzz bandwidth: %s (sm_%d%d, %d SMs), driver %d.%d, runtime %d.%d\n",
+            rep->device, rep->cc_major, rep->cc_minor, rep->sm_count,
+            rep->driver_version / 1000, rep->driver_version % 1000 / 10,
+            rep->runtime_version / 1000, rep->runtime_version % 1000 / 10);
+    fprintf(f, "n = %" PRIu64 " per vector; a dot reads 2*n*esize bytes (", rep->n);
+    print_dot_bytes(f, rep);
+    fprintf(f, "); device-copy copies as many and counts them read + write\n");
+    int shorter = 0;
+    for (size_t i = 0; i < rep->nrows; i++)
+        shorter |= rep->rows[i].n < rep->n;
+    if (shorter)
+        fprintf(f, "a kernel whose max_n is below n runs at its max_n, beside its type's "
+                "device-copy and cuBLAS at that n (the n column), so vs cuBLAS compares "
+                "rows of one type and one n; a short row's data sit in L2 and launch "
+                "latency dominates its time\n");
     if (rep->peak_from_option)
-        printf("peak %.1f GB/s (--peak-gbps)\n", rep->peak_gbps);
+        fprintf(f, "peak %.1f GB/s (--peak-gbps)\n", rep->peak_gbps);
     else
-        printf("peak %.1f GB/s = 2 x %.0f MHz x %d-bit bus / 8 (device attributes)\n",
-               rep->peak_gbps, rep->mem_clock_khz / 1e3, rep->bus_width_bits);
-    printf("median of %u timed runs after %u warm-ups (fewer runs where reps says "
-           "so: slow kernels, about %.0f s per row)\n\n",
-           rep->reps, DF_BW_WARMUPS, DF_BW_DEFAULT_BUDGET_S);
+        fprintf(f, "peak %.1f GB/s = 2 x %.0f MHz x %d-bit bus / 8 (device attributes)\n",
+                rep->peak_gbps, rep->mem_clock_khz / 1e3, rep->bus_width_bits);
+    fprintf(f, "median of %u timed runs after %u warm-ups (fewer runs where reps says "
+            "so: slow kernels, about %.0f s per row)\n\n",
+            rep->reps, DF_BW_WARMUPS, DF_BW_DEFAULT_BUDGET_S);
 }
 
 /* The numeric cells of a row: "-" where there is no number. */
 typedef struct bw_cells {
-    char reps[16], ms[24], gbps[24], peak[16], ratio[16];
+    char n[24], reps[16], ms[24], gbps[24], peak[16], ratio[16];
 } bw_cells;
 
 static void row_cells(const df_bw_row *r, bw_cells *c)
 {
+    snprintf(c->n, sizeof c->n, "%" PRIu64, r->n);
     strcpy(c->reps, "-");
     strcpy(c->ms, "-");
     strcpy(c->gbps, "-");
@@ -173,52 +220,65 @@ static void row_cells(const df_bw_row *r, bw_cells *c)
         snprintf(c->ratio, sizeof c->ratio, "%.3fx", r->vs_cublas);
 }
 
-static void print_table(const df_bw_report *rep)
+static void print_table(FILE *f, const df_bw_report *rep)
 {
-    int wname = (int)strlen("kernel"), wlaunch = (int)strlen("launch");
+    int wname = (int)strlen("kernel"), wlaunch = (int)strlen("launch"), wn = 1;
     for (size_t i = 0; i < rep->nrows; i++) {
+        bw_cells c;
+        row_cells(&rep->rows[i], &c);
         int ln = (int)strlen(rep->rows[i].name), ll = (int)strlen(rep->rows[i].launch);
+        int lnn = (int)strlen(c.n);
         wname = ln > wname ? ln : wname;
         wlaunch = ll > wlaunch ? ll : wlaunch;
+        wn = lnn > wn ? lnn : wn;
     }
-    printf("%-*s  %-4s  %-*s  %5s  %10s  %9s  %6s  %9s  %s\n", wname, "kernel",
-           "type", wlaunch, "launch", "reps", "median ms", "GB/s", "%peak",
-           "vs cuBLAS", "result");
+    fprintf(f, "%-*s  %-4s  %*s  %-*s  %5s  %10s  %9s  %6s  %9s  %s\n", wname, "kernel",
+            "type", wn, "n", wlaunch, "launch", "reps", "median ms", "GB/s", "%peak",
+            "vs cuBLAS", "result");
     for (size_t i = 0; i < rep->nrows; i++) {
         const df_bw_row *r = &rep->rows[i];
         bw_cells c;
         row_cells(r, &c);
-        printf("%-*s  %-4s  %-*s  %5s  %10s  %9s  %6s  %9s  %s\n", wname, r->name,
-               df_type_name(r->type), wlaunch, r->launch, c.reps, c.ms, c.gbps,
-               c.peak, c.ratio, r->result);
+        fprintf(f, "%-*s  %-4s  %*s  %-*s  %5s  %10s  %9s  %6s  %9s  %s\n", wname, r->name,
+                df_type_name(r->type), wn, c.n, wlaunch, r->launch, c.reps, c.ms,
+                c.gbps, c.peak, c.ratio, r->result);
     }
 }
 
 /* Markdown cells may not hold '|'. */
-static void print_md_cell(const char *s)
+static void print_md_cell(FILE *f, const char *s)
 {
     for (; *s; s++) {
         if (*s == '|')
-            putchar('\\');
-        putchar(*s);
+            fputc('\\', f);
+        fputc(*s, f);
     }
 }
 
-static void print_markdown(const df_bw_report *rep)
+static void print_markdown(FILE *f, const df_bw_report *rep)
 {
-    printf("| kernel | type | launch | reps | median ms | GB/s | %% peak | "
-           "vs cuBLAS | result |\n");
-    printf("|---|---|---|--:|--:|--:|--:|--:|---|\n");
+    fprintf(f, "| kernel | type | n | launch | reps | median ms | GB/s | %% peak | "
+            "vs cuBLAS | result |\n");
+    fprintf(f, "|---|---|--:|---|--:|--:|--:|--:|--:|---|\n");
     for (size_t i = 0; i < rep->nrows; i++) {
         const df_bw_row *r = &rep->rows[i];
         bw_cells c;
         row_cells(r, &c);
-        printf("| %s | %s | ", r->name, df_type_name(r->type));
-        print_md_cell(r->launch);
-        printf(" | %s | %s | %s | %s | %s | ", c.reps, c.ms, c.gbps, c.peak, c.ratio);
-        print_md_cell(r->result);
-        printf(" |\n");
+        fprintf(f, "| %s | %s | %s | ", r->name, df_type_name(r->type), c.n);
+        print_md_cell(f, r->launch);
+        fprintf(f, " | %s | %s | %s | %s | %s | ", c.reps, c.ms, c.gbps, c.peak, c.ratio);
+        print_md_cell(f, r->result);
+        fprintf(f, " |\n");
     }
+}
+
+void df_bw_print(FILE *f, const df_bw_report *rep, int markdown)
+{
+    print_header(f, rep);
+    if (markdown)
+        print_markdown(f, rep);
+    else
+        print_table(f, rep);
 }
 
 df_outcome df_cmd_bandwidth(int argc, char **argv)
@@ -235,11 +295,7 @@ df_outcome df_cmd_bandwidth(int argc, char **argv)
     char err[256] = "";
     int rc = df_bandwidth_measure(&cli.opts, &rep, err, sizeof err);
     if (rep.nrows > 0) {
-        print_header(&rep);
-        if (cli.markdown)
-            print_markdown(&rep);
-        else
-            print_table(&rep);
+        df_bw_print(stdout, &rep, cli.markdown);
         fflush(stdout);
     }
     int failed = 0;
