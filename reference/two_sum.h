@@ -3,8 +3,8 @@
  * double: FLT_EVAL_METHOD 0 or 1, no overflow). The order set's correctly
  * rounded float sums (order_set.c) and the precision mutants' rounding
  * toward zero (kernels/mutants/precision_ops.h) are built on it, and so is
- * a sum rounded once to a low-precision format (df_lowp_add_rn: an f16
- * FMA or addition, exactly). */
+ * a sum rounded once to a low-precision format (df_lowp_add_rn: the host
+ * model of half2-f16, kernels/half2_dot.cu). */
 #ifndef DOTFUZZ_TWO_SUM_H
 #define DOTFUZZ_TWO_SUM_H
 

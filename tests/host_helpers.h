@@ -1,7 +1,7 @@
 /* host_helpers.h — what the host-kernel tests (test_mutants.c,
- * test_precision_mutants.c, test_f16_acc.c, test_tf32.c) share: a
- * registered kernel by name, the host backend, one case through a kernel
- * on it (inside guard zones), and the bugs among a seed's cases. */
+ * test_precision_mutants.c, test_f16_acc.c, test_tf32.c, test_half2.c)
+ * share: a registered kernel by name, the host backend, one case through a
+ * kernel on it (inside guard zones), and the bugs among a seed's cases. */
 #ifndef DOTFUZZ_TEST_HOST_HELPERS_H
 #define DOTFUZZ_TEST_HOST_HELPERS_H
 
@@ -49,14 +49,14 @@ static inline df_result df_test_run_host(const df_kernel *k, df_type t, const vo
     return r;
 }
 
-/* The bug verdicts among cases 0..cases-1 of seed (every family of k's
- * type, n up to max_n) judged on k on the host backend; *first the
- * 1-based index of the first, 0 when none. */
-static inline unsigned df_test_bugs_of(const df_kernel *k, uint64_t seed, uint64_t cases,
-                                       uint64_t max_n, uint64_t *first)
+/* The bug verdicts among cases 0..cases-1 of seed (family, or with 0
+ * every family of k's type; n up to max_n) judged on k on the host
+ * backend; *first the 1-based index of the first, 0 when none. */
+static inline unsigned df_test_bugs_in(const df_kernel *k, uint64_t seed, uint32_t family,
+                                       uint64_t cases, uint64_t max_n, uint64_t *first)
 {
     df_backend *b = df_test_open_host();
-    df_gen_opts go = {.max_n = max_n};
+    df_gen_opts go = {.max_n = max_n, .family = family};
     df_oracle_opts oo = {.tol = 1e-6};
     df_scratch buf = {0};
     unsigned bugs = 0;
@@ -72,6 +72,13 @@ static inline unsigned df_test_bugs_of(const df_kernel *k, uint64_t seed, uint64
     df_scratch_free(&buf);
     df_backend_close(b);
     return bugs;
+}
+
+/* The same over every family of k's type. */
+static inline unsigned df_test_bugs_of(const df_kernel *k, uint64_t seed, uint64_t cases,
+                                       uint64_t max_n, uint64_t *first)
+{
+    return df_test_bugs_in(k, seed, 0, cases, max_n, first);
 }
 
 #endif

@@ -1,6 +1,6 @@
 /* mpfr_lowp.h — what the MPFR checks of the low-precision formats share
- * (test_lowp.c, test_f16_acc.c): a value, exact in MPFR, rounded into a
- * format by MPFR itself. */
+ * (test_lowp.c, test_f16_acc.c, test_half2.c): a value, exact in MPFR,
+ * rounded into a format by MPFR itself. */
 #ifndef DOTFUZZ_TEST_MPFR_LOWP_H
 #define DOTFUZZ_TEST_MPFR_LOWP_H
 
