@@ -1,8 +1,9 @@
 /* kernels/half2_dot.cu — `half2-f16`, a dot of f16 data summed in f16 by
- * paired FMAs (`__hfma2`). Its card, host model, descriptor and GPU entry
- * points.
+ * paired FMAs (`__hfma2`), and its mutant `m-half2-f32-declared`, the same
+ * code declared as an f32 sum. Their card, host model, descriptors and GPU
+ * entry points.
  *
- *   names       half2-f16
+ *   names       half2-f16, m-half2-f32-declared (a mutant: kernels/mutants/)
  *   origin      dotfuzz: the packed-f16 dot that half-precision code
  *               writes to halve its registers and instructions, its
  *               partial sums kept in f16
@@ -19,7 +20,10 @@
  *               df_lowp_add_rn; an f16 product is exact in double, so an
  *               FMA is one such sum): half2_model
  *   arithmetic  every operation IEEE binary16, to nearest even, subnormals
- *               kept: acc f16
+ *               kept: acc f16. m-half2-f32-declared declares acc f32 and an
+ *               f16 result (as cublas-hdot: an f32 sum rounded once to
+ *               f16), which it does not meet: the flaw "accumulates in the
+ *               storage type"
  *   h(n)        ceil(n / 64) FMAs on lane 0's chain, its two halves' sum,
  *               5 tree levels: ceil(n / 64) + 6 (half2_height)
  *   differs     the one kernel whose sums round to f16; FMA lanes as shfl
@@ -72,12 +76,17 @@ static int half2_model(const df_kernel *k, const df_case *c, df_result *out)
     return 0;
 }
 
-extern const df_kernel df_kernel_half2_f16;
+extern const df_kernel df_kernel_half2_f16, df_mutant_half2_f32_declared;
 
 static int half2_f16_model_run(const df_case *c, df_scratch *s, df_result *out)
 {
     (void)s;
     return half2_model(&df_kernel_half2_f16, c, out);
+}
+static int half2_f32_declared_model_run(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    return half2_model(&df_mutant_half2_f32_declared, c, out);
 }
 
 static uint64_t half2_height(uint64_t n, const df_launch *l)
@@ -105,6 +114,17 @@ const df_kernel df_kernel_half2_f16 = {
     .acc = DF_F16,
     HALF2_LAUNCH,
     .host_model = half2_f16_model_run,
+};
+
+const df_kernel df_mutant_half2_f32_declared = {
+    .name = "m-half2-f32-declared",
+    .origin = "dotfuzz (half2-f16)",
+    .summary = "half2-f16 declared as an f32 sum rounded to f16: accumulates in the "
+               "storage type",
+    .acc = DF_F32,
+    .result = DF_F16,
+    HALF2_LAUNCH,
+    .host_model = half2_f32_declared_model_run,
 };
 #else
 /* ---- GPU kernel and launcher (CUDA C) ---- */

@@ -351,7 +351,8 @@ Test(cli, hunt_catches_every_host_mutant_without_false_alarms, .timeout = 120)
                      "--watchdog 1s --kernel all --kernel m-no-zero,m-tail,m-pow2-tree,"
                      "m-stride-off-by-one,m-wrong-copy-size,m-fold-bounds,m-tournament-bounds,"
                      "m-claims-det,m-read-past-end,m-int16-sum,m-vec-tail,m-int32-acc,"
-                     "m-wild-read,m-hang,m-rz-acc,m-bf16-products,m-mul24");
+                     "m-wild-read,m-hang,m-rz-acc,m-bf16-products,m-mul24,"
+                     "m-half2-f32-declared");
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, out);
     cr_assert(strstr(out, "0 mutant(s) escaped this oracle, 0 correct kernel(s) with false alarms"),
               "%s", out);

@@ -1,8 +1,10 @@
 /* test_half2.c — `half2-f16` (kernels/half2_dot.cu: f16 data summed in
- * f16, __hfma2 on half2 pairs, a warp tree of f16 additions) on the host
- * backend: the model's f16 arithmetic equal to MPFR's, operation by
- * operation and over whole cases in the card's order; never a bug on any
- * f16 family. */
+ * f16, __hfma2 on half2 pairs, a warp tree of __hadd) and its mutant
+ * `m-half2-f32-declared` on the host backend: the model's f16 arithmetic
+ * equal to MPFR's, operation by operation and over whole cases in the
+ * card's order; half2-f16 never a bug on any f16 family; the mutant, the
+ * same arithmetic declared as an f32 sum rounded to f16, caught as a bug
+ * within the first cases of every seed. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <mpfr.h>
@@ -131,16 +133,29 @@ Test(half2, the_model_is_the_card_in_mpfr, .timeout = 120)
     df_backend_close(be);
 }
 
-/* It is registered with the card's declarations. */
-Test(half2, registered_as_its_card_says)
+/* Both are registered with the card's declarations, the mutant with its
+ * parent's code and model and one thing changed: what it declares. */
+Test(half2, both_registered_the_mutant_its_parent_declared_f32)
 {
-    const df_kernel *k = df_test_find("half2-f16");
+    const df_kernel *k = df_test_find("half2-f16"), *m = df_test_find("m-half2-f32-declared");
     cr_assert_eq(k->elem, DF_F16);
     cr_assert_eq(k->acc, DF_F16);
     cr_assert(k->flags & DF_K_DETERMINISTIC);
     cr_assert_not_null(k->host_model);
     cr_assert_eq(k->tree_height(65536, NULL), 1024 + 6);
     cr_assert_eq(k->tree_height(65, NULL), 2 + 6);
+    cr_assert_eq(m->acc, DF_F32);
+    cr_assert_eq(m->result, DF_F16);
+    cr_assert_eq(m->elem, k->elem);
+    cr_assert_eq(m->flags, k->flags);
+    cr_assert_eq(m->gpu, k->gpu);
+    cr_assert_eq(m->tree_height, k->tree_height);
+    int in_kernels = 0, in_mutants = 0;
+    for (size_t i = 0; i < df_kernel_count(); i++)
+        in_kernels += df_kernel_at(i) == k;
+    for (size_t i = 0; i < df_mutant_count(); i++)
+        in_mutants += df_mutant_at(i) == m;
+    cr_assert_eq(in_kernels + in_mutants, 2);
 }
 
 /* half2-f16 is never a bug: 1,000 cases of each lp family and 1,000 of
@@ -156,4 +171,27 @@ Test(half2, half2_f16_is_never_a_bug_on_any_family, .timeout = 240)
         cr_assert_eq(bugs, 0, "family %u: %u bug(s), the first at case %llu", fams[f], bugs,
                      (unsigned long long)first);
     }
+}
+
+/* The mutant is caught within its first cases: within 10 on the mix of
+ * the lp families, seeds 1 to 8 (each at its case 4 or sooner today),
+ * and within 100 on each lp family alone (lp-special, whose NaN and Inf
+ * cases say nothing of the sum's precision, the slowest: up to case 32). */
+Test(half2, the_f32_declared_mutant_is_caught_early, .timeout = 120)
+{
+    const df_kernel *m = df_test_find("m-half2-f32-declared");
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        uint64_t first;
+        unsigned bugs = df_test_bugs_of(m, seed, 100, 65536, &first);
+        cr_assert_gt(bugs, 0, "seed %llu", (unsigned long long)seed);
+        cr_assert_leq(first, 10, "seed %llu: first caught at case %llu",
+                      (unsigned long long)seed, (unsigned long long)first);
+    }
+    for (size_t f = 0; f < 4; f++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            uint64_t first;
+            unsigned bugs = df_test_bugs_in(m, seed, lp_families[f], 100, 65536, &first);
+            cr_assert_gt(bugs, 0, "family %u seed %llu", lp_families[f],
+                         (unsigned long long)seed);
+        }
 }

@@ -229,6 +229,14 @@ Test(mutants, bf16_products_caught_as_bound_on_uniform)
     expect_caught("m-bf16-products", "tree-hostsum", DF_FAM_UNIFORM, "bound");
 }
 
+/* m-half2-f32-declared sums in f16 what it declares an f32 sum rounded
+ * once to f16: past the bound on f16 data, where its parent, the same sums
+ * declared f16, stays inside. */
+Test(mutants, half2_f32_declared_caught_as_bound)
+{
+    expect_caught("m-half2-f32-declared", "half2-f16", DF_FAM_LP_RANGE, "bound");
+}
+
 /* ---- the mutants' host models, pinned on hand-made cases ---- */
 
 Test(mutants, fold_bounds_drops_last_cell_of_three)

@@ -15,6 +15,7 @@ extern const df_kernel df_mutant_int16_sum, df_mutant_vec_tail, df_mutant_int32_
 extern const df_kernel df_mutant_zero_inside, df_mutant_no_fence, df_mutant_shfl_divergent;
 extern const df_kernel df_mutant_rz_acc, df_mutant_bf16_products, df_mutant_mul24;
 extern const df_kernel df_mutant_idx32, df_mutant_fp8_fast_accum, df_mutant_wgmma_fp32;
+extern const df_kernel df_mutant_half2_f32_declared;
 
 static const df_kernel *const mutants[] = {
     &df_mutant_no_zero,         &df_mutant_tail,
@@ -30,7 +31,7 @@ static const df_kernel *const mutants[] = {
     &df_mutant_rz_acc,          &df_mutant_bf16_products,
     &df_mutant_mul24,           &df_mutant_grid_clamp,
     &df_mutant_idx32,           &df_mutant_fp8_fast_accum,
-    &df_mutant_wgmma_fp32,
+    &df_mutant_wgmma_fp32,      &df_mutant_half2_f32_declared,
 };
 
 size_t df_mutant_count(void) { return sizeof mutants / sizeof mutants[0]; }
