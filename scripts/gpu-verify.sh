@@ -199,10 +199,16 @@ run_record() {
   [ $rc -le 1 ]
 }
 
-# The tensor-core dots of low-precision data against their declared fused
-# arithmetic: bugs, and how many results equal the host model bit for bit.
+# The tensor-core dots of low-precision data (and half2-f16, summed in f16)
+# against their declared arithmetic: bugs, and how many results equal the host model bit for bit.
 lowp() {
-  run_record lowp.txt lowp "$DF run --backend cuda --kernel mma-f16,mma-bf16,mma-e4m3,wgmma-e4m3,wgmma-e4m3-promoted --time ${1:-60}s --save-precision none --corpus $WORK/lowp"
+  run_record lowp.txt lowp "$DF run --backend cuda --kernel mma-f16,mma-bf16,mma-e4m3,wgmma-e4m3,wgmma-e4m3-promoted,half2-f16 --time ${1:-60}s --save-precision none --corpus $WORK/lowp"
+}
+
+# The plain wgmma E4M3 chain alone, long enough for a million cases held
+# to its host model bit for bit.
+wgmma() {
+  run_record wgmma.txt wgmma "$DF run --backend cuda --kernel wgmma-e4m3 --time ${1:-90}s --seed 7 --save-precision none --corpus $WORK/wgmma"
 }
 
 # dotfuzz probe on each tensor-core dot: its arithmetic as measured beside
@@ -229,6 +235,28 @@ probe() {
 # mutant m-wgmma-fp32): the mutants' bugs are the finding.
 fp8() {
   run_record cublaslt.txt lt "$DF run --backend cuda --kernel cublaslt-e4m3-promoted,m-fp8-fast-accum,m-wgmma-fp32 --time ${1:-60}s --seed 1 --save-precision none --corpus $WORK/lt"
+}
+
+# How soon fp8 accumulation declared fp32 is a bug at K >= 4096: each
+# mutant alone for 10 s, every output line stamped with the seconds since
+# the start when it is read (an upper bound on when its case was judged),
+# and the first bug line whose n is 4096 or more.
+fp8long() {
+  local f="$OUTDIR/fp8-k4096.txt" m
+  local R="$DF run --backend cuda --time 10s --seed 1 --save-precision none"
+  { echo "\$ $R --kernel M --corpus DIR   (M: m-wgmma-fp32, m-fp8-fast-accum; lines stamped when read)"
+    echo "commit: $(commit_of)"; } >"$f"
+  for m in m-wgmma-fp32 m-fp8-fast-accum; do
+    local t0; t0=$(date +%s.%N)
+    $R --kernel $m --corpus "$WORK/k4096-$m" 2>&1 |
+      T0=$t0 python3 -c 'import os, sys, time
+t = float(os.environ["T0"])
+for line in sys.stdin:
+    print("%.3f %s" % (time.time() - t, line), end="")' >"$WORK/k4096-$m.log"
+    echo "$m: $(grep -c ' BUG ' "$WORK/k4096-$m.log") bugs in 10 s; first at n >= 4096:" >>"$f"
+    awk '$2 == "BUG" { split($4, a, "="); if (a[2] + 0 >= 4096) { print "  after " $1 " s: " substr($0, index($0, "BUG")); exit } }' "$WORK/k4096-$m.log" >>"$f"
+  done
+  cat "$f"
 }
 
 # The vendor peers of low-precision data over a long run: cublasDotEx on
@@ -621,10 +649,12 @@ readme() {
     [ -f "$OUTDIR/sanitizer.txt" ] && row "memcheck and racecheck over every kernel: $(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$OUTDIR/sanitizer.txt") clean summaries of $(grep -c 'SUMMARY' "$OUTDIR/sanitizer.txt")" sanitizer.txt
     [ -f "$OUTDIR/few-terms.txt" ] && row "few-term cases over every correct kernel, cuBLAS included: $(first "$OUTDIR/few-terms.txt" 'cases in' | sed 's/dotfuzz run: //'), bugs: $(sed -n 's/.*this oracle: \([0-9]*\) bug.*/\1/p' "$OUTDIR/few-terms.txt")" few-terms.txt
     [ -f "$OUTDIR/probe.txt" ] && row "probe of the tensor-core dots: $(awk '/^dotfuzz probe: / { k = $3 } /bits kept below the largest/ { b = $6 == ">=" ? "at least " $7 : $6 } /elements fused with the first/ { s = $6 < 0 ? "steps not measured" : "steps of " $6 } /^exit [0-9]+, [0-9]+ ms/ { printf "%s%s %s bits kept, %s, %s ms", sep, k, b, s, $3; sep = "; " }' "$OUTDIR/probe.txt")" probe.txt
+    [ -f "$OUTDIR/wgmma.txt" ] && row "the plain wgmma E4M3 chain against its host model: $(awk '$1 == "wgmma-e4m3" && $2 ~ /^[0-9]+$/ { printf "%s of %s cases equal bit for bit, %s bugs", $9, $2, $7 }' "$OUTDIR/wgmma.txt")" wgmma.txt
+    [ -f "$OUTDIR/fp8-k4096.txt" ] && row "fp8 chains declared fp32, first bug at K >= 4096: $(awk '/^m-/ { m = $1; sub(/:$/, "", m) } /^  after / { printf "%s%s %s s", sep, m, $2; sep = "; " }' "$OUTDIR/fp8-k4096.txt")" fp8-k4096.txt
     [ -f "$OUTDIR/cublaslt.txt" ] && row "fp8 accumulation, cuBLASLt matmul as dots and the wgmma chain: $(awk '($1 ~ /^cublaslt-/ || $1 == "m-fp8-fast-accum" || $1 == "m-wgmma-fp32") && $2 ~ /^[0-9]+$/ { printf "%s%s %s bugs in %s cases", sep, $1, $7, $2; sep = "; " }' "$OUTDIR/cublaslt.txt")" cublaslt.txt
     [ -f "$OUTDIR/cublaslt-splitk.txt" ] && row "cuBLASLt fp8 split-K on the finding in findings/: $(awk '/split-K/ { n++; if ($NF == "WRONG") { w++; if ($0 ~ /split-K +[0-9]+:/) { s = $0; sub(/.*split-K +/, "", s); sub(/:.*/, "", s); k[s] = 1 } } } END { printf "%d of %d shapes wrong, all with split-K", w, n; for (x in k) printf " %s", x; }' "$OUTDIR/cublaslt-splitk.txt")" cublaslt-splitk.txt
     [ -f "$OUTDIR/peers.txt" ] && row "vendor peers of low-precision data, $(sed -n 's/^dotfuzz run: \([0-9]*\) cases in \([0-9.]*\) s.*/\1 cases in \2 s/p' "$OUTDIR/peers.txt"): $(awk '$1 ~ /^cublas/ && $2 ~ /^[0-9]+$/ { printf "%s%s %s bugs", sep, $1, $7; sep = "; " }' "$OUTDIR/peers.txt")" peers.txt
-    [ -f "$OUTDIR/lowp.txt" ] && row "tensor-core dots against their fused models: $(awk '$1 ~ /^w?mma-/ && $2 ~ /^[0-9]+$/ { m = $9 > 0 ? $9 " of " $2 " cases equal to its model (the rest below 2^-101)" : $2 " cases, no host model"; printf "%s%s %s, %s bugs", sep, $1, m, $7; sep = "; " }' "$OUTDIR/lowp.txt")" lowp.txt
+    [ -f "$OUTDIR/lowp.txt" ] && row "tensor-core dots against their fused models: $(awk '($1 ~ /^w?mma-/ || $1 == "half2-f16") && $2 ~ /^[0-9]+$/ { m = $9 > 0 ? $9 " of " $2 " cases equal to its model (the rest below 2^-101)" : $2 " cases, no host model"; printf "%s%s %s, %s bugs", sep, $1, m, $7; sep = "; " }' "$OUTDIR/lowp.txt")" lowp.txt
     [ -f "$OUTDIR/hunt-huge.md" ] && row "past 2^31 elements (--huge): $(awk -F'|' '$3 ~ /mutant/ { gsub(/ /, "", $2); gsub(/ /, "", $5); gsub(/ /, "", $6); gsub(/ /, "", $7); gsub(/ /, "", $8); printf "%s%s caught %s at case %s (%s s, rule %s)", sep, $2, $5, $6, $7, $8; sep = "; " } $3 ~ /correct/ { gsub(/ /, "", $2); sub(/^ */, "", $5); sub(/ *$/, "", $5); printf "%s%s %s", sep, $2, $5; sep = "; " }' "$OUTDIR/hunt-huge.md")" hunt-huge.md
     [ -f "$OUTDIR/check-cost.txt" ] && row "what the checks cost, cases/s: $(awk '/^schedule [0-9]+:/ { n = $2; sub(/:$/, "", n); x = $0; sub(/.*\(/, "", x); sub(/ cases\/s.*/, "", x); printf "%s--schedule %s %s", sep, n, x; sep = ", " } /^sanitize / { n = $2; sub(/:$/, "", n); printf "%s--sanitize %s %s", sep, n, $(NF - 3) }' "$OUTDIR/check-cost.txt")" check-cost.txt
     [ -f "$OUTDIR/sanitizer-races.txt" ] && row "races under compute-sanitizer: $(awk '/^== / { t = $2 } /^BUG .* sanitizer/ { printf "%s%s sees %s", sep, t, $2; sep = "; "; seen[$2] = 1 } END { split("m-zero-inside m-no-fence m-shfl-divergent m-nonatomic", k, " "); for (i = 1; i <= 4; i++) if (!seen[k[i]]) { printf "%s%s", (n++ ? ", " : "; no tool sees "), k[i] } }' "$OUTDIR/sanitizer-races.txt")" sanitizer-races.txt
@@ -670,7 +700,9 @@ case "${1:-}" in
   fewterms) fewterms "${2:-20}" ;;
   lowp) lowp "${2:-60}" ;;
   fp8) fp8 "${2:-60}" ;;
+  fp8long) fp8long ;;
   probe) probe ;;
+  wgmma) wgmma "${2:-90}" ;;
   peers) peers "${2:-540}" ;;
   races) races ;;
   cost) cost "${2:-5}" ;;
@@ -678,5 +710,5 @@ case "${1:-}" in
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
-  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|fp8 [S]|peers [S]|races|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
+  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|wgmma [S]|fp8 [S]|fp8long|peers [S]|races|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac
