@@ -408,6 +408,8 @@ static const char *kernel_problem(uint32_t abi, const dotfuzz_kernel *k, char *w
         snprintf(why, why_len, "unknown flag bits 0x%x", k->flags & ~DOTFUZZ_KNOWN_FLAGS);
         return why;
     }
+    if ((k->flags & DOTFUZZ_TF32_INPUTS) && k->elem != DOTFUZZ_F32)
+        return "DOTFUZZ_TF32_INPUTS on elements that are not f32";
     if ((p = block_problem(k)))
         return p;
     if (!(k->flags & DOTFUZZ_GRID_FREE) && k->grid_max)
@@ -495,6 +497,7 @@ static unsigned to_df_flags(uint32_t f)
     out |= (f & DOTFUZZ_BLOCK_WARP) ? DF_K_BLOCK_WARP : 0u;
     out |= (f & DOTFUZZ_GRID_FREE) ? DF_K_GRID_FREE : 0u;
     out |= (f & DOTFUZZ_LEN64) ? DF_K_LEN64 : 0u;
+    out |= (f & DOTFUZZ_TF32_INPUTS) ? DF_K_TF32_INPUTS : 0u;
     return out;
 }
 

@@ -111,7 +111,7 @@ static const char *spec_so(const char *dir, const char *name, pspec s)
     if (s.fz)
         snprintf(fz, sizeof fz, "static const dotfuzz_fused fz = %s;\n", s.fz);
     snprintf(src, sizeof src,
-             "#include \"dotfuzz/plugin.h\"\n%s"
+             "#include <string.h>\n#include \"dotfuzz/plugin.h\"\n%s"
              "static int one(const void *a, const void *b, uint64_t n,\n"
              "               const dotfuzz_launch *l, void *r)\n"
              "{ (void)a; (void)b; (void)n; (void)l; %s }\n"
@@ -339,6 +339,33 @@ Test(plugin, len64_flag_reaches_the_kernel)
     cr_assert(k->flags & DF_K_DETERMINISTIC);
 }
 
+/* DOTFUZZ_TF32_INPUTS reaches the kernel as DF_K_TF32_INPUTS, and a plugin
+ * that cuts its inputs to tf32 is then judged by the tf32 bound: the same
+ * routine declared without the flag is caught. */
+Test(plugin, tf32_flag_reaches_the_kernel_and_the_oracle, .timeout = 60)
+{
+    pspec s = v2_spec();
+    s.body = "float acc = 0.0f; for (uint64_t i = 0; i < n; i++) {"
+             " uint32_t x, y; float fx, fy; memcpy(&x, (const float *)a + i, 4);"
+             " memcpy(&y, (const float *)b + i, 4); x &= ~0x1fffu; y &= ~0x1fffu;"
+             " memcpy(&fx, &x, 4); memcpy(&fy, &y, 4); acc += fx * fy; }"
+             " *(float *)r = acc; return 0;";
+    s.model = "0";
+    s.flags = "DOTFUZZ_DETERMINISTIC | DOTFUZZ_TF32_INPUTS";
+    const char *with = spec_so(tmpdir(), "tf32", s);
+    s.flags = "DOTFUZZ_DETERMINISTIC";
+    const char *without = spec_so(tmpdir(), "notf32", s);
+    char err[512];
+    cr_assert_eq(df_plugin_load(with, err, sizeof err), 0, "%s", err);
+    cr_assert(df_kernel_find("t-one")->flags & DF_K_TF32_INPUTS);
+    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-one --cases 400 "
+                "--max-n 2000 --seed 4 --quiet --corpus %s/c1", with, tmpdir());
+    cr_assert_eq(rc, 0, "declared tf32: rc %d: %s", rc, out);
+    rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-one --cases 400 "
+            "--max-n 2000 --seed 4 --quiet --corpus %s/c2", without, tmpdir());
+    cr_assert_eq(rc, 1, "undeclared tf32: rc %d: %s", rc, out);
+}
+
 Test(plugin, no_len64_without_the_flag)
 {
     const char *so = spec_so(tmpdir(), "nolen64", good_spec());
@@ -363,6 +390,17 @@ static void refused(const char *so, const char *problem)
     cr_assert_eq(df_plugin_load(so, err, sizeof err), -1);
     cr_assert(strstr(err, problem), "%s", err);
     cr_assert_eq(df_plugin_count(), 0); /* nothing of it registered */
+}
+
+Test(plugin, tf32_flag_on_other_elements_is_refused)
+{
+    pspec s = v2_spec();
+    s.elem = "DOTFUZZ_F64";
+    s.acc = "DOTFUZZ_F64";
+    s.body = "*(double *)r = 1.0; return 0;";
+    s.model = "0";
+    s.flags = "DOTFUZZ_DETERMINISTIC | DOTFUZZ_TF32_INPUTS";
+    refused(spec_so(tmpdir(), "tf32f64", s), "DOTFUZZ_TF32_INPUTS on elements that are not f32");
 }
 
 Test(plugin, refuses_a_missing_file)

@@ -138,8 +138,14 @@ extern "C" {
  * 2^31 + 1 elements and more. A dotfuzz that predates the bit refuses it
  * as unknown. */
 #define DOTFUZZ_LEN64 0x40u
+/* f32 inputs read as tf32 (their 13 lowest fraction bits cleared, as
+ * tensor cores read f32 operands): the bound gains that cut, and the
+ * exact and few-term rules, which assume whole f32 inputs, stand aside.
+ * f32 elements only. A dotfuzz that predates the bit refuses it as
+ * unknown. */
+#define DOTFUZZ_TF32_INPUTS 0x80u
 
-#define DOTFUZZ_KNOWN_FLAGS 0x7fu
+#define DOTFUZZ_KNOWN_FLAGS 0xffu
 
 /* The launch configuration dotfuzz chose for a case, valid for the kernel
  * (inside its block range, grid derived or free as its flags say). A
