@@ -122,5 +122,10 @@ double df_fused_bound(const df_fused_model *m, uint64_t n, double G)
     double rho = u + eta + u * eta, grho = groups * rho;
     if (grho >= 1)
         return INFINITY;
-    return grho / (1 - grho) * G + groups * ldexp(1.0, m->out_min_exp - m->out_bits);
+    /* absolute terms a group: its result's last unit at the bottom of the
+     * output's range, and the cut where the largest exponent is c's, a
+     * subnormal of the output whose exponent (out_min_exp) overstates it */
+    return grho / (1 - grho) * G +
+           groups * (ldexp(1.0, m->out_min_exp - m->out_bits) +
+                     (double)(k + 1) * ldexp(1.0, m->out_min_exp - m->align_bits));
 }

@@ -74,8 +74,10 @@ double df_fused_dot(const df_fused_model *m, const double *a, const double *b, s
  * (docs/oracle.md, fused accumulation, derives it): with g = ceil(n / k)
  * groups, u = 2^-out_bits toward zero (2^-(out_bits+1) to nearest) and
  * eta = (k + 1) 2^-align_bits, rho = u + eta + u eta and
- *   |result - s| <= g rho / (1 - g rho) G + g 2^(out_min_exp - out_bits),
- * +Inf when g rho >= 1. */
+ *   |result - s| <= g rho / (1 - g rho) G
+ *                    + g (2^(out_min_exp - out_bits) + eta 2^out_min_exp),
+ * +Inf when g rho >= 1. The last term is the cut where c, a subnormal of
+ * the output, has the largest exponent: out_min_exp, above its value. */
 double df_fused_bound(const df_fused_model *m, uint64_t n, double G);
 
 #ifdef __cplusplus
