@@ -71,6 +71,18 @@ typedef struct df_schedule {
     uint32_t reserved;  /* 0 */
 } df_schedule;
 
+/* A BLAS dot call's arguments (kernels/blas.h, docs/blas.md), on (1) for
+ * the kernels that take them (DF_K_BLAS): the call is dot(n_arg, x, inc_a,
+ * y, inc_b), and the case's a and b hold the elements it reads, in the
+ * order it reads them (n of each; n = n_arg when n_arg > 0, else 0). */
+typedef struct df_blas {
+    uint32_t on;     /* 0: a plain case (contiguous vectors, no arguments) */
+    int32_t inc_a;   /* the increments, any sign, 0 allowed */
+    int32_t inc_b;
+    int32_t reserved; /* 0 */
+    int64_t n_arg;   /* the n the call is given: 0 or less reads nothing */
+} df_blas;
+
 typedef struct df_case {
     df_type type;
     uint64_t n;
@@ -82,6 +94,7 @@ typedef struct df_case {
     uint64_t index;
     uint32_t family;          /* generator family id (0 = imported) */
     df_schedule sched;        /* the schedule it runs under (seed 0: the GPU's own) */
+    df_blas blas;             /* its BLAS arguments (on: 0 for a plain case) */
 } df_case;
 
 /* How a batch case's vector a follows from another vector of n elements

@@ -70,10 +70,12 @@ enum {
  * 7 e5m2, stored as their bits: 2, 2, 1, 1 bytes an element), with a
  * schedule (seed 0: none, the 16 bytes zero) and soft records as version
  * 3. Only version 4 holds those types, and it holds no other: a reader
- * that knows versions 1..3 refuses such a file by its version. */
+ * that knows versions 1..3 refuses such a file by its version. Version 5: a
+ * BLAS call's case (df_blas), any type, version 4's header, then after the
+ * soft records inc_a i32, inc_b i32, n_arg i64 (DF_CORPUS_BLAS_RECORD). */
 static uint16_t version_of(const df_case *c, const df_case_meta *m)
 {
-    return df_type_is_lowp(c->type) ? 4 : c->sched.seed ? 3 : m && m->nsoft ? 2 : 1;
+    return c->blas.on ? 5 : df_type_is_lowp(c->type) ? 4 : c->sched.seed ? 3 : m && m->nsoft ? 2 : 1;
 }
 
 const char *df_corpus_strerror(df_corpus_err e)
@@ -310,7 +312,8 @@ int df_corpus_encode(const df_case *c, const df_case_meta *m, uint8_t **buf,
 {
     size_t vec_total = file_bytes(c->type, c->n);
     size_t nsoft = m ? m->nsoft : 0;
-    size_t total = vec_total ? vec_total + nsoft * DF_CORPUS_SOFT_RECORD : 0;
+    size_t blas = c->blas.on ? DF_CORPUS_BLAS_RECORD : 0;
+    size_t total = vec_total ? vec_total + nsoft * DF_CORPUS_SOFT_RECORD + blas : 0;
     if (nsoft > DF_SOFT_CODES)
         total = 0;
     /* Refuse fields the format cannot hold, so that what is written reads
@@ -330,6 +333,12 @@ int df_corpus_encode(const df_case *c, const df_case_meta *m, uint8_t **buf,
     vec_to_le(p + DF_CORPUS_HEADER + c->n * size, c->b, c->n, size);
     for (size_t i = 0; i < nsoft; i++)
         encode_soft(p + vec_total + i * DF_CORPUS_SOFT_RECORD, &m->soft[i]);
+    if (blas) {
+        uint8_t *r = p + vec_total + nsoft * DF_CORPUS_SOFT_RECORD;
+        put_u32(r, (uint32_t)c->blas.inc_a);
+        put_u32(r + 4, (uint32_t)c->blas.inc_b);
+        put_u64(r + 8, (uint64_t)c->blas.n_arg);
+    }
     put_u32(p + OFF_CRC, payload_crc(p, total));
     *buf = p;
     *len = total;
@@ -356,7 +365,7 @@ static df_corpus_err check_header(const uint8_t *buf, char *msg,
         return DF_CORPUS_E_HEADER;
     }
     uint16_t version = get_u16(buf + OFF_VERSION);
-    int v2 = version >= 2, v3 = version >= 3, v4 = version == 4;
+    int v2 = version >= 2, v3 = version >= 3, v4 = version >= 4;
     if (!all_zero(buf + OFF_RESERVED1 + v2, 4 - v2) ||
         !all_zero(buf + OFF_RESERVED2 + 12 * v3, DF_CORPUS_HEADER - OFF_RESERVED2 - 12 * v3)) {
         set_msg(msg, msg_len, "reserved header bytes (%d..39, %d..127) are not zero",
@@ -401,7 +410,8 @@ static df_corpus_err check_size(const uint8_t *buf, size_t len, char *msg,
     }
     /* n <= 2^32 and size <= 8: no overflow in 64 bits. */
     uint64_t need = DF_CORPUS_HEADER + 2 * n * df_type_size(t) +
-                    (uint64_t)buf[OFF_NSOFT] * DF_CORPUS_SOFT_RECORD;
+                    (uint64_t)buf[OFF_NSOFT] * DF_CORPUS_SOFT_RECORD +
+                    (get_u16(buf + OFF_VERSION) == 5 ? DF_CORPUS_BLAS_RECORD : 0);
     if ((uint64_t)len != need) {
         set_msg(msg, msg_len, "file is %zu bytes but n=%llu of %s needs %llu",
                 len, (unsigned long long)n, df_type_name(t),
@@ -452,6 +462,32 @@ static df_corpus_err check_kernel(const uint8_t *buf, char *msg,
     return DF_CORPUS_OK;
 }
 
+/* A version 5 file's BLAS record against its vectors: n is n_arg when
+ * that is positive, else 0; a zero increment reads one element n times,
+ * so that vector's elements are all the same. */
+static df_corpus_err check_blas(const uint8_t *buf, size_t len, char *msg, size_t msg_len)
+{
+    const uint8_t *r = buf + len - DF_CORPUS_BLAS_RECORD;
+    int32_t inc[2] = {(int32_t)get_u32(r), (int32_t)get_u32(r + 4)};
+    int64_t n_arg = (int64_t)get_u64(r + 8);
+    uint64_t n = get_u64(buf + OFF_N), es = df_type_size((df_type)buf[OFF_TYPE]);
+    if (n_arg > 0 ? (uint64_t)n_arg != n : n != 0) {
+        set_msg(msg, msg_len, "BLAS n %lld with %llu elements a vector (n when n > 0, else 0)",
+                (long long)n_arg, (unsigned long long)n);
+        return DF_CORPUS_E_HEADER;
+    }
+    for (int v = 0; v < 2; v++) {
+        const uint8_t *x = buf + DF_CORPUS_HEADER + v * n * es;
+        for (uint64_t i = 1; inc[v] == 0 && i < n; i++)
+            if (memcmp(x + i * es, x, es) != 0) {
+                set_msg(msg, msg_len, "increment 0 for %c, whose elements 0 and %llu differ",
+                        "ab"[v], (unsigned long long)i);
+                return DF_CORPUS_E_HEADER;
+            }
+    }
+    return DF_CORPUS_OK;
+}
+
 static df_corpus_err check_all(const uint8_t *buf, size_t len, char *msg,
                                size_t msg_len)
 {
@@ -475,13 +511,15 @@ static df_corpus_err check_all(const uint8_t *buf, size_t len, char *msg,
         return e;
     df_type t = (df_type)buf[OFF_TYPE];
     if (buf[OFF_TYPE] < 1 || buf[OFF_TYPE] > DF_TYPE_MAX ||
-        df_type_is_lowp(t) != (version == 4)) {
+        (version < 5 && df_type_is_lowp(t) != (version == 4))) {
         set_msg(msg, msg_len, "element type %u in a version %u file (versions 1..3: 1 f32, "
-                "2 f64, 3 i32; version 4: 4 f16, 5 bf16, 6 e4m3, 7 e5m2)", buf[OFF_TYPE],
-                version);
+                "2 f64, 3 i32; version 4: 4 f16, 5 bf16, 6 e4m3, 7 e5m2; version 5: any)",
+                buf[OFF_TYPE], version);
         return DF_CORPUS_E_TYPE;
     }
     if ((e = check_size(buf, len, msg, msg_len)))
+        return e;
+    if (version == 5 && (e = check_blas(buf, len, msg, msg_len)))
         return e;
     uint32_t want = get_u32(buf + OFF_CRC), got = payload_crc(buf, len);
     if (got != want) {
@@ -518,6 +556,11 @@ static void decode_fields(const uint8_t *buf, df_case_file *out)
     size_t vec_end = DF_CORPUS_HEADER + 2 * c->n * df_type_size(c->type);
     for (uint32_t i = 0; i < out->meta.nsoft; i++)
         decode_soft(buf + vec_end + i * DF_CORPUS_SOFT_RECORD, &out->meta.soft[i]);
+    if (get_u16(buf + OFF_VERSION) == 5) {
+        const uint8_t *r = buf + vec_end + out->meta.nsoft * DF_CORPUS_SOFT_RECORD;
+        c->blas = (df_blas){1, (int32_t)get_u32(r), (int32_t)get_u32(r + 4), 0,
+                            (int64_t)get_u64(r + 8)};
+    }
 }
 
 df_corpus_err df_corpus_decode(const uint8_t *buf, size_t len,
@@ -530,7 +573,8 @@ df_corpus_err df_corpus_decode(const uint8_t *buf, size_t len,
         return e;
     decode_fields(buf, out);
     /* Bounded by len, which check_size matched exactly. */
-    size_t vec_bytes = len - DF_CORPUS_HEADER - out->meta.nsoft * DF_CORPUS_SOFT_RECORD;
+    size_t vec_bytes = len - DF_CORPUS_HEADER - out->meta.nsoft * DF_CORPUS_SOFT_RECORD -
+                       (out->c.blas.on ? DF_CORPUS_BLAS_RECORD : 0);
     out->data = malloc(vec_bytes ? vec_bytes : 1);
     if (!out->data) {
         set_msg(msg, msg_len, "cannot allocate %zu bytes for the vectors",

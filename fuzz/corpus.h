@@ -44,9 +44,10 @@ extern "C" {
 #endif
 
 #define DF_CORPUS_MAGIC "DOTFUZZ"   /* 7 chars + NUL = 8 bytes */
-#define DF_CORPUS_VERSION 4   /* 4 low-precision data, 3 with a schedule, 2 with soft-error
-                                 records, else 1 */
+#define DF_CORPUS_VERSION 5   /* 5 a BLAS call's case, 4 low-precision data, 3 with a
+                                 schedule, 2 with soft-error records, else 1 */
 #define DF_CORPUS_SOFT_RECORD 48 /* bytes per soft-error record */
+#define DF_CORPUS_BLAS_RECORD 16 /* version 5: inc_a, inc_b (i32), n_arg (i64) */
 #define DF_CORPUS_HEADER 128
 #define DF_CORPUS_MAX_N ((uint64_t)1 << 32) /* readers refuse longer cases */
 

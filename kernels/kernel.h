@@ -139,6 +139,10 @@ enum {
                                        products: the bound gains that, and the exact
                                        and order-set rules, which assume f32 inputs,
                                        do not apply */
+    DF_K_BLAS = 1u << 15,           /* takes BLAS arguments (kernels/blas.h): its
+                                       cases carry increments and n_arg, and its
+                                       routine and model read a and b as the call's
+                                       buffers x and y, not as the vectors */
 };
 
 /* Guard zones: every backend places a case's vectors between guards of

@@ -22,6 +22,7 @@ extern const df_kernel df_kernel_cublaslt_e4m3_promoted;
 extern const df_kernel df_kernel_cublas_hdot, df_kernel_cublas_bfdot;
 extern const df_kernel df_kernel_wgmma_e4m3, df_kernel_wgmma_e4m3_promoted;
 extern const df_kernel df_kernel_half2_f16;
+extern const df_kernel df_kernel_ref_blas_sdot, df_kernel_ref_blas_ddot;
 
 static const df_kernel *const registry[] = {
     &df_kernel_atomic_block, &df_kernel_int_atomic,  &df_kernel_fold,
@@ -30,7 +31,7 @@ static const df_kernel *const registry[] = {
     &df_kernel_cublas_ddot,  &df_kernel_mma_f16,     &df_kernel_mma_bf16,
     &df_kernel_mma_e4m3,     &df_kernel_cublaslt_e4m3_promoted, &df_kernel_cublas_hdot,
     &df_kernel_cublas_bfdot, &df_kernel_wgmma_e4m3,   &df_kernel_wgmma_e4m3_promoted,
-    &df_kernel_half2_f16,
+    &df_kernel_half2_f16,    &df_kernel_ref_blas_sdot, &df_kernel_ref_blas_ddot,
 };
 
 size_t df_kernel_count(void) { return sizeof registry / sizeof registry[0]; }

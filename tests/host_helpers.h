@@ -81,4 +81,17 @@ static inline unsigned df_test_bugs_of(const df_kernel *k, uint64_t seed, uint64
     return df_test_bugs_in(k, seed, 0, cases, max_n, first);
 }
 
+/* Asserts that none of the named kernels has a bug verdict among cases
+ * 0..cases-1 of seed (as df_test_bugs_of). */
+static inline void df_test_never_a_bug(const char *const *names, size_t count, uint64_t seed,
+                                       uint64_t cases, uint64_t max_n)
+{
+    for (size_t i = 0; i < count; i++) {
+        uint64_t first;
+        unsigned bugs = df_test_bugs_of(df_test_find(names[i]), seed, cases, max_n, &first);
+        cr_assert_eq(bugs, 0, "%s: %u bug(s), the first at case %llu", names[i], bugs,
+                     (unsigned long long)first);
+    }
+}
+
 #endif

@@ -298,7 +298,7 @@ Test(corpus, unknown_version_names_both_versions)
     p[8] = 7;
     char msg[200];
     decode_expect(p, sizeof pinned, DF_CORPUS_E_VERSION, msg);
-    assert_has(msg, "unknown version 7 (this dotfuzz reads 1..4)");
+    assert_has(msg, "unknown version 7 (this dotfuzz reads 1..5)");
     free(p);
 }
 

@@ -82,7 +82,8 @@ static void write_case(const char *dir, const char *name, const char *kernel, in
 Test(smoke, clean_host_run_exits_0_and_reports_agree)
 {
     char *d = df_test_tmpdir("smoke");
-    /* a corpus of 3 cases: one kernel each on the host backend */
+    /* a corpus of 3 cases: 4 runs on the host backend (the f64 case on shfl-f64
+     * and ref-blas-ddot, the others on one kernel each) */
     int rc = sh(out, "mkdir -p %s/reg && cp corpus/regression/int-small-n6710.i32 "
                      "corpus/regression/int-small-n6710.f64 "
                      "corpus/regression/seed000-precision-n2000-cond2e4.f32 %s/reg/",
@@ -96,10 +97,10 @@ Test(smoke, clean_host_run_exits_0_and_reports_agree)
 
     const char *x = slurp(d, "s.xml");
     cr_assert_eq(count(x, "<testsuite "), 3, "%s", x);       /* regression + 2 seeds */
-    cr_assert_eq(count(x, "<testcase "), 3 + 2 * 2, "%s", x); /* 3 cases, 2 kernels x 2 */
-    cr_assert(strstr(x, "<testsuites name=\"dotfuzz smoke\" tests=\"7\" failures=\"0\" "
+    cr_assert_eq(count(x, "<testcase "), 4 + 2 * 2, "%s", x); /* 4 runs, 2 kernels x 2 */
+    cr_assert(strstr(x, "<testsuites name=\"dotfuzz smoke\" tests=\"8\" failures=\"0\" "
                         "errors=\"0\""), "%s", x);
-    cr_assert(strstr(x, "<testsuite name=\"regression\" tests=\"3\" failures=\"0\""));
+    cr_assert(strstr(x, "<testsuite name=\"regression\" tests=\"4\" failures=\"0\""));
     cr_assert(strstr(x, "<testsuite name=\"fuzz seed 1 (fixed)\" tests=\"2\" failures=\"0\""));
     cr_assert_eq(count(x, "<failure"), 0);
     unsigned long long fold_xml = number_after(strstr(x, "name=\"fold\""), "cases ");
@@ -107,9 +108,9 @@ Test(smoke, clean_host_run_exits_0_and_reports_agree)
 
     const char *j = slurp(d, "s.json");
     cr_assert(strstr(j, "\"seeds\": {\"fixed\": \"1\", \"fresh\": \""), "%s", j);
-    cr_assert_eq(number_after(j, "\"runs\": "), 3);
+    cr_assert_eq(number_after(j, "\"runs\": "), 4);
     cr_assert_eq(number_after(j, "\"failures\": "), 0);
-    cr_assert_eq(count(j, "\"status\": \"pass\""), 3);
+    cr_assert_eq(count(j, "\"status\": \"pass\""), 4);
     cr_assert(strstr(j, "\"recorded\": \"precision\""), "%s", j); /* seed000's case */
     cr_assert(strstr(j, "\"bug\": null"));
     cr_assert(strstr(j, "\"exit_status\": 0"));

@@ -83,12 +83,7 @@ Test(wgmma, the_promoted_model_adds_a_fresh_chain_every_128_in_float)
 Test(wgmma, each_declared_with_what_it_does_is_never_a_bug, .timeout = 180)
 {
     const char *names[] = {"wgmma-e4m3", "wgmma-e4m3-promoted"};
-    for (int i = 0; i < 2; i++) {
-        uint64_t first;
-        unsigned bugs = df_test_bugs_of(df_test_find(names[i]), 91, 1500, 8192, &first);
-        cr_assert_eq(bugs, 0, "%s: %u bug(s), the first at case %llu", names[i], bugs,
-                     (unsigned long long)first);
-    }
+    df_test_never_a_bug(names, 2, 91, 1500, 8192);
 }
 
 Test(wgmma, the_chain_declared_fp32_is_caught_within_its_first_cases, .timeout = 120)

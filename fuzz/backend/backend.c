@@ -15,6 +15,7 @@
 
 #include "fuzz/backend/cuda_backend.h"
 #include "fuzz/backend/backend.h"
+#include "kernels/blas.h"
 #include "fuzz/gen/values.h"
 #include "fuzz/pool.h"
 
@@ -135,6 +136,34 @@ static int guard_case(df_model_ctx *m, const df_case *c, df_case *gc)
     return 0;
 }
 
+/* gc = c as a BLAS call gets it (kernels/blas.h): a and b its buffers,
+ * each footprint laid out by its increment with guard values in the gaps,
+ * between guard zones, in m->guarded; a plain case is the call with
+ * increments 1. Returns 0, or -1 when memory runs out. */
+static int guard_blas_case(df_model_ctx *m, const df_case *c, df_case *gc)
+{
+    size_t es = df_type_size(c->type), g = DF_GUARD_ELEMS;
+    *gc = *c;
+    if (!c->blas.on)
+        gc->blas = (df_blas){.on = 1, .inc_a = 1, .inc_b = 1, .n_arg = (int64_t)c->n};
+    uint64_t fa = df_blas_footprint(c->n, gc->blas.inc_a);
+    uint64_t fb = df_blas_footprint(c->n, gc->blas.inc_b);
+    if (fa > SIZE_MAX / es / 4 || fb > SIZE_MAX / es / 4)
+        return -1;
+    char *p = df_scratch_reserve(&m->guarded, ((size_t)fa + (size_t)fb + 3 * g) * es);
+    if (!p)
+        return -1;
+    char *a = p + g * es, *bv = a + ((size_t)fa + g) * es;
+    df_guard_fill(c->type, p, g);
+    df_blas_place(c->type, c->a, c->n, gc->blas.inc_a, a);
+    df_guard_fill(c->type, a + (size_t)fa * es, g);
+    df_blas_place(c->type, c->b, c->n, gc->blas.inc_b, bv);
+    df_guard_fill(c->type, bv + (size_t)fb * es, g);
+    gc->a = a;
+    gc->b = bv;
+    return 0;
+}
+
 /* Runs fn (k's host model, or its host_run routine) on a guarded copy of c. */
 void df_model_ctx_free(df_model_ctx *m)
 {
@@ -150,8 +179,10 @@ int df_run_model(df_model_ctx *m, const df_kernel *k, int whole, const df_case *
     df_case gc = *c;
     memset(res, 0, sizeof *res);
     /* a model that stays in bounds sees no guard: copying 2^26 floats a
-     * vector into one took twice the model's own time */
-    if (!(k->flags & DF_K_MODEL_IN_BOUNDS) && guard_case(m, c, &gc) != 0) {
+     * vector into one took twice the model's own time; a BLAS kernel sees
+     * the call's buffers */
+    if ((k->flags & DF_K_BLAS) ? guard_blas_case(m, c, &gc) != 0
+             : !(k->flags & DF_K_MODEL_IN_BOUNDS) && guard_case(m, c, &gc) != 0) {
         res->status = DF_RUN_ERROR;
         snprintf(res->err, sizeof res->err,
                  "%s host model: out of memory for the guarded copy of n = %llu",

@@ -132,6 +132,9 @@ void df_print_json(FILE *f, const char *source, const df_case *c,
     df_json_u64(f, c->index);
     fprintf(f, ",\"launch\":{\"block\":%u,\"grid\":%u,\"offset_a\":%u,\"offset_b\":%u},",
             c->launch.block, c->launch.grid, c->launch.offset_a, c->launch.offset_b);
+    if (c->blas.on) /* the BLAS call: n_arg a string, as every 64-bit integer */
+        fprintf(f, "\"blas\":{\"inc_a\":%d,\"inc_b\":%d,\"n_arg\":\"%lld\"},",
+                c->blas.inc_a, c->blas.inc_b, (long long)c->blas.n_arg);
     const df_schedule *sc = r->perturbed ? &r->sched : &c->sched;
     if (sc->seed) /* the perturbed schedule the case ran under, or its finding's */
         fprintf(f, "\"schedule\":{\"seed\":%u,\"flags\":%u,\"sm_share\":%u,\"noise_us\":%u},",

@@ -404,12 +404,50 @@ static void copy_name(char dst[DF_NAME_MAX], const char *src)
     dst[i] = '\0';
 }
 
+/* ---- BLAS arguments ------------------------------------------------------ */
+
+/* An increment: 1 half the time, else one of -3..3 (0 included). */
+static int32_t draw_inc(df_pcg32 *r)
+{
+    static const int32_t incs[] = {-3, -2, -1, 0, 2, 3};
+    if (df_pcg32_bounded(r, 2) == 0)
+        return 1;
+    return incs[df_pcg32_bounded(r, (uint32_t)(sizeof incs / sizeof incs[0]))];
+}
+
+/* The BLAS arguments of case (seed, index) of a kernel that takes them,
+ * from a stream of their own (the case's other draws are a plain case's):
+ * the increments, and in one case in 32 an n of 0 or less (n becomes 0).
+ * A zero increment reads one element n times, so that case's vectors are
+ * the constant family's; the low-precision types, which have none, get no
+ * zero increment. */
+static void draw_blas(uint64_t seed, uint64_t index, const df_kernel *k, uint64_t *n,
+                      df_blas *out)
+{
+    df_pcg32 r;
+    df_pcg32_seed(&r, seed, index ^ UINT64_C(0x626c617363617365)); /* "blascase" */
+    memset(out, 0, sizeof *out);
+    out->on = 1;
+    do {
+        out->inc_a = draw_inc(&r);
+        out->inc_b = draw_inc(&r);
+    } while (df_type_is_lowp(k->elem) && (out->inc_a == 0 || out->inc_b == 0));
+    if (df_pcg32_bounded(&r, 32) == 0) {
+        static const int64_t nonpositive[] = {0, -1, -5, INT64_MIN};
+        out->n_arg = nonpositive[df_pcg32_bounded(&r, 4)];
+        *n = 0;
+    } else {
+        out->n_arg = (int64_t)*n;
+    }
+}
+
 /* The draws before the values: family, then the shape (n from o->fixed_n
- * when set: the draw still happens, so the values' stream is unchanged).
+ * when set: the draw still happens, so the values' stream is unchanged),
+ * then a BLAS kernel's arguments (blas, when not NULL).
  * rng is left where the values start. */
 static const df_family *draw_front(uint64_t seed, uint64_t index, const df_kernel *k,
                                    const df_gen_opts *o, df_pcg32 *rng, uint64_t *n,
-                                   df_launch *launch)
+                                   df_launch *launch, df_blas *blas)
 {
     df_pcg32_seed(rng, seed, index);
     const df_family *fam =
@@ -425,6 +463,11 @@ static const df_family *draw_front(uint64_t seed, uint64_t index, const df_kerne
         *n = huge;
     else if (o->long_n >= DF_GEN_LONG_MIN && df_gen_is_long_every(o->long_every, index))
         *n = draw_long_n(seed, index, k, o->long_n, launch, *n);
+    if (blas && (k->flags & DF_K_BLAS)) {
+        draw_blas(seed, index, k, n, blas);
+        if (blas->inc_a == 0 || blas->inc_b == 0)
+            fam = df_family_by_id(DF_FAM_CONSTANT);
+    }
     return fam;
 }
 
@@ -433,7 +476,9 @@ int df_generate_stream(uint64_t seed, uint64_t index, const df_kernel *k,
                        uint64_t *n)
 {
     df_launch launch;
-    const df_family *fam = k && o ? draw_front(seed, index, k, o, values, n, &launch) : NULL;
+    df_blas blas;
+    const df_family *fam =
+        k && o ? draw_front(seed, index, k, o, values, n, &launch, &blas) : NULL;
     if (!fam)
         return -1;
     *family = fam->id;
@@ -447,7 +492,8 @@ int df_generate_shape(uint64_t seed, uint64_t index, const df_kernel *k,
         return -1;
     uint64_t n;
     df_launch launch;
-    const df_family *fam = draw_front(seed, index, k, o, values, &n, &launch);
+    df_blas blas = {0};
+    const df_family *fam = draw_front(seed, index, k, o, values, &n, &launch, &blas);
     size_t esz = df_type_size(k->elem);
     if (!fam || esz == 0 || n > SIZE_MAX / 2 / esz ||
         df_launch_resolve(k, n, &launch, NULL, 0) != 0)
@@ -460,6 +506,7 @@ int df_generate_shape(uint64_t seed, uint64_t index, const df_kernel *k,
     out->seed = seed;
     out->index = index;
     out->family = fam->id;
+    out->blas = blas;
     return 0;
 }
 

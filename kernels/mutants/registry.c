@@ -16,6 +16,8 @@ extern const df_kernel df_mutant_zero_inside, df_mutant_no_fence, df_mutant_shfl
 extern const df_kernel df_mutant_rz_acc, df_mutant_bf16_products, df_mutant_mul24;
 extern const df_kernel df_mutant_idx32, df_mutant_fp8_fast_accum, df_mutant_wgmma_fp32;
 extern const df_kernel df_mutant_half2_f32_declared;
+extern const df_kernel df_mutant_blas_neg_wrong_end, df_mutant_blas_neg_skipped,
+    df_mutant_blas_zero_inc, df_mutant_blas_overrun;
 
 static const df_kernel *const mutants[] = {
     &df_mutant_no_zero,         &df_mutant_tail,
@@ -32,6 +34,8 @@ static const df_kernel *const mutants[] = {
     &df_mutant_mul24,           &df_mutant_grid_clamp,
     &df_mutant_idx32,           &df_mutant_fp8_fast_accum,
     &df_mutant_wgmma_fp32,      &df_mutant_half2_f32_declared,
+    &df_mutant_blas_neg_wrong_end, &df_mutant_blas_neg_skipped,
+    &df_mutant_blas_zero_inc,   &df_mutant_blas_overrun,
 };
 
 size_t df_mutant_count(void) { return sizeof mutants / sizeof mutants[0]; }

@@ -1,0 +1,177 @@
+/* test_blas.c — cases as BLAS calls (kernels/blas.h, docs/blas.md): the
+ * buffers' layout by known answers; the generator's BLAS arguments for the
+ * kernels that take them (every increment of -3..3, n <= 0, a zero
+ * increment's constant vectors) and none for the others; ref-blas-sdot's
+ * loop over the buffers equal to the sequential sum of the vectors, on
+ * every case; its mutants caught in their first cases, the correct ones
+ * never a bug. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "tests/cli_helpers.h"
+#include "tests/host_helpers.h"
+#include "kernels/blas.h"
+
+Test(blas, footprints_and_positions_are_reference_blas_s)
+{
+    cr_assert_eq(df_blas_footprint(0, 3), 0);
+    cr_assert_eq(df_blas_footprint(1, -3), 1);
+    cr_assert_eq(df_blas_footprint(4, 0), 1);
+    cr_assert_eq(df_blas_footprint(4, 2), 7);
+    cr_assert_eq(df_blas_footprint(4, -2), 7);
+    /* incx = -2, n = 4: reference BLAS starts at (1 - n) incx + 1 = 7 (1-based) */
+    const uint64_t want[4] = {6, 4, 2, 0};
+    for (uint64_t i = 0; i < 4; i++) {
+        cr_assert_eq(df_blas_pos(i, 4, -2), want[i]);
+        cr_assert_eq(df_blas_pos(i, 4, 2), 2 * i);
+        cr_assert_eq(df_blas_pos(i, 4, 0), 0);
+    }
+}
+
+Test(blas, place_puts_the_elements_where_the_call_reads_and_guards_the_gaps)
+{
+    const float v[3] = {1, 2, 3};
+    float buf[7];
+    df_blas_place(DF_F32, v, 3, -3, buf);
+    cr_assert(buf[6] == 1 && buf[3] == 2 && buf[0] == 3);
+    cr_assert(isnan(buf[1]) && isnan(buf[2]) && isnan(buf[4]) && isnan(buf[5]));
+    const float c[3] = {5, 5, 5};
+    df_blas_place(DF_F32, c, 3, 0, buf);
+    cr_assert(buf[0] == 5);
+}
+
+/* The generator over cases 0..n-1 of seed 9 for kernel k. */
+Test(blas, the_generator_gives_blas_kernels_every_increment_and_n_at_most_0)
+{
+    const df_kernel *k = df_test_find("ref-blas-sdot");
+    df_gen_opts go = {.max_n = 4096};
+    df_scratch buf = {0};
+    int seen[7] = {0}, negative = 0;
+    for (uint64_t i = 0; i < 3000; i++) {
+        df_case c;
+        cr_assert_eq(df_generate(9, i, k, &go, &buf, &c), 0);
+        cr_assert_eq(c.blas.on, 1u);
+        cr_assert(c.blas.inc_a >= -3 && c.blas.inc_a <= 3);
+        seen[c.blas.inc_a + 3] = 1;
+        seen[c.blas.inc_b + 3] = 1;
+        if (c.blas.n_arg <= 0) {
+            negative += c.blas.n_arg < 0;
+            cr_assert_eq(c.n, 0);
+        } else {
+            cr_assert_eq((uint64_t)c.blas.n_arg, c.n);
+        }
+        if (c.blas.inc_a == 0 || c.blas.inc_b == 0) { /* one element read n times */
+            const float *a = c.a, *b = c.b;
+            for (uint64_t j = 1; j < c.n; j++)
+                cr_assert(memcmp(&a[j], &a[0], 4) == 0 && memcmp(&b[j], &b[0], 4) == 0,
+                          "case %llu: a zero increment with a vector not constant",
+                          (unsigned long long)i);
+        }
+    }
+    for (int s = 0; s < 7; s++)
+        cr_assert(seen[s], "increment %d never drawn", s - 3);
+    /* one case in 32 is given n <= 0, three in four of those negative */
+    cr_assert(negative > 30 && negative < 150, "%d cases with n < 0", negative);
+    df_case c;
+    cr_assert_eq(df_generate(9, 0, df_test_find("shfl"), &go, &buf, &c), 0);
+    cr_assert_eq(c.blas.on, 0u, "a kernel without DF_K_BLAS got BLAS arguments");
+    df_scratch_free(&buf);
+}
+
+/* The loop over the buffers reads the vectors' elements in order: its
+ * result is the plain sequential float sum of the case's vectors. */
+Test(blas, the_reference_loop_is_the_sequential_sum_of_the_vectors)
+{
+    const df_kernel *k = df_test_find("ref-blas-sdot");
+    df_backend *be = df_test_open_host();
+    df_gen_opts go = {.max_n = 2000};
+    df_scratch buf = {0};
+    for (uint64_t i = 0; i < 500; i++) {
+        df_case c;
+        cr_assert_eq(df_generate(10, i, k, &go, &buf, &c), 0);
+        df_result r;
+        cr_assert_eq(df_backend_run(be, k, &c, &r, NULL, NULL), 0);
+        cr_assert_eq(r.status, DF_RUN_OK, "%s", r.err);
+        const float *a = c.a, *b = c.b;
+        float want = 0.0f;
+        for (uint64_t j = 0; j < c.n; j++) {
+            float p = a[j] * b[j];
+            want += p;
+        }
+        cr_assert((isnan(want) && isnan(r.f)) || r.f == want,
+                  "case %llu (inc %d, %d, n_arg %lld): %a, the sequential sum %a",
+                  (unsigned long long)i, c.blas.inc_a, c.blas.inc_b,
+                  (long long)c.blas.n_arg, r.f, (double)want);
+    }
+    df_backend_close(be);
+    df_scratch_free(&buf);
+}
+
+Test(blas, the_reference_loops_are_never_a_bug, .timeout = 120)
+{
+    const char *names[] = {"ref-blas-sdot", "ref-blas-ddot"};
+    df_test_never_a_bug(names, 2, 12, 3000, 4096);
+}
+
+Test(blas, each_stride_mutant_is_caught_in_its_first_cases, .timeout = 120)
+{
+    const char *names[] = {"m-blas-neg-wrong-end", "m-blas-neg-skipped", "m-blas-zero-inc",
+                           "m-blas-overrun"};
+    for (int i = 0; i < 4; i++)
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+            uint64_t first;
+            unsigned bugs = df_test_bugs_of(df_test_find(names[i]), seed, 300, 4096, &first);
+            cr_assert_gt(bugs, 0, "%s seed %llu: not caught in 300 cases", names[i],
+                         (unsigned long long)seed);
+            cr_assert_leq(first, 60, "%s seed %llu: first caught at case %llu", names[i],
+                          (unsigned long long)seed, (unsigned long long)first);
+        }
+}
+
+/* A BLAS case is a version 5 file that reads back whole; a file whose zero
+ * increment goes with a vector that is not constant is refused. */
+Test(blas, a_blas_case_file_reads_back_with_its_arguments)
+{
+    const float a[3] = {1, 2, 3}, b[3] = {4, 5, 6};
+    df_case c;
+    memset(&c, 0, sizeof c);
+    c.type = DF_F32;
+    c.n = 3;
+    c.a = a;
+    c.b = b;
+    c.blas = (df_blas){1, -2, 3, 0, 3};
+    uint8_t *buf;
+    size_t len;
+    cr_assert_eq(df_corpus_encode(&c, NULL, &buf, &len), 0);
+    cr_assert_eq(buf[8], 5, "version %u", buf[8]);
+    df_case_file f;
+    char msg[300];
+    cr_assert_eq(df_corpus_decode(buf, len, &f, msg, sizeof msg), DF_CORPUS_OK, "%s", msg);
+    cr_assert(f.c.blas.on == 1 && f.c.blas.inc_a == -2 && f.c.blas.inc_b == 3 &&
+              f.c.blas.n_arg == 3);
+    cr_assert(memcmp(f.c.a, a, sizeof a) == 0 && memcmp(f.c.b, b, sizeof b) == 0);
+    df_case_file_free(&f);
+    free(buf);
+    c.blas.inc_a = 0; /* a is not constant */
+    cr_assert_eq(df_corpus_encode(&c, NULL, &buf, &len), 0);
+    cr_assert_eq(df_corpus_decode(buf, len, &f, msg, sizeof msg), DF_CORPUS_E_HEADER);
+    cr_assert(strstr(msg, "increment 0 for a"), "%s", msg);
+    free(buf);
+}
+
+/* A stride mutant's findings replay as the bug they were: the arguments
+ * travel with the case. */
+Test(blas, a_stride_finding_replays_as_its_bug, .timeout = 60)
+{
+    char *d = df_test_tmpdir("blas");
+    static char out[1 << 16];
+    int rc = df_test_sh(out, sizeof out,
+                        "./dotfuzz run --backend host --kernel m-blas-neg-wrong-end --cases 200 "
+                        "--seed 3 --quiet --corpus %s/f >/dev/null 2>&1; "
+                        "./dotfuzz replay --backend host --json %s/f",
+                        d, d);
+    cr_assert_eq(rc, 1, "replay exit %d: %s", rc, out);
+    cr_assert(strstr(out, "\"verdict\":\"bug\""), "%s", out);
+    cr_assert(strstr(out, "\"blas\":{\"inc_a\":"), "%s", out);
+}
