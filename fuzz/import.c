@@ -14,6 +14,7 @@
 #include "fuzz/files.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/import.h"
+#include "kernels/blas.h"
 #include "fuzz/lowp.h"
 
 /* What a line is parsed as: the element type, and the "C" locale that makes
@@ -555,4 +556,36 @@ int df_import_text(const char *path_a, const char *path_b, df_type type,
     free(a.p);
     free(b.p);
     return rc;
+}
+
+int df_import_blas(df_case_file *out, int64_t n_arg, int32_t inc_a, int32_t inc_b, char *msg,
+                   size_t msg_len)
+{
+    uint64_t n = n_arg > 0 ? (uint64_t)n_arg : 0, len = out->c.n;
+    size_t es = df_type_size(out->c.type);
+    const int32_t incs[2] = {inc_a, inc_b};
+    const unsigned char *from[2] = {out->c.a, out->c.b};
+    for (int v = 0; v < 2; v++)
+        if (df_blas_footprint(n, incs[v]) > len) {
+            set_msg(msg, msg_len, "n %lld at increment %d reads %llu elements of %c; its file has "
+                    "%llu", (long long)n_arg, incs[v],
+                    (unsigned long long)df_blas_footprint(n, incs[v]), "ab"[v],
+                    (unsigned long long)len);
+            return -1;
+        }
+    unsigned char *data = malloc(n ? 2 * n * es : 1);
+    if (!data) {
+        set_msg(msg, msg_len, "out of memory for %llu elements", (unsigned long long)n);
+        return -1;
+    }
+    for (int v = 0; v < 2; v++)
+        for (uint64_t i = 0; i < n; i++)
+            memcpy(data + (v * n + i) * es, from[v] + df_blas_pos(i, n, incs[v]) * es, es);
+    free(out->data);
+    out->data = data;
+    out->c.a = data;
+    out->c.b = data + n * es;
+    out->c.n = n;
+    out->c.blas = (df_blas){.on = 1, .inc_a = inc_a, .inc_b = inc_b, .n_arg = n_arg};
+    return 0;
 }

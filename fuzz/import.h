@@ -54,6 +54,14 @@ int df_import_text(const char *path_a, const char *path_b, df_type type,
                    const char *kernel, df_case_file *out, char *msg,
                    size_t msg_len);
 
+/* Makes out (as df_import_text left it) the BLAS call dot(n_arg, a,
+ * inc_a, b, inc_b) on the arrays it holds (kernels/blas.h): its vectors
+ * become the elements the call reads, in order, and out->c.blas its
+ * arguments. Returns 0, or -1 with one line in msg when an array is
+ * shorter than its footprint (out is then unchanged) or memory runs out. */
+int df_import_blas(df_case_file *out, int64_t n_arg, int32_t inc_a, int32_t inc_b, char *msg,
+                   size_t msg_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -175,3 +175,33 @@ Test(blas, a_stride_finding_replays_as_its_bug, .timeout = 60)
     cr_assert(strstr(out, "\"verdict\":\"bug\""), "%s", out);
     cr_assert(strstr(out, "\"blas\":{\"inc_a\":"), "%s", out);
 }
+
+/* The SDOT cases of reference BLAS's test program (corpus/regression,
+ * scripts/blas-corpus.sh) give, on the reference loop, the values its
+ * CHECK2 expects (sblat1.f's DT7, by increment pair and n). */
+Test(blas, the_sblat1_cases_give_the_test_programs_values)
+{
+    static const struct { int ix, iy; double want[4]; } pairs[] = {
+        {1, 1, {0.0, 0.30, 0.21, 0.62}},   {2, -2, {0.0, 0.30, -0.07, 0.85}},
+        {-2, 1, {0.0, 0.30, -0.79, -0.74}}, {-1, -2, {0.0, 0.30, 0.33, 1.27}},
+    };
+    static const int ns[4] = {0, 1, 2, 4};
+    const df_kernel *k = df_test_find("ref-blas-sdot");
+    df_backend *be = df_test_open_host();
+    for (int p = 0; p < 4; p++)
+        for (int j = 0; j < 4; j++) {
+            char path[128], msg[300];
+            snprintf(path, sizeof path, "corpus/regression/sblat1-sdot-n%d-x%d-y%d.f32", ns[j],
+                     pairs[p].ix, pairs[p].iy);
+            df_case_file f;
+            cr_assert_eq(df_corpus_read(path, &f, msg, sizeof msg), DF_CORPUS_OK, "%s: %s", path,
+                         msg);
+            cr_assert(f.c.blas.on && f.c.blas.inc_a == pairs[p].ix && f.c.blas.n_arg == ns[j]);
+            df_result r;
+            cr_assert_eq(df_backend_run(be, k, &f.c, &r, NULL, NULL), 0);
+            cr_assert(fabs(r.f - pairs[p].want[j]) < 1e-6, "%s: %.9g, sblat1 expects %g", path,
+                      r.f, pairs[p].want[j]);
+            df_case_file_free(&f);
+        }
+    df_backend_close(be);
+}

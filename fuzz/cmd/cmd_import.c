@@ -26,6 +26,9 @@ static void import_usage(FILE *f)
           "  --kernel NAME        kernel the case is for (default: any of its type)\n"
           "  --block B            block size (default: the kernel's)\n"
           "  --grid G             grid size (default: derived)\n"
+          "  --blas N,INCX,INCY   a BLAS call dot(N, A, INCX, B, INCY) (docs/blas.md): A.txt\n"
+          "                       and B.txt are its arrays x and y, as long as each other\n"
+          "                       and as its footprints; the case is what the call reads\n"
           "  -h, --help           this text\n"
           "\n"
           "exit status: 0 written, 2 bad input or usage, 3 cannot write CASE\n",
@@ -36,15 +39,56 @@ typedef struct import_opts {
     const char *out, *kernel, *a, *b;
     df_type type;
     uint64_t block, grid;
+    int blas;          /* --blas given */
+    int64_t n_arg;     /* its N */
+    int32_t inc[2];    /* its INCX, INCY */
 } import_opts;
+
+/* A decimal integer in [lo, hi], an optional '-' and digits only, ending
+ * at end (',' or '\0'). Returns the position after it, or NULL. */
+static const char *parse_i64(const char *s, char end, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *p = s + (*s == '-');
+    uint64_t v = 0;
+    if (*p < '0' || *p > '9')
+        return NULL;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v > (UINT64_C(1) << 63) / 10)
+            return NULL;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (*p != end || v > (UINT64_C(1) << 63) || (*s != '-' && v > (uint64_t)INT64_MAX))
+        return NULL;
+    int64_t x = *s == '-' ? (int64_t)(0 - v) : (int64_t)v;
+    if (x < lo || x > hi)
+        return NULL;
+    *out = x;
+    return *p ? p + 1 : p;
+}
+
+/* --blas N,INCX,INCY into o. Returns 0 or -1. */
+static int parse_blas(const char *s, import_opts *o)
+{
+    int64_t ix, iy;
+    const char *p = parse_i64(s, ',', INT64_MIN, INT64_MAX, &o->n_arg);
+    p = p ? parse_i64(p, ',', INT32_MIN, INT32_MAX, &ix) : NULL;
+    p = p ? parse_i64(p, '\0', INT32_MIN, INT32_MAX, &iy) : NULL;
+    if (!p)
+        return -1;
+    o->inc[0] = (int32_t)ix;
+    o->inc[1] = (int32_t)iy;
+    o->blas = 1;
+    return 0;
+}
 
 static int parse_import_opts(int argc, char **argv, import_opts *o)
 {
-    enum { OPT_TYPE = 256, OPT_KERNEL, OPT_BLOCK, OPT_GRID };
+    enum { OPT_TYPE = 256, OPT_KERNEL, OPT_BLOCK, OPT_GRID, OPT_BLAS };
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'}, {"type", required_argument, 0, OPT_TYPE},
         {"kernel", required_argument, 0, OPT_KERNEL}, {"block", required_argument, 0, OPT_BLOCK},
-        {"grid", required_argument, 0, OPT_GRID}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+        {"grid", required_argument, 0, OPT_GRID}, {"blas", required_argument, 0, OPT_BLAS},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     *o = (import_opts){.type = DF_F32};
     int ch;
@@ -59,6 +103,7 @@ static int parse_import_opts(int argc, char **argv, import_opts *o)
         case OPT_KERNEL: o->kernel = optarg; break;
         case OPT_BLOCK: if (df_parse_u64(optarg, &o->block) || o->block > 0xffffffffu) bad = "--block"; break;
         case OPT_GRID: if (df_parse_u64(optarg, &o->grid) || o->grid > 0xffffffffu) bad = "--grid"; break;
+        case OPT_BLAS: if (parse_blas(optarg, o)) bad = "--blas (N,INCX,INCY: integers)"; break;
         case ':': df_usage_error("import", "option %s needs a value", argv[optind - 1]); return -1;
         default: df_usage_error("import", "unknown option '%s'", argv[optind - 1]); return -1;
         }
@@ -96,6 +141,11 @@ df_outcome df_cmd_import(int argc, char **argv)
     char msg[300];
     if (df_import_text(o.a, o.b, o.type, o.kernel, &f, msg, sizeof msg) != 0) {
         fprintf(stderr, "dotfuzz import: %s\n", msg);
+        return DF_OUTCOME_USAGE;
+    }
+    if (o.blas && df_import_blas(&f, o.n_arg, o.inc[0], o.inc[1], msg, sizeof msg) != 0) {
+        fprintf(stderr, "dotfuzz import: --blas: %s\n", msg);
+        df_case_file_free(&f);
         return DF_OUTCOME_USAGE;
     }
     f.c.launch.block = (uint32_t)o.block;
