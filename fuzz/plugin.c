@@ -76,9 +76,16 @@ static void widen(uint32_t acc, const void *r, df_result *out)
     }
 }
 
-static dotfuzz_launch to_plugin_launch(const df_launch *l)
+/* l as a plugin sees it, with c's BLAS arguments (c NULL, or a plain
+ * case: increments 1 and n). */
+static dotfuzz_launch to_plugin_launch(const df_launch *l, const df_case *c, uint64_t n)
 {
-    dotfuzz_launch p = {l->block, l->grid, l->offset_a, l->offset_b};
+    dotfuzz_launch p = {l->block, l->grid, l->offset_a, l->offset_b, 1, 1, (int64_t)n};
+    if (c && c->blas.on) {
+        p.inc_a = c->blas.inc_a;
+        p.inc_b = c->blas.inc_b;
+        p.n_arg = c->blas.n_arg;
+    }
     return p;
 }
 
@@ -134,7 +141,7 @@ static int host_call(plug_slot *s, dotfuzz_dot_host_fn fn, const char *form,
         out->status = DF_RUN_ERROR;
         return -1;
     }
-    size_t bytes = placed_bytes(c->n, &l, es);
+    size_t bytes = (s->k.flags & DF_K_BLAS) ? 0 : placed_bytes(c->n, &l, es); /* BLAS: x, y */
     if (bytes) {
         void *base = df_scratch_reserve(scratch, bytes);
         if (!base) {
@@ -144,7 +151,7 @@ static int host_call(plug_slot *s, dotfuzz_dot_host_fn fn, const char *form,
         }
         place(base, c, &l, es, &a, &b);
     }
-    dotfuzz_launch pl = to_plugin_launch(&l);
+    dotfuzz_launch pl = to_plugin_launch(&l, c, c->n);
     unsigned char r[RESULT_BYTES];
     memset(r, 0xff, sizeof r);
     int rc = fn(a, b, c->n, &pl, r);
@@ -169,7 +176,7 @@ static int model_form(plug_slot *s, const df_case *c, df_scratch *scr, df_result
 
 static uint64_t height(plug_slot *s, uint64_t n, const df_launch *l)
 {
-    dotfuzz_launch pl = to_plugin_launch(l);
+    dotfuzz_launch pl = to_plugin_launch(l, NULL, n);
     return s->pk.tree_height(n, &pl);
 }
 
@@ -198,7 +205,7 @@ static int gpu_host_form(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
         }
         place(ctx->h_scratch, c, &c->launch, es, &a, &b);
     }
-    dotfuzz_launch pl = to_plugin_launch(&c->launch);
+    dotfuzz_launch pl = to_plugin_launch(&c->launch, c, c->n);
     memset(ctx->h_result, 0xff, RESULT_BYTES);
     int rc = s->pk.dot_host(a, b, c->n, &pl, ctx->h_result);
     if (rc != 0) {
@@ -223,7 +230,7 @@ static int gpu_device_form(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
         ctx->failed_call = "cudaMemsetAsync(result)";
         return (int)e;
     }
-    dotfuzz_launch pl = to_plugin_launch(&c->launch);
+    dotfuzz_launch pl = to_plugin_launch(&c->launch, c, c->n);
     int rc = s->pk.dot_device(ctx->a, ctx->b, c->n, &pl, ctx->d_result, ctx->stream);
     if (rc != 0) {
         ctx->failed_call = "dot_device";
@@ -410,6 +417,10 @@ static const char *kernel_problem(uint32_t abi, const dotfuzz_kernel *k, char *w
     }
     if ((k->flags & DOTFUZZ_TF32_INPUTS) && k->elem != DOTFUZZ_F32)
         return "DOTFUZZ_TF32_INPUTS on elements that are not f32";
+    if ((k->flags & DOTFUZZ_BLAS) && (k->dot_device || !k->dot_host))
+        return "DOTFUZZ_BLAS takes dot_host only (no dot_device yet)";
+    if ((k->flags & DOTFUZZ_BLAS) && (k->flags & DOTFUZZ_ANY_ALIGNMENT))
+        return "DOTFUZZ_BLAS with DOTFUZZ_ANY_ALIGNMENT (the call's arrays have no offset)";
     if ((p = block_problem(k)))
         return p;
     if (!(k->flags & DOTFUZZ_GRID_FREE) && k->grid_max)
@@ -498,6 +509,7 @@ static unsigned to_df_flags(uint32_t f)
     out |= (f & DOTFUZZ_GRID_FREE) ? DF_K_GRID_FREE : 0u;
     out |= (f & DOTFUZZ_LEN64) ? DF_K_LEN64 : 0u;
     out |= (f & DOTFUZZ_TF32_INPUTS) ? DF_K_TF32_INPUTS : 0u;
+    out |= (f & DOTFUZZ_BLAS) ? DF_K_BLAS : 0u;
     return out;
 }
 
@@ -545,7 +557,8 @@ static void fill_slot(size_t i, const dotfuzz_kernel *pk, const char *origin, co
         .fused_chains = pk->fused ? pk->fused->chains : 0, /* 0: one chain */
     };
 #ifdef DOTFUZZ_CUDA
-    s->k.gpu = &s->ops;
+    /* the cuda backend lays out no BLAS call: such a kernel runs on the host */
+    s->k.gpu = (pk->flags & DOTFUZZ_BLAS) ? NULL : &s->ops;
 #endif
     bind_slot(i);
 }

@@ -395,7 +395,15 @@ Test(mutants, registry_names_origins_and_parents_limits)
             cr_assert_neq(df_kernel_at(j), m, "%s is fuzzed by --kernel all",
                           m->name);
 #ifdef DOTFUZZ_CUDA
-        cr_assert_not_null(m->gpu, "%s has no GPU launcher", m->name);
+        /* a mutant runs where its parent (its origin's name in parentheses)
+         * runs: on the GPU, unless the parent is a host backend kernel */
+        const char *open = strchr(m->origin, '('), *close = open ? strchr(open, ')') : NULL;
+        char parent[DF_NAME_MAX] = "";
+        if (open && close && (size_t)(close - open - 1) < sizeof parent)
+            memcpy(parent, open + 1, (size_t)(close - open - 1));
+        const df_kernel *pk = df_kernel_find(parent);
+        if (!pk || pk->gpu)
+            cr_assert_not_null(m->gpu, "%s has no GPU launcher", m->name);
 #else
         cr_assert_null(m->gpu, "%s", m->name);
 #endif

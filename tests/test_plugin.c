@@ -366,6 +366,36 @@ Test(plugin, tf32_flag_reaches_the_kernel_and_the_oracle, .timeout = 60)
     cr_assert_eq(rc, 1, "undeclared tf32: rc %d: %s", rc, out);
 }
 
+/* DOTFUZZ_BLAS: dot_host gets the call's arrays and launch's increments
+ * and n_arg; reference BLAS's loop on them is never a bug, the same loop
+ * that ignores the increments is caught. */
+Test(plugin, blas_flag_passes_the_call_and_its_arguments, .timeout = 60)
+{
+    pspec s = v2_spec();
+    s.flags = "DOTFUZZ_DETERMINISTIC | DOTFUZZ_BLAS";
+    s.model = "0";
+    s.body = "const float *x = a, *y = b; float acc = 0.0f;"
+             " int64_t m = l->n_arg, ix = l->inc_a < 0 ? (1 - m) * l->inc_a : 0,"
+             " iy = l->inc_b < 0 ? (1 - m) * l->inc_b : 0;"
+             " for (int64_t i = 0; i < m; i++, ix += l->inc_a, iy += l->inc_b) {"
+             " float p = x[ix] * y[iy]; acc += p; }"
+             " *(float *)r = acc; return 0;";
+    const char *good = spec_so(tmpdir(), "blas", s);
+    s.body = "const float *x = a, *y = b; float acc = 0.0f;"
+             " for (uint64_t i = 0; i < n; i++) { float p = x[i] * y[i]; acc += p; }"
+             " *(float *)r = acc; return 0;";
+    const char *flat = spec_so(tmpdir(), "blasflat", s);
+    char err[512];
+    cr_assert_eq(df_plugin_load(good, err, sizeof err), 0, "%s", err);
+    cr_assert(df_kernel_find("t-one")->flags & DF_K_BLAS);
+    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-one --cases 400 "
+                "--max-n 2000 --seed 6 --quiet --corpus %s/b1", good, tmpdir());
+    cr_assert_eq(rc, 0, "the reference loop: rc %d: %s", rc, out);
+    rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-one --cases 400 "
+            "--max-n 2000 --seed 6 --quiet --corpus %s/b2", flat, tmpdir());
+    cr_assert_eq(rc, 1, "increments ignored: rc %d: %s", rc, out);
+}
+
 Test(plugin, no_len64_without_the_flag)
 {
     const char *so = spec_so(tmpdir(), "nolen64", good_spec());
@@ -390,6 +420,15 @@ static void refused(const char *so, const char *problem)
     cr_assert_eq(df_plugin_load(so, err, sizeof err), -1);
     cr_assert(strstr(err, problem), "%s", err);
     cr_assert_eq(df_plugin_count(), 0); /* nothing of it registered */
+}
+
+Test(plugin, blas_flag_with_a_device_form_is_refused)
+{
+    pspec s = v2_spec();
+    s.flags = "DOTFUZZ_DETERMINISTIC | DOTFUZZ_BLAS";
+    s.model = "0";
+    s.dev = "(dotfuzz_dot_device_fn)(void (*)(void))one";
+    refused(spec_so(tmpdir(), "blasdev", s), "DOTFUZZ_BLAS takes dot_host only");
 }
 
 Test(plugin, tf32_flag_on_other_elements_is_refused)
@@ -477,9 +516,9 @@ Test(plugin, refuses_a_narrowing_accumulator)
 Test(plugin, refuses_unknown_flag_bits)
 {
     pspec s = good_spec();
-    s.flags = "0x100u";
+    s.flags = "0x200u";
     const char *so = spec_so(tmpdir(), "flags", s);
-    refused(so, "unknown flag bits 0x100");
+    refused(so, "unknown flag bits 0x200");
 }
 
 Test(plugin, refuses_a_kernel_with_no_form)

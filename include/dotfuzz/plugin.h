@@ -144,8 +144,16 @@ extern "C" {
  * f32 elements only. A dotfuzz that predates the bit refuses it as
  * unknown. */
 #define DOTFUZZ_TF32_INPUTS 0x80u
+/* Takes BLAS arguments (dotfuzz's docs/blas.md): dot_host gets the call's
+ * arrays x and y, each laid out by its increment with NaN (INT32_MIN) in
+ * the elements the call must not read, and dotfuzz_launch's inc_a, inc_b
+ * and n_arg (n <= 0 included: n is then 0); the result is reference
+ * BLAS's dot(n_arg, x, inc_a, y, inc_b). dot_host only (no dot_device
+ * yet), and not with DOTFUZZ_ANY_ALIGNMENT. A dotfuzz that predates the
+ * bit refuses it as unknown. */
+#define DOTFUZZ_BLAS 0x100u
 
-#define DOTFUZZ_KNOWN_FLAGS 0xffu
+#define DOTFUZZ_KNOWN_FLAGS 0x1ffu
 
 /* The launch configuration dotfuzz chose for a case, valid for the kernel
  * (inside its block range, grid derived or free as its flags say). A
@@ -158,6 +166,12 @@ typedef struct dotfuzz_launch {
     uint32_t grid;
     uint32_t offset_a;
     uint32_t offset_b;
+    /* The BLAS call's arguments, for DOTFUZZ_BLAS kernels (others: 1, 1,
+     * n). A dotfuzz that predates DOTFUZZ_BLAS passes the four fields
+     * above only, and refuses the flag, so read these only with it. */
+    int32_t inc_a;
+    int32_t inc_b;
+    int64_t n_arg;
 } dotfuzz_launch;
 
 /* The whole routine, and the host model (same signature): a and b are n
