@@ -339,6 +339,19 @@ Test(plugin, len64_flag_reaches_the_kernel)
     cr_assert(k->flags & DF_K_DETERMINISTIC);
 }
 
+/* 400 cases of plugin kernel t-one from each library, seed seed: the
+ * first clean (exit 0), the second caught (exit 1). */
+static void clean_then_caught(const char *clean, const char *caught, unsigned seed)
+{
+    const char *libs[2] = {clean, caught};
+    for (int i = 0; i < 2; i++) {
+        int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-one --cases 400 "
+                    "--max-n 2000 --seed %u --quiet --corpus %s/c%u-%d",
+                    libs[i], seed, tmpdir(), seed, i);
+        cr_assert_eq(rc, i, "%s: rc %d: %s", libs[i], rc, out);
+    }
+}
+
 /* DOTFUZZ_TF32_INPUTS reaches the kernel as DF_K_TF32_INPUTS, and a plugin
  * that cuts its inputs to tf32 is then judged by the tf32 bound: the same
  * routine declared without the flag is caught. */
@@ -358,12 +371,7 @@ Test(plugin, tf32_flag_reaches_the_kernel_and_the_oracle, .timeout = 60)
     char err[512];
     cr_assert_eq(df_plugin_load(with, err, sizeof err), 0, "%s", err);
     cr_assert(df_kernel_find("t-one")->flags & DF_K_TF32_INPUTS);
-    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-one --cases 400 "
-                "--max-n 2000 --seed 4 --quiet --corpus %s/c1", with, tmpdir());
-    cr_assert_eq(rc, 0, "declared tf32: rc %d: %s", rc, out);
-    rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-one --cases 400 "
-            "--max-n 2000 --seed 4 --quiet --corpus %s/c2", without, tmpdir());
-    cr_assert_eq(rc, 1, "undeclared tf32: rc %d: %s", rc, out);
+    clean_then_caught(with, without, 4);
 }
 
 /* DOTFUZZ_BLAS: dot_host gets the call's arrays and launch's increments
@@ -388,12 +396,7 @@ Test(plugin, blas_flag_passes_the_call_and_its_arguments, .timeout = 60)
     char err[512];
     cr_assert_eq(df_plugin_load(good, err, sizeof err), 0, "%s", err);
     cr_assert(df_kernel_find("t-one")->flags & DF_K_BLAS);
-    int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-one --cases 400 "
-                "--max-n 2000 --seed 6 --quiet --corpus %s/b1", good, tmpdir());
-    cr_assert_eq(rc, 0, "the reference loop: rc %d: %s", rc, out);
-    rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel t-one --cases 400 "
-            "--max-n 2000 --seed 6 --quiet --corpus %s/b2", flat, tmpdir());
-    cr_assert_eq(rc, 1, "increments ignored: rc %d: %s", rc, out);
+    clean_then_caught(good, flat, 6);
 }
 
 Test(plugin, no_len64_without_the_flag)
