@@ -174,6 +174,15 @@ Test(blas, a_stride_finding_replays_as_its_bug, .timeout = 60)
     cr_assert_eq(rc, 1, "replay exit %d: %s", rc, out);
     cr_assert(strstr(out, "\"verdict\":\"bug\""), "%s", out);
     cr_assert(strstr(out, "\"blas\":{\"inc_a\":"), "%s", out);
+    /* and minimizes to a short call, still that bug, its n_arg the new n */
+    rc = df_test_sh(out, sizeof out,
+                    "f=$(ls %s/f/bug-* | head -n 1) && ./dotfuzz minimize \"$f\" -o %s/min.f32 "
+                    ">/dev/null && ./dotfuzz replay --backend host --json %s/min.f32",
+                    d, d, d);
+    cr_assert_eq(rc, 1, "minimized replay exit %d: %s", rc, out);
+    const char *n = strstr(out, "\"n\":");
+    cr_assert(n && strtoull(n + 4, NULL, 10) <= 4, "%s", out);
+    cr_assert(strstr(out, "\"verdict\":\"bug\""), "%s", out);
 }
 
 /* The SDOT cases of reference BLAS's test program (corpus/regression,

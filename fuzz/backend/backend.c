@@ -139,13 +139,16 @@ static int guard_case(df_model_ctx *m, const df_case *c, df_case *gc)
 /* gc = c as a BLAS call gets it (kernels/blas.h): a and b its buffers,
  * each footprint laid out by its increment with guard values in the gaps,
  * between guard zones, in m->guarded; a plain case is the call with
- * increments 1. Returns 0, or -1 when memory runs out. */
+ * increments 1. Returns 0, -1 when memory runs out, or -2 when n_arg and
+ * n disagree (the call would read past its buffers). */
 static int guard_blas_case(df_model_ctx *m, const df_case *c, df_case *gc)
 {
     size_t es = df_type_size(c->type), g = DF_GUARD_ELEMS;
     *gc = *c;
     if (!c->blas.on)
         gc->blas = (df_blas){.on = 1, .inc_a = 1, .inc_b = 1, .n_arg = (int64_t)c->n};
+    if (gc->blas.n_arg > 0 ? (uint64_t)gc->blas.n_arg != c->n : c->n != 0)
+        return -2;
     uint64_t fa = df_blas_footprint(c->n, gc->blas.inc_a);
     uint64_t fb = df_blas_footprint(c->n, gc->blas.inc_b);
     if (fa > SIZE_MAX / es / 4 || fb > SIZE_MAX / es / 4)
@@ -181,12 +184,18 @@ int df_run_model(df_model_ctx *m, const df_kernel *k, int whole, const df_case *
     /* a model that stays in bounds sees no guard: copying 2^26 floats a
      * vector into one took twice the model's own time; a BLAS kernel sees
      * the call's buffers */
-    if ((k->flags & DF_K_BLAS) ? guard_blas_case(m, c, &gc) != 0
-             : !(k->flags & DF_K_MODEL_IN_BOUNDS) && guard_case(m, c, &gc) != 0) {
+    int g = (k->flags & DF_K_BLAS) ? guard_blas_case(m, c, &gc)
+            : !(k->flags & DF_K_MODEL_IN_BOUNDS) ? guard_case(m, c, &gc) : 0;
+    if (g != 0) {
         res->status = DF_RUN_ERROR;
-        snprintf(res->err, sizeof res->err,
-                 "%s host model: out of memory for the guarded copy of n = %llu",
-                 k->name, (unsigned long long)c->n);
+        if (g == -2)
+            snprintf(res->err, sizeof res->err, "%s host model: BLAS n %lld with %llu "
+                     "elements a vector", k->name, (long long)c->blas.n_arg,
+                     (unsigned long long)c->n);
+        else
+            snprintf(res->err, sizeof res->err,
+                     "%s host model: out of memory for the guarded copy of n = %llu", k->name,
+                     (unsigned long long)c->n);
         return 0;
     }
     int rc = fn(&gc, &m->scratch, res);

@@ -184,6 +184,8 @@ static int try_remove(min_state *st, uint64_t from, uint64_t len, uint8_t **cbuf
     memcpy(nb + from * es, b + (from + len) * es, (n - from - len) * es);
     df_case cand = st->c;
     cand.n = m;
+    if (cand.blas.on && cand.blas.n_arg > 0) /* a BLAS call: the shorter call */
+        cand.blas.n_arg = (int64_t)m;
     cand.a = na;
     cand.b = nb;
     return try_case(st, &cand, cbuf);
