@@ -81,9 +81,26 @@ static void mcase_free(mcase *m)
     free(m->b);
 }
 
+static uint8_t *elem(mcase *m, int which_b, uint64_t i);
+
+/* A BLAS call's case after any change (docs/blas.md): n_arg follows n (an
+ * n of 0 keeps an n_arg of 0 or less), and a zero increment's vector
+ * repeats its first element, the one the call reads n times. */
+static void fix_blas(mcase *m)
+{
+    if (!m->c.blas.on)
+        return;
+    if (m->c.n > 0 || m->c.blas.n_arg > 0)
+        m->c.blas.n_arg = (int64_t)m->c.n;
+    for (int w = 0; w < 2; w++)
+        for (uint64_t i = 1; (w ? m->c.blas.inc_b : m->c.blas.inc_a) == 0 && i < m->c.n; i++)
+            memcpy(elem(m, w, i), elem(m, w, 0), m->es);
+}
+
 /* Encodes m into out; 0 when it does not fit or does not encode. */
 static size_t mcase_store(mcase *m, uint8_t *out, size_t max_size)
 {
+    fix_blas(m);
     m->c.a = m->a;
     m->c.b = m->b;
     m->meta.verdict = 0; /* the recorded verdict was the parent's */
@@ -422,6 +439,29 @@ static void change_launch(mcase *m)
         m->c.launch = l;
 }
 
+/* New BLAS arguments: increments among the edges (0, negative, 1, wide),
+ * and one time in 16 an n of 0 or less. */
+static void change_blas(mcase *m)
+{
+    static const int32_t incs[] = {1, 1, 1, -1, 2, -2, 3, -3, 0, 7, -7};
+    static const int64_t nonpositive[] = {0, -1, INT64_MIN};
+    const uint32_t ni = sizeof incs / sizeof incs[0];
+    m->c.blas = (df_blas){1, incs[rnd(m, ni)], incs[rnd(m, ni)], 0, (int64_t)m->c.n};
+    if (rnd(m, 16) == 0) {
+        m->c.blas.n_arg = nonpositive[rnd(m, 3)];
+        m->c.n = 0;
+    }
+}
+
+/* The kernel the case runs on takes BLAS arguments. */
+static int blas_kernel(const mcase *m)
+{
+    const df_kernel *k = df_lf_forced_kernel();
+    if (!k && m->c.kernel[0])
+        k = df_kernel_find(m->c.kernel);
+    return k && (k->flags & DF_K_BLAS);
+}
+
 /* After n changed, a derived grid no longer matches: let it be derived. */
 static void fix_launch(mcase *m)
 {
@@ -446,7 +486,12 @@ static void mutate_once(mcase *m)
     case 5: cancelling_pair(m); break;
     case 6: case 7: resize(m); break;
     case 8: change_kernel(m); break;
-    default: change_launch(m); break;
+    default: /* a BLAS kernel's case: half the time its arguments */
+        if (blas_kernel(m) && rnd(m, 2))
+            change_blas(m);
+        else
+            change_launch(m);
+        break;
     }
     fix_launch(m);
 }

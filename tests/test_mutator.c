@@ -58,7 +58,8 @@ static void decode_as(const uint8_t *buf, size_t len, df_type t, df_case_file *f
     cr_assert_eq(df_corpus_decode(buf, len, f, msg, sizeof msg), DF_CORPUS_OK, "%s: %s",
                  df_type_name(t), msg);
     cr_assert_eq(f->c.type, t);
-    cr_assert_eq(buf[8] | buf[9] << 8, df_type_is_lowp(t) ? 4 : 1, "version");
+    /* a case mutated onto a BLAS kernel may become a BLAS call: version 5 */
+    cr_assert_eq(buf[8] | buf[9] << 8, f->c.blas.on ? 5 : df_type_is_lowp(t) ? 4 : 1, "version");
 }
 
 /* Mutates one case of type t under many seeds; every output is a case of
@@ -97,7 +98,7 @@ Test(mutator, bf16_cases_stay_bf16_and_reach_its_landmarks) { mutates_to_landmar
 Test(mutator, e4m3_cases_stay_e4m3_and_reach_its_landmarks) { mutates_to_landmarks(DF_E4M3); }
 Test(mutator, e5m2_cases_stay_e5m2_and_reach_its_landmarks) { mutates_to_landmarks(DF_E5M2); }
 
-Test(mutator, f32_cases_stay_valid_version_1_files)
+Test(mutator, f32_cases_stay_valid_version_1_or_blas_files)
 {
     uint8_t orig[CAP], buf[CAP];
     size_t len0 = make_case(DF_F32, N, orig);
@@ -124,4 +125,38 @@ Test(mutator, crossover_keeps_the_type_and_refuses_two_types)
     }
     size_t lz = make_case(DF_E4M3, N, y);
     cr_assert_eq(LLVMFuzzerCustomCrossOver(x, lx, y, lz, out, CAP, 1), 0u);
+}
+
+/* A case for ref-blas-sdot mutates into valid BLAS calls (version 5, the
+ * reader's checks pass: n_arg and n agree, a zero increment's vector is
+ * constant), among them negative and zero increments and n <= 0. */
+Test(mutator, blas_cases_stay_valid_calls_and_reach_the_edges)
+{
+    uint8_t a[N * 4], b[N * 4], orig[CAP], buf[CAP];
+    for (int i = 0; i < N; i++) {
+        float x = (float)i - 7, y = 3.0f - (float)i / 2;
+        memcpy(a + 4 * i, &x, 4);
+        memcpy(b + 4 * i, &y, 4);
+    }
+    df_case c = {.type = DF_F32, .n = N, .a = a, .b = b, .blas = {1, 1, 1, 0, N}};
+    memcpy(c.kernel, "ref-blas-sdot", sizeof "ref-blas-sdot");
+    df_case_meta meta = {0};
+    uint8_t *enc;
+    size_t len0;
+    cr_assert_eq(df_corpus_encode(&c, &meta, &enc, &len0), 0);
+    memcpy(orig, enc, len0);
+    free(enc);
+    int neg = 0, zero = 0, nonpos = 0;
+    for (unsigned seed = 1; seed <= 2000; seed++) {
+        memcpy(buf, orig, len0);
+        size_t len = LLVMFuzzerCustomMutator(buf, len0, CAP, seed);
+        df_case_file f;
+        decode_as(buf, len, DF_F32, &f);
+        cr_assert(f.c.blas.on, "seed %u: the BLAS arguments were lost", seed);
+        neg |= f.c.blas.inc_a < 0 || f.c.blas.inc_b < 0;
+        zero |= f.c.blas.inc_a == 0 || f.c.blas.inc_b == 0;
+        nonpos |= f.c.blas.n_arg <= 0;
+        df_case_file_free(&f);
+    }
+    cr_assert(neg && zero && nonpos, "negative %d, zero %d, n <= 0 %d", neg, zero, nonpos);
 }
