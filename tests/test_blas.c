@@ -214,3 +214,16 @@ Test(blas, the_sblat1_cases_give_the_test_programs_values)
         }
     df_backend_close(be);
 }
+
+/* list --json says which kernels take BLAS arguments. */
+Test(blas, list_json_names_the_blas_kernels)
+{
+    static char out[1 << 18];
+    cr_assert_eq(df_test_sh(out, sizeof out, "./dotfuzz list --json"), 0, "%s", out);
+    const char *k = strstr(out, "{\"name\":\"ref-blas-sdot\"");
+    cr_assert(k && strstr(k, "\"blas\":true") && strstr(k, "\"blas\":true") < strchr(k, '}'),
+              "%s", out);
+    k = strstr(out, "{\"name\":\"shfl\"");
+    cr_assert(k && strstr(k, "\"blas\":false") && strstr(k, "\"blas\":false") < strchr(k, '}'),
+              "%s", out);
+}

@@ -96,11 +96,12 @@ static void list_json(void)
         fputs(",\"origin\":", stdout);
         df_json_str(stdout, k->origin);
         printf(",\"elem\":\"%s\",\"acc\":\"%s\",\"deterministic\":%s,\"block_min\":%u,"
-               "\"block_max\":%u,\"block_default\":%u,\"len64\":%s,\"runs_on\":\"%s\","
-               "\"fused\":",
+               "\"block_max\":%u,\"block_default\":%u,\"len64\":%s,\"blas\":%s,"
+               "\"runs_on\":\"%s\",\"fused\":",
                df_type_name(k->elem), df_type_name(k->acc),
                (k->flags & DF_K_DETERMINISTIC) ? "true" : "false", k->block_min, k->block_max,
-               k->block_default, (k->flags & DF_K_LEN64) ? "true" : "false", runs_on(k));
+               k->block_default, (k->flags & DF_K_LEN64) ? "true" : "false",
+               (k->flags & DF_K_BLAS) ? "true" : "false", runs_on(k));
         df_json_fused(stdout, k);
         fputs(",\"summary\":", stdout);
         df_json_str(stdout, k->summary);
