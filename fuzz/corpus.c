@@ -24,6 +24,7 @@
 #include <zlib.h>
 
 #include "kernels/kernel.h"
+#include "kernels/blas.h"
 #include "fuzz/corpus.h"
 #include "fuzz/oracle.h"
 
@@ -462,16 +463,15 @@ static df_corpus_err check_kernel(const uint8_t *buf, char *msg,
     return DF_CORPUS_OK;
 }
 
-/* A version 5 file's BLAS record against its vectors: n is n_arg when
- * that is positive, else 0; a zero increment reads one element n times,
- * so that vector's elements are all the same. */
+/* A version 5 file's BLAS record against its vectors: n agrees with n_arg,
+ * and a zero increment's vector (one element read n times) is constant. */
 static df_corpus_err check_blas(const uint8_t *buf, size_t len, char *msg, size_t msg_len)
 {
     const uint8_t *r = buf + len - DF_CORPUS_BLAS_RECORD;
     int32_t inc[2] = {(int32_t)get_u32(r), (int32_t)get_u32(r + 4)};
     int64_t n_arg = (int64_t)get_u64(r + 8);
     uint64_t n = get_u64(buf + OFF_N), es = df_type_size((df_type)buf[OFF_TYPE]);
-    if (n_arg > 0 ? (uint64_t)n_arg != n : n != 0) {
+    if (!df_blas_n_agrees(n_arg, n)) {
         set_msg(msg, msg_len, "BLAS n %lld with %llu elements a vector (n when n > 0, else 0)",
                 (long long)n_arg, (unsigned long long)n);
         return DF_CORPUS_E_HEADER;

@@ -45,6 +45,21 @@ static inline uint64_t df_blas_pos(uint64_t i, uint64_t n, int32_t inc)
     return (n - 1 - i) * (uint64_t)(-(int64_t)inc);
 }
 
+/* Whether a call given n_arg reads vectors of n elements: n = n_arg when
+ * n_arg > 0, else 0. */
+static inline int df_blas_n_agrees(int64_t n_arg, uint64_t n)
+{
+    return n_arg > 0 ? (uint64_t)n_arg == n : n == 0;
+}
+
+/* b's n_arg after its vectors became n elements long: n, or, for n = 0,
+ * an n_arg of 0 or less as it was. */
+static inline void df_blas_follow_n(df_blas *b, uint64_t n)
+{
+    if (n > 0 || b->n_arg > 0)
+        b->n_arg = (int64_t)n;
+}
+
 /* Writes the buffer of v (n elements of type t) at increment inc into buf
  * (df_blas_footprint(n, inc) elements): the vector's elements where the
  * call reads them, the guard value everywhere else. With inc = 0, buf[0]

@@ -23,9 +23,9 @@
  *   differs     the library's fp8 GEMM, one dot per matmul
  *
  * K stays n rounded up to 16 (what the fp8 rule asks), not to 64: with a
- * workspace, cuBLASLt 13.0 on an H100 may split K 19 ways and drop the
- * remainder, a fault dotfuzz found (docs/tensor-cores.md) and keeps
- * finding this way. */
+ * workspace, cuBLASLt 13.0 on an H100 may split such a K and drop its
+ * remainder (docs/tensor-cores.md), and this K keeps that fault in the
+ * fuzzer's reach. */
 #include "kernels/kernel.h"
 #include "kernels/gpu_ops.h"
 

@@ -15,6 +15,7 @@
 
 #include "fuzz/lowp.h"
 #include "fuzz/pcg32.h"
+#include "kernels/blas.h"
 #include "libfuzzer/lf_common.h"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
@@ -90,8 +91,7 @@ static void fix_blas(mcase *m)
 {
     if (!m->c.blas.on)
         return;
-    if (m->c.n > 0 || m->c.blas.n_arg > 0)
-        m->c.blas.n_arg = (int64_t)m->c.n;
+    df_blas_follow_n(&m->c.blas, m->c.n);
     for (int w = 0; w < 2; w++)
         for (uint64_t i = 1; (w ? m->c.blas.inc_b : m->c.blas.inc_a) == 0 && i < m->c.n; i++)
             memcpy(elem(m, w, i), elem(m, w, 0), m->es);

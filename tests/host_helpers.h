@@ -94,4 +94,19 @@ static inline void df_test_never_a_bug(const char *const *names, size_t count, u
     }
 }
 
+/* Asserts that k has a bug verdict among cases 0..cases-1 of each seed
+ * 1..seeds (as df_test_bugs_of), the first at case `within` or sooner. */
+static inline void df_test_caught_early(const df_kernel *k, uint64_t seeds, uint64_t cases,
+                                        uint64_t max_n, uint64_t within)
+{
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        uint64_t first;
+        unsigned bugs = df_test_bugs_of(k, seed, cases, max_n, &first);
+        cr_assert_gt(bugs, 0, "%s seed %llu: not caught in %llu cases", k->name,
+                     (unsigned long long)seed, (unsigned long long)cases);
+        cr_assert_leq(first, within, "%s seed %llu: first caught at case %llu", k->name,
+                      (unsigned long long)seed, (unsigned long long)first);
+    }
+}
+
 #endif

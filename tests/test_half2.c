@@ -180,13 +180,7 @@ Test(half2, half2_f16_is_never_a_bug_on_any_family, .timeout = 240)
 Test(half2, the_f32_declared_mutant_is_caught_early, .timeout = 120)
 {
     const df_kernel *m = df_test_find("m-half2-f32-declared");
-    for (uint64_t seed = 1; seed <= 8; seed++) {
-        uint64_t first;
-        unsigned bugs = df_test_bugs_of(m, seed, 100, 65536, &first);
-        cr_assert_gt(bugs, 0, "seed %llu", (unsigned long long)seed);
-        cr_assert_leq(first, 10, "seed %llu: first caught at case %llu",
-                      (unsigned long long)seed, (unsigned long long)first);
-    }
+    df_test_caught_early(m, 8, 100, 65536, 10);
     for (size_t f = 0; f < 4; f++)
         for (uint64_t seed = 1; seed <= 3; seed++) {
             uint64_t first;

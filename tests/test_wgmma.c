@@ -88,12 +88,5 @@ Test(wgmma, each_declared_with_what_it_does_is_never_a_bug, .timeout = 180)
 
 Test(wgmma, the_chain_declared_fp32_is_caught_within_its_first_cases, .timeout = 120)
 {
-    const df_kernel *k = df_test_find("m-wgmma-fp32");
-    for (uint64_t seed = 1; seed <= 8; seed++) {
-        uint64_t first;
-        unsigned bugs = df_test_bugs_of(k, seed, 200, 8192, &first);
-        cr_assert_gt(bugs, 0, "seed %llu: not caught in 200 cases", (unsigned long long)seed);
-        cr_assert_leq(first, 50, "seed %llu: first caught at case %llu",
-                      (unsigned long long)seed, (unsigned long long)first);
-    }
+    df_test_caught_early(df_test_find("m-wgmma-fp32"), 8, 200, 8192, 50);
 }

@@ -147,7 +147,7 @@ static int guard_blas_case(df_model_ctx *m, const df_case *c, df_case *gc)
     *gc = *c;
     if (!c->blas.on)
         gc->blas = (df_blas){.on = 1, .inc_a = 1, .inc_b = 1, .n_arg = (int64_t)c->n};
-    if (gc->blas.n_arg > 0 ? (uint64_t)gc->blas.n_arg != c->n : c->n != 0)
+    if (!df_blas_n_agrees(gc->blas.n_arg, c->n))
         return -2;
     uint64_t fa = df_blas_footprint(c->n, gc->blas.inc_a);
     uint64_t fb = df_blas_footprint(c->n, gc->blas.inc_b);

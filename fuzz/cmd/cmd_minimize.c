@@ -21,6 +21,7 @@
 #include "fuzz/plugin.h"
 #include "fuzz/run/sandbox.h"
 #include "fuzz/run/select.h"
+#include "kernels/blas.h"
 
 typedef struct min_opts {
     const char *file, *out, *backend;
@@ -184,8 +185,8 @@ static int try_remove(min_state *st, uint64_t from, uint64_t len, uint8_t **cbuf
     memcpy(nb + from * es, b + (from + len) * es, (n - from - len) * es);
     df_case cand = st->c;
     cand.n = m;
-    if (cand.blas.on && cand.blas.n_arg > 0) /* a BLAS call: the shorter call */
-        cand.blas.n_arg = (int64_t)m;
+    if (cand.blas.on) /* a BLAS call: the shorter call */
+        df_blas_follow_n(&cand.blas, m);
     cand.a = na;
     cand.b = nb;
     return try_case(st, &cand, cbuf);
