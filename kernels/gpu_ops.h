@@ -50,6 +50,11 @@ typedef struct df_gpu_batch_case {
     unsigned ticket;        /* 0 on arrival: a counter the kernel may use */
     uint32_t blocks;        /* blocks the launch runs for it: its first `blocks`
                                of grid (df_gpu_ops.batch_blocks; else grid) */
+    /* The BLAS call (kernels/blas.h) for a DF_K_BLAS kernel: a and b are
+     * then its buffers, each its footprint between guards; n_arg <= 0
+     * gives n = 0. Every other kernel's case reads 1, 1, n. */
+    int32_t inc_a, inc_b;
+    int64_t n_arg;
 } df_gpu_batch_case;
 
 /* Cases of one block size, one launch of `blocks` blocks of `block`
