@@ -1,13 +1,12 @@
 /* kernels/blas_dot.cu — `ref-blas-sdot`, `ref-blas-ddot`: the reference
- * BLAS dot, arguments and all, as a kernel of the host backend; and its
- * mutants, the stride bugs BLAS libraries have shipped. Their card, models
- * and descriptors.
+ * BLAS dot, arguments and all, as a kernel of the host backend. Their card,
+ * models and descriptors. (The stride mutants are flaws of `shfl-blas`'s
+ * gather, which runs on the GPU too: kernels/shfl_blas.cu.)
  *
- *   names       ref-blas-sdot (f32), ref-blas-ddot (f64); mutants
- *               m-blas-neg-wrong-end, m-blas-neg-skipped,
- *               m-blas-zero-inc, m-blas-overrun (f32)
+ *   names       ref-blas-sdot (f32), ref-blas-ddot (f64)
  *   origin      dotfuzz: netlib's reference BLAS sdot/ddot (docs/blas.md)
- *   GPU code    none yet: host backend only
+ *   GPU code    none: the host backend's reference (shfl-blas and the cuBLAS
+ *               peers take the same arguments on the GPU)
  *   host model  the reference loop on the call's buffers: nothing for
  *               n <= 0; ix starts at (1 - n) incx for incx < 0, else 0; each
  *               step adds x[ix] y[iy], the product rounded, then the sum,
@@ -15,15 +14,6 @@
  *   h(n)        n: the first product's rounding and n - 1 additions
  *   differs     takes BLAS arguments (DF_K_BLAS): increments of any sign,
  *               zero, n <= 0
- *
- * The mutants, each one flaw in that loop:
- *   m-blas-neg-wrong-end  a negative increment read from the buffer's
- *                         start, as if |inc| (the vector reversed)
- *   m-blas-neg-skipped    a negative increment returns 0 without reading
- *                         (rocBLAS once returned success this way)
- *   m-blas-zero-inc       a zero increment taken as 1 (reads past the
- *                         one-element buffer)
- *   m-blas-overrun        n + 1 elements summed (a loop bound i <= n)
  */
 #include "kernels/kernel.h"
 #include "kernels/gpu_ops.h"
@@ -33,36 +23,16 @@
 #include "kernels/blas.h"
 #include "kernels/model_common.h"
 
-typedef enum blas_flaw {
-    FLAW_NONE,
-    FLAW_NEG_WRONG_END,
-    FLAW_NEG_SKIPPED,
-    FLAW_ZERO_INC,
-    FLAW_OVERRUN,
-} blas_flaw;
-
-/* Where step i reads at increment inc of an n-element call, as the loop
- * with flaw computes it. */
-static int64_t blas_at(int64_t i, int64_t n, int32_t inc, blas_flaw flaw)
-{
-    if (flaw == FLAW_ZERO_INC && inc == 0)
-        inc = 1;
-    if (flaw == FLAW_NEG_WRONG_END && inc < 0)
-        inc = -inc;
-    int64_t start = inc < 0 ? (1 - n) * (int64_t)inc : 0;
-    return start + i * (int64_t)inc;
-}
-
-/* The reference loop (with flaw) over c's buffers, in T. */
-#define BLAS_LOOP(T, c, flaw, out)                                             \
+/* The reference loop over c's buffers, in T: step i reads x[ix] with ix
+ * from (1 - n) incx for a negative incx, else from 0 (df_blas_pos). */
+#define BLAS_LOOP(T, c, out)                                                   \
     do {                                                                       \
         const T *x = (const T *)(c)->a, *y = (const T *)(c)->b;                \
-        int64_t n = (c)->blas.n_arg, steps = n + ((flaw) == FLAW_OVERRUN);     \
+        uint64_t n = (c)->blas.n_arg > 0 ? (uint64_t)(c)->blas.n_arg : 0;      \
         T acc = 0;                                                             \
-        int skip = (flaw) == FLAW_NEG_SKIPPED && ((c)->blas.inc_a < 0 || (c)->blas.inc_b < 0); \
-        for (int64_t i = 0; n > 0 && !skip && i < steps; i++) {                \
-            T p = x[blas_at(i, n, (c)->blas.inc_a, flaw)] *                    \
-                  y[blas_at(i, n, (c)->blas.inc_b, flaw)];                     \
+        for (uint64_t i = 0; i < n; i++) {                                     \
+            T p = x[df_blas_pos(i, n, (c)->blas.inc_a)] *                      \
+                  y[df_blas_pos(i, n, (c)->blas.inc_b)];                       \
             acc += p;                                                          \
         }                                                                      \
         (out)->f = acc;                                                        \
@@ -70,7 +40,7 @@ static int64_t blas_at(int64_t i, int64_t n, int32_t inc, blas_flaw flaw)
 
 /* k's loop over case c, a BLAS case of k's type (the backend makes a plain
  * case one with increments 1). */
-static int blas_model(const df_kernel *k, const df_case *c, blas_flaw flaw, df_result *out)
+static int blas_model(const df_kernel *k, const df_case *c, df_result *out)
 {
     df_launch l;
     if (df_model_begin(k, c, &l, out) != 0)
@@ -80,28 +50,25 @@ static int blas_model(const df_kernel *k, const df_case *c, blas_flaw flaw, df_r
         return -1;
     }
     if (k->elem == DF_F64)
-        BLAS_LOOP(double, c, flaw, out);
+        BLAS_LOOP(double, c, out);
     else
-        BLAS_LOOP(float, c, flaw, out);
+        BLAS_LOOP(float, c, out);
     return 0;
 }
 
 extern const df_kernel df_kernel_ref_blas_sdot, df_kernel_ref_blas_ddot;
-extern const df_kernel df_mutant_blas_neg_wrong_end, df_mutant_blas_neg_skipped,
-    df_mutant_blas_zero_inc, df_mutant_blas_overrun;
 
-#define BLAS_MODEL(fn, kernel, flaw)                                           \
-    static int fn(const df_case *c, df_scratch *s, df_result *out)             \
-    {                                                                          \
-        (void)s;                                                               \
-        return blas_model(&kernel, c, flaw, out);                              \
-    }
-BLAS_MODEL(sdot_model, df_kernel_ref_blas_sdot, FLAW_NONE)
-BLAS_MODEL(ddot_model, df_kernel_ref_blas_ddot, FLAW_NONE)
-BLAS_MODEL(neg_wrong_end_model, df_mutant_blas_neg_wrong_end, FLAW_NEG_WRONG_END)
-BLAS_MODEL(neg_skipped_model, df_mutant_blas_neg_skipped, FLAW_NEG_SKIPPED)
-BLAS_MODEL(zero_inc_model, df_mutant_blas_zero_inc, FLAW_ZERO_INC)
-BLAS_MODEL(overrun_model, df_mutant_blas_overrun, FLAW_OVERRUN)
+static int sdot_model(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    return blas_model(&df_kernel_ref_blas_sdot, c, out);
+}
+
+static int ddot_model(const df_case *c, df_scratch *s, df_result *out)
+{
+    (void)s;
+    return blas_model(&df_kernel_ref_blas_ddot, c, out);
+}
 
 static uint64_t sequential(uint64_t n, const df_launch *l)
 {
@@ -123,19 +90,4 @@ const df_kernel df_kernel_ref_blas_ddot = {
     .summary = "reference BLAS ddot: increments of any sign, n <= 0 (host only)",
     .elem = DF_F64, .acc = DF_F64, BLAS_LAUNCH, .host_model = ddot_model};
 
-#define BLAS_MUTANT(var, nm, sum, fn)                                          \
-    const df_kernel var = {.name = nm, .origin = "dotfuzz (ref-blas-sdot)",    \
-                           .summary = sum, .elem = DF_F32, .acc = DF_F32,      \
-                           BLAS_LAUNCH, .host_model = fn}
-BLAS_MUTANT(df_mutant_blas_neg_wrong_end, "m-blas-neg-wrong-end",
-            "a negative increment read from the buffer's start: the vector reversed",
-            neg_wrong_end_model);
-BLAS_MUTANT(df_mutant_blas_neg_skipped, "m-blas-neg-skipped",
-            "a negative increment returns 0 unread (rocBLAS's success without computing)",
-            neg_skipped_model);
-BLAS_MUTANT(df_mutant_blas_zero_inc, "m-blas-zero-inc",
-            "a zero increment taken as 1: reads past its one-element buffer", zero_inc_model);
-BLAS_MUTANT(df_mutant_blas_overrun, "m-blas-overrun",
-            "n + 1 elements summed (a loop bound i <= n): one past the footprint",
-            overrun_model);
 #endif

@@ -10,7 +10,10 @@
  *               calling cuBLAS
  *   host model  none: the bound alone judges them
  *   h(n, l)     max(n, 1), the bound for any order (cublas_height, below)
- *   differs     the library picks launch and order: no model, not deterministic
+ *   differs     the library picks launch and order: no model, not deterministic;
+ *               BLAS arguments (DF_K_BLAS): the case's increments passed as
+ *               they are, a[0] and b[0] the buffers' first elements; for
+ *               n_arg <= 0 the peer writes the 0 that cuBLAS leaves unwritten
  *
  * The result goes to ctx->d_result in device pointer mode, then to
  * ctx->h_result, all on ctx->stream; the handle is created on first use
@@ -39,7 +42,7 @@ extern const struct df_gpu_ops df_gpu_cublas_hdot, df_gpu_cublas_bfdot;
 /* block and grid mean nothing to cuBLAS: both are pinned to 1. */
 #define CUBLAS_DOT_LAUNCH                                                  \
     .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM |       \
-             DF_K_LEN64,                                                   \
+             DF_K_LEN64 | DF_K_BLAS,                                       \
     .block_min = 1,                                                        \
     .block_max = 1, .block_default = 1, .grid_max = 1, .per_thread = 1,    \
     .max_n = 0, .host_model = NULL
@@ -60,7 +63,7 @@ const df_kernel df_kernel_cublas_sdot = {
  * (bf16) once: the pairs cuBLAS supports. 32-bit lengths; the low-precision
  * families make cases up to 65,536 elements. */
 #define CUBLAS_DOTEX_LAUNCH                                                \
-    .acc = DF_F32, .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM, \
+    .acc = DF_F32, .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM | DF_K_BLAS, \
     .block_min = 1, .block_max = 1, .block_default = 1, .grid_max = 1, .per_thread = 1, \
     .max_n = 65536, .host_model = NULL, .tree_height = cublas_height
 
@@ -109,19 +112,19 @@ template <typename E> struct cublas_dot;
 template <> struct cublas_dot<float> {
     static const df_type elem = DF_F32;
     static const char *name() { return "cublasSdot_64"; }
-    static cublasStatus_t run(cublasHandle_t h, int64_t n, const float *x,
-                              const float *y, float *r)
+    static cublasStatus_t run(cublasHandle_t h, int64_t n, const float *x, int64_t incx,
+                              const float *y, int64_t incy, float *r)
     {
-        return cublasSdot_64(h, n, x, 1, y, 1, r);
+        return cublasSdot_64(h, n, x, incx, y, incy, r);
     }
 };
 template <> struct cublas_dot<double> {
     static const df_type elem = DF_F64;
     static const char *name() { return "cublasDdot_64"; }
-    static cublasStatus_t run(cublasHandle_t h, int64_t n, const double *x,
-                              const double *y, double *r)
+    static cublasStatus_t run(cublasHandle_t h, int64_t n, const double *x, int64_t incx,
+                              const double *y, int64_t incy, double *r)
     {
-        return cublasDdot_64(h, n, x, 1, y, 1, r);
+        return cublasDdot_64(h, n, x, incx, y, incy, r);
     }
 };
 
@@ -159,11 +162,12 @@ template <typename E> static int cublas_enqueue(df_gpu_ctx *ctx, const df_case *
     int rc = cublas_ready(ctx, &h);
     if (rc != 0)
         return rc;
-    /* cuBLAS returns early for n <= 0; the result must still be 0 */
+    /* cuBLAS returns early for n <= 0 without writing the result, which
+     * reference BLAS's dot defines as 0: the peer writes it */
     if (c->n == 0)
         return df_enqueue_zero_result(ctx, sizeof(E));
-    cublasStatus_t st = cublas_dot<E>::run(h, (int64_t)c->n, (const E *)ctx->a,
-                            (const E *)ctx->b, (E *)ctx->d_result);
+    cublasStatus_t st = cublas_dot<E>::run(h, (int64_t)c->n, (const E *)ctx->a, c->blas.inc_a,
+                                           (const E *)ctx->b, c->blas.inc_b, (E *)ctx->d_result);
     if (st != CUBLAS_STATUS_SUCCESS)
         return df_cublas_failed(ctx, cublas_dot<E>::name(), st);
     return df_fetch_result(ctx, ctx->d_result, sizeof(E));
@@ -179,8 +183,8 @@ static int dotex_enqueue(df_gpu_ctx *ctx, const df_case *c, cudaDataType t)
         return rc;
     if (c->n == 0)
         return df_enqueue_zero_result(ctx, sizeof(uint16_t));
-    cublasStatus_t st = cublasDotEx(h, (int)c->n, ctx->a, t, 1, ctx->b, t, 1, ctx->d_result, t,
-                                    CUDA_R_32F);
+    cublasStatus_t st = cublasDotEx(h, (int)c->n, ctx->a, t, c->blas.inc_a, ctx->b, t,
+                                    c->blas.inc_b, ctx->d_result, t, CUDA_R_32F);
     if (st != CUBLAS_STATUS_SUCCESS)
         return df_cublas_failed(ctx, "cublasDotEx", st);
     return df_fetch_result(ctx, ctx->d_result, sizeof(uint16_t));

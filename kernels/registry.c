@@ -15,6 +15,7 @@ extern const df_kernel df_kernel_tree_hostsum;
 extern const df_kernel df_kernel_shfl;
 extern const df_kernel df_kernel_shfl_f64acc;
 extern const df_kernel df_kernel_shfl_f64;
+extern const df_kernel df_kernel_shfl_blas;
 extern const df_kernel df_kernel_cublas_sdot;
 extern const df_kernel df_kernel_cublas_ddot;
 extern const df_kernel df_kernel_mma_f16, df_kernel_mma_bf16, df_kernel_mma_e4m3;
@@ -27,7 +28,8 @@ extern const df_kernel df_kernel_ref_blas_sdot, df_kernel_ref_blas_ddot;
 static const df_kernel *const registry[] = {
     &df_kernel_atomic_block, &df_kernel_int_atomic,  &df_kernel_fold,
     &df_kernel_tournament,   &df_kernel_tree_hostsum, &df_kernel_shfl,
-    &df_kernel_shfl_f64acc,  &df_kernel_shfl_f64,    &df_kernel_cublas_sdot,
+    &df_kernel_shfl_f64acc,  &df_kernel_shfl_f64,    &df_kernel_shfl_blas,
+    &df_kernel_cublas_sdot,
     &df_kernel_cublas_ddot,  &df_kernel_mma_f16,     &df_kernel_mma_bf16,
     &df_kernel_mma_e4m3,     &df_kernel_cublaslt_e4m3_promoted, &df_kernel_cublas_hdot,
     &df_kernel_cublas_bfdot, &df_kernel_wgmma_e4m3,   &df_kernel_wgmma_e4m3_promoted,

@@ -3,8 +3,9 @@
  * kernels that take them (every increment of -3..3, n <= 0, a zero
  * increment's constant vectors) and none for the others; ref-blas-sdot's
  * loop over the buffers equal to the sequential sum of the vectors, on
- * every case; its mutants caught in their first cases, the correct ones
- * never a bug. */
+ * every case; shfl-blas's gather and run equal to shfl's on the vectors;
+ * the stride mutants caught in their first cases, the correct ones never a
+ * bug. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -108,10 +109,43 @@ Test(blas, the_reference_loop_is_the_sequential_sum_of_the_vectors)
     df_scratch_free(&buf);
 }
 
-Test(blas, the_reference_loops_are_never_a_bug, .timeout = 120)
+/* shfl-blas through the host backend (its strided buffers laid out) gives,
+ * bit for bit, shfl's run on the case's own vectors at offsets 0: the
+ * gather reads each element where the call puts it, whatever the
+ * increments, and n_arg <= 0 reads nothing. */
+Test(blas, shfl_blas_is_shfl_on_the_vectors_the_call_reads)
 {
-    const char *names[] = {"ref-blas-sdot", "ref-blas-ddot"};
-    df_test_never_a_bug(names, 2, 12, 3000, 4096);
+    const df_kernel *k = df_test_find("shfl-blas"), *shfl = df_test_find("shfl");
+    df_backend *be = df_test_open_host();
+    df_gen_opts go = {.max_n = 5000};
+    df_scratch buf = {0};
+    int strided = 0;
+    for (uint64_t i = 0; i < 400; i++) {
+        df_case c;
+        cr_assert_eq(df_generate(11, i, k, &go, &buf, &c), 0);
+        strided += c.blas.inc_a != 1 || c.blas.inc_b != 1;
+        df_result r, want;
+        cr_assert_eq(df_backend_run(be, k, &c, &r, NULL, NULL), 0);
+        cr_assert_eq(r.status, DF_RUN_OK, "%s", r.err);
+        df_case p = c;
+        p.blas.on = 0;
+        p.launch.offset_a = p.launch.offset_b = 0;
+        memcpy(p.kernel, "shfl", sizeof "shfl");
+        cr_assert_eq(df_backend_run(be, shfl, &p, &want, NULL, NULL), 0);
+        cr_assert_eq(want.status, DF_RUN_OK, "%s", want.err);
+        cr_assert((isnan(want.f) && isnan(r.f)) || memcmp(&r.f, &want.f, sizeof r.f) == 0,
+                  "case %llu (inc %d, %d, n_arg %lld): %a, shfl %a", (unsigned long long)i,
+                  c.blas.inc_a, c.blas.inc_b, (long long)c.blas.n_arg, r.f, want.f);
+    }
+    cr_assert(strided > 100, "%d strided cases of 400", strided);
+    df_backend_close(be);
+    df_scratch_free(&buf);
+}
+
+Test(blas, the_reference_loops_and_shfl_blas_are_never_a_bug, .timeout = 120)
+{
+    const char *names[] = {"ref-blas-sdot", "ref-blas-ddot", "shfl-blas"};
+    df_test_never_a_bug(names, 3, 12, 3000, 4096);
 }
 
 Test(blas, each_stride_mutant_is_caught_in_its_first_cases, .timeout = 120)

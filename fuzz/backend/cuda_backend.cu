@@ -466,6 +466,36 @@ static int copy_in_place(df_cuda *cu, const df_case *c, size_t na, size_t pre_a,
     return *call ? -1 : 1;
 }
 
+/* A BLAS call's buffers (c->blas on), each its footprint laid out by its
+ * increment (df_blas_place: the guard value in the gaps) between the same
+ * guards as a plain vector's, through the staging buffer. Returns the
+ * failed call or NULL. */
+static const char *copy_blas_in(df_cuda *cu, const df_case *c, size_t es, size_t pre_a,
+                                size_t pre_b, size_t tg, cudaError_t *e)
+{
+    size_t fa = (size_t)df_cuda_span_elems(c, 0) * es, fb = (size_t)df_cuda_span_elems(c, 1) * es;
+    size_t span_a = pre_a + fa + tg, span_b = pre_b + fb + tg;
+    size_t stage_b = df_cuda_round_up(span_a, DF_CUDA_ALIGN);
+    if ((*e = df_cuda_grow(&cu->one.d_a, &cu->one.d_a_cap, stage_b, 0)))
+        return "cudaMalloc(a)";
+    if ((*e = df_cuda_grow(&cu->one.d_b, &cu->one.d_b_cap,
+                           df_cuda_round_up(span_b, DF_CUDA_ALIGN), 0)))
+        return "cudaMalloc(b)";
+    if ((*e = df_cuda_grow(&cu->one.h_stage, &cu->one.h_stage_cap, stage_b + span_b, 1)))
+        return "cudaMallocHost(staging)";
+    char *h = (char *)cu->one.h_stage;
+    df_guard_fill(c->type, h, span_a / es);
+    df_blas_place(c->type, c->a, c->n, c->blas.inc_a, h + pre_a);
+    df_guard_fill(c->type, h + stage_b, span_b / es);
+    df_blas_place(c->type, c->b, c->n, c->blas.inc_b, h + stage_b + pre_b);
+    if ((*e = cudaMemcpyAsync(cu->one.d_a, h, span_a, cudaMemcpyHostToDevice, cu->stream)))
+        return "cudaMemcpyAsync(a)";
+    if ((*e = cudaMemcpyAsync(cu->one.d_b, h + stage_b, span_b, cudaMemcpyHostToDevice,
+                              cu->stream)))
+        return "cudaMemcpyAsync(b)";
+    return NULL;
+}
+
 /* Places a and b (offset elements past 256-byte aligned points inside their
  * guarded buffers) on the device through the pinned staging buffer, so the
  * copies are truly asynchronous (a huge case: from where it lies, above).
@@ -477,6 +507,8 @@ static const char *copy_case_in(df_cuda *cu, const df_case *c, size_t es,
     size_t tg = df_cuda_tail_guard_bytes(es);
     size_t pre_a = g + (size_t)c->launch.offset_a * es;
     size_t pre_b = g + (size_t)c->launch.offset_b * es;
+    if (c->blas.on && (c->blas.inc_a != 1 || c->blas.inc_b != 1)) /* else n elements each */
+        return copy_blas_in(cu, c, es, pre_a, pre_b, tg, e);
     size_t span_a = pre_a + na + tg, span_b = pre_b + na + tg;
     size_t stage_b = df_cuda_round_up(span_a, DF_CUDA_ALIGN);
     if ((*e = df_cuda_grow(&cu->one.d_a, &cu->one.d_a_cap, stage_b, 0)))
@@ -504,7 +536,10 @@ static const char *copy_case_in(df_cuda *cu, const df_case *c, size_t es,
 }
 
 /* Checks what the launchers take for granted: the kernel's type, a launch
- * valid for it (resolved into *rc), a size that fits in memory. */
+ * valid for it (resolved into *rc), a size that fits in memory (a BLAS
+ * call's footprint, under 4 n, included), a DF_K_BLAS kernel's n_arg that
+ * agrees with n (rc->blas on: a plain case is the call with increments 1;
+ * any other kernel's rc->blas off). */
 int df_cuda_validate_case(const df_kernel *k, const df_case *c, df_case *rc, df_result *res)
 {
     char why[112];
@@ -517,10 +552,23 @@ int df_cuda_validate_case(const df_kernel *k, const df_case *c, df_case *rc, df_
         what = why;
     } else if (df_launch_resolve(k, c->n, &rc->launch, why, sizeof why) != 0) {
         what = why;
-    } else if (c->n > (SIZE_MAX / 4 - 2 * (size_t)UINT32_MAX) / es) {
+    } else if (c->n > (SIZE_MAX / 4 - 2 * (size_t)UINT32_MAX) / es / 4) {
         snprintf(why, sizeof why, "n = %llu is too large for this host",
                  (unsigned long long)c->n);
         what = why;
+    } else if (!(k->flags & DF_K_BLAS)) {
+        rc->blas.on = 0; /* the kernel reads plain vectors */
+    } else {
+        if (!rc->blas.on) { /* a plain case is the call with increments 1 */
+            rc->blas.on = 1;
+            rc->blas.inc_a = rc->blas.inc_b = 1;
+            rc->blas.n_arg = (int64_t)c->n;
+        }
+        if (!df_blas_n_agrees(rc->blas.n_arg, c->n)) {
+            snprintf(why, sizeof why, "BLAS n %lld with %llu elements a vector",
+                     (long long)rc->blas.n_arg, (unsigned long long)c->n);
+            what = why;
+        }
     }
     if (!what)
         return 0;

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/blas.h"
 #include "kernels/kernel.h"
 #include "kernels/soft_error_host.h"
 #include "fuzz/backend/cuda_backend.h"
@@ -195,6 +196,17 @@ struct df_cuda {
 };
 
 static inline size_t df_cuda_round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+/* The elements of a validated case's vector on the device: a BLAS call's
+ * buffer is its footprint (kernels/blas.h: df_cuda_validate_case sets
+ * rc->blas.on for a DF_K_BLAS kernel's case and clears it for any other
+ * kernel's), every other vector its n elements. */
+static inline uint64_t df_cuda_span_elems(const df_case *rc, int is_b)
+{
+    if (!rc->blas.on)
+        return rc->n;
+    return df_blas_footprint(rc->n, is_b ? rc->blas.inc_b : rc->blas.inc_a);
+}
 
 /* Adds the time since *t to stage k of the batch profile; *t = now. */
 static inline void df_cuda_batch_tick(df_cuda *cu, int k, double *t)

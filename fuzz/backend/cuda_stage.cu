@@ -33,6 +33,11 @@ typedef struct batch_unpack {
     uint32_t type;         /* df_type: the poison's width and value */
     uint32_t xform;        /* 0: the data as they are; else what derive_xform
                               packs, which derive_word applies to each word */
+    /* A BLAS call's buffer (inc other than 1): bytes is its footprint's,
+     * and element i of the n at src lands where the call reads it
+     * (kernels/blas.h), the poison in the gaps */
+    int64_t inc;
+    uint64_t n;
 } batch_unpack;
 
 /* Grows a host array of size-byte elements to hold at least need of them
@@ -230,14 +235,16 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
         const df_case *c = &it->rc;
         size_t es = df_type_size(c->type), g = df_cuda_guard_bytes(es);
         size_t tg = df_cuda_tail_guard_bytes(es);
-        size_t na = (size_t)c->n * es;
+        size_t na = (size_t)c->n * es; /* packed: the n elements the call reads */
+        size_t fa = (size_t)df_cuda_span_elems(c, 0) * es, fb = (size_t)df_cuda_span_elems(c, 1) * es;
         it->pre_a = g + (size_t)c->launch.offset_a * es;
         it->pre_b = g + (size_t)c->launch.offset_b * es;
         it->off_a = off;
-        off += df_cuda_round_up(it->pre_a + na + tg, DF_CUDA_ALIGN);
+        off += df_cuda_round_up(it->pre_a + fa + tg, DF_CUDA_ALIGN);
         it->off_b = off;
-        off += df_cuda_round_up(it->pre_b + na + tg, DF_CUDA_ALIGN);
-        size_t span = (it->pre_a > it->pre_b ? it->pre_a : it->pre_b) + na + tg;
+        off += df_cuda_round_up(it->pre_b + fb + tg, DF_CUDA_ALIGN);
+        size_t span_a = it->pre_a + fa + tg, span_b = it->pre_b + fb + tg;
+        size_t span = span_a > span_b ? span_a : span_b;
         *longest = span > *longest ? span : *longest;
         it->dev_a = it->dev_b = NULL;
         it->pack_a = it->pack_b = 0;
@@ -306,7 +313,7 @@ static void stage_entries(df_cuda *cu, size_t j)
     char *d = (char *)cu->batch.d_batch;
     const df_cuda_batch_item *it = &cu->plan.items[j];
     const df_case *c = &it->rc;
-    size_t es = df_type_size(c->type), na = (size_t)c->n * es, tg = df_cuda_tail_guard_bytes(es);
+    size_t es = df_type_size(c->type), tg = df_cuda_tail_guard_bytes(es);
     size_t from = cu->plan.table_bytes; /* where h_batch's copy to d_pack starts */
     const char *pack = (const char *)cu->batch.d_pack - from; /* h_batch offsets to device */
     uint64_t src_a = (uint64_t)(uintptr_t)(it->dev_a ? (const char *)it->dev_a : pack + it->pack_a);
@@ -320,8 +327,14 @@ static void stage_entries(df_cuda *cu, size_t j)
     e->block = c->launch.block;
     e->result = (uint32_t)j;
     e->ticket = 0;
-    up[2 * j] = batch_unpack{it->off_a, src_a, it->pre_a, na, tg, (uint32_t)c->type, it->xform_a};
-    up[2 * j + 1] = batch_unpack{it->off_b, src_b, it->pre_b, na, tg, (uint32_t)c->type, 0};
+    e->inc_a = c->blas.on ? c->blas.inc_a : 1;
+    e->inc_b = c->blas.on ? c->blas.inc_b : 1;
+    e->n_arg = c->blas.on ? c->blas.n_arg : (int64_t)c->n;
+    size_t fa = (size_t)df_cuda_span_elems(c, 0) * es, fb = (size_t)df_cuda_span_elems(c, 1) * es;
+    up[2 * j] = batch_unpack{it->off_a, src_a, it->pre_a, fa, tg, (uint32_t)c->type,
+                             it->xform_a, e->inc_a, c->n};
+    up[2 * j + 1] = batch_unpack{it->off_b, src_b, it->pre_b, fb, tg, (uint32_t)c->type, 0,
+                                 e->inc_b, c->n};
 }
 
 /* Bytes [lo, hi) of case j's vectors, packed into the staging buffer
@@ -429,6 +442,18 @@ __device__ void unpack_words(const batch_unpack &v, unsigned char *base, W poiso
     size_t hi = lo + chunk / sizeof(W) < all ? lo + chunk / sizeof(W) : all;
     uint32_t op = v.xform & 0xffu;
     int k = (int8_t)(uint8_t)(v.xform >> 8);
+    if (v.inc != 1) { /* a BLAS call's buffer: element j of the footprint */
+        uint64_t step = v.inc < 0 ? (uint64_t)(-v.inc) : (uint64_t)v.inc;
+        for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+            uint64_t j = i - pre, e = step ? j / step : 0;
+            int read = i >= pre && i < pre + n && (step ? j % step == 0 : j == 0);
+            if (read && v.inc < 0)
+                e = v.n - 1 - e;
+            dst[i] = !read ? poison
+                     : op == DF_DERIVE_NONE ? src[e] : derive_word(src[e], v.type, op, k);
+        }
+        return;
+    }
     if (op == DF_DERIVE_NONE) {
         for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x)
             dst[i] = i < pre || i >= pre + n ? poison : src[i - pre];

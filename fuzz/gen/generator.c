@@ -463,7 +463,7 @@ static const df_family *draw_front(uint64_t seed, uint64_t index, const df_kerne
         *n = huge;
     else if (o->long_n >= DF_GEN_LONG_MIN && df_gen_is_long_every(o->long_every, index))
         *n = draw_long_n(seed, index, k, o->long_n, launch, *n);
-    if (blas && (k->flags & DF_K_BLAS)) {
+    if (blas && (k->flags & DF_K_BLAS) && !huge) { /* a huge case stays contiguous */
         draw_blas(seed, index, k, n, blas);
         if (blas->inc_a == 0 || blas->inc_b == 0)
             fam = df_family_by_id(DF_FAM_CONSTANT);
