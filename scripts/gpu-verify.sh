@@ -43,6 +43,9 @@
 #   races        which compute-sanitizer tool sees which race mutant -> sanitizer-races.txt
 #   huge         lengths past 2^31: m-idx32 and the correct kernels that take them
 #                (--huge; about 16 GiB of vectors a case) -> hunt-huge.md
+#   blas [S]     BLAS calls (strides of any sign, zero, n <= 0) on every kernel that
+#                takes them for S seconds (default 60), the stride mutants under
+#                hunt, the regression corpus replayed -> blas.txt
 #   cost [S]     what --schedule and --sanitize cost: the same run with and without
 #                each, S seconds a row (default 5) -> check-cost.txt
 #   lfcompare [S] error-guided libFuzzer against plain random -> lf-vs-random.txt
@@ -323,6 +326,29 @@ huge() {
   { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
   $cmd >>"$f" 2>&1
   local rc=$?
+  echo "exit $rc" >>"$f"
+  cat "$f"
+  return $rc
+}
+
+# BLAS calls on the GPU: every kernel that takes them, strided cases for
+# S seconds (0 bugs expected), the stride mutants under hunt, and the
+# regression corpus's BLAS calls replayed.
+blas() {
+  local secs=${1:-60} f="$OUTDIR/blas.txt"
+  local ks="shfl-blas,cublas-sdot,cublas-ddot,cublas-hdot,cublas-bfdot"
+  local run="$DF run --backend cuda --kernel $ks --time ${secs}s --seed 7 --quiet --save-bugs new --save-precision none --corpus $WORK/blas"
+  local hunt="$DF hunt --backend cuda --kernel m-blas-neg-wrong-end,m-blas-neg-skipped,m-blas-zero-inc,m-blas-overrun,shfl-blas --time 10 --cases 20000 --markdown"
+  { echo "\$ $run; $hunt; $DF replay --backend cuda --kernel K corpus/regression (K: shfl-blas, cublas-sdot)"
+    echo "commit: $(commit_of)"; } >"$f"
+  local rc=0
+  $run >>"$f" 2>&1 || rc=$?
+  $hunt >>"$f" 2>&1 || rc=$?
+  for k in shfl-blas cublas-sdot; do
+    $DF replay --backend cuda --kernel $k corpus/regression >"$WORK/blas-replay-$k.txt" 2>&1 || rc=$?
+    grep -c ' ok ' "$WORK/blas-replay-$k.txt" | sed "s/^/replay $k: files ok: /" >>"$f"
+    grep -v ' ok ' "$WORK/blas-replay-$k.txt" | tail -n 5 >>"$f"
+  done
   echo "exit $rc" >>"$f"
   cat "$f"
   return $rc
@@ -657,6 +683,7 @@ readme() {
     [ -f "$OUTDIR/lowp.txt" ] && row "tensor-core dots against their fused models: $(awk '($1 ~ /^(wg)?mma-/ || $1 == "half2-f16") && $2 ~ /^[0-9]+$/ { m = $9 == $2 ? $9 " of " $2 " cases equal to its model" : $9 > 0 ? $9 " of " $2 " cases equal to its model (the rest below 2^-101)" : $2 " cases, no host model"; printf "%s%s %s, %s bugs", sep, $1, m, $7; sep = "; " }' "$OUTDIR/lowp.txt")" lowp.txt
     [ -f "$OUTDIR/hunt-huge.md" ] && row "past 2^31 elements (--huge): $(awk -F'|' '$3 ~ /mutant/ { gsub(/ /, "", $2); gsub(/ /, "", $5); gsub(/ /, "", $6); gsub(/ /, "", $7); gsub(/ /, "", $8); printf "%s%s caught %s at case %s (%s s, rule %s)", sep, $2, $5, $6, $7, $8; sep = "; " } $3 ~ /correct/ { gsub(/ /, "", $2); sub(/^ */, "", $5); sub(/ *$/, "", $5); printf "%s%s %s", sep, $2, $5; sep = "; " }' "$OUTDIR/hunt-huge.md")" hunt-huge.md
     [ -f "$OUTDIR/check-cost.txt" ] && row "what the checks cost, cases/s: $(awk '/^schedule [0-9]+:/ { n = $2; sub(/:$/, "", n); x = $0; sub(/.*\(/, "", x); sub(/ cases\/s.*/, "", x); printf "%s--schedule %s %s", sep, n, x; sep = ", " } /^sanitize / { n = $2; sub(/:$/, "", n); printf "%s--sanitize %s %s", sep, n, $(NF - 3) }' "$OUTDIR/check-cost.txt")" check-cost.txt
+    [ -f "$OUTDIR/blas.txt" ] && row "BLAS calls on the GPU: $(awk '/ cases in / { printf "%s cases in %s s", $3, $6 } / bug\(s\)$/ { printf ", %s bug(s)", $(NF-1) } /\| mutant \|/ { gsub(/ /, "", $2); gsub(/ /, "", $5); gsub(/ /, "", $6); printf "; %s caught %s at case %s", $2, $5, $6 }' "$OUTDIR/blas.txt")" blas.txt
     [ -f "$OUTDIR/sanitizer-races.txt" ] && row "races under compute-sanitizer: $(awk '/^== / { t = $2 } /^BUG .* sanitizer/ { printf "%s%s sees %s", sep, t, $2; sep = "; "; seen[$2] = 1 } END { split("m-zero-inside m-no-fence m-shfl-divergent m-nonatomic", k, " "); for (i = 1; i <= 4; i++) if (!seen[k[i]]) { printf "%s%s", (n++ ? ", " : "; no tool sees "), k[i] } }' "$OUTDIR/sanitizer-races.txt")" sanitizer-races.txt
     [ -f "$OUTDIR/untrusted.txt" ] && row "$(awk -F' [|] ' '/^files replayed/ { split($2, a, ": "); ch += a[2]; split($3, b, ": "); lost += b[2]; n++ } END { printf "%d runs (a campaign, a plain run, smoke) with crashing and hanging kernels: %d crash and hang findings, %d of them not judged a bug again on replay", n, ch, lost }' "$OUTDIR/untrusted.txt")" untrusted.txt
   } >"$f"
@@ -707,8 +734,9 @@ case "${1:-}" in
   races) races ;;
   cost) cost "${2:-5}" ;;
   huge) huge ;;
+  blas) blas "${2:-60}" ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
-  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|wgmma [S]|fp8 [S]|fp8long|peers [S]|races|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
+  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|wgmma [S]|fp8 [S]|fp8long|peers [S]|races|blas [S]|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac
