@@ -8,11 +8,24 @@
 
 #include "fuzz/cmd/cli_util.h"
 #include "fuzz/pool.h"
+#include "fuzz/run/options.h"
 #include "tests/cli_helpers.h"
 
 #define OUT_MAX (1 << 16)
 static char out[OUT_MAX];
 #define sh(...) df_test_sh(out, OUT_MAX, __VA_ARGS__)
+
+/* run's batch without --batch: many short cases a batch, a few hundred
+ * long ones (2^24 / --max-n within [256, 4096]). */
+Test(options, the_default_batch_follows_the_longest_case)
+{
+    cr_assert_eq(df_run_default_batch(65536), 256);
+    cr_assert_eq(df_run_default_batch(1u << 22), 256);
+    cr_assert_eq(df_run_default_batch(8192), 2048);
+    cr_assert_eq(df_run_default_batch(4096), 4096);
+    cr_assert_eq(df_run_default_batch(2000), 4096);
+    cr_assert_eq(df_run_default_batch(1), 4096);
+}
 
 Test(options, numbers_are_decimal_only)
 {

@@ -74,6 +74,12 @@ void df_run_gen_opts(const df_run_opts *o, const df_kernel *const *ks, size_t nk
     go->huge_mask = df_gen_huge_mask(ks, nk, o->huge_bytes);
 }
 
+uint32_t df_run_default_batch(uint64_t max_n)
+{
+    uint64_t b = max_n ? ((uint64_t)1 << 24) / max_n : 4096;
+    return (uint32_t)(b < 256 ? 256 : b > 4096 ? 4096 : b);
+}
+
 double df_run_default_watchdog(const df_run_opts *o)
 {
     return df_watchdog_for((uint64_t)o->batch * o->max_n +

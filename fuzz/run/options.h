@@ -38,4 +38,11 @@ void df_run_gen_opts(const df_run_opts *o, const df_kernel *const *ks, size_t nk
  * 50 ns an element, 8 times over for its runs and reruns). */
 double df_run_default_watchdog(const df_run_opts *o);
 
+/* The batch when --batch is not given: 2^24 / --max-n cases, within
+ * [256, 4096]: 256 at the default 65,536 (where the GPU's work and the
+ * references dominate a case and larger batches gain nothing), 4096 from
+ * 4096 elements down (where the per-batch work, the plan, staging, one
+ * copy and one synchronization, is what a short case costs). */
+uint32_t df_run_default_batch(uint64_t max_n);
+
 #endif
