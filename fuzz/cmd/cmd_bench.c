@@ -47,7 +47,9 @@
 #include "fuzz/gen/generator.h"
 #include "fuzz/cmd/cli.h"
 #include "fuzz/cmd/cli_util.h"
+#include "fuzz/run/options.h"
 #include "fuzz/run/run.h"
+#include "fuzz/run/select.h"
 
 static const char bench_usage[] =
     "usage: dotfuzz bench [--backend B] [--kernel K] [--time S] [--threads N]\n"
@@ -75,6 +77,11 @@ static const char bench_usage[] =
     "              (df_refs_compute) on the same threads over its last batch: six\n"
     "              batches of a case a thread, cases 0 to 6 x threads, not --time\n"
     "              (the same cases for every build and buffering)\n"
+    "  campaign    verified cases/s and elements/s of the default campaign, as\n"
+    "              `dotfuzz run` with no options runs it on this backend (every\n"
+    "              correct kernel, every family, lengths up to 65,536 and the long\n"
+    "              cases, run's batch), beside the bare references' elements/s\n"
+    "              over its last batch on the same threads\n"
     "and the peak resident memory after each row. Each row runs one batch a\n"
     "set of buffers untimed first (the buffers a campaign makes once; the big\n"
     "n row's from cases of its own) and prints their time.\n"
@@ -190,7 +197,7 @@ static double seed_loop(df_backend *b, const df_kernel *k, uint64_t n, double ti
 }
 
 typedef struct harness_row {
-    uint64_t cases;
+    uint64_t cases, elems;
     double secs;
     double stage_s[DF_STAGES];
     double finish_s[DF_FINISH_PARTS]; /* DF_FINISH_* */
@@ -212,14 +219,17 @@ typedef struct harness_row {
  * timed ones. */
 #define WARM_BASE (UINT64_C(1) << 40)
 
-/* The engine's batch path on cases of length n for time_s, or, cases > 0,
- * on cases [0, cases). e is set up by the caller (pool, batch); its slots
- * keep the last batch's cases. */
+/* The engine's batch path on cases of length n (0: the lengths of e's
+ * options, as run draws them) for time_s, or, cases > 0, on cases
+ * [0, cases). e is set up by the caller (pool, batch); its slots keep the
+ * last batch's cases. */
 static void harness(df_engine *e, uint64_t n, double time_s, uint64_t cases, harness_row *row)
 {
     df_totals *t = calloc(1, sizeof *t);
-    e->go.max_n = n;
-    e->go.fixed_n = n;
+    if (n) {
+        e->go.max_n = n;
+        e->go.fixed_n = n;
+    }
     /* one batch first, untimed: the slots, the pinned and device buffers
      * are made once per campaign, not per batch (at n = 2^26 that batch
      * is most of a 3 s window); where the batches are buffered in several
@@ -246,7 +256,11 @@ static void harness(df_engine *e, uint64_t n, double time_s, uint64_t cases, har
     else if (row->rc == DF_RANGE_DONE)
         row->rc = df_engine_range(e, next, UINT64_MAX, t0 + time_s, t, &next);
     row->secs = df_now() - t0;
-    row->cases = t ? t->tally[0].cases : 0;
+    row->cases = row->elems = 0;
+    for (size_t k = 0; t && k < e->nk; k++) {
+        row->cases += t->tally[k].cases;
+        row->elems += t->tally[k].elems;
+    }
     df_engine_stats_get(e, &st);
     memcpy(row->stage_s, st.stage_s, sizeof row->stage_s);
     memcpy(row->finish_s, st.finish_s, sizeof row->finish_s);
@@ -355,8 +369,7 @@ static void print_stages(const harness_row *r, int host)
                "    idle workers of the pool", r->idle_s[0] / r->secs, r->idle_s[1] / r->secs);
 }
 
-static int harness_row_print(const char *what, const harness_row *r, uint64_t n, size_t batch,
-                             int host)
+static int harness_row_print(const char *what, const harness_row *r, size_t batch, int host)
 {
     if (r->rc == DF_RANGE_ENV || r->rc == DF_RANGE_POISONED || r->cases == 0) {
         fprintf(stderr, "dotfuzz bench: %s: the harness stopped (%s)\n", what,
@@ -365,7 +378,7 @@ static int harness_row_print(const char *what, const harness_row *r, uint64_t n,
     }
     printf("%-34s %14.0f cases/s  %12.3g elem/s  batch %-6zu x%zu  peak RSS %8.1f MiB  "
            "(%llu cases in %.2f s; first batch a set %.2f s, untimed)\n",
-           what, r->cases / r->secs, (double)r->cases * (double)n / r->secs, batch,
+           what, r->cases / r->secs, (double)r->elems / r->secs, batch,
            r->sets, peak_rss_mib(), (unsigned long long)r->cases, r->secs,
            r->warm_s);
     print_stages(r, host);
@@ -504,7 +517,43 @@ static int harness_measure(df_engine *e, const char *what, uint64_t n, size_t ba
     e->batch = (uint32_t)batch;
     df_engine_free(e); /* new slot count: slots are remade */
     harness(e, n, time_s, cases, r);
-    return harness_row_print(what, r, n, batch, df_backend_is_host(e->b));
+    return harness_row_print(what, r, batch, df_backend_is_host(e->b));
+}
+
+/* The default campaign, as `dotfuzz run` with no options runs it on this
+ * backend: every correct kernel the backend runs, every family, run's
+ * lengths (its long cases too) and batch, for time_s; then the bare
+ * references over its last batch, on the same threads. */
+static int campaign_rows(const bench_opts *o, df_backend *b, df_pool *pool)
+{
+    df_run_opts ro;
+    df_run_opts_default(&ro);
+    ro.meta.every = (uint32_t)o->meta_every;
+    if (o->quick)
+        ro.long_n = 0; /* a 0.3 s window holds no long case's worth */
+    const df_kernel *ks[DF_RUN_MAX_KERNELS];
+    size_t nk = 0;
+    df_runs_on on = df_runs_on_backend(b);
+    if (df_run_select(&ro, &on, ks, &nk) != 0)
+        return -1;
+    df_engine e;
+    df_engine_init(&e, &ro, b, ks, nk);
+    e.pool = pool;
+    e.batch = df_run_default_batch(ro.max_n);
+    harness_row r;
+    harness(&e, 0, o->time_s, 0, &r);
+    char what[64];
+    snprintf(what, sizeof what, "default campaign, %zu kernels", nk);
+    int bad = harness_row_print(what, &r, e.batch, df_backend_is_host(b)) != 0;
+    if (!bad) {
+        df_engine_stats st;
+        df_engine_stats_get(&e, &st);
+        double bare = bare_refs(&e, st.last_n, o->time_s);
+        printf("%-34s %14s          %12.3g elem/s  ratio campaign/bare %.3f\n",
+               "  bare MT references, its batch", "", bare, (double)r.elems / r.secs / bare);
+    }
+    df_engine_free(&e);
+    return bad ? -1 : 0;
 }
 
 static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel *k)
@@ -575,6 +624,7 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
                one = (r2k.pipelined ? r1buf.cases / r1buf.secs : r2k.cases / r2k.secs);
         printf("%-34s %.2fx the seed loop; double-buffered %.2fx one buffer\n",
                "harness n = 2000 vs seed loop", (r2k.cases / r2k.secs) / seed, two / one);
+        bad = campaign_rows(o, b, e.pool) != 0;
     }
     df_engine_free(&e);
     df_backend_set_pool(b, NULL);

@@ -309,6 +309,7 @@ df_outcome df_cmd_replay(int argc, char **argv)
         else
             replay_file(&st, argv[i]);
     }
+    fflush(stdout); /* the files' lines before the summary, on one terminal or pipe */
     fprintf(stderr,
             "dotfuzz replay: %llu file(s), %llu unreadable, %llu run(s): ok %llu, "
             "precision %llu, bug %llu; %u distinct error buckets, worst ratio %.3g (%s)\n",

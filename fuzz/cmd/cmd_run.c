@@ -132,13 +132,7 @@ static int huge_refused(const df_run_opts *o, const unsigned char *given)
 
 static int parse_run_opts(int argc, char **argv, df_run_opts *o)
 {
-    *o = (df_run_opts){.kernel = "all", .backend = "auto", .corpus = "corpus/findings",
-                       .family = "all", .time_s = -1, .max_n = 65536,
-                       .long_n = DF_GEN_LONG_DEFAULT, .huge_every = DF_GEN_HUGE_EVERY_RUN,
-                       .huge_bytes = DF_GEN_HUGE_BYTES_DEFAULT, .tol = 1e-6,
-                       .save_precision = DF_SAVE_NEW, .save_bugs = DF_SAVE_NEW,
-                       .meta = {.every = 16, .reruns = 2},
-                       .stats_every_s = 5, .batch = 0};
+    df_run_opts_default(o);
     const char *fixed = NULL;
     unsigned char given[DF_OPT_HUGE_BYTES + 1] = {0};
     int ch, li = -1;

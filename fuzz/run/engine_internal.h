@@ -26,6 +26,7 @@ typedef struct df_tally_mark {
     int phist;                 /* over_h's bin, -1 for none or a zero error */
     int hbin;                  /* df_hbin_of(h) where phist >= 0 */
     uint32_t nbin;
+    uint64_t n;                /* the case's length */
 } df_tally_mark;
 
 /* What recording a judged case of kernel ki adds to the totals: its tally,

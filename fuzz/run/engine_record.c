@@ -56,7 +56,7 @@ static int rounding_measured(const df_judgement *j)
 
 static df_tally_mark tally_mark_of(uint64_t n, const df_judgement *j)
 {
-    df_tally_mark m = {NAN, NAN, NAN, NAN, (int)j->verdict, -1, -1, 0, df_nbin_of(n)};
+    df_tally_mark m = {NAN, NAN, NAN, NAN, (int)j->verdict, -1, -1, 0, df_nbin_of(n), n};
     if (!rounding_measured(j))
         return m;
     if (isfinite(j->err_ratio)) {
@@ -77,6 +77,7 @@ static df_tally_mark tally_mark_of(uint64_t n, const df_judgement *j)
 static void tally_mark_add(df_tally *t, const df_tally_mark *m)
 {
     t->cases++;
+    t->elems += m->n;
     t->verdicts[m->verdict]++;
     df_nbin *nb = &t->nbin[m->nbin];
     nb->cases++;

@@ -74,6 +74,17 @@ void df_run_gen_opts(const df_run_opts *o, const df_kernel *const *ks, size_t nk
     go->huge_mask = df_gen_huge_mask(ks, nk, o->huge_bytes);
 }
 
+void df_run_opts_default(df_run_opts *o)
+{
+    *o = (df_run_opts){.kernel = "all", .backend = "auto", .corpus = "corpus/findings",
+                       .family = "all", .time_s = -1, .max_n = 65536,
+                       .long_n = DF_GEN_LONG_DEFAULT, .huge_every = DF_GEN_HUGE_EVERY_RUN,
+                       .huge_bytes = DF_GEN_HUGE_BYTES_DEFAULT, .tol = 1e-6,
+                       .save_precision = DF_SAVE_NEW, .save_bugs = DF_SAVE_NEW,
+                       .meta = {.every = 16, .reruns = 2},
+                       .stats_every_s = 5, .batch = 0};
+}
+
 uint32_t df_run_default_batch(uint64_t max_n)
 {
     uint64_t b = max_n ? ((uint64_t)1 << 24) / max_n : 4096;

@@ -45,4 +45,10 @@ double df_run_default_watchdog(const df_run_opts *o);
  * copy and one synchronization, is what a short case costs). */
 uint32_t df_run_default_batch(uint64_t max_n);
 
+/* run's options before its command line: every correct kernel, every
+ * family, lengths up to 65,536 with the long cases, the tolerance, the
+ * metamorphic checks, the saving rules (time_s -1 and batch 0: not given,
+ * resolved once the command line is read). */
+void df_run_opts_default(df_run_opts *o);
+
 #endif

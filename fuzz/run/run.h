@@ -109,6 +109,7 @@ typedef struct df_hbin {
 
 typedef struct df_tally {
     uint64_t cases;
+    uint64_t elems;           /* the cases' elements (not kept in a campaign's state) */
     uint64_t verdicts[DF_V_COUNT];
     uint64_t model_equal;     /* cuda: results equal to the host model bit for bit */
     uint64_t meta_checked;    /* cases that went through the metamorphic checks */

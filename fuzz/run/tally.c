@@ -12,6 +12,7 @@ static double maxd(double a, double b) { return b > a ? b : a; }
 void df_tally_add(df_tally *d, const df_tally *s)
 {
     d->cases += s->cases;
+    d->elems += s->elems;
     for (int v = 0; v < DF_V_COUNT; v++)
         d->verdicts[v] += s->verdicts[v];
     d->model_equal += s->model_equal;
