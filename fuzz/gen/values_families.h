@@ -399,19 +399,27 @@ DF_VAL void df_few_terms_tail(df_pcg32 *r, df_type t, void *a, void *b, uint64_t
     /* e1: the exponent of m1's last place */
     int e1 = df_pcg32_bounded(r, 8) ? (int)df_pcg32_range(r, -20, 20) - p
                                      : emin + (int)df_pcg32_range(r, 0, p + 4);
-    df_few_put(t, a, b, df_few_pos(r, n), m1, e1, df_pcg32_next(r));
+    /* each term's draws one statement each, in a fixed order (sign, exponent,
+     * place): as arguments of one call their order would be the compiler's,
+     * and the GPU's generator would make other bytes than the host's */
+    uint32_t s = df_pcg32_next(r);
+    df_few_put(t, a, b, df_few_pos(r, n), m1, e1, s);
     if (k >= 2) {
         uint32_t quarters = 1 + df_pcg32_bounded(r, 3);
         int up = df_pcg32_bounded(r, 4) ? 0 : (int)df_pcg32_range(r, 1, 3);
-        df_few_put(t, a, b, df_few_pos(r, n), (double)quarters, e1 - 2 + up, df_pcg32_next(r));
+        s = df_pcg32_next(r);
+        df_few_put(t, a, b, df_few_pos(r, n), (double)quarters, e1 - 2 + up, s);
     }
-    if (k >= 3)
-        df_few_put(t, a, b, df_few_pos(r, n), 1.0, e1 - (int)df_pcg32_range(r, 3, 30),
-                   df_pcg32_next(r));
+    if (k >= 3) {
+        s = df_pcg32_next(r);
+        int e = e1 - (int)df_pcg32_range(r, 3, 30);
+        df_few_put(t, a, b, df_few_pos(r, n), 1.0, e, s);
+    }
     if (k >= 4) {
         double m4 = df_few_mant(r, t);
-        df_few_put(t, a, b, df_few_pos(r, n), m4, e1 - (int)df_pcg32_range(r, -2, p + 4),
-                   df_pcg32_next(r));
+        s = df_pcg32_next(r);
+        int e = e1 - (int)df_pcg32_range(r, -2, p + 4);
+        df_few_put(t, a, b, df_few_pos(r, n), m4, e, s);
     }
 }
 

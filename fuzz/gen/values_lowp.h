@@ -136,7 +136,11 @@ DF_VAL void df_fill_lp_special(df_pcg32 *r, df_type t, void *a, void *b, uint64_
     uint32_t count = 1 + df_pcg32_bounded(r, 6);
     for (uint32_t k = 0; k < count; k++) {
         void *v = df_pcg32_next(r) & 1 ? a : b;
-        df_lp_put(t, v, df_draw_pos(r, n), df_lp_special(r, t));
+        /* the value, then the place, one statement each: as arguments of
+         * one call their order would be the compiler's (the GPU's
+         * generator must make the host's bytes) */
+        uint32_t bits = df_lp_special(r, t);
+        df_lp_put(t, v, df_draw_pos(r, n), bits);
     }
 }
 
