@@ -42,7 +42,7 @@ extern const struct df_gpu_ops df_gpu_cublas_hdot, df_gpu_cublas_bfdot;
 /* block and grid mean nothing to cuBLAS: both are pinned to 1. */
 #define CUBLAS_DOT_LAUNCH                                                  \
     .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM |       \
-             DF_K_LEN64 | DF_K_BLAS,                                       \
+             DF_K_LEN64 | DF_K_BLAS | DF_K_ENQUEUE_THREADS,                \
     .block_min = 1,                                                        \
     .block_max = 1, .block_default = 1, .grid_max = 1, .per_thread = 1,    \
     .max_n = 0, .host_model = NULL
@@ -63,7 +63,8 @@ const df_kernel df_kernel_cublas_sdot = {
  * (bf16) once: the pairs cuBLAS supports. 32-bit lengths; the low-precision
  * families make cases up to 65,536 elements. */
 #define CUBLAS_DOTEX_LAUNCH                                                \
-    .acc = DF_F32, .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM | DF_K_BLAS, \
+    .acc = DF_F32,                                                         \
+    .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM | DF_K_BLAS | DF_K_ENQUEUE_THREADS, \
     .block_min = 1, .block_max = 1, .block_default = 1, .grid_max = 1, .per_thread = 1, \
     .max_n = 65536, .host_model = NULL, .tree_height = cublas_height
 

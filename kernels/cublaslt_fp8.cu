@@ -42,7 +42,8 @@ extern const struct df_gpu_ops df_gpu_m_fp8_fast_accum, df_gpu_cublaslt_e4m3_pro
 
 #define LT_LAUNCH                                                              \
     .elem = DF_E4M3, .acc = DF_F32,                                            \
-    .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM, .block_min = 1, \
+    .flags = DF_K_ANY_ALIGNMENT | DF_K_GRID_FREE | DF_K_ONE_STREAM | DF_K_ENQUEUE_THREADS, \
+    .block_min = 1,                                                            \
     .block_max = 1, .block_default = 1, .grid_max = 1, .per_thread = 1, .max_n = LT_MAX_N, \
     .tree_height = df_fp8_chain_height, .host_model = NULL
 
@@ -70,6 +71,7 @@ const df_kernel df_kernel_cublaslt_e4m3_promoted = {
 #else
 /* ---- GPU launchers (CUDA C) ---- */
 #include <cublasLt.h>
+#include <mutex>
 
 #include "kernels/cublas_common.h"
 #include "kernels/gpu_common.h"
@@ -90,6 +92,18 @@ static size_t lt_scratch(uint64_t n, const df_launch *l)
 /* One cuBLASLt handle a process, made at its first fp8 case (the worker
  * that runs it owns the device). */
 static cublasLtHandle_t lt_handle;
+
+/* The algorithm cuBLASLt's heuristic picks for each K (a multiple of 16 up
+ * to LT_MAX_N) and accumulation, asked once: the query costs a case more
+ * host time than its matmul, and for the same descriptors it gives the
+ * same answer (what an application that caches its plans runs). Under
+ * lt_lock: the cuda backend may call enqueue from several threads. */
+typedef struct lt_choice {
+    int asked, found;
+    cublasLtMatmulAlgo_t algo;
+} lt_choice;
+static lt_choice lt_choices[2][LT_MAX_N / 16 + 1];
+static std::mutex lt_lock;
 
 #define LT_TRY(call, name)                                                     \
     do {                                                                       \
@@ -123,8 +137,11 @@ static int lt_enqueue(df_gpu_ctx *ctx, const df_case *c, int8_t fast_accum)
     cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     size_t wsb = LT_WORKSPACE;
     float one = 1.0f, zero = 0.0f;
-    if (!lt_handle)
-        LT_TRY(cublasLtCreate(&lt_handle), "cublasLtCreate");
+    {
+        std::lock_guard<std::mutex> hold(lt_lock);
+        if (!lt_handle)
+            LT_TRY(cublasLtCreate(&lt_handle), "cublasLtCreate");
+    }
     LT_TRY(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F),
            "cublasLtMatmulDescCreate");
     LT_TRY(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta),
@@ -138,12 +155,24 @@ static int lt_enqueue(df_gpu_ctx *ctx, const df_case *c, int8_t fast_accum)
     LT_TRY(cublasLtMatrixLayoutCreate(&bd, CUDA_R_8F_E4M3, K, LT_DIM, K), "cublasLtMatrixLayoutCreate(B)");
     LT_TRY(cublasLtMatrixLayoutCreate(&dd, CUDA_R_32F, LT_DIM, LT_DIM, LT_DIM),
            "cublasLtMatrixLayoutCreate(D)");
-    LT_TRY(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
-    LT_TRY(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                &wsb, sizeof wsb),
-           "cublasLtMatmulPreferenceSetAttribute");
-    LT_TRY(cublasLtMatmulAlgoGetHeuristic(lt_handle, op, ad, bd, dd, dd, pref, 1, &heur, &found),
-           "cublasLtMatmulAlgoGetHeuristic");
+    {
+        lt_choice *ch = &lt_choices[fast_accum != 0][K / 16];
+        std::lock_guard<std::mutex> hold(lt_lock);
+        if (!ch->asked) {
+            LT_TRY(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
+            LT_TRY(cublasLtMatmulPreferenceSetAttribute(
+                       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb),
+                   "cublasLtMatmulPreferenceSetAttribute");
+            LT_TRY(cublasLtMatmulAlgoGetHeuristic(lt_handle, op, ad, bd, dd, dd, pref, 1, &heur,
+                                                  &found),
+                   "cublasLtMatmulAlgoGetHeuristic");
+            ch->found = found;
+            ch->algo = heur.algo;
+            ch->asked = 1;
+        }
+        found = ch->found;
+        heur.algo = ch->algo;
+    }
     if (!found)
         LT_TRY(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmulAlgoGetHeuristic (no algorithm)");
     LT_TRY(cublasLtMatmul(lt_handle, op, &one, A, ad, B, bd, &zero, D, dd, D, dd, &heur.algo, ws,

@@ -123,7 +123,8 @@ enum {
     DF_K_ONE_STREAM = 1u << 10,     /* cuda: a batch's cases run one after the other on one
                                        stream, not side by side (cuBLAS: one handle, whose
                                        workspace streams would share; plugins: code we
-                                       cannot see) */
+                                       cannot see); with DF_K_ENQUEUE_THREADS, one stream
+                                       and handle a thread */
     DF_K_MODEL_IN_BOUNDS = 1u << 11, /* its host model reads a[0..n) and b[0..n) only
                                        (tests/test_model_bounds.c fences them with
                                        unmapped pages): df_run_model runs it on the
@@ -143,6 +144,13 @@ enum {
                                        cases carry increments and n_arg, and its
                                        routine and model read a and b as the call's
                                        buffers x and y, not as the vectors */
+    DF_K_ENQUEUE_THREADS = 1u << 16, /* cuda: its enqueue may run on several host
+                                       threads at once, each with its own stream
+                                       and ctx.cublas handle (a batch's cases of a
+                                       kernel without a batched launcher are then
+                                       issued from the pool's threads; cuBLAS is
+                                       thread safe, and a handle a stream keeps its
+                                       results reproducible: cuBLAS guide 2.1.3-4) */
 };
 
 /* Guard zones: every backend places a case's vectors between guards of

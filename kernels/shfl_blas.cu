@@ -143,7 +143,8 @@ extern const struct df_gpu_ops df_gpu_shfl_blas, df_gpu_m_blas_neg_wrong_end,
 
 #define SHFL_BLAS_LAUNCH                                                       \
     .elem = DF_F32, .acc = DF_F32,                                             \
-    .flags = DF_K_DETERMINISTIC | DF_K_GRID_FREE | DF_K_BLOCK_WARP | DF_K_BLAS, \
+    .flags = DF_K_DETERMINISTIC | DF_K_GRID_FREE | DF_K_BLOCK_WARP | DF_K_BLAS | \
+             DF_K_ENQUEUE_THREADS,                                             \
     .block_min = DF_SHFL_BLOCK_MIN, .block_max = DF_SHFL_BLOCK_MAX,            \
     .block_default = DF_SHFL_BLOCK_DEFAULT, .grid_max = DF_SHFL_GRID_MAX,      \
     .per_thread = DF_SHFL_PER_THREAD, .max_n = 0, .tree_height = shfl_blas_height

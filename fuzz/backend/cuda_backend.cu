@@ -294,6 +294,9 @@ extern "C" void df_cuda_close(df_cuda *cu)
         return;
     if (cu->cublas)
         (void)cublasDestroy((cublasHandle_t)cu->cublas);
+    for (int t = 0; t < DF_CUDA_ENQ_THREADS; t++)
+        if (cu->cublas_mt[t])
+            (void)cublasDestroy((cublasHandle_t)cu->cublas_mt[t]);
     df_cuda_perturb_close(cu);
     (void)cudaFree(cu->one.d_a);
     (void)cudaFree(cu->one.d_b);

@@ -12,8 +12,9 @@
  * per block size (fold and tournament: per stage and block size), the
  * sizes side by side on side streams, and one copy out; any other kernel
  * runs its own enqueue for each case round the side streams
- * (enqueue_each), with its own launches and result copies but no
- * synchronization between cases. The results and the soft-error slots'
+ * (enqueue_each; from several of the pool's threads where the kernel says
+ * its enqueue may: DF_K_ENQUEUE_THREADS), with its own launches and result
+ * copies but no synchronization between cases. The results and the soft-error slots'
  * claim words come back into pinned memory, and each case's result goes
  * through the kernel's finish. Batches of the kernels that check loop
  * invariants in debug-invariant mode, and every batch once the context
@@ -26,6 +27,7 @@
 typedef int df_cuda_batch_is_built_by_nvcc;
 #else
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz/backend/cuda_internal.h"
@@ -135,9 +137,86 @@ static int sides_join(df_cuda *cu, size_t ns, int code, const char **call)
  * block adding its block serially) leaves most of the GPU idle. A kernel
  * marked DF_K_ONE_STREAM runs its cases in order on the stream itself.
  * Returns 0 or the first error, as batch_enqueue. */
+/* enqueue_each's threads: DF_K_ENQUEUE_THREADS kernels' cases go to at
+ * most DF_CUDA_ENQ_THREADS of the pool's threads, each with at least
+ * ENQ_MIN_CASES of the batch's cases, its own side stream and cuBLAS
+ * handle (cu->cublas_mt): a cuBLAS call or a cuBLASLt matmul takes
+ * several microseconds of host time, which one thread pays case after
+ * case while the GPU waits. */
+enum { ENQ_MIN_CASES = 8 };
+static_assert(DF_CUDA_ENQ_THREADS <= DF_CUDA_SIDE_STREAMS, "a side stream a thread");
+
+typedef struct enq_part {
+    df_cuda *cu;
+    const df_kernel *k;
+    size_t m, parts;
+    /* each part's first failure: its case, code, call and detail */
+    size_t bad_at[DF_CUDA_ENQ_THREADS];
+    int code[DF_CUDA_ENQ_THREADS];
+    const char *call[DF_CUDA_ENQ_THREADS];
+    char detail[DF_CUDA_ENQ_THREADS][160];
+} enq_part;
+
+/* Part t: cases t, t + parts, ... on side stream t with handle t. */
+static void enqueue_part(void *ctx, size_t t, unsigned w)
+{
+    (void)w;
+    enq_part *ep = (enq_part *)ctx;
+    df_cuda *cu = ep->cu;
+    ep->code[t] = (int)cudaSetDevice(cu->device); /* the runtime's device is a thread's */
+    ep->call[t] = ep->code[t] ? "cudaSetDevice" : NULL;
+    ep->bad_at[t] = t;
+    for (size_t j = t; j < ep->m && ep->code[t] == 0; j += ep->parts) {
+        df_gpu_ctx gc;
+        fill_batch_ctx(cu, j, &gc);
+        gc.stream = cu->launch.side[t];
+        gc.cublas = cu->cublas_mt[t];
+        ep->code[t] = ep->k->gpu->enqueue(&gc, &cu->plan.items[j].rc);
+        cu->cublas_mt[t] = gc.cublas; /* a handle made now outlives the batch */
+        if (ep->code[t] != 0) {
+            ep->bad_at[t] = j;
+            ep->call[t] = gc.failed_call ? gc.failed_call : "enqueue";
+            snprintf(ep->detail[t], sizeof ep->detail[t], "%s", gc.detail);
+        }
+    }
+}
+
+/* enqueue_each on the pool's threads (DF_K_ENQUEUE_THREADS, parts of
+ * them). Returns 0 or the failure of the lowest case that failed. */
+static int enqueue_parts(df_cuda *cu, const df_kernel *k, size_t m, size_t parts,
+                         const char **call, char *detail, size_t dlen)
+{
+    int code = sides_fork(cu, parts, call);
+    if (code != 0)
+        return code;
+    enq_part *ep = (enq_part *)calloc(1, sizeof *ep);
+    if (!ep)
+        return sides_join(cu, parts, (int)cudaErrorMemoryAllocation, call);
+    ep->cu = cu;
+    ep->k = k;
+    ep->m = m;
+    ep->parts = parts;
+    df_pool_for(cu->pool, parts, enqueue_part, ep);
+    size_t first = m;
+    for (size_t t = 0; t < parts; t++)
+        if (ep->code[t] != 0 && ep->bad_at[t] < first) {
+            first = ep->bad_at[t];
+            code = ep->code[t];
+            *call = ep->call[t];
+            snprintf(detail, dlen, "%s", ep->detail[t]);
+        }
+    free(ep);
+    return sides_join(cu, parts, code, call);
+}
+
 static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **call,
                         char *detail, size_t dlen)
 {
+    size_t parts = m / ENQ_MIN_CASES, pool = cu->pool ? df_pool_size(cu->pool) : 1;
+    parts = parts < pool ? parts : pool;
+    parts = parts < (size_t)DF_CUDA_ENQ_THREADS ? parts : (size_t)DF_CUDA_ENQ_THREADS;
+    if ((k->flags & DF_K_ENQUEUE_THREADS) && parts > 1)
+        return enqueue_parts(cu, k, m, parts, call, detail, dlen);
     const size_t sides = DF_CUDA_SIDE_STREAMS;
     size_t ns = (k->flags & DF_K_ONE_STREAM) ? 0 : (m < sides ? m : sides);
     int code = sides_fork(cu, ns, call);

@@ -38,6 +38,8 @@ enum {
     DF_CUDA_RESULT_BYTES = 16, /* a kernel's result slot */
     DF_CUDA_ALIGN = 256,       /* every buffer's and span's alignment */
     DF_CUDA_SIDE_STREAMS = 16, /* side streams a batch's launches spread over */
+    DF_CUDA_ENQ_THREADS = 8,   /* host threads a batch's enqueues spread over, at most
+                                  (DF_K_ENQUEUE_THREADS: cuda_batch.cu) */
     DF_CUDA_POOL_MIN = 1024,   /* cases in a batch from which its plan and finish
                                   go on the pool's threads */
     DF_CUDA_DIRECT_BYTES = 1 << 30, /* a vector this long is copied from where it
@@ -176,6 +178,8 @@ struct df_cuda {
     uint64_t mem_total;          /* the device's global memory, bytes */
     cudaStream_t stream;
     void *cublas;                /* cublasHandle_t, made by cublas kernels */
+    void *cublas_mt[DF_CUDA_ENQ_THREADS]; /* the same, one for each of a batch's
+                                             enqueue threads (cuda_batch.cu) */
     int debug_invariants;
     int broken;                  /* a sticky error poisoned the context:
                                     every run returns -1 */
