@@ -25,15 +25,23 @@ extern const df_kernel df_kernel_wgmma_e4m3, df_kernel_wgmma_e4m3_promoted;
 extern const df_kernel df_kernel_half2_f16;
 extern const df_kernel df_kernel_ref_blas_sdot, df_kernel_ref_blas_ddot;
 
+/* Kernels that take the same cases sit next to each other (one element
+ * type, the same BLAS use): a run's cycle shares each case among them
+ * (fuzz/gen/generator.h, df_gen_share). */
 static const df_kernel *const registry[] = {
-    &df_kernel_atomic_block, &df_kernel_int_atomic,  &df_kernel_fold,
-    &df_kernel_tournament,   &df_kernel_tree_hostsum, &df_kernel_shfl,
-    &df_kernel_shfl_f64acc,  &df_kernel_shfl_f64,    &df_kernel_shfl_blas,
-    &df_kernel_cublas_sdot,
-    &df_kernel_cublas_ddot,  &df_kernel_mma_f16,     &df_kernel_mma_bf16,
-    &df_kernel_mma_e4m3,     &df_kernel_cublaslt_e4m3_promoted, &df_kernel_cublas_hdot,
-    &df_kernel_cublas_bfdot, &df_kernel_wgmma_e4m3,   &df_kernel_wgmma_e4m3_promoted,
-    &df_kernel_half2_f16,    &df_kernel_ref_blas_sdot, &df_kernel_ref_blas_ddot,
+    /* f32 */
+    &df_kernel_atomic_block, &df_kernel_fold, &df_kernel_tournament, &df_kernel_tree_hostsum,
+    &df_kernel_shfl, &df_kernel_shfl_f64acc,
+    /* i32, f64 */
+    &df_kernel_int_atomic, &df_kernel_shfl_f64,
+    /* BLAS calls: f32, f64 */
+    &df_kernel_shfl_blas, &df_kernel_cublas_sdot, &df_kernel_cublas_ddot,
+    /* f16, bf16, e4m3 */
+    &df_kernel_mma_f16, &df_kernel_half2_f16, &df_kernel_cublas_hdot, &df_kernel_mma_bf16,
+    &df_kernel_cublas_bfdot, &df_kernel_mma_e4m3, &df_kernel_wgmma_e4m3,
+    &df_kernel_wgmma_e4m3_promoted, &df_kernel_cublaslt_e4m3_promoted,
+    /* the host's references */
+    &df_kernel_ref_blas_sdot, &df_kernel_ref_blas_ddot,
 };
 
 size_t df_kernel_count(void) { return sizeof registry / sizeof registry[0]; }

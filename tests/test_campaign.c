@@ -259,14 +259,15 @@ Test(campaign, a_lost_context_inside_a_batch_is_run_again_case_by_case, .timeout
         char *stats = slurp(c, "fuzzer_stats");
         cr_assert_not_null(strstr(stats, "cases_done        : 30000\n"), "%s", stats);
         cr_assert_not_null(strstr(stats, "pending_cases     : 0\n"), "%s", stats);
-        /* 10 culprits, each saved as an exec bug; each costs at most two
-         * workers (its batch, its solo run) */
+        /* 5 culprits (m-wild-read's cases of n mod 509 = 300 among its
+         * 10,000, which it shares with shfl), each saved as an exec bug;
+         * each costs at most two workers (its batch, its solo run) */
         rc = df_test_sh(out, sizeof out, "grep -c '\"kernel\":\"m-wild-read\",\"verdict\":"
                         "\"bug\",\"rule\":\"exec\"' %s/findings.jsonl", c);
-        cr_assert_eq(atoi(out), 10, "batch %d: %s exec bugs", batch, out);
+        cr_assert_eq(atoi(out), 5, "batch %d: %s exec bugs", batch, out);
         const char *r = strstr(stats, "worker_restarts   : ");
         cr_assert_not_null(r);
-        cr_assert_leq(strtoull(r + 20, NULL, 10), 20, "%s", stats);
+        cr_assert_leq(strtoull(r + 20, NULL, 10), 10, "%s", stats);
     }
     int rc = df_test_sh(out, sizeof out, "cmp %s/b1/kernels.tsv %s/b64/kernels.tsv && "
                         "cmp %s/b1/ratio_hist.tsv %s/b64/ratio_hist.tsv && "

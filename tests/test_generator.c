@@ -428,3 +428,58 @@ Test(generator, every_16384th_case_is_long_and_the_others_unchanged, .timeout = 
     df_scratch_free(&s1);
     df_scratch_free(&s2);
 }
+
+/* A cycle shares each case among neighbours that take the same cases: the
+ * followers get their leader's family, length, values and BLAS arguments,
+ * its launch where they take it (else their own), their own index and
+ * name; long indices and a kernel out of its place share nothing. */
+Test(generator, neighbours_in_the_cycle_share_their_cases)
+{
+    const char *names[] = {"atomic-block", "fold", "shfl", "int-atomic", "shfl-blas",
+                           "cublas-sdot", "mma-f16"};
+    const df_kernel *ks[7];
+    for (int p = 0; p < 7; p++)
+        cr_assert_not_null(ks[p] = df_kernel_find(names[p]), "%s", names[p]);
+    df_gen_opts go = {.max_n = 5000, .long_n = DF_GEN_LONG_DEFAULT};
+    df_gen_share(&go, ks, 7);
+    const uint8_t want[7] = {0, 1, 2, 0, 0, 1, 0};
+    for (int p = 0; p < 7; p++)
+        cr_assert_eq(go.share[p], want[p], "share[%d] = %u", p, go.share[p]);
+    df_scratch lb = {0}, fb = {0};
+    int launches_differ = 0, blas = 0;
+    for (uint64_t turn = 0; turn < 300; turn++) {
+        for (int p = 0; p < 7; p++) {
+            uint64_t i = turn * 7 + (uint64_t)p, lead;
+            if (!df_gen_lead(&go, i, ks[p], &lead)) {
+                cr_assert(want[p] == 0, "index %llu of %s shares nothing", (unsigned long long)i,
+                          names[p]);
+                continue;
+            }
+            cr_assert_eq(lead, i - want[p]);
+            df_case l, f;
+            cr_assert_eq(df_generate(7, lead, ks[p - want[p]], &go, &lb, &l), 0);
+            cr_assert_eq(df_generate(7, i, ks[p], &go, &fb, &f), 0);
+            cr_assert(f.n == l.n && f.family == l.family && f.type == l.type);
+            cr_assert(memcmp(&f.blas, &l.blas, sizeof f.blas) == 0);
+            size_t bytes = (size_t)f.n * df_type_size(f.type);
+            cr_assert(memcmp(f.a, l.a, bytes) == 0 && memcmp(f.b, l.b, bytes) == 0,
+                      "index %llu: not its leader's values", (unsigned long long)i);
+            cr_assert_eq(f.index, i);
+            cr_assert_str_eq(f.kernel, names[p]);
+            launches_differ += memcmp(&f.launch, &l.launch, sizeof f.launch) != 0;
+            blas += f.blas.on && (f.blas.inc_a != 1 || f.blas.inc_b != 1);
+        }
+    }
+    /* shfl takes fold's blocks of 32 to 1024 only; cublas-sdot's is 1 */
+    cr_assert(launches_differ > 100, "%d followers with a launch of their own", launches_differ);
+    cr_assert(blas > 50, "%d shared strided calls", blas);
+    /* a long index is its own: 65535 (long: 65535 mod 16384 = 16383) is
+     * fold's (65535 mod 7 = 1), whose short neighbour would lead it */
+    uint64_t lead;
+    cr_assert(df_gen_is_long(65535) && 65535 % 7 == 1);
+    cr_assert(!df_gen_lead(&go, 65535, ks[1], &lead), "the long index shares");
+    cr_assert(df_gen_lead(&go, 65535 - 7, ks[1], &lead) && lead == 65535 - 8);
+    cr_assert(!df_gen_lead(&go, 1, ks[2], &lead), "a kernel out of its place shares");
+    df_scratch_free(&lb);
+    df_scratch_free(&fb);
+}

@@ -14,7 +14,8 @@
 
 #define OUT_MAX (1 << 16)
 #define NTASKS 3
-#define BASE 4000 /* task i fuzzes with seed BASE + i */
+#define BASE 3000 /* task i fuzzes with seed BASE + i: m-wild-read meets its
+                     crashing length (n mod 509 = 300) in these tasks */
 #define KERNELS "shfl,m-tail,m-wild-read"
 
 #define sh(buf, ...) df_test_sh(buf, OUT_MAX, __VA_ARGS__)
@@ -164,7 +165,7 @@ Test(scaleout, merge_sums_kernel_cases_and_verdicts_and_lists_every_seed)
     for (int j = 0; j < 6; j++)
         cr_assert_eq(stat_of(ms, keys[j]), sums[j], "%s", keys[j]);
     cr_assert_eq(sums[0], 3 * 3000);
-    cr_assert(strstr(mc, "\nseed : 4000,4001,4002\n"), "%s", mc);
+    cr_assert(strstr(mc, "\nseed : 3000,3001,3002\n"), "%s", mc);
     cr_assert(strstr(mc, "\nmerged : 3\n"));
     cr_assert(strstr(mk, "# kernel\tcases\t"), "the inputs' header line");
     free(mk);
@@ -230,7 +231,7 @@ Test(scaleout, merged_directory_is_reported)
     const char *root = setup_merged();
     cr_assert_eq(sh(out, "./dotfuzz report %s/merged --no-plots", root), 0, "%s", out);
     char *md = slurp("%s/merged/report/report.md", root);
-    cr_assert(strstr(md, "| seed | 4000,4001,4002 |"), "%s", md);
+    cr_assert(strstr(md, "| seed | 3000,3001,3002 |"), "%s", md);
     cr_assert(strstr(md, "| m-wild-read | 3000 |"), "%s", md);
     free(md);
 }

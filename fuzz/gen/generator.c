@@ -471,12 +471,105 @@ static const df_family *draw_front(uint64_t seed, uint64_t index, const df_kerne
     return fam;
 }
 
+/* ---- shared cases -------------------------------------------------------- */
+
+/* Whether kernels a and b take the same cases under max_n. */
+static int same_cases(const df_kernel *a, const df_kernel *b, uint64_t max_n)
+{
+    uint64_t la = a->max_n && a->max_n < max_n ? a->max_n : max_n;
+    uint64_t lb = b->max_n && b->max_n < max_n ? b->max_n : max_n;
+    return a->elem == b->elem && la == lb &&
+           ((a->flags ^ b->flags) & (DF_K_BLAS | DF_K_ACC_WIDE)) == 0;
+}
+
+void df_gen_share(df_gen_opts *o, const df_kernel *const *ks, size_t nk)
+{
+    memset(o->share, 0, sizeof o->share);
+    o->cycle_ks = NULL;
+    if (nk < 2 || nk > DF_GEN_CYCLE_MAX)
+        return;
+    o->cycle = (uint32_t)nk;
+    o->cycle_ks = ks;
+    for (size_t p = 1; p < nk; p++)
+        if (same_cases(ks[p - 1], ks[p], o->max_n) && o->share[p - 1] < UINT8_MAX)
+            o->share[p] = (uint8_t)(o->share[p - 1] + 1);
+}
+
+static int is_long_index(const df_gen_opts *o, uint64_t index)
+{
+    return o->long_n >= DF_GEN_LONG_MIN && df_gen_is_long_every(o->long_every, index);
+}
+
+int df_gen_lead(const df_gen_opts *o, uint64_t index, const df_kernel *k, uint64_t *lead)
+{
+    if (!o || !o->cycle_ks || o->cycle < 2)
+        return 0;
+    uint64_t p = index % o->cycle, back = o->share[p];
+    if (back == 0 || o->cycle_ks[p] != k)
+        return 0;
+    uint64_t l = index - back; /* back <= p <= index */
+    if (is_long_index(o, index) || is_long_index(o, l) || df_gen_is_huge(o, index) ||
+        df_gen_is_huge(o, l))
+        return 0;
+    *lead = l;
+    return 1;
+}
+
+/* Whether k takes n under launch l (resolved into l). */
+static int takes(const df_kernel *k, const df_gen_opts *o, uint64_t n, df_launch *l)
+{
+    uint64_t per_block = (uint64_t)(l->block ? l->block : 1) * (k->per_thread ? k->per_thread : 1);
+    return n <= length_limit(k, o->max_n, per_block) && df_launch_resolve(k, n, l, NULL, 0) == 0;
+}
+
+/* A follower's launch for its leader's n (out holds the leader's case):
+ * the leader's where k takes it (its grid derived again where k derives
+ * it, no offsets where k has none), so that a length drawn at the edge of
+ * the leader's blocks and grid is at the edge of k's too; else one of its
+ * own, from the stream (seed, index ^ its key), drawn as a plain case's.
+ * Returns 0, or -1 where k cannot take that n. */
+static int follow(uint64_t seed, uint64_t index, const df_kernel *k, const df_gen_opts *o,
+                  df_case *out)
+{
+    df_launch l = out->launch;
+    if (!(k->flags & DF_K_GRID_FREE))
+        l.grid = 0;
+    if (!(k->flags & DF_K_ANY_ALIGNMENT))
+        l.offset_a = l.offset_b = 0;
+    if (!takes(k, o, out->n, &l)) {
+        df_pcg32 r;
+        df_pcg32_seed(&r, seed, index ^ UINT64_C(0x666f6c6c6f776572)); /* "follower" */
+        l = (df_launch){0, 0, 0, 0};
+        l.block = draw_block(&r, k);
+        l.grid = draw_grid(&r, k);
+        if (k->flags & DF_K_ANY_ALIGNMENT) {
+            l.offset_a = draw_offset(&r);
+            l.offset_b = draw_offset(&r);
+        }
+        if (!takes(k, o, out->n, &l))
+            return -1;
+    }
+    out->launch = l;
+    copy_name(out->kernel, k->name);
+    out->index = index;
+    return 0;
+}
+
 int df_generate_stream(uint64_t seed, uint64_t index, const df_kernel *k,
                        const df_gen_opts *o, df_pcg32 *values, uint32_t *family,
                        uint64_t *n)
 {
     df_launch launch;
     df_blas blas;
+    uint64_t lead;
+    if (k && df_gen_lead(o, index, k, &lead)) { /* the leader's stream and length */
+        df_case c;
+        if (df_generate_shape(seed, index, k, o, &c, values) != 0)
+            return -1;
+        *family = c.family;
+        *n = c.n;
+        return 0;
+    }
     const df_family *fam =
         k && o ? draw_front(seed, index, k, o, values, n, &launch, &blas) : NULL;
     if (!fam)
@@ -485,11 +578,26 @@ int df_generate_stream(uint64_t seed, uint64_t index, const df_kernel *k,
     return 0;
 }
 
+static int shape_of(uint64_t seed, uint64_t index, const df_kernel *k, const df_gen_opts *o,
+                    df_case *out, df_pcg32 *values);
+
 int df_generate_shape(uint64_t seed, uint64_t index, const df_kernel *k,
                       const df_gen_opts *o, df_case *out, df_pcg32 *values)
 {
     if (!k || !o || !out)
         return -1;
+    uint64_t lead;
+    if (df_gen_lead(o, index, k, &lead) &&
+        shape_of(seed, lead, o->cycle_ks[lead % o->cycle], o, out, values) == 0 &&
+        follow(seed, index, k, o, out) == 0)
+        return 0;
+    return shape_of(seed, index, k, o, out, values);
+}
+
+/* df_generate_shape's case (seed, index) of k, its own. */
+static int shape_of(uint64_t seed, uint64_t index, const df_kernel *k, const df_gen_opts *o,
+                    df_case *out, df_pcg32 *values)
+{
     uint64_t n;
     df_launch launch;
     df_blas blas = {0};

@@ -71,6 +71,9 @@ static inline uint64_t df_gen_chunks(uint64_t n)
     return n > DF_GEN_CHUNK ? (n + DF_GEN_CHUNK - 1) / DF_GEN_CHUNK : 0;
 }
 
+/* The longest cycle of kernels whose cases are shared (df_gen_opts.share). */
+#define DF_GEN_CYCLE_MAX 64
+
 typedef struct df_gen_opts {
     uint64_t max_n;     /* longest case (the kernel's max_n also applies) */
     uint32_t family;    /* 0 = mix all families that support the type */
@@ -92,6 +95,12 @@ typedef struct df_gen_opts {
                             the case of kernel i mod cycle (0 counts as 1) */
     uint64_t huge_mask;  /* bit p: the kernel at p in the cycle takes huge
                             cases (df_gen_huge_limit is not 0) */
+    /* Shared cases (run's cycle, df_gen_share): cycle_ks NULL for none; else
+     * the cycle's kernels, and for the kernel at p, share[p] places back is
+     * the first of its run of kernels that take the same cases (share[p] 0:
+     * it leads). df_gen_lead says which indices take their leader's case. */
+    const df_kernel *const *cycle_ks;
+    uint8_t share[DF_GEN_CYCLE_MAX];
 } df_gen_opts;
 
 /* Long cases: one index in DF_GEN_LONG_EVERY, so a batch of consecutive
@@ -152,6 +161,22 @@ uint64_t df_gen_next_huge(const df_gen_opts *o, uint64_t from);
  * derived from n would pass CUDA's 2^31 - 1 blocks). */
 uint64_t df_gen_huge_n(uint64_t seed, uint64_t index, const df_kernel *k,
                        uint64_t huge_bytes, const df_launch *l);
+
+/* Shares cases over the cycle ks[0..nk) (nk <= DF_GEN_CYCLE_MAX): o->cycle,
+ * o->cycle_ks and o->share. Kernels next to each other in the cycle share
+ * when they take the same cases: one element type, the same length limit
+ * under max_n, both or neither taking BLAS arguments and int32 sums past
+ * int32 (DF_K_BLAS, DF_K_ACC_WIDE). */
+void df_gen_share(df_gen_opts *o, const df_kernel *const *ks, size_t nk);
+
+/* Whether case index of k takes its values from another index's (its
+ * leader's, *lead: the index of the first kernel of k's run in the same
+ * turn of the cycle): under sharing, for k at its place in the cycle, and
+ * neither index long nor huge. The case is then its leader's (family,
+ * length, values, BLAS arguments), with the leader's launch where k takes
+ * it (else one of k's own, from a stream of its own), and its own index
+ * and kernel name. */
+int df_gen_lead(const df_gen_opts *o, uint64_t index, const df_kernel *k, uint64_t *lead);
 
 /* Generates case (seed, index) for kernel k into out; the vectors live in
  * buf (grown as needed). The launch is resolved for k. Returns 0, or -1 if

@@ -427,8 +427,41 @@ static void model_item(df_job *jb, size_t s, unsigned w)
     df_premodel_slot(jb, s, w);
 }
 
+/* The slot in [lo, s) whose case slot s's is (its leader: df_gen_lead),
+ * made already by this item; or s itself, whose case is its own. */
+static size_t lead_slot(const df_job *jb, size_t lo, size_t s)
+{
+    uint64_t lead, i = jb->lo + s;
+    if (!df_gen_lead(&jb->e->go, i, jb->e->kernels[df_run_kernel_of(i, jb->e->nk)], &lead) ||
+        lead < jb->lo + lo)
+        return s;
+    size_t l = (size_t)(lead - jb->lo);
+    return jb->slots[l].gen_failed ? s : l;
+}
+
+/* Slot s's case, its leader's (slot l's) but for its launch and name: the
+ * shape from the generator, the values copied, not drawn again. Returns
+ * 0, or -1 (made on its own then). */
+static int follow_slot(df_job *jb, size_t s, size_t l)
+{
+    df_engine *e = jb->e;
+    df_slot *sl = &jb->slots[s];
+    const df_case *lc = &jb->slots[l].c;
+    df_pcg32 rng;
+    if (df_generate_begin(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go, &sl->buf,
+                          &sl->c, &rng) != 0 ||
+        sl->c.n != lc->n || sl->c.type != lc->type)
+        return -1;
+    size_t bytes = (size_t)lc->n * df_type_size(lc->type);
+    memcpy((void *)sl->c.a, lc->a, bytes);
+    memcpy((void *)sl->c.b, lc->b, bytes);
+    return 0;
+}
+
 /* Generation and references of item g's slots (and the models of short
- * cases on cuda). */
+ * cases on cuda). A slot whose case is another's of the item (lead_slot)
+ * takes that one's values and references: the kernels next to each other
+ * in the cycle that take the same cases share them. */
 static void prepare_group(void *ctx, size_t g, unsigned w)
 {
     df_job *jb = ctx;
@@ -452,7 +485,7 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     }
     size_t lo = g * jb->group, hi = lo + jb->group < jb->n ? lo + jb->group : jb->n;
     df_refs_job rj[DF_PREP_GROUP];
-    size_t m = 0;
+    size_t m = 0, lead[DF_PREP_GROUP];
     double t0 = df_now();
     int landed = jb->gen_set < 0 || df_backend_gen_wait(e->b, jb->gen_set) == 0;
     if (jb->gen_set >= 0)
@@ -463,7 +496,11 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
         if (jb->gen_set < 0) {
             name_slot(jb, s);
             clear_slot(e, sl);
-            sl->gen_failed = df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
+            lead[s - lo] = jb->rchunks ? s : lead_slot(jb, lo, s);
+            if (lead[s - lo] != s && follow_slot(jb, s, lead[s - lo]) != 0)
+                lead[s - lo] = s;
+            sl->gen_failed = lead[s - lo] == s &&
+                             df_generate(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go,
                                          &sl->buf, &sl->c) != 0;
         } else {
             size_t at = set0 + s;
@@ -475,8 +512,9 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
             sl->c.a = jb->gen_out + gc->off;
             sl->c.b = jb->gen_out + gc->off + na;
             sl->gen_failed = bs->shapes[at].failed || !landed;
+            lead[s - lo] = jb->rchunks || sl->gen_failed ? s : lead_slot(jb, lo, s);
         }
-        if (!sl->gen_failed)
+        if (!sl->gen_failed && lead[s - lo] == s)
             rj[m++] = (df_refs_job){sl->c.type, sl->c.a, sl->c.b, sl->c.n, &sl->r.refs};
     }
     double t1 = df_spent(e, w, DF_CPU_GENERATE, t0, jb->lo + lo);
@@ -486,6 +524,9 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
         return;
     }
     df_refs_compute_many(rj, m);
+    for (size_t s = lo; s < hi; s++) /* a shared case's references are its leader's */
+        if (lead[s - lo] != s)
+            jb->slots[s].r.refs = jb->slots[lead[s - lo]].r.refs;
     (void)df_spent(e, w, DF_CPU_REFS, t1, jb->lo + lo);
     slots_ready(jb, lo, hi, w);
 }

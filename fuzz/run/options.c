@@ -66,6 +66,7 @@ void df_run_gen_opts(const df_run_opts *o, const df_kernel *const *ks, size_t nk
     *go = (df_gen_opts){.max_n = o->max_n, .long_n = o->long_n};
     if (strcmp(o->family, "all") != 0)
         go->family = df_family_find(o->family)->id;
+    df_gen_share(go, ks, nk);
     if (!o->huge)
         return;
     go->huge_every = o->huge_every;

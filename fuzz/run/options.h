@@ -28,8 +28,9 @@ const char *df_run_option_value(df_run_opts *o, int id, const char *arg);
 int df_run_option_fixes_cases(int id);
 
 /* The generator's options of a run of o over the cycle ks[0..nk): --max-n,
- * --long-n, --family (checked by df_run_select), and with --huge the huge
- * cases' window, budget and the kernels that take them. */
+ * --long-n, --family (checked by df_run_select), the cases shared by
+ * neighbours in the cycle that take the same ones (df_gen_share), and with
+ * --huge the huge cases' window, budget and the kernels that take them. */
 void df_run_gen_opts(const df_run_opts *o, const df_kernel *const *ks, size_t nk,
                      df_gen_opts *go);
 
