@@ -14,7 +14,9 @@
  *               nearest-even); then its low half plus its high half
  *               (`__hadd_rn`), then a warp tree, `__shfl_down_sync` by 16,
  *               8, 4, 2, 1 with `__hadd_rn`; lane 0's f16 widened to f32
- *               (half2_dot_kernel, half2_enqueue)
+ *               (half2_dot); a case's own launch is that block, a batch
+ *               is one launch of a block per case (kernels/one_block.h:
+ *               df_one_block_enqueue_batch)
  *   host model  the same operations in the same order in doubles, each
  *               rounded to f16 at once (reference/two_sum.h:
  *               df_lowp_add_rn; an f16 product is exact in double, so an
@@ -130,7 +132,7 @@ const df_kernel df_mutant_half2_f32_declared = {
 /* ---- GPU kernel and launcher (CUDA C) ---- */
 #include <cuda_fp16.h>
 
-#include "kernels/gpu_common.h"
+#include "kernels/one_block.h"
 
 /* Element i of v as an f16, +0 past n. Loaded a half at a time: a case's
  * vectors may start at any element, so a half2 may be unaligned. */
@@ -139,8 +141,9 @@ __device__ __forceinline__ __half half2_load(const unsigned short *v, unsigned i
     return __ushort_as_half(i < n ? v[i] : (unsigned short)0);
 }
 
-__global__ void __launch_bounds__(HALF2_LANES)
-half2_dot_kernel(const unsigned short *a, const unsigned short *b, float *out, unsigned n)
+/* The card's GPU code: one warp. */
+__device__ __forceinline__ void half2_dot(const unsigned short *a, const unsigned short *b,
+                                          unsigned n, float *out)
 {
     unsigned t = threadIdx.x;
     __half2 acc = __float2half2_rn(0.0f);
@@ -157,15 +160,16 @@ half2_dot_kernel(const unsigned short *a, const unsigned short *b, float *out, u
         *out = __half2float(s);
 }
 
-static int half2_enqueue(df_gpu_ctx *ctx, const df_case *c)
-{
-    half2_dot_kernel<<<1, HALF2_LANES, 0, (cudaStream_t)ctx->stream>>>(
-        (const unsigned short *)ctx->a, (const unsigned short *)ctx->b, (float *)ctx->d_result,
-        (unsigned)c->n);
-    DF_TRY(cudaGetLastError(), "half2_dot_kernel<<<>>>");
-    return df_fetch_result(ctx, ctx->d_result, sizeof(float));
-}
+/* The case type of kernels/one_block.h. */
+struct half2_case {
+    typedef unsigned short elem;
+    static constexpr unsigned threads = HALF2_LANES;
+    static constexpr const char *name = "half2_dot";
+    static __device__ void dot(const elem *a, const elem *b, unsigned n, float *out)
+    {
+        half2_dot(a, b, n, out);
+    }
+};
 
-extern "C" const struct df_gpu_ops df_gpu_half2 = {NULL, half2_enqueue, df_finish_float<float>,
-                                                  NULL, NULL};
+extern "C" const struct df_gpu_ops df_gpu_half2 = DF_ONE_BLOCK_OPS(half2_case);
 #endif
