@@ -12,6 +12,9 @@
  *               (f16/bf16: C 16, k 16; e4m3: C 8, k 32) through one mma,
  *               the accumulator kept across iterations; then lane 0 adds the
  *               C diagonal values in f32, in order, rounded to nearest
+ *               (wmma_dot, mma_e4m3_dot); a case's own launch is that
+ *               block, a batch is one launch of a block per case
+ *               (kernels/one_block.h: df_one_block_enqueue_batch)
  *   host model  chain r: groups r, r + C, r + 2C, ... of k products, each a
  *               fused group (reference/fused_dot.h) whose c is the chain so
  *               far; then the chains' sum in float (kernels/fused_model.h).
@@ -125,14 +128,14 @@ const df_kernel df_kernel_mma_e4m3 = {
 #include <cuda_fp16.h>
 #include <mma.h>
 
-#include "kernels/gpu_common.h"
+#include "kernels/one_block.h"
 
 /* f16 or bf16: per iteration 256 elements, chunk r (16 of them) in A's row
  * r and B's column r (B column-major: the same layout in shared memory);
- * the accumulator's diagonal holds the 16 chains. */
+ * the accumulator's diagonal holds the 16 chains. One warp. */
 template <typename T>
-__global__ void __launch_bounds__(32)
-wmma_dot_kernel(const unsigned short *a, const unsigned short *b, float *out, unsigned n)
+__device__ __forceinline__ void wmma_dot(const unsigned short *a, const unsigned short *b,
+                                         unsigned n, float *out)
 {
     __shared__ __align__(32) unsigned short sa[256], sb[256];
     __shared__ __align__(32) float sc[256];
@@ -175,9 +178,9 @@ __device__ __forceinline__ unsigned load4(const unsigned char *v, unsigned j, un
 /* e4m3: per iteration 256 elements, chunk g (32 of them) in A's row g and
  * B's column g, g = lane / 4; lane 4g + t holds the chunk's elements
  * 4t..4t+3 and 16+4t..16+4t+3 of both (A's rows 8..15 are zero). The
- * diagonal D[g][g] is lane 4g + g/2's c0 (g even) or c1 (g odd). */
-__global__ void __launch_bounds__(32)
-mma_e4m3_kernel(const unsigned char *a, const unsigned char *b, float *out, unsigned n)
+ * diagonal D[g][g] is lane 4g + g/2's c0 (g even) or c1 (g odd). One warp. */
+__device__ __forceinline__ void mma_e4m3_dot(const unsigned char *a, const unsigned char *b,
+                                             unsigned n, float *out)
 {
     __shared__ float diag[8];
     unsigned lane = threadIdx.x, g = lane >> 2, t = lane & 3;
@@ -207,28 +210,28 @@ mma_e4m3_kernel(const unsigned char *a, const unsigned char *b, float *out, unsi
     }
 }
 
-template <typename T> static int wmma_enqueue(df_gpu_ctx *ctx, const df_case *c)
-{
-    wmma_dot_kernel<T><<<1, 32, 0, (cudaStream_t)ctx->stream>>>(
-        (const unsigned short *)ctx->a, (const unsigned short *)ctx->b, (float *)ctx->d_result,
-        (unsigned)c->n);
-    DF_TRY(cudaGetLastError(), "wmma_dot_kernel<<<>>>");
-    return df_fetch_result(ctx, ctx->d_result, sizeof(float));
-}
+/* The case types of kernels/one_block.h: one warp a case. */
+template <typename T> struct wmma_case {
+    typedef unsigned short elem;
+    static constexpr unsigned threads = 32;
+    static constexpr const char *name = "wmma_dot";
+    static __device__ void dot(const elem *a, const elem *b, unsigned n, float *out)
+    {
+        wmma_dot<T>(a, b, n, out);
+    }
+};
 
-static int mma_e4m3_enqueue(df_gpu_ctx *ctx, const df_case *c)
-{
-    mma_e4m3_kernel<<<1, 32, 0, (cudaStream_t)ctx->stream>>>(
-        (const unsigned char *)ctx->a, (const unsigned char *)ctx->b, (float *)ctx->d_result,
-        (unsigned)c->n);
-    DF_TRY(cudaGetLastError(), "mma_e4m3_kernel<<<>>>");
-    return df_fetch_result(ctx, ctx->d_result, sizeof(float));
-}
+struct mma_e4m3_case {
+    typedef unsigned char elem;
+    static constexpr unsigned threads = 32;
+    static constexpr const char *name = "mma_e4m3_dot";
+    static __device__ void dot(const elem *a, const elem *b, unsigned n, float *out)
+    {
+        mma_e4m3_dot(a, b, n, out);
+    }
+};
 
-extern "C" const struct df_gpu_ops df_gpu_mma_f16 = {NULL, wmma_enqueue<__half>,
-                                                     df_finish_float<float>, NULL, NULL};
-extern "C" const struct df_gpu_ops df_gpu_mma_bf16 = {NULL, wmma_enqueue<__nv_bfloat16>,
-                                                      df_finish_float<float>, NULL, NULL};
-extern "C" const struct df_gpu_ops df_gpu_mma_e4m3 = {NULL, mma_e4m3_enqueue,
-                                                      df_finish_float<float>, NULL, NULL};
+extern "C" const struct df_gpu_ops df_gpu_mma_f16 = DF_ONE_BLOCK_OPS(wmma_case<__half>);
+extern "C" const struct df_gpu_ops df_gpu_mma_bf16 = DF_ONE_BLOCK_OPS(wmma_case<__nv_bfloat16>);
+extern "C" const struct df_gpu_ops df_gpu_mma_e4m3 = DF_ONE_BLOCK_OPS(mma_e4m3_case);
 #endif
