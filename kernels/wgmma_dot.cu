@@ -14,6 +14,9 @@
  *               0's d0) is one chain over the whole vector, the GEMM's shape.
  *               Promoted: every 128 elements thread 0 adds the chain into
  *               an f32 total (to nearest) and the chain starts from 0
+ *               (wgmma_e4m3_dot); a case's own launch is that block, a
+ *               batch is one launch of a block per case, each with its own
+ *               tiles (kernels/one_block.h: df_one_block_enqueue_batch)
  *   host model  kernels/fused_model.h: one chain of fused steps of 32 with
  *               wgmma's published arithmetic (kernels/fp8_models.h: 13
  *               bits kept, an e8m13 result toward zero); promoted, a chain
@@ -103,7 +106,7 @@ const df_kernel df_mutant_wgmma_fp32 = {
 };
 #else
 /* ---- GPU kernel and launchers (CUDA C) ---- */
-#include "kernels/gpu_common.h"
+#include "kernels/one_block.h"
 
 enum {
     WG_STAGE = 8,     /* steps of 32 staged in shared memory at a time */
@@ -146,10 +149,10 @@ __device__ __forceinline__ void wg_step(float d[4], unsigned long long da, unsig
 }
 
 /* The dot of a and b (n E4M3 values each) into *out; promote 0 for the
- * plain chain, else the products a promotion takes. */
-__global__ void __launch_bounds__(128)
-wgmma_e4m3_kernel(const unsigned char *a, const unsigned char *b, float *out, unsigned n,
-                  unsigned promote)
+ * plain chain, else the products a promotion takes. One warpgroup, the
+ * A/B tiles in its block's shared memory. */
+__device__ __forceinline__ void wgmma_e4m3_dot(const unsigned char *a, const unsigned char *b,
+                                               unsigned n, float *out, unsigned promote)
 {
     __shared__ __align__(1024) unsigned char sa[WG_STAGE * WG_A_SPAN];
     __shared__ __align__(1024) unsigned char sb[WG_STAGE * WG_B_SPAN];
@@ -188,23 +191,18 @@ wgmma_e4m3_kernel(const unsigned char *a, const unsigned char *b, float *out, un
         *out = promote ? total : d[0];
 }
 
-static int wg_enqueue(df_gpu_ctx *ctx, const df_case *c, unsigned promote)
-{
-    wgmma_e4m3_kernel<<<1, 128, 0, (cudaStream_t)ctx->stream>>>(
-        (const unsigned char *)ctx->a, (const unsigned char *)ctx->b, (float *)ctx->d_result,
-        (unsigned)c->n, promote);
-    DF_TRY(cudaGetLastError(), "wgmma_e4m3_kernel<<<>>>");
-    return df_fetch_result(ctx, ctx->d_result, sizeof(float));
-}
+/* The case types of kernels/one_block.h: one warpgroup a case. */
+template <unsigned PROMOTE> struct wg_case {
+    typedef unsigned char elem;
+    static constexpr unsigned threads = 128;
+    static constexpr const char *name = PROMOTE ? "wgmma_e4m3_dot (promoted)" : "wgmma_e4m3_dot";
+    static __device__ void dot(const elem *a, const elem *b, unsigned n, float *out)
+    {
+        wgmma_e4m3_dot(a, b, n, out, PROMOTE);
+    }
+};
 
-static int wg_plain(df_gpu_ctx *ctx, const df_case *c) { return wg_enqueue(ctx, c, 0); }
-static int wg_promoted(df_gpu_ctx *ctx, const df_case *c)
-{
-    return wg_enqueue(ctx, c, WG_PROMOTE);
-}
-
-extern "C" const struct df_gpu_ops df_gpu_wgmma_e4m3 = {NULL, wg_plain, df_finish_float<float>,
-                                                        NULL, NULL};
-extern "C" const struct df_gpu_ops df_gpu_wgmma_e4m3_promoted = {
-    NULL, wg_promoted, df_finish_float<float>, NULL, NULL};
+extern "C" const struct df_gpu_ops df_gpu_wgmma_e4m3 = DF_ONE_BLOCK_OPS(wg_case<0>);
+extern "C" const struct df_gpu_ops df_gpu_wgmma_e4m3_promoted =
+    DF_ONE_BLOCK_OPS(wg_case<WG_PROMOTE>);
 #endif
