@@ -16,15 +16,19 @@ static char out[OUT_MAX];
 #define sh(...) df_test_sh(out, OUT_MAX, __VA_ARGS__)
 
 /* run's batch without --batch: many short cases a batch, a few hundred
- * long ones (2^24 / --max-n within [256, 4096]). */
-Test(options, the_default_batch_follows_the_longest_case)
+ * long ones a kernel (2^24 / --max-n, at least 256 a kernel, within
+ * [256, 4096]). */
+Test(options, the_default_batch_follows_the_longest_case_and_the_kernels)
 {
-    cr_assert_eq(df_run_default_batch(65536), 256);
-    cr_assert_eq(df_run_default_batch(1u << 22), 256);
-    cr_assert_eq(df_run_default_batch(8192), 2048);
-    cr_assert_eq(df_run_default_batch(4096), 4096);
-    cr_assert_eq(df_run_default_batch(2000), 4096);
-    cr_assert_eq(df_run_default_batch(1), 4096);
+    cr_assert_eq(df_run_default_batch(65536, 1), 256);
+    cr_assert_eq(df_run_default_batch(1u << 22, 1), 256);
+    cr_assert_eq(df_run_default_batch(8192, 1), 2048);
+    cr_assert_eq(df_run_default_batch(4096, 1), 4096);
+    cr_assert_eq(df_run_default_batch(2000, 1), 4096);
+    cr_assert_eq(df_run_default_batch(1, 1), 4096);
+    cr_assert_eq(df_run_default_batch(65536, 3), 768);
+    cr_assert_eq(df_run_default_batch(65536, 20), 4096);
+    cr_assert_eq(df_run_default_batch(8192, 9), 2304);
 }
 
 Test(options, numbers_are_decimal_only)

@@ -539,7 +539,7 @@ static int campaign_rows(const bench_opts *o, df_backend *b, df_pool *pool)
     df_engine e;
     df_engine_init(&e, &ro, b, ks, nk);
     e.pool = pool;
-    e.batch = df_run_default_batch(ro.max_n);
+    e.batch = df_run_default_batch(ro.max_n, nk);
     harness_row r;
     harness(&e, 0, o->time_s, 0, &r);
     char what[64];

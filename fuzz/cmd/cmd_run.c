@@ -66,10 +66,10 @@ static void run_usage(FILE *f)
           "                       with its perturbation (default 0 = off)\n"
           "  --batch N            cases checked together: generated, referenced, modelled and\n"
           "                       judged on every core, run a kernel at a time on the backend,\n"
-          "                       recorded in order (default 2^24 / --max-n within\n"
-          "                       [256, 4096]: 256 at the default --max-n, 4096 at 4096\n"
-          "                       and below; 1 = one at a time; the verdicts are the same\n"
-          "                       either way)\n"
+          "                       recorded in order (default 2^24 / --max-n and at least\n"
+          "                       256 a kernel, within [256, 4096]: every kernel at the\n"
+          "                       default --max-n 4096, one kernel 256; 1 = one at a\n"
+          "                       time; the verdicts are the same either way)\n"
           "  --threads N          CPU threads for a batch (default 0: every core, shared\n"
           "                       among the campaign's workers)\n"
           "  --pipeline M         double-buffered batches: the next batch is generated and\n"
@@ -205,8 +205,6 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
         o->kernel = o->kernel_given;
     if (o->time_s < 0)
         o->time_s = o->cases ? 0 : 60;
-    if (!o->resume && o->batch == 0)
-        o->batch = df_run_default_batch(o->max_n);
     if (!o->resume && o->watchdog_s == 0)
         o->watchdog_s = df_run_default_watchdog(o);
     if (!o->seed_set)

@@ -514,8 +514,6 @@ static int setup(campaign *cp, int argc, char **argv)
             return rc;
         if (df_campaign_options_read(cp->dir, o, &kernels, &cp->plugin_kernels) != 0)
             return -1;
-        if (o->batch == 0)
-            o->batch = df_run_default_batch(o->max_n);
         if (o->watchdog_s == 0)
             o->watchdog_s = df_run_default_watchdog(o);
         if (df_load_plugins_cli("run", &o->libs) != 0 ||

@@ -75,22 +75,24 @@ void df_batches_free(df_engine *e)
 }
 
 /* Whether `sets` batches of the longest vectors fit in DF_PIPELINE_BYTES:
- * two vectors a case, up to 8 bytes an element. Or, for cases past
- * DF_GEN_CHUNK (a batch of which alone may pass it), two or three batches
- * in 1/DF_PIPELINE_LONG_SHARE of the machine's memory, and in 3/4 of the
- * GPU's where it has one (the generation's buffers, a set each; the rest
- * for the runs' scratch and the sampled cases' copies). For long cases two
- * sets let the next batch's generation and references fill the time the
- * threads would wait for this one's generation to land; a third lets the
- * batch after it land while the pool references the two in front, so
- * that the pool does not wait for it after each check. */
+ * two vectors a case, up to 8 bytes an element. Or in 1/DF_PIPELINE_LONG_SHARE
+ * of the machine's memory, and in 3/4 of the GPU's where it has one (the
+ * generation's buffers, a set each; the rest for the runs' scratch and the
+ * sampled cases' copies): any number of sets of short cases (a default
+ * run's batches of 4096 up to 65,536 elements: 4 GiB a set at worst), two
+ * or three of cases past DF_GEN_CHUNK (a batch of which alone may pass
+ * it). For long cases two sets let the next batch's generation and
+ * references fill the time the threads would wait for this one's
+ * generation to land; a third lets the batch after it land while the pool
+ * references the two in front, so that the pool does not wait for it
+ * after each check. */
 static int sets_fit(const df_engine *e, size_t sets)
 {
     uint64_t longest = df_longest_n(e);
     if (longest <= DF_PIPELINE_BYTES / (16 * sets) / e->batch)
         return 1;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (sets < 2 || sets > 3 || longest <= DF_GEN_CHUNK || pages <= 0 || page <= 0)
+    if (sets < 2 || (sets > 3 && longest > DF_GEN_CHUNK) || pages <= 0 || page <= 0)
         return 0;
     uint64_t ram = (uint64_t)pages * (uint64_t)page, dev = df_backend_device_bytes(e->b);
     uint64_t per = 16 * (uint64_t)sets * e->batch; /* bytes a batch element, every set */

@@ -86,15 +86,18 @@ void df_run_opts_default(df_run_opts *o)
                        .stats_every_s = 5, .batch = 0};
 }
 
-uint32_t df_run_default_batch(uint64_t max_n)
+uint32_t df_run_default_batch(uint64_t max_n, size_t nk)
 {
-    uint64_t b = max_n ? ((uint64_t)1 << 24) / max_n : 4096;
-    return (uint32_t)(b < 256 ? 256 : b > 4096 ? 4096 : b);
+    uint64_t b = max_n ? ((uint64_t)1 << 24) / max_n : DF_RUN_BATCH_MAX;
+    uint64_t each = 256 * (uint64_t)nk;
+    b = b > each ? b : each;
+    return (uint32_t)(b < 256 ? 256 : b > DF_RUN_BATCH_MAX ? DF_RUN_BATCH_MAX : b);
 }
 
 double df_run_default_watchdog(const df_run_opts *o)
 {
-    return df_watchdog_for((uint64_t)o->batch * o->max_n +
+    uint64_t batch = o->batch ? o->batch : DF_RUN_BATCH_MAX; /* 0: chosen later, at most this */
+    return df_watchdog_for(batch * o->max_n +
                            (o->huge ? 8 * DF_GEN_HUGE_MAX : 0));
 }
 

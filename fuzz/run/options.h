@@ -39,12 +39,18 @@ void df_run_gen_opts(const df_run_opts *o, const df_kernel *const *ks, size_t nk
  * 50 ns an element, 8 times over for its runs and reruns). */
 double df_run_default_watchdog(const df_run_opts *o);
 
-/* The batch when --batch is not given: 2^24 / --max-n cases, within
- * [256, 4096]: 256 at the default 65,536 (where the GPU's work and the
- * references dominate a case and larger batches gain nothing), 4096 from
- * 4096 elements down (where the per-batch work, the plan, staging, one
- * copy and one synchronization, is what a short case costs). */
-uint32_t df_run_default_batch(uint64_t max_n);
+/* The batch when --batch is not given, for nk kernels: 2^24 / --max-n
+ * cases, and at least 256 a kernel, within [256, 4096]. Short cases
+ * (4096 elements and less) take 4096: the per-batch work, the plan,
+ * staging, one copy and one synchronization, is what a short case costs.
+ * One kernel at the default 65,536 takes 256. Many kernels take 256 cases
+ * each, up to 4096: each kernel's part of a batch is a launch or a few
+ * whose time is that of their longest case (a tensor-core dot's serial
+ * chain), shared by its part's cases. */
+uint32_t df_run_default_batch(uint64_t max_n, size_t nk);
+
+/* The most df_run_default_batch gives: the default watchdog's batch. */
+#define DF_RUN_BATCH_MAX 4096u
 
 /* run's options before its command line: every correct kernel, every
  * family, lengths up to 65,536 with the long cases, the tolerance, the

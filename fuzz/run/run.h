@@ -295,9 +295,9 @@ void df_engine_free(df_engine *e);
  * batches are pipelined: the next one is generated and referenced while
  * this one runs on the backend and is judged, and when the GPU generates
  * (and three batches fit) the one after it is generated meanwhile. Runs
- * whose cases may pass DF_GEN_CHUNK (a batch of which alone may pass
- * DF_PIPELINE_BYTES) are double-buffered where two batches fit in
- * 1/DF_PIPELINE_LONG_SHARE of the machine's memory. */
+ * whose batches pass DF_PIPELINE_BYTES (long cases; many short ones) are
+ * double-buffered where two batches fit in 1/DF_PIPELINE_LONG_SHARE of the
+ * machine's memory (engine_layout.c's sets_fit). */
 #define DF_PIPELINE_BYTES (UINT64_C(1) << 30)
 #define DF_PIPELINE_LONG_SHARE 2
 int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,

@@ -22,6 +22,7 @@
 #include "fuzz/outcome.h"
 #include "fuzz/util.h"
 #include "fuzz/files.h"
+#include "fuzz/run/options.h"
 #include "fuzz/run/select.h"
 #include "fuzz/run/supervisor_parts.h"
 
@@ -41,6 +42,13 @@ static void on_stop(int sig)
     stop_requested = 1;
 }
 
+/* The first range: the engine's ring of batches (later ones adapt). */
+static uint64_t range_size(const df_run_opts *o)
+{
+    uint64_t ring = (uint64_t)o->batch * DF_SETS_MAX;
+    return ring > 16 ? ring : 16;
+}
+
 int df_sup_init(df_sup *s, df_run_opts *o)
 {
     memset(s, 0, sizeof *s);
@@ -49,7 +57,7 @@ int df_sup_init(df_sup *s, df_run_opts *o)
     s->t0 = df_now();
     /* the first range fills the engine's ring of batches; later ones adapt
      * to about RANGE_S */
-    s->batch = (uint64_t)o->batch * DF_SETS_MAX > 16 ? (uint64_t)o->batch * DF_SETS_MAX : 16;
+    s->batch = range_size(o);
     s->tot = calloc(1, sizeof *s->tot);
     s->args = calloc(DF_SUP_MAX_JOBS, sizeof *s->args);
     for (uint32_t i = 0; i < DF_SUP_MAX_JOBS; i++)
@@ -436,6 +444,9 @@ int df_sup_probe(df_sup *s)
         rc = -1;
     } else if (huge_ready(s) != 0) {
         rc = -1;
+    } else if (s->o->batch == 0) { /* --batch not given: the kernels known now */
+        s->o->batch = df_run_default_batch(s->o->max_n, s->nk);
+        s->batch = range_size(s->o);
     }
     return rc;
 }
