@@ -43,12 +43,8 @@
 static int blas_model(const df_kernel *k, const df_case *c, df_result *out)
 {
     df_launch l;
-    if (df_model_begin(k, c, &l, out) != 0)
+    if (df_blas_model_begin(k, c, &l, out) != 0)
         return -1;
-    if (!c->blas.on) {
-        df_result_error(out, k->name, c, "a plain case: the backend gives BLAS arguments");
-        return -1;
-    }
     if (k->elem == DF_F64)
         BLAS_LOOP(double, c, out);
     else

@@ -44,6 +44,19 @@ static inline int df_model_begin(const df_kernel *k, const df_case *c,
     return -1;
 }
 
+/* df_model_begin for a DF_K_BLAS kernel, whose backend gives every case
+ * as a BLAS call (blas on: a plain case has increments 1). */
+static inline int df_blas_model_begin(const df_kernel *k, const df_case *c, df_launch *l,
+                                      df_result *out)
+{
+    if (df_model_begin(k, c, l, out) != 0)
+        return -1;
+    if (c->blas.on)
+        return 0;
+    df_result_error(out, k->name, c, "a plain case: the backend gives BLAS arguments");
+    return -1;
+}
+
 /* ---- seed 003: fold and tournament ---- */
 
 /* The tree height of both (and of their mutants), h = 1 + ceil(log2 n):

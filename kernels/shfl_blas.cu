@@ -85,12 +85,8 @@ static int shfl_blas_model(const df_kernel *k, const df_case *c, df_scratch *s,
                            shfl_blas_flaw flaw, df_result *out)
 {
     df_launch l;
-    if (df_model_begin(k, c, &l, out) != 0)
+    if (df_blas_model_begin(k, c, &l, out) != 0)
         return -1;
-    if (!c->blas.on) {
-        df_result_error(out, k->name, c, "a plain case: the backend gives BLAS arguments");
-        return -1;
-    }
     uint64_t m = shfl_blas_count(&c->blas, flaw);
     float *x = df_scratch_reserve(s, (size_t)(2 * m + 2) * sizeof(float));
     if (!x) {

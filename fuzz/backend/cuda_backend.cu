@@ -469,6 +469,20 @@ static int copy_in_place(df_cuda *cu, const df_case *c, size_t na, size_t pre_a,
     return *call ? -1 : 1;
 }
 
+/* The one-case device buffers for spans of a and b; *stage_b: where b's
+ * span starts in the staging buffer. Returns the failed call or NULL. */
+static const char *grow_device(df_cuda *cu, size_t span_a, size_t span_b, size_t *stage_b,
+                               cudaError_t *e)
+{
+    *stage_b = df_cuda_round_up(span_a, DF_CUDA_ALIGN);
+    if ((*e = df_cuda_grow(&cu->one.d_a, &cu->one.d_a_cap, *stage_b, 0)))
+        return "cudaMalloc(a)";
+    if ((*e = df_cuda_grow(&cu->one.d_b, &cu->one.d_b_cap,
+                           df_cuda_round_up(span_b, DF_CUDA_ALIGN), 0)))
+        return "cudaMalloc(b)";
+    return NULL;
+}
+
 /* A BLAS call's buffers (c->blas on), each its footprint laid out by its
  * increment (df_blas_place: the guard value in the gaps) between the same
  * guards as a plain vector's, through the staging buffer. Returns the
@@ -477,13 +491,10 @@ static const char *copy_blas_in(df_cuda *cu, const df_case *c, size_t es, size_t
                                 size_t pre_b, size_t tg, cudaError_t *e)
 {
     size_t fa = (size_t)df_cuda_span_elems(c, 0) * es, fb = (size_t)df_cuda_span_elems(c, 1) * es;
-    size_t span_a = pre_a + fa + tg, span_b = pre_b + fb + tg;
-    size_t stage_b = df_cuda_round_up(span_a, DF_CUDA_ALIGN);
-    if ((*e = df_cuda_grow(&cu->one.d_a, &cu->one.d_a_cap, stage_b, 0)))
-        return "cudaMalloc(a)";
-    if ((*e = df_cuda_grow(&cu->one.d_b, &cu->one.d_b_cap,
-                           df_cuda_round_up(span_b, DF_CUDA_ALIGN), 0)))
-        return "cudaMalloc(b)";
+    size_t span_a = pre_a + fa + tg, span_b = pre_b + fb + tg, stage_b;
+    const char *call = grow_device(cu, span_a, span_b, &stage_b, e);
+    if (call)
+        return call;
     if ((*e = df_cuda_grow(&cu->one.h_stage, &cu->one.h_stage_cap, stage_b + span_b, 1)))
         return "cudaMallocHost(staging)";
     char *h = (char *)cu->one.h_stage;
@@ -512,13 +523,10 @@ static const char *copy_case_in(df_cuda *cu, const df_case *c, size_t es,
     size_t pre_b = g + (size_t)c->launch.offset_b * es;
     if (c->blas.on && (c->blas.inc_a != 1 || c->blas.inc_b != 1)) /* else n elements each */
         return copy_blas_in(cu, c, es, pre_a, pre_b, tg, e);
-    size_t span_a = pre_a + na + tg, span_b = pre_b + na + tg;
-    size_t stage_b = df_cuda_round_up(span_a, DF_CUDA_ALIGN);
-    if ((*e = df_cuda_grow(&cu->one.d_a, &cu->one.d_a_cap, stage_b, 0)))
-        return "cudaMalloc(a)";
-    if ((*e = df_cuda_grow(&cu->one.d_b, &cu->one.d_b_cap,
-                           df_cuda_round_up(span_b, DF_CUDA_ALIGN), 0)))
-        return "cudaMalloc(b)";
+    size_t span_a = pre_a + na + tg, span_b = pre_b + na + tg, stage_b;
+    const char *grown = grow_device(cu, span_a, span_b, &stage_b, e);
+    if (grown)
+        return grown;
     if (na >= DF_CUDA_DIRECT_BYTES) {
         const char *call;
         int how = copy_in_place(cu, c, na, pre_a, pre_b, tg, e, &call);
