@@ -30,8 +30,8 @@
 
 typedef struct plug_slot {
     df_kernel k;        /* what the registry holds */
-    dotfuzz_kernel pk;  /* the plugin's description, copied (a version 1
-                           kernel's with fused NULL) */
+    dotfuzz_kernel pk;  /* the plugin's description, copied (an older
+                           version's kernel with the newer fields NULL) */
     df_fused_model fused; /* k.fused points here when pk.fused is set */
     const char *lib;    /* the library's path, as given */
     char name[DF_NAME_MAX];
@@ -54,8 +54,34 @@ _Static_assert(DOTFUZZ_ROUND_NEAREST == DF_ROUND_NEAREST && DOTFUZZ_ROUND_ZERO =
                "the ABI's roundings are the fused model's");
 
 /* A version 1 dotfuzz_kernel: version 2's up to fused, which follows a
- * pointer, so the two layouts agree on every byte before it. */
+ * pointer, so the two layouts agree on every byte before it; a version 2
+ * one: version 3's up to scratch_bytes, which follows the fused pointer. */
 #define KERNEL_V1_SIZE offsetof(dotfuzz_kernel, fused)
+#define KERNEL_V2_SIZE offsetof(dotfuzz_kernel, scratch_bytes)
+
+/* A batch's table goes to dot_device_batch as the backend built it: the
+ * ABI's case is the backend's, byte for byte. */
+#define SAME_FIELD(f)                                                                  \
+    _Static_assert(offsetof(dotfuzz_batch_case, f) == offsetof(df_gpu_batch_case, f) && \
+                       sizeof(((dotfuzz_batch_case *)0)->f) ==                         \
+                           sizeof(((df_gpu_batch_case *)0)->f),                        \
+                   "dotfuzz_batch_case." #f " is df_gpu_batch_case's")
+SAME_FIELD(a);
+SAME_FIELD(b);
+SAME_FIELD(n);
+SAME_FIELD(scratch_off);
+SAME_FIELD(grid);
+SAME_FIELD(block);
+SAME_FIELD(first_block);
+SAME_FIELD(result);
+SAME_FIELD(ticket);
+SAME_FIELD(blocks);
+SAME_FIELD(inc_a);
+SAME_FIELD(inc_b);
+SAME_FIELD(n_arg);
+_Static_assert(sizeof(dotfuzz_batch_case) == sizeof(df_gpu_batch_case) &&
+                   _Alignof(dotfuzz_batch_case) == _Alignof(df_gpu_batch_case),
+               "dotfuzz_batch_case is df_gpu_batch_case");
 
 static void widen(uint32_t acc, const void *r, df_result *out)
 {
@@ -80,7 +106,7 @@ static void widen(uint32_t acc, const void *r, df_result *out)
  * case: increments 1 and n). */
 static dotfuzz_launch to_plugin_launch(const df_launch *l, const df_case *c, uint64_t n)
 {
-    dotfuzz_launch p = {l->block, l->grid, l->offset_a, l->offset_b, 1, 1, (int64_t)n};
+    dotfuzz_launch p = {l->block, l->grid, l->offset_a, l->offset_b, 1, 1, (int64_t)n, NULL};
     if (c && c->blas.on) {
         p.inc_a = c->blas.inc_a;
         p.inc_b = c->blas.inc_b;
@@ -182,12 +208,18 @@ static uint64_t height(plug_slot *s, uint64_t n, const df_launch *l)
 
 /* ---- GPU forms (cuda backend) ---- */
 
-/* The whole routine, when it is the GPU form, gets pinned host scratch for
- * vectors placed at offsets. */
+/* The device forms get the scratch the kernel asks for; the whole
+ * routine, when it is the GPU form, pinned host scratch for vectors
+ * placed at offsets. */
 static size_t gpu_scratch(plug_slot *s, uint64_t n, const df_launch *l)
 {
-    if (s->pk.dot_device)
-        return 0;
+    if (s->pk.dot_device) {
+        if (!s->pk.scratch_bytes)
+            return 0;
+        dotfuzz_launch pl = to_plugin_launch(l, NULL, n);
+        uint64_t bytes = s->pk.scratch_bytes(n, &pl);
+        return bytes > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)bytes;
+    }
     size_t es = df_type_size((df_type)s->pk.elem);
     return n_too_large(n, es) ? 0 : placed_bytes(n, l, es);
 }
@@ -231,6 +263,7 @@ static int gpu_device_form(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
         return (int)e;
     }
     dotfuzz_launch pl = to_plugin_launch(&c->launch, c, c->n);
+    pl.d_scratch = s->pk.scratch_bytes ? ctx->d_scratch : NULL;
     int rc = s->pk.dot_device(ctx->a, ctx->b, c->n, &pl, ctx->d_result, ctx->stream);
     if (rc != 0) {
         ctx->failed_call = "dot_device";
@@ -247,7 +280,60 @@ static int gpu_device_form(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
     }
     return 0;
 }
+
+/* The batched form: one call per group (a block size), on the group's
+ * stream, with the group's result slots poisoned first on that stream.
+ * The backend reads case j's result from slot j and a group is the table's
+ * cases first .. first + count - 1, so its slots are those. */
+static int gpu_batch(plug_slot *s, df_gpu_batch *bt)
+{
+    for (size_t g = 0; g < bt->ngroups; g++) {
+        const df_gpu_batch_group *gr = &bt->groups[g];
+        void *stream = bt->nside ? bt->side[g % bt->nside] : bt->stream;
+        cudaError_t e = cudaMemsetAsync((char *)bt->d_results + RESULT_BYTES * gr->first, 0xff,
+                                        RESULT_BYTES * gr->count, (cudaStream_t)stream);
+        if (e != cudaSuccess) {
+            bt->failed_call = "cudaMemsetAsync(results)";
+            return (int)e;
+        }
+        dotfuzz_batch pb = {(dotfuzz_batch_case *)(bt->d_cases + gr->first),
+                            gr->count,
+                            gr->block,
+                            gr->blocks,
+                            gr->max_grid,
+                            0,
+                            gr->max_n,
+                            s->pk.scratch_bytes ? bt->d_scratch : NULL,
+                            bt->d_results,
+                            stream};
+        int rc = s->pk.dot_device_batch(&pb);
+        if (rc != 0) {
+            bt->failed_call = "dot_device_batch";
+            if (rc < 0)
+                snprintf(bt->detail, sizeof bt->detail, "%s dot_device_batch returned %d",
+                         s->name, rc);
+            return rc;
+        }
+    }
+    return 0;
+}
+#else
+static int gpu_batch(plug_slot *s, df_gpu_batch *bt)
+{
+    (void)s;
+    bt->failed_call = "dot_device_batch";
+    snprintf(bt->detail, sizeof bt->detail, "a build without CUDA");
+    return -1;
+}
 #endif
+
+/* A batched launch runs every block of each case's grid, numbered one
+ * case after the other (first_block). */
+static uint32_t batch_blocks(uint64_t n, const df_launch *l)
+{
+    (void)n;
+    return l->grid;
+}
 
 static int gpu_enqueue(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
 {
@@ -291,9 +377,11 @@ static int gpu_finish(plug_slot *s, df_gpu_ctx *ctx, const df_case *c, df_result
     static int finish_##i(df_gpu_ctx *ctx, const df_case *c, df_result *r)             \
     {                                                                                  \
         return gpu_finish(&slots[i], ctx, c, r);                                       \
-    }
+    }                                                                                  \
+    static int batch_##i(df_gpu_batch *bt) { return gpu_batch(&slots[i], bt); }
 
-#define DF_SLOT_ENTRY(i) {host_##i, model_##i, height_##i, scratch_##i, enqueue_##i, finish_##i},
+#define DF_SLOT_ENTRY(i)                                                               \
+    {host_##i, model_##i, height_##i, scratch_##i, enqueue_##i, finish_##i, batch_##i},
 
 #define DF_SLOTS_8(X, b) X(b##0) X(b##1) X(b##2) X(b##3) X(b##4) X(b##5) X(b##6) X(b##7)
 #define DF_SLOTS(X)                                                                    \
@@ -310,6 +398,7 @@ typedef struct slot_fns {
     size_t (*scratch)(uint64_t, const df_launch *);
     int (*enqueue)(df_gpu_ctx *, const df_case *);
     int (*finish)(df_gpu_ctx *, const df_case *, df_result *);
+    int (*batch)(df_gpu_batch *);
 } slot_fns;
 
 static const slot_fns fns[] = {DF_SLOTS(DF_SLOT_ENTRY)};
@@ -427,11 +516,15 @@ static const char *kernel_problem(uint32_t abi, const dotfuzz_kernel *k, char *w
         return "grid_max set without DOTFUZZ_GRID_FREE";
     if (!k->dot_host && !k->dot_device)
         return "neither dot_host nor dot_device";
+    if (k->dot_device_batch && !k->dot_device)
+        return "dot_device_batch without dot_device (single cases run through dot_device)";
+    if (k->scratch_bytes && !k->dot_device)
+        return "scratch_bytes without dot_device (only the device forms get scratch)";
     return k->fused ? fused_problem(k, why, why_len) : NULL;
 }
 
-/* Kernel i of pl's table, whose entries are kernel_size bytes (a version
- * 1 table's are shorter: what they lack stays zero). */
+/* Kernel i of pl's table, whose entries are kernel_size bytes (an older
+ * version's are shorter: what they lack stays zero). */
 static dotfuzz_kernel kernel_at(const dotfuzz_plugin *pl, uint32_t i)
 {
     dotfuzz_kernel k;
@@ -456,14 +549,16 @@ static int name_free(const dotfuzz_plugin *pl, uint32_t i)
 static int check_plugin(const char *path, const dotfuzz_plugin *pl, char *err,
                         size_t err_len)
 {
-    if (pl->abi_version != 1 && pl->abi_version != DOTFUZZ_PLUGIN_ABI_VERSION) {
+    if (pl->abi_version < 1 || pl->abi_version > DOTFUZZ_PLUGIN_ABI_VERSION) {
         snprintf(err, err_len,
-                 "%s: plugin ABI version %u, but this dotfuzz speaks versions 1 and %u "
+                 "%s: plugin ABI version %u, but this dotfuzz speaks versions 1 to %u "
                  "(rebuild the plugin against this dotfuzz's include/dotfuzz/plugin.h)",
                  path, pl->abi_version, DOTFUZZ_PLUGIN_ABI_VERSION);
         return -1;
     }
-    size_t ksize = pl->abi_version == 1 ? KERNEL_V1_SIZE : sizeof(dotfuzz_kernel);
+    size_t ksize = pl->abi_version == 1   ? KERNEL_V1_SIZE
+                   : pl->abi_version == 2 ? KERNEL_V2_SIZE
+                                          : sizeof(dotfuzz_kernel);
     if (pl->plugin_size != sizeof(dotfuzz_plugin) || pl->kernel_size != ksize) {
         snprintf(err, err_len,
                  "%s: struct sizes %u/%u differ from ABI version %u's %zu/%zu "
@@ -530,7 +625,9 @@ static void fill_slot(size_t i, const dotfuzz_kernel *pk, const char *origin, co
     s->lib = lib;
     snprintf(s->name, sizeof s->name, "%s", pk->name);
     snprintf(s->origin, sizeof s->origin, "%s", origin);
-    s->ops = (struct df_gpu_ops){fns[i].scratch, fns[i].enqueue, fns[i].finish, NULL, NULL};
+    s->ops = (struct df_gpu_ops){fns[i].scratch, fns[i].enqueue, fns[i].finish,
+                                 pk->dot_device_batch ? fns[i].batch : NULL,
+                                 pk->dot_device_batch ? batch_blocks : NULL};
     if (pk->fused) {
         const dotfuzz_fused *f = pk->fused;
         int in_min = f->in_min_exp ? f->in_min_exp : df_type_facts_of((df_type)pk->elem).emin;
@@ -686,11 +783,12 @@ int df_plugin_describe(size_t i, char *buf, size_t len)
     const dotfuzz_kernel *k = &slots[i].pk;
     int at = snprintf(buf, len,
                       "%s %s elem=%u acc=%u flags=0x%x block=%u-%u/%u grid_max=%u "
-                      "per_thread=%u max_n=%llu forms=%s%s%s%s",
+                      "per_thread=%u max_n=%llu forms=%s%s%s%s%s",
                       slots[i].lib, k->name, k->elem, k->acc, k->flags, k->block_min,
                       k->block_max, k->block_default, k->grid_max, k->per_thread,
                       (unsigned long long)k->max_n, k->dot_host ? "h" : "",
-                      k->dot_device ? "d" : "", k->host_model ? "m" : "",
+                      k->dot_device ? "d" : "", k->dot_device_batch ? "b" : "",
+                      k->host_model ? "m" : "",
                       k->tree_height ? "t" : "");
     const df_fused_model *f = slots[i].k.fused;
     if (f && at >= 0 && (size_t)at < len) /* group/align/out bits/round/exponents/chains */
@@ -699,6 +797,11 @@ int df_plugin_describe(size_t i, char *buf, size_t len)
                  f->out_min_exp, f->out_max_exp, f->in_min_exp,
                  slots[i].k.fused_chains ? slots[i].k.fused_chains : 1u);
     return 0;
+}
+
+const struct df_gpu_ops *df_plugin_gpu_ops(size_t i)
+{
+    return i < nslots ? &slots[i].ops : NULL;
 }
 
 int df_plugin_paths_add(df_plugin_paths *p, const char *path)

@@ -28,6 +28,13 @@ int df_plugin_load(const char *path, char *err, size_t err_len);
  * compares them on resume. Returns 0, or -1 past the last. */
 int df_plugin_describe(size_t i, char *buf, size_t len);
 
+/* The GPU launcher table built for plugin kernel i: what its
+ * df_kernel.gpu points at in a build with CUDA (where a DOTFUZZ_BLAS
+ * kernel without dot_device gets none), built in every build. NULL past
+ * the last. */
+struct df_gpu_ops;
+const struct df_gpu_ops *df_plugin_gpu_ops(size_t i);
+
 /* The --kernel-lib paths of one command line, in order. */
 #define DF_PLUGIN_PATHS_MAX 16
 typedef struct df_plugin_paths {

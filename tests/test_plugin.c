@@ -19,6 +19,7 @@
 
 #include "fuzz/plugin.h"
 #include "include/dotfuzz/plugin.h"
+#include "kernels/gpu_ops.h"
 #include "kernels/kernel.h"
 
 #define OUT_MAX (1 << 16)
@@ -81,11 +82,16 @@ typedef struct pspec {
     const char *dev;   /* dot_device: "0" */
     const char *host;  /* dot_host: "one" or "0" */
     /* NULL: a version 1 plugin, built with DOTFUZZ_PLUGIN_ABI_VERSION 1
-     * (version 1's layout, byte for byte); else version 2 and the
-     * expression of its kernel's fused field ("0", or "&fz" for the
+     * (version 1's layout, byte for byte); else version 2 or later and
+     * the expression of its kernel's fused field ("0", or "&fz" for the
      * dotfuzz_fused fz given by fz) */
     const char *fused;
     const char *fz; /* fz's initializer, "{16, 25, ...}", or NULL */
+    /* NULL: version 2 (with fused), built with DOTFUZZ_PLUGIN_ABI_VERSION
+     * 2; else version 3, the header's own, and the expressions of its
+     * kernel's scratch_bytes and dot_device_batch fields: "0, 0", or "scr"
+     * and "bat", the source's scratch_bytes (256 + 4 n) and batched form */
+    const char *v3;
 } pspec;
 
 /* A version 1 plugin of one f32 kernel, as every plugin was before
@@ -94,7 +100,7 @@ static pspec good_spec(void)
 {
     return (pspec){"DOTFUZZ_PLUGIN_ABI_VERSION", "\"t-one\"", "DOTFUZZ_F32", "DOTFUZZ_F32",
                    "DOTFUZZ_DETERMINISTIC", "1", "1", "1",
-                   "*(float *)r = 1.0f; return 0;", "model", "0", "one", NULL, NULL};
+                   "*(float *)r = 1.0f; return 0;", "model", "0", "one", NULL, NULL, NULL};
 }
 
 /* The same kernel in a version 2 plugin, with no fused accumulation. */
@@ -105,13 +111,29 @@ static pspec v2_spec(void)
     return s;
 }
 
+/* The same kernel in a version 3 plugin, with none of version 3's fields. */
+static pspec v3_spec(void)
+{
+    pspec s = v2_spec();
+    s.v3 = "0, 0";
+    return s;
+}
+
+/* A device form for the tests that only load a library. */
+#define DEV_FORM "(dotfuzz_dot_device_fn)(void (*)(void))one"
+
 static const char *spec_so(const char *dir, const char *name, pspec s)
 {
-    char src[4096], fz[256] = "";
+    char src[4096], fz[256] = "", v3[256] = "";
     if (s.fz)
         snprintf(fz, sizeof fz, "static const dotfuzz_fused fz = %s;\n", s.fz);
+    if (s.v3)
+        snprintf(v3, sizeof v3,
+                 "static uint64_t scr(uint64_t n, const dotfuzz_launch *l)\n"
+                 "{ (void)l; return 256 + 4 * n; }\n"
+                 "static int bat(const dotfuzz_batch *b) { (void)b; return 0; }\n");
     snprintf(src, sizeof src,
-             "#include <string.h>\n#include \"dotfuzz/plugin.h\"\n%s"
+             "#include <string.h>\n#include \"dotfuzz/plugin.h\"\n%s%s"
              "static int one(const void *a, const void *b, uint64_t n,\n"
              "               const dotfuzz_launch *l, void *r)\n"
              "{ (void)a; (void)b; (void)n; (void)l; %s }\n"
@@ -119,13 +141,18 @@ static const char *spec_so(const char *dir, const char *name, pspec s)
              "                 const dotfuzz_launch *l, void *r)\n"
              "{ (void)a; (void)b; (void)n; (void)l; *(float *)r = 2.0f; return 0; }\n"
              "static const dotfuzz_kernel ks[] = {{%s, \"test kernel\", %s, %s, %s,\n"
-             "    %s, %s, %s, 0, 1, 0, 0, %s, %s, %s%s%s}};\n"
+             "    %s, %s, %s, 0, 1, 0, 0, %s, %s, %s%s%s%s%s}};\n"
              "static const dotfuzz_plugin p = {%s, sizeof(dotfuzz_plugin),\n"
              "    sizeof(dotfuzz_kernel), 1, \"t\", ks};\n"
-             "const dotfuzz_plugin *dotfuzz_plugin_entry(void) { (void)model; (void)one; return &p; }\n",
-             fz, s.body, s.name, s.elem, s.acc, s.flags, s.bmin, s.bmax, s.bdef, s.host, s.dev,
-             s.model, s.fused ? ", " : "", s.fused ? s.fused : "", s.abi);
-    return build_so_flags(dir, name, src, 0, s.fused ? "" : "-DDOTFUZZ_PLUGIN_ABI_VERSION=1");
+             "const dotfuzz_plugin *dotfuzz_plugin_entry(void)\n"
+             "{ (void)model; (void)one;%s return &p; }\n",
+             fz, v3, s.body, s.name, s.elem, s.acc, s.flags, s.bmin, s.bmax, s.bdef, s.host,
+             s.dev, s.model, s.fused ? ", " : "", s.fused ? s.fused : "", s.v3 ? ", " : "",
+             s.v3 ? s.v3 : "", s.abi, s.v3 ? " (void)scr; (void)bat;" : "");
+    return build_so_flags(dir, name, src, 0,
+                          s.v3      ? ""
+                          : s.fused ? "-DDOTFUZZ_PLUGIN_ABI_VERSION=2"
+                                    : "-DDOTFUZZ_PLUGIN_ABI_VERSION=1");
 }
 
 static df_case f32_case(const float *a, const float *b, uint64_t n)
@@ -430,7 +457,7 @@ Test(plugin, blas_flag_with_a_device_form_is_refused)
     pspec s = v2_spec();
     s.flags = "DOTFUZZ_DETERMINISTIC | DOTFUZZ_BLAS";
     s.model = "0";
-    s.dev = "(dotfuzz_dot_device_fn)(void (*)(void))one";
+    s.dev = DEV_FORM;
     refused(spec_so(tmpdir(), "blasdev", s), "DOTFUZZ_BLAS takes dot_host only");
 }
 
@@ -461,18 +488,21 @@ Test(plugin, refuses_a_library_without_the_entry_symbol)
 Test(plugin, refuses_another_abi_version_naming_both)
 {
     pspec s = good_spec();
-    s.abi = "3";
-    const char *so = spec_so(tmpdir(), "abi3", s);
-    refused(so, "plugin ABI version 3, but this dotfuzz speaks versions 1 and 2");
+    s.abi = "4";
+    const char *so = spec_so(tmpdir(), "abi4", s);
+    refused(so, "plugin ABI version 4, but this dotfuzz speaks versions 1 to 3");
 }
 
-/* abi_version 2 over version 1's struct: the sizes say it is not. */
+/* abi_version 2 over version 1's struct, 3 over 2's: the sizes say it is
+ * not. */
 Test(plugin, refuses_a_version_that_its_struct_sizes_contradict)
 {
     pspec s = good_spec();
     s.abi = "2";
-    const char *so = spec_so(tmpdir(), "abi2v1", s);
-    refused(so, "differ from ABI version 2's");
+    refused(spec_so(tmpdir(), "abi2v1", s), "differ from ABI version 2's");
+    s = v2_spec();
+    s.abi = "3";
+    refused(spec_so(tmpdir(), "abi3v2", s), "differ from ABI version 3's");
 }
 
 Test(plugin, refuses_a_name_taken_by_a_builtin)
@@ -544,9 +574,11 @@ Test(plugin, refuses_a_bad_name)
 
 Test(plugin, header_is_c89_and_cpp_clean)
 {
-    cr_assert_eq(sh("echo '#include \"dotfuzz/plugin.h\"' | cc -std=c89 -pedantic -Wall "
-                    "-Wextra -Werror -Iinclude -fsyntax-only -x c -"),
-                 0, "%s", out);
+    for (int v = 1; v <= DOTFUZZ_PLUGIN_ABI_VERSION; v++)
+        cr_assert_eq(sh("echo '#include \"dotfuzz/plugin.h\"' | cc -std=c89 -pedantic -Wall "
+                        "-Wextra -Werror -DDOTFUZZ_PLUGIN_ABI_VERSION=%d -Iinclude "
+                        "-fsyntax-only -x c -", v),
+                     0, "version %d: %s", v, out);
     cr_assert_eq(sh("c++ -std=c++11 -pedantic -Wall -Wextra -Werror -Iinclude -fPIC -shared "
                     "-x c++ -o /dev/null examples/plugin/mydot.c"),
                  0, "%s", out);
@@ -600,7 +632,7 @@ Test(plugin, list_says_where_each_plugin_kernel_runs)
     dev.name = "\"t-dev\"";
     dev.host = "0";
     dev.model = "0";
-    dev.dev = "(dotfuzz_dot_device_fn)(void (*)(void))one";
+    dev.dev = DEV_FORM;
     const char *so = spec_so(dir, "dev", dev);
     cr_assert_eq(sh("./dotfuzz list --kernel-lib %s --kernel-lib %s", example_so(dir), so), 0,
                  "%s", out);
@@ -825,3 +857,127 @@ Test(plugin, v1_refuses_the_lowp_types)
             "unknown or unsupported types elem=4 acc=1 (f32=1, f64=2, i32=3; f32->f32|f64, "
             "f64->f64, i32->i32; ABI version 1)");
 }
+
+/* ---- ABI version 3: the batched device form, device scratch ---- */
+
+/* The header's layout of a batch, on this LP64 target: dotfuzz hands the
+ * backend's table to the plugin as it is, so the ABI's case is the
+ * backend's case field for field (fuzz/plugin.c asserts the same when
+ * built). */
+Test(plugin, v3_batch_structs_have_their_pinned_layout)
+{
+    static const struct {
+        size_t abi, backend, want;
+    } field[] = {
+#define F(f, w) {offsetof(dotfuzz_batch_case, f), offsetof(df_gpu_batch_case, f), w}
+        F(a, 0),      F(b, 8),       F(n, 16),     F(scratch_off, 24), F(grid, 32),
+        F(block, 36), F(first_block, 40), F(result, 44), F(ticket, 48),  F(blocks, 52),
+        F(inc_a, 56), F(inc_b, 60),  F(n_arg, 64),
+#undef F
+    };
+    for (size_t i = 0; i < sizeof field / sizeof field[0]; i++) {
+        cr_assert_eq(field[i].abi, field[i].want, "field %zu", i);
+        cr_assert_eq(field[i].backend, field[i].want, "field %zu", i);
+    }
+    cr_assert_eq(sizeof(dotfuzz_batch_case), 72u);
+    cr_assert_eq(sizeof(df_gpu_batch_case), 72u);
+    cr_assert_eq(offsetof(dotfuzz_batch, count), 8u);
+    cr_assert_eq(offsetof(dotfuzz_batch, block), 16u);
+    cr_assert_eq(offsetof(dotfuzz_batch, blocks), 20u);
+    cr_assert_eq(offsetof(dotfuzz_batch, max_grid), 24u);
+    cr_assert_eq(offsetof(dotfuzz_batch, max_n), 32u);
+    cr_assert_eq(offsetof(dotfuzz_batch, d_scratch), 40u);
+    cr_assert_eq(offsetof(dotfuzz_batch, d_results), 48u);
+    cr_assert_eq(offsetof(dotfuzz_batch, stream), 56u);
+    cr_assert_eq(sizeof(dotfuzz_batch), 64u);
+    /* version 3's fields follow version 2's, which are unchanged */
+    cr_assert_eq(offsetof(dotfuzz_launch, n_arg), 24u);
+    cr_assert_eq(offsetof(dotfuzz_launch, d_scratch), 32u);
+    cr_assert_eq(sizeof(dotfuzz_launch), 40u);
+    cr_assert_eq(offsetof(dotfuzz_kernel, fused), 88u);
+    cr_assert_eq(offsetof(dotfuzz_kernel, scratch_bytes), 96u);
+    cr_assert_eq(offsetof(dotfuzz_kernel, dot_device_batch), 104u);
+    cr_assert_eq(sizeof(dotfuzz_kernel), 112u);
+}
+
+/* A kernel with the batched form and scratch registers GPU ops that batch
+ * it (enqueue_batch, every case's blocks numbered: batch_blocks = grid)
+ * and size its scratch by its own function. */
+Test(plugin, v3_batched_form_registers_a_batch_launcher)
+{
+    pspec s = v3_spec();
+    s.name = "\"t-batch\"";
+    s.host = "0";
+    s.dev = DEV_FORM;
+    s.v3 = "scr, bat";
+    char err[512], line[512];
+    cr_assert_eq(df_plugin_load(spec_so(tmpdir(), "batch", s), err, sizeof err), 0, "%s", err);
+    const df_kernel *k = df_kernel_find("t-batch");
+    const struct df_gpu_ops *ops = df_plugin_gpu_ops(0);
+    cr_assert(k && ops);
+#ifdef DOTFUZZ_CUDA
+    cr_assert_eq(k->gpu, ops);
+#else
+    cr_assert_null(k->gpu);
+#endif
+    cr_assert_not_null(ops->enqueue && ops->finish);
+    cr_assert_not_null(ops->enqueue_batch);
+    cr_assert_not_null(ops->batch_blocks);
+    df_launch l = {256, 7, 0, 0};
+    cr_assert_eq(ops->batch_blocks(2000, &l), 7u);
+    cr_assert_eq(ops->scratch_bytes(10, &l), 256u + 40u);
+    cr_assert_eq(df_plugin_describe(0, line, sizeof line), 0);
+    cr_assert(strstr(line, " forms=dbm"), "%s", line);
+    cr_assert_null(df_plugin_gpu_ops(1));
+}
+
+/* Without the batched form a batch calls the device form per case, with
+ * no scratch; so does a version 2 library's device form. */
+Test(plugin, a_device_form_without_the_batched_one_has_no_batch_launcher)
+{
+    pspec s[2] = {v3_spec(), v2_spec()};
+    for (int i = 0; i < 2; i++) {
+        s[i].name = i ? "\"t-v2\"" : "\"t-v3\"";
+        s[i].dev = DEV_FORM;
+        char err[512], name[8];
+        snprintf(name, sizeof name, "dev%d", i);
+        cr_assert_eq(df_plugin_load(spec_so(tmpdir(), name, s[i]), err, sizeof err), 0, "%s",
+                     err);
+        const struct df_gpu_ops *ops = df_plugin_gpu_ops((size_t)i);
+        cr_assert_not_null(ops);
+        cr_assert_null(ops->enqueue_batch);
+        cr_assert_null(ops->batch_blocks);
+        df_launch l = {1, 1, 0, 0};
+        cr_assert_eq(ops->scratch_bytes(10, &l), 0u);
+    }
+    cr_assert_eq(df_plugin_count(), 2u);
+}
+
+/* A version 2 library, built with version 2's header, loads as it did. */
+Test(plugin, a_version_2_library_loads_unchanged)
+{
+    char err[512], line[512];
+    cr_assert_eq(df_plugin_load(spec_so(tmpdir(), "v2", v2_spec()), err, sizeof err), 0, "%s",
+                 err);
+    const df_kernel *k = df_kernel_find("t-one");
+    cr_assert_not_null(k);
+    cr_assert_null(k->fused);
+    cr_assert_null(df_plugin_gpu_ops(0)->enqueue_batch);
+    cr_assert_eq(df_plugin_describe(0, line, sizeof line), 0);
+    cr_assert(strstr(line, " forms=hm"), "%s", line);
+}
+
+/* Single cases run through dot_device, so the batched form needs it;
+ * scratch is for the device forms only. */
+Test(plugin, v3_refuses_a_batched_form_or_scratch_without_dot_device)
+{
+    pspec s = v3_spec();
+    s.v3 = "0, bat";
+    refused(spec_so(tmpdir(), "batchonly", s), "dot_device_batch without dot_device");
+    s.v3 = "scr, 0";
+    refused(spec_so(tmpdir(), "scronly", s), "scratch_bytes without dot_device");
+    s = v3_spec();
+    s.flags = "0x200u";
+    refused(spec_so(tmpdir(), "v3flags", s), "unknown flag bits 0x200");
+}
+

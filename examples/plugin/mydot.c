@@ -78,10 +78,10 @@ static uint64_t unrolled4_height(uint64_t n, const dotfuzz_launch *launch)
 static const dotfuzz_kernel kernels[] = {
     {"mydot", "example plugin: 4-way unrolled float sum (whole routine + host model)",
      DOTFUZZ_F32, DOTFUZZ_F32, DOTFUZZ_DETERMINISTIC | DOTFUZZ_ANY_ALIGNMENT,
-     1, 1, 1, 0, 1, 0, unrolled4_height, mydot, 0, mydot_model, 0},
+     1, 1, 1, 0, 1, 0, unrolled4_height, mydot, 0, mydot_model, 0, 0, 0},
     {"mydot-droplast", "example plugin: mydot with a planted bug (drops the last element)",
      DOTFUZZ_F32, DOTFUZZ_F32, DOTFUZZ_DETERMINISTIC,
-     1, 1, 1, 0, 1, 0, unrolled4_height, mydot_droplast, 0, 0, 0},
+     1, 1, 1, 0, 1, 0, unrolled4_height, mydot_droplast, 0, 0, 0, 0, 0},
 };
 
 static const dotfuzz_plugin plugin = {

@@ -78,7 +78,7 @@ static uint64_t mydot_dev_height(uint64_t n, const dotfuzz_launch *launch)
 static const dotfuzz_kernel kernels[] = {
     {"mydot-dev", "example plugin, device form: one block, strided sums, shared-memory tree",
      DOTFUZZ_F32, DOTFUZZ_F32, DOTFUZZ_DETERMINISTIC | DOTFUZZ_BLOCK_POW2,
-     32, 1024, 256, 0, 1, 1u << 22, mydot_dev_height, 0, mydot_dev, mydot_dev_model, 0},
+     32, 1024, 256, 0, 1, 1u << 22, mydot_dev_height, 0, mydot_dev, mydot_dev_model, 0, 0, 0},
 };
 
 static const dotfuzz_plugin plugin = {

@@ -94,10 +94,10 @@ static uint64_t height(uint64_t n, const dotfuzz_launch *l)
 static const dotfuzz_kernel kernels[] = {
     {"mydot-fault-read", "faulting example: an illegal address on the GPU when n % 97 == 50",
      DOTFUZZ_F32, DOTFUZZ_F32, DOTFUZZ_DETERMINISTIC | DOTFUZZ_BLOCK_POW2, 32, 1024, 256, 0, 1,
-     0, height, 0, fault_read, model, 0},
+     0, height, 0, fault_read, model, 0, 0, 0},
     {"mydot-fault-host", "faulting example: a host segfault before the launch when n % 97 == 50",
      DOTFUZZ_F32, DOTFUZZ_F32, DOTFUZZ_DETERMINISTIC | DOTFUZZ_BLOCK_POW2, 32, 1024, 256, 0, 1,
-     0, height, 0, fault_host, model, 0},
+     0, height, 0, fault_host, model, 0, 0, 0},
 };
 
 static const dotfuzz_plugin plugin = {DOTFUZZ_PLUGIN_HEADER, 2, "mydot-fault", kernels};

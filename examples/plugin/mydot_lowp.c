@@ -1,6 +1,7 @@
-/* mydot_lowp.c — an example dotfuzz plugin of ABI version 2: dot routines
- * on f16 (IEEE binary16) vectors, loaded with `dotfuzz --kernel-lib
- * mydot_lowp.so`. The ABI is include/dotfuzz/plugin.h.
+/* mydot_lowp.c — an example dotfuzz plugin of ABI version 2's types and
+ * fused accumulation: dot routines on f16 (IEEE binary16) vectors, loaded
+ * with `dotfuzz --kernel-lib mydot_lowp.so`. The ABI is
+ * include/dotfuzz/plugin.h.
  *
  * An f16 element is its 16 bits (a uint16_t); both kernels accumulate in
  * float and write a float:
@@ -128,10 +129,10 @@ static const dotfuzz_fused hopper_f16 = {16, 25, 23, DOTFUZZ_ROUND_ZERO, -126, 1
 static const dotfuzz_kernel kernels[] = {
     {"mydot-h16", "example plugin: f16 inputs, sequential float sum",
      DOTFUZZ_F16, DOTFUZZ_F32, DOTFUZZ_DETERMINISTIC | DOTFUZZ_ANY_ALIGNMENT,
-     1, 1, 1, 0, 1, 0, 0, mydot_h16, 0, mydot_h16, 0},
+     1, 1, 1, 0, 1, 0, 0, mydot_h16, 0, mydot_h16, 0, 0, 0},
     {"mydot-h16-tc", "example plugin: f16 inputs, a tensor core's fused sum in software",
      DOTFUZZ_F16, DOTFUZZ_F32, DOTFUZZ_DETERMINISTIC | DOTFUZZ_ANY_ALIGNMENT,
-     1, 1, 1, 0, 1, 0, 0, mydot_h16_tc, 0, mydot_h16_tc, &hopper_f16},
+     1, 1, 1, 0, 1, 0, 0, mydot_h16_tc, 0, mydot_h16_tc, &hopper_f16, 0, 0},
 };
 
 static const dotfuzz_plugin plugin = {

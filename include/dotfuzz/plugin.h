@@ -22,17 +22,20 @@
  * reordered, so an older version's dotfuzz_kernel is a prefix of a newer
  * one's and kernel_size says which a table holds.
  *
- * This dotfuzz speaks versions 1 and 2. Version 2 adds the element types
- * f16, bf16, e4m3 and e5m2, the accumulator f16, and dotfuzz_kernel.fused
- * (a fused, tensor-core style accumulation). A version 1 plugin loads
- * unchanged. A version 1 source compiles against this header as a version
- * 2 plugin whose kernels have no fused accumulation; with -Wextra a
- * positional initializer that stops before `fused` warns (give it 0).
- * Defining DOTFUZZ_PLUGIN_ABI_VERSION as 1 before including this header
- * gives version 1's layout and names exactly, and builds a version 1
- * plugin.
+ * This dotfuzz speaks versions 1, 2 and 3. Version 2 adds the element
+ * types f16, bf16, e4m3 and e5m2, the accumulator f16, and
+ * dotfuzz_kernel.fused (a fused, tensor-core style accumulation). Version
+ * 3 adds the batched device form (dotfuzz_kernel.dot_device_batch, with
+ * dotfuzz_batch and dotfuzz_batch_case) and device scratch
+ * (dotfuzz_kernel.scratch_bytes, dotfuzz_launch.d_scratch). Version 1 and
+ * 2 plugins load unchanged. An older source compiles against this header
+ * as a version 3 plugin whose kernels have none of the newer fields; with
+ * -Wextra a positional initializer that stops before them warns (give each
+ * 0). Defining DOTFUZZ_PLUGIN_ABI_VERSION as 1 or 2 before including this
+ * header gives that version's layout and names exactly, and builds a
+ * plugin of that version.
  *
- * A kernel comes in up to three forms; it needs dot_host or dot_device:
+ * A kernel comes in up to four forms; it needs dot_host or dot_device:
  *
  *   dot_host    the whole routine: host vectors in, host result out. This
  *               is where host-side bugs live (a result buffer not zeroed,
@@ -43,6 +46,17 @@
  *   dot_device  the device form: device pointers in, the result written to
  *               device memory, asynchronously on the given cudaStream_t.
  *               Used on the cuda backend only.
+ *   dot_device_batch  version 3, optional, only beside dot_device: the
+ *               device form for many cases at once (dotfuzz_batch: a
+ *               table of cases in device memory, each result into its own
+ *               slot, in one launch or a few). The cuda backend runs its
+ *               batches through it and single cases (replay, minimize,
+ *               a case under a perturbed schedule, a batch's cases rerun
+ *               one at a time after an error) through dot_device, so a
+ *               deterministic kernel's two device forms must give the
+ *               same bits for the same case (share the device code).
+ *               Without it a batch calls dot_device once per case, a
+ *               launch each.
  *   host_model  optional: the same operations in the same order on the
  *               CPU. On the cuda backend a DOTFUZZ_DETERMINISTIC kernel's
  *               result must equal its model's bit for bit (the model-match
@@ -52,9 +66,10 @@
  *
  * Every form returns 0 on success and writes the result, in the kernel's
  * accumulator type (float, double, int32_t, or an f16's bits as a
- * uint16_t), to its result pointer. A nonzero return is reported as an
- * execution failure of the kernel (a bug verdict, like a CUDA error).
- * dotfuzz fills the result buffer with a poison pattern (all bits set:
+ * uint16_t), to its result pointer (the batched form: each case's to its
+ * slot). A nonzero return is reported as an execution failure of the
+ * kernel (a bug verdict, like a CUDA error). dotfuzz fills the result
+ * buffer (every slot of a batch) with a poison pattern (all bits set:
  * NaN, or -1) before each call, so a routine that adds into it without
  * first zeroing it is caught.
  *
@@ -75,13 +90,14 @@ extern "C" {
 #endif
 
 /* The version of this ABI. A plugin puts it in dotfuzz_plugin.abi_version.
- * Defined as 1 before this header is included, the header is version 1's
- * (above, Versioning). */
+ * Defined as 1 or 2 before this header is included, the header is that
+ * version's (above, Versioning). */
 #ifndef DOTFUZZ_PLUGIN_ABI_VERSION
-#define DOTFUZZ_PLUGIN_ABI_VERSION 2
+#define DOTFUZZ_PLUGIN_ABI_VERSION 3
 #endif
-#if DOTFUZZ_PLUGIN_ABI_VERSION != 1 && DOTFUZZ_PLUGIN_ABI_VERSION != 2
-#error "dotfuzz/plugin.h: DOTFUZZ_PLUGIN_ABI_VERSION must be 1 or 2"
+#if DOTFUZZ_PLUGIN_ABI_VERSION != 1 && DOTFUZZ_PLUGIN_ABI_VERSION != 2 && \
+    DOTFUZZ_PLUGIN_ABI_VERSION != 3
+#error "dotfuzz/plugin.h: DOTFUZZ_PLUGIN_ABI_VERSION must be 1, 2 or 3"
 #endif
 
 /* The name of the one symbol dotfuzz looks up with dlsym. */
@@ -172,6 +188,13 @@ typedef struct dotfuzz_launch {
     int32_t inc_a;
     int32_t inc_b;
     int64_t n_arg;
+#if DOTFUZZ_PLUGIN_ABI_VERSION >= 3
+    /* Version 3: for dot_device of a kernel with scratch_bytes, the case's
+     * device scratch: scratch_bytes(n, launch) bytes or more, 256-byte
+     * aligned, its contents left by earlier work (zero what must start at
+     * zero, on the stream). NULL for every other call. */
+    void *d_scratch;
+#endif
 } dotfuzz_launch;
 
 /* The whole routine, and the host model (same signature): a and b are n
@@ -183,17 +206,89 @@ typedef int (*dotfuzz_dot_host_fn)(const void *a, const void *b, uint64_t n,
                                    const dotfuzz_launch *launch,
                                    void *result_out);
 
-/* The device form: d_a and d_b are n elements in device memory, d_result
- * is device memory for one value of the accumulator type (at least 16
- * bytes, 16-byte aligned; its contents on entry are the poison pattern),
- * stream is the cudaStream_t to enqueue all work on. Asynchronous: dotfuzz
+/* The device form: d_a and d_b are n elements in device memory, d_result is device memory for one
+ * value of the accumulator type (at least 16 bytes, 16-byte aligned; its
+ * contents on entry are the poison pattern), stream is the cudaStream_t to
+ * enqueue all work on; a kernel with scratch_bytes (version 3) finds the
+ * case's device scratch in launch->d_scratch. Asynchronous: dotfuzz
  * copies d_result back after the work on stream is done; the routine may
- * not synchronize other streams' work into it. Returns 0, a cudaError_t
- * value (> 0) when a CUDA call failed, or a negative value for any other
- * failure. */
+ * not synchronize other streams' work into it. dotfuzz makes one call at
+ * a time, on one stream. Returns 0, a cudaError_t value (> 0) when a CUDA
+ * call failed, or a negative value for any other failure. */
 typedef int (*dotfuzz_dot_device_fn)(const void *d_a, const void *d_b,
                                      uint64_t n, const dotfuzz_launch *launch,
                                      void *d_result, void *stream);
+
+#if DOTFUZZ_PLUGIN_ABI_VERSION >= 3
+/* Version 3: the device scratch a case needs, in bytes, for n elements
+ * under launch (block and grid resolved; its d_scratch NULL). dot_device
+ * gets it in launch->d_scratch, dot_device_batch at each case's
+ * scratch_off. 0: none. */
+typedef uint64_t (*dotfuzz_scratch_bytes_fn)(uint64_t n, const dotfuzz_launch *launch);
+
+/* Version 3: one case of a batch (dot_device_batch), in device memory. */
+typedef struct dotfuzz_batch_case {
+    const void *a, *b;      /* device: the case's vectors (DOTFUZZ_BLAS: the
+                               call's arrays), at the launch's offsets past a
+                               256-byte aligned address: the address itself
+                               tells a DOTFUZZ_ANY_ALIGNMENT kernel its
+                               misalignment */
+    uint64_t n;             /* elements of each vector */
+    uint64_t scratch_off;   /* bytes into dotfuzz_batch.d_scratch: the case's
+                               scratch, scratch_bytes(n, launch) bytes,
+                               256-byte aligned (kernels with scratch_bytes) */
+    uint32_t grid, block;   /* the case's launch; block is the batch's */
+    uint32_t first_block;   /* the case's blocks in a launch of
+                               dotfuzz_batch.blocks blocks: first_block ..
+                               first_block + grid - 1 */
+    uint32_t result;        /* its result slot: dotfuzz_batch.d_results + 16 *
+                               result */
+    uint32_t ticket;        /* 0 on entry: a counter the kernel may use (which
+                               of the case's blocks finishes last) */
+    uint32_t blocks;        /* equal to grid */
+    int32_t inc_a, inc_b;   /* DOTFUZZ_BLAS: the call's increments; else 1, 1 */
+    int64_t n_arg;          /* DOTFUZZ_BLAS: the call's n (<= 0: n is 0); else n */
+} dotfuzz_batch_case;
+
+/* Version 3: what one dot_device_batch call gets: count cases of one block
+ * size. Its work goes on `stream`, asynchronously, as dot_device's does;
+ * dotfuzz copies the results back once the stream's work is done. Two
+ * ways to give each case its blocks, in one launch:
+ *   1-D   <<<blocks, block>>>: block X belongs to the last case whose
+ *         first_block <= X (first_block grows with the table index: a
+ *         binary search), as block X - first_block of that case's grid;
+ *   2-D   <<<dim3(max_grid, count), block>>>: blockIdx.y is the case,
+ *         blockIdx.x its block, and blocks with blockIdx.x >= its grid
+ *         return at once (gridDim.y is at most 65535: more cases take
+ *         more launches).
+ * A big batch arrives as several calls, one per block size, which dotfuzz
+ * may enqueue on different streams to run side by side: a call's work
+ * touches its own cases' entries, scratch and result slots only. */
+typedef struct dotfuzz_batch {
+    dotfuzz_batch_case *d_cases; /* device: the cases, count entries */
+    uint64_t count;         /* at least 1 */
+    uint32_t block;         /* every case's block size */
+    uint32_t blocks;        /* the sum of their grids (at most 2^31 - 1) */
+    uint32_t max_grid;      /* the largest of their grids */
+    uint32_t reserved;      /* 0 */
+    uint64_t max_n;         /* the largest of their n */
+    void *d_scratch;        /* device: the base of every scratch_off (kernels
+                               with scratch_bytes; else NULL) */
+    void *d_results;        /* device: result slots of 16 bytes, each
+                               16-byte aligned; each of these cases' slot
+                               holds the poison pattern on entry */
+    void *stream;           /* cudaStream_t */
+} dotfuzz_batch;
+
+/* The batched device form: every case of the batch, each case's result
+ * (one value of the accumulator type, as dot_device writes it) into its
+ * slot. For a DOTFUZZ_DETERMINISTIC kernel, case j's result must equal,
+ * bit for bit, what dot_device gives for that case alone. Returns 0, a
+ * cudaError_t value (> 0) when a CUDA call failed, or a negative value for
+ * any other failure; dotfuzz then reruns the batch's cases one at a time
+ * through dot_device. */
+typedef int (*dotfuzz_dot_device_batch_fn)(const dotfuzz_batch *batch);
+#endif
 
 /* Tree height h(n, launch): the longest chain of roundings from an input
  * to the result, the product's own rounding included. The oracle bounds a
@@ -281,6 +376,14 @@ typedef struct dotfuzz_kernel {
     /* Version 2: its fused accumulation (above); NULL when its sums are
      * IEEE additions in acc, each rounded to nearest. */
     const dotfuzz_fused *fused;
+#endif
+#if DOTFUZZ_PLUGIN_ABI_VERSION >= 3
+    /* Version 3: the device scratch its device forms need per case; NULL
+     * (none) or only beside dot_device. */
+    dotfuzz_scratch_bytes_fn scratch_bytes;
+    /* Version 3: the batched device form; NULL (a batch calls dot_device
+     * per case) or only beside dot_device. */
+    dotfuzz_dot_device_batch_fn dot_device_batch;
 #endif
 } dotfuzz_kernel;
 
