@@ -506,8 +506,6 @@ static const char *kernel_problem(uint32_t abi, const dotfuzz_kernel *k, char *w
     }
     if ((k->flags & DOTFUZZ_TF32_INPUTS) && k->elem != DOTFUZZ_F32)
         return "DOTFUZZ_TF32_INPUTS on elements that are not f32";
-    if ((k->flags & DOTFUZZ_BLAS) && (k->dot_device || !k->dot_host))
-        return "DOTFUZZ_BLAS takes dot_host only (no dot_device yet)";
     if ((k->flags & DOTFUZZ_BLAS) && (k->flags & DOTFUZZ_ANY_ALIGNMENT))
         return "DOTFUZZ_BLAS with DOTFUZZ_ANY_ALIGNMENT (the call's arrays have no offset)";
     if ((p = block_problem(k)))
@@ -654,8 +652,9 @@ static void fill_slot(size_t i, const dotfuzz_kernel *pk, const char *origin, co
         .fused_chains = pk->fused ? pk->fused->chains : 0, /* 0: one chain */
     };
 #ifdef DOTFUZZ_CUDA
-    /* the cuda backend lays out no BLAS call: such a kernel runs on the host */
-    s->k.gpu = (pk->flags & DOTFUZZ_BLAS) ? NULL : &s->ops;
+    /* a BLAS call's arrays reach the device forms only: dot_host alone
+     * runs on the host backend */
+    s->k.gpu = (pk->flags & DOTFUZZ_BLAS) && !pk->dot_device ? NULL : &s->ops;
 #endif
     bind_slot(i);
 }

@@ -452,15 +452,6 @@ static void refused(const char *so, const char *problem)
     cr_assert_eq(df_plugin_count(), 0); /* nothing of it registered */
 }
 
-Test(plugin, blas_flag_with_a_device_form_is_refused)
-{
-    pspec s = v2_spec();
-    s.flags = "DOTFUZZ_DETERMINISTIC | DOTFUZZ_BLAS";
-    s.model = "0";
-    s.dev = DEV_FORM;
-    refused(spec_so(tmpdir(), "blasdev", s), "DOTFUZZ_BLAS takes dot_host only");
-}
-
 Test(plugin, tf32_flag_on_other_elements_is_refused)
 {
     pspec s = v2_spec();
@@ -981,3 +972,32 @@ Test(plugin, v3_refuses_a_batched_form_or_scratch_without_dot_device)
     refused(spec_so(tmpdir(), "v3flags", s), "unknown flag bits 0x200");
 }
 
+/* DOTFUZZ_BLAS takes every form: a device form (version 2) and the
+ * batched one (version 3) load, and run on the GPU; dot_host alone runs on
+ * the host backend only (the call's arrays reach the device forms). */
+Test(plugin, blas_flag_takes_the_device_forms)
+{
+    pspec v2 = v2_spec(), v3 = v3_spec(), host = v2_spec();
+    v2.name = "\"t-blas-dev\"";
+    v3.name = "\"t-blas-batch\"";
+    host.name = "\"t-blas-host\"";
+    v2.flags = v3.flags = host.flags = "DOTFUZZ_DETERMINISTIC | DOTFUZZ_BLAS";
+    v2.dev = v3.dev = DEV_FORM;
+    v2.host = v3.host = "0";
+    v3.v3 = "scr, bat";
+    const pspec all[3] = {v2, v3, host};
+    for (size_t i = 0; i < 3; i++) {
+        char err[512], name[16];
+        snprintf(name, sizeof name, "blas%zu", i);
+        cr_assert_eq(df_plugin_load(spec_so(tmpdir(), name, all[i]), err, sizeof err), 0,
+                     "%s", err);
+        const df_kernel *k = df_plugin_at(i);
+        cr_assert(k->flags & DF_K_BLAS, "%s", k->name);
+#ifdef DOTFUZZ_CUDA
+        cr_assert_eq(k->gpu, i < 2 ? df_plugin_gpu_ops(i) : NULL, "%s", k->name);
+#else
+        cr_assert_null(k->gpu, "%s", k->name);
+#endif
+    }
+    cr_assert_not_null(df_plugin_gpu_ops(1)->enqueue_batch);
+}

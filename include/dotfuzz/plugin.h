@@ -160,13 +160,20 @@ extern "C" {
  * f32 elements only. A dotfuzz that predates the bit refuses it as
  * unknown. */
 #define DOTFUZZ_TF32_INPUTS 0x80u
-/* Takes BLAS arguments (dotfuzz's docs/blas.md): dot_host gets the call's
- * arrays x and y, each laid out by its increment with NaN (INT32_MIN) in
- * the elements the call must not read, and dotfuzz_launch's inc_a, inc_b
- * and n_arg (n <= 0 included: n is then 0); the result is reference
- * BLAS's dot(n_arg, x, inc_a, y, inc_b). dot_host only (no dot_device
- * yet), and not with DOTFUZZ_ANY_ALIGNMENT. A dotfuzz that predates the
- * bit refuses it as unknown. */
+/* Takes BLAS arguments (dotfuzz's docs/blas.md): every form gets the
+ * call's arrays x and y (host or device memory, as the form takes its
+ * vectors), each the footprint of its vector, 1 + (n - 1) |inc| elements
+ * (1 for inc 0, none for n 0), laid out by its increment with NaN
+ * (INT32_MIN) in the elements the call must not read; and the call's
+ * increments and n: dotfuzz_launch's inc_a, inc_b and n_arg for the
+ * per-case forms, dotfuzz_batch_case's for the batched one (n <= 0
+ * included: n is then 0). The result is reference BLAS's dot(n_arg, x,
+ * inc_a, y, inc_b): nothing read and 0 for n_arg <= 0, a negative
+ * increment's vector read from the end of its footprint, a zero one's
+ * element 0 read n times. Not with DOTFUZZ_ANY_ALIGNMENT. On the cuda
+ * backend a kernel runs its device forms; one with dot_host alone runs on
+ * the host backend only. A dotfuzz that predates the bit refuses it as
+ * unknown. */
 #define DOTFUZZ_BLAS 0x100u
 
 #define DOTFUZZ_KNOWN_FLAGS 0x1ffu
@@ -206,7 +213,8 @@ typedef int (*dotfuzz_dot_host_fn)(const void *a, const void *b, uint64_t n,
                                    const dotfuzz_launch *launch,
                                    void *result_out);
 
-/* The device form: d_a and d_b are n elements in device memory, d_result is device memory for one
+/* The device form: d_a and d_b are n elements in device memory
+ * (DOTFUZZ_BLAS: the call's arrays), d_result is device memory for one
  * value of the accumulator type (at least 16 bytes, 16-byte aligned; its
  * contents on entry are the poison pattern), stream is the cudaStream_t to
  * enqueue all work on; a kernel with scratch_bytes (version 3) finds the
