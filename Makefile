@@ -79,7 +79,7 @@ help:
 	@echo "make test       build and run the test suite (CPU only; prints 'N passed, N failed')"
 	@echo "make clean      remove $(BUILD)/ and ./dotfuzz"
 	@echo "make example-plugin  build $(BUILD)/examples/plugin/mydot.so and mydot_lowp.so (dotfuzz --kernel-lib)"
-	@echo "make example-plugin-cuda  build $(BUILD)/examples/plugin/mydot_device.so and mydot_fault.so (device form; needs nvcc)"
+	@echo "make example-plugin-cuda  build $(BUILD)/examples/plugin/mydot_device.so, mydot_fault.so and mydot_batch.so (device forms; needs nvcc)"
 	@echo "make libfuzzer  build $(BUILD)/libfuzzer/dotfuzz-fuzz and dotfuzz-fuzz-parser (clang, libFuzzer; host backend)"
 	@echo "make libfuzzer-cuda  build $(BUILD)/libfuzzer/dotfuzz-fuzz-cuda (clang + nvcc; DOTFUZZ_BACKEND=cuda runs the GPU kernels)"
 	@echo "make host-mem    build $(BUILD)/tools/host-mem (the host's memory under one long case's references and model, alone and on every thread)"
@@ -222,7 +222,8 @@ $(BUILD)/examples/plugin/%.so: examples/plugin/%.c include/dotfuzz/plugin.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -Iinclude -o $@ $< -lm
 
-example-plugin-cuda: $(BUILD)/examples/plugin/mydot_device.so $(BUILD)/examples/plugin/mydot_fault.so
+example-plugin-cuda: $(BUILD)/examples/plugin/mydot_device.so $(BUILD)/examples/plugin/mydot_fault.so \
+                     $(BUILD)/examples/plugin/mydot_batch.so
 $(BUILD)/examples/plugin/%.so: examples/plugin/%.cu include/dotfuzz/plugin.h
 	@mkdir -p $(@D)
 	$(NVCC) -O3 -std=c++17 $(GENCODE) $(NVCC_WARN) \

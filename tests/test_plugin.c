@@ -1001,3 +1001,27 @@ Test(plugin, blas_flag_takes_the_device_forms)
     }
     cr_assert_not_null(df_plugin_gpu_ops(1)->enqueue_batch);
 }
+
+/* The batched example builds with nvcc as examples/plugin/Makefile builds
+ * it, lists its two kernels, and their host models (the host backend's
+ * form of a device kernel) fuzz clean, the BLAS one on strided calls. */
+Test(plugin, batch_example_builds_lists_and_its_models_run_clean, .timeout = 300)
+{
+    if (sh("command -v nvcc || test -x /usr/local/cuda/bin/nvcc") != 0)
+        cr_skip_test("no nvcc");
+    const char *dir = tmpdir();
+    char so[512];
+    snprintf(so, sizeof so, "%s/mydot_batch.so", dir);
+    int rc = sh("PATH=$PATH:/usr/local/cuda/bin nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler "
+                "-Wall,-Wextra,-Werror,-fPIC,-ffp-contract=off -shared -Iinclude -o %s "
+                "examples/plugin/mydot_batch.cu",
+                so);
+    cr_assert_eq(rc, 0, "nvcc: %s", out);
+    cr_assert_eq(sh("./dotfuzz list --kernel-lib %s", so), 0, "%s", out);
+    cr_assert(strstr(out, "  mydot-batch      plugin    f32  f32  yes   32-1024 x32 "), "%s", out);
+    cr_assert(strstr(out, "  mydot-batch-blas plugin    f32  f32  yes   32-1024 x32 "), "%s", out);
+    runs_clean(so, "mydot-batch,mydot-batch-blas", 1000, dir);
+    cr_assert_eq(sh("./dotfuzz list --json --kernel-lib %s", so), 0, "%s", out);
+    const char *blas = strstr(out, "\"name\":\"mydot-batch-blas\"");
+    cr_assert(blas && strstr(blas, "\"blas\":true"), "%s", out);
+}
