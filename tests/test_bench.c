@@ -1,6 +1,7 @@
 /* test_bench.c — `dotfuzz bench` (fuzz/cmd/cmd_bench.c): on the host backend
- * with --quick it runs every row and prints a positive measurement in each;
- * bad options are usage errors (exit 2). */
+ * with --quick it runs every row and prints a positive measurement in each,
+ * a plugin's kernel too (--kernel-lib); bad options are usage errors (exit
+ * 2). */
 #include "tests/cli_helpers.h"
 
 static char out[1 << 16];
@@ -39,4 +40,27 @@ Test(bench, bad_options_exit_2)
     cr_assert_eq(df_test_sh(out, sizeof out, "./dotfuzz bench --time 0"), 2, "%s", out);
     cr_assert_eq(df_test_sh(out, sizeof out, "./dotfuzz bench --backend host --kernel nope"), 2,
                  "%s", out);
+}
+
+/* --kernel-lib loads a plugin first, so --kernel names its kernel; a
+ * library that does not load is a usage error. */
+Test(bench, measures_a_plugin_kernel, .timeout = 120)
+{
+    const char *dir = df_test_tmpdir("bench");
+    int rc = df_test_sh(out, sizeof out,
+                        "cc -std=c11 -O2 -fPIC -shared -Iinclude -o %s/mydot.so "
+                        "examples/plugin/mydot.c -lm",
+                        dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    rc = df_test_sh(out, sizeof out,
+                    "./dotfuzz bench --backend host --quick --threads 2 --kernel-lib %s/mydot.so "
+                    "--kernel mydot",
+                    dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "2 threads, kernel mydot, backend host"), "%s", out);
+    cr_assert_gt(row_value("harness n = 2000, verified"), 0, "%s", out);
+    rc = df_test_sh(out, sizeof out, "./dotfuzz bench --kernel-lib %s/none.so", dir);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "dotfuzz bench: --kernel-lib ") && strstr(out, "cannot load"), "%s",
+              out);
 }

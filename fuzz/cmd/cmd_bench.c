@@ -47,13 +47,14 @@
 #include "fuzz/gen/generator.h"
 #include "fuzz/cmd/cli.h"
 #include "fuzz/cmd/cli_util.h"
+#include "fuzz/plugin.h"
 #include "fuzz/run/options.h"
 #include "fuzz/run/run.h"
 #include "fuzz/run/select.h"
 
 static const char bench_usage[] =
-    "usage: dotfuzz bench [--backend B] [--kernel K] [--time S] [--threads N]\n"
-    "                     [--batch N] [--meta-every N] [--quick]\n"
+    "usage: dotfuzz bench [--backend B] [--kernel K] [--kernel-lib PATH]... [--time S]\n"
+    "                     [--threads N] [--batch N] [--meta-every N] [--quick]\n"
     "\n"
     "Measures, on one kernel (default shfl):\n"
     "  seed loop   cases/s at n = 2000 of the seeds' loop: per case generate,\n"
@@ -88,6 +89,9 @@ static const char bench_usage[] =
     "\n"
     "  --backend B   host, cuda or auto (default auto)\n"
     "  --kernel K    the kernel (default shfl)\n"
+    "  --kernel-lib PATH  load kernels from a plugin library first (repeatable;\n"
+    "                the ABI is include/dotfuzz/plugin.h), so --kernel may name one;\n"
+    "                the default campaign row then has its kernels too, as run's\n"
     "  --time S      seconds per measurement (default 5)\n"
     "  --threads N   CPU threads (default 0: every core)\n"
     "  --batch N     cases per batch for n = 2000 (default 4096; n = 65536\n"
@@ -98,6 +102,7 @@ static const char bench_usage[] =
 
 typedef struct bench_opts {
     const char *backend, *kernel;
+    df_plugin_paths libs; /* --kernel-lib, loaded before --kernel is looked up */
     double time_s;
     uint64_t threads, batch, meta_every;
     int quick, help;
@@ -120,6 +125,9 @@ static int parse_args(int argc, char **argv, bench_opts *o)
             o->backend = v;
         } else if ((v = df_option_value(argc, argv, &i, "--kernel", &missing))) {
             o->kernel = v;
+        } else if ((v = df_option_value(argc, argv, &i, "--kernel-lib", &missing))) {
+            if (df_plugin_paths_add_cli("bench", &o->libs, v) != 0)
+                return -1;
         } else if ((v = df_option_value(argc, argv, &i, "--time", &missing))) {
             bad = df_parse_duration(v, &o->time_s) != 0 || !(o->time_s > 0);
         } else if ((v = df_option_value(argc, argv, &i, "--threads", &missing))) {
@@ -642,6 +650,8 @@ df_outcome df_cmd_bench(int argc, char **argv)
         return DF_OUTCOME_CLEAN;
     }
     df_note_threads("bench", o.threads);
+    if (df_load_plugins_cli("bench", &o.libs) != 0)
+        return DF_OUTCOME_USAGE;
     const df_kernel *k = df_kernel_find(o.kernel);
     if (!k) {
         df_usage_error("bench", "unknown kernel '%s'", o.kernel);
