@@ -254,6 +254,17 @@ static size_t acc_size(uint32_t acc)
     return acc == DOTFUZZ_F16 ? sizeof(uint16_t) : df_type_size((df_type)acc);
 }
 
+/* A device form's nonzero return rc: the form is the failed call, and a
+ * failure that is no CUDA error (rc < 0) says so in detail. */
+static int form_failed(const plug_slot *s, const char *form, int rc, const char **call,
+                       char *detail, size_t len)
+{
+    *call = form;
+    if (rc < 0)
+        snprintf(detail, len, "%s %s returned %d", s->name, form, rc);
+    return rc;
+}
+
 static int gpu_device_form(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
 {
     cudaStream_t stream = (cudaStream_t)ctx->stream;
@@ -265,13 +276,9 @@ static int gpu_device_form(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
     dotfuzz_launch pl = to_plugin_launch(&c->launch, c, c->n);
     pl.d_scratch = s->pk.scratch_bytes ? ctx->d_scratch : NULL;
     int rc = s->pk.dot_device(ctx->a, ctx->b, c->n, &pl, ctx->d_result, ctx->stream);
-    if (rc != 0) {
-        ctx->failed_call = "dot_device";
-        if (rc < 0)
-            snprintf(ctx->detail, sizeof ctx->detail, "%s dot_device returned %d",
-                     s->name, rc);
-        return rc;
-    }
+    if (rc != 0)
+        return form_failed(s, "dot_device", rc, &ctx->failed_call, ctx->detail,
+                           sizeof ctx->detail);
     e = cudaMemcpyAsync(ctx->h_result, ctx->d_result, acc_size(s->pk.acc),
                         cudaMemcpyDeviceToHost, stream);
     if (e != cudaSuccess) {
@@ -307,13 +314,9 @@ static int gpu_batch(plug_slot *s, df_gpu_batch *bt)
                             bt->d_results,
                             stream};
         int rc = s->pk.dot_device_batch(&pb);
-        if (rc != 0) {
-            bt->failed_call = "dot_device_batch";
-            if (rc < 0)
-                snprintf(bt->detail, sizeof bt->detail, "%s dot_device_batch returned %d",
-                         s->name, rc);
-            return rc;
-        }
+        if (rc != 0)
+            return form_failed(s, "dot_device_batch", rc, &bt->failed_call, bt->detail,
+                               sizeof bt->detail);
     }
     return 0;
 }

@@ -962,14 +962,21 @@ Test(plugin, a_version_2_library_loads_unchanged)
  * scratch is for the device forms only. */
 Test(plugin, v3_refuses_a_batched_form_or_scratch_without_dot_device)
 {
-    pspec s = v3_spec();
-    s.v3 = "0, bat";
-    refused(spec_so(tmpdir(), "batchonly", s), "dot_device_batch without dot_device");
-    s.v3 = "scr, 0";
-    refused(spec_so(tmpdir(), "scronly", s), "scratch_bytes without dot_device");
-    s = v3_spec();
-    s.flags = "0x200u";
-    refused(spec_so(tmpdir(), "v3flags", s), "unknown flag bits 0x200");
+    static const struct {
+        const char *v3, *flags, *problem;
+    } bad[] = {
+        {"0, bat", "DOTFUZZ_DETERMINISTIC", "dot_device_batch without dot_device"},
+        {"scr, 0", "DOTFUZZ_DETERMINISTIC", "scratch_bytes without dot_device"},
+        {"0, 0", "0x200u", "unknown flag bits 0x200"}, /* still, in version 3 */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pspec s = v3_spec();
+        s.v3 = bad[i].v3;
+        s.flags = bad[i].flags;
+        char name[16];
+        snprintf(name, sizeof name, "v3bad%zu", i);
+        refused(spec_so(tmpdir(), name, s), bad[i].problem);
+    }
 }
 
 /* DOTFUZZ_BLAS takes every form: a device form (version 2) and the

@@ -193,24 +193,15 @@ __global__ void __launch_bounds__(BLOCK_MAX) case_kernel(call c, float *partials
     dot_any(c, blockIdx.x, gridDim.x, partials, ticket, result);
 }
 
-/* One call's cases: block X belongs to the last case whose first_block
- * <= X. */
+/* One call's cases: thread 0 finds the block's case (the header's binary
+ * search on first_block) and tells the block. */
 template <bool BLAS>
 __global__ void __launch_bounds__(BLOCK_MAX)
 batch_kernel(dotfuzz_batch_case *cases, uint64_t count, char *scratch, char *results)
 {
     __shared__ uint64_t s_case;
-    if (threadIdx.x == 0) {
-        uint64_t lo = 0, hi = count;
-        while (hi - lo > 1) {
-            const uint64_t mid = lo + (hi - lo) / 2;
-            if (cases[mid].first_block <= blockIdx.x)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        s_case = lo;
-    }
+    if (threadIdx.x == 0)
+        s_case = dotfuzz_batch_case_of(cases, count, blockIdx.x);
     __syncthreads();
     dotfuzz_batch_case *bc = cases + s_case;
     const call c = make_call(bc->a, bc->b, bc->n, BLAS, bc->inc_a, bc->inc_b, bc->n_arg);

@@ -264,7 +264,8 @@ typedef struct dotfuzz_batch_case {
  * ways to give each case its blocks, in one launch:
  *   1-D   <<<blocks, block>>>: block X belongs to the last case whose
  *         first_block <= X (first_block grows with the table index: a
- *         binary search), as block X - first_block of that case's grid;
+ *         binary search, dotfuzz_batch_case_of below), as block X -
+ *         first_block of that case's grid;
  *   2-D   <<<dim3(max_grid, count), block>>>: blockIdx.y is the case,
  *         blockIdx.x its block, and blocks with blockIdx.x >= its grid
  *         return at once (gridDim.y is at most 65535: more cases take
@@ -296,6 +297,27 @@ typedef struct dotfuzz_batch {
  * any other failure; dotfuzz then reruns the batch's cases one at a time
  * through dot_device. */
 typedef int (*dotfuzz_dot_device_batch_fn)(const dotfuzz_batch *batch);
+
+#ifdef __CUDACC__
+/* Version 3, in CUDA device code: the index of the case that block x of a
+ * 1-D launch (<<<blocks, block>>>) belongs to, among cases[0 .. count):
+ * the last one whose first_block <= x, by binary search (first_block
+ * grows with the index). The block is then block x - first_block of that
+ * case's grid. */
+static __device__ __forceinline__ uint64_t dotfuzz_batch_case_of(const dotfuzz_batch_case *cases,
+                                                                 uint64_t count, uint32_t x)
+{
+    uint64_t lo = 0, hi = count;
+    while (hi - lo > 1) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (cases[mid].first_block <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+#endif
 #endif
 
 /* Tree height h(n, launch): the longest chain of roundings from an input
