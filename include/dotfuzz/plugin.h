@@ -295,7 +295,7 @@ typedef struct dotfuzz_batch {
  * bit for bit, what dot_device gives for that case alone. Returns 0, a
  * cudaError_t value (> 0) when a CUDA call failed, or a negative value for
  * any other failure; dotfuzz then reruns the batch's cases one at a time
- * through dot_device. */
+ * through dot_device, where the CUDA context survived the failure. */
 typedef int (*dotfuzz_dot_device_batch_fn)(const dotfuzz_batch *batch);
 
 #ifdef __CUDACC__
