@@ -5,8 +5,10 @@
  * share: launch 0 (the products), their round kernels (also their
  * mutants'; they report an addition of finite cells that overflows), the
  * blocks of a round, the host-side check of the loop invariant after a
- * round (debug-invariant mode, with a synchronization) and the same check
- * on the GPU, reported through the soft-error slot (no synchronization).
+ * round (debug-invariant mode, with a synchronization), the same check on
+ * the GPU, reported through the soft-error slot (no synchronization), and
+ * their batched launcher (what every batched launcher shares:
+ * kernels/batch_common.h).
  * Every helper returns 0 or the failure, with the failed call named in
  * ctx->failed_call, as the backend expects (kernels/gpu_ops.h).
  */
@@ -19,6 +21,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "kernels/batch_common.h"
 #include "kernels/gpu_ops.h"
 
 /* Runs a CUDA call; on failure names it in ctx->failed_call and returns its
@@ -625,27 +628,6 @@ __global__ void df_rounds_result_batch_kernel(const df_gpu_batch_case *cases, si
         return;
     const df_gpu_batch_case *c = cases + j;
     *(T *)(results + (size_t)16 * c->result) = c->n ? *(const T *)(scratch + c->scratch_off) : T(0);
-}
-
-/* The stream of a batch's group g (df_gpu_batch.side). */
-static inline cudaStream_t df_batch_stream(const df_gpu_batch *bt, size_t g)
-{
-    return (cudaStream_t)(bt->nside ? bt->side[g % bt->nside] : bt->stream);
-}
-
-/* Launches kern<<<(x, y), block>>>(args...) on stream st; 0, or the error
- * with the launch named in bt->failed_call. */
-template <typename... P, typename... X>
-static int df_batch_launch(df_gpu_batch *bt, cudaStream_t st, const char *name,
-                           void (*kern)(P...), dim3 grid, unsigned block, X... args)
-{
-    kern<<<grid, block, 0, st>>>(args...);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-        bt->failed_call = name;
-        return (int)e;
-    }
-    return 0;
 }
 
 /* The batched launcher of fold (TOURNAMENT false) and tournament. A

@@ -104,7 +104,7 @@ extern "C" const struct df_gpu_ops df_gpu_shfl = {
     df_shfl_enqueue<float, float>,
     df_finish_float<float>,
     df_shfl_enqueue_batch,
-    df_shfl_batch_blocks,
+    df_batch_blocks_holding,
 };
 
 extern "C" const struct df_gpu_ops df_gpu_shfl_f64acc = {
@@ -112,7 +112,7 @@ extern "C" const struct df_gpu_ops df_gpu_shfl_f64acc = {
     df_shfl_enqueue<float, double>,
     df_finish_float<double>,
     df_shfl_f64acc_enqueue_batch,
-    df_shfl_batch_blocks,
+    df_batch_blocks_holding,
 };
 
 extern "C" int df_shfl_blocks_per_sm(uint32_t block, int *blocks_per_sm)

@@ -554,12 +554,13 @@ df_shfl_kernel(const E *__restrict__ a, const E *__restrict__ b, uint64_t n,
                         soft, s_warp, s_last);
 }
 
-/* A group of a batch (cuda_backend.h): count cases of blockDim.x threads
- * each; block X belongs to the last case whose first_block <= X (thread 0
- * finds it by binary search and tells the block). Each case keeps its
- * ticket in its table entry, its partials in its scratch (past the
- * header, as in df_shfl_enqueue), writes its result to its slot and reports
- * soft errors into its own set of slots (set `result`). */
+/* A group of a batch (kernels/batch_common.h): count cases of blockDim.x
+ * threads each, each block on its case (df_batch_case_here). Each case
+ * keeps its ticket in its table entry, its partials in its scratch (past
+ * the header, as in df_shfl_enqueue), writes its result to its slot and
+ * reports soft errors into its own set of slots (set `result`). Its
+ * blocks are those holding elements (df_batch_blocks_holding); see
+ * df_shfl_block. */
 template <typename E, typename A>
 __global__ void __launch_bounds__(DF_SHFL_BLOCK_MAX, 1)
 df_shfl_batch_kernel(df_gpu_batch_case *cases, size_t count, char *scratch, char *results,
@@ -567,33 +568,12 @@ df_shfl_batch_kernel(df_gpu_batch_case *cases, size_t count, char *scratch, char
 {
     __shared__ A s_warp[DF_SHFL_WARP];
     __shared__ unsigned s_last;
-    __shared__ size_t s_case;
-    if (threadIdx.x == 0) {
-        size_t lo = 0, hi = count;
-        while (hi - lo > 1) {
-            const size_t mid = lo + (hi - lo) / 2;
-            if (cases[mid].first_block <= blockIdx.x)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        s_case = lo;
-    }
-    __syncthreads();
-    df_gpu_batch_case *c = cases + s_case;
+    df_gpu_batch_case *c = df_batch_case_here(cases, count);
     A *partials = (A *)(scratch + c->scratch_off + DF_SHFL_SCRATCH_HEADER);
     const df_soft_dev own = df_soft_dev_at(soft, c->result); /* the case's own slots */
     df_shfl_block<E, A>((const E *)c->a, (const E *)c->b, c->n, blockIdx.x - c->first_block,
-                        c->grid, c->blocks, partials, &c->ticket,
-                        (A *)(results + (size_t)16 * c->result), own, s_warp, s_last);
-}
-
-/* Blocks a batched launch runs for a case: those whose first thread is
- * below n (at least one, which writes the result); see df_shfl_block. */
-static inline uint32_t df_shfl_batch_blocks(uint64_t n, const df_launch *l)
-{
-    const uint64_t holding = (n + l->block - 1) / l->block;
-    return holding < 1 ? 1u : holding < l->grid ? (uint32_t)holding : l->grid;
+                        c->grid, c->blocks, partials, &c->ticket, df_batch_result<A>(results, c),
+                        own, s_warp, s_last);
 }
 
 template <typename A>
@@ -654,7 +634,7 @@ static int df_shfl_enqueue(df_gpu_ctx *ctx, const df_case *c)
 
 /* The batched launcher: one launch per group of equal block size, on the
  * group's stream. The backend resolved and checked every case's launch
- * (the kernel's limits); the block is checked again here, as
+ * (the kernel's limits); every group's block is checked again first, as
  * df_shfl_enqueue does. */
 template <typename E, typename A>
 static int df_shfl_enqueue_batch_t(df_gpu_batch *bt)
@@ -669,16 +649,9 @@ static int df_shfl_enqueue_batch_t(df_gpu_batch *bt)
                      "multiple of 32 in [32, 1024]", gr->block, gr->blocks);
             return (int)cudaErrorInvalidConfiguration;
         }
-        df_shfl_batch_kernel<E, A><<<gr->blocks, gr->block, 0, df_batch_stream(bt, g)>>>(
-            bt->d_cases + gr->first, gr->count, (char *)bt->d_scratch, (char *)bt->d_results,
-            bt->soft);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) {
-            bt->failed_call = "df_shfl_batch_kernel<<<>>>";
-            return (int)e;
-        }
     }
-    return 0;
+    return df_batch_each_group(bt, "df_shfl_batch_kernel<<<>>>", df_shfl_batch_kernel<E, A>,
+                               (char *)bt->d_scratch, (char *)bt->d_results, bt->soft);
 }
 
 /* Resident blocks per SM at this block size: the persistent grid's factor. */

@@ -69,7 +69,7 @@ extern "C" const struct df_gpu_ops df_gpu_shfl_f64 = {
     df_shfl_enqueue<double, double>,
     df_finish_float<double>,
     df_shfl_f64_enqueue_batch,
-    df_shfl_batch_blocks,
+    df_batch_blocks_holding,
 };
 
 extern "C" int df_shfl_f64_blocks_per_sm(uint32_t block, int *blocks_per_sm)
