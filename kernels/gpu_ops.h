@@ -75,7 +75,7 @@ typedef struct df_gpu_batch {
     const df_gpu_batch_group *groups; /* host */
     size_t ngroups;
     void *d_scratch;
-    void *d_results;        /* device: 16 bytes per case */
+    void *d_results;        /* device: 16 bytes per case, zero on arrival */
     void *stream;           /* cudaStream_t */
     /* cudaStream_t: group g's launches may go, in their order, on
      * side[g % nside] (df_batch_stream), beside the other groups' (nside

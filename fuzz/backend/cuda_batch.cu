@@ -10,15 +10,16 @@
  * soft-error slots, result slot and scratch. A kernel with a batched
  * launcher (df_gpu_ops.enqueue_batch) then runs the batch in one launch
  * per block size (fold and tournament: per stage and block size), the
- * sizes side by side on side streams, and one copy out; any other kernel
- * runs its own enqueue for each case round the side streams
- * (enqueue_each; from several of the pool's threads where the kernel says
- * its enqueue may: DF_K_ENQUEUE_THREADS), with its own launches and result
- * copies but no synchronization between cases. The results and the soft-error slots'
- * claim words come back into pinned memory, and each case's result goes
- * through the kernel's finish. Batches of the kernels that check loop
- * invariants in debug-invariant mode, and every batch once the context
- * is broken, run case after case through df_cuda_run.
+ * sizes side by side on side streams, into result slots zeroed first,
+ * and one copy out; any other kernel runs its own enqueue for each case
+ * round the side streams (enqueue_each; from several of the pool's
+ * threads where the kernel says its enqueue may: DF_K_ENQUEUE_THREADS),
+ * with its own launches and result copies but no synchronization between
+ * cases. The results and the soft-error slots' claim words come back into
+ * pinned memory, and each case's result goes through the kernel's finish.
+ * Batches of the kernels that check loop invariants in debug-invariant
+ * mode, and every batch once the context is broken, run case after case
+ * through df_cuda_run.
  *
  * Like every .cu file it is compiled twice (see Makefile); the cc half is
  * empty. */
@@ -302,6 +303,15 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         bt.d_results = cu->batch.d_bres;
         bt.stream = cu->stream;
         bt.soft = df_soft_slots_dev(&cu->batch.bsoft); /* case j's: set j */
+        /* the slots zeroed here, before the side streams fork: a launcher
+         * whose blocks add into their case's slot (atomic-block,
+         * int-atomic) finds each at zero, as its own enqueue leaves its
+         * word, for one memset a batch; a memset the launcher put on the
+         * stream would race its groups' launches on the side streams,
+         * which wait only for what the stream holds before it is called */
+        if ((e = cudaMemsetAsync(cu->batch.d_bres, 0, m * DF_CUDA_RESULT_BYTES, cu->stream)) !=
+            cudaSuccess)
+            return *call = "cudaMemsetAsync(batch results)", (int)e;
         /* groups side by side: each is a few small launches (a block size's
          * cases), which one after another on one stream leave the GPU
          * mostly idle. A side stream costs three more API calls, so a
