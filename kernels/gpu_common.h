@@ -1,14 +1,14 @@
 /* gpu_common.h — what the GPU halves of the kernels share (nvcc only): the
  * checked CUDA call, the result word's zeroing, copy and reading, the
  * launcher of the kernels that add into one result word (atomic-block,
- * int-atomic), and the parts seed 003's two kernels (fold, tournament)
- * share: launch 0 (the products), their round kernels (also their
- * mutants'; they report an addition of finite cells that overflows), the
- * blocks of a round, the host-side check of the loop invariant after a
- * round (debug-invariant mode, with a synchronization), the same check on
- * the GPU, reported through the soft-error slot (no synchronization), and
- * their batched launcher (what every batched launcher shares:
- * kernels/batch_common.h).
+ * int-atomic; their batched one: kernels/batch_common.h), and the parts
+ * seed 003's two kernels (fold, tournament) share: launch 0 (the
+ * products), their round kernels (also their mutants'; they report an
+ * addition of finite cells that overflows), the blocks of a round, the
+ * host-side check of the loop invariant after a round (debug-invariant
+ * mode, with a synchronization), the same check on the GPU, reported
+ * through the soft-error slot (no synchronization), and their batched
+ * launcher (what every batched launcher shares: kernels/batch_common.h).
  * Every helper returns 0 or the failure, with the failed call named in
  * ctx->failed_call, as the backend expects (kernels/gpu_ops.h).
  */
