@@ -6,7 +6,9 @@
  *   origin      seed 002 — lecture slides: the int dot product in CUDA C (2014)
  *   GPU code    kernels/int_atomic_gpu.h: int_atomic_kernel<false, false>,
  *               launched by int_atomic_enqueue<false, false>, read by
- *               int_atomic_finish
+ *               int_atomic_finish; batches: df_word_batch_kernel
+ *               (kernels/batch_common.h), launched by
+ *               int_atomic_enqueue_batch<false, false>
  *   host model  kernels/int_atomic_model.h: df_int_atomic_model (entry:
  *               int_atomic_model, below)
  *   h(n, l)     1: integer arithmetic does not round
@@ -19,6 +21,10 @@
  * wraps and is associative, so the block order does not change the result.
  * The seed assumed N a multiple of THREADS_PER_BLOCK; this rendering guards
  * the tail (zero past n) so any n works.
+ * A batch runs in one launch per block size: each block finds its case
+ * and runs as that block of the case's own launch, adding into the case's
+ * result slot (zeroed by the backend for the whole batch), so each case
+ * gets exactly the sum, and the soft-error reports, of its own launch.
  * How it is compiled: twice (see Makefile): cc -x c builds the host model
  * and descriptor, nvcc -DDOTFUZZ_CUDA the kernel and its launcher. */
 #include "kernels/kernel.h"
@@ -71,5 +77,6 @@ const df_kernel df_kernel_int_atomic = {
 #include "kernels/int_atomic_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_int_atomic = {
-    NULL, int_atomic_enqueue<false, false>, int_atomic_finish, NULL, NULL};
+    NULL, int_atomic_enqueue<false, false>, int_atomic_finish,
+    int_atomic_enqueue_batch<false, false>, df_batch_blocks_holding};
 #endif

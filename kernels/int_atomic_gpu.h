@@ -2,7 +2,9 @@
  * shared by kernels/int_atomic.cu and its mutants m-int32-acc, m-int16-sum
  * and m-mul24 (kernels/mutants/int_mutants.cu): the kernel, templated on
  * whether thread 0 keeps its block sum in 16 bits (m-int16-sum's bug) and
- * whether the products are __mul24's (m-mul24's), its launcher and finish.
+ * whether the products are __mul24's (m-mul24's), its launcher, batched
+ * launcher (the parent's and m-int32-acc's, which runs the parent's GPU
+ * code) and finish.
  */
 #ifndef DOTFUZZ_INT_ATOMIC_GPU_H
 #define DOTFUZZ_INT_ATOMIC_GPU_H
@@ -26,14 +28,16 @@ static __device__ __forceinline__ bool df_outside_i32(long long v)
     return v < -2147483648LL || v > 2147483647LL;
 }
 
+/* Block blk of the case's launch: its kernel's (int_atomic_kernel) or a
+ * batch's (df_word_batch_kernel, kernels/batch_common.h). */
 template <bool INT16_SUM, bool MUL24>
-__global__ void __launch_bounds__(1024)
-int_atomic_kernel(const int *a, const int *b, int *c, unsigned long long n,
-                  df_soft_dev soft)
+static __device__ __forceinline__ void int_atomic_block(const int *a, const int *b, int *c,
+                                                        unsigned long long n,
+                                                        unsigned long long blk,
+                                                        df_soft_dev soft)
 {
     __shared__ unsigned int temp[1024];
-    unsigned long long index =
-        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long index = blk * blockDim.x + threadIdx.x;
     if (index < n) {
         /* soft error: a product that int32 cannot hold (reported once per
          * kind, kernels/soft_error.h; the arithmetic below still wraps) */
@@ -48,7 +52,7 @@ int_atomic_kernel(const int *a, const int *b, int *c, unsigned long long n,
     __syncthreads();
     if (threadIdx.x == 0) {
         unsigned int sum = 0;
-        unsigned long long first = (unsigned long long)blockIdx.x * blockDim.x;
+        unsigned long long first = blk * blockDim.x;
         for (unsigned i = 0; i < blockDim.x; i++) {
             /* soft error: the block's running sum leaves int32 */
             DF_SOFT_CHECK(df_outside_i32((long long)(int)sum + (int)temp[i]), soft,
@@ -66,10 +70,29 @@ int_atomic_kernel(const int *a, const int *b, int *c, unsigned long long n,
 }
 
 template <bool INT16_SUM, bool MUL24>
+__global__ void __launch_bounds__(1024)
+int_atomic_kernel(const int *a, const int *b, int *c, unsigned long long n,
+                  df_soft_dev soft)
+{
+    int_atomic_block<INT16_SUM, MUL24>(a, b, c, n, blockIdx.x, soft);
+}
+
+template <bool INT16_SUM, bool MUL24>
 static int int_atomic_enqueue(df_gpu_ctx *ctx, const df_case *c)
 {
     return df_enqueue_one_word<int>(ctx, c, int_atomic_kernel<INT16_SUM, MUL24>,
                                     "int_atomic_kernel<<<>>>");
+}
+
+/* A batch: one launch per block size, each case's blocks adding into its
+ * own slot, zeroed by the backend (df_word_enqueue_batch). Integer
+ * addition is associative, so the slot holds exactly what the case's own
+ * launch gives, whatever order the blocks land in. */
+template <bool INT16_SUM, bool MUL24>
+static int int_atomic_enqueue_batch(df_gpu_batch *bt)
+{
+    return df_word_enqueue_batch<int, int_atomic_block<INT16_SUM, MUL24>>(
+        bt, "df_word_batch_kernel<int_atomic_block><<<>>>");
 }
 
 static inline int int_atomic_finish(df_gpu_ctx *ctx, const df_case *c,
