@@ -23,7 +23,8 @@ typedef struct df_gpu_ctx {
     const void *a, *b;      /* device: the case's vectors, at their offsets */
     void *d_scratch;        /* device scratch, >= ops->scratch_bytes() */
     size_t d_scratch_bytes;
-    void *h_scratch;        /* pinned host scratch (block partials), same size */
+    void *h_scratch;        /* pinned host scratch (block partials), same size;
+                               NULL after a batched launch (finish) */
     void *d_result;         /* device: 16 bytes for the result */
     void *h_result;         /* pinned host: 16 bytes the result is copied to */
     void *stream;           /* cudaStream_t */
@@ -104,12 +105,16 @@ struct df_gpu_ops {
     int (*enqueue)(df_gpu_ctx *ctx, const df_case *c);
     /* After the stream is synchronized: turns what enqueue copied into
      * res (host sum of partials for tree-hostsum). Returns 0 or an error as
-     * enqueue. */
+     * enqueue. After a batched launch (enqueue_batch) h_scratch is NULL and
+     * the case's result is all in h_result: tree-hostsum's batched
+     * launcher sums its partials on the GPU, and its finish reads the sum
+     * there. */
     int (*finish)(df_gpu_ctx *ctx, const df_case *c, df_result *res);
     /* Optional (NULL = none): enqueues a whole batch (df_gpu_batch, below)
-     * whose every case's result equals, bit for bit, what enqueue gives for
-     * that case alone, its soft-error reports included: case j reports
-     * into bt->soft's set j (df_soft_dev_at(bt->soft, j)). */
+     * whose every case's result equals, bit for bit, what enqueue and
+     * finish give for that case alone (for a kernel whose result varies
+     * run to run, one they could give), its soft-error reports included:
+     * case j reports into bt->soft's set j (df_soft_dev_at(bt->soft, j)). */
     int (*enqueue_batch)(struct df_gpu_batch *bt);
     /* Optional, with enqueue_batch: how many of the case's grid blocks,
      * the first ones, a batched launch runs, a group's cases one after
@@ -122,11 +127,12 @@ struct df_gpu_ops {
 };
 
 /* A batched launcher: every case of the batch, each case's result (what
- * enqueue would have put in h_result, bit for bit) written to its slot of
+ * enqueue would have put in h_result, bit for bit, or for tree-hostsum
+ * the sum its finish makes of the partials) written to its slot of
  * d_results, one launch per group. Asynchronous; returns 0 or an error as
  * enqueue (bt->failed_call names the call). The backend then copies all
  * results back at once and calls finish per case with h_result at the
- * case's slot. */
+ * case's slot (and h_scratch NULL). */
 typedef int (*df_gpu_enqueue_batch)(df_gpu_batch *bt);
 #ifdef DOTFUZZ_CUDA
 /* The shfl family's (kernels/shfl_common.h). */

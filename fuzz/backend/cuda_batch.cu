@@ -59,17 +59,21 @@ static int run_one_by_one(df_cuda *cu, const df_kernel *k, const df_case *const 
     return 0;
 }
 
-/* Case j of a batch as its own df_gpu_ctx: its vectors, scratch (and the
- * scratch's pinned twin, when there is one), result slot and set of
- * soft-error slots in the batch's buffers. */
-static void fill_batch_ctx(const df_cuda *cu, size_t j, df_gpu_ctx *ctx)
+/* Case j of a batch of k's as its own df_gpu_ctx: its vectors, scratch,
+ * result slot and set of soft-error slots in the batch's buffers, and the
+ * scratch's pinned twin where the case's enqueue copies into it: NULL for
+ * a kernel with a batched launcher (the plan makes no twin for it, and
+ * one left by an earlier kernel's batch is not this case's). */
+static void fill_batch_ctx(const df_cuda *cu, const df_kernel *k, size_t j, df_gpu_ctx *ctx)
 {
     const df_cuda_batch_item *it = &cu->plan.items[j];
     memset(ctx, 0, sizeof *ctx);
     ctx->a = (const char *)cu->batch.d_batch + it->off_a + it->pre_a;
     ctx->b = (const char *)cu->batch.d_batch + it->off_b + it->pre_b;
     ctx->d_scratch = (char *)cu->batch.d_bscratch + it->scratch_off;
-    ctx->h_scratch = cu->batch.h_bscratch ? (char *)cu->batch.h_bscratch + it->scratch_off : NULL;
+    ctx->h_scratch = cu->batch.h_bscratch && !k->gpu->enqueue_batch
+                         ? (char *)cu->batch.h_bscratch + it->scratch_off
+                         : NULL;
     ctx->d_scratch_bytes = it->scratch_bytes;
     ctx->d_result = (char *)cu->batch.d_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
     ctx->h_result = (char *)cu->batch.h_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
@@ -169,7 +173,7 @@ static void enqueue_part(void *ctx, size_t t, unsigned w)
     ep->bad_at[t] = t;
     for (size_t j = t; j < ep->m && ep->code[t] == 0; j += ep->parts) {
         df_gpu_ctx gc;
-        fill_batch_ctx(cu, j, &gc);
+        fill_batch_ctx(cu, ep->k, j, &gc);
         gc.stream = cu->launch.side[t];
         gc.cublas = cu->cublas_mt[t];
         ep->code[t] = ep->k->gpu->enqueue(&gc, &cu->plan.items[j].rc);
@@ -225,7 +229,7 @@ static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **
         return code;
     for (size_t j = 0; j < m && code == 0; j++) {
         df_gpu_ctx ctx;
-        fill_batch_ctx(cu, j, &ctx);
+        fill_batch_ctx(cu, k, j, &ctx);
         if (ns)
             ctx.stream = cu->launch.side[j % ns];
         code = k->gpu->enqueue(&ctx, &cu->plan.items[j].rc);
@@ -398,7 +402,7 @@ static void finish_one(void *ctx_, size_t j, unsigned worker)
     const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->batch.h_batch;
     const df_cuda_batch_item *it = &cu->plan.items[j];
     df_gpu_ctx ctx;
-    fill_batch_ctx(cu, j, &ctx);
+    fill_batch_ctx(cu, fj->k, j, &ctx);
     df_result *r = &fj->res[it->pos];
     int code = fj->k->gpu->finish(&ctx, &it->rc, r);
     if (code != 0) {
