@@ -6,7 +6,9 @@
  *   origin      seed 004 — a blog post: the dot product in CUDA (2021)
  *   GPU code    kernels/tree_hostsum_gpu.h: tree_hostsum_kernel<0, tree_rn>,
  *               launched by tree_hostsum_enqueue<0, tree_rn>; the CPU's sum:
- *               tree_hostsum_finish<tree_rn>
+ *               tree_hostsum_finish<tree_rn>; batches:
+ *               tree_hostsum_batch_kernel<0, tree_rn>, launched by
+ *               tree_hostsum_enqueue_batch<0, tree_rn>
  *   host model  kernels/tree_hostsum_model.h: df_tree_hostsum_model (entry:
  *               tree_hostsum_model, below)
  *   h(n, l)     1 + ceil(n / (grid * block)) + log2(block) + grid
@@ -19,6 +21,13 @@
  * them in block order (`*ans += c[i]`).
  * The tree halves the active threads each step, so it needs a power-of-two
  * block, as seed 004 says.
+ * A batch runs in one launch per block size, and its partials never reach
+ * the host (the backend brings back 16 bytes a case): the last block of
+ * each case to finish adds the case's partials on the GPU, in block order
+ * from +0 in float rounded to nearest, the CPU's loop to the bit (a NaN's
+ * payload aside), into the case's result slot, where finish reads it
+ * (tree_hostsum_gpu.h says why the bits are the same). A case alone keeps
+ * the CPU's sum.
  * How it is compiled: twice (see Makefile): cc -x c builds the host model
  * and descriptor, nvcc -DDOTFUZZ_CUDA the kernel and its launcher. */
 #include "kernels/kernel.h"
@@ -94,6 +103,10 @@ const df_kernel df_kernel_tree_hostsum = {
 #include "kernels/tree_hostsum_gpu.h"
 
 extern "C" const struct df_gpu_ops df_gpu_tree_hostsum = {
-    tree_hostsum_scratch_bytes, tree_hostsum_enqueue<0, tree_rn>, tree_hostsum_finish<tree_rn>,
-    NULL, NULL};
+    tree_hostsum_scratch_bytes,
+    tree_hostsum_enqueue<0, tree_rn>,
+    tree_hostsum_finish<tree_rn>,
+    tree_hostsum_enqueue_batch<0, tree_rn>,
+    df_batch_blocks_holding,
+};
 #endif
