@@ -43,6 +43,10 @@
 #   races        which compute-sanitizer tool sees which race mutant -> sanitizer-races.txt
 #   huge         lengths past 2^31: m-idx32 and the correct kernels that take them
 #                (--huge; about 16 GiB of vectors a case) -> hunt-huge.md
+#   rates        run's pace: the batched kernels and the default campaign; the batched
+#                launchers against one case a launch; the example batched plugin
+#                (PLUGIN) checked and benched -> run-rates.txt, batched-launchers.txt,
+#                plugin-batch.txt, bench-plugin.txt
 #   blas [S]     BLAS calls (strides of any sign, zero, n <= 0) on every kernel that
 #                takes them for S seconds (default 60), the stride mutants under
 #                hunt, the regression corpus replayed -> blas.txt
@@ -328,6 +332,38 @@ huge() {
   local rc=$?
   echo "exit $rc" >>"$f"
   cat "$f"
+  return $rc
+}
+
+# The pace a user gets and its checks: each batched built-in kernel and the
+# default campaign under run (run-rates.txt); the batched launchers against
+# one case a launch (batched-launchers.txt); the example batched plugin
+# (PLUGIN, default build/mydot_batch.so: make example-plugin-cuda), its two
+# forms with BLAS calls (plugin-batch.txt) and its bench (bench-plugin.txt).
+rates() {
+  local plugin=${PLUGIN:-build/mydot_batch.so} q="--save-precision none --quiet" k rc=0
+  local r="$DF run --backend cuda --seed 1 $q --save-bugs none --corpus $WORK/rates"
+  { echo "\$ $DF run --backend cuda [--kernel K] --time 3s|10s|5s --seed 1 $q --save-bugs none --corpus DIR   (K: each kernel alone; none: the default campaign; shfl with --max-n 2000)"
+    echo "commit: $(commit_of)"
+    for k in atomic-block int-atomic tree-hostsum shfl; do echo "$k $($r --kernel $k --time 3s 2>&1 | grep 'cases in')"; done
+    echo "default $($r --time 10s 2>&1 | grep 'cases in')"
+    echo "shfl max-n 2000 $($r --kernel shfl --max-n 2000 --time 5s 2>&1 | grep 'cases in')"
+  } >"$OUTDIR/run-rates.txt"
+  { echo "\$ $DF run --backend cuda --kernel int-atomic,tree-hostsum --seed 1 --cases 20000 --schedule 1 --meta-every 0 ...; the same four kernels at --batch 1 and 256, tables compared; atomic-block,m-claims-det --schedule 8"
+    echo "commit: $(commit_of)"
+    $DF run --backend cuda --kernel int-atomic,tree-hostsum --seed 1 --cases 20000 --schedule 1 --meta-every 0 --save-bugs all $q --corpus $WORK/sched 2>&1 | sed -n 1,4p
+    for b in 1 256; do $DF run --backend cuda --kernel int-atomic,tree-hostsum,m-int32-acc,m-pow2-tree --seed 11 --cases 5000 --batch $b --save-precision all --save-bugs all --quiet --corpus $WORK/bv$b >"$WORK/bv$b.txt" 2>&1; done
+    diff <(grep -v ' cases in ' "$WORK/bv1.txt" | sed "s|$WORK/bv1|D|") <(grep -v ' cases in ' "$WORK/bv256.txt" | sed "s|$WORK/bv256|D|") && echo "batch 1 and 256: same tables"
+    $DF run --backend cuda --kernel atomic-block,m-claims-det --seed 1 --cases 20000 --schedule 8 --save-bugs all $q --corpus $WORK/ab 2>&1 | sed -n 1,4p
+  } >"$OUTDIR/batched-launchers.txt" || rc=1
+  { echo "\$ $DF run --backend cuda --kernel-lib $plugin --kernel mydot-batch,mydot-batch-blas --time 30s --seed 3 --save-bugs new $q --corpus DIR [--batch 1 --time 10s]"
+    echo "commit: $(commit_of)"
+    $DF run --backend cuda --kernel-lib "$plugin" --kernel mydot-batch,mydot-batch-blas --time 30s --seed 3 --save-bugs new $q --corpus $WORK/mb 2>&1 | sed -n 1,4p
+    $DF run --backend cuda --kernel-lib "$plugin" --kernel mydot-batch,mydot-batch-blas --time 10s --batch 1 --seed 3 --save-bugs new $q --corpus $WORK/mb1 2>&1 | sed -n 1,4p
+  } >"$OUTDIR/plugin-batch.txt" || rc=1
+  { echo "\$ $DF bench --backend cuda --kernel-lib $plugin --kernel mydot-batch --time 3"; echo "commit: $(commit_of)"
+    $DF bench --backend cuda --kernel-lib "$plugin" --kernel mydot-batch --time 3 2>&1 | grep -v '^dotfuzz run: skipping'; } >"$OUTDIR/bench-plugin.txt" || rc=1
+  cat "$OUTDIR/run-rates.txt" "$OUTDIR/batched-launchers.txt" "$OUTDIR/plugin-batch.txt"
   return $rc
 }
 
@@ -668,7 +704,11 @@ readme() {
     [ -f "$OUTDIR/env.txt" ] && row "$gpu, driver $driver, $(first "$OUTDIR/env.txt" '^Cuda compilation|release' | sed 's/.*release \([0-9.]*\).*/CUDA \1/')" env.txt
     [ -f "$OUTDIR/identity.txt" ] && row "this build against an earlier one, every family, findings byte for byte: $(awk '/^\$ scripts\/identity.sh/ { b = $5 } /^(IDENTICAL|DIFFERENT)$/ { printf "%s%s %s", sep, b, $1; sep = ", " }' "$OUTDIR/identity.txt")" identity.txt
     [ -f "$OUTDIR/bandwidth.md" ] && row "$(awk -F'|' '$2 ~ /^ shfl $/ { gsub(/ /, "", $8); gsub(/ /, "", $9); gsub(/ /, "", $10); print "shfl at n = 2^28: " $8 " GB/s, " $9 " of peak, " $10 " cuBLAS sdot" }' "$OUTDIR/bandwidth.md")" bandwidth.md
-    [ -f "$OUTDIR/bench.txt" ] && row "$(awk '/^seed loop, n = 2000/ { loop = $6 } /^harness n = 2000, verified/ { h = $6 } END { if (h && loop) printf "%d verified cases/s at n = 2000 (shfl, batch 4096), %.0fx the seeds'"'"' loop (%d cases/s)", h, h / loop, loop }' "$OUTDIR/bench.txt")" bench.txt
+    [ -f "$OUTDIR/bench.txt" ] && row "$(awk '/^seed loop, n = 2000/ { loop = $6 } /^harness n = 2000, verified/ { h = $6 } /^default campaign, / { c = $5; el = $7; k = $3 } END { if (h && loop) printf "%d verified cases/s at n = 2000 (shfl, batch 4096), %.0fx the seeds'"'"' loop (%d cases/s)", h, h / loop, loop; if (c) printf "; the default campaign (%s kernels) %d cases/s, %s elements/s", k, c, el }' "$OUTDIR/bench.txt")" bench.txt
+    [ -f "$OUTDIR/run-rates.txt" ] && row "run at its defaults: $(awk 'function rate(s) { sub(/.*\(/, "", s); sub(/ cases\/s.*/, "", s); return s } /^default / { printf "every kernel %s cases/s", rate($0) } /^shfl max-n 2000 / { printf "; shfl at --max-n 2000 %s cases/s", rate($0) }' "$OUTDIR/run-rates.txt")" run-rates.txt
+    [ -f "$OUTDIR/batched-launchers.txt" ] && row "batched launchers against one case a launch: $(grep -c 'same tables' "$OUTDIR/batched-launchers.txt") table comparison(s) equal$(awk '$1 == "int-atomic" || $1 == "tree-hostsum" { if ($2 ~ /^[0-9]+$/) printf "; %s %s of %s model-equal, %s bugs", $1, $9, $2, $7 }' "$OUTDIR/batched-launchers.txt")" batched-launchers.txt
+    [ -f "$OUTDIR/plugin-batch.txt" ] && row "the example batched plugin (BLAS calls too): $(awk '/ cases in / { n++; printf "%s%s cases", (n > 1 ? "; one case a launch: " : ""), $3 } / mydot-batch/ && $2 ~ /^[0-9]+$/ { printf ", %s %s bugs", $1, $7 }' "$OUTDIR/plugin-batch.txt")" plugin-batch.txt
+    [ -f "$OUTDIR/bench-plugin.txt" ] && [ -f "$OUTDIR/bench.txt" ] && row "the batched plugin at n = 2000: $(awk 'FNR == 1 { f++ } /^harness n = 2000, verified/ { r[f] = $6 } END { if (r[1] && r[2]) printf "%d verified cases/s, %.2fx shfl'"'"'s %d", r[1], r[1] / r[2], r[2] }' "$OUTDIR/bench-plugin.txt" "$OUTDIR/bench.txt")" bench-plugin.txt
     [ -f "$OUTDIR/hunt.md" ] && row "$(first "$OUTDIR/hunt.md" 'mutant\(s\) escaped')" hunt.md
     [ -f "$OUTDIR/campaign/summary.txt" ] && row "$(grep -E 'cases in' "$OUTDIR/campaign/summary.txt" | tail -n 1) ($(sed -n 's/^sessions *: //p' "$OUTDIR/campaign/fuzzer_stats") session(s)); bugs: $(sed -n 's/^bug *: //p' "$OUTDIR/campaign/fuzzer_stats")" campaign/summary.txt
     [ -f "$OUTDIR/campaign/report/report.md" ] && row "the campaign's report and plots" campaign/report/report.md "$DF report WORK/camp --out campaign/report" campaign/summary.txt
@@ -683,7 +723,7 @@ readme() {
     [ -f "$OUTDIR/lowp.txt" ] && row "tensor-core dots against their fused models: $(awk '($1 ~ /^(wg)?mma-/ || $1 == "half2-f16") && $2 ~ /^[0-9]+$/ { m = $9 == $2 ? $9 " of " $2 " cases equal to its model" : $9 > 0 ? $9 " of " $2 " cases equal to its model (the rest below 2^-101)" : $2 " cases, no host model"; printf "%s%s %s, %s bugs", sep, $1, m, $7; sep = "; " }' "$OUTDIR/lowp.txt")" lowp.txt
     [ -f "$OUTDIR/hunt-huge.md" ] && row "past 2^31 elements (--huge): $(awk -F'|' '$3 ~ /mutant/ { gsub(/ /, "", $2); gsub(/ /, "", $5); gsub(/ /, "", $6); gsub(/ /, "", $7); gsub(/ /, "", $8); printf "%s%s caught %s at case %s (%s s, rule %s)", sep, $2, $5, $6, $7, $8; sep = "; " } $3 ~ /correct/ { gsub(/ /, "", $2); sub(/^ */, "", $5); sub(/ *$/, "", $5); printf "%s%s %s", sep, $2, $5; sep = "; " }' "$OUTDIR/hunt-huge.md")" hunt-huge.md
     [ -f "$OUTDIR/check-cost.txt" ] && row "what the checks cost, cases/s: $(awk '/^schedule [0-9]+:/ { n = $2; sub(/:$/, "", n); x = $0; sub(/.*\(/, "", x); sub(/ cases\/s.*/, "", x); printf "%s--schedule %s %s", sep, n, x; sep = ", " } /^sanitize / { n = $2; sub(/:$/, "", n); printf "%s--sanitize %s %s", sep, n, $(NF - 3) }' "$OUTDIR/check-cost.txt")" check-cost.txt
-    [ -f "$OUTDIR/blas.txt" ] && row "BLAS calls on the GPU: $(awk '/ cases in / { printf "%s cases in %s s", $3, $6 } / bug\(s\)$/ { printf ", %s bug(s)", $(NF-1) } /\| mutant \|/ { gsub(/ /, "", $2); gsub(/ /, "", $5); gsub(/ /, "", $6); printf "; %s caught %s at case %s", $2, $5, $6 }' "$OUTDIR/blas.txt")" blas.txt
+    [ -f "$OUTDIR/blas.txt" ] && row "BLAS calls on the GPU: $(awk '/ cases in / { printf "%s cases in %s s", $3, $6 } / bug\(s\)$/ { printf ", %s bug(s)", $(NF-1) } /\| mutant \|/ { split($0, f, "|"); gsub(/ /, "", f[2]); gsub(/ /, "", f[5]); gsub(/ /, "", f[6]); printf "; %s caught %s at case %s", f[2], f[5], f[6] }' "$OUTDIR/blas.txt")" blas.txt
     [ -f "$OUTDIR/sanitizer-races.txt" ] && row "races under compute-sanitizer: $(awk '/^== / { t = $2 } /^BUG .* sanitizer/ { printf "%s%s sees %s", sep, t, $2; sep = "; "; seen[$2] = 1 } END { split("m-zero-inside m-no-fence m-shfl-divergent m-nonatomic", k, " "); for (i = 1; i <= 4; i++) if (!seen[k[i]]) { printf "%s%s", (n++ ? ", " : "; no tool sees "), k[i] } }' "$OUTDIR/sanitizer-races.txt")" sanitizer-races.txt
     [ -f "$OUTDIR/untrusted.txt" ] && row "$(awk -F' [|] ' '/^files replayed/ { split($2, a, ": "); ch += a[2]; split($3, b, ": "); lost += b[2]; n++ } END { printf "%d runs (a campaign, a plain run, smoke) with crashing and hanging kernels: %d crash and hang findings, %d of them not judged a bug again on replay", n, ch, lost }' "$OUTDIR/untrusted.txt")" untrusted.txt
   } >"$f"
@@ -735,8 +775,9 @@ case "${1:-}" in
   cost) cost "${2:-5}" ;;
   huge) huge ;;
   blas) blas "${2:-60}" ;;
+  rates) rates ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
-  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|wgmma [S]|fp8 [S]|fp8long|peers [S]|races|blas [S]|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
+  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|wgmma [S]|fp8 [S]|fp8long|peers [S]|races|blas [S]|rates|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac
