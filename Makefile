@@ -71,7 +71,7 @@ ifneq ($(NVCC),)
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcublasLt -lcudart_static -ldl -lrt -lstdc++
 endif
 
-.PHONY: all test help clean install uninstall man check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda refs-cache host-mem judge-cost cpu-sample
+.PHONY: all test help clean install uninstall man check-cuda example-plugin example-plugin-cuda libfuzzer libfuzzer-cuda refs-cache host-mem judge-cost lowp-cost cpu-sample
 all: dotfuzz
 
 help:
@@ -85,6 +85,7 @@ help:
 	@echo "make host-mem    build $(BUILD)/tools/host-mem (the host's memory under one long case's references and model, alone and on every thread)"
 	@echo "make refs-cache  build $(BUILD)/tools/refs-cache (what the references' first read of a case's data costs, on N threads)"
 	@echo "make judge-cost  build $(BUILD)/tools/judge-cost (a precision verdict's judgement with and without its text)"
+	@echo "make lowp-cost   build $(BUILD)/tools/lowp-cost (a low-precision case's host models and references, one thread)"
 	@echo "make cpu-sample  build $(BUILD)/tools/libcpusample.so (a CPU sampling profiler to preload where there is no perf)"
 	@echo "make install    install bin/dotfuzz, include/dotfuzz/plugin.h, the pkg-config file"
 	@echo "                dotfuzz-plugin.pc and the man page dotfuzz.1 under PREFIX (now: $(PREFIX))"
@@ -200,6 +201,11 @@ $(BUILD)/tools/host-mem: $(BUILD)/tools/host_mem.o $(BUILD)/libdotfuzz.a
 # what the why text costs a precision judgement (tools/judge_cost.c)
 judge-cost: $(BUILD)/tools/judge-cost
 $(BUILD)/tools/judge-cost: $(BUILD)/tools/judge_cost.o $(BUILD)/libdotfuzz.a
+	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
+
+# a low-precision case's host models and references (tools/lowp_cost.c)
+lowp-cost: $(BUILD)/tools/lowp-cost
+$(BUILD)/tools/lowp-cost: $(BUILD)/tools/lowp_cost.o $(BUILD)/libdotfuzz.a
 	$(CC) $(CFLAGS) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
 
 # a CPU sampling profiler preloaded on the GPU host, which has no
