@@ -28,6 +28,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fuzz/case.h"
 #include "fuzz/pcg32.h" /* DF_HD */
@@ -115,6 +116,90 @@ DF_HD double df_lowp_decode(df_lowp f, uint32_t bits)
     if (ex == 0) /* subnormal: man 2^(1 - bias - man_bits) */
         return sign * ldexp((double)man, 1 - s.bias - s.man_bits);
     return sign * ldexp((double)((1u << s.man_bits) | man), (int)ex - s.bias - s.man_bits);
+}
+
+/* The value of bits in format f as an f32's bits: (float)df_lowp_decode(f,
+ * bits), bit for bit, without a libm call, for loops over whole vectors
+ * (df_type_widen, the fused models). Exact: f32 holds every value of every
+ * format. A normal encoding's fields move into f32's as they are, its
+ * exponent rebiased (127 - bias added); so does a bf16 subnormal (f32's
+ * exponent field and bias are bf16's). Another format's subnormal is its
+ * fraction, an integer below 2^man_bits, times the format's subnormal unit
+ * 2^(1 - bias - man_bits), a normal f32: a product that is exact. Inf, and
+ * NaN as the canonical quiet NaN (0x7fc00000), keep their sign. */
+DF_HD uint32_t df_lowp_f32_bits(df_lowp f, uint32_t bits)
+{
+    df_lowp_shape s = df_lowp_shape_of(f);
+    uint32_t sign = (bits >> (s.bits - 1) & 1u) << 31;
+    uint32_t mag = bits & ((1u << (s.bits - 1)) - 1u), man_all = (1u << s.man_bits) - 1u;
+    uint32_t ex = mag >> s.man_bits, top = (1u << s.exp_bits) - 1u;
+    uint32_t r = (mag << (23 - s.man_bits)) + ((uint32_t)(127 - s.bias) << 23);
+    if (ex == 0 && s.bias != 127) {
+        uint32_t unit = (uint32_t)(127 + 1 - s.bias - s.man_bits) << 23; /* 2^(1-bias-man) */
+        float u, v;
+        memcpy(&u, &unit, sizeof u);
+        v = (float)mag * u;
+        memcpy(&r, &v, sizeof r);
+    }
+    if (s.ieee && ex == top)
+        r = mag & man_all ? UINT32_C(0x7fc00000) : UINT32_C(0x7f800000);
+    if (!s.ieee && mag == (top << s.man_bits | man_all))
+        r = UINT32_C(0x7fc00000);
+    return sign | r;
+}
+
+/* df_lowp_decode(f, bits) through df_lowp_f32_bits: the same double, a
+ * NaN's bits included (f32's canonical NaN widens to double's). */
+DF_HD double df_lowp_value(df_lowp f, uint32_t bits)
+{
+    uint32_t u = df_lowp_f32_bits(f, bits);
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return (double)x;
+}
+
+/* The largest finite value of f as a double, without a libm call: the
+ * exponent of df_lowp_max_bits and a fraction of all ones (E4M3: all ones
+ * but the lowest bit). */
+DF_HD double df_lowp_max_value(df_lowp f)
+{
+    df_lowp_shape s = df_lowp_shape_of(f);
+    uint64_t top = (1u << s.exp_bits) - (s.ieee ? 2u : 1u);
+    uint64_t frac = ((UINT64_C(1) << s.man_bits) - (s.ieee ? 1u : 2u)) << (52 - s.man_bits);
+    uint64_t u = (top - (uint64_t)s.bias + 1023) << 52 | frac;
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* x rounded to format f, to nearest, ties to even, as df_lowp_round(f, x,
+ * 0) gives it wherever that is finite (|result| <= df_lowp_max_value(f)),
+ * without a libm call; *half gets half f's unit at x. With q the exponent
+ * of that unit (x's exponent, at least the smallest normal's, less
+ * man_bits) and M = 1.5 2^(q + 52), |x| + M lies in [2^(q + 52),
+ * 2^(q + 53)), where a double's unit is 2^q: the addition rounds |x| to a
+ * multiple of 2^q, to nearest, ties to the even multiple (M is an even
+ * one), and subtracting M is exact. x sits on a midpoint of f exactly when
+ * ||x| - |result|| == *half (that difference is exact). For NaN, for
+ * +-Inf and past f's largest value (whose rounding is Inf or E4M3's NaN,
+ * or the largest with saturation) it gives NaN or a value past the
+ * largest: there the caller takes df_lowp_round. */
+DF_HD double df_lowp_round_near(df_lowp f, double x, double *half)
+{
+    df_lowp_shape s = df_lowp_shape_of(f);
+    uint64_t u;
+    double a = fabs(x), m, h, r;
+    memcpy(&u, &a, sizeof u);
+    int e = (int)(u >> 52) - 1023, emin = 1 - s.bias;
+    e = e < emin ? emin : e > s.bias + 2 ? s.bias + 2 : e; /* Inf: past the largest */
+    int q = e - s.man_bits;
+    uint64_t mu = (uint64_t)(q + 52 + 1023) << 52 | UINT64_C(1) << 51;
+    uint64_t hu = (uint64_t)(q - 1 + 1023) << 52;
+    memcpy(&m, &mu, sizeof m);
+    memcpy(&h, &hu, sizeof h);
+    r = (a + m) - m;
+    *half = h;
+    return copysign(r, x);
 }
 
 /* x rounded to format f, to nearest, ties to even; its bits. A NaN gives

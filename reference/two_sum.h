@@ -29,7 +29,13 @@ static inline double df_two_sum(double x, double y, double *e)
 static inline double df_lowp_add_rn(df_lowp f, double x, double y)
 {
     double e, s = df_two_sum(x, y, &e);
-    double r = df_lowp_round(f, s, 0);
+    /* s's rounding without a libm call (df_lowp_round_near) wherever it is
+     * finite in f, and s is not a midpoint reached by a rounding (e != 0):
+     * there it is what the steps below give */
+    double unit_half, r = df_lowp_round_near(f, s, &unit_half);
+    if (fabs(r) <= df_lowp_max_value(f) && (e == 0 || fabs(fabs(s) - fabs(r)) != unit_half))
+        return r;
+    r = df_lowp_round(f, s, 0);
     if (e == 0 || !isfinite(s))
         return r; /* e != 0: s != 0 below */
     df_lowp_shape sh = df_lowp_shape_of(f);

@@ -3,10 +3,13 @@
  * midpoint between neighbours rounds to the even one, and a hair either
  * side to the nearer; overflow, saturation, NaN, Inf and signed zeros
  * behave as the formats' specifications say; random doubles round as MPFR
- * rounds them into each format's precision and exponent range. */
+ * rounds them into each format's precision and exponent range; the
+ * decoding and the rounding without libm (df_lowp_f32_bits,
+ * df_lowp_value, df_lowp_round_near) are the same, bit for bit. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <mpfr.h>
+#include <string.h>
 
 #include "fuzz/lowp.h"
 #include "fuzz/pcg32.h"
@@ -39,8 +42,28 @@ static double expected(df_lowp f, double x, int saturate)
     return r;
 }
 
+/* df_lowp_round_near beside df_lowp_round: the same bits wherever it
+ * says its rounding is finite, which is wherever df_lowp_round's is; half
+ * the unit at x. */
+static void check_near(df_lowp f, double x)
+{
+    df_lowp_shape s = df_lowp_shape_of(f);
+    double half, near = df_lowp_round_near(f, x, &half), slow = df_lowp_round(f, x, 0);
+    int finite = fabs(near) <= df_lowp_max_value(f);
+    cr_assert_eq(finite, isfinite(slow) != 0, "format %d: %a -> %a near, %a", f, x, near, slow);
+    if (!finite)
+        return;
+    cr_assert(near == slow && signbit(near) == signbit(slow), "format %d: %a -> %a, want %a", f,
+              x, near, slow);
+    int e = x == 0 ? 1 - s.bias : ilogb(x);
+    cr_assert_eq(half, ldexp(1, (e < 1 - s.bias ? 1 - s.bias : e) - s.man_bits - 1),
+                 "format %d: %a: half unit %a", f, x, half);
+}
+
 static void check(df_lowp f, double x, int saturate)
 {
+    if (!isnan(x))
+        check_near(f, x);
     double got = df_lowp_round(f, x, saturate), want = expected(f, x, saturate);
     if (isnan(want)) {
         cr_assert(isnan(got), "format %d: %a -> %a, want NaN", f, x, got);
@@ -92,6 +115,26 @@ Test(lowp, every_value_and_every_midpoint)
             cr_assert_eq(nans, 2 * ((1u << s.man_bits) - 1), "%s", names[f]);
             cr_assert_eq(infs, 2, "%s", names[f]);
         }
+    }
+}
+
+/* The decoding without libm (df_lowp_f32_bits, df_lowp_value) is
+ * df_lowp_decode's, bit for bit, for every pattern of every format (NaN's
+ * included), and df_lowp_max_value its largest value. */
+Test(lowp, fast_decoding_is_every_patterns_value)
+{
+    for (int f = 0; f < DF_LOWP_COUNT; f++) {
+        df_lowp_shape s = df_lowp_shape_of((df_lowp)f);
+        for (uint32_t b = 0; b < 1u << s.bits; b++) {
+            double v = df_lowp_decode((df_lowp)f, b), w = df_lowp_value((df_lowp)f, b);
+            float x = (float)v;
+            uint32_t want, got = df_lowp_f32_bits((df_lowp)f, b);
+            memcpy(&want, &x, sizeof want);
+            cr_assert_eq(got, want, "%s %#x: f32 bits %#x, want %#x", names[f], b, got, want);
+            cr_assert(memcmp(&v, &w, sizeof v) == 0, "%s %#x: %a, want %a", names[f], b, w, v);
+        }
+        cr_assert_eq(df_lowp_max_value((df_lowp)f),
+                     df_lowp_decode((df_lowp)f, df_lowp_max_bits((df_lowp)f)), "%s", names[f]);
     }
 }
 
