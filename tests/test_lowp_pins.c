@@ -18,8 +18,17 @@
  * them, and cases past a reference chunk made of generated cases end to
  * end (several families in one case).
  *
+ * A model's NaN result is hashed as one NaN, whatever its sign and
+ * payload: where two NaNs meet in a float addition (the chains' sum) the
+ * one that comes out is the operand order the compiler picks, which
+ * differs between translation units of the same source (the rows below
+ * that evaluate a declaration inline here, and the kernels' own), and the
+ * oracle takes any NaN for any other. The references' NaNs are pinned as
+ * they are.
+ *
  * DF_PINS_PRINT=1 prints each row's hash as the table below writes it. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,55 +165,55 @@ static const model_row model_rows[] = {
 static const pin model_pins[] = {
     {"mma-f16/lp-range", UINT64_C(0xa73e4463e47412a5)},
     {"mma-f16/lp-subnormal", UINT64_C(0x7065164abeda416c)},
-    {"mma-f16/lp-special", UINT64_C(0x327420526b9e65eb)},
+    {"mma-f16/lp-special", UINT64_C(0x43b36696ba57e2eb)},
     {"mma-f16/lp-cancel", UINT64_C(0xc6ca02c7c04240d4)},
     {"mma-bf16/lp-range", UINT64_C(0xe0d430eca37ca0c8)},
     {"mma-bf16/lp-subnormal", UINT64_C(0xadb82ec7be99ce93)},
-    {"mma-bf16/lp-special", UINT64_C(0xe941dda77b386503)},
+    {"mma-bf16/lp-special", UINT64_C(0xc688405ac4043703)},
     {"mma-bf16/lp-cancel", UINT64_C(0x9cee348c706de486)},
     {"wgmma-e4m3/lp-range", UINT64_C(0x26e9820df742e908)},
     {"wgmma-e4m3/lp-subnormal", UINT64_C(0x9374d885bf06244a)},
-    {"wgmma-e4m3/lp-special", UINT64_C(0x72ab2159cc0f5d61)},
+    {"wgmma-e4m3/lp-special", UINT64_C(0x01b8b22ae393a761)},
     {"wgmma-e4m3/lp-cancel", UINT64_C(0xabae47e3af2289dd)},
     {"wgmma-e4m3-promoted/lp-range", UINT64_C(0x03e5240454b1088e)},
     {"wgmma-e4m3-promoted/lp-subnormal", UINT64_C(0xb100b60f3c1eca83)},
-    {"wgmma-e4m3-promoted/lp-special", UINT64_C(0x3c3d13a73d351614)},
+    {"wgmma-e4m3-promoted/lp-special", UINT64_C(0x78179653c042ab14)},
     {"wgmma-e4m3-promoted/lp-cancel", UINT64_C(0xef493feebd36f0b8)},
     {"m-wgmma-fp32/lp-range", UINT64_C(0x26e9820df742e908)},
     {"m-wgmma-fp32/lp-subnormal", UINT64_C(0x9374d885bf06244a)},
-    {"m-wgmma-fp32/lp-special", UINT64_C(0x72ab2159cc0f5d61)},
+    {"m-wgmma-fp32/lp-special", UINT64_C(0x01b8b22ae393a761)},
     {"m-wgmma-fp32/lp-cancel", UINT64_C(0xabae47e3af2289dd)},
-    {"half2-f16/lp-range", UINT64_C(0x25b5fcff7b0b9083)},
+    {"half2-f16/lp-range", UINT64_C(0x47281f66dfe90083)},
     {"half2-f16/lp-subnormal", UINT64_C(0xc7b051f772aab9dc)},
-    {"half2-f16/lp-special", UINT64_C(0xd8b4f1c127d146d2)},
-    {"half2-f16/lp-cancel", UINT64_C(0x0b3a06a5edf443fd)},
-    {"m-half2-f32-declared/lp-range", UINT64_C(0x25b5fcff7b0b9083)},
+    {"half2-f16/lp-special", UINT64_C(0xec1acca8e7a489d2)},
+    {"half2-f16/lp-cancel", UINT64_C(0xce24dd6365357a7d)},
+    {"m-half2-f32-declared/lp-range", UINT64_C(0x47281f66dfe90083)},
     {"m-half2-f32-declared/lp-subnormal", UINT64_C(0xc7b051f772aab9dc)},
-    {"m-half2-f32-declared/lp-special", UINT64_C(0xd8b4f1c127d146d2)},
-    {"m-half2-f32-declared/lp-cancel", UINT64_C(0x0b3a06a5edf443fd)},
+    {"m-half2-f32-declared/lp-special", UINT64_C(0xec1acca8e7a489d2)},
+    {"m-half2-f32-declared/lp-cancel", UINT64_C(0xce24dd6365357a7d)},
     {"mma-e4m3 declared/lp-range", UINT64_C(0x8b26981d40a4d012)},
     {"mma-e4m3 declared/lp-subnormal", UINT64_C(0x499733060fb02726)},
-    {"mma-e4m3 declared/lp-special", UINT64_C(0x1c20ea64e692ce11)},
+    {"mma-e4m3 declared/lp-special", UINT64_C(0xc35ba99a2862d291)},
     {"mma-e4m3 declared/lp-cancel", UINT64_C(0xf72a29be50210085)},
     {"wgmma chain on e5m2/lp-range", UINT64_C(0x7178f7eea5fd3b4f)},
     {"wgmma chain on e5m2/lp-subnormal", UINT64_C(0x45da7a8f334cedc2)},
-    {"wgmma chain on e5m2/lp-special", UINT64_C(0x7b3dea6eea3268ed)},
+    {"wgmma chain on e5m2/lp-special", UINT64_C(0x318ae9f21534eb6d)},
     {"wgmma chain on e5m2/lp-cancel", UINT64_C(0xf964a6b2039ee65b)},
     {"fp32 chain on e5m2 promoted/lp-range", UINT64_C(0xc7fd6e6ab37b70c1)},
     {"fp32 chain on e5m2 promoted/lp-subnormal", UINT64_C(0x458d1a532045fd0e)},
-    {"fp32 chain on e5m2 promoted/lp-special", UINT64_C(0xe46a41b6f66cbf48)},
+    {"fp32 chain on e5m2 promoted/lp-special", UINT64_C(0x21a604dfa46089c8)},
     {"fp32 chain on e5m2 promoted/lp-cancel", UINT64_C(0x2653ddce62d1bfcb)},
     {"wgmma chain on f16/lp-range", UINT64_C(0xb804c63272a87421)},
     {"wgmma chain on f16/lp-subnormal", UINT64_C(0x87527c875a8486d4)},
-    {"wgmma chain on f16/lp-special", UINT64_C(0xf2b4e8ed966740c2)},
+    {"wgmma chain on f16/lp-special", UINT64_C(0xa462307e35d35742)},
     {"wgmma chain on f16/lp-cancel", UINT64_C(0x58e8989dec2aaa0e)},
     {"mma-f16 decl on bf16/lp-range", UINT64_C(0xc586c58e3119ad15)},
     {"mma-f16 decl on bf16/lp-subnormal", UINT64_C(0x8fed60f1e1889625)},
-    {"mma-f16 decl on bf16/lp-special", UINT64_C(0x1d799e3070e85744)},
+    {"mma-f16 decl on bf16/lp-special", UINT64_C(0xe3f46c57a991ba44)},
     {"mma-f16 decl on bf16/lp-cancel", UINT64_C(0x19d4e072e860ec48)},
     {"mma-f16 decl on e4m3/lp-range", UINT64_C(0xede20f08e023a684)},
     {"mma-f16 decl on e4m3/lp-subnormal", UINT64_C(0x367d5017eddfc0df)},
-    {"mma-f16 decl on e4m3/lp-special", UINT64_C(0xa079f1a18fa5dc97)},
+    {"mma-f16 decl on e4m3/lp-special", UINT64_C(0xe523f3209ce88597)},
     {"mma-f16 decl on e4m3/lp-cancel", UINT64_C(0xdeb4ab87d6e35728)},
 };
 
@@ -221,7 +230,8 @@ static void run_model_row(const model_row *mr, uint32_t fam, df_scratch *buf, ui
             (void)df_model_fused_as(&k, mr->as ? mr->as : k.fused, &c, &out);
         else
             (void)k.host_model(&c, &s, &out);
-        HASH(*h, out.f);
+        double f = isnan(out.f) ? NAN : out.f; /* any NaN as one (above) */
+        HASH(*h, f);
         HASH(*h, out.status);
     }
     df_scratch_free(&s);
