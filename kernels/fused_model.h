@@ -23,6 +23,8 @@
 static inline double df_fused_chain(const df_fused_model *m, const df_case *c,
                                     uint64_t first, uint64_t stride, uint64_t end)
 {
+    if (df_type_is_lowp(c->type)) /* the same steps, in integers where exact */
+        return df_fused_chain_lowp(m, c->type, c->a, c->b, c->n, first, stride, end);
     double a[64], b[64], acc = 0.0;
     uint64_t g = m->group;
     for (uint64_t base = first; base < end; base += stride) {

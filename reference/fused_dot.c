@@ -7,13 +7,6 @@
 
 #include "reference/fused_dot.h"
 
-/* The exponent a zero term (a zero product, or c = 0) takes in the
- * alignment: below every real term's, so it never sets the cut (MMA-Sim
- * gives it -999): an H100's bf16 products below 2^-126 beside c = 0 keep
- * every bit down to f32's subnormal quantum, which an exponent of -126 for
- * the zero c cuts (docs/tensor-cores.md). */
-#define ZERO_EXP (-999)
-
 df_fused_model df_fused_hopper_f16(void)
 {
     return (df_fused_model){16, 25, 23, -126, 127, DF_ROUND_ZERO, -14};
@@ -49,11 +42,11 @@ double df_round_bits(double x, int bits, int min_exp, int max_exp, df_round mode
 }
 
 /* x as significand and exponent, x = s 2^e: s in [1, 2), or below 1 at
- * min_exp for a subnormal of x's format; a zero at ZERO_EXP. */
+ * min_exp for a subnormal of x's format; a zero at DF_FUSED_ZERO_EXP. */
 static double split(double x, int min_exp, int *e)
 {
     if (x == 0) {
-        *e = ZERO_EXP;
+        *e = DF_FUSED_ZERO_EXP;
         return 0.0;
     }
     int k;
@@ -86,7 +79,7 @@ double df_fused_group(const df_fused_model *m, double c, const double *a, const 
         int ea, eb;
         double sa = split(a[i], m->in_min_exp, &ea), sb = split(b[i], m->in_min_exp, &eb);
         sig[nt] = sa * sb; /* exact: two significands of at most 24 bits */
-        ex[nt] = sig[nt] == 0 ? ZERO_EXP : ea + eb;
+        ex[nt] = sig[nt] == 0 ? DF_FUSED_ZERO_EXP : ea + eb;
         if (ex[nt] > emax)
             emax = ex[nt];
     }

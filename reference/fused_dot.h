@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fuzz/case.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,6 +48,13 @@ typedef struct df_fused_model {
                            bf16 -126, E4M3 -6, E5M2 -14): a subnormal's significand
                            is below 1 at that exponent */
 } df_fused_model;
+
+/* The exponent a zero term (a zero product, or c = 0) takes in the
+ * alignment: below every real term's, so it never sets the cut (MMA-Sim
+ * gives it -999): an H100's bf16 products below 2^-126 beside c = 0 keep
+ * every bit down to f32's subnormal quantum, which an exponent of -126 for
+ * the zero c cuts (docs/tensor-cores.md). */
+#define DF_FUSED_ZERO_EXP (-999)
 
 /* Hopper's, as published (above): fp16 and bf16 inputs, f32 result, 16
  * products a group; E4M3/E5M2 inputs on wgmma, 32 a group. */
@@ -68,6 +77,14 @@ double df_fused_group(const df_fused_model *m, double c, const double *a, const 
 /* The dot of n products in groups of m->group from c = 0, each group's
  * result the next group's c. */
 double df_fused_dot(const df_fused_model *m, const double *a, const double *b, size_t n);
+
+/* A chain of steps over low-precision data (t f16, bf16, e4m3 or e5m2; a
+ * and b n encodings each): the groups of m->group products at first,
+ * first + stride, ... below end (elements past n are zeros), each step's
+ * c the chain so far, from 0. Each step is df_fused_group's on the
+ * group's decoded values, bit for bit (fused_lowp.c). */
+double df_fused_chain_lowp(const df_fused_model *m, df_type t, const void *a, const void *b,
+                           uint64_t n, uint64_t first, uint64_t stride, uint64_t end);
 
 /* The worst error of df_fused_dot under model m for n products whose
  * nonzero factors are normal in the input format and G = sum |a_i b_i|
