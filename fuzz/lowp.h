@@ -134,17 +134,23 @@ DF_HD uint32_t df_lowp_f32_bits(df_lowp f, uint32_t bits)
     uint32_t mag = bits & ((1u << (s.bits - 1)) - 1u), man_all = (1u << s.man_bits) - 1u;
     uint32_t ex = mag >> s.man_bits, top = (1u << s.exp_bits) - 1u;
     uint32_t r = (mag << (23 - s.man_bits)) + ((uint32_t)(127 - s.bias) << 23);
-    if (ex == 0 && s.bias != 127) {
-        uint32_t unit = (uint32_t)(127 + 1 - s.bias - s.man_bits) << 23; /* 2^(1-bias-man) */
-        float u, v;
-        memcpy(&u, &unit, sizeof u);
-        v = (float)mag * u;
-        memcpy(&r, &v, sizeof r);
-    }
-    if (s.ieee && ex == top)
-        r = mag & man_all ? UINT32_C(0x7fc00000) : UINT32_C(0x7f800000);
-    if (!s.ieee && mag == (top << s.man_bits | man_all))
-        r = UINT32_C(0x7fc00000);
+    /* every case made and one picked by a mask, without a branch, so that
+     * a loop of these vectorizes (a conditional choice of the float
+     * product becomes a branch around it); bf16's unit is not an f32 and
+     * not picked */
+    uint32_t unit = (uint32_t)(127 + 1 - s.bias - s.man_bits) << 23, sub;
+    float u, v;
+    memcpy(&u, &unit, sizeof u);
+    v = (float)(int32_t)mag * u; /* mag < 2^15: a signed conversion, one instruction */
+    memcpy(&sub, &v, sizeof sub);
+    /* Inf, or (a fraction not 0: the sum carries past man_all) NaN */
+    uint32_t special = UINT32_C(0x7f800000) | ((mag & man_all) + man_all) >> s.man_bits << 22;
+    uint32_t is_sub = 0u - (uint32_t)((ex == 0) & (s.bias != 127));
+    uint32_t is_special = 0u - (uint32_t)((s.ieee != 0) & (ex == top));
+    uint32_t is_nan = 0u - (uint32_t)((s.ieee == 0) & (mag == (top << s.man_bits | man_all)));
+    r = (sub & is_sub) | (r & ~is_sub);
+    r = (special & is_special) | (r & ~is_special);
+    r = (UINT32_C(0x7fc00000) & is_nan) | (r & ~is_nan);
     return sign | r;
 }
 

@@ -47,7 +47,7 @@
 /* Element i of v as a double, 0 past n (the GPU's padding). */
 static double half2_elem(const df_case *c, const void *v, uint64_t i)
 {
-    return i < c->n ? df_elem_as_double(DF_F16, v, i) : 0.0;
+    return i < c->n ? df_lowp_value(DF_LOWP_F16, ((const uint16_t *)v)[i]) : 0.0;
 }
 
 /* RN_f16(x y + acc) for f16 x, y and acc: __hfma2's half. */
@@ -56,21 +56,50 @@ static double half2_fma(double x, double y, double acc)
     return df_lowp_add_rn(DF_LOWP_F16, x * y, acc); /* x y: 22 bits, exact */
 }
 
-/* The lanes' chains, their halves' sums and the warp tree (the card). */
+/* One step of every lane's two chains, over the 64 elements a and b hold
+ * (all below n): acc[2t] is lane t's low half, acc[2t + 1] its high half,
+ * each half2_fma'd with its element. The lanes' chains are independent, so
+ * a step of all of them at once is each chain's own sequence of
+ * operations, as the card orders them; the common case of each
+ * (df_lowp_add_rn_fast) in a loop the compiler vectorizes, the rest
+ * (slow) by df_lowp_add_rn. */
+DF_MODEL_CLONES static void half2_step(const uint16_t *a, const uint16_t *b, double *acc)
+{
+    double p[2 * HALF2_LANES], r[2 * HALF2_LANES];
+    int slow[2 * HALF2_LANES], any = 0;
+    for (unsigned k = 0; k < 2 * HALF2_LANES; k++) {
+        p[k] = df_lowp_value(DF_LOWP_F16, a[k]) * df_lowp_value(DF_LOWP_F16, b[k]);
+        r[k] = df_lowp_add_rn_fast(DF_LOWP_F16, p[k], acc[k], &slow[k]);
+        any |= slow[k];
+    }
+    for (unsigned k = 0; any && k < 2 * HALF2_LANES; k++)
+        if (slow[k])
+            r[k] = df_lowp_add_rn(DF_LOWP_F16, p[k], acc[k]);
+    memcpy(acc, r, sizeof r);
+}
+
+/* The lanes' chains, their halves' sums and the warp tree (the card):
+ * lane t's chain takes elements 2t and 2t + 1, then 64 further each
+ * step while 2t is below n, so all of them while a step's 64 are; the
+ * last step, the lanes that have one. */
 static int half2_model(const df_kernel *k, const df_case *c, df_result *out)
 {
     df_launch l;
     if (df_model_begin(k, c, &l, out) != 0)
         return -1;
-    double part[HALF2_LANES];
-    for (uint64_t t = 0; t < HALF2_LANES; t++) {
-        double lo = 0.0, hi = 0.0;
-        for (uint64_t i = 2 * t; i < c->n; i += 2 * HALF2_LANES) {
-            lo = half2_fma(half2_elem(c, c->a, i), half2_elem(c, c->b, i), lo);
-            hi = half2_fma(half2_elem(c, c->a, i + 1), half2_elem(c, c->b, i + 1), hi);
-        }
-        part[t] = df_lowp_add_rn(DF_LOWP_F16, lo, hi);
+    double acc[2 * HALF2_LANES] = {0.0}, part[HALF2_LANES];
+    const uint16_t *a = c->a, *b = c->b;
+    uint64_t base = 0;
+    for (; base + 2 * HALF2_LANES <= c->n; base += 2 * HALF2_LANES)
+        half2_step(a + base, b + base, acc);
+    for (uint64_t t = 0; t < HALF2_LANES && base + 2 * t < c->n; t++) {
+        uint64_t i = base + 2 * t;
+        acc[2 * t] = half2_fma(half2_elem(c, a, i), half2_elem(c, b, i), acc[2 * t]);
+        acc[2 * t + 1] =
+            half2_fma(half2_elem(c, a, i + 1), half2_elem(c, b, i + 1), acc[2 * t + 1]);
     }
+    for (uint64_t t = 0; t < HALF2_LANES; t++)
+        part[t] = df_lowp_add_rn(DF_LOWP_F16, acc[2 * t], acc[2 * t + 1]);
     for (uint64_t off = HALF2_LANES / 2; off > 0; off /= 2)
         for (uint64_t t = 0; t < off; t++) /* lanes past off add what lane 0 never reads */
             part[t] = df_lowp_add_rn(DF_LOWP_F16, part[t], part[t + off]);

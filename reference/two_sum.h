@@ -9,6 +9,8 @@
 #define DOTFUZZ_TWO_SUM_H
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "fuzz/lowp.h"
 
@@ -26,15 +28,37 @@ static inline double df_two_sum(double x, double y, double *e)
  * past the largest finite value included), the neighbour on the exact
  * sum's side; elsewhere s and x + y round alike. An FMA of f16 (or bf16)
  * values is one: their product is exact in double. */
+/* df_lowp_add_rn's common case without a libm call or a branch (a loop
+ * of them vectorizes): s's rounding by df_lowp_round_near, which is what
+ * df_lowp_add_rn gives wherever s is not a midpoint reached by a rounding
+ * (e != 0) and the rounding is finite in f; past f's largest value (s Inf
+ * included) an IEEE-style format's rounding is Inf of s's sign, as
+ * df_lowp_round's. *slow is set elsewhere (those midpoints, a NaN, E4M3's
+ * overflow to NaN): there the result is df_lowp_add_rn's to make.
+ * Always inlined: a loop that calls it vectorizes only with its body. */
+static inline __attribute__((always_inline)) double df_lowp_add_rn_fast(df_lowp f, double x,
+                                                                       double y, int *slow)
+{
+    double e, s = df_two_sum(x, y, &e), half, r = df_lowp_round_near(f, s, &half);
+    int over = (fabs(r) <= df_lowp_max_value(f)) == 0, nan = s != s;
+    int midpoint = fabs(fabs(s) - fabs(r)) == half, ieee = df_lowp_shape_of(f).ieee;
+    double inf = copysign((double)INFINITY, s);
+    uint64_t ri, ii, pick = 0 - (uint64_t)over; /* a mask: a choice would be a branch */
+    memcpy(&ri, &r, sizeof ri);
+    memcpy(&ii, &inf, sizeof ii);
+    ri = (ii & pick) | (ri & ~pick);
+    memcpy(&r, &ri, sizeof r);
+    *slow = nan | (over & !ieee) | ((e != 0) & midpoint);
+    return r;
+}
+
 static inline double df_lowp_add_rn(df_lowp f, double x, double y)
 {
-    double e, s = df_two_sum(x, y, &e);
-    /* s's rounding without a libm call (df_lowp_round_near) wherever it is
-     * finite in f, and s is not a midpoint reached by a rounding (e != 0):
-     * there it is what the steps below give */
-    double unit_half, r = df_lowp_round_near(f, s, &unit_half);
-    if (fabs(r) <= df_lowp_max_value(f) && (e == 0 || fabs(fabs(s) - fabs(r)) != unit_half))
+    int slow;
+    double r = df_lowp_add_rn_fast(f, x, y, &slow);
+    if (!slow)
         return r;
+    double e, s = df_two_sum(x, y, &e);
     r = df_lowp_round(f, s, 0);
     if (e == 0 || !isfinite(s))
         return r; /* e != 0: s != 0 below */
