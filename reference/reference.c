@@ -182,7 +182,77 @@ void df_refs_kahan_out(df_type t, uint64_t n, const df_kahan_state *st, df_refs 
     out->kahan_err = df_kahan_bound(t, n, st);
 }
 
+/* ---- low-precision cases: their f32 values ----------------------------- */
+
+/* One chunk's pass over a low-precision case's f32 values (len <=
+ * DF_REFS_CHUNK): df_refs_scan's into r, with fp_later and no_fp as it
+ * takes them, then Kahan's sum into st (from zero) as a scan that runs it
+ * leaves it: from one exact sum where the chunk's sums are all exact
+ * (refs_lowp.c; returns 1, and st->s is the exact dot), else by the chain
+ * from where the scan's exact integer sums stop (returns 0). */
+static int lowp_scan(df_type t, const float *wa, const float *wb, uint64_t len, df_refs *r,
+                     df_kahan_state *st, int *fp_later, int no_fp)
+{
+    uint64_t from = df_refs_scan(DF_F32, wa, wb, len, r, st, 0, fp_later, no_fp);
+    if (from == 0 && !r->has_nonfinite && df_lowp_sums_exact(t, wa, wb, len, st))
+        return 1;
+    df_kahan_span(DF_F32, wa, wb, from, len - from, st);
+    return 0;
+}
+
+/* df_refs_compute of a low-precision case of n <= DF_REFS_CHUNK: that of
+ * its f32 values, bit for bit. */
+static void lowp_compute(df_type t, const void *a, const void *b, uint64_t n, df_refs *out)
+{
+    const float *wa, *wb;
+    uint64_t len = df_widen_chunk(t, a, b, n, 0, &wa, &wb);
+    df_kahan_state st = {0.0, 0.0, 0.0, 0.0};
+    int fp_later = 0;
+    int exact = lowp_scan(t, wa, wb, len, out, &st, &fp_later, 0);
+    if (fp_later) { /* the exact dot, as df_refs_scan makes it without fp_later */
+        if (exact)
+            df_exact_of_doubles(&st.s, 1, &out->fp);
+        if (exact || df_exact_dot(DF_F32, wa, wb, len, &out->fp) == 0)
+            df_refs_fp_out(out);
+    }
+    df_refs_kahan_out(DF_F32, len, &st, out);
+}
+
 /* ---- long cases: a chunk at a time ------------------------------------- */
+
+/* A chunk's part from its scan (r: df_refs_scan with no_fp) and Kahan
+ * state (st) over its len pairs at pa, pb of type t; with exact_s, st->s
+ * is the chunk's exact dot (refs_lowp.c), else the superaccumulator takes
+ * it from the data. */
+static void part_of(df_type t, const void *pa, const void *pb, uint64_t len, const df_refs *r,
+                    const df_kahan_state *st, int exact_s, df_refs_part *out)
+{
+    out->max_abs_a = r->max_abs_a;
+    out->max_abs_b = r->max_abs_b;
+    out->nonfinite = (uint8_t)r->has_nonfinite;
+    out->nan = (uint8_t)r->has_nan;
+    out->all_integer = (uint8_t)r->all_integer;
+    out->eligible = (uint8_t)r->exact_is_int;
+    out->total = r->exact;
+    out->s = st->s;
+    out->g = st->g;
+    out->maxp = st->maxp;
+    /* the finite products' sum: G itself over finite data (the same
+     * additions in the same order, or exact sums in the integer pass) */
+    out->fin_g = st->g;
+    out->inf_seen = 0;
+    if (r->has_nonfinite && !r->has_nan) { /* df_refs_scan's inf_span */
+        out->fin_g = r->fin_g;
+        out->inf_seen = inf_seen_of(r->inf_want);
+    }
+    out->has_acc = 0;
+    if (t != DF_I32 && !r->has_nonfinite && !r->exact_is_int) {
+        df_exact_acc_init(&out->acc);
+        if (exact_s) /* Kahan's sum is the exact dot (refs_lowp.c) */
+            df_exact_acc_add_double(&out->acc, st->s);
+        out->has_acc = exact_s || df_exact_acc_dot(&out->acc, t, pa, pb, len) == 0;
+    }
+}
 
 void df_refs_part_compute(df_type t, const void *a, const void *b, uint64_t n, uint64_t j,
                           df_refs_part *out)
@@ -190,7 +260,10 @@ void df_refs_part_compute(df_type t, const void *a, const void *b, uint64_t n, u
     if (df_type_is_lowp(t)) { /* the chunk's f32 values, as a case of their own */
         const float *wa, *wb;
         uint64_t len = df_widen_chunk(t, a, b, n, j, &wa, &wb);
-        df_refs_part_compute(DF_F32, wa, wb, len, 0, out);
+        df_refs r;
+        df_kahan_state st = {0.0, 0.0, 0.0, 0.0};
+        int exact = lowp_scan(t, wa, wb, len, &r, &st, NULL, 1);
+        part_of(DF_F32, wa, wb, len, &r, &st, exact, out);
         return;
     }
     size_t es = df_type_size(t);
@@ -199,29 +272,7 @@ void df_refs_part_compute(df_type t, const void *a, const void *b, uint64_t n, u
     df_refs r;
     df_kahan_state st = {0.0, 0.0, 0.0, 0.0};
     df_refs_scan(t, pa, pb, len, &r, &st, 1, NULL, 1);
-    out->max_abs_a = r.max_abs_a;
-    out->max_abs_b = r.max_abs_b;
-    out->nonfinite = (uint8_t)r.has_nonfinite;
-    out->nan = (uint8_t)r.has_nan;
-    out->all_integer = (uint8_t)r.all_integer;
-    out->eligible = (uint8_t)r.exact_is_int;
-    out->total = r.exact;
-    out->s = st.s;
-    out->g = st.g;
-    out->maxp = st.maxp;
-    /* the finite products' sum: G itself over finite data (the same
-     * additions in the same order, or exact sums in the integer pass) */
-    out->fin_g = st.g;
-    out->inf_seen = 0;
-    if (r.has_nonfinite && !r.has_nan) { /* df_refs_scan's inf_span */
-        out->fin_g = r.fin_g;
-        out->inf_seen = inf_seen_of(r.inf_want);
-    }
-    out->has_acc = 0;
-    if (t != DF_I32 && !r.has_nonfinite && !r.exact_is_int) {
-        df_exact_acc_init(&out->acc);
-        out->has_acc = df_exact_acc_dot(&out->acc, t, pa, pb, len) == 0;
-    }
+    part_of(t, pa, pb, len, &r, &st, 0, out);
 }
 
 void df_refs_merge_init(df_refs_merger *m)
@@ -310,9 +361,7 @@ void df_refs_compute(df_type t, const void *a, const void *b, uint64_t n,
 {
     df_kahan_state st = {0.0, 0.0, 0.0, 0.0};
     if (df_type_is_lowp(t) && n <= DF_REFS_CHUNK) { /* its f32 values */
-        const float *wa, *wb;
-        uint64_t len = df_widen_chunk(t, a, b, n, 0, &wa, &wb);
-        df_refs_compute(DF_F32, wa, wb, len, out);
+        lowp_compute(t, a, b, n, out);
         return;
     }
     if (n > DF_REFS_CHUNK || df_type_is_lowp(t)) { /* a chunk at a time, merged (df_refs_part) */

@@ -98,6 +98,13 @@ void df_refs_kahan_out(df_type t, uint64_t n, const df_kahan_state *st, df_refs 
 /* out->fp, when finite, as the exact dot known with its head and tail. */
 void df_refs_fp_out(df_refs *out);
 
+/* refs_lowp.c: where every partial sum of the products of a chunk's f32
+ * values wa, wb (len <= DF_REFS_CHUNK) of low-precision type t is exact in
+ * double, Kahan's state from zero over them into st, and 1 (st->s is then
+ * the chunk's exact dot); else 0, st untouched. */
+int df_lowp_sums_exact(df_type t, const float *wa, const float *wb, uint64_t len,
+                       df_kahan_state *st);
+
 /* widen.c: chunk j (DF_REFS_CHUNK elements) of low-precision vectors a, b
  * of n elements, as floats in the calling thread's buffers (valid until
  * its next call); returns the chunk's length. The chunks of n elements:

@@ -2,6 +2,7 @@
  * i32: their names, sizes and arithmetic facts; references that are bit
  * for bit those of the same values as f32 (short cases, cases past a
  * reference chunk, non-finite values, the exact dot, Kahan and G alone);
+ * at the edge of the data whose partial sums are all exact in double;
  * the case file's version 4, which holds them and no other type; and the
  * guard zones' poison, element by element in every type. */
 #include <criterion/criterion.h>
@@ -146,6 +147,70 @@ Test(lowp_types, references_are_the_f32_values_references)
             if (lengths[k] < 100000)
                 check_case(lowp_types[i], lengths[k], 100 + k, 1); /* NaN, Inf */
         }
+}
+
+/* n encodings of t with a random sign and fraction and exponent fields in
+ * [lo, hi] (E4M3's NaN pattern moved to its largest value). */
+static void fill_window(df_pcg32 *r, df_type t, void *v, uint64_t n, uint32_t lo, uint32_t hi)
+{
+    df_lowp f = (df_lowp)df_type_facts_of(t).lowp;
+    df_lowp_shape sh = df_lowp_shape_of(f);
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t w = df_pcg32_next(r), field = lo + df_pcg32_bounded(r, hi - lo + 1);
+        uint32_t bits = (w >> 31) << (sh.bits - 1) | field << sh.man_bits |
+                        (w & ((1u << sh.man_bits) - 1u));
+        if ((bits & ((1u << (sh.bits - 1)) - 1u)) > df_lowp_max_bits(f))
+            bits = (bits & (1u << (sh.bits - 1))) | df_lowp_max_bits(f);
+        if (df_type_size(t) == 2)
+            ((uint16_t *)v)[i] = (uint16_t)bits;
+        else
+            ((uint8_t *)v)[i] = (uint8_t)bits;
+    }
+}
+
+/* Data whose products' sums sit either side of where every partial sum is
+ * exact in double (refs_lowp.c: G against 2^53 times the products' common
+ * unit): exponent windows and lengths drawn so that log2 of G over that
+ * unit falls near 53, some cases past a chunk; the references bit for bit
+ * those of the same values as f32 (whose Kahan sum is the chain). */
+Test(lowp_types, references_at_the_edge_of_exact_sums)
+{
+    df_pcg32 r;
+    df_pcg32_seed(&r, 2027, 5);
+    for (size_t i = 0; i < NLOWP; i++) {
+        df_type t = lowp_types[i];
+        df_lowp_shape sh = df_lowp_shape_of((df_lowp)df_type_facts_of(t).lowp);
+        size_t es = df_type_size(t);
+        for (int trial = 0; trial < 60; trial++) {
+            uint64_t n = trial % 10 == 9 ? 65536 + df_pcg32_bounded(&r, 70000)
+                                         : 1 + df_pcg32_bounded(&r, 65536);
+            /* G / unit is about n 2^(2 (man_bits + w)): w puts it near 2^53 */
+            int log_n = 0;
+            while ((UINT64_C(1) << log_n) < n)
+                log_n++;
+            int w = (53 - log_n) / 2 - sh.man_bits + (int)df_pcg32_bounded(&r, 6) - 1;
+            uint32_t lo = 1 + df_pcg32_bounded(&r, 4), top = (1u << sh.exp_bits) - 2;
+            uint32_t hi = w < 0 ? lo : lo + (uint32_t)w > top ? top : lo + (uint32_t)w;
+            void *a = malloc(n * es), *b = malloc(n * es);
+            float *fa = malloc(n * sizeof(float)), *fb = malloc(n * sizeof(float));
+            cr_assert(a && b && fa && fb);
+            fill_window(&r, t, a, n, lo, hi);
+            fill_window(&r, t, b, n, lo, hi);
+            df_type_widen(t, a, 0, n, fa);
+            df_type_widen(t, b, 0, n, fb);
+            char what[80];
+            snprintf(what, sizeof what, "%s n=%llu fields [%u, %u]", df_type_name(t),
+                     (unsigned long long)n, lo, hi);
+            df_refs lr, fr;
+            df_refs_compute(t, a, b, n, &lr);
+            df_refs_compute(DF_F32, fa, fb, n, &fr);
+            assert_same_refs(&lr, &fr, what);
+            cr_assert(memcmp(&lr.kahan, &fr.kahan, sizeof lr.kahan) == 0 &&
+                          memcmp(&lr.G, &fr.G, sizeof lr.G) == 0,
+                      "%s: kahan %a G %a, as f32 %a %a", what, lr.kahan, lr.G, fr.kahan, fr.G);
+            free(a), free(b), free(fa), free(fb);
+        }
+    }
 }
 
 Test(lowp_types, case_file_version_4_round_trips_and_holds_only_lowp)

@@ -1,8 +1,9 @@
 /* lowp_cost.c — what a low-precision case costs the CPU, one thread: the
  * host model of each low-precision kernel that has one, and the
- * references (df_refs_compute_many, one job: what a run's slot does) of
- * each low-precision type, over the cases a default run draws (seed 1,
- * every family of the type, n up to 65,536). Each row: the cases' thread
+ * references (df_refs_compute_many on 64 cases at a time, as a run's
+ * slots are referenced) of each low-precision type, and of f32 beside
+ * them, over the cases a default run draws (seed 1, every family of the
+ * type, n up to 65,536). Each row: the cases' thread
  * CPU time per case and per element, best of three passes over the same
  * cases (made once, before anything is timed), and an FNV-1a hash of what
  * came out, so two builds are compared on the same answers.
@@ -18,7 +19,7 @@
 #include "fuzz/gen/generator.h"
 #include "reference/reference.h"
 
-enum { PASSES = 3 };
+enum { PASSES = 3, BATCH = 64 /* a run's slots referenced together (DF_PREP_GROUP) */ };
 
 static double cpu_now(void)
 {
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
     df_kernel e5m2 = *df_kernel_find("mma-f16");
     e5m2.elem = DF_E5M2;
     const df_kernel *refk[] = {df_kernel_find("mma-f16"), df_kernel_find("mma-bf16"),
-                               df_kernel_find("wgmma-e4m3"), &e5m2};
+                               df_kernel_find("wgmma-e4m3"), &e5m2, df_kernel_find("shfl")};
     df_scratch *buf = calloc(m, sizeof *buf);
     df_refs *refs = calloc(m, sizeof *refs);
     if (!buf || !refs)
@@ -93,9 +94,13 @@ int main(int argc, char **argv)
         double best = 1e300;
         for (int p = 0; p < PASSES; p++) {
             double t0 = cpu_now();
-            for (size_t i = 0; i < m; i++) {
-                df_refs_job j = {cs[i].type, cs[i].a, cs[i].b, cs[i].n, &refs[i]};
-                df_refs_compute_many(&j, 1);
+            for (size_t i = 0; i < m; i += BATCH) {
+                df_refs_job j[BATCH];
+                size_t k = m - i < BATCH ? m - i : BATCH;
+                for (size_t q = 0; q < k; q++)
+                    j[q] = (df_refs_job){cs[i + q].type, cs[i + q].a, cs[i + q].b, cs[i + q].n,
+                                         &refs[i + q]};
+                df_refs_compute_many(j, k);
             }
             double t = cpu_now() - t0;
             best = t < best ? t : best;
