@@ -3,11 +3,13 @@
  * bits), the cut of each term below the largest exponent and
  * the alignment by the factors' exponents, the result's rounding against
  * MPFR, and a model wide enough to cut nothing equal to the correctly
- * rounded (or truncated) float of the exact sum, by MPFR. */
+ * rounded (or truncated) float of the exact sum, by MPFR; the chains over
+ * low-precision data (df_fused_chain_lowp) those of df_fused_group. */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
 #include <mpfr.h>
+#include <string.h>
 
 #include "fuzz/lowp.h"
 #include "fuzz/pcg32.h"
@@ -228,4 +230,70 @@ Test(fused_dot, error_stays_within_the_bound)
     cr_assert_eq(err, 15 * ldexp(1, -25));
     cr_assert(err <= df_fused_bound(&m, 17, G));
     cr_assert(err > ldexp(1, -23) * G, "the rounding's share alone would hold it");
+}
+
+/* df_fused_chain_lowp (the tensor-core dots' models over low-precision
+ * data) against a chain of df_fused_group on the decoded values, bit for
+ * bit: random declarations across every field's range and past the ranges
+ * its integer steps cover (bits kept 0 to 48, either rounding, input
+ * exponent floors far below and above the formats'), every format, data
+ * in exponent windows wide and narrow with zeros, Inf and NaN, groups of
+ * 1 to 64, chains that start, stride and end anywhere. */
+Test(fused_dot, lowp_chains_are_fused_group_chains)
+{
+    static const df_type types[] = {DF_F16, DF_BF16, DF_E4M3, DF_E5M2};
+    static const int in_min[] = {-1000, -200, -133, -126, -24, -14, -9, -6, 0, 20, 400, 600};
+    df_pcg32 r;
+    df_pcg32_seed(&r, 2028, 3);
+    static uint16_t a[4096], b[4096];
+    double x[64], y[64];
+    for (int trial = 0; trial < 3000; trial++) {
+        df_type t = types[trial % 4];
+        df_lowp f = (df_lowp)df_lowp_of(t);
+        df_lowp_shape sh = df_lowp_shape_of(f);
+        df_fused_model m = {1 + df_pcg32_bounded(&r, 64), (int)df_pcg32_bounded(&r, 49),
+                            (int)df_pcg32_bounded(&r, 30), -126 - (int)df_pcg32_bounded(&r, 20),
+                            100 + (int)df_pcg32_bounded(&r, 40),
+                            df_pcg32_bounded(&r, 2) ? DF_ROUND_ZERO : DF_ROUND_NEAREST,
+                            in_min[df_pcg32_bounded(&r, sizeof in_min / sizeof in_min[0])]};
+        uint64_t n = 1 + df_pcg32_bounded(&r, 4096);
+        uint32_t top = (1u << sh.exp_bits) - 1, lo = df_pcg32_bounded(&r, top + 1),
+                 hi = lo + df_pcg32_bounded(&r, top + 1 - lo), specials = df_pcg32_bounded(&r, 4);
+        for (uint64_t i = 0; i < 2 * n; i++) {
+            uint32_t w = df_pcg32_next(&r), field = lo + df_pcg32_bounded(&r, hi - lo + 1);
+            uint32_t bits = (w >> 31) << (sh.bits - 1) | field << sh.man_bits |
+                            (w & ((1u << sh.man_bits) - 1u));
+            if (df_pcg32_bounded(&r, 16) == 0)
+                bits &= 1u << (sh.bits - 1); /* a signed zero */
+            if (specials == 0 && df_pcg32_bounded(&r, 512) == 0)
+                bits |= ((1u << sh.exp_bits) - 1u) << sh.man_bits; /* Inf or NaN */
+            else if (!sh.ieee && (bits & ((1u << (sh.bits - 1)) - 1u)) == df_lowp_nan_bits(f))
+                bits--; /* E4M3: its largest value, NaN left to the line above */
+            if (df_type_size(t) == 2)
+                (i < n ? a : b)[i % n] = (uint16_t)bits;
+            else
+                ((unsigned char *)(i < n ? a : b))[i % n] = (unsigned char)bits;
+        }
+        uint64_t first = df_pcg32_bounded(&r, 64), stride = m.group * (1 + df_pcg32_bounded(&r, 4));
+        uint64_t end = n + df_pcg32_bounded(&r, 64); /* n - 32 to n + 31 */
+        end = end > 32 ? end - 32 : 0;
+        double want = 0.0;
+        for (uint64_t base = first; base < end; base += stride) {
+            for (uint64_t i = 0; i < m.group; i++) {
+                uint64_t j = base + i;
+                uint32_t ba = df_type_size(t) == 2 ? a[j % 4096] : ((unsigned char *)a)[j % 4096];
+                uint32_t bb = df_type_size(t) == 2 ? b[j % 4096] : ((unsigned char *)b)[j % 4096];
+                x[i] = j < n ? df_lowp_decode(f, ba) : 0.0;
+                y[i] = j < n ? df_lowp_decode(f, bb) : 0.0;
+            }
+            want = df_fused_group(&m, want, x, y, m.group);
+        }
+        double got = df_fused_chain_lowp(&m, t, a, b, n, first, stride, end);
+        cr_assert(memcmp(&got, &want, sizeof got) == 0,
+                  "trial %d, %s, group %u, %d bits kept, out %d bits (%s), in_min_exp %d: "
+                  "%a, by df_fused_group %a",
+                  trial, df_type_name(t), m.group, m.align_bits, m.out_bits,
+                  m.out_round == DF_ROUND_ZERO ? "toward zero" : "nearest", m.in_min_exp, got,
+                  want);
+    }
 }
