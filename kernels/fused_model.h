@@ -9,6 +9,9 @@
  * several are added in float, in chain order, from 0. A promoting kernel
  * (one chain) starts its chain again from 0 every fused_promote products
  * and adds each block's chain into a float total, from 0, to nearest.
+ * Over low-precision data a chain's steps are reference/fused_lowp.c's
+ * (df_fused_chain_lowp): df_fused_group's, bit for bit, in exact integer
+ * steps where they apply.
  */
 #ifndef DOTFUZZ_FUSED_MODEL_H
 #define DOTFUZZ_FUSED_MODEL_H

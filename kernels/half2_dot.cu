@@ -20,7 +20,8 @@
  *   host model  the same operations in the same order in doubles, each
  *               rounded to f16 at once (reference/two_sum.h:
  *               df_lowp_add_rn; an f16 product is exact in double, so an
- *               FMA is one such sum): half2_model
+ *               FMA is one such sum): half2_model, every lane's chains a
+ *               step at a time in vector lanes (half2_step)
  *   arithmetic  every operation IEEE binary16, to nearest even, subnormals
  *               kept: acc f16. m-half2-f32-declared declares acc f32 and an
  *               f16 result (as cublas-hdot: an f32 sum rounded once to
