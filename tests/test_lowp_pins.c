@@ -36,6 +36,7 @@
 #include "fuzz/gen/generator.h"
 #include "kernels/fp8_models.h"
 #include "kernels/fused_model.h"
+#include "tests/gen_fakes.h"
 #include "reference/exact.h"
 #include "reference/reference.h"
 
@@ -47,15 +48,8 @@ static const uint32_t lp_families[] = {DF_FAM_LP_RANGE, DF_FAM_LP_SUBNORMAL, DF_
                                        DF_FAM_LP_CANCEL};
 #define NFAM (sizeof lp_families / sizeof lp_families[0])
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * UINT64_C(1099511628211);
-    return h;
-}
 #define FNV0 UINT64_C(14695981039346656037)
-#define HASH(h, x) ((h) = fnv((h), &(x), sizeof(x)))
+#define HASH(h, x) ((h) = df_test_fnv1a((h), &(x), sizeof(x)))
 
 static uint64_t hash_exact(uint64_t h, const df_exact *e)
 {
@@ -67,7 +61,7 @@ static uint64_t hash_exact(uint64_t h, const df_exact *e)
     HASH(h, e->is_zero);
     HASH(h, e->top);
     HASH(h, e->bot);
-    return fnv(h, e->mag, sizeof e->mag);
+    return df_test_fnv1a(h, e->mag, sizeof e->mag);
 }
 
 /* Every field of r, one at a time (no padding). */
