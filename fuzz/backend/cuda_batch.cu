@@ -162,6 +162,27 @@ typedef struct enq_part {
     char detail[DF_CUDA_ENQ_THREADS][160];
 } enq_part;
 
+/* Case j of the batch through k's enqueue, on stream (NULL: the batch's
+ * own) with the cuBLAS handle *handle, kept (a handle made now outlives
+ * the batch). Returns the enqueue's code; a failure's call and words in
+ * *call and detail. */
+static int enqueue_case(df_cuda *cu, const df_kernel *k, size_t j, cudaStream_t stream,
+                        void **handle, const char **call, char *detail, size_t dlen)
+{
+    df_gpu_ctx ctx;
+    fill_batch_ctx(cu, k, j, &ctx);
+    if (stream)
+        ctx.stream = stream;
+    ctx.cublas = *handle;
+    int code = k->gpu->enqueue(&ctx, &cu->plan.items[j].rc);
+    *handle = ctx.cublas;
+    if (code != 0) {
+        *call = ctx.failed_call ? ctx.failed_call : "enqueue";
+        snprintf(detail, dlen, "%s", ctx.detail);
+    }
+    return code;
+}
+
 /* Part t: cases t, t + parts, ... on side stream t with handle t. */
 static void enqueue_part(void *ctx, size_t t, unsigned w)
 {
@@ -172,17 +193,10 @@ static void enqueue_part(void *ctx, size_t t, unsigned w)
     ep->call[t] = ep->code[t] ? "cudaSetDevice" : NULL;
     ep->bad_at[t] = t;
     for (size_t j = t; j < ep->m && ep->code[t] == 0; j += ep->parts) {
-        df_gpu_ctx gc;
-        fill_batch_ctx(cu, ep->k, j, &gc);
-        gc.stream = cu->launch.side[t];
-        gc.cublas = cu->cublas_mt[t];
-        ep->code[t] = ep->k->gpu->enqueue(&gc, &cu->plan.items[j].rc);
-        cu->cublas_mt[t] = gc.cublas; /* a handle made now outlives the batch */
-        if (ep->code[t] != 0) {
+        ep->code[t] = enqueue_case(cu, ep->k, j, cu->launch.side[t], &cu->cublas_mt[t],
+                                   &ep->call[t], ep->detail[t], sizeof ep->detail[t]);
+        if (ep->code[t] != 0)
             ep->bad_at[t] = j;
-            ep->call[t] = gc.failed_call ? gc.failed_call : "enqueue";
-            snprintf(ep->detail[t], sizeof ep->detail[t], "%s", gc.detail);
-        }
     }
 }
 
@@ -227,18 +241,9 @@ static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **
     int code = sides_fork(cu, ns, call);
     if (code != 0)
         return code;
-    for (size_t j = 0; j < m && code == 0; j++) {
-        df_gpu_ctx ctx;
-        fill_batch_ctx(cu, k, j, &ctx);
-        if (ns)
-            ctx.stream = cu->launch.side[j % ns];
-        code = k->gpu->enqueue(&ctx, &cu->plan.items[j].rc);
-        cu->cublas = ctx.cublas; /* a handle made now outlives the batch */
-        if (code != 0) {
-            *call = ctx.failed_call ? ctx.failed_call : "enqueue";
-            snprintf(detail, dlen, "%s", ctx.detail);
-        }
-    }
+    for (size_t j = 0; j < m && code == 0; j++)
+        code = enqueue_case(cu, k, j, ns ? cu->launch.side[j % ns] : NULL, &cu->cublas, call,
+                            detail, dlen);
     return sides_join(cu, ns, code, call);
 }
 

@@ -275,8 +275,8 @@ uint64_t df_gen_huge_n(uint64_t seed, uint64_t index, const df_kernel *k,
     return df_draw_uniform_u64(&r, DF_GEN_HUGE_MIN, lim);
 }
 
-void df_draw_shape(df_pcg32 *rng, const df_kernel *k, uint64_t max_n,
-                   uint64_t *n, df_launch *launch)
+/* A launch for k: block, grid, then its offsets where k takes any. */
+static df_launch draw_launch(df_pcg32 *rng, const df_kernel *k)
 {
     df_launch l = {0, 0, 0, 0};
     l.block = draw_block(rng, k);
@@ -285,6 +285,13 @@ void df_draw_shape(df_pcg32 *rng, const df_kernel *k, uint64_t max_n,
         l.offset_a = draw_offset(rng);
         l.offset_b = draw_offset(rng);
     }
+    return l;
+}
+
+void df_draw_shape(df_pcg32 *rng, const df_kernel *k, uint64_t max_n,
+                   uint64_t *n, df_launch *launch)
+{
+    df_launch l = draw_launch(rng, k);
     *n = draw_n(rng, k, max_n, &l);
     *launch = l;
 }
@@ -539,13 +546,7 @@ static int follow(uint64_t seed, uint64_t index, const df_kernel *k, const df_ge
     if (!takes(k, o, out->n, &l)) {
         df_pcg32 r;
         df_pcg32_seed(&r, seed, index ^ UINT64_C(0x666f6c6c6f776572)); /* "follower" */
-        l = (df_launch){0, 0, 0, 0};
-        l.block = draw_block(&r, k);
-        l.grid = draw_grid(&r, k);
-        if (k->flags & DF_K_ANY_ALIGNMENT) {
-            l.offset_a = draw_offset(&r);
-            l.offset_b = draw_offset(&r);
-        }
+        l = draw_launch(&r, k);
         if (!takes(k, o, out->n, &l))
             return -1;
     }
