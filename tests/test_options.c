@@ -4,6 +4,7 @@
  * backend. */
 #include <criterion/criterion.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "fuzz/cmd/cli_util.h"
@@ -172,4 +173,28 @@ Test(options, an_option_without_effect_is_refused)
         cr_assert(strstr(out, cases[i][1]) && strstr(out, "no effect"), "%s: %s", cases[i][0],
                   out);
     }
+}
+
+/* --max-n is the longest vector asked for: below its default the long
+ * cases stay out unless --long-n asks for them; the campaign file keeps
+ * what ran. */
+Test(options, a_short_max_n_keeps_the_long_cases_out)
+{
+    char *dir = df_test_tmpdir("maxn");
+    static const struct { const char *args, *long_n; } want[] = {
+        {"--max-n 2000", "0"},
+        {"--max-n 2000 --long-n 2100000", "2100000"},
+        {"--max-n 100000", "4194304"},
+        {"", "4194304"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        cr_assert_eq(sh("./dotfuzz run --backend host --kernel shfl --seed 1 --cases 8 --quiet "
+                        "%s --out %s/c%zu",
+                        want[i].args, dir, i),
+                     0, "%s", out);
+        sh("sed -n 's/^long_n *: *//p' %s/c%zu/campaign", dir, i);
+        cr_assert_eq(strtoull(out, NULL, 10), strtoull(want[i].long_n, NULL, 10),
+                     "%s: long_n %s", want[i].args, out);
+    }
+    sh("rm -rf %s", dir);
 }

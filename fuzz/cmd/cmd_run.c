@@ -39,7 +39,8 @@ static void run_usage(FILE *f)
           "  --seed S             campaign seed (default: random, printed)\n"
           "  --max-n N            longest vector (default 65536; k/M suffixes)\n"
           "  --long-n N           every 16384th case is long instead: n drawn in\n"
-          "                       [2^21 + 1, N] (default 4194304; 0: none)\n"
+          "                       [2^21 + 1, N] (default 4194304; 0: none; none by\n"
+          "                       default when --max-n is below 65536)\n"
           "  --huge               cuda: one case in --huge-every is huge, n in\n"
           "                       [2^31 + 1, 2^31 + 2^26], for the kernels that take\n"
           "                       lengths past 2^31 in turn (see docs/cli.md)\n"
@@ -174,6 +175,10 @@ static int parse_run_opts(int argc, char **argv, df_run_opts *o)
                         "directory; --%s cannot be given (see dotfuzz run --help)\n", fixed);
         return -1;
     }
+    /* --max-n is the longest vector a user asks for: below the default it
+     * keeps the long cases out too, unless --long-n asks for them */
+    if (given[DF_OPT_MAXN] && !given[DF_OPT_LONG_N] && o->max_n < DF_RUN_MAX_N_DEFAULT)
+        o->long_n = 0;
     if ((o->out || o->resume) && given[DF_OPT_CORPUS]) {
         fprintf(stderr, "dotfuzz run: with --out, findings go to DIR/findings: drop --corpus\n");
         return -1;

@@ -78,7 +78,7 @@ void df_run_gen_opts(const df_run_opts *o, const df_kernel *const *ks, size_t nk
 void df_run_opts_default(df_run_opts *o)
 {
     *o = (df_run_opts){.kernel = "all", .backend = "auto", .corpus = "corpus/findings",
-                       .family = "all", .time_s = -1, .max_n = 65536,
+                       .family = "all", .time_s = -1, .max_n = DF_RUN_MAX_N_DEFAULT,
                        .long_n = DF_GEN_LONG_DEFAULT, .huge_every = DF_GEN_HUGE_EVERY_RUN,
                        .huge_bytes = DF_GEN_HUGE_BYTES_DEFAULT, .tol = 1e-6,
                        .save_precision = DF_SAVE_NEW, .save_bugs = DF_SAVE_NEW,

@@ -51,6 +51,8 @@ uint32_t df_run_default_batch(uint64_t max_n, size_t nk);
 
 /* The most df_run_default_batch gives: the default watchdog's batch. */
 #define DF_RUN_BATCH_MAX 4096u
+/* --max-n's default: the longest short case */
+#define DF_RUN_MAX_N_DEFAULT 65536u
 
 /* run's options before its command line: every correct kernel, every
  * family, lengths up to 65,536 with the long cases, the tolerance, the
