@@ -38,6 +38,7 @@ mpfr        test   libmpfr-dev       mpfr-devel           mpfr-devel
 gnuplot     test   gnuplot-nox       gnuplot              gnuplot
 xmllint     test   libxml2-utils     libxml2              libxml2-tools
 python3     test   python3           python3              python3
+pandas      test   python3-pandas    python3-pandas       python3-pandas
 addr2line   test   binutils          binutils             binutils
 clang       test   clang             clang                clang
 libfuzzer   test   libclang-rt-dev   compiler-rt          compiler-rt
@@ -65,6 +66,7 @@ present() {
     gnuplot) have_cmd gnuplot ;;               # dotfuzz report: plots (pngcairo, svg)
     xmllint) have_cmd xmllint ;;               # tests: the smoke JUnit XML is well-formed
     python3) have_cmd python3 ;;               # tests: scripts/cpu-profile.py, scripts/layers.py
+    pandas) python3 -c 'import pandas' >/dev/null 2>&1 ;;  # tests: the TSV tables read by pandas
     addr2line) have_cmd addr2line ;;           # scripts/cpu-profile.py
     libfuzzer) have_cmd clang && have_libfuzzer ;;   # make libfuzzer
     *) have_cmd "$1" ;;                        # cc, make, clang, pkg-config, help2man

@@ -15,7 +15,7 @@ if [ $# -lt 1 ] || [ ! -r "$1" ]; then
 fi
 file=$1 from=${2:-} to=${3:-} cols=${4:-100}
 awk -F'\t' -v from="$from" -v to="$to" -v cols="$cols" '
-  /^#/ || $1 == "thread" { next }
+  $1 == "thread" { next }
   { n++; th[n] = $1; kd[n] = $2; t0[n] = $4 + 0; t1[n] = $5 + 0
     if ($1 == "caller" && $2 == "prepare") { ps[++np] = $4 + 0 }
     if ($1 == "caller" && ($2 == "finish" || $2 == "record") && $5 + 0 > lastend) lastend = $5 + 0 }

@@ -101,22 +101,22 @@ static char *full_fixture(void)
     char *d = df_test_tmpdir("report");
     write_required(d);
     write_file(d, "kernels.tsv",
-               "# kernel\tcases\tok\tprecision\tnondet\tsoft_error\tbug\tcrashes\thangs\t"
+               "kernel\tcases\tok\tprecision\tnondet\tsoft_error\tbug\tcrashes\thangs\t"
                "worst_ratio\tworst_rel_err\tmodel_equal\tmeta_checked\n"
                "shfl\t41152\t41000\t152\t0\t0\t0\t0\t0\t0.0123\t1.5e-07\t41152\t400\n"
                "fold\t41152\t40850\t288\t0\t0\t14\t2\t0\t55.1\t0.0012\t41000\t400\n"
                "m-hang\t41152\t41150\t0\t0\t0\t2\t0\t1\tinf\tnan\t0\t0\n");
     /* zeros, inf and nan must not reach a log axis */
     write_file(d, "profile.tsv",
-               "# kernel\tn_lo\tn_hi\tcases\tworst_ratio\tworst_rel_err\n"
+               "kernel\tn_lo\tn_hi\tcases\tworst_ratio\tworst_rel_err\n"
                "shfl\t0\t0\t10\t0\t0\nshfl\t1\t1\t10\t0\t0\nshfl\t2\t3\t100\t0.001\t1e-08\n"
                "shfl\t4\t7\t100\t0.003\t2e-08\nfold\t2\t3\t100\t1.5\t1e-06\n"
                "fold\t4\t7\t100\t55.1\t0.001\nm-hang\t4\t7\t100\tinf\tnan\n");
     write_file(d, "ratio_hist.tsv",
-               "# kernel\tlog2_ratio\tcount\nshfl\t-64\t20\nshfl\t-10\t100\nfold\t-3\t40\n"
+               "kernel\tlog2_ratio\tcount\nshfl\t-64\t20\nshfl\t-10\t100\nfold\t-3\t40\n"
                "fold\t5\t2\n");
     write_file(d, "plot_data",
-               "# relative_time\tcases_done\tcases_per_sec\tfindings_saved\tbugs\tcrashes\t"
+               "relative_time\tcases_done\tcases_per_sec\tfindings_saved\tbugs\tcrashes\t"
                "hangs\tworst_ratio\n5\t10000\t2000\t1\t1\t0\t0\t1.5\n"
                "10\t20000\t2000\t3\t2\t1\t0\t55.1\nnot\ta\trow\n"
                "15\t30000\t2000\t6\t3\t2\t1\t55.1\n20\t40000");
@@ -345,7 +345,7 @@ Test(report, plots_without_data_are_explained_not_failed)
         cr_skip_test("gnuplot is not installed");
     char *d = df_test_tmpdir("report");
     write_required(d);
-    write_file(d, "profile.tsv", "# kernel\tn_lo\tn_hi\tcases\tworst_ratio\tworst_rel_err\n"
+    write_file(d, "profile.tsv", "kernel\tn_lo\tn_hi\tcases\tworst_ratio\tworst_rel_err\n"
                                  "shfl\t0\t0\t5\t0\t0\n");
     int rc = sh(out, "./dotfuzz report %s", d);
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, out);

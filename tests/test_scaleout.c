@@ -167,7 +167,7 @@ Test(scaleout, merge_sums_kernel_cases_and_verdicts_and_lists_every_seed)
     cr_assert_eq(sums[0], 3 * 3000);
     cr_assert(strstr(mc, "\nseed : 3000,3001,3002\n"), "%s", mc);
     cr_assert(strstr(mc, "\nmerged : 3\n"));
-    cr_assert(strstr(mk, "# kernel\tcases\t"), "the inputs' header line");
+    cr_assert_eq(strncmp(mk, "kernel\tcases\t", 13), 0, "the header row first: %s", mk);
     free(mk);
     free(ms);
     free(mc);

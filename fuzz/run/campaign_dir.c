@@ -66,47 +66,36 @@ void df_kv_put(FILE *f, int width, const char *key, const char *fmt, ...)
 
 /* ---- the tables ---- */
 
+static const char plot_header[] = "relative_time\tcases_done\tcases_per_sec\tfindings_saved\t"
+                                  "bugs\tcrashes\thangs\tworst_ratio";
+
+/* Each table's header row: its column names, the first row of the file, so
+ * that a TSV reader (pandas.read_csv(path, sep='\t')) names the columns. */
 static const struct {
     const char *name, *header;
 } tsv_headers[] = {
-    {DF_KERNELS_TSV, "# kernel\tcases\tok\tprecision\tnondet\tsoft_error\tbug\tcrashes\thangs\t"
+    {DF_KERNELS_TSV, "kernel\tcases\tok\tprecision\tnondet\tsoft_error\tbug\tcrashes\thangs\t"
                      "worst_ratio\tworst_rel_err\tmodel_equal\tmeta_checked"},
-    {DF_PROFILE_TSV, "# kernel\tn_lo\tn_hi\tcases\tworst_ratio\tworst_rel_err"},
-    {DF_HIST_TSV, "# kernel\tlog2_ratio\tcount"},
-    {DF_PREC_TSV, "# kernel\tdeclared_bits\tlog2_ratio_over_h\tcount\tworst_ratio_over_h"},
-    {DF_PRECH_TSV, "# kernel\tdeclared_bits\tlog2_h\tcases\tworst_ratio_over_h\t"
+    {DF_PROFILE_TSV, "kernel\tn_lo\tn_hi\tcases\tworst_ratio\tworst_rel_err"},
+    {DF_HIST_TSV, "kernel\tlog2_ratio\tcount"},
+    {DF_PREC_TSV, "kernel\tdeclared_bits\tlog2_ratio_over_h\tcount\tworst_ratio_over_h"},
+    {DF_PRECH_TSV, "kernel\tdeclared_bits\tlog2_h\tcases\tworst_ratio_over_h\t"
                    "sum_log2_ratio_over_h"},
 };
 
-const char *df_tsv_own_header(const char *name)
+const char *df_tsv_header(const char *name)
 {
     for (size_t i = 0; i < sizeof tsv_headers / sizeof tsv_headers[0]; i++)
         if (!strcmp(name, tsv_headers[i].name))
             return tsv_headers[i].header;
-    return "#";
-}
-
-void df_tsv_header(FILE *f, const char *dir, const char *name)
-{
-    char path[DF_CAMPAIGN_PATH_CAP], *line = NULL;
-    size_t cap = 0;
-    char msg[200];
-    FILE *src = df_campaign_join(path, dir, name) ? NULL : df_fopen_regular(path, msg, sizeof msg);
-    ssize_t n = src ? getline(&line, &cap, src) : -1;
-    if (n > 0 && line[0] == '#' && line[n - 1] == '\n')
-        fputs(line, f);
-    else
-        fprintf(f, "%s\n", df_tsv_own_header(name));
-    free(line);
-    if (src)
-        fclose(src);
+    return !strcmp(name, DF_PLOT_FILE) ? plot_header : NULL;
 }
 
 int df_kernels_col_is_worst(size_t j) { return j == 9 || j == 10; }
 
 void df_kernels_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot)
 {
-    fprintf(f, "%s\n", df_tsv_own_header(DF_KERNELS_TSV));
+    fprintf(f, "%s\n", df_tsv_header(DF_KERNELS_TSV));
     for (size_t k = 0; k < nk; k++) {
         const df_tally *t = &tot->tally[k];
         fprintf(f, "%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%.6g\t%.6g\t%llu\t%llu\n",
@@ -123,7 +112,7 @@ void df_kernels_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_tot
 
 void df_profile_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot)
 {
-    fprintf(f, "%s\n", df_tsv_own_header(DF_PROFILE_TSV));
+    fprintf(f, "%s\n", df_tsv_header(DF_PROFILE_TSV));
     for (size_t k = 0; k < nk; k++)
         for (int b = 0; b < DF_NBINS; b++) {
             const df_nbin *nb = &tot->tally[k].nbin[b];
@@ -136,7 +125,7 @@ void df_profile_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_tot
 
 void df_hist_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot)
 {
-    fprintf(f, "%s\n", df_tsv_own_header(DF_HIST_TSV));
+    fprintf(f, "%s\n", df_tsv_header(DF_HIST_TSV));
     for (size_t k = 0; k < nk; k++)
         for (int h = 0; h < DF_RHIST; h++)
             if (tot->tally[k].rhist[h])
@@ -165,8 +154,6 @@ void df_hist_tsv_row(FILE *f, const char *kernel, const df_hist_row *r)
 
 /* ---- the append-only logs ---- */
 
-static const char plot_header[] = "# relative_time\tcases_done\tcases_per_sec\tfindings_saved\t"
-                                  "bugs\tcrashes\thangs\tworst_ratio\n";
 
 int df_log_open(const char *dir, const char *name)
 {
@@ -186,8 +173,10 @@ int df_log_open(const char *dir, const char *name)
         close(fd);
         return -1;
     }
-    const char *header = !strcmp(name, DF_PLOT_FILE) ? plot_header : NULL;
-    if (keep == 0 && header && df_write_all(fd, header, strlen(header)) != 0) {
+    char header[sizeof plot_header + 1];
+    int hn = !strcmp(name, DF_PLOT_FILE) ? snprintf(header, sizeof header, "%s\n", plot_header)
+                                         : 0;
+    if (keep == 0 && hn > 0 && df_write_all(fd, header, (size_t)hn) != 0) {
         close(fd);
         return -1;
     }
@@ -470,10 +459,20 @@ static void kv_free(df_kv *t)
 
 typedef int (*row_fn)(df_campaign_data *c, char *line);
 
-/* Calls row() for each line of path that is not blank (nor a '#' header
- * when skip_hash). A last line without '\n' is torn when torn_rule (the
- * append-only logs) and skipped. Returns -1 when path cannot be opened. */
-static int read_lines(const char *path, int skip_hash, int torn_rule, row_fn row,
+/* Whether line is a table's header row: header's first column name, then a
+ * tab. */
+static int is_header_row(const char *line, const char *header)
+{
+    size_t n = strcspn(header, "\t");
+    return !strncmp(line, header, n) && line[n] == '\t';
+}
+
+/* Calls row() for each line of path that is not blank, nor a comment ('#')
+ * or the first line when it is the header row of a table (header, NULL
+ * for findings.jsonl, where both are garbage). A last line without '\n'
+ * is torn when torn_rule (the append-only logs) and skipped. Returns -1
+ * when path cannot be opened. */
+static int read_lines(const char *path, const char *header, int torn_rule, row_fn row,
                       df_campaign_data *c, df_file_stat *st)
 {
     char msg[200];
@@ -483,7 +482,7 @@ static int read_lines(const char *path, int skip_hash, int torn_rule, row_fn row
         return -1;
     st->present = 1;
     char *line = NULL;
-    size_t cap = 0;
+    size_t cap = 0, lineno = 0;
     ssize_t len;
     while ((len = getline(&line, &cap, f)) > 0) {
         int terminated = line[len - 1] == '\n';
@@ -499,7 +498,8 @@ static int read_lines(const char *path, int skip_hash, int torn_rule, row_fn row
             continue;
         }
         char *t = trim(line);
-        if (!*t || (skip_hash && *t == '#'))
+        int first = lineno++ == 0;
+        if (!*t || (header && (*t == '#' || (first && is_header_row(t, header)))))
             continue;
         if (row(c, t) == 0)
             st->rows++;
@@ -774,9 +774,7 @@ df_outcome df_campaign_load(const char *cmd, const char *dir, df_campaign_data *
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         df_campaign_join(path, dir, files[i].name);
-        /* findings.jsonl has no header: a '#' line there is garbage */
-        int skip_hash = strcmp(files[i].name, DF_LOG_FILE) != 0;
-        read_lines(path, skip_hash, files[i].log, files[i].fn, c,
+        read_lines(path, df_tsv_header(files[i].name), files[i].log, files[i].fn, c,
                    (df_file_stat *)((char *)c + files[i].off));
     }
     return DF_OUTCOME_CLEAN;

@@ -123,7 +123,7 @@ typedef struct df_prech_row {
 } df_prech_row;
 
 /* kernels.tsv, profile.tsv and ratio_hist.tsv of a run's totals: the
- * header line, then a row per kernel (per kernel and bin, per kernel and
+ * header row, then a row per kernel (per kernel and bin, per kernel and
  * ratio) with cases. */
 void df_kernels_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot);
 void df_profile_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot);
@@ -143,12 +143,10 @@ void df_prech_tsv_row(FILE *f, const char *kernel, const df_prech_row *r);
 int df_prec_rows_bits(const df_prec_row *rows, size_t n, size_t k, double *declared,
                       double *worst, double *median);
 
-/* The format's header line of table name (a *_TSV); "#" when unknown. */
-const char *df_tsv_own_header(const char *name);
-
-/* The header line of table name (a *_TSV): DIR/name's own when it has one,
- * else the format's. */
-void df_tsv_header(FILE *f, const char *dir, const char *name);
+/* The header row of table name (a *_TSV, or DF_PLOT_FILE), without its
+ * newline: the column names, tab-separated; NULL for another name. Every
+ * table starts with it, so that pandas.read_csv(path, sep='\t') reads it. */
+const char *df_tsv_header(const char *name);
 
 /* Whether column j of kernels.tsv holds a worst value (merged by maximum;
  * the others are counts, merged by sum). */

@@ -429,27 +429,25 @@ static void prech_rows(FILE *f, tables *t)
         df_prech_tsv_row(f, m->kernels[m->prech[i].k], &m->prech[i]);
 }
 
-/* OUT/name: the first input's header line (the format's when it has
- * none), then the rows. */
-static void write_table(cmerge *cm, tables *t, const char *first, const char *name,
-                        void (*rows)(FILE *, tables *))
+/* OUT/name: the format's header row, then the rows. */
+static void write_table(cmerge *cm, tables *t, const char *name, void (*rows)(FILE *, tables *))
 {
     df_campaign_out o;
     FILE *f = mem_out(cm, &o);
     if (!f)
         return;
-    df_tsv_header(f, first, name);
+    fprintf(f, "%s\n", df_tsv_header(name));
     rows(f, t);
     put_file(cm, name, &o);
 }
 
-static void write_tables(cmerge *cm, tables *t, const char *first)
+static void write_tables(cmerge *cm, tables *t)
 {
-    write_table(cm, t, first, DF_KERNELS_TSV, kernel_rows);
-    write_table(cm, t, first, DF_PROFILE_TSV, prof_rows);
-    write_table(cm, t, first, DF_HIST_TSV, hist_rows);
-    write_table(cm, t, first, DF_PREC_TSV, prec_rows);
-    write_table(cm, t, first, DF_PRECH_TSV, prech_rows);
+    write_table(cm, t, DF_KERNELS_TSV, kernel_rows);
+    write_table(cm, t, DF_PROFILE_TSV, prof_rows);
+    write_table(cm, t, DF_HIST_TSV, hist_rows);
+    write_table(cm, t, DF_PREC_TSV, prec_rows);
+    write_table(cm, t, DF_PRECH_TSV, prech_rows);
 }
 
 typedef struct input {
@@ -693,7 +691,7 @@ static df_outcome merge_into(cmerge *cm, input *in, size_t nin, size_t first, ch
     for (size_t i = 0; i < nin; i++)
         nmerged += (size_t)in[i].ok;
     if (!cm->env_fail && !cm->nomem) {
-        write_tables(cm, &t, in[first].dir);
+        write_tables(cm, &t);
         write_stats(cm, in, nin, &t, seeds, backends, nmerged, ins);
         /* last: a directory without it is not taken for a whole merge */
         write_campaign(cm, in[first].dir, seeds, backends, &t, in, nin);

@@ -9,7 +9,7 @@
 
 void df_prec_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot)
 {
-    fprintf(f, "%s\n", df_tsv_own_header(DF_PREC_TSV));
+    fprintf(f, "%s\n", df_tsv_header(DF_PREC_TSV));
     for (size_t k = 0; k < nk; k++) {
         const df_tally *t = &tot->tally[k];
         if (ks[k]->acc == DF_I32)
@@ -25,7 +25,7 @@ void df_prec_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals
 
 void df_prech_tsv(FILE *f, const df_kernel *const *ks, size_t nk, const df_totals *tot)
 {
-    fprintf(f, "%s\n", df_tsv_own_header(DF_PRECH_TSV));
+    fprintf(f, "%s\n", df_tsv_header(DF_PRECH_TSV));
     for (size_t k = 0; k < nk; k++)
         for (int b = 0; ks[k]->acc != DF_I32 && b < DF_HBINS; b++) {
             const df_hbin *hb = &tot->tally[k].hbin[b];

@@ -84,8 +84,6 @@ int df_trace_write(void)
     FILE *f = fopen(path, "w");
     int rc = f ? 0 : -1;
     if (f) {
-        fprintf(f, "# dotfuzz trace: the last %llu events, %llu before them dropped; times in seconds from the first kept\n",
-                (unsigned long long)kept, (unsigned long long)(n - kept));
         fprintf(f, "thread\tkind\tindex\tstart\tend\n");
         for (uint64_t i = first; i < n; i++) {
             const trace_event *ev = &events[i % DF_TRACE_MAX];
@@ -102,5 +100,8 @@ int df_trace_write(void)
     }
     if (rc != 0)
         fprintf(stderr, "dotfuzz: could not write the trace to %s: %s\n", path, strerror(errno));
+    else if (n > kept)
+        fprintf(stderr, "dotfuzz: trace %s: the last %llu events, %llu before them dropped\n",
+                path, (unsigned long long)kept, (unsigned long long)(n - kept));
     return rc;
 }

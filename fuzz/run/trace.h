@@ -4,10 +4,11 @@
  * another thread) and each stage of the caller's batch loop is kept as an
  * event (thread, kind, case index, start and end in seconds) and written
  * to FILE (each %p in it the process id: a campaign's workers write a file
- * each) as TSV each time an engine is freed (bench: at each new row
- * and at the end); scripts/trace-summary.sh reads it. Unset, df_trace is
- * one predictable branch. The last DF_TRACE_MAX events are kept (a ring;
- * the file says how many went before them).
+ * each) as TSV, a header row then a row per event, each time an engine is
+ * freed (bench: at each new row and at the end); scripts/trace-summary.sh
+ * reads it. Unset, df_trace is one predictable branch. The last
+ * DF_TRACE_MAX events are kept (a ring; stderr says how many went before
+ * them, when any did). Times are in seconds from the first kept event.
  */
 #ifndef DOTFUZZ_TRACE_H
 #define DOTFUZZ_TRACE_H
