@@ -11,12 +11,15 @@
 #include <sys/wait.h>
 
 /* Runs a shell command with stdout and stderr into buf (cap bytes, NUL
- * terminated); returns its exit status, or -1. */
+ * terminated); returns its exit status, or -1. The stderr of every command
+ * in it (a list, a pipeline) is captured, not the last one's alone, so
+ * that a passing test prints nothing and a failing one shows it all. */
 static inline int df_test_shv(char *buf, size_t cap, const char *fmt, va_list ap)
 {
     char cmd[8192];
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
+    int open = snprintf(cmd, sizeof cmd, "{ ");
+    vsnprintf(cmd + open, sizeof cmd - (size_t)open, fmt, ap);
+    strncat(cmd, "\n} 2>&1", sizeof cmd - strlen(cmd) - 1);
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;
