@@ -42,6 +42,10 @@ df_outcome df_cmd_smoke(int argc, char **argv);
  * table, or the Markdown table when markdown (exposed for tests). */
 struct df_bw_report;
 void df_bw_print(FILE *f, const struct df_bw_report *rep, int markdown);
+/* The report as one JSON object (docs/output-formats.md): the device (null
+ * when none was opened), n, reps, a row per kernel and copy (its numbers
+ * null where it did not run), and err (NULL: none; else what stopped it). */
+void df_bw_print_json(FILE *f, const struct df_bw_report *rep, const char *err);
 
 #ifdef __cplusplus
 }

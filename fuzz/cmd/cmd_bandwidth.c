@@ -1,8 +1,8 @@
 /* cmd_bandwidth.c — `dotfuzz bandwidth`: parses its options, runs the
  * measurement of fuzz/backend/bandwidth.h and prints one line per kernel (and
  * per device copy) with its length, time, GB/s, fraction of peak and the
- * ratio to cuBLAS of the same type and length, as an aligned table or in
- * Markdown.
+ * ratio to cuBLAS of the same type and length, as an aligned table, in
+ * Markdown or as one JSON object (df_bw_print_json).
  * Outcomes: clean; bug when a kernel failed or gave a wrong result; usage
  * for a bad option; env without CUDA, without a GPU or out of memory.
  * argv[0] is the subcommand's name ("bandwidth"); options start at argv[1].
@@ -17,9 +17,10 @@
 #include "fuzz/backend/bandwidth.h"
 #include "fuzz/cmd/cli.h"
 #include "fuzz/cmd/cli_util.h"
+#include "fuzz/json.h"
 
 static const char bandwidth_usage[] =
-    "usage: dotfuzz bandwidth [--n N] [--reps R] [--peak-gbps X] [--markdown]\n"
+    "usage: dotfuzz bandwidth [--n N] [--reps R] [--peak-gbps X] [--markdown | --json]\n"
     "\n"
     "Times every kernel that has a GPU launcher on N random elements per\n"
     "vector of its type (f32, f64, i32, f16, bf16, e4m3, e5m2), beside cuBLAS\n"
@@ -39,11 +40,13 @@ static const char bandwidth_usage[] =
     "  --peak-gbps X  peak memory bandwidth in GB/s (default: 2 x memory\n"
     "                 clock x bus width / 8, read off the device)\n"
     "  --markdown     print a Markdown table\n"
+    "  --json         print one JSON object (docs/output-formats.md); without a GPU\n"
+    "                 it says why nothing ran\n"
     "  -h, --help     this text\n";
 
 typedef struct bw_cli {
     df_bw_opts opts;
-    int markdown;
+    int markdown, json;
     int help;
 } bw_cli;
 
@@ -106,6 +109,9 @@ static int parse_args(int argc, char **argv, bw_cli *cli)
         } else if (strcmp(arg, "--markdown") == 0) {
             cli->markdown = 1;
             continue;
+        } else if (strcmp(arg, "--json") == 0) {
+            cli->json = 1;
+            continue;
         } else if ((v = df_option_value(argc, argv, &i, "--n", &missing))) {
             bad = parse_n(v, &cli->opts.n);
         } else if ((v = df_option_value(argc, argv, &i, "--reps", &missing))) {
@@ -126,6 +132,10 @@ static int parse_args(int argc, char **argv, bw_cli *cli)
                     v, (int)strcspn(arg, "="), arg);
             return -1;
         }
+    }
+    if (cli->markdown && cli->json) {
+        fprintf(stderr, "dotfuzz bandwidth: --markdown and --json are two outputs: give one\n");
+        return -1;
     }
     return 0;
 }
@@ -281,6 +291,70 @@ void df_bw_print(FILE *f, const df_bw_report *rep, int markdown)
         print_table(f, rep);
 }
 
+/* "key":x, or "key":null where the row has no such number (x <= 0). */
+static void json_positive(FILE *f, const char *key, double x)
+{
+    if (x > 0)
+        df_json_member(f, key, x);
+    else
+        fprintf(f, "\"%s\":null", key);
+}
+
+static void print_json_row(FILE *f, const df_bw_row *r)
+{
+    fputs("{\"kernel\":", f);
+    df_json_str(f, r->name);
+    fprintf(f, ",\"copy\":%s,\"type\":\"%s\",\"n\":%" PRIu64 ",\"launch\":",
+            r->is_copy ? "true" : "false", df_type_name(r->type), r->n);
+    df_json_str(f, r->launch);
+    fprintf(f, ",\"ran\":%s,\"reps\":%u,", r->reps ? "true" : "false", r->reps);
+    json_positive(f, "median_ms", r->reps ? r->ms : 0);
+    fputc(',', f);
+    json_positive(f, "bytes", r->reps ? r->bytes : 0);
+    fputc(',', f);
+    json_positive(f, "gbps", r->reps ? r->gbps : 0);
+    fputc(',', f);
+    json_positive(f, "frac_peak", r->reps ? r->frac_peak : 0);
+    fputc(',', f);
+    json_positive(f, "vs_cublas", r->reps ? r->vs_cublas : 0);
+    fprintf(f, ",\"failed\":%s,\"result\":", r->failed ? "true" : "false");
+    df_json_str(f, r->result);
+    fputc('}', f);
+}
+
+void df_bw_print_json(FILE *f, const df_bw_report *rep, const char *err)
+{
+    fputc('{', f);
+    df_json_stamp(f);
+    size_t ran = 0;
+    for (size_t i = 0; i < rep->nrows; i++)
+        ran += rep->rows[i].reps > 0;
+    fprintf(f, ",\"command\":\"bandwidth\",\"rows_run\":%zu,\"rows_not_run\":%zu,\"error\":",
+            ran, rep->nrows - ran);
+    df_json_str(f, err && *err ? err : NULL);
+    fputs(",\"device\":", f);
+    if (rep->device[0]) {
+        fputs("{\"name\":", f);
+        df_json_str(f, rep->device);
+        fprintf(f, ",\"cc\":\"%d.%d\",\"sm_count\":%d,\"driver_version\":%d,"
+                   "\"runtime_version\":%d,\"mem_clock_khz\":%d,\"bus_width_bits\":%d,",
+                rep->cc_major, rep->cc_minor, rep->sm_count, rep->driver_version,
+                rep->runtime_version, rep->mem_clock_khz, rep->bus_width_bits);
+        json_positive(f, "peak_gbps", rep->peak_gbps);
+        fprintf(f, ",\"peak_from\":\"%s\"}", rep->peak_from_option ? "option" : "device");
+    } else {
+        fputs("null", f);
+    }
+    fprintf(f, ",\"n\":%" PRIu64 ",\"reps\":%u,\"warmups\":%u,\"aborted\":%s,\"rows\":[",
+            rep->n, rep->reps, DF_BW_WARMUPS, rep->aborted ? "true" : "false");
+    for (size_t i = 0; i < rep->nrows; i++) {
+        if (i)
+            fputc(',', f);
+        print_json_row(f, &rep->rows[i]);
+    }
+    fputs("]}\n", f);
+}
+
 df_outcome df_cmd_bandwidth(int argc, char **argv)
 {
     bw_cli cli;
@@ -294,7 +368,14 @@ df_outcome df_cmd_bandwidth(int argc, char **argv)
     df_bw_report rep;
     char err[256] = "";
     int rc = df_bandwidth_measure(&cli.opts, &rep, err, sizeof err);
-    if (rep.nrows > 0) {
+    if (cli.json) {
+        if (rep.n == 0) { /* stopped before the report took the options */
+            rep.n = cli.opts.n;
+            rep.reps = cli.opts.reps;
+        }
+        df_bw_print_json(stdout, &rep, rc != 0 ? err : NULL);
+        fflush(stdout);
+    } else if (rep.nrows > 0) {
         df_bw_print(stdout, &rep, cli.markdown);
         fflush(stdout);
     }

@@ -31,7 +31,9 @@
  *               pool over its last batch) and their ratio.
  * After each row: the process's peak resident memory (ru_maxrss), and for
  * harness rows the share of time in each stage of a batch.
- * Every number printed is measured in this run. Outcomes: clean; usage for
+ * Every number printed is measured in this run; with --json, one JSON
+ * object (bench_out.h) holds them, and names the rows that did not run.
+ * Outcomes: clean; usage for
  * a bad option; env when the backend, the kernel or memory is missing.
  * argv[0] is the subcommand's name ("bench"); options start at argv[1].
  */
@@ -39,12 +41,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "fuzz/backend/cuda_backend.h"
 #include "reference/reference.h"
 #include "fuzz/backend/backend.h"
 #include "fuzz/gen/generator.h"
+#include "fuzz/json.h"
+#include "fuzz/cmd/bench_out.h"
 #include "fuzz/cmd/cli.h"
 #include "fuzz/cmd/cli_util.h"
 #include "fuzz/plugin.h"
@@ -54,7 +57,7 @@
 
 static const char bench_usage[] =
     "usage: dotfuzz bench [--backend B] [--kernel K] [--kernel-lib PATH]... [--time S]\n"
-    "                     [--threads N] [--batch N] [--meta-every N] [--quick]\n"
+    "                     [--threads N] [--batch N] [--meta-every N] [--quick] [--json]\n"
     "\n"
     "Measures, on one kernel (default shfl):\n"
     "  seed loop   cases/s at n = 2000 of the seeds' loop: per case generate,\n"
@@ -98,6 +101,8 @@ static const char bench_usage[] =
     "                uses N/8, at least 64; the big n one case per thread)\n"
     "  --meta-every N  metamorphic checks on 1 case in N (default 16, as run; 0 = off)\n"
     "  --quick       0.3 s per measurement and 2^20 for the big n (for CI)\n"
+    "  --json        one JSON object instead of the text: every row's figures, and\n"
+    "                the rows that did not run with why (docs/output-formats.md)\n"
     "  -h, --help    this text\n";
 
 typedef struct bench_opts {
@@ -105,7 +110,7 @@ typedef struct bench_opts {
     df_plugin_paths libs; /* --kernel-lib, loaded before --kernel is looked up */
     double time_s;
     uint64_t threads, batch, meta_every;
-    int quick, help;
+    int quick, json, help;
 } bench_opts;
 
 static int parse_args(int argc, char **argv, bench_opts *o)
@@ -120,6 +125,9 @@ static int parse_args(int argc, char **argv, bench_opts *o)
             return 0;
         } else if (!strcmp(arg, "--quick")) {
             o->quick = 1;
+            continue;
+        } else if (!strcmp(arg, "--json")) {
+            o->json = 1;
             continue;
         } else if ((v = df_option_value(argc, argv, &i, "--backend", &missing))) {
             o->backend = v;
@@ -153,12 +161,6 @@ static int parse_args(int argc, char **argv, bench_opts *o)
     if (o->quick)
         o->time_s = 0.3;
     return 0;
-}
-
-static double peak_rss_mib(void)
-{
-    struct rusage ru;
-    return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0;
 }
 
 static double plain_dot(const df_case *c)
@@ -204,21 +206,6 @@ static double seed_loop(df_backend *b, const df_kernel *k, uint64_t n, double ti
     return (double)i / (t - t0);
 }
 
-typedef struct harness_row {
-    uint64_t cases, elems;
-    double secs;
-    double stage_s[DF_STAGES];
-    double finish_s[DF_FINISH_PARTS]; /* DF_FINISH_* */
-    double cpu_s[DF_CPU_KINDS]; /* CPU seconds over the pool: generate, refs, model, judge */
-    double idle_s[2]; /* the workers' idle seconds: nothing open, only gated loops */
-    double gpu_s[DF_CUDA_T_COUNT]; /* the batched launches' stages (cuda backend) */
-    int has_gpu_s;
-    int pipelined; /* pipelined batches */
-    size_t sets;   /* sets of slots: batches in flight */
-    double warm_s; /* the untimed first batches, one a set */
-    int rc;
-} harness_row;
-
 /* The big n row's cases: its batches (of a case a thread) from index 0,
  * the same cases whatever the buffering, so that builds compare; the
  * bare references run over its last batch. */
@@ -231,7 +218,7 @@ typedef struct harness_row {
  * options, as run draws them) for time_s, or, cases > 0, on cases
  * [0, cases). e is set up by the caller (pool, batch); its slots keep the
  * last batch's cases. */
-static void harness(df_engine *e, uint64_t n, double time_s, uint64_t cases, harness_row *row)
+static void harness(df_engine *e, uint64_t n, double time_s, uint64_t cases, df_bench_row *row)
 {
     df_totals *t = calloc(1, sizeof *t);
     if (n) {
@@ -307,92 +294,6 @@ static double bare_refs(df_engine *e, size_t cases, double time_s)
     return (double)elems / (t - t0);
 }
 
-static void print_stages(const harness_row *r, int host)
-{
-    double sum = 0;
-    for (int k = 0; k < DF_STAGES; k++)
-        sum += r->stage_s[k];
-    if (!(sum > 0) || !(r->secs > 0))
-        return;
-    /* shares of the row's wall time; the host backend models and judges
-     * in the same pass as the refs; "starting" is the caller's part of
-     * the batches made ahead */
-    printf("%-34s starting %3.0f%%  %s %3.0f%%  gpu %3.0f%%  model+judge+metamorphic %3.0f%%  "
-           "record %3.0f%%  other %3.0f%%\n",
-           "    wall time per stage", 100 * r->stage_s[DF_STAGE_AHEAD] / r->secs,
-           host ? "generate+refs+model+judge" : "generate+refs",
-           100 * r->stage_s[DF_STAGE_PREPARE] / r->secs, 100 * r->stage_s[DF_STAGE_GPU] / r->secs,
-           100 * r->stage_s[DF_STAGE_FINISH] / r->secs, 100 * r->stage_s[DF_STAGE_RECORD] / r->secs,
-           100 * (r->secs - sum) / r->secs);
-    double g = 0;
-    for (int k = 0; r->has_gpu_s && k < DF_CUDA_T_WALL; k++)
-        g += r->gpu_s[k];
-    if (g > 0)
-        printf("%-34s plan %4.0f%%  staging %4.0f%%  device %4.0f%% (queueing its work %.0f%%)  "
-               "finish %4.0f%%  (%.3g s of the stage's %.3g s in batched launches)\n",
-               "    of which, gpu", 100 * r->gpu_s[DF_CUDA_T_PLAN] / g,
-               100 * r->gpu_s[DF_CUDA_T_STAGE] / g, 100 * r->gpu_s[DF_CUDA_T_DEVICE] / g,
-               100 * r->gpu_s[DF_CUDA_T_ENQUEUE] / g, 100 * r->gpu_s[DF_CUDA_T_FINISH] / g, g,
-               r->stage_s[DF_STAGE_GPU]);
-    if (g > 0 && r->gpu_s[DF_CUDA_T_DEVICE] > 0)
-        printf("%-34s clear+copy in %.3g s  unpack %.3g s  kernel %.3g s  copy out %.3g s  "
-               "(events; the device part's wall time %.3g s)\n",
-               "    of which, on the device", r->gpu_s[DF_CUDA_T_COPYIN],
-               r->gpu_s[DF_CUDA_T_UNPACK], r->gpu_s[DF_CUDA_T_KERNELS],
-               r->gpu_s[DF_CUDA_T_COPYOUT], r->gpu_s[DF_CUDA_T_DEVICE]);
-    double gens = r->has_gpu_s ? r->gpu_s[DF_CUDA_T_GEN_COUNT] : 0;
-    if (gens > 0)
-        printf("%-34s %.0f batches, each on average: kernel %.3g ms, copy back %.3g ms "
-               "(%.3g GB/s), from its start to landed %.3g ms\n",
-               "    generation on the GPU", gens, 1e3 * r->gpu_s[DF_CUDA_T_GEN_KERNEL] / gens,
-               1e3 * r->gpu_s[DF_CUDA_T_GEN_COPY] / gens,
-               r->gpu_s[DF_CUDA_T_GEN_COPY] > 0
-                   ? 1e-9 * r->gpu_s[DF_CUDA_T_GEN_BYTES] / r->gpu_s[DF_CUDA_T_GEN_COPY]
-                   : 0.0,
-               1e3 * r->gpu_s[DF_CUDA_T_GEN_LANDED] / gens);
-    double f = 0;
-    for (int k = 0; k < DF_FINISH_PARTS; k++)
-        f += r->finish_s[k];
-    double ahead_plan = r->has_gpu_s ? r->gpu_s[DF_CUDA_T_AHEAD_PLAN] : 0;
-    double ahead_stage = r->has_gpu_s ? r->gpu_s[DF_CUDA_T_AHEAD_STAGE] : 0;
-    if (f > 0)
-        printf("%-34s models left after the GPU run %4.0f%%  copies made %4.0f%%  copies on "
-               "the GPU %4.0f%%  the next batch laid out and staged %4.0f%% (plan %.3g s, "
-               "staging %.3g s)  then waiting for the judgement and the copies' references "
-               "and models %4.0f%%  copies judged %4.0f%%\n",
-               "    of which, model+judge+...", 100 * r->finish_s[DF_FINISH_MODELS] / f,
-               100 * r->finish_s[DF_FINISH_MAKE] / f, 100 * r->finish_s[DF_FINISH_GPU] / f,
-               100 * r->finish_s[DF_FINISH_NEXT] / f, ahead_plan, ahead_stage,
-               100 * r->finish_s[DF_FINISH_WAIT] / f, 100 * r->finish_s[DF_FINISH_COPIES] / f);
-    double cpu = r->cpu_s[0] + r->cpu_s[1] + r->cpu_s[2] + r->cpu_s[3];
-    if (cpu > 0)
-        printf("%-34s generate %4.0f%%  references %4.0f%%  %s %4.0f%%  judge %4.0f%%  "
-               "(%.3g thread-s per s)\n",
-               "    CPU time of the pool", 100 * r->cpu_s[0] / cpu, 100 * r->cpu_s[1] / cpu,
-               host ? "model (the run)" : "model", 100 * r->cpu_s[2] / cpu,
-               100 * r->cpu_s[3] / cpu, cpu / r->secs);
-    if (r->idle_s[0] + r->idle_s[1] > 0)
-        printf("%-34s with nothing to take %.3g thread-s per s, with only loops waiting for "
-               "the GPU's generation %.3g\n",
-               "    idle workers of the pool", r->idle_s[0] / r->secs, r->idle_s[1] / r->secs);
-}
-
-static int harness_row_print(const char *what, const harness_row *r, size_t batch, int host)
-{
-    if (r->rc == DF_RANGE_ENV || r->rc == DF_RANGE_POISONED || r->cases == 0) {
-        fprintf(stderr, "dotfuzz bench: %s: the harness stopped (%s)\n", what,
-                r->rc == DF_RANGE_POISONED ? "backend unusable" : "cannot generate");
-        return -1;
-    }
-    printf("%-34s %14.0f cases/s  %12.3g elem/s  batch %-6zu x%zu  peak RSS %8.1f MiB  "
-           "(%llu cases in %.2f s; first batch a set %.2f s, untimed)\n",
-           what, r->cases / r->secs, (double)r->elems / r->secs, batch,
-           r->sets, peak_rss_mib(), (unsigned long long)r->cases, r->secs,
-           r->warm_s);
-    print_stages(r, host);
-    return 0;
-}
-
 /* devgen_row's CPU half: slot s's case generated on the CPU, compared with
  * the GPU's bytes. */
 typedef struct regen_job {
@@ -422,12 +323,15 @@ static void regen_slot(void *ctx, size_t s, unsigned w)
 /* devgen_row's breakdown: the GPU kernel's time for each family's cases of
  * the batch alone (one thread a case, so the family whose cases take the
  * longest sets the whole batch's time), printed on one line. */
-static void devgen_families(df_backend *b, const df_devgen_case *cs, size_t m)
+static void devgen_families(df_bench_out *bo, df_backend *b, const df_devgen_case *cs, size_t m)
 {
     df_devgen_case *sub = malloc((m ? m : 1) * sizeof *sub);
     if (!sub)
         return;
-    printf("    of which, each family alone   ");
+    df_bench_text(bo, "    of which, each family alone   ");
+    if (bo->js)
+        fputs(",\"families_ms\":{", bo->js);
+    int nfam = 0;
     for (size_t f = 0; f < df_family_count(); f++) {
         const df_family *fam = df_family_at(f);
         size_t k = 0;
@@ -440,11 +344,19 @@ static void devgen_families(df_backend *b, const df_devgen_case *cs, size_t m)
         unsigned char *out = malloc(bytes ? bytes : 1);
         char err[160] = "";
         double ms = 0;
-        if (out && df_backend_devgen(b, sub, k, bytes, out, &ms, err, sizeof err) == 0)
-            printf("  %s %.3f ms (%zu)", fam->name, ms, k);
+        if (out && df_backend_devgen(b, sub, k, bytes, out, &ms, err, sizeof err) == 0) {
+            df_bench_text(bo, "  %s %.3f ms (%zu)", fam->name, ms, k);
+            if (bo->js) {
+                fprintf(bo->js, "%s\"%s\":{\"cases\":%zu,", nfam++ ? "," : "", fam->name, k);
+                df_json_member(bo->js, "ms", ms);
+                fputc('}', bo->js);
+            }
+        }
         free(out);
     }
-    printf("  (kernel time, cases)\n");
+    df_bench_text(bo, "  (kernel time, cases)\n");
+    if (bo->js)
+        fputc('}', bo->js);
     free(sub);
 }
 
@@ -453,7 +365,7 @@ static void devgen_families(df_backend *b, const df_devgen_case *cs, size_t m)
  * cases/s (the GPU kernel's time; the CPU's generation and comparison on
  * every thread). Returns 0, or -1 when it could not run or a case differs
  * (printed). */
-static int devgen_row(df_engine *e, df_backend *b)
+static int devgen_row(df_bench_out *bo, df_engine *e, df_backend *b)
 {
     df_engine_stats st;
     df_engine_stats_get(e, &st);
@@ -501,13 +413,24 @@ static int devgen_row(df_engine *e, df_backend *b)
         cpu = df_now() - t0;
         for (size_t s = 0; s < m; s++)
             equal += eq[s];
-        printf("%-34s %14.0f cases/s  on the GPU (%zu cases, one thread each: %.3f ms); "
-               "the CPU on %u threads %.0f cases/s; bytes equal to the CPU's: %zu of %zu\n",
-               "generation n = 2000, GPU vs CPU", ms > 0 ? m / (ms * 1e-3) : 0.0, m, ms,
-               df_pool_size(e->pool), cpu > 0 ? m / cpu : 0.0, equal, m);
-        devgen_families(b, cs, m);
+        const char *what = "generation n = 2000, GPU vs CPU";
+        double gpu_rate = ms > 0 ? m / (ms * 1e-3) : 0.0, cpu_rate = cpu > 0 ? m / cpu : 0.0;
+        df_bench_text(bo, "%-34s %14.0f cases/s  on the GPU (%zu cases, one thread each: %.3f "
+                          "ms); the CPU on %u threads %.0f cases/s; bytes equal to the CPU's: "
+                          "%zu of %zu\n",
+                      what, gpu_rate, m, ms, df_pool_size(e->pool), cpu_rate, equal, m);
+        df_bench_row_begin(bo, "gpu_generation", what);
+        df_bench_num(bo, "gpu_cases_per_s", gpu_rate);
+        df_bench_num(bo, "cases", (double)m);
+        df_bench_num(bo, "gpu_ms", ms);
+        df_bench_num(bo, "cpu_threads", df_pool_size(e->pool));
+        df_bench_num(bo, "cpu_cases_per_s", cpu_rate);
+        df_bench_num(bo, "cases_equal", (double)equal);
+        devgen_families(bo, b, cs, m);
+        df_bench_row_end(bo);
     } else {
         fprintf(stderr, "dotfuzz bench: generation on the GPU: %s\n", err);
+        df_bench_not_run(bo, "gpu_generation", "generation n = 2000, GPU vs CPU", err);
     }
     for (unsigned w = 0; w < nw; w++)
         df_scratch_free(&buf[w]);
@@ -519,20 +442,21 @@ static int devgen_row(df_engine *e, df_backend *b)
 }
 
 /* The harness at n with batches of batch cases, printed as one row. */
-static int harness_measure(df_engine *e, const char *what, uint64_t n, size_t batch,
-                           double time_s, uint64_t cases, harness_row *r)
+static int harness_measure(df_bench_out *bo, df_engine *e, const char *id, const char *what,
+                           uint64_t n, size_t batch, double time_s, uint64_t cases,
+                           df_bench_row *r)
 {
     e->batch = (uint32_t)batch;
     df_engine_free(e); /* new slot count: slots are remade */
     harness(e, n, time_s, cases, r);
-    return harness_row_print(what, r, batch, df_backend_is_host(e->b));
+    return df_bench_harness(bo, id, what, r, batch, df_backend_is_host(e->b));
 }
 
 /* The default campaign, as `dotfuzz run` with no options runs it on this
  * backend: every correct kernel the backend runs, every family, run's
  * lengths (its long cases too) and batch, for time_s; then the bare
  * references over its last batch, on the same threads. */
-static int campaign_rows(const bench_opts *o, df_backend *b, df_pool *pool)
+static int campaign_rows(df_bench_out *bo, const bench_opts *o, df_backend *b, df_pool *pool)
 {
     df_run_opts ro;
     df_run_opts_default(&ro);
@@ -548,23 +472,31 @@ static int campaign_rows(const bench_opts *o, df_backend *b, df_pool *pool)
     df_engine_init(&e, &ro, b, ks, nk);
     e.pool = pool;
     e.batch = df_run_default_batch(ro.max_n, nk);
-    harness_row r;
+    df_bench_row r;
     harness(&e, 0, o->time_s, 0, &r);
     char what[64];
     snprintf(what, sizeof what, "default campaign, %zu kernels", nk);
-    int bad = harness_row_print(what, &r, e.batch, df_backend_is_host(b)) != 0;
+    int bad = df_bench_harness(bo, "campaign", what, &r, e.batch, df_backend_is_host(b)) != 0;
+    const char *bare_what = "  bare MT references, its batch";
     if (!bad) {
         df_engine_stats st;
         df_engine_stats_get(&e, &st);
         double bare = bare_refs(&e, st.last_n, o->time_s);
-        printf("%-34s %14s          %12.3g elem/s  ratio campaign/bare %.3f\n",
-               "  bare MT references, its batch", "", bare, (double)r.elems / r.secs / bare);
+        df_bench_text(bo, "%-34s %14s          %12.3g elem/s  ratio campaign/bare %.3f\n",
+                      bare_what, "", bare, (double)r.elems / r.secs / bare);
+        df_bench_row_begin(bo, "campaign_bare_refs", bare_what);
+        df_bench_num(bo, "elems_per_s", bare);
+        df_bench_num(bo, "campaign_over_bare", (double)r.elems / r.secs / bare);
+        df_bench_row_end(bo);
+    } else {
+        df_bench_not_run(bo, "campaign_bare_refs", bare_what, "the campaign row stopped");
     }
     df_engine_free(&e);
     return bad ? -1 : 0;
 }
 
-static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel *k)
+static df_outcome bench_rows(df_bench_out *bo, const bench_opts *o, df_backend *b,
+                             const df_kernel *k)
 {
     const df_kernel *ks[1] = {k};
     df_run_opts ro = {.kernel = k->name, .backend = o->backend, .corpus = "", .family = "all",
@@ -576,10 +508,19 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
     double seed = seed_loop(b, k, 2000, o->time_s, &alarms);
     if (seed < 0) {
         fprintf(stderr, "dotfuzz bench: the seed loop could not run %s\n", k->name);
+        df_bench_not_run(bo, "seed_loop", "seed loop, n = 2000", "the kernel could not run");
         return DF_OUTCOME_ENV;
     }
-    printf("%-34s %14.0f cases/s  %12.3g elem/s  (%llu rel. err > 1e-6)  peak RSS %8.1f MiB\n",
-           "seed loop, n = 2000", seed, seed * 2000, (unsigned long long)alarms, peak_rss_mib());
+    double rss = df_bench_peak_rss_mib();
+    df_bench_text(bo, "%-34s %14.0f cases/s  %12.3g elem/s  (%llu rel. err > 1e-6)  peak RSS "
+                      "%8.1f MiB\n",
+                  "seed loop, n = 2000", seed, seed * 2000, (unsigned long long)alarms, rss);
+    df_bench_row_begin(bo, "seed_loop", "seed loop, n = 2000");
+    df_bench_num(bo, "cases_per_s", seed);
+    df_bench_num(bo, "elems_per_s", seed * 2000);
+    df_bench_num(bo, "rel_err_alarms", (double)alarms);
+    df_bench_num(bo, "peak_rss_mib", rss);
+    df_bench_row_end(bo);
     df_engine e;
     df_engine_init(&e, &ro, b, ks, 1);
     e.pool = df_pool_create((unsigned)o->threads);
@@ -589,50 +530,89 @@ static df_outcome bench_rows(const bench_opts *o, df_backend *b, const df_kernel
     }
     df_backend_set_pool(b, e.pool);
     unsigned nt = df_pool_size(e.pool);
-    printf("%-34s %u threads, kernel %s, backend %s\n", "setup", nt, k->name,
-           df_backend_name(b));
-    harness_row r2k, r1buf, r64k, rbig, rcpu; /* r1buf: n = 2000, the other buffering;
+    df_bench_text(bo, "%-34s %u threads, kernel %s, backend %s\n", "setup", nt, k->name,
+                  df_backend_name(b));
+    df_bench_row_begin(bo, "setup", "setup");
+    df_bench_num(bo, "threads", nt);
+    df_bench_row_end(bo);
+    df_bench_row r2k, r1buf, r64k, rbig, rcpu; /* r1buf: n = 2000, the other buffering;
                                                  rcpu: generated on the CPU */
     size_t b64 = o->batch / 8 < 64 ? 64 : (size_t)(o->batch / 8);
     uint64_t big = o->quick ? (UINT64_C(1) << 20) : (UINT64_C(1) << 26);
     size_t bigbatch = nt < 2 ? 2 : nt; /* a case a thread */
-    char what[64];
+    char what[64], bare_what[64];
     snprintf(what, sizeof what, "harness n = 2^%d, verified", o->quick ? 20 : 26);
-    int bad = harness_measure(&e, "harness n = 2000, verified", 2000, (size_t)o->batch,
-                              o->time_s, 0, &r2k) != 0;
+    snprintf(bare_what, sizeof bare_what, "bare MT references n = 2^%d", o->quick ? 20 : 26);
+    const char *stopped = "an earlier row stopped";
+    int bad = harness_measure(bo, &e, "harness_2000", "harness n = 2000, verified", 2000,
+                              (size_t)o->batch, o->time_s, 0, &r2k) != 0;
     /* the same with the other buffering, side by side */
     e.pipeline = r2k.pipelined ? DF_PIPE_OFF : DF_PIPE_ON;
-    bad = bad || harness_measure(&e, r2k.pipelined ? "  the same, one buffer"
-                                                   : "  the same, double-buffered",
-                                 2000, (size_t)o->batch, o->time_s, 0, &r1buf) != 0;
+    const char *other = r2k.pipelined ? "  the same, one buffer" : "  the same, double-buffered";
+    if (bad)
+        df_bench_not_run(bo, "harness_2000_other_buffering", other, stopped);
+    else
+        bad = harness_measure(bo, &e, "harness_2000_other_buffering", other, 2000,
+                              (size_t)o->batch, o->time_s, 0, &r1buf) != 0;
     e.pipeline = DF_PIPE_AUTO;
-    if (strcmp(df_backend_name(b), "cuda") == 0) {
+    const char *gen_cpu = "  the same, generated on the CPU";
+    if (strcmp(df_backend_name(b), "cuda") != 0) {
+        df_bench_not_run(bo, "harness_2000_gen_cpu", gen_cpu, "cuda backend only");
+        df_bench_not_run(bo, "gpu_generation", "generation n = 2000, GPU vs CPU",
+                         "cuda backend only");
+    } else if (bad) {
+        df_bench_not_run(bo, "harness_2000_gen_cpu", gen_cpu, stopped);
+        df_bench_not_run(bo, "gpu_generation", "generation n = 2000, GPU vs CPU", stopped);
+    } else {
         /* run's --gen auto generates n = 2000 on the GPU: the same on the CPU,
          * side by side, then the two generators alone */
         ro.gen = DF_GEN_CPU;
-        bad = bad || harness_measure(&e, "  the same, generated on the CPU", 2000,
-                                     (size_t)o->batch, o->time_s, 0, &rcpu) != 0;
+        bad = harness_measure(bo, &e, "harness_2000_gen_cpu", gen_cpu, 2000, (size_t)o->batch,
+                              o->time_s, 0, &rcpu) != 0;
         ro.gen = DF_GEN_AUTO;
-        bad = bad || devgen_row(&e, b) != 0;
+        if (bad)
+            df_bench_not_run(bo, "gpu_generation", "generation n = 2000, GPU vs CPU", stopped);
+        else
+            bad = devgen_row(bo, &e, b) != 0;
     }
-    bad = bad ||
-              harness_measure(&e, "harness n = 65536, verified", 65536, b64, o->time_s, 0,
-                              &r64k) != 0 ||
-              harness_measure(&e, what, big, bigbatch, o->time_s, BIG_BATCHES * bigbatch,
-                              &rbig) != 0;
+    if (bad)
+        df_bench_not_run(bo, "harness_65536", "harness n = 65536, verified", stopped);
+    else
+        bad = harness_measure(bo, &e, "harness_65536", "harness n = 65536, verified", 65536, b64,
+                              o->time_s, 0, &r64k) != 0;
+    if (bad)
+        df_bench_not_run(bo, "harness_big", what, stopped);
+    else
+        bad = harness_measure(bo, &e, "harness_big", what, big, bigbatch, o->time_s,
+                              BIG_BATCHES * bigbatch, &rbig) != 0;
     if (!bad) {
         df_engine_stats st;
         df_engine_stats_get(&e, &st);
         double bare = bare_refs(&e, st.last_n, o->time_s);
-        double h = (double)rbig.cases * (double)big / rbig.secs;
-        snprintf(what, sizeof what, "bare MT references n = 2^%d", o->quick ? 20 : 26);
-        printf("%-34s %14.0f cases/s  %12.3g elem/s  ratio harness/bare %.3f  peak RSS "
-               "%8.1f MiB\n", what, bare / (double)big, bare, h / bare, peak_rss_mib());
+        double h = (double)rbig.cases * (double)big / rbig.secs, rss = df_bench_peak_rss_mib();
+        df_bench_text(bo, "%-34s %14.0f cases/s  %12.3g elem/s  ratio harness/bare %.3f  peak "
+                          "RSS %8.1f MiB\n", bare_what, bare / (double)big, bare, h / bare, rss);
+        df_bench_row_begin(bo, "big_bare_refs", bare_what);
+        df_bench_num(bo, "cases_per_s", bare / (double)big);
+        df_bench_num(bo, "elems_per_s", bare);
+        df_bench_num(bo, "harness_over_bare", h / bare);
+        df_bench_num(bo, "peak_rss_mib", rss);
+        df_bench_row_end(bo);
         double two = (r2k.pipelined ? r2k.cases / r2k.secs : r1buf.cases / r1buf.secs),
                one = (r2k.pipelined ? r1buf.cases / r1buf.secs : r2k.cases / r2k.secs);
-        printf("%-34s %.2fx the seed loop; double-buffered %.2fx one buffer\n",
-               "harness n = 2000 vs seed loop", (r2k.cases / r2k.secs) / seed, two / one);
-        bad = campaign_rows(o, b, e.pool) != 0;
+        const char *vs = "harness n = 2000 vs seed loop";
+        df_bench_text(bo, "%-34s %.2fx the seed loop; double-buffered %.2fx one buffer\n", vs,
+                      (r2k.cases / r2k.secs) / seed, two / one);
+        df_bench_row_begin(bo, "vs_seed_loop", vs);
+        df_bench_num(bo, "harness_over_seed_loop", (r2k.cases / r2k.secs) / seed);
+        df_bench_num(bo, "double_over_one_buffer", two / one);
+        df_bench_row_end(bo);
+        bad = campaign_rows(bo, o, b, e.pool) != 0;
+    } else {
+        df_bench_not_run(bo, "big_bare_refs", bare_what, stopped);
+        df_bench_not_run(bo, "vs_seed_loop", "harness n = 2000 vs seed loop", stopped);
+        df_bench_not_run(bo, "campaign", "default campaign", stopped);
+        df_bench_not_run(bo, "campaign_bare_refs", "  bare MT references, its batch", stopped);
     }
     df_engine_free(&e);
     df_backend_set_pool(b, NULL);
@@ -667,7 +647,36 @@ df_outcome df_cmd_bench(int argc, char **argv)
         df_backend_close(b);
         return DF_OUTCOME_USAGE;
     }
-    oc = bench_rows(&o, b, k);
+    df_bench_out bo;
+    char *what = NULL;
+    size_t what_len = 0;
+    FILE *w = open_memstream(&what, &what_len);
+    if (!w || df_bench_out_open(&bo, o.json) != 0) {
+        fprintf(stderr, "dotfuzz bench: out of memory\n");
+        if (w)
+            fclose(w);
+        free(what);
+        df_backend_close(b);
+        return DF_OUTCOME_ENV;
+    }
+    /* the document's members that say what ran, before its rows */
+    fputs("\"backend\":", w);
+    df_json_str(w, df_backend_name(b));
+    fputs(",\"backend_note\":", w);
+    df_json_str(w, df_backend_note(b));
+    fputs(",\"kernel\":", w);
+    df_json_str(w, k->name);
+    fprintf(w, ",\"quick\":%s,\"batch\":%llu,\"meta_every\":%llu,", o.quick ? "true" : "false",
+            (unsigned long long)o.batch, (unsigned long long)o.meta_every);
+    df_json_member(w, "time_s", o.time_s);
+    oc = bench_rows(&bo, &o, b, k);
+    int memory = fclose(w) == 0 && what;
+    if (df_bench_out_close(&bo, memory ? what : "\"backend\":null", oc == DF_OUTCOME_CLEAN) !=
+            0 || !memory) {
+        fprintf(stderr, "dotfuzz bench: out of memory\n");
+        oc = DF_OUTCOME_ENV;
+    }
+    free(what);
     df_backend_close(b);
     return oc;
 }

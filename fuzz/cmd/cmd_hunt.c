@@ -13,6 +13,7 @@
 #include "fuzz/cmd/cli_util.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/check/metamorphic.h"
+#include "fuzz/json.h"
 #include "fuzz/run/run.h"
 #include "fuzz/plugin.h"
 #include "fuzz/run/sandbox.h"
@@ -39,6 +40,7 @@ typedef struct hunt_opts {
     double tol;
     double watchdog_s; /* 0: by the case's size (df_watchdog_for) */
     int markdown;
+    int json;          /* --json: one JSON document on stdout, no text */
 } hunt_opts;
 
 /* First detection by one oracle. */
@@ -88,6 +90,7 @@ static void hunt_usage(FILE *f)
           "  --watchdog D    a case running longer is a hang: caught as a bug (default 3s,\n"
           "                  or 400 ns an element of longer cases)\n"
           "  --markdown      a Markdown table instead of aligned text\n"
+          "  --json          one JSON object instead of the text (docs/output-formats.md)\n"
           "  -h, --help      this text\n"
           "\n"
           "exit status: 0 every mutant caught by this oracle and no false alarm on a correct\n"
@@ -100,7 +103,7 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
 {
     enum { OPT_BACKEND = 256, OPT_SEED, OPT_MAXN, OPT_TOL, OPT_MD, OPT_WATCHDOG, OPT_KERNEL,
            OPT_KERNEL_LIB, OPT_LONGN, OPT_SCHEDULE, OPT_HUGE, OPT_HUGE_EVERY, OPT_HUGE_BYTES,
-           OPT_LONG_EVERY };
+           OPT_LONG_EVERY, OPT_JSON };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"cases", required_argument, 0, 'c'},
         {"time", required_argument, 0, 't'}, {"seed", required_argument, 0, OPT_SEED},
@@ -110,7 +113,8 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
         {"schedule", required_argument, 0, OPT_SCHEDULE}, {"huge", no_argument, 0, OPT_HUGE},
         {"huge-every", required_argument, 0, OPT_HUGE_EVERY},
         {"huge-bytes", required_argument, 0, OPT_HUGE_BYTES},
-        {"markdown", no_argument, 0, OPT_MD}, {"watchdog", required_argument, 0, OPT_WATCHDOG},
+        {"markdown", no_argument, 0, OPT_MD}, {"json", no_argument, 0, OPT_JSON},
+        {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"kernel", required_argument, 0, OPT_KERNEL},
         {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
@@ -158,6 +162,7 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
             break;
         case OPT_TOL: if (df_parse_double(optarg, &o->tol) || o->tol < 0) bad = "--tol"; break;
         case OPT_MD: o->markdown = 1; break;
+        case OPT_JSON: o->json = 1; break;
         case OPT_KERNEL:
             if (df_kernel_list_add(&o->kernel, optarg) != 0)
                 bad = "--kernel";
@@ -180,6 +185,10 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
     }
     if (optind < argc) {
         df_usage_error("hunt", "unexpected argument '%s'", argv[optind]);
+        return -1;
+    }
+    if (o->json && o->markdown) {
+        df_usage_error("hunt", "%s and --markdown are two outputs: give one", "--json");
         return -1;
     }
     if (with_huge && !o->huge) {
@@ -279,6 +288,69 @@ static void print_row(const hunt_opts *o, const hunt_row *row)
     }
 }
 
+/* An oracle's first detection as a JSON object: caught, and where it was
+ * caught (cases, seconds, rule) or null. */
+static void detection_json(FILE *f, const detection *d)
+{
+    fprintf(f, "{\"caught\":%s", d->found ? "true" : "false");
+    if (d->found) {
+        fprintf(f, ",\"cases\":%llu,", (unsigned long long)d->cases);
+        df_json_member(f, "seconds", d->seconds);
+        fputs(",\"rule\":", f);
+        df_json_str(f, d->rule);
+    } else {
+        fputs(",\"cases\":null,\"seconds\":null,\"rule\":null", f);
+    }
+    fputc('}', f);
+}
+
+/* A kernel's member of the "kernels" array (after the first, a comma
+ * first): hunted, with its figures, or skipped, with why. */
+static void row_json(FILE *f, const hunt_row *row, const char *skipped, int first)
+{
+    fprintf(f, "%s{\"kernel\":", first ? "" : ",");
+    df_json_str(f, row->k->name);
+    fprintf(f, ",\"kind\":\"%s\",\"ran\":%s", row->mutant ? "mutant" : "correct",
+            skipped ? "false" : "true");
+    if (skipped) {
+        fputs(",\"skipped\":", f);
+        df_json_str(f, skipped);
+    } else if (row->mutant) {
+        fprintf(f, ",\"cases\":%llu,\"ours\":", (unsigned long long)row->cases);
+        detection_json(f, &row->ours);
+        fputs(",\"seed_000\":", f);
+        detection_json(f, &row->seed);
+    } else {
+        fprintf(f, ",\"cases\":%llu,\"false_alarms\":{\"ours\":%llu,\"seed_000\":%llu}",
+                (unsigned long long)row->cases, (unsigned long long)row->our_alarms,
+                (unsigned long long)row->seed_alarms);
+    }
+    fputc('}', f);
+}
+
+/* The whole document: the stamp, the options, kernels (the rows made by
+ * row_json), the totals. */
+static void print_json(const hunt_opts *o, const df_sandbox *sb, const char *rows,
+                       unsigned escaped, unsigned false_alarms, unsigned skipped, int complete)
+{
+    printf("{");
+    df_json_stamp(stdout);
+    printf(",\"command\":\"hunt\",\"backend\":");
+    df_json_str(stdout, df_sandbox_backend(sb));
+    printf(",\"backend_note\":");
+    df_json_str(stdout, df_sandbox_note(sb));
+    printf(",\"seed\":");
+    df_json_u64(stdout, o->seed);
+    printf(",\"budget\":{\"cases\":%llu,", (unsigned long long)o->cases);
+    df_json_member(stdout, "seconds", o->time_s);
+    printf("},\"max_n\":%llu,", (unsigned long long)o->max_n);
+    df_json_member(stdout, "tol", o->tol);
+    printf(",\"huge\":%s,\"kernels\":[%s],\"escaped\":%u,\"false_alarms\":%u,"
+           "\"skipped\":%u,\"complete\":%s}\n",
+           o->huge ? "true" : "false", rows ? rows : "", escaped, false_alarms, skipped,
+           complete ? "true" : "false");
+}
+
 static void print_header(const hunt_opts *o, const df_sandbox *sb)
 {
     printf("dotfuzz hunt: %s; seed %llu, budget %llu cases or %.0f s per kernel, max-n %llu, "
@@ -346,30 +418,57 @@ static df_outcome hunt(hunt_opts *o)
         df_sandbox_close(sb);
         return DF_OUTCOME_USAGE;
     }
-    print_header(o, sb);
+    /* --json: the rows gather in memory, the document is printed whole */
+    char *rows = NULL;
+    size_t rows_len = 0;
+    FILE *js = o->json ? open_memstream(&rows, &rows_len) : NULL;
+    if (o->json && !js) {
+        fprintf(stderr, "dotfuzz hunt: out of memory\n");
+        df_sandbox_close(sb);
+        return DF_OUTCOME_ENV;
+    }
+    if (!o->json)
+        print_header(o, sb);
     const char *backend = df_sandbox_backend(sb);
     df_scratch buf = {0};
-    unsigned escaped = 0, false_alarms = 0, skipped = 0;
+    unsigned escaped = 0, false_alarms = 0, skipped = 0, nrows = 0;
     df_outcome out = DF_OUTCOME_CLEAN;
     for (size_t i = 0; i < nks && out == DF_OUTCOME_CLEAN; i++) {
         hunt_row row = {.k = ks[i], .mutant = is_mutant(ks[i])};
         const char *why = skip_reason(sb, o, &row, backend);
         if (why) {
             skipped++;
-            fprintf(stderr, "dotfuzz hunt: skipping %s: %s on backend %s\n", row.k->name, why,
-                    backend);
+            if (js)
+                row_json(js, &row, why, nrows++ == 0);
+            else
+                fprintf(stderr, "dotfuzz hunt: skipping %s: %s on backend %s\n", row.k->name,
+                        why, backend);
             continue;
         }
         if (hunt_kernel(sb, o, &row, &buf) != 0)
             out = DF_OUTCOME_ENV;
-        print_row(o, &row);
-        fflush(stdout);
+        if (js) {
+            row_json(js, &row, NULL, nrows++ == 0);
+        } else {
+            print_row(o, &row);
+            fflush(stdout);
+        }
         escaped += row.mutant && !row.ours.found;
         false_alarms += !row.mutant && row.our_alarms > 0;
     }
-    printf("%s%u mutant(s) escaped this oracle, %u correct kernel(s) with false alarms, "
-           "%u kernel(s) skipped on backend %s\n",
-           o->markdown ? "\n" : "dotfuzz hunt: ", escaped, false_alarms, skipped, backend);
+    if (js) {
+        int ok = fclose(js) == 0;
+        if (ok)
+            print_json(o, sb, rows, escaped, false_alarms, skipped, out == DF_OUTCOME_CLEAN);
+        else
+            fprintf(stderr, "dotfuzz hunt: out of memory\n");
+        free(rows);
+        out = ok ? out : DF_OUTCOME_ENV;
+    } else {
+        printf("%s%u mutant(s) escaped this oracle, %u correct kernel(s) with false alarms, "
+               "%u kernel(s) skipped on backend %s\n",
+               o->markdown ? "\n" : "dotfuzz hunt: ", escaped, false_alarms, skipped, backend);
+    }
     df_scratch_free(&buf);
     df_sandbox_close(sb);
     if (out == DF_OUTCOME_CLEAN && (escaped || false_alarms))
