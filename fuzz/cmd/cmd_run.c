@@ -239,13 +239,12 @@ static df_outcome run_supervised(df_run_opts *o)
         return out;
     }
     df_sup_plan_workers(&s);
-    if (!o->quiet)
-        fprintf(stderr, "dotfuzz run: %s\n", s.note);
+    /* the backend said once: its note ("backend host: ...") names it */
     if (!o->quiet)
         fprintf(stderr,
-                "dotfuzz run: seed %llu, %zu kernel(s), max-n %llu, tol %g, corpus %s, "
+                "dotfuzz run: seed %llu, %zu kernel(s), %s, max-n %llu, tol %g, corpus %s, "
                 "%u worker(s), watchdog %g s\n",
-                (unsigned long long)o->seed, s.nk, (unsigned long long)o->max_n, o->tol,
+                (unsigned long long)o->seed, s.nk, s.note, (unsigned long long)o->max_n, o->tol,
                 o->corpus, s.jobs, o->watchdog_s);
     struct timespec since;
     clock_gettime(CLOCK_REALTIME, &since);

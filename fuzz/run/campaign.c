@@ -589,14 +589,13 @@ int df_campaign_run(df_run_opts *o, int argc, char **argv)
         free(cp);
         return rc == -1 ? DF_OUTCOME_USAGE : DF_OUTCOME_ENV;
     }
-    if (!o->quiet)
-        fprintf(stderr, "dotfuzz run: %s\n", cp->s.note);
+    /* the backend said once: its note ("backend host: ...") names it */
     if (!o->quiet)
         fprintf(stderr,
-                "dotfuzz run: campaign %s (session %llu): seed %llu, %zu kernel(s), backend %s, "
+                "dotfuzz run: campaign %s (session %llu): seed %llu, %zu kernel(s), %s, "
                 "%u worker(s), watchdog %g s, %llu case(s) done before\n",
                 cp->dir, (unsigned long long)cp->sessions, (unsigned long long)o->seed, cp->s.nk,
-                cp->s.backend, cp->s.jobs, o->watchdog_s, (unsigned long long)cp->s.cases_at_start);
+                cp->s.note, cp->s.jobs, o->watchdog_s, (unsigned long long)cp->s.cases_at_start);
     struct timespec since;
     clock_gettime(CLOCK_REALTIME, &since);
     int sup = df_sup_run(&cp->s);

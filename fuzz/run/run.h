@@ -175,8 +175,9 @@ typedef struct df_finding {
     int is_new;
 } df_finding;
 
-/* The line a bug or soft-error finding gets on stderr ("BUG    kernel
- * n=... seed=... index=... rule: why -> file"); nothing for the others. */
+/* The line a bug finding gets on stderr ("BUG    kernel n=... seed=...
+ * index=... rule: why -> file"); nothing for the others (soft errors are
+ * counted in the summary, df_run_summary). */
 void df_print_finding(FILE *f, const df_finding *fd);
 
 /* Sets of batch slots at most: with the GPU generating, the two batches
@@ -307,7 +308,11 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
 static inline size_t df_run_kernel_of(uint64_t i, size_t nk) { return (size_t)(i % nk); }
 
 
-/* The summary table to f. */
+/* The summary table to f: per kernel its cases, verdicts, worst ratio,
+ * model-equal results (n/a on backend "host", where the models run in the
+ * kernels' place and no result is compared; its GPU emulation compares),
+ * then the totals: seed 000's alarms, the soft errors
+ * (counted here, no line each), the effective precision, the findings. */
 void df_run_summary(FILE *f, const df_run_opts *o, const df_kernel *const *kernels,
                     size_t nk, const df_totals *t, uint64_t saved, double elapsed,
                     const char *backend);

@@ -138,12 +138,25 @@ int df_run_select(const df_run_opts *o, const df_runs_on *b, const df_kernel **k
     size_t n;
     if (df_kernels_of("run", o->kernel, all, named, CAP, &n) != 0)
         return -1;
+    /* the kernels a list names that the backend cannot run, said in one
+     * line (on the host, the GPU-only ones of every default run) */
+    char unrun[1024] = "";
+    size_t nunrun = 0, used = 0;
     for (size_t i = 0; i < n; i++) {
         char why[200];
         const char *no = cannot_run(o, b, all[i], why, sizeof why);
         if (no && named[i]) {
             fprintf(stderr, "dotfuzz run: %s\n", no);
             return b->supports(b->ctx, all[i]) ? -1 : -2;
+        }
+        if (no && !b->supports(b->ctx, all[i])) {
+            int w = snprintf(unrun + used, sizeof unrun - used, "%s%s", nunrun++ ? ", " : "",
+                             all[i]->name);
+            if (w > 0 && (size_t)w < sizeof unrun - used)
+                used += (size_t)w;
+            else /* the list as far as it fits; the count says how many */
+                unrun[used] = '\0';
+            continue;
         }
         if (no) {
             fprintf(stderr, "dotfuzz run: skipping %s: %s\n", all[i]->name, no);
@@ -155,6 +168,10 @@ int df_run_select(const df_run_opts *o, const df_runs_on *b, const df_kernel **k
         }
         ks[(*nk)++] = all[i];
     }
+    if (nunrun)
+        fprintf(stderr, "dotfuzz run: skipping %zu kernel(s) with no %s on backend %s: %s\n",
+                nunrun, strcmp(b->backend, "host") == 0 ? "host model" : "GPU launcher",
+                b->backend, unrun);
     if (*nk == 0) {
         fprintf(stderr, "dotfuzz run: no kernel of '%s' runs on backend %s\n", o->kernel,
                 b->backend);

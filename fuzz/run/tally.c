@@ -3,7 +3,9 @@
  * and run's summary table. What one judged case adds to a tally is worked
  * out where the engine records it. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fuzz/run/run.h"
 
@@ -125,9 +127,8 @@ uint64_t df_totals_verdict(const df_totals *t, size_t nk, int verdict)
 void df_print_finding(FILE *f, const df_finding *fd)
 {
     const df_judgement *j = &fd->r->j;
-    if (j->verdict == DF_V_BUG || j->verdict == DF_V_SOFT_ERROR)
-        fprintf(f, "%-6s %s n=%llu seed=%llu index=%llu %s: %s -> %s\n",
-                j->verdict == DF_V_BUG ? "BUG" : "SOFT", fd->k->name,
+    if (j->verdict == DF_V_BUG)
+        fprintf(f, "%-6s %s n=%llu seed=%llu index=%llu %s: %s -> %s\n", "BUG", fd->k->name,
                 (unsigned long long)fd->c->n, (unsigned long long)fd->c->seed,
                 (unsigned long long)fd->c->index, j->rule, j->why, fd->path);
 }
@@ -145,23 +146,33 @@ void df_run_summary(FILE *f, const df_run_opts *o, const df_kernel *const *kerne
     fprintf(f, "  %-19s %10s %10s %10s %8s %6s %8s %12s %12s %8s %12s\n", "kernel", "cases",
             "ok", "precision", "nondet", "soft", "bug", "worst-ratio", "model-equal", "meta",
             "seed-alarms");
+    /* the host backend runs the models themselves: no result to compare
+     * (but under its GPU emulation, DF_HOST_STICKY_ENV, which compares) */
+    int no_model = !strcmp(backend, "host") && DF_TOTALS_SUM(t, nk, model_equal) == 0;
     for (size_t i = 0; i < nk; i++) {
         const df_tally *k = &t->tally[i];
-        fprintf(f, "  %-19s %10llu %10llu %10llu %8llu %6llu %8llu %12.3g %12llu %8llu %12llu\n",
+        char model[24] = "n/a";
+        if (!no_model)
+            snprintf(model, sizeof model, "%llu", (unsigned long long)k->model_equal);
+        fprintf(f, "  %-19s %10llu %10llu %10llu %8llu %6llu %8llu %12.3g %12s %8llu %12llu\n",
                 kernels[i]->name, (unsigned long long)k->cases,
                 (unsigned long long)k->verdicts[DF_V_OK],
                 (unsigned long long)k->verdicts[DF_V_PRECISION],
                 (unsigned long long)k->verdicts[DF_V_NONDET],
                 (unsigned long long)k->verdicts[DF_V_SOFT_ERROR],
-                (unsigned long long)k->verdicts[DF_V_BUG], k->worst_ratio,
-                (unsigned long long)k->model_equal, (unsigned long long)k->meta_checked,
-                (unsigned long long)k->seed_alarms);
+                (unsigned long long)k->verdicts[DF_V_BUG], k->worst_ratio, model,
+                (unsigned long long)k->meta_checked, (unsigned long long)k->seed_alarms);
     }
     fprintf(f,
             "  seed 000's oracle (rel err > %g alone) would raise %llu alarm(s), %llu of them "
             "bugs by this oracle; this oracle: %llu bug(s)\n",
             o->tol, (unsigned long long)alarms, (unsigned long long)alarms_bug,
             (unsigned long long)df_totals_verdict(t, nk, DF_V_BUG));
+    uint64_t soft = df_totals_verdict(t, nk, DF_V_SOFT_ERROR);
+    if (soft)
+        fprintf(f, "  soft errors: %llu case(s) where a kernel reported a condition its inputs "
+                   "allow (an overflow), no bug by this oracle; counted here, not printed one "
+                   "by one\n", (unsigned long long)soft);
     int said = 0;
     for (size_t i = 0; i < nk; i++) {
         double w, ty;
