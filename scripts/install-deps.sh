@@ -66,7 +66,8 @@ present() {
     gnuplot) have_cmd gnuplot ;;               # dotfuzz report: plots (pngcairo, svg)
     xmllint) have_cmd xmllint ;;               # tests: the smoke JUnit XML is well-formed
     python3) have_cmd python3 ;;               # tests: scripts/cpu-profile.py, scripts/layers.py
-    pandas) python3 -c 'import pandas' >/dev/null 2>&1 ;;  # tests: the TSV tables read by pandas
+    pandas) python3 -c 'import pandas' >/dev/null 2>&1 ||      # tests: the TSV tables read by
+            /usr/bin/python3 -c 'import pandas' >/dev/null 2>&1 ;;  # pandas (apt's: the system's)
     addr2line) have_cmd addr2line ;;           # scripts/cpu-profile.py
     libfuzzer) have_cmd clang && have_libfuzzer ;;   # make libfuzzer
     *) have_cmd "$1" ;;                        # cc, make, clang, pkg-config, help2man

@@ -7,6 +7,14 @@
 
 #include "tests/cli_helpers.h"
 
+/* The python3 that imports pandas: the first on PATH, else the system's
+ * (apt's python3-pandas is /usr/bin/python3's, and a pyenv python3 may
+ * come first on PATH; without either, python3, to say pandas is missing);
+ * scripts/install-deps.sh looks for it the same way. */
+#define PANDAS_PY                                                                                  \
+    "$({ for py in python3 /usr/bin/python3; do $py -c 'import pandas' 2>/dev/null && "         \
+    "echo $py; done; echo python3; } | head -n1)"
+
 /* A merge writes the tables but plot_data, a campaign's own timeline. */
 #define TABLES "kernels.tsv profile.tsv ratio_hist.tsv precision_hist.tsv precision_by_h.tsv"
 
@@ -20,8 +28,8 @@ Test(tables, pandas_reads_every_table_of_a_campaign_and_a_merge, .timeout = 180)
                         "./dotfuzz run --backend host --kernel shfl,fold,int-atomic --cases 2000 "
                         "--seed 6 --quiet --out %s/b > /dev/null && "
                         "./dotfuzz merge %s/m %s/a %s/b > /dev/null && "
-                        "python3 tests/tables_pandas.py %s/a " TABLES " plot_data && "
-                        "python3 tests/tables_pandas.py %s/m " TABLES,
+                        PANDAS_PY " tests/tables_pandas.py %s/a " TABLES " plot_data && "
+                        PANDAS_PY " tests/tables_pandas.py %s/m " TABLES,
                         d, d, d, d, d, d, d);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "kernels.tsv: read right"), "%s", out);
