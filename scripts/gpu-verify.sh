@@ -54,6 +54,8 @@
 #                each, S seconds a row (default 5) -> check-cost.txt
 #   lfcompare [S] error-guided libFuzzer against plain random -> lf-vs-random.txt
 #   lfmutant [K] libFuzzer finds a mutant from an empty corpus -> lf-mutant.txt
+#   json         bandwidth, bench and hunt --json on the GPU, each document checked
+#                (tests/json_out_check.py: every row ran, with its numbers) -> json-out.txt
 #   rows ROUNDS BUILD...  each build's n = 2000 bench row, rotated, and their means
 #                (comparing builds: only within one call on one machine) -> rows.txt
 #
@@ -629,6 +631,27 @@ identity() {
   ! grep -q '^DIFFERENT' "$OUTDIR/identity.txt"
 }
 
+# bandwidth, bench and hunt --json on the GPU: each document kept under
+# OUTDIR/json/ and checked by tests/json_out_check.py.
+json_out() {
+  local log="$OUTDIR/json-out.txt" rc=0 r name mode cmd
+  mkdir -p "$OUTDIR/json"
+  : >"$log"
+  while read -r name mode cmd; do
+    echo "\$ $DF $cmd > json/$name.json" >>"$log"
+    $DF $cmd >"$OUTDIR/json/$name.json" 2>>"$WORK/json.err"
+    r=$?
+    echo "exit $r" >>"$log"
+    python3 tests/json_out_check.py "$mode" "$OUTDIR/json/$name.json" >>"$log" 2>&1 || rc=1
+  done <<'ROWS'
+bandwidth bandwidth-gpu bandwidth --n 2^24 --reps 5 --json
+bench bench-gpu bench --backend cuda --kernel shfl --quick --json
+hunt hunt-gpu hunt --backend cuda --kernel m-tail,shfl --cases 2000 --time 5 --json
+ROWS
+  cat "$log"
+  return $rc
+}
+
 bench() {
   echo "\$ $DF bench --backend cuda --kernel shfl --time 3" >"$OUTDIR/bench.txt"
   $DF bench --backend cuda --kernel shfl --time 3 >>"$OUTDIR/bench.txt" 2>&1
@@ -778,6 +801,7 @@ case "${1:-}" in
   rates) rates ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
+  json) json_out ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
   *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|wgmma [S]|fp8 [S]|fp8long|peers [S]|races|blas [S]|rates|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac

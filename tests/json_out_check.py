@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """json_out_check.py: checks one --json document of dotfuzz bench,
-bandwidth or hunt (test_json_out.c runs the commands): it parses as one
+bandwidth or hunt (test_json_out.c runs the commands on the host;
+scripts/gpu-verify.sh json on a GPU, the *-gpu modes): it parses as one
 JSON object and says what ran and what did not. Exits 0, or 1 with why.
 
-usage: tests/json_out_check.py bench|bandwidth|hunt|bandwidth-report FILE"""
+usage: tests/json_out_check.py MODE FILE
+  MODE: bench, bandwidth, hunt, bandwidth-report, bench-gpu, bandwidth-gpu, hunt-gpu"""
 import json
 import sys
 
@@ -70,6 +72,35 @@ def bandwidth_report(d):
         fail(f"rows_run {d['rows_run']}, rows_not_run {d['rows_not_run']}")
 
 
+def bench_gpu(d):
+    stamped(d, "bench")
+    if d["backend"] != "cuda" or d["complete"] is not True:
+        fail(f"backend {d['backend']}, complete {d['complete']}")
+    for r in d["rows"]:
+        if r["ran"] is not True:
+            fail(f"a row that did not run on cuda: {r}")
+        if r["row"].startswith("harness") and r["gpu_share"] is None:
+            fail(f"{r['row']}: no GPU stage on cuda")
+
+
+def bandwidth_gpu(d):
+    stamped(d, "bandwidth")
+    if d["device"] is None or d["error"] is not None or d["rows_run"] == 0:
+        fail(f"device {d['device']}, error {d['error']}, rows_run {d['rows_run']}")
+    for r in d["rows"]:
+        if r["ran"] and not (r["gbps"] > 0 and r["median_ms"] > 0):
+            fail(f"a row that ran without its numbers: {r}")
+
+
+def hunt_gpu(d):
+    stamped(d, "hunt")
+    k = {r["kernel"]: r for r in d["kernels"]}
+    if d["backend"] != "cuda" or not all(r["ran"] for r in d["kernels"]):
+        fail(f"backend {d['backend']}, kernels {d['kernels']}")
+    if not k["m-tail"]["ours"]["caught"] or k["shfl"]["false_alarms"]["ours"] != 0:
+        fail(f"m-tail {k['m-tail']}, shfl {k['shfl']}")
+
+
 def hunt(d):
     stamped(d, "hunt")
     if d["seed"] != "5" or d["backend"] != "host" or not d["complete"]:
@@ -92,9 +123,13 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     with open(sys.argv[2], encoding="utf-8") as f:
-        d = json.load(f)
+        try:
+            d = json.load(f)
+        except json.JSONDecodeError as e:
+            fail(f"{sys.argv[2]} is not one JSON document: {e}")
     {"bench": bench, "bandwidth": bandwidth, "bandwidth-report": bandwidth_report,
-     "hunt": hunt}[sys.argv[1]](d)
+     "hunt": hunt, "bench-gpu": bench_gpu, "bandwidth-gpu": bandwidth_gpu,
+     "hunt-gpu": hunt_gpu}[sys.argv[1]](d)
     print(f"{sys.argv[1]}: ok")
 
 
