@@ -37,6 +37,7 @@ criterion   test   libcriterion-dev  criterion-devel      criterion-devel
 mpfr        test   libmpfr-dev       mpfr-devel           mpfr-devel
 gnuplot     test   gnuplot-nox       gnuplot              gnuplot
 xmllint     test   libxml2-utils     libxml2              libxml2-tools
+afl-whatsup test   afl++             american-fuzzy-lop   afl
 python3     test   python3           python3              python3
 pandas      test   python3-pandas    python3-pandas       python3-pandas
 addr2line   test   binutils          binutils             binutils
@@ -70,7 +71,8 @@ present() {
             /usr/bin/python3 -c 'import pandas' >/dev/null 2>&1 ;;  # pandas (apt's: the system's)
     addr2line) have_cmd addr2line ;;           # scripts/cpu-profile.py
     libfuzzer) have_cmd clang && have_libfuzzer ;;   # make libfuzzer
-    *) have_cmd "$1" ;;                        # cc, make, clang, pkg-config, help2man
+    *) have_cmd "$1" ;;                        # cc, make, clang, pkg-config, help2man,
+                                               # afl-whatsup (tests: AFL++ reads a campaign)
   esac
 }
 

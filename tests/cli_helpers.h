@@ -1,5 +1,6 @@
 /* cli_helpers.h — what the tests that run ./dotfuzz (and cc) share: a shell
- * command with its output captured, and a fresh temporary directory. */
+ * command with its output captured, an outside tool required, and a fresh
+ * temporary directory. */
 #ifndef DOTFUZZ_TEST_CLI_HELPERS_H
 #define DOTFUZZ_TEST_CLI_HELPERS_H
 
@@ -36,6 +37,22 @@ static inline int df_test_sh(char *buf, size_t cap, const char *fmt, ...)
     int rc = df_test_shv(buf, cap, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+/* Whether command tool is on PATH. Without it the test fails under CI
+ * (CI=true, as CI services and .ci/run set it) and is skipped elsewhere,
+ * naming the Debian package that has it. */
+static inline void df_test_need_tool(const char *tool, const char *package)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", tool);
+    if (system(cmd) == 0)
+        return;
+    const char *ci = getenv("CI");
+    if (ci && !strcmp(ci, "true"))
+        cr_assert_fail("%s not installed, and CI needs it (Debian: %s; scripts/install-deps.sh)",
+                       tool, package);
+    cr_skip_test("%s not installed (Debian: %s)", tool, package);
 }
 
 /* A new directory /tmp/dotfuzz-<tag>-XXXXXX; the name lives until the next

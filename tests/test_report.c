@@ -57,8 +57,8 @@ static void write_required(const char *d)
                "version : 1\nseed : 1234\nbackend : host\nkernels : shfl,fold,m-hang\n"
                "max_n : 65536\nfamily : all\ntol : 1e-06\nsome_future_key : x\n");
     write_file(d, "fuzzer_stats",
-               "start_time : 1763700000\nlast_update : 1763700600\nrun_time : 600.2\n"
-               "sessions : 2\npid : 1234\nseed : 1234\nbackend : host\njobs : 1\nkernels : 3\n"
+               "start_time : 1763700000\nlast_update : 1763700600\nrun_time : 600\n"
+               "sessions : 2\nfuzzer_pid : 1234\nseed : 1234\nbackend : host\njobs : 1\nkernels : 3\n"
                "cases_done : 123456\ncases_per_sec : 2045.3\nok : 122900\nprecision : 440\n"
                "nondet : 0\nsoft_error : 0\nbug : 16\ncrashes : 2\nhangs : 1\n"
                "worker_restarts : 3\nfindings_saved : 6\nworst_ratio : 55.1\n"
@@ -116,10 +116,15 @@ static char *full_fixture(void)
                "kernel\tlog2_ratio\tcount\nshfl\t-64\t20\nshfl\t-10\t100\nfold\t-3\t40\n"
                "fold\t5\t2\n");
     write_file(d, "plot_data",
-               "relative_time\tcases_done\tcases_per_sec\tfindings_saved\tbugs\tcrashes\t"
-               "hangs\tworst_ratio\n5\t10000\t2000\t1\t1\t0\t0\t1.5\n"
-               "10\t20000\t2000\t3\t2\t1\t0\t55.1\nnot\ta\trow\n"
-               "15\t30000\t2000\t6\t3\t2\t1\t55.1\n20\t40000");
+               "relative_time\tcycles_done\tcur_item\tcorpus_count\tpending_total\t"
+               "pending_favs\tmap_size\tsaved_crashes\tsaved_hangs\tmax_depth\t"
+               "execs_per_sec\ttotal_execs\tedges_found\tfindings_saved\tbugs\tcrashes\t"
+               "hangs\tworst_ratio\n"
+               "5\t0\t1\t3\t0\t0\t0.00%\t1\t0\t0\t2000.00\t10000\t0\t1\t1\t0\t0\t1.5\n"
+               "10\t0\t2\t3\t0\t0\t0.00%\t2\t0\t0\t2000.00\t20000\t0\t3\t2\t1\t0\t55.1\n"
+               "not\ta\trow\n"
+               "15\t0\t0\t3\t0\t0\t0.00%\t4\t1\t0\t2000.00\t30000\t0\t6\t3\t2\t1\t55.1\n"
+               "20\t0\t1\t3");
     write_file(d, "findings.jsonl", findings);
     return d;
 }
@@ -152,7 +157,7 @@ Test(report, markdown_has_campaign_kernel_rows_and_exact_verdict_counts)
     cr_assert_gt(read_file(rd, "report.md", md, sizeof md), 0);
     static const char *const want[] = {
         "| seed | 1234 |", "| backend | host |", "| kernels | shfl, fold, m-hang (3) |",
-        "| run time | 600.2 s (0 h 10 min 00 s) |", "| cases | 123456 |",
+        "| run time | 600 s (0 h 10 min 00 s) |", "| cases | 123456 |",
         "| cases/s | 2045.3 (last session) |", "| sessions | 2 |", "| crashes | 2 |",
         "| hangs | 1 |", "| worker restarts | 3 |",
         "| shfl | 41152 | 41000 | 152 | 0 | 0 | 0 | 0 | 0 | 0.0123 | 1.5e-07 | 41152 | 400 |",

@@ -55,8 +55,7 @@ static unsigned long long number_after(const char *from, const char *key)
 
 static void assert_well_formed(const char *dir, const char *name)
 {
-    if (system("command -v xmllint >/dev/null 2>&1") != 0)
-        cr_skip_test("xmllint not installed (Debian: libxml2-utils)");
+    df_test_need_tool("xmllint", "libxml2-utils");
     int rc = sh(out, "xmllint --noout %s/%s", dir, name);
     cr_assert_eq(rc, 0, "xmllint: %s", out);
 }

@@ -117,7 +117,7 @@ static int cmp_elapsed(const void *a, const void *b)
 }
 
 /* Cumulative findings (all, bug, crash, hang) against elapsed time, and
- * plot_data's cases_done on the second axis. */
+ * plot_data's total_execs (cases done) on the second axis. */
 static size_t time_dat(FILE *d, const df_campaign_data *c, const char *dat, FILE *cmd)
 {
     const df_logged_finding **ord = malloc((c->nfs + 1) * sizeof *ord);
@@ -130,7 +130,7 @@ static size_t time_dat(FILE *d, const df_campaign_data *c, const char *dat, FILE
     qsort(ord, m, sizeof *ord, cmp_elapsed);
     double end = m ? ord[m - 1]->elapsed : 0;
     for (size_t i = 0; i < c->npd; i++)
-        end = c->pd[i][0] > end ? c->pd[i][0] : end;
+        end = c->pd[i][DF_PD_TIME] > end ? c->pd[i][DF_PD_TIME] : end;
     uint64_t all = 0, bug = 0, crash = 0, hang = 0;
     if (m) {
         fputs("# elapsed_s  findings  bug  crash  hang (cumulative)\n0\t0\t0\t0\t0\n", d);
@@ -155,8 +155,8 @@ static size_t time_dat(FILE *d, const df_campaign_data *c, const char *dat, FILE
     if (c->npd) {
         fprintf(d, "%s# relative_time  cases_done\n", m ? "\n\n" : "");
         for (size_t i = 0; i < c->npd; i++)
-            if (isfinite(c->pd[i][1]))
-                fprintf(d, "%.10g\t%.10g\n", c->pd[i][0], c->pd[i][1]);
+            if (isfinite(c->pd[i][DF_PD_EXECS]))
+                fprintf(d, "%.10g\t%.10g\n", c->pd[i][DF_PD_TIME], c->pd[i][DF_PD_EXECS]);
         fprintf(cmd, "%s'%s' index %d using 1:2 axes x1y2 with lines dt 2 title 'cases done (right axis)'",
                 series++ ? ", \\\n     " : "plot ", dat, m ? 1 : 0);
     }

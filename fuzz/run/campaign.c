@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "fuzz/files.h"
 #include "fuzz/json.h"
 #include "fuzz/plugin.h"
+#include "fuzz/run/afl_stats.h"
 #include "fuzz/run/options.h"
 #include "fuzz/run/run.h"
 #include "fuzz/run/sanitize.h"
@@ -47,6 +49,7 @@ typedef struct campaign {
     /* logged findings, by file name */
     char (*names)[DF_CORPUS_NAME_MAX];
     size_t nnames, capnames;
+    df_afl_finds finds;       /* the logged findings, as AFL++ counts them */
     int log_fd, plot_fd;
     int lock_fd;              /* DIR/lock, held for the run (lock_dir) */
 } campaign;
@@ -155,6 +158,16 @@ static int remember_name(campaign *cp, const char *name)
     return 0;
 }
 
+/* Counts a finding logged at Unix time t (NaN: the line's own) in
+ * cp->finds. line is its findings.jsonl line, or its members in braces. */
+static void count_find(campaign *cp, const char *line, double t)
+{
+    df_logged_finding f;
+    if (df_log_parse(line, &f) == 0)
+        df_afl_finds_add(&cp->finds, &f, isnan(t) ? f.time : t);
+    df_logged_finding_free(&f);
+}
+
 static int load_logged_names(campaign *cp)
 {
     char *path = join(cp->dir, DF_LOG_FILE), msg[200];
@@ -166,8 +179,10 @@ static int load_logged_names(campaign *cp)
     size_t cap = 0;
     int rc = 0;
     while (rc == 0 && getline(&line, &cap, f) > 0)
-        if (df_log_line_name(line, name) == 0 && !name_logged(cp, name))
+        if (df_log_line_name(line, name) == 0 && !name_logged(cp, name)) {
             rc = remember_name(cp, name);
+            count_find(cp, line, NAN);
+        }
     free(line);
     fclose(f);
     return rc;
@@ -184,12 +199,24 @@ static int log_finding(campaign *cp, const char *name, const char *members)
                 strerror(errno));
         return -1;
     }
+    char *obj = malloc(strlen(members) + 3);
+    if (obj) {
+        sprintf(obj, "{%s}", members);
+        count_find(cp, obj, (double)time(NULL));
+        free(obj);
+    }
     return remember_name(cp, name);
 }
 
 /* ---- stats ---- */
 
 static uint64_t total_cases(const campaign *cp) { return df_sup_cases(&cp->s); }
+
+/* AFL++'s cur_item: the kernel the next fresh case goes to. */
+static uint64_t cur_item(const campaign *cp)
+{
+    return cp->s.nk ? cp->s.next_index % cp->s.nk : 0;
+}
 
 static void worst(const campaign *cp, double *ratio, const char **kernel)
 {
@@ -213,11 +240,18 @@ static int write_fuzzer_stats(campaign *cp)
     const int w = DF_STATS_KEY_WIDTH;
     df_kv_put(f, w, "dotfuzz_version", "%s", df_version());
     df_kv_put(f, w, "schema_version", "%d", DF_SCHEMA_VERSION);
-    df_kv_put(f, w, "start_time", "%.0f", cp->start_time);
-    df_kv_put(f, w, "last_update", "%lld", (long long)time(NULL));
-    df_kv_put(f, w, "run_time", "%.1f", cp->run_time_before + elapsed);
+    df_afl_stats_put(f, &(df_afl_stats){
+        .start_time = cp->start_time,
+        .last_update = (double)time(NULL),
+        .run_time = cp->run_time_before + elapsed,
+        .fuzzer_pid = (long)getpid(),
+        .execs_done = cases,
+        .corpus_count = cp->s.nk,
+        .cur_item = cur_item(cp),
+        .finds = cp->finds,
+        .dir = cp->dir,
+    });
     df_kv_put(f, w, "sessions", "%llu", (unsigned long long)cp->sessions);
-    df_kv_put(f, w, "pid", "%ld", (long)getpid());
     df_kv_put(f, w, "seed", "%llu", (unsigned long long)cp->s.o->seed);
     df_kv_put(f, w, "backend", "%s", cp->s.backend);
     df_kv_put(f, w, "jobs", "%u", cp->s.jobs);
@@ -277,9 +311,13 @@ static void append_plot_data(campaign *cp)
     const char *wk;
     uint64_t cases = total_cases(cp);
     df_plot_row r = {
-        .relative_time = cp->run_time_before + elapsed,
-        .cases_done = cases,
-        .cases_per_sec = elapsed > 0 ? (cases - cp->s.cases_at_start) / elapsed : 0.0,
+        .relative_time = (uint64_t)(cp->run_time_before + elapsed),
+        .cur_item = cur_item(cp),
+        .corpus_count = cp->s.nk,
+        .saved_crashes = cp->finds.saved_crashes,
+        .saved_hangs = cp->finds.saved_hangs,
+        .execs_per_sec = elapsed > 0 ? (cases - cp->s.cases_at_start) / elapsed : 0.0,
+        .total_execs = cases,
         .findings_saved = SUM(cp, saved),
         .bugs = df_totals_verdict(cp->s.tot, cp->s.nk, DF_V_BUG),
         .crashes = SUM(cp, crashes),

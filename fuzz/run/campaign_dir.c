@@ -66,8 +66,12 @@ void df_kv_put(FILE *f, int width, const char *key, const char *fmt, ...)
 
 /* ---- the tables ---- */
 
-static const char plot_header[] = "relative_time\tcases_done\tcases_per_sec\tfindings_saved\t"
-                                  "bugs\tcrashes\thangs\tworst_ratio";
+/* plot_data's: AFL++'s columns in its order (afl-plot reads them by
+ * position), then dotfuzz's */
+static const char plot_header[] =
+    "relative_time\tcycles_done\tcur_item\tcorpus_count\tpending_total\tpending_favs\t"
+    "map_size\tsaved_crashes\tsaved_hangs\tmax_depth\texecs_per_sec\ttotal_execs\t"
+    "edges_found\tfindings_saved\tbugs\tcrashes\thangs\tworst_ratio";
 
 /* Each table's header row: its column names, the first row of the file, so
  * that a TSV reader (pandas.read_csv(path, sep='\t')) names the columns. */
@@ -185,12 +189,15 @@ int df_log_open(const char *dir, const char *name)
 
 int df_plot_append(int fd, const df_plot_row *r)
 {
-    char line[256];
-    int n = snprintf(line, sizeof line, "%.1f\t%llu\t%.1f\t%llu\t%llu\t%llu\t%llu\t%.6g\n",
-                     r->relative_time, (unsigned long long)r->cases_done, r->cases_per_sec,
-                     (unsigned long long)r->findings_saved, (unsigned long long)r->bugs,
-                     (unsigned long long)r->crashes, (unsigned long long)r->hangs,
-                     r->worst_ratio);
+    typedef unsigned long long ull;
+    char line[512];
+    int n = snprintf(line, sizeof line,
+                     "%llu\t0\t%llu\t%llu\t0\t0\t0.00%%\t%llu\t%llu\t0\t%.2f\t%llu\t0\t"
+                     "%llu\t%llu\t%llu\t%llu\t%.6g\n",
+                     (ull)r->relative_time, (ull)r->cur_item, (ull)r->corpus_count,
+                     (ull)r->saved_crashes, (ull)r->saved_hangs, r->execs_per_sec,
+                     (ull)r->total_execs, (ull)r->findings_saved, (ull)r->bugs,
+                     (ull)r->crashes, (ull)r->hangs, r->worst_ratio);
     return df_write_all(fd, line, (size_t)n);
 }
 
@@ -694,6 +701,9 @@ static int pd_row_fn(df_campaign_data *c, char *line)
     double v[DF_PD_COLS];
     if (split_tabs(line, f, DF_PD_COLS))
         return -1;
+    size_t ml = strlen(f[DF_PD_MAP_SIZE]);
+    if (ml && f[DF_PD_MAP_SIZE][ml - 1] == '%') /* a percentage, as AFL++ writes it */
+        f[DF_PD_MAP_SIZE][ml - 1] = '\0';
     for (size_t i = 0; i < DF_PD_COLS; i++)
         if (df_campaign_num(f[i], &v[i]))
             return -1;

@@ -44,7 +44,12 @@
 #define DF_HIST_COLS 3 /* ratio_hist.tsv */
 #define DF_PREC_COLS 5 /* precision_hist.tsv */
 #define DF_PRECH_COLS 6 /* precision_by_h.tsv */
-#define DF_PD_COLS 8   /* plot_data */
+/* plot_data: AFL++'s 13 columns (afl-plot reads them by position), then
+ * dotfuzz's 5; DF_PD_* index the ones dotfuzz reads back. */
+#define DF_PD_COLS 18
+#define DF_PD_TIME 0       /* relative_time */
+#define DF_PD_MAP_SIZE 6   /* map_size, written as AFL++ does: "0.00%" */
+#define DF_PD_EXECS 11     /* total_execs: cases done */
 
 /* fuzzer_stats' keys are padded to this width, so its values line up. */
 #define DF_STATS_KEY_WIDTH 17
@@ -163,11 +168,14 @@ int df_campaign_num(const char *s, double *out);
  * or -1 (said on stderr). */
 int df_log_open(const char *dir, const char *name);
 
-/* One row of plot_data, appended to its descriptor in one write; 0 or -1. */
+/* One row of plot_data, appended to its descriptor in one write; 0 or -1.
+ * The AFL++ columns' meaning is afl_stats.h's; AFL++'s columns that
+ * dotfuzz has nothing for (cycles, pending, map size, depth, edges) are 0. */
 typedef struct df_plot_row {
-    double relative_time;
-    uint64_t cases_done;
-    double cases_per_sec;
+    uint64_t relative_time; /* whole seconds of run time, as AFL++'s */
+    uint64_t cur_item, corpus_count, saved_crashes, saved_hangs;
+    double execs_per_sec;   /* this session's cases/s */
+    uint64_t total_execs;   /* cases done */
     uint64_t findings_saved, bugs, crashes, hangs;
     double worst_ratio;
 } df_plot_row;
@@ -182,6 +190,7 @@ extern const char *const df_campaign_verdicts[DF_N_VERDICTS];
 typedef struct df_logged_finding {
     char *kernel, *verdict, *rule, *file, *why;
     char *line; /* the line as read, surrounding blanks trimmed (df_campaign_load's) */
+    double time; /* Unix time it was logged */
     double elapsed, n, rel_err, err_ratio, signal, watchdog_s;
     int v; /* index into df_campaign_verdicts */
 } df_logged_finding;

@@ -229,7 +229,8 @@ static int set_field(df_logged_finding *f, const char *key, char *val, int is_st
         {"rule", offsetof(F, rule)},     {"file", offsetof(F, file)},
         {"why", offsetof(F, why)},
     }, nums[] = {
-        {"elapsed", offsetof(F, elapsed)},   {"n", offsetof(F, n)},
+        {"time", offsetof(F, time)},         {"elapsed", offsetof(F, elapsed)},
+        {"n", offsetof(F, n)},
         {"rel_err", offsetof(F, rel_err)},   {"err_ratio", offsetof(F, err_ratio)},
         {"signal", offsetof(F, signal)},     {"watchdog_s", offsetof(F, watchdog_s)},
     };
@@ -274,8 +275,8 @@ void df_logged_finding_free(df_logged_finding *f)
 
 int df_log_parse(const char *line, df_logged_finding *f)
 {
-    *f = (df_logged_finding){.elapsed = NAN, .n = NAN, .rel_err = NAN, .err_ratio = NAN,
-                   .signal = NAN, .watchdog_s = NAN};
+    *f = (df_logged_finding){.time = NAN, .elapsed = NAN, .n = NAN, .rel_err = NAN,
+                             .err_ratio = NAN, .signal = NAN, .watchdog_s = NAN};
     const char *p = skip_ws(line);
     if (*p++ != '{')
         return -1;

@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuzz/run/campaign_merge.h"
+#include "fuzz/run/afl_stats.h"
 #include "fuzz/files.h"
 #include "fuzz/run/campaign_dir.h"
 #include "fuzz/util.h"
@@ -471,6 +473,7 @@ static void write_stats(cmerge *cm, const input *in, size_t nin, const tables *t
                                        "worker_restarts", "findings_saved", "pending_cases"};
     double sum[sizeof sums / sizeof sums[0]] = {0}, cps = 0, run = 0, worst = NAN;
     double start = INFINITY, last = -INFINITY;
+    df_afl_finds finds = {0};
     const char *wk = "-";
     for (size_t i = 0; i < nin; i++) {
         const df_campaign_data *c = &in[i].c;
@@ -482,6 +485,11 @@ static void write_stats(cmerge *cm, const input *in, size_t nin, const tables *t
         run = fmax(run, stat_num(c, "run_time", 0));
         start = fmin(start, stat_num(c, "start_time", INFINITY));
         last = fmax(last, stat_num(c, "last_update", -INFINITY));
+        finds.saved_crashes += (uint64_t)stat_num(c, "saved_crashes", 0);
+        finds.saved_hangs += (uint64_t)stat_num(c, "saved_hangs", 0);
+        finds.last_find = fmax(finds.last_find, stat_num(c, "last_find", 0));
+        finds.last_crash = fmax(finds.last_crash, stat_num(c, "last_crash", 0));
+        finds.last_hang = fmax(finds.last_hang, stat_num(c, "last_hang", 0));
         double w = stat_num(c, "worst_ratio", NAN);
         if (!isnan(w) && (isnan(worst) || w > worst) && df_kv_get(&c->stats, "worst_kernel")) {
             worst = w;
@@ -493,9 +501,16 @@ static void write_stats(cmerge *cm, const input *in, size_t nin, const tables *t
     if (!f)
         return;
     const int w = DF_STATS_KEY_WIDTH;
-    df_kv_put(f, w, "start_time", "%.0f", isfinite(start) ? start : 0);
-    df_kv_put(f, w, "last_update", "%.0f", isfinite(last) ? last : 0);
-    df_kv_put(f, w, "run_time", "%.1f", run);
+    df_afl_stats_put(f, &(df_afl_stats){
+        .start_time = isfinite(start) ? start : 0,
+        .last_update = isfinite(last) ? last : 0,
+        .run_time = run,
+        .fuzzer_pid = (long)getpid(),
+        .execs_done = (uint64_t)sum[2], /* cases_done */
+        .corpus_count = t->m.nk,
+        .finds = finds,
+        .dir = cm->out,
+    });
     df_kv_put(f, w, "seed", "%s", seeds);
     df_kv_put(f, w, "backend", "%s", backends);
     df_kv_put(f, w, "kernels", "%zu", t->m.nk);
