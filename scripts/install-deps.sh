@@ -65,7 +65,7 @@ present() {
     criterion) have_header criterion/criterion.h ;;
     mpfr) have_header mpfr.h ;;                # tests: the independent exact oracle
     gnuplot) have_cmd gnuplot ;;               # dotfuzz report: plots (pngcairo, svg)
-    xmllint) have_cmd xmllint ;;               # tests: the smoke JUnit XML is well-formed
+    xmllint) have_cmd xmllint ;;               # tests: the smoke JUnit XML against its schema
     python3) have_cmd python3 ;;               # tests: scripts/cpu-profile.py, scripts/layers.py
     pandas) python3 -c 'import pandas' >/dev/null 2>&1 ||      # tests: the TSV tables read by
             /usr/bin/python3 -c 'import pandas' >/dev/null 2>&1 ;;  # pandas (apt's: the system's)

@@ -1,6 +1,6 @@
 /* cli_helpers.h — what the tests that run ./dotfuzz (and cc) share: a shell
- * command with its output captured, an outside tool required, and a fresh
- * temporary directory. */
+ * command with its output captured, an outside tool required, a JUnit
+ * report checked against its schema, and a fresh temporary directory. */
 #ifndef DOTFUZZ_TEST_CLI_HELPERS_H
 #define DOTFUZZ_TEST_CLI_HELPERS_H
 
@@ -53,6 +53,16 @@ static inline void df_test_need_tool(const char *tool, const char *package)
         cr_assert_fail("%s not installed, and CI needs it (Debian: %s; scripts/install-deps.sh)",
                        tool, package);
     cr_skip_test("%s not installed (Debian: %s)", tool, package);
+}
+
+/* A JUnit report valid against the Jenkins schema (tests/junit-10.xsd),
+ * checked by xmllint (libxml2-utils); else the test fails. */
+static inline void df_test_assert_junit_valid(const char *path)
+{
+    char buf[8192];
+    df_test_need_tool("xmllint", "libxml2-utils");
+    int rc = df_test_sh(buf, sizeof buf, "xmllint --noout --schema tests/junit-10.xsd %s", path);
+    cr_assert_eq(rc, 0, "%s is not valid JUnit: %s", path, buf);
 }
 
 /* A new directory /tmp/dotfuzz-<tag>-XXXXXX; the name lives until the next

@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "fuzz/cmd/cli.h"
 #include "fuzz/cmd/cli_util.h"
@@ -181,6 +182,7 @@ static df_outcome smoke_main(const df_smoke_opts *opts)
            st->nk, opts->time_s);
     fflush(stdout);
     double t0 = df_now();
+    st->started = time(NULL);
     df_smoke_run(st);
     double elapsed = df_now() - t0;
     df_smoke_print_summary(st, elapsed);

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "fuzz/oracle.h"
 #include "fuzz/outcome.h"
@@ -60,6 +61,7 @@ typedef struct df_smoke_seed {
     uint64_t seed, cases;
     df_smoke_tally tally[DF_RUN_MAX_KERNELS];
     double elapsed;
+    time_t started; /* wall clock, when it ran */
     int ran; /* 0: an earlier seed stopped at a bug */
 } df_smoke_seed;
 
@@ -89,6 +91,7 @@ typedef struct df_smoke_state {
     uint64_t nflaky;
     df_smoke_bug bug;
     df_outcome out;
+    time_t started; /* wall clock: the run's start, the regression replay's */
     int dead; /* no worker process can run cases: no more runs */
     char san_label[48]; /* "compute-sanitizer TOOL": a sanitizer entry's kernel column */
     df_scratch buf;

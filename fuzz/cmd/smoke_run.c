@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "fuzz/check/check.h"
 #include "fuzz/check/metamorphic.h"
@@ -327,6 +328,7 @@ static int fuzz_seed(df_smoke_state *st, size_t si, double budget)
     double t0 = df_now();
     int stop = 0;
     sr->ran = 1;
+    sr->started = time(NULL);
     for (uint64_t i = 0; !stop && df_now() - t0 < budget; i++) {
         size_t ki = (size_t)(i % st->nk);
         const df_kernel *k = st->kernels[ki];
