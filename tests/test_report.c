@@ -120,10 +120,10 @@ static char *full_fixture(void)
                "pending_favs\tmap_size\tsaved_crashes\tsaved_hangs\tmax_depth\t"
                "execs_per_sec\ttotal_execs\tedges_found\tfindings_saved\tbugs\tcrashes\t"
                "hangs\tworst_ratio\n"
-               "5\t0\t1\t3\t0\t0\t0.00%\t1\t0\t0\t2000.00\t10000\t0\t1\t1\t0\t0\t1.5\n"
-               "10\t0\t2\t3\t0\t0\t0.00%\t2\t0\t0\t2000.00\t20000\t0\t3\t2\t1\t0\t55.1\n"
+               "5\t0\t1\t3\t0\t0\t0.00\t1\t0\t0\t2000.00\t10000\t0\t1\t1\t0\t0\t1.5\n"
+               "10\t0\t2\t3\t0\t0\t0.00\t2\t0\t0\t2000.00\t20000\t0\t3\t2\t1\t0\t55.1\n"
                "not\ta\trow\n"
-               "15\t0\t0\t3\t0\t0\t0.00%\t4\t1\t0\t2000.00\t30000\t0\t6\t3\t2\t1\t55.1\n"
+               "15\t0\t0\t3\t0\t0\t0.00\t4\t1\t0\t2000.00\t30000\t0\t6\t3\t2\t1\t55.1\n"
                "20\t0\t1\t3");
     write_file(d, "findings.jsonl", findings);
     return d;

@@ -192,7 +192,7 @@ int df_plot_append(int fd, const df_plot_row *r)
     typedef unsigned long long ull;
     char line[512];
     int n = snprintf(line, sizeof line,
-                     "%llu\t0\t%llu\t%llu\t0\t0\t0.00%%\t%llu\t%llu\t0\t%.2f\t%llu\t0\t"
+                     "%llu\t0\t%llu\t%llu\t0\t0\t0.00\t%llu\t%llu\t0\t%.2f\t%llu\t0\t"
                      "%llu\t%llu\t%llu\t%llu\t%.6g\n",
                      (ull)r->relative_time, (ull)r->cur_item, (ull)r->corpus_count,
                      (ull)r->saved_crashes, (ull)r->saved_hangs, r->execs_per_sec,

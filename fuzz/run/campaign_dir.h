@@ -48,7 +48,9 @@
  * dotfuzz's 5; DF_PD_* index the ones dotfuzz reads back. */
 #define DF_PD_COLS 18
 #define DF_PD_TIME 0       /* relative_time */
-#define DF_PD_MAP_SIZE 6   /* map_size, written as AFL++ does: "0.00%" */
+/* map_size: written 0.00 (AFL++ writes "0.00%"; a bare number keeps the
+ * column numeric for TSV readers, and gnuplot reads both alike) */
+#define DF_PD_MAP_SIZE 6
 #define DF_PD_EXECS 11     /* total_execs: cases done */
 
 /* fuzzer_stats' keys are padded to this width, so its values line up. */
