@@ -164,22 +164,40 @@ static int has_lowp_subnormal(const df_case *c)
  * fused_promote products. A
  * subnormal input factor has a significand below 1, so a group's largest
  * term may sit up to 2^man_bits below 2^(ea + eb), where the cut is made:
- * the cut counts as that many bits fewer. */
-static double fused_bound(const df_kernel *k, const df_case *c, double G)
+ * the cut counts as that many bits fewer. c NULL: no subnormal input. */
+static double fused_bound(const df_kernel *k, uint64_t n, const df_case *c, double G)
 {
     df_fused_model m = *k->fused;
-    if (has_lowp_subnormal(c))
+    if (c && has_lowp_subnormal(c))
         m.align_bits -= df_type_facts_of(c->type).p - 1;
     uint64_t chains = k->fused_chains ? k->fused_chains : 1, group = m.group ? m.group : 1;
-    uint64_t groups = (c->n + group - 1) / group;
+    uint64_t groups = (n + group - 1) / group;
     uint64_t per = (groups + chains - 1) / chains * group;
     if (k->fused_promote) { /* blocks of fused_promote products, added in acc */
         per = k->fused_promote;
-        chains = (c->n + per - 1) / per;
+        chains = (n + per - 1) / per;
         chains = chains ? chains : 1;
     }
     double b = df_fused_bound(&m, per, G) + (double)(chains - 1) * df_fused_bound(&m, per, 0.0);
     return b + df_gamma(chains - 1, acc_unit(k->acc)) * (G + b);
+}
+
+/* The bound's part that grows with G: gamma_h G, or the fused bound, G
+ * widened for its own rounding (1 + n 2^-52). c gives the fused bound its
+ * subnormal inputs (NULL: none). */
+static double rounding_bound(const df_kernel *k, uint64_t n, uint64_t h, const df_case *c,
+                             double G)
+{
+    if (k->fused)
+        return fused_bound(k, n, c, G * (1.0 + (double)n * 0x1p-52));
+    return df_gamma(h, acc_unit(k->acc)) * G * (1.0 + (double)n * 0x1p-52);
+}
+
+double df_ratio_bound(const df_kernel *k, uint64_t n, uint64_t h)
+{
+    if (k->acc == DF_I32)
+        return 0.0;
+    return rounding_bound(k, n, h, NULL, 1.0) / acc_unit(k->acc);
 }
 
 /* ---- rule 1: integer accumulators -------------------------------------- */
@@ -469,9 +487,8 @@ static void judge_all(const df_kernel *k, const df_case *c, const df_refs *refs,
     }
 
     double gam = df_gamma(out->h, out->u);
-    out->bound = k->fused ? fused_bound(k, c, out->G * (1.0 + (double)c->n * 0x1p-52))
-                          : gam * out->G * (1.0 + (double)c->n * 0x1p-52) +
-                                underflow_allowance(k, c->n);
+    out->bound = rounding_bound(k, c->n, out->h, c, out->G) +
+                 (k->fused ? 0.0 : underflow_allowance(k, c->n));
     if (k->flags & DF_K_TF32_INPUTS) {
         /* each factor cut to 10 fraction bits: |a'b' - ab| <= eta |ab| for
          * normal factors, so the sum of the cut products is off by eta G and

@@ -70,6 +70,14 @@ void df_judge(const df_kernel *k, const df_case *c, const df_refs *refs,
               const df_result *res, const df_result *model,
               const df_oracle_opts *opts, df_judgement *out);
 
+/* The bug threshold of err_ratio (|err| / (u G)) for kernel k on n
+ * elements at tree height h: the part of the oracle's bound that grows
+ * with G, over u G (about h for IEEE sums; the fused bound for fused
+ * kernels). Without what depends on the case's values (the underflow
+ * allowance, tf32 inputs, the result's own rounding, subnormal low-precision
+ * inputs); 0 for integer kernels, where any error is a bug. */
+double df_ratio_bound(const df_kernel *k, uint64_t n, uint64_t h);
+
 /* gamma_k = k u / (1 - k u); +inf when k u >= 1. */
 double df_gamma(uint64_t k, double u);
 

@@ -107,9 +107,7 @@ static uint32_t draw_block(df_pcg32 *r, const df_kernel *k)
     return (uint32_t)df_draw_uniform_u64(r, lo, hi);
 }
 
-/* Largest grid the generator draws: the kernel's, or CUDA's classic
- * 65535 (plenty to cover a GPU several times over). */
-static uint64_t grid_cap(const df_kernel *k)
+uint64_t df_gen_grid_cap(const df_kernel *k)
 {
     return k->grid_max ? k->grid_max : 65535u;
 }
@@ -118,7 +116,7 @@ static uint32_t draw_grid(df_pcg32 *r, const df_kernel *k)
 {
     if (!(k->flags & DF_K_GRID_FREE) || df_pcg32_bounded(r, 2) == 0)
         return 0; /* derived from n by df_launch_resolve */
-    return (uint32_t)draw_log_uniform(r, 1, grid_cap(k));
+    return (uint32_t)draw_log_uniform(r, 1, df_gen_grid_cap(k));
 }
 
 static uint32_t draw_offset(df_pcg32 *r)
@@ -151,7 +149,7 @@ static uint64_t draw_n_grid_edge(df_pcg32 *r, const df_kernel *k,
 {
     uint64_t g = grid;
     if (g == 0)
-        g = draw_log_uniform(r, 1, df_max_u64(1, df_min_u64(grid_cap(k), lim / per_block)));
+        g = draw_log_uniform(r, 1, df_max_u64(1, df_min_u64(df_gen_grid_cap(k), lim / per_block)));
     uint64_t whole = df_sat_mul_u64(g, per_block); /* >= 1 */
     uint64_t n = whole - 1 + df_pcg32_bounded(r, 3);
     return n < whole - 1 ? UINT64_MAX : n; /* saturate, the caller clamps */

@@ -213,6 +213,11 @@ struct df_vchunk;
 void df_generate_chunk(const struct df_vplan *p, void *a, void *b, uint64_t j,
                        struct df_vchunk *out);
 
+/* The largest grid the generator draws for a grid-free kernel k: its
+ * grid_max, or CUDA's classic 65535 (plenty to cover a GPU several times
+ * over). */
+uint64_t df_gen_grid_cap(const df_kernel *k);
+
 /* The length and launch draw alone (exposed for tests): picks block, grid
  * and offsets within k's ranges and n in [0, max_n] biased to edges. */
 void df_draw_shape(df_pcg32 *rng, const df_kernel *k, uint64_t max_n,

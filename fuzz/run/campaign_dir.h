@@ -145,6 +145,9 @@ void df_profile_tsv_row(FILE *f, const char *kernel, const df_prof_row *r);
 void df_hist_tsv_row(FILE *f, const char *kernel, const df_hist_row *r);
 void df_prec_tsv_row(FILE *f, const char *kernel, const df_prec_row *r);
 void df_prech_tsv_row(FILE *f, const char *kernel, const df_prech_row *r);
+/* The float type whose significand has bits bits (a precision table's
+ * declared_bits: the kernel's accumulator); DF_I32 when none has. */
+df_type df_prec_acc_of_bits(double bits);
 /* The effective precision of kernel k from a table's rows (df_tally_eff_bits's
  * worst and median); 0 when the rows have none for k. */
 int df_prec_rows_bits(const df_prec_row *rows, size_t n, size_t k, double *declared,

@@ -49,6 +49,14 @@ void df_prec_tsv_row(FILE *f, const char *kernel, const df_prec_row *r)
             r->count, r->worst_over_h);
 }
 
+df_type df_prec_acc_of_bits(double bits)
+{
+    for (int t = 1; t <= DF_TYPE_MAX; t++)
+        if (t != DF_I32 && df_type_facts_of((df_type)t).p == bits)
+            return (df_type)t;
+    return DF_I32;
+}
+
 int df_prec_rows_bits(const df_prec_row *rows, size_t n, size_t k, double *declared,
                       double *worst, double *median)
 {
@@ -63,7 +71,7 @@ int df_prec_rows_bits(const df_prec_row *rows, size_t n, size_t k, double *decla
         *declared = r->declared_bits;
         found = 1;
     }
-    found = found && df_tally_eff_bits(t, *declared == 24 ? DF_F32 : DF_F64, worst, median);
+    found = found && df_tally_eff_bits(t, df_prec_acc_of_bits(*declared), worst, median);
     free(t);
     return found;
 }
