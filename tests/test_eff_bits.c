@@ -89,7 +89,7 @@ Test(eff_bits, campaigns_keep_it_and_the_report_shows_it, .timeout = 120)
                         "> /dev/null && ./dotfuzz merge %s/m %s/a %s/b > /dev/null && "
                         "./dotfuzz report %s/m --out %s/r --no-plots > /dev/null && "
                         "grep -c '^shfl' %s/a/precision_hist.tsv %s/m/precision_by_h.tsv && "
-                        "grep -A14 '^## Effective precision' %s/r/report.md",
+                        "grep -A14 '^### Effective precision' %s/r/report.md",
                         d, d, d, d, d, d, d, d, d, d, d);
     cr_assert_eq(rc, 0, "%s", out);
     double w = 0, m = 0;

@@ -6,6 +6,8 @@
 #include <criterion/criterion.h>
 
 #include "tests/cli_helpers.h"
+#include "fuzz/cmd/report_bound.h"
+#include "fuzz/oracle.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,8 +191,9 @@ Test(report, worst_cases_are_ordered_by_ratio_with_replay_commands)
     const char *hang = strstr(w, "### Crashes and hangs");
     cr_assert_not_null(hang);
     cr_assert(strstr(w, "The 3 worst of 4 findings"), "%s", w);
-    /* inf, then 55.1, then 9.5; 0.5 is the fourth and --top 3 leaves it out */
-    static const char *const order[] = {"eee.df", "bbb.df", "fff.df"};
+    /* the bugs first (55.1, then 9.5), then the rest by ratio (inf); 0.5 is
+     * the fourth and --top 3 leaves it out */
+    static const char *const order[] = {"bbb.df", "fff.df", "eee.df"};
     const char *prev = w;
     for (size_t i = 0; i < 3; i++) {
         char cmd[700];
@@ -199,8 +202,8 @@ Test(report, worst_cases_are_ordered_by_ratio_with_replay_commands)
         cr_assert(at && at > prev && at < hang, "%s misplaced in:\n%s", cmd, w);
         prev = at;
     }
-    cr_assert(strstr(w, "| 1 | shfl | precision | tolerance | 7 | inf |"), "%s", w);
-    cr_assert(strstr(w, "| 2 | fold | bug | exact | 2000 | 55.1 | 0.0012 | 2.5 |"), "%s", w);
+    cr_assert(strstr(w, "| 3 | shfl | precision | tolerance | 7 | inf |"), "%s", w);
+    cr_assert(strstr(w, "| 1 | fold | bug | exact | 2000 | 55.1 | 0.0012 | 2.5 |"), "%s", w);
     cr_assert_null(strstr(w, "aaa.df"), "%s", w);
 }
 
@@ -226,13 +229,21 @@ Test(report, every_crash_and_hang_is_listed_even_with_top_0)
     cr_assert(strstr(md, "The 0 worst of 4 findings"), "%s", md);
 }
 
-Test(report, torn_and_garbage_lines_are_skipped_and_counted)
+/* The full fixture reported with opts; report.md into md. Returns the
+ * report's directory (valid until the next call). */
+static char *report_fixture(const char *opts)
 {
     char *d = full_fixture();
-    cr_assert_eq(sh(out, "./dotfuzz report --no-plots %s", d), 0, "%s", out);
-    char rd[512];
+    cr_assert_eq(sh(out, "./dotfuzz report %s %s", opts, d), 0, "%s", out);
+    static char rd[512];
     snprintf(rd, sizeof rd, "%s/report", d);
     cr_assert_gt(read_file(rd, "report.md", md, sizeof md), 0);
+    return rd;
+}
+
+Test(report, torn_and_garbage_lines_are_skipped_and_counted)
+{
+    report_fixture("--no-plots");
     cr_assert(strstr(md, "`findings.jsonl`: 6 rows read; skipped 1 torn last line and 2 "
                          "unparsable lines."),
               "%s", md);
@@ -251,9 +262,10 @@ Test(report, plots_are_real_png_and_svg_with_their_scripts)
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, out);
     char rd[512], buf[1 << 16];
     snprintf(rd, sizeof rd, "%s/report", d);
-    static const char *const plots[] = {"worst-ratio-vs-n", "rel-err-vs-n", "ratio-hist",
-                                        "findings-over-time"};
-    for (size_t i = 0; i < 4; i++) {
+    /* the fixture has data for these three; its mutant has only an
+     * infinite ratio and it has no precision tables */
+    static const char *const plots[] = {"ratio-vs-n", "ratio-hist", "progress"};
+    for (size_t i = 0; i < 3; i++) {
         char name[128], line[700];
         snprintf(name, sizeof name, "%s.png", plots[i]);
         cr_assert_gt(read_file(rd, name, buf, sizeof buf), 8, "%s", name);
@@ -272,11 +284,22 @@ Test(report, plots_are_real_png_and_svg_with_their_scripts)
         snprintf(line, sizeof line, "](%s.png)", plots[i]);
         cr_assert(strstr(md, line), "report.md does not embed %s", line);
     }
-    /* log-log data: no zero, inf or nan point, so no m-hang series */
-    cr_assert_gt(read_file(rd, "worst-ratio-vs-n.dat", buf, sizeof buf), 0);
+    cr_assert(strstr(md, "Not made: no data to plot (profile.tsv has no finite error ratio "
+                         "of these kernels)."),
+              "%s", md);
+    cr_assert(strstr(md, "Not made: no data to plot (precision_by_h.tsv has no error of a "
+                         "correct float kernel)."),
+              "%s", md);
+    /* log-log data: no zero, inf or nan point; the mutant m-hang has its own plot */
+    cr_assert_gt(read_file(rd, "ratio-vs-n.dat", buf, sizeof buf), 0);
     cr_assert_null(strstr(buf, "m-hang"), "%s", buf);
     cr_assert_null(strstr(buf, "\t0\n"), "%s", buf);
     cr_assert(strstr(buf, "5.5\t4\t7\t100\t55.1\n"), "%s", buf);
+    /* each kernel its own panel: a plot command per kernel with data */
+    cr_assert_gt(read_file(rd, "ratio-vs-n.gp", buf, sizeof buf), 0);
+    cr_assert(strstr(buf, "set multiplot layout 1,2"), "%s", buf);
+    cr_assert(strstr(buf, "set title 'fold: 14 bugs'"), "%s", buf);
+    cr_assert(strstr(buf, "set title 'shfl'"), "%s", buf);
 }
 
 Test(report, missing_dir_exits_2_naming_it)
@@ -357,8 +380,175 @@ Test(report, plots_without_data_are_explained_not_failed)
     char rd[512];
     snprintf(rd, sizeof rd, "%s/report", d);
     cr_assert_gt(read_file(rd, "report.md", md, sizeof md), 0);
-    cr_assert(strstr(md, "Not made: no data to plot (profile.tsv has no positive finite worst "
-                         "ratio)."),
+    cr_assert(strstr(md, "Not made: no data to plot (profile.tsv has no length bin of a correct "
+                         "kernel)."),
               "%s", md);
-    cr_assert(!exists(rd, "worst-ratio-vs-n.png"));
+    cr_assert(!exists(rd, "ratio-vs-n.png"));
+}
+
+/* ---- the answer, the overflows, the HTML page ---- */
+
+#define HTML_MAX (1 << 24)
+
+/* A campaign of kernels on the host backend in DIR/c, its output in
+ * DIR/run.log; returns DIR (valid until the next df_test_tmpdir). Exit 1
+ * is expected where a mutant is among them. */
+static char *host_campaign(const char *kernels, int want_rc)
+{
+    char *d = df_test_tmpdir("report-host");
+    int rc = sh(out, "./dotfuzz run --backend host --kernel %s --cases 3000 --max-n 2048 "
+                     "--seed 11 --out %s/c >%s/run.log",
+                kernels, d, d);
+    cr_assert_eq(rc, want_rc, "run exit %d:\n%s", rc, out);
+    return d;
+}
+
+/* The report of DIR/c into DIR/r (with opts); report.md into md and, when
+ * html, report.html into a malloc'd buffer returned. */
+static char *report_of(const char *d, const char *opts, int html)
+{
+    int rc = sh(out, "./dotfuzz report %s --out %s/r %s/c", opts, d, d);
+    cr_assert_eq(rc, 0, "report exit %d:\n%s", rc, out);
+    char rd[512];
+    snprintf(rd, sizeof rd, "%s/r", d);
+    cr_assert_gt(read_file(rd, "report.md", md, sizeof md), 0);
+    if (!html)
+        return NULL;
+    char *page = malloc(HTML_MAX);
+    cr_assert_not_null(page);
+    cr_assert_gt(read_file(rd, "report.html", page, HTML_MAX), 0, "no report.html in %s", rd);
+    return page;
+}
+
+Test(report, first_line_is_none_when_only_a_mutant_has_bugs)
+{
+    char *d = host_campaign("shfl,fold,m-tail", 1);
+    char *page = report_of(d, "--html --no-plots", 1);
+    cr_assert_eq(strncmp(md, "# Bugs in correct kernels: none\n", 32), 0, "%.300s", md);
+    cr_assert(strstr(page, "<body>\n<h1 id=\"answer\">Bugs in correct kernels: none</h1>"),
+              "%.2000s", page);
+    cr_assert(strstr(page, "<title>Bugs in correct kernels: none: dotfuzz report</title>"));
+    /* the mutant is caught, in its own section after the correct kernels */
+    const char *correct = strstr(md, "## Correct kernels"), *mut = strstr(md, "## Mutants");
+    cr_assert(correct && mut && correct < mut, "%s", md);
+    cr_assert(strstr(mut, "1 of 1 caught (a bug verdict), 1 distinct bug."), "%s", mut);
+    cr_assert(strstr(mut, "| m-tail |"), "%s", mut);
+    char sec[MD_MAX];
+    cr_assert_null(strstr(section("## Correct kernels", sec, sizeof sec), "| m-tail |"),
+                   "m-tail among the correct kernels:\n%s", sec);
+    cr_assert(strstr(page, "<h2 id=\"mutants\">Mutants</h2>"));
+    free(page);
+}
+
+Test(report, first_line_is_none_for_correct_kernels_without_bugs)
+{
+    char *d = host_campaign("shfl,fold", 0);
+    char *page = report_of(d, "--html --no-plots", 1);
+    cr_assert_eq(strncmp(md, "# Bugs in correct kernels: none\n", 32), 0, "%.300s", md);
+    cr_assert(strstr(page, "<h1 id=\"answer\">Bugs in correct kernels: none</h1>"));
+    cr_assert_null(strstr(md, "## Mutants"), "%s", md);
+    free(page);
+}
+
+Test(report, first_line_counts_distinct_bugs_of_correct_kernels)
+{
+    /* fold: bugs of rules exact, crash and bound; m-hang's hang is a mutant's */
+    char *rd = report_fixture("--no-plots --html");
+    cr_assert_eq(strncmp(md, "# Bugs in correct kernels: 3 distinct\n", 38), 0, "%.300s", md);
+    cr_assert_gt(read_file(rd, "report.html", md, sizeof md), 0);
+    cr_assert(strstr(md, "<h1 id=\"answer\">Bugs in correct kernels: 3 distinct</h1>"), "%s", md);
+}
+
+Test(report, expected_overflows_are_kept_apart_from_the_worst_cases)
+{
+    char *d = df_test_tmpdir("report");
+    write_required(d);
+    write_file(d, "findings.jsonl",
+               "{\"elapsed\":1,\"kernel\":\"shfl\",\"verdict\":\"precision\",\"rule\":\"overflow\","
+               "\"n\":9,\"rel_err\":\"inf\",\"err_ratio\":\"inf\",\"file\":\"findings/ggg.df\"}\n"
+               "{\"elapsed\":2,\"kernel\":\"fold\",\"verdict\":\"bug\",\"rule\":\"bound\","
+               "\"n\":30,\"rel_err\":1e-3,\"err_ratio\":3.5,\"file\":\"findings/hhh.df\"}\n"
+               "{\"elapsed\":3,\"kernel\":\"fold\",\"verdict\":\"precision\",\"rule\":\"tolerance\","
+               "\"n\":40,\"rel_err\":1e-5,\"err_ratio\":0.7,\"file\":\"findings/iii.df\"}\n");
+    for (int html = 0; html < 2; html++) {
+        cr_assert_eq(sh(out, "./dotfuzz report --no-plots --html %s", d), 0, "%s", out);
+        char rd[512];
+        snprintf(rd, sizeof rd, "%s/report", d);
+        cr_assert_gt(read_file(rd, html ? "report.html" : "report.md", md, sizeof md), 0);
+        const char *w = strstr(md, html ? "<h2 id=\"worst\">" : "## Worst cases");
+        const char *ov = strstr(md, html ? "<h3 id=\"overflows\">" : "### Expected overflows");
+        const char *ch = strstr(md, html ? "<h3 id=\"crashes\">" : "### Crashes and hangs");
+        cr_assert(w && ov && ch && w < ov && ov < ch, "%s", md);
+        const char *g = strstr(md, "ggg.df"), *h = strstr(md, "hhh.df"), *i = strstr(md, "iii.df");
+        cr_assert(h && i && w < h && h < i && i < ov, "bug, then the rest, before overflows:\n%s",
+                  md);
+        cr_assert(g && ov < g && g < ch, "the overflow in its own table:\n%s", md);
+        cr_assert(strstr(md, "The 2 worst of 2 findings"), "%s", md);
+        cr_assert(strstr(md, "1 finding of finite inputs whose sum"), "%s", md);
+    }
+}
+
+Test(report, html_page_is_self_contained_with_its_plots_inside)
+{
+    if (!gnuplot_present())
+        cr_skip_test("gnuplot is not installed");
+    char *d = host_campaign("shfl,fold,m-tail", 1);
+    char *page = report_of(d, "--html", 1);
+    size_t imgs = 0;
+    for (const char *p = page; (p = strstr(p, "src=\"")); p++, imgs++)
+        cr_assert_eq(strncmp(p, "src=\"data:image/svg+xml;base64,", 31), 0,
+                     "a src that is not a data: URI: %.80s", p);
+    /* ratio-vs-n, ratio-vs-n-mutants, ratio-hist, precision-vs-h, progress */
+    cr_assert_eq(imgs, 5, "%zu images", imgs);
+    static const char *const never[] = {"href=", "<script", "<link", "<iframe", "url(",
+                                        "@import", "http:", "https:", "file:"};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        cr_assert_null(strstr(page, never[i]), "the page has %s", never[i]);
+    cr_assert(strstr(page, "</figure>"));
+    cr_assert(strstr(page, "</html>\n"));
+    free(page);
+}
+
+Test(report, html_check_script_passes_in_chromium_and_fails_a_broken_page)
+{
+    if (!gnuplot_present() ||
+        system("command -v chromium >/dev/null 2>&1 || command -v chromium-browser "
+               ">/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1") != 0)
+        cr_skip_test("gnuplot or chromium is not installed");
+    char *d = host_campaign("shfl,m-tail", 1);
+    free(report_of(d, "--html", 1));
+    int rc = sh(out, "scripts/html-check.sh %s/r/report.html %s/shot.png", d, d);
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, "PASS"), "%s", out);
+    cr_assert(strstr(out, "'Bugs in correct kernels: none'; 5 plots rendered"), "%s", out);
+    char shot[8];
+    cr_assert_eq(read_file(d, "shot.png", shot, sizeof shot), 7);
+    /* a plot whose data is not an image, and a reference outside the page */
+    rc = sh(out, "sed 's#base64,PD#base64,XX#; s#<body>#<body><img src=\"x.png\">#' "
+                 "%s/r/report.html >%s/bad.html && scripts/html-check.sh %s/bad.html",
+            d, d, d);
+    cr_assert_eq(rc, 1, "exit %d:\n%s", rc, out);
+    cr_assert(strstr(out, "refers outside itself: src=\"x.png"), "%s", out);
+    cr_assert(strstr(out, "not rendered: img"), "%s", out);
+}
+
+Test(report, threshold_is_the_oracle_bound_over_u_g)
+{
+    /* fold at n = 1000: h = 1 + ceil(log2 1000) = 11 at any launch, so
+     * the band is one value, gamma_11 (1 + 1000 2^-52) / u, just above 11 */
+    const df_kernel *fold = df_kernel_find("fold");
+    cr_assert_not_null(fold);
+    double u = 0x1p-24, want = df_gamma(11, u) * (1.0 + 1000 * 0x1p-52) / u;
+    cr_assert_eq(df_ratio_bound(fold, 1000, 11), want);
+    cr_assert(want > 11 && want < 11 * (1 + 1e-5), "%.17g", want);
+    double lo, hi;
+    cr_assert_eq(df_report_bound_band("fold", 1000, &lo, &hi), 0);
+    cr_assert(lo == want && hi == want, "[%.17g, %.17g]", lo, hi);
+    /* atomic-block's h = 1 + block + ceil(n / block): the band spans blocks */
+    cr_assert_eq(df_report_bound_band("atomic-block", 1000, &lo, &hi), 0);
+    cr_assert(lo < hi && hi > 1000, "[%g, %g]", lo, hi);
+    /* integers: any error is a bug; a name outside the registry has none */
+    cr_assert_eq(df_report_bound_band("int-atomic", 1000, &lo, &hi), 0);
+    cr_assert(lo == 0 && hi == 0);
+    cr_assert_eq(df_report_bound_band("no-such-kernel", 1000, &lo, &hi), -1);
 }

@@ -25,7 +25,7 @@ static void usage(FILE *f)
           "  import      make a case file from two text files of numbers\n"
           "  minimize    shrink a failing case while the same bug (rule) persists\n"
           "  merge       merge corpora into one directory, one case per distinct finding\n"
-          "  report      summarise a campaign directory: report.md and gnuplot plots\n"
+          "  report      summarise a campaign directory: report.md (--html: one page), plots\n"
           "  smoke       CI gate: replay the regression corpus, fuzz every kernel briefly,\n"
           "              write JUnit XML and a JSON summary\n"
           "  hunt        detection benchmark: every mutant, ours against seed 000's oracle\n"

@@ -51,7 +51,10 @@
 /* map_size: written 0.00 (AFL++ writes "0.00%"; a bare number keeps the
  * column numeric for TSV readers, and gnuplot reads both alike) */
 #define DF_PD_MAP_SIZE 6
+#define DF_PD_SPEED 10     /* execs_per_sec: this session's cases/s */
 #define DF_PD_EXECS 11     /* total_execs: cases done */
+#define DF_PD_FINDINGS 13  /* findings_saved */
+#define DF_PD_BUGS 14      /* bugs: cases judged bug */
 
 /* fuzzer_stats' keys are padded to this width, so its values line up. */
 #define DF_STATS_KEY_WIDTH 17
