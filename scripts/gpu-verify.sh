@@ -47,6 +47,10 @@
 #                launchers against one case a launch; the example batched plugin
 #                (PLUGIN) checked and benched -> run-rates.txt, batched-launchers.txt,
 #                plugin-batch.txt, bench-plugin.txt
+#   report [S]   a campaign of S seconds (default 60) over every kernel and mutant, and its
+#                report as one page (`report --html`) -> report/report.html, report.md,
+#                summary.txt, report-campaign.tar.gz; screenshot it with
+#                scripts/html-check.sh report/report.html report/report.png
 #   blas [S]     BLAS calls (strides of any sign, zero, n <= 0) on every kernel that
 #                takes them for S seconds (default 60), the stride mutants under
 #                hunt, the regression corpus replayed -> blas.txt
@@ -694,6 +698,32 @@ campaign() {
   return $rc
 }
 
+# A short campaign over every kernel and every mutant on the GPU, then its
+# report as one HTML page (report --html; its plots inside where gnuplot
+# is, else none: unpack report-campaign.tar.gz and run `dotfuzz report
+# DIR --html` where it is). The page is the record: screenshot it with
+# scripts/html-check.sh report/report.html. Exit 1 from the run is the
+# mutants' bugs, expected; the mode fails when the report does.
+report_html() {
+  local secs=${1:-60} d=$WORK/report-camp rc plots=
+  rm -rf "$OUTDIR/report" "$d" "$WORK/report-out" && mkdir -p "$OUTDIR/report"
+  command -v gnuplot >/dev/null 2>&1 || plots=--no-plots
+  local cmd="$DF run --backend cuda --kernel all,mutants --time ${secs}s --seed 20261128 --quiet --out $d"
+  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$OUTDIR/report/summary.txt"
+  $cmd >>"$OUTDIR/report/summary.txt" 2>&1
+  echo "exit $? (1: a bug verdict, which the mutants must give)" >>"$OUTDIR/report/summary.txt"
+  echo "\$ $DF report WORK/report-camp --html $plots --out WORK/report-out" >>"$OUTDIR/report/summary.txt"
+  $DF report "$d" --html $plots --out "$WORK/report-out" >/dev/null 2>>"$OUTDIR/report/summary.txt"
+  rc=$?
+  echo "exit $rc" >>"$OUTDIR/report/summary.txt"
+  cp "$WORK/report-out/report.html" "$WORK/report-out/report.md" "$OUTDIR/report/" || rc=1
+  tar czf "$OUTDIR/report-campaign.tar.gz" -C "$WORK" --exclude=report-camp/findings \
+    --exclude=report-camp/workers report-camp
+  grep -m1 -o 'Bugs in correct kernels: [a-z0-9 ]*' "$OUTDIR/report/report.html"
+  cat "$OUTDIR/report/summary.txt"
+  return $rc
+}
+
 # The first line of FILE that matches the extended regex RE.
 first() { grep -m1 -E "$2" "$1" 2>/dev/null; }
 
@@ -797,11 +827,12 @@ case "${1:-}" in
   races) races ;;
   cost) cost "${2:-5}" ;;
   huge) huge ;;
+  report) report_html "${2:-60}" ;;
   blas) blas "${2:-60}" ;;
   rates) rates ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   json) json_out ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
-  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|wgmma [S]|fp8 [S]|fp8long|peers [S]|races|blas [S]|rates|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
+  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|wgmma [S]|fp8 [S]|fp8long|peers [S]|races|report [S]|blas [S]|rates|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac
