@@ -54,6 +54,9 @@
 #   blas [S]     BLAS calls (strides of any sign, zero, n <= 0) on every kernel that
 #                takes them for S seconds (default 60), the stride mutants under
 #                hunt, the regression corpus replayed -> blas.txt
+#   stridedcamp [S]  a campaign of S seconds (default 600) of BLAS calls on shfl-blas,
+#                the four cuBLAS peers and the example plugin's strided kernel (PLUGIN,
+#                default build/mydot_batch.so) -> blas-campaign.txt
 #   cost [S]     what --schedule and --sanitize cost: the same run with and without
 #                each, S seconds a row (default 5) -> check-cost.txt
 #   lfcompare [S] error-guided libFuzzer against plain random -> lf-vs-random.txt
@@ -391,6 +394,21 @@ blas() {
     grep -c ' ok ' "$WORK/blas-replay-$k.txt" | sed "s/^/replay $k: files ok: /" >>"$f"
     grep -v ' ok ' "$WORK/blas-replay-$k.txt" | tail -n 5 >>"$f"
   done
+  echo "exit $rc" >>"$f"
+  cat "$f"
+  return $rc
+}
+
+# Strided cases over a long campaign: every kernel that takes BLAS calls,
+# a plugin's among them; its summary counts the bugs.
+stridedcamp() {
+  local secs=${1:-600} f="$OUTDIR/blas-campaign.txt" plugin
+  plugin=$(realpath "${PLUGIN:-build/mydot_batch.so}")
+  rm -rf "$WORK/strided"
+  local cmd="$DF run --backend cuda --kernel-lib $plugin --kernel shfl-blas,cublas-sdot,cublas-ddot,cublas-hdot,cublas-bfdot,mydot-batch-blas --out $WORK/strided --time ${secs}s --seed 7 --quiet"
+  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
+  local rc=0
+  $cmd >>"$f" 2>&1 || rc=$?
   echo "exit $rc" >>"$f"
   cat "$f"
   return $rc
@@ -777,6 +795,7 @@ readme() {
     [ -f "$OUTDIR/hunt-huge.md" ] && row "past 2^31 elements (--huge): $(awk -F'|' '$3 ~ /mutant/ { gsub(/ /, "", $2); gsub(/ /, "", $5); gsub(/ /, "", $6); gsub(/ /, "", $7); gsub(/ /, "", $8); printf "%s%s caught %s at case %s (%s s, rule %s)", sep, $2, $5, $6, $7, $8; sep = "; " } $3 ~ /correct/ { gsub(/ /, "", $2); sub(/^ */, "", $5); sub(/ *$/, "", $5); printf "%s%s %s", sep, $2, $5; sep = "; " }' "$OUTDIR/hunt-huge.md")" hunt-huge.md
     [ -f "$OUTDIR/check-cost.txt" ] && row "what the checks cost, cases/s: $(awk '/^schedule [0-9]+:/ { n = $2; sub(/:$/, "", n); x = $0; sub(/.*\(/, "", x); sub(/ cases\/s.*/, "", x); printf "%s--schedule %s %s", sep, n, x; sep = ", " } /^sanitize / { n = $2; sub(/:$/, "", n); printf "%s--sanitize %s %s", sep, n, $(NF - 3) }' "$OUTDIR/check-cost.txt")" check-cost.txt
     [ -f "$OUTDIR/blas.txt" ] && row "BLAS calls on the GPU: $(awk '/ cases in / { printf "%s cases in %s s", $3, $6 } / bug\(s\)$/ { printf ", %s bug(s)", $(NF-1) } /\| mutant \|/ { split($0, f, "|"); gsub(/ /, "", f[2]); gsub(/ /, "", f[5]); gsub(/ /, "", f[6]); printf "; %s caught %s at case %s", f[2], f[5], f[6] }' "$OUTDIR/blas.txt")" blas.txt
+    [ -f "$OUTDIR/blas-campaign.txt" ] && row "a BLAS-call campaign with a plugin: $(awk '/ cases in / { printf "%s cases in %s s", $3, $6 } / bug\(s\)$/ { printf ", %s bug(s)", $(NF-1) }' "$OUTDIR/blas-campaign.txt")" blas-campaign.txt
     [ -f "$OUTDIR/sanitizer-races.txt" ] && row "races under compute-sanitizer: $(awk '/^== / { t = $2 } /^BUG .* sanitizer/ { printf "%s%s sees %s", sep, t, $2; sep = "; "; seen[$2] = 1 } END { split("m-zero-inside m-no-fence m-shfl-divergent m-nonatomic", k, " "); for (i = 1; i <= 4; i++) if (!seen[k[i]]) { printf "%s%s", (n++ ? ", " : "; no tool sees "), k[i] } }' "$OUTDIR/sanitizer-races.txt")" sanitizer-races.txt
     [ -f "$OUTDIR/untrusted.txt" ] && row "$(awk -F' [|] ' '/^files replayed/ { split($2, a, ": "); ch += a[2]; split($3, b, ": "); lost += b[2]; n++ } END { printf "%d runs (a campaign, a plain run, smoke) with crashing and hanging kernels: %d crash and hang findings, %d of them not judged a bug again on replay", n, ch, lost }' "$OUTDIR/untrusted.txt")" untrusted.txt
   } >"$f"
@@ -829,10 +848,11 @@ case "${1:-}" in
   huge) huge ;;
   report) report_html "${2:-60}" ;;
   blas) blas "${2:-60}" ;;
+  stridedcamp) stridedcamp "${2:-600}" ;;
   rates) rates ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   json) json_out ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
-  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|wgmma [S]|fp8 [S]|fp8long|peers [S]|races|report [S]|blas [S]|rates|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
+  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|wgmma [S]|fp8 [S]|fp8long|peers [S]|races|report [S]|blas [S]|stridedcamp [S]|rates|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac
