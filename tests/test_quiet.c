@@ -96,3 +96,17 @@ Test(quiet, model_equal_is_n_a_on_the_host, .timeout = 60)
                  8, "%s", out);
     cr_assert_str_eq(model, "n/a", "%s", out);
 }
+
+/* hunt names the kernels it skips once, a line a reason, after its table */
+Test(quiet, hunt_says_each_skip_reason_once, .timeout = 60)
+{
+    int rc = df_test_sh(out, sizeof out,
+                        "./dotfuzz hunt --backend host --kernel m-tail,m-no-sync,m-nonatomic,"
+                        "m-claims-det --cases 50 --time 2 2>&1 >/dev/null");
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "dotfuzz hunt: skipped on backend host, cannot run: m-no-sync, "
+                          "m-nonatomic\n"), "%s", out);
+    cr_assert(strstr(out, "dotfuzz hunt: skipped on backend host, its bug cannot show: "
+                          "m-claims-det\n"), "%s", out);
+    cr_assert_eq(occurrences(out, "m-no-sync"), 1, "%s", out);
+}

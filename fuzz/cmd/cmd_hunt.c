@@ -400,6 +400,37 @@ static const char *skip_reason(df_sandbox *sb, const hunt_opts *o, const hunt_ro
     return NULL;
 }
 
+/* The kernels hunt skips, by reason: said once at the end, a line a reason,
+ * not a line a kernel. */
+#define HUNT_SKIP_REASONS 8
+typedef struct hunt_skips {
+    const char *why[HUNT_SKIP_REASONS];
+    char names[HUNT_SKIP_REASONS][2048];
+    size_t n;
+} hunt_skips;
+
+static void skips_add(hunt_skips *sk, const char *why, const char *name)
+{
+    size_t r = 0;
+    while (r < sk->n && strcmp(sk->why[r], why) != 0)
+        r++;
+    if (r == HUNT_SKIP_REASONS)
+        r--; /* more reasons than slots: the last slot's line names them all */
+    else if (r == sk->n)
+        sk->why[sk->n++] = why;
+    char *l = sk->names[r];
+    size_t used = strlen(l);
+    if (used + strlen(name) + 3 < sizeof sk->names[r])
+        snprintf(l + used, sizeof sk->names[r] - used, "%s%s", used ? ", " : "", name);
+}
+
+static void skips_print(const hunt_skips *sk, const char *backend)
+{
+    for (size_t r = 0; r < sk->n; r++)
+        fprintf(stderr, "dotfuzz hunt: skipped on backend %s, %s: %s\n", backend, sk->why[r],
+                sk->names[r]);
+}
+
 static df_outcome hunt(hunt_opts *o)
 {
     const df_kernel *ks[4 * DF_KERNEL_SET];
@@ -431,6 +462,7 @@ static df_outcome hunt(hunt_opts *o)
         print_header(o, sb);
     const char *backend = df_sandbox_backend(sb);
     df_scratch buf = {0};
+    hunt_skips sk = {0};
     unsigned escaped = 0, false_alarms = 0, skipped = 0, nrows = 0;
     df_outcome out = DF_OUTCOME_CLEAN;
     for (size_t i = 0; i < nks && out == DF_OUTCOME_CLEAN; i++) {
@@ -441,8 +473,7 @@ static df_outcome hunt(hunt_opts *o)
             if (js)
                 row_json(js, &row, why, nrows++ == 0);
             else
-                fprintf(stderr, "dotfuzz hunt: skipping %s: %s on backend %s\n", row.k->name,
-                        why, backend);
+                skips_add(&sk, why, row.k->name);
             continue;
         }
         if (hunt_kernel(sb, o, &row, &buf) != 0)
@@ -469,6 +500,7 @@ static df_outcome hunt(hunt_opts *o)
                "%u kernel(s) skipped on backend %s\n",
                o->markdown ? "\n" : "dotfuzz hunt: ", escaped, false_alarms, skipped, backend);
     }
+    skips_print(&sk, backend);
     df_scratch_free(&buf);
     df_sandbox_close(sb);
     if (out == DF_OUTCOME_CLEAN && (escaped || false_alarms))
