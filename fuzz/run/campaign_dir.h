@@ -40,6 +40,7 @@
 #define DF_CAMPAIGN_PATH_CAP 4096
 #define DF_N_VERDICTS 5
 #define DF_KT_COLS 13  /* kernels.tsv */
+#define DF_KT_MODEL_EQUAL 11 /* kernels.tsv's model_equal column */
 #define DF_PROF_COLS 6 /* profile.tsv */
 #define DF_HIST_COLS 3 /* ratio_hist.tsv */
 #define DF_PREC_COLS 5 /* precision_hist.tsv */
