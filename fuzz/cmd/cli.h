@@ -37,6 +37,7 @@ df_outcome df_cmd_minimize(int argc, char **argv);
 df_outcome df_cmd_merge(int argc, char **argv);
 df_outcome df_cmd_report(int argc, char **argv);
 df_outcome df_cmd_smoke(int argc, char **argv);
+df_outcome df_cmd_triage(int argc, char **argv);
 
 /* bandwidth's output for a measured report: the header lines, then the
  * table, or the Markdown table when markdown (exposed for tests). */

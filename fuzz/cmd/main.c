@@ -25,6 +25,8 @@ static void usage(FILE *f)
           "  import      make a case file from two text files of numbers\n"
           "  minimize    shrink a failing case while the same bug (rule) persists\n"
           "  merge       merge corpora into one directory, one case per distinct finding\n"
+          "  triage      a campaign's findings as distinct bugs, each with a minimized\n"
+          "              reproducer\n"
           "  report      summarise a campaign directory: report.md (--html: one page), plots\n"
           "  smoke       CI gate: replay the regression corpus, fuzz every kernel briefly,\n"
           "              write JUnit XML and a JSON summary\n"
@@ -54,6 +56,7 @@ int main(int argc, char **argv)
         {"hunt", df_cmd_hunt},     {"probe", df_cmd_probe},
         {"minimize", df_cmd_minimize}, {"merge", df_cmd_merge},
         {"report", df_cmd_report}, {"smoke", df_cmd_smoke},
+        {"triage", df_cmd_triage},
     };
     if (argc < 2) {
         usage(stderr);
