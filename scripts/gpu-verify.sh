@@ -41,6 +41,9 @@
 #   benchref     the CPU references on one core -> bench-ref.txt
 #   fewterms [S] few-term cases (the order-set rule) on every correct kernel -> few-terms.txt
 #   races        which compute-sanitizer tool sees which race mutant -> sanitizer-races.txt
+#   triage [S]   a campaign over every mutant and one over the correct kernels, S
+#                seconds each (default 120), triaged: distinct bugs per kernel
+#                -> triage.txt
 #   huge         lengths past 2^31: m-idx32 and the correct kernels that take them
 #                (--huge; about 16 GiB of vectors a case) -> hunt-huge.md
 #   rates        run's pace: the batched kernels and the default campaign; the batched
@@ -279,6 +282,33 @@ for line in sys.stdin:
 # f16 and bf16, cuBLASLt's promoted fp8 matmul.
 peers() {
   run_record peers.txt peers "$DF run --backend cuda --kernel cublas-hdot,cublas-bfdot,cublaslt-e4m3-promoted --time ${1:-540}s --seed 5 --save-precision none --corpus $WORK/peers"
+}
+
+# Distinct bugs per mutant on the GPU: a campaign over every mutant and one
+# over the correct kernels, SECONDS each, each triaged (reproducers
+# minimized on cuda); a row per kernel with a bug: bug findings, distinct
+# bugs (1 expected for a mutant, 0 rows for the correct kernels), their
+# signatures and classes -> triage.txt
+triage() {
+  local secs=${1:-120} f="$OUTDIR/triage.txt" set name
+  { echo "\$ $DF run --backend cuda --kernel mutants|all --time ${secs}s --seed 7 --quiet --out WORK/DIR; $DF triage --backend cuda WORK/DIR"
+    echo "commit: $(commit_of)"; } >"$f"
+  for set in mutants all; do
+    name=triage-$set
+    rm -rf "${WORK:?}/$name"
+    $DF run --backend cuda --kernel $set --time "${secs}s" --seed 7 --quiet --out "$WORK/$name" \
+      >"$WORK/$name.log" 2>&1
+    echo "== --kernel $set: run exit $?" >>"$f"
+    $DF triage --backend cuda "$WORK/$name" >"$WORK/$name.txt" 2>"$WORK/$name.err"
+    echo "triage exit $?" >>"$f"
+    head -n 1 "$WORK/$name.txt" | sed "s|$WORK|WORK|g" >>"$f"
+    awk 'NR > 2 && length($1) == 12 && $1 ~ /^[0-9a-f]+$/ { n[$2]++; c[$2] += $4; s[$2] = s[$2] (s[$2] ? " " : "") $1 " (" $3 ")" }
+         END { printf "%-24s %9s %14s  %s\n", "kernel", "findings", "distinct bugs", "signature(s)";
+               for (k in n) printf "%-24s %9d %14d  %s\n", k, c[k], n[k], s[k] }' "$WORK/$name.txt" |
+      { read -r h; echo "$h"; sort; } >>"$f"
+    grep '^a key holding' "$WORK/$name.txt" >>"$f"
+  done
+  cat "$f"
 }
 
 # Which compute-sanitizer tool sees which race: the latent race mutants, a
@@ -797,6 +827,7 @@ readme() {
     [ -f "$OUTDIR/blas.txt" ] && row "BLAS calls on the GPU: $(awk '/ cases in / { printf "%s cases in %s s", $3, $6 } / bug\(s\)$/ { printf ", %s bug(s)", $(NF-1) } /\| mutant \|/ { split($0, f, "|"); gsub(/ /, "", f[2]); gsub(/ /, "", f[5]); gsub(/ /, "", f[6]); printf "; %s caught %s at case %s", f[2], f[5], f[6] }' "$OUTDIR/blas.txt")" blas.txt
     [ -f "$OUTDIR/blas-campaign.txt" ] && row "a BLAS-call campaign with a plugin: $(awk '/ cases in / { printf "%s cases in %s s", $3, $6 } / bug\(s\)$/ { printf ", %s bug(s)", $(NF-1) }' "$OUTDIR/blas-campaign.txt")" blas-campaign.txt
     [ -f "$OUTDIR/sanitizer-races.txt" ] && row "races under compute-sanitizer: $(awk '/^== / { t = $2 } /^BUG .* sanitizer/ { printf "%s%s sees %s", sep, t, $2; sep = "; "; seen[$2] = 1 } END { split("m-zero-inside m-no-fence m-shfl-divergent m-nonatomic", k, " "); for (i = 1; i <= 4; i++) if (!seen[k[i]]) { printf "%s%s", (n++ ? ", " : "; no tool sees "), k[i] } }' "$OUTDIR/sanitizer-races.txt")" sanitizer-races.txt
+    [ -f "$OUTDIR/triage.txt" ] && row "distinct bugs by triage: $(awk '/^== --kernel/ { set = $3; sub(/:$/, "", set) } /distinct bug\(s\)/ { b = $0; sub(/.* in /, "", b); sub(/ distinct.*/, "", b); f = $0; sub(/ bug finding.*/, "", f); sub(/.* /, "", f); printf "%s%s %s bug findings in %s bugs", sep, set, f, b; sep = "; " }' "$OUTDIR/triage.txt")" triage.txt
     [ -f "$OUTDIR/untrusted.txt" ] && row "$(awk -F' [|] ' '/^files replayed/ { split($2, a, ": "); ch += a[2]; split($3, b, ": "); lost += b[2]; n++ } END { printf "%d runs (a campaign, a plain run, smoke) with crashing and hanging kernels: %d crash and hang findings, %d of them not judged a bug again on replay", n, ch, lost }' "$OUTDIR/untrusted.txt")" untrusted.txt
   } >"$f"
   cat "$f"
@@ -844,6 +875,7 @@ case "${1:-}" in
   wgmma) wgmma "${2:-90}" ;;
   peers) peers "${2:-540}" ;;
   races) races ;;
+  triage) triage "${2:-120}" ;;
   cost) cost "${2:-5}" ;;
   huge) huge ;;
   report) report_html "${2:-60}" ;;
@@ -854,5 +886,5 @@ case "${1:-}" in
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   json) json_out ;;
   rows) [ $# -ge 3 ] || { echo "usage: $0 rows ROUNDS BUILD..." >&2; exit 2; }; shift; rows "$@" ;;
-  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|wgmma [S]|fp8 [S]|fp8long|peers [S]|races|report [S]|blas [S]|stridedcamp [S]|rates|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
+  *) echo "usage: $0 all [SECONDS] [OLD]|env|identity OLD [CASES]|bandwidth|bench|hunt [S]|campaign [S]|sanitize|untrusted [S]|readme|invariants|rounds|soft|compare [S]|memcheck|benchref|fewterms [S]|lowp [S]|probe|wgmma [S]|fp8 [S]|fp8long|peers [S]|races|report [S]|triage [S]|blas [S]|stridedcamp [S]|rates|lfcompare [S]|lfmutant [K]|rows ROUNDS BUILD..." >&2; exit 2 ;;
 esac
