@@ -99,7 +99,8 @@ static void write_head(df_doc *d, const df_report_ctx *x)
         df_doc_text(d, "; mutants (kernels built with a bug): %zu of %zu caught, %zu distinct "
                        "bug%s",
                     caught, nm, nb, nb == 1 ? "" : "s");
-    df_doc_text(d, ". A bug's signature here: kernel, verdict and rule.");
+    df_doc_text(d, ". A bug's signature: its kernel and failure class (wrong result, fault, "
+                   "hang); `dotfuzz triage DIR` lists each with a minimized reproducer.");
     df_doc_p_close(d);
     if (x->not_made)
         df_doc_para(d, "Plots were not made: %s.", x->not_made);

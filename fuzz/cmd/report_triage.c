@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fuzz/cmd/report_triage.h"
+#include "fuzz/run/triage.h"
 #include "kernels/kernel.h"
 
 #define BUG 4 /* df_campaign_verdicts' index of "bug" */
@@ -58,7 +59,7 @@ size_t df_report_distinct_bugs(const df_campaign_data *c, int mutants)
             continue;
         size_t j = 0;
         while (j < i && !(c->fs[j].v == BUG && !strcmp(c->fs[j].kernel, f->kernel) &&
-                          !strcmp(c->fs[j].rule, f->rule)))
+                          df_bug_class_of(c->fs[j].rule) == df_bug_class_of(f->rule)))
             j++;
         n += j == i;
     }

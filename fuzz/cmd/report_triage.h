@@ -14,10 +14,9 @@
 int df_report_is_mutant(const char *name);
 
 /* The number of distinct bugs of the correct kernels (mutants 0) or of the
- * mutants (1). A bug's signature is the best the campaign directory holds:
- * (kernel, verdict, rule) of each bug in findings.jsonl, and (kernel, bug)
- * for a kernel whose kernels.tsv row counts bugs none of those lines show.
- * The one place a finer signature (a triage library's) goes. */
+ * mutants (1), by triage's signature (fuzz/run/triage.h: kernel and failure
+ * class) over the bugs in findings.jsonl, and one for a kernel whose
+ * kernels.tsv row counts bugs none of those lines show. */
 size_t df_report_distinct_bugs(const df_campaign_data *c, int mutants);
 
 /* The mutants among c's kernels; *caught of them with a bug (a bug line
