@@ -20,6 +20,14 @@ int df_parse_tol_cli(const char *cmd, const char *arg, double *tol)
     return -1;
 }
 
+int df_parse_watchdog_cli(const char *cmd, const char *arg, double *watchdog_s)
+{
+    if (df_parse_duration(arg, watchdog_s) == 0 && *watchdog_s > 0)
+        return 0;
+    df_usage_error(cmd, "invalid --watchdog '%s'", arg);
+    return -1;
+}
+
 void df_note_threads(const char *cmd, uint64_t threads)
 {
     unsigned cpus = df_usable_cpus();

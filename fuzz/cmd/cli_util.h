@@ -13,6 +13,9 @@
 /* --tol's value for subcommand cmd: a finite number >= 0 into *tol, or a
  * usage error on stderr and -1. */
 int df_parse_tol_cli(const char *cmd, const char *arg, double *tol);
+/* --watchdog's value for subcommand cmd: a duration > 0 in seconds into
+ * *watchdog_s, or a usage error on stderr and -1. */
+int df_parse_watchdog_cli(const char *cmd, const char *arg, double *watchdog_s);
 /* The value of option `name` at argv[*i]: "--name=V" or "--name V"; NULL
  * when argv[*i] is not that option, with *missing set when V is absent. */
 const char *df_option_value(int argc, char **argv, int *i, const char *name, int *missing);

@@ -121,10 +121,8 @@ static int parse_merge_opts(int argc, char **argv, merge_opts *o)
                 return -1;
             break;
         case OPT_WATCHDOG:
-            if (df_parse_duration(optarg, &o->watchdog_s) || !(o->watchdog_s > 0)) {
-                df_usage_error("merge", "invalid --watchdog '%s'", optarg);
+            if (df_parse_watchdog_cli("merge", optarg, &o->watchdog_s) != 0)
                 return -1;
-            }
             break;
         case OPT_BACKEND: o->backend = optarg; break;
         case OPT_KERNEL_LIB:

@@ -76,10 +76,8 @@ static int parse_min_opts(int argc, char **argv, min_opts *o)
                 return -1;
             break;
         case OPT_WATCHDOG:
-            if (df_parse_duration(optarg, &o->watchdog_s) || !(o->watchdog_s > 0)) {
-                df_usage_error("minimize", "invalid --watchdog '%s'", optarg);
+            if (df_parse_watchdog_cli("minimize", optarg, &o->watchdog_s) != 0)
                 return -1;
-            }
             break;
         case OPT_KERNEL_LIB:
             if (df_plugin_paths_add_cli("minimize", &o->libs, optarg) != 0)

@@ -254,10 +254,8 @@ static int parse_replay_opts(int argc, char **argv, replay_opts *o)
                 return -1;
             break;
         case OPT_WATCHDOG:
-            if (df_parse_duration(optarg, &o->watchdog_s) || !(o->watchdog_s > 0)) {
-                df_usage_error("replay", "invalid --watchdog '%s'", optarg);
+            if (df_parse_watchdog_cli("replay", optarg, &o->watchdog_s) != 0)
                 return -1;
-            }
             break;
         case ':': df_usage_error("replay", "option %s needs a value", argv[optind - 1]); return -1;
         default: df_usage_error("replay", "unknown option '%s'", argv[optind - 1]); return -1;

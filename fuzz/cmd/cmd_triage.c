@@ -101,10 +101,8 @@ static int parse_triage_opts(int argc, char **argv, triage_opts *o)
             }
             break;
         case OPT_WATCHDOG:
-            if (df_parse_duration(optarg, &o->watchdog_s) || !(o->watchdog_s > 0)) {
-                df_usage_error("triage", "invalid --watchdog '%s'", optarg);
+            if (df_parse_watchdog_cli("triage", optarg, &o->watchdog_s) != 0)
                 return -1;
-            }
             break;
         case ':': df_usage_error("triage", "option %s needs a value", argv[optind - 1]); return -1;
         default: df_usage_error("triage", "unknown option '%s'", argv[optind - 1]); return -1;
