@@ -52,20 +52,21 @@ size_t df_report_mutants(const df_campaign_data *c, size_t *caught)
 
 size_t df_report_distinct_bugs(const df_campaign_data *c, int mutants)
 {
+    /* a kernel at a time (findings.jsonl's kernels are among c->kernels):
+     * the failure classes its bugs show, one pass over the findings each,
+     * not a pass over the earlier findings for every finding */
     size_t n = 0;
-    for (size_t i = 0; i < c->nfs; i++) {
-        const df_logged_finding *f = &c->fs[i];
-        if (f->v != BUG || df_report_is_mutant(f->kernel) != mutants)
-            continue;
-        size_t j = 0;
-        while (j < i && !(c->fs[j].v == BUG && !strcmp(c->fs[j].kernel, f->kernel) &&
-                          df_bug_class_of(c->fs[j].rule) == df_bug_class_of(f->rule)))
-            j++;
-        n += j == i;
-    }
     for (size_t k = 0; k < c->nk; k++) {
         const char *name = c->kernels[k];
-        n += df_report_is_mutant(name) == mutants && tsv_bugs(c, name) > 0 && !logged_bug(c, name);
+        if (df_report_is_mutant(name) != mutants)
+            continue;
+        unsigned classes = 0;
+        for (size_t i = 0; i < c->nfs; i++)
+            if (c->fs[i].v == BUG && !strcmp(c->fs[i].kernel, name))
+                classes |= 1u << df_bug_class_of(c->fs[i].rule);
+        for (unsigned b = 0; b < DF_BUG_NCLASSES; b++)
+            n += (classes >> b) & 1u;
+        n += !classes && tsv_bugs(c, name) > 0;
     }
     return n;
 }
