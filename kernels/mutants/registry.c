@@ -14,7 +14,8 @@ extern const df_kernel df_mutant_fold_bounds, df_mutant_tournament_bounds;
 extern const df_kernel df_mutant_int16_sum, df_mutant_vec_tail, df_mutant_int32_acc;
 extern const df_kernel df_mutant_zero_inside, df_mutant_no_fence, df_mutant_shfl_divergent;
 extern const df_kernel df_mutant_rz_acc, df_mutant_bf16_products, df_mutant_mul24;
-extern const df_kernel df_mutant_idx32, df_mutant_fp8_fast_accum, df_mutant_wgmma_fp32;
+extern const df_kernel df_mutant_idx32, df_mutant_fp8_fast_accum, df_mutant_wgmma_fp32,
+    df_mutant_cublaslt_splitk;
 extern const df_kernel df_mutant_half2_f32_declared;
 extern const df_kernel df_mutant_blas_neg_wrong_end, df_mutant_blas_neg_skipped,
     df_mutant_blas_zero_inc, df_mutant_blas_overrun;
@@ -36,6 +37,7 @@ static const df_kernel *const mutants[] = {
     &df_mutant_wgmma_fp32,      &df_mutant_half2_f32_declared,
     &df_mutant_blas_neg_wrong_end, &df_mutant_blas_neg_skipped,
     &df_mutant_blas_zero_inc,   &df_mutant_blas_overrun,
+    &df_mutant_cublaslt_splitk,
 };
 
 size_t df_mutant_count(void) { return sizeof mutants / sizeof mutants[0]; }
