@@ -18,9 +18,12 @@
 #   scripts/gpu-verify.sh hunt [S]   every mutant and correct kernel, ours vs seed 000's
 #                                    oracle, S seconds a kernel at most (default 10) -> hunt.md
 #   scripts/gpu-verify.sh campaign [SECONDS] [DIR]
-#                       a campaign (run --out DIR, --schedule 64) over every kernel,
-#                       or the one in DIR resumed for SECONDS more, then its report
-#                       (plots where gnuplot is) -> campaign/, campaign.tar.gz
+#                       a campaign (run --out DIR, with CAMPAIGN_OPTS, default
+#                       --schedule 64) over every kernel, or the one in DIR resumed
+#                       for SECONDS more, then its report (plots where gnuplot is)
+#                       -> campaign/, campaign.tar.gz (DIR with its bug, crash and
+#                       hang findings, and DIR.summary: unpack it to resume the
+#                       campaign in another call)
 #   scripts/gpu-verify.sh sanitize   compute-sanitizer memcheck and racecheck over every
 #                                    kernel -> sanitizer.txt
 #   scripts/gpu-verify.sh untrusted [SECONDS]
@@ -726,7 +729,7 @@ campaign() {
     cmd="$DF run --resume $d --time ${secs}s --quiet"
   else
     rm -rf "$d" && mkdir -p "$(dirname "$d")" && : >"$d.summary"
-    cmd="$DF run --backend cuda --time ${secs}s --seed 20261127 --schedule 64 --quiet --out $d"
+    cmd="$DF run --backend cuda --time ${secs}s --seed 20261127 ${CAMPAIGN_OPTS---schedule 64} --quiet --out $d"
   fi
   echo "\$ $cmd" >>"$d.summary"
   [ -f "$d/campaign" ] || echo "commit: $(commit_of)" >>"$d.summary"
@@ -741,7 +744,8 @@ campaign() {
     $DF report "$d" --out "$OUTDIR/campaign/report" --no-plots >/dev/null
   fi
   local b; b=$(basename "$d")
-  tar czf "$OUTDIR/campaign.tar.gz" -C "$(dirname "$d")" --exclude="$b/findings" --exclude="$b/workers" "$b"
+  tar czf "$OUTDIR/campaign.tar.gz" -C "$(dirname "$d")" --exclude="$b/findings/precision-*" \
+    --exclude="$b/findings/soft*" --exclude="$b/findings/nondet*" --exclude="$b/workers" "$b" "$b.summary"
   cat "$OUTDIR/campaign/summary.txt"
   return $rc
 }
