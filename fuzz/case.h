@@ -60,7 +60,11 @@ enum {
                                   shared memory holding them too */
     DF_SCHED_REGRID = 1u << 4, /* the launch's grid was drawn anew (kernels whose
                                   grid is free) */
-    DF_SCHED_ALL = (1u << 5) - 1
+    DF_SCHED_CONTEND = 1u << 5, /* the noise hammers a share of the lines of the
+                                  case's result and scratch with atomics that
+                                  change no bit, instead of spinning: a store to
+                                  such a line lands late */
+    DF_SCHED_ALL = (1u << 6) - 1
 };
 
 typedef struct df_schedule {

@@ -56,6 +56,42 @@ Test(schedule, draw_is_reproducible_and_in_range)
     cr_assert(regrid_differs > regrids / 2);
 }
 
+/* Contention is drawn after every other part of a perturbation, so the
+ * rest of each draw is the one a schedule had before it existed (the hash
+ * pins 4,000 draws' seed, flags, SM share, noise time and grid), and it
+ * comes with noise only, in about one noise in three. describe says it. */
+Test(schedule, contention_drawn_last_with_noise)
+{
+    const df_kernel *k[2] = {df_test_find("shfl"), df_test_find("atomic-block")};
+    uint64_t h = UINT64_C(1469598103934665603);
+    unsigned noise = 0, contend = 0;
+    for (int kk = 0; kk < 2; kk++)
+        for (uint64_t i = 0; i < 2000; i++) {
+            df_case c = {.type = DF_F32, .n = 1 + i * 37 % 70000, .seed = 9, .index = i};
+            df_case v;
+            df_sched_draw(k[kk], &c, &v);
+            unsigned vals[5] = {v.sched.seed, v.sched.flags & ~(unsigned)DF_SCHED_CONTEND,
+                                v.sched.sm_share, v.sched.noise_us, v.launch.grid};
+            for (int j = 0; j < 5; j++) {
+                h ^= vals[j];
+                h *= UINT64_C(1099511628211);
+            }
+            noise += (v.sched.flags & DF_SCHED_NOISE) != 0;
+            if (v.sched.flags & DF_SCHED_CONTEND) {
+                contend++;
+                cr_assert(v.sched.flags & DF_SCHED_NOISE);
+                char line[160];
+                df_sched_describe(&v, line, sizeof line);
+                cr_assert_not_null(strstr(line, "contending for the case's own lines"), "%s",
+                                   line);
+            }
+        }
+    cr_assert_eq(h, UINT64_C(0x97b341196855e917), "draws changed: 0x%016llx",
+                 (unsigned long long)h);
+    cr_assert(contend * 4 > noise && contend * 2 < noise, "%u contended of %u noises", contend,
+              noise);
+}
+
 /* One case in `every`, apart from the metamorphic sample. */
 Test(schedule, sample_rate_and_independence)
 {
@@ -91,7 +127,8 @@ Test(schedule, case_file_version_3_round_trip)
     size_t plain_len = 0, len = 0;
     cr_assert_eq(df_corpus_encode(&c, NULL, &plain, &plain_len), 0);
     cr_assert_eq(plain[8], 1);
-    c.sched = (df_schedule){0xdeadbeef, DF_SCHED_NOISE | DF_SCHED_POISON, 200, 640, 0};
+    c.sched = (df_schedule){0xdeadbeef, DF_SCHED_NOISE | DF_SCHED_POISON | DF_SCHED_CONTEND,
+                            200, 640, 0};
     cr_assert_eq(df_corpus_encode(&c, NULL, &buf, &len), 0);
     cr_assert_eq(len, plain_len);
     cr_assert_eq(buf[8], 3);
@@ -111,7 +148,7 @@ Test(schedule, case_file_version_3_round_trip)
     cr_assert_eq(e, DF_CORPUS_E_HEADER, "%s", msg);
     cr_assert_not_null(strstr(msg, "schedule"), "%s", msg);
     memcpy(bad, buf, len);
-    bad[116] = 0xff; /* unknown flags */
+    bad[116] = 0xc0; /* unknown flags */
     cr_assert_eq(df_corpus_decode(bad, len, &g, msg, sizeof msg), DF_CORPUS_E_HEADER, "%s", msg);
     free(bad);
     free(buf);

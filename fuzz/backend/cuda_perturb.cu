@@ -14,6 +14,16 @@
  *             of spinning: the case's loads and stores queue behind it.
  *   FLUSH_L2  the same buffer written before the launch: the case starts
  *             with a cold L2.
+ *   CONTEND   the noise hammers the case's own result and scratch instead
+ *             of spinning: atomicOr(word, 0), which changes no bit (an
+ *             atomic read-modify-write is one step at the L2, so the case's
+ *             own store lands before or after it, never lost), on every
+ *             word of a share of their 128-byte lines drawn from the seed.
+ *             A store to a hot line queues behind the atomics while an
+ *             atomic to a cold one does not: what a missing
+ *             __threadfence() between a store and the atomic that
+ *             publishes it lets another block see. Takes the place of
+ *             MEMORY and spinning.
  *   POISON    the result word and the scratch hold 0xff bytes (NaN) at
  *             launch, and the noise fills its registers and shared memory
  *             with them before it spins: a kernel that reads what it did
@@ -59,10 +69,39 @@ static __device__ __forceinline__ unsigned long long global_ns(void)
  * the loop and at its end, so the compiler allocates them. */
 #define NOISE_REGS 24
 
+/* The case's own device words, for CONTEND: its result (DF_CUDA_RESULT_BYTES)
+ * and its scratch, in 32-bit words. */
+typedef struct noise_target {
+    unsigned *result, *scratch;
+    unsigned long long scratch_words;
+} noise_target;
+
+/* Whether 128-byte line `line` of the case's words is hot: about half of
+ * them, by the seed (the result's line is line 0 of its own). */
+static __device__ __forceinline__ bool hot_line(unsigned seed, unsigned long long line,
+                                                unsigned which)
+{
+    return (mix32(seed ^ which ^ (unsigned)(line * 0x9e3779b9u)) & 1u) != 0;
+}
+
+/* One pass of this thread over the hot lines' words: atomics that change
+ * no bit. */
+static __device__ __forceinline__ void contend_pass(const noise_target *t, unsigned seed,
+                                                    unsigned long long start,
+                                                    unsigned long long stride)
+{
+    enum { LINE_WORDS = 128 / sizeof(unsigned), RESULT_WORDS = DF_CUDA_RESULT_BYTES / 4 };
+    if (start < RESULT_WORDS && hot_line(seed, 0, 0x72657375u))
+        atomicOr(t->result + start, 0u);
+    for (unsigned long long w = start; w < t->scratch_words; w += stride)
+        if (hot_line(seed, w / LINE_WORDS, 0x73637261u))
+            atomicOr(t->scratch + w, 0u);
+}
+
 __global__ void __launch_bounds__(NOISE_THREADS, NOISE_BLOCKS_PER_SM)
 noise_kernel(unsigned seed, unsigned share, unsigned long long max_ns, unsigned flags,
              volatile unsigned *started, float4 *mem, unsigned long long mem_n,
-             unsigned smem_words)
+             unsigned smem_words, noise_target target)
 {
     extern __shared__ unsigned noise_smem[];
     unsigned smid;
@@ -86,7 +125,9 @@ noise_kernel(unsigned seed, unsigned share, unsigned long long max_ns, unsigned 
     unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     while (global_ns() - t0 < ns) {
-        if ((flags & DF_SCHED_MEMORY) && mem_n) {
+        if (flags & DF_SCHED_CONTEND) {
+            contend_pass(&target, seed, i, stride);
+        } else if ((flags & DF_SCHED_MEMORY) && mem_n) {
             for (int k = 0; k < 8; k++, i += stride) {
                 if (i >= mem_n)
                     i -= mem_n;
@@ -192,10 +233,13 @@ const char *df_cuda_perturb_before(df_cuda *cu, const df_case *rc, void *d_resul
         return NULL;
     unsigned blocks = (unsigned)(NOISE_BLOCKS_PER_SM * p->sms);
     memset(p->h_started, 0, blocks * sizeof(unsigned));
+    /* whole words only: the buffers are cudaMalloc'd, so aligned */
+    noise_target target = {(unsigned *)d_result, (unsigned *)d_scratch,
+                           d_scratch ? scratch_bytes / sizeof(unsigned) : 0};
     noise_kernel<<<blocks, NOISE_THREADS, p->smem, p->stream>>>(
         s->seed, s->sm_share, (unsigned long long)s->noise_us * 1000ull, s->flags,
         p->d_started, (float4 *)p->d_mem, p->mem_bytes / sizeof(float4),
-        (unsigned)(p->smem / sizeof(unsigned)));
+        (unsigned)(p->smem / sizeof(unsigned)), target);
     if ((*e = cudaGetLastError()) != cudaSuccess)
         return "noise_kernel<<<>>>";
     wait_for_noise(p, blocks);

@@ -44,6 +44,9 @@ void df_sched_draw(const df_kernel *k, const df_case *c, df_case *v)
         v->launch.grid = (uint32_t)(1 + pick % hi);
         s.flags |= DF_SCHED_REGRID;
     }
+    /* drawn last, so that the draws above stay those of a schedule without it */
+    if ((s.flags & DF_SCHED_NOISE) && df_pcg32_bounded(&r, 3) == 0)
+        s.flags |= DF_SCHED_CONTEND;
     v->sched = s;
 }
 
@@ -63,7 +66,10 @@ void df_sched_describe(const df_case *c, char *buf, size_t len)
     PUT("schedule %08x:", s->seed);
     if (s->flags & DF_SCHED_NOISE)
         PUT(" noise on %u%% of SMs, %s, up to %u us;", (s->sm_share * 100u + 255u) / 256u,
-            (s->flags & DF_SCHED_MEMORY) ? "memory" : "spinning", s->noise_us);
+            (s->flags & DF_SCHED_CONTEND)  ? "contending for the case's own lines"
+            : (s->flags & DF_SCHED_MEMORY) ? "memory"
+                                           : "spinning",
+            s->noise_us);
     else
         PUT(" no noise;");
     if (s->flags & DF_SCHED_FLUSH_L2)

@@ -26,7 +26,8 @@ int df_sched_sampled_at(uint32_t every, uint64_t seed, uint64_t index);
  * poisoned half the time each; the noise's longest block 16 us to 2 ms,
  * log-uniform; and, for a kernel whose grid is free (DF_K_GRID_FREE), a
  * grid drawn anew in [1, 2 g + 8] (g its default, within grid_max) half
- * the time. */
+ * the time; and one noise in three contending for the case's own lines
+ * (DF_SCHED_CONTEND, which then takes the place of memory or spinning). */
 void df_sched_draw(const df_kernel *k, const df_case *c, df_case *v);
 
 /* One line: "schedule 9f2c01d3: noise on 37% of SMs, memory, up to 420 us;
