@@ -161,6 +161,9 @@ __device__ __forceinline__ void wgmma_e4m3_dot(const unsigned char *a, const uns
         ((uint4 *)sa)[i] = make_uint4(0, 0, 0, 0);
     for (unsigned i = tid; i < sizeof sb / 16; i += 128)
         ((uint4 *)sb)[i] = make_uint4(0, 0, 0, 0);
+    /* the zeros written before any thread stores data: the first stage's
+     * bytes fall in 16-byte chunks other warps zero */
+    __syncthreads();
     unsigned sa_addr = (unsigned)__cvta_generic_to_shared(sa);
     unsigned sb_addr = (unsigned)__cvta_generic_to_shared(sb);
     float d[4] = {0.0f, 0.0f, 0.0f, 0.0f}, total = 0.0f;
