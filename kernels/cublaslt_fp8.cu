@@ -56,6 +56,11 @@ extern const struct df_gpu_ops df_gpu_m_fp8_fast_accum, df_gpu_cublaslt_e4m3_pro
     .block_max = 1, .block_default = 1, .grid_max = 1, .per_thread = 1, .max_n = (max), \
     .tree_height = df_fp8_chain_height, .host_model = NULL
 
+/* cuBLASLt's fp8 arithmetic without fast accumulation: the 13-bit wgmma
+ * chain promoted into f32 every 128 products */
+#define LT_PROMOTED_ARITH                                                      \
+    .fused = &df_wgmma_e4m3_chain, .fused_chains = 1, .fused_promote = 128
+
 const df_kernel df_mutant_fp8_fast_accum = {
     .name = "m-fp8-fast-accum",
     .origin = "dotfuzz (cublaslt-e4m3-promoted)",
@@ -73,9 +78,7 @@ const df_kernel df_kernel_cublaslt_e4m3_promoted = {
     .summary = "cuBLASLt fp8 matmul (E4M3 -> f32), partial sums promoted to f32",
     LT_LAUNCH(LT_MAX_N),
     .gpu = DF_GPU_REF(df_gpu_cublaslt_e4m3_promoted),
-    .fused = &df_wgmma_e4m3_chain,
-    .fused_chains = 1,
-    .fused_promote = 128,
+    LT_PROMOTED_ARITH,
 };
 
 const df_kernel df_mutant_cublaslt_splitk = {
@@ -85,9 +88,7 @@ const df_kernel df_mutant_cublaslt_splitk = {
                "of K = 19 x 2688 + 16",
     LT_LAUNCH(LT_SPLITK_N),
     .gpu = DF_GPU_REF(df_gpu_m_cublaslt_splitk),
-    .fused = &df_wgmma_e4m3_chain,
-    .fused_chains = 1,
-    .fused_promote = 128,
+    LT_PROMOTED_ARITH,
 };
 #else
 /* ---- GPU launchers (CUDA C) ---- */
