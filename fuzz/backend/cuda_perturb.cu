@@ -17,8 +17,10 @@
  *   CONTEND   the noise hammers the case's own result and scratch instead
  *             of spinning: atomicOr(word, 0), which changes no bit (an
  *             atomic read-modify-write is one step at the L2, so the case's
- *             own store lands before or after it, never lost), on every
- *             word of a share of their 128-byte lines drawn from the seed.
+ *             own store lands before or after it, never lost), on the
+ *             words of a share of their 128-byte lines drawn from the seed
+ *             (about half, and one at least), every busy noise thread
+ *             walking the hot lines from one of its own.
  *             A store to a hot line queues behind the atomics while an
  *             atomic to a cold one does not: what a missing
  *             __threadfence() between a store and the atomic that
@@ -69,33 +71,62 @@ static __device__ __forceinline__ unsigned long long global_ns(void)
  * the loop and at its end, so the compiler allocates them. */
 #define NOISE_REGS 24
 
-/* The case's own device words, for CONTEND: its result (DF_CUDA_RESULT_BYTES)
- * and its scratch, in 32-bit words. */
+/* The case's own memory, for CONTEND: its result word
+ * (DF_CUDA_RESULT_BYTES), then its scratch. Its lines are the 128-byte
+ * lines of the address space the two spans cover, numbered in that order. */
 typedef struct noise_target {
-    unsigned *result, *scratch;
-    unsigned long long scratch_words;
+    unsigned long long base[2], bytes[2];
 } noise_target;
 
-/* Whether 128-byte line `line` of the case's words is hot: about half of
- * them, by the seed (the result's line is line 0 of its own). */
-static __device__ __forceinline__ bool hot_line(unsigned seed, unsigned long long line,
-                                                unsigned which)
+/* The lines span k touches (0 when empty). */
+static __device__ __forceinline__ unsigned long long span_lines(const noise_target &t, int k)
 {
-    return (mix32(seed ^ which ^ (unsigned)(line * 0x9e3779b9u)) & 1u) != 0;
+    return t.bytes[k] ? ((t.base[k] + t.bytes[k] - 1) >> 7) - (t.base[k] >> 7) + 1 : 0;
 }
 
-/* One pass of this thread over the hot lines' words: atomics that change
- * no bit. */
-static __device__ __forceinline__ void contend_pass(const noise_target *t, unsigned seed,
-                                                    unsigned long long start,
-                                                    unsigned long long stride)
+/* Whether line `line` (of `lines`) is hot: about half of them by a hash
+ * of (seed, line), and the one the seed picks, so that one at least is. */
+static __device__ __forceinline__ bool hot_line(unsigned seed, unsigned long long line,
+                                                unsigned long long lines)
 {
-    enum { LINE_WORDS = 128 / sizeof(unsigned), RESULT_WORDS = DF_CUDA_RESULT_BYTES / 4 };
-    if (start < RESULT_WORDS && hot_line(seed, 0, 0x72657375u))
-        atomicOr(t->result + start, 0u);
-    for (unsigned long long w = start; w < t->scratch_words; w += stride)
-        if (hot_line(seed, w / LINE_WORDS, 0x73637261u))
-            atomicOr(t->scratch + w, 0u);
+    unsigned h = mix32(seed ^ (unsigned)line * 0x9e3779b9u ^ (unsigned)(line >> 32));
+    return (h & 1u) || line == seed % lines;
+}
+
+/* atomicOr(word, 0), which changes no bit, on word `slot` (modulo the
+ * line's words) of line `line`: only whole aligned words inside the span,
+ * whatever the span's alignment. */
+static __device__ __forceinline__ void contend_word(const noise_target &t,
+                                                    unsigned long long line, unsigned slot)
+{
+    unsigned long long first = span_lines(t, 0), base = t.base[0], end = base + t.bytes[0];
+    if (line >= first) { /* selected, not indexed: the spans stay in registers */
+        line -= first;
+        base = t.base[1];
+        end = base + t.bytes[1];
+    }
+    unsigned long long lo = ((base >> 7) + line) << 7, hi = lo + 128;
+    lo = lo > base ? lo : base;
+    hi = hi < end ? hi : end;
+    lo = (lo + 3) & ~3ull;
+    hi &= ~3ull;
+    if (lo < hi)
+        atomicOr((unsigned *)(lo + 4 * (slot % ((hi - lo) / 4))), 0u);
+}
+
+/* Eight atomics of this thread, each on the next hot line from *line: every
+ * busy thread takes part, whatever the spans' size, so the atomics come
+ * from every busy SM and spread over the hot lines. */
+static __device__ __forceinline__ void contend_pass(const noise_target &t, unsigned seed,
+                                                    unsigned long long lines,
+                                                    unsigned long long *line, unsigned slot)
+{
+    for (int k = 0; k < 8; k++) {
+        for (unsigned long long j = 0; j < lines && !hot_line(seed, *line, lines); j++)
+            *line = *line + 1 < lines ? *line + 1 : 0;
+        contend_word(t, *line, slot);
+        *line = *line + 1 < lines ? *line + 1 : 0;
+    }
 }
 
 __global__ void __launch_bounds__(NOISE_THREADS, NOISE_BLOCKS_PER_SM)
@@ -124,9 +155,13 @@ noise_kernel(unsigned seed, unsigned share, unsigned long long max_ns, unsigned 
     unsigned long long t0 = global_ns();
     unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    /* CONTEND: this thread starts on its own line, at its own word of it */
+    unsigned long long lines = span_lines(target, 0) + span_lines(target, 1);
+    unsigned long long line = lines ? i % lines : 0;
+    unsigned slot = lines ? (unsigned)(i / lines) : 0;
     while (global_ns() - t0 < ns) {
-        if (flags & DF_SCHED_CONTEND) {
-            contend_pass(&target, seed, i, stride);
+        if ((flags & DF_SCHED_CONTEND) && lines) {
+            contend_pass(target, seed, lines, &line, slot);
         } else if ((flags & DF_SCHED_MEMORY) && mem_n) {
             for (int k = 0; k < 8; k++, i += stride) {
                 if (i >= mem_n)
@@ -233,9 +268,8 @@ const char *df_cuda_perturb_before(df_cuda *cu, const df_case *rc, void *d_resul
         return NULL;
     unsigned blocks = (unsigned)(NOISE_BLOCKS_PER_SM * p->sms);
     memset(p->h_started, 0, blocks * sizeof(unsigned));
-    /* whole words only: the buffers are cudaMalloc'd, so aligned */
-    noise_target target = {(unsigned *)d_result, (unsigned *)d_scratch,
-                           d_scratch ? scratch_bytes / sizeof(unsigned) : 0};
+    noise_target target = {{(unsigned long long)d_result, (unsigned long long)d_scratch},
+                           {DF_CUDA_RESULT_BYTES, d_scratch ? scratch_bytes : 0}};
     noise_kernel<<<blocks, NOISE_THREADS, p->smem, p->stream>>>(
         s->seed, s->sm_share, (unsigned long long)s->noise_us * 1000ull, s->flags,
         p->d_started, (float4 *)p->d_mem, p->mem_bytes / sizeof(float4),
