@@ -625,7 +625,7 @@ static const char *stage_case(df_cuda *cu, const df_kernel *k,
         return call;
     if ((call = copy_case_in(cu, rc, df_type_size(rc->type), e)))
         return call;
-    size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(rc->n, &rc->launch) : 0;
+    size_t sb = df_cuda_case_scratch(k, rc);
     if (sb && (*e = df_cuda_grow(&cu->one.d_scratch, &cu->one.d_scratch_cap, sb, 0)))
         return "cudaMalloc(scratch)";
     if (sb && (*e = df_cuda_grow(&cu->one.h_scratch, &cu->one.h_scratch_cap, sb, 1)))
@@ -687,7 +687,7 @@ extern "C" int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
     fill_ctx(cu, &rc, &ctx);
     if (rc.sched.seed &&
         (call = df_cuda_perturb_before(cu, &rc, ctx.d_result, ctx.d_scratch,
-                                       ctx.d_scratch_bytes, &e))) {
+                                       ctx.d_scratch_bytes, df_cuda_case_scratch(k, &rc), &e))) {
         (void)df_cuda_perturb_after(cu);
         df_cuda_set_error(res, k, c, call, (int)e, NULL);
         return after_failure_soft(cu, res);

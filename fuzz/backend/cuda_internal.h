@@ -201,6 +201,12 @@ struct df_cuda {
 
 static inline size_t df_cuda_round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
+/* The scratch kernel k asks for case c (0: none). */
+static inline size_t df_cuda_case_scratch(const df_kernel *k, const df_case *c)
+{
+    return k->gpu->scratch_bytes ? k->gpu->scratch_bytes(c->n, &c->launch) : 0;
+}
+
 /* The elements of a validated case's vector on the device: a BLAS call's
  * buffer is its footprint (kernels/blas.h: df_cuda_validate_case sets
  * rc->blas.on for a DF_K_BLAS kernel's case and clears it for any other
@@ -280,15 +286,18 @@ void df_cuda_gen_count(df_cuda *cu, int set);
 
 /* cuda_perturb.cu: case rc's perturbed schedule (rc->sched, seed nonzero)
  * set up around its launch, which comes next on cu->stream: the L2
- * flushed, the result word and scratch (scratch_bytes at d_scratch)
- * poisoned, the stream drained, then the noise launched on its own stream
- * and waited for until its blocks have started. Returns the failed call
+ * flushed, the result word and scratch (scratch_bytes at d_scratch, the
+ * buffer whole) poisoned, the stream drained, then the noise launched on
+ * its own stream and waited for until its blocks have started; a
+ * contending noise takes the lines of the result and of the first
+ * used_bytes of the scratch, what the case's kernel asks for. Returns the failed call
  * or NULL (*e). When the perturbation's own resources cannot be made (a
  * device without the memory), it says so once on stderr and every rerun
  * goes unperturbed (NULL). df_cuda_perturb_after: waits for the noise to
  * end. */
 const char *df_cuda_perturb_before(df_cuda *cu, const df_case *rc, void *d_result,
-                                   void *d_scratch, size_t scratch_bytes, cudaError_t *e);
+                                   void *d_scratch, size_t scratch_bytes, size_t used_bytes,
+                                   cudaError_t *e);
 cudaError_t df_cuda_perturb_after(df_cuda *cu);
 /* cuda_perturb.cu: frees what df_cuda_perturb_before made. */
 void df_cuda_perturb_close(df_cuda *cu);

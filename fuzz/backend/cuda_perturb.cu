@@ -231,7 +231,8 @@ static void wait_for_noise(const df_cuda_perturb *p, unsigned blocks)
 }
 
 const char *df_cuda_perturb_before(df_cuda *cu, const df_case *rc, void *d_result,
-                                   void *d_scratch, size_t scratch_bytes, cudaError_t *e)
+                                   void *d_scratch, size_t scratch_bytes, size_t used_bytes,
+                                   cudaError_t *e)
 {
     const df_schedule *s = &rc->sched;
     df_cuda_perturb *p = &cu->perturb;
@@ -269,7 +270,9 @@ const char *df_cuda_perturb_before(df_cuda *cu, const df_case *rc, void *d_resul
     unsigned blocks = (unsigned)(NOISE_BLOCKS_PER_SM * p->sms);
     memset(p->h_started, 0, blocks * sizeof(unsigned));
     noise_target target = {{(unsigned long long)d_result, (unsigned long long)d_scratch},
-                           {DF_CUDA_RESULT_BYTES, d_scratch ? scratch_bytes : 0}};
+                           {DF_CUDA_RESULT_BYTES,
+                            d_scratch ? (used_bytes < scratch_bytes ? used_bytes : scratch_bytes)
+                                      : 0}};
     noise_kernel<<<blocks, NOISE_THREADS, p->smem, p->stream>>>(
         s->seed, s->sm_share, (unsigned long long)s->noise_us * 1000ull, s->flags,
         p->d_started, (float4 *)p->d_mem, p->mem_bytes / sizeof(float4),

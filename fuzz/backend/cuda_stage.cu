@@ -251,7 +251,7 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
         place_a(cu, it, derive ? &derive[it->pos] : NULL, na, &pk);
         place_vector(cu, c->b, na, &it->dev_b, &it->pack_b, &pk);
         it->scratch_off = sc;
-        size_t sb = k->gpu->scratch_bytes ? k->gpu->scratch_bytes(c->n, &c->launch) : 0;
+        size_t sb = df_cuda_case_scratch(k, c);
         it->scratch_bytes = df_cuda_round_up(sb, DF_CUDA_ALIGN);
         sc += it->scratch_bytes;
     }
