@@ -1,6 +1,7 @@
 /* cli_util.c — the option helpers the subcommands share: --tol,
- * "--name=V" / "--name V" values, the --threads note, and the checks of
- * output files and directories made before any work is done. */
+ * --watchdog, --max-tries, "--name=V" / "--name V" values, the --threads
+ * note, and the checks of output files and directories made before any
+ * work is done. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,14 @@ int df_parse_watchdog_cli(const char *cmd, const char *arg, double *watchdog_s)
     if (df_parse_duration(arg, watchdog_s) == 0 && *watchdog_s > 0)
         return 0;
     df_usage_error(cmd, "invalid --watchdog '%s'", arg);
+    return -1;
+}
+
+int df_parse_max_tries_cli(const char *cmd, const char *arg, uint64_t *tries)
+{
+    if (df_parse_u64(arg, tries) == 0 && *tries > 0)
+        return 0;
+    df_usage_error(cmd, "invalid --max-tries '%s'", arg);
     return -1;
 }
 

@@ -16,6 +16,9 @@ int df_parse_tol_cli(const char *cmd, const char *arg, double *tol);
 /* --watchdog's value for subcommand cmd: a duration > 0 in seconds into
  * *watchdog_s, or a usage error on stderr and -1. */
 int df_parse_watchdog_cli(const char *cmd, const char *arg, double *watchdog_s);
+/* --max-tries's value for subcommand cmd: a count > 0 into *tries, or a
+ * usage error on stderr and -1. */
+int df_parse_max_tries_cli(const char *cmd, const char *arg, uint64_t *tries);
 /* The value of option `name` at argv[*i]: "--name=V" or "--name V"; NULL
  * when argv[*i] is not that option, with *missing set when V is absent. */
 const char *df_option_value(int argc, char **argv, int *i, const char *name, int *missing);

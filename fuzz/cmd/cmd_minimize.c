@@ -88,10 +88,8 @@ static int parse_min_opts(int argc, char **argv, min_opts *o)
                 return -1;
             break;
         case OPT_MAX_TRIES:
-            if (df_parse_u64(optarg, &o->max_tries) || o->max_tries == 0) {
-                df_usage_error("minimize", "invalid --max-tries '%s'", optarg);
+            if (df_parse_max_tries_cli("minimize", optarg, &o->max_tries) != 0)
                 return -1;
-            }
             break;
         case ':':
             df_usage_error("minimize", "option %s needs a value", argv[optind - 1]);

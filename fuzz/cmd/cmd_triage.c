@@ -95,10 +95,8 @@ static int parse_triage_opts(int argc, char **argv, triage_opts *o)
                 return -1;
             break;
         case OPT_MAX_TRIES:
-            if (df_parse_u64(optarg, &o->max_tries) || o->max_tries == 0) {
-                df_usage_error("triage", "invalid --max-tries '%s'", optarg);
+            if (df_parse_max_tries_cli("triage", optarg, &o->max_tries) != 0)
                 return -1;
-            }
             break;
         case OPT_WATCHDOG:
             if (df_parse_watchdog_cli("triage", optarg, &o->watchdog_s) != 0)
