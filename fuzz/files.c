@@ -1,7 +1,8 @@
 /* files.c — regular-only reads, outputs that replace only regular files,
- * atomic writes (files.h). */
+ * atomic writes, scratch directories (files.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,4 +248,27 @@ int df_write_file_atomic(const char *path, const uint8_t *buf, size_t len)
     }
     free(tmp);
     return sync_parent_dir(path);
+}
+
+int df_temp_dir(const char *prefix, char *out, size_t len)
+{
+    const char *tmp = getenv("TMPDIR");
+    int w = snprintf(out, len, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    if (w < 0 || (size_t)w >= len) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return mkdtemp(out) ? 0 : -1;
+}
+
+/* nftw's callback: each entry, deepest first. */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+int df_remove_tree(const char *dir)
+{
+    return nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }

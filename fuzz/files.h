@@ -49,6 +49,14 @@ int df_write_file_atomic(const char *path, const uint8_t *buf, size_t len);
  * progress (or one a kill interrupted), which readers skip. */
 int df_is_temp_name(const char *name);
 
+/* A new private directory $TMPDIR/PREFIX-XXXXXX (/tmp without TMPDIR),
+ * its path in out. Returns 0, or -1 with errno. */
+int df_temp_dir(const char *prefix, char *out, size_t len);
+
+/* rm -r: removes dir and everything under it, symbolic links not
+ * followed. Returns 0, or -1 with errno. */
+int df_remove_tree(const char *dir);
+
 #ifdef __cplusplus
 }
 #endif

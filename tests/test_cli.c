@@ -402,6 +402,26 @@ Test(cli, hunt_catches_a_clamped_grid_on_long_cases, .timeout = 180)
     cr_assert(strstr(out, "--long-every"), "%s", out);
 }
 
+/* hunt's second phase runs cases in batches at run's pace: with no long
+ * case one at a time (--long-every past any index reached), m-grid-clamp
+ * is met only among the batches' cases (run's long case at every 16384th
+ * index), past the cases the first phase ran, and the phase ends at the
+ * catch. --no-batched keeps the whole budget one case at a time. */
+Test(cli, hunt_meets_in_batches_what_one_at_a_time_misses, .timeout = 120)
+{
+    int rc = sh(out, "./dotfuzz hunt --backend host --kernel m-grid-clamp --long-every 4294967295 "
+                 "--max-n 64 --seed 3 --time 12 --json | python3 -c 'import json, sys; "
+                 "k = json.load(sys.stdin)[\"kernels\"][0]; o = k[\"ours\"]; "
+                 "print(o[\"phase\"], o[\"cases\"] %% 16384, o[\"seconds\"] < 12, "
+                 "k[\"cases\"] >= o[\"cases\"] - 4096)'");
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert_str_eq(out, "batched 0 True True\n");
+    rc = sh(out, "./dotfuzz hunt --backend host --kernel m-grid-clamp --long-every 4294967295 "
+                 "--max-n 64 --seed 3 --time 3 --no-batched");
+    cr_assert_eq(rc, 1, "one case at a time, no long case: it escapes: %s", out);
+    cr_assert(strstr(out, "one case at a time") && !strstr(out, "(batched)"), "%s", out);
+}
+
 /* A kernel that rounds its sums toward zero stays inside the bound; the
  * order set catches it in the first 1,000 cases of the default mix, for
  * every seed tried. */

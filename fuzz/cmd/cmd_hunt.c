@@ -2,7 +2,14 @@
  * backend can run is fuzzed until our oracle and seed 000's oracle (relative
  * error > tol alone) have each flagged it, or the budget runs out; every
  * correct kernel gets the same budget, and each oracle's alarms on it are
- * counted as false alarms. One line (or Markdown row) per kernel. */
+ * counted as false alarms. One line (or Markdown row) per kernel.
+ *
+ * A kernel's budget goes in two phases: half to cases one at a time in the
+ * sandbox (sandbox.h), each also rerun under a perturbed schedule, where a
+ * crash or a hang is caught at once; the rest, if a mutant is still not
+ * caught, to cases at run's pace (hunt_batched.h), where a bug that shows
+ * once in thousands of cases, or only among launches in flight together,
+ * is met. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +21,7 @@
 #include "fuzz/gen/generator.h"
 #include "fuzz/check/metamorphic.h"
 #include "fuzz/json.h"
+#include "fuzz/run/hunt_batched.h"
 #include "fuzz/run/run.h"
 #include "fuzz/plugin.h"
 #include "fuzz/run/sandbox.h"
@@ -28,8 +36,9 @@ typedef struct hunt_opts {
     const char *backend;
     char *kernel;      /* --kernel values joined (select.h); NULL: every mutant and kernel */
     df_plugin_paths libs;
-    uint64_t cases;   /* budget per kernel */
-    double time_s;    /* budget per kernel */
+    uint64_t cases;   /* budget per kernel, 0: none */
+    double time_s;    /* budget per kernel, 0: none */
+    int batched;      /* the second phase: cases at run's pace */
     uint64_t seed;
     uint64_t max_n;
     uint64_t long_n;   /* df_gen_opts.long_n */
@@ -43,19 +52,11 @@ typedef struct hunt_opts {
     int json;          /* --json: one JSON document on stdout, no text */
 } hunt_opts;
 
-/* First detection by one oracle. */
-typedef struct detection {
-    int found;
-    uint64_t cases;   /* cases run up to and including the first alarm */
-    double seconds;
-    char rule[24];
-} detection;
-
 typedef struct hunt_row {
     const df_kernel *k;
     int mutant;
     uint64_t cases;
-    detection ours, seed;
+    df_detection ours, seed;
     uint64_t our_alarms, seed_alarms; /* correct kernels: false alarms */
 } hunt_row;
 
@@ -72,14 +73,19 @@ static void hunt_usage(FILE *f)
           "                  (the correct ones, plugins included), 'mutants' (default both)\n"
           "  --kernel-lib P  load kernels from a plugin library (repeatable): correct\n"
           "                  kernels, counted for false alarms\n"
-          "  --cases N       case budget per kernel (default 20000)\n"
+          "  --cases N       case budget per kernel (default: none, --time alone)\n"
           "  --time D        time budget per kernel (default 10s; 0: --cases alone)\n"
+          "                  half of each goes to cases one at a time, every case also\n"
+          "                  rerun under a perturbed schedule; the rest, while a mutant\n"
+          "                  is not caught, to cases in batches at run's pace\n"
+          "  --no-batched    the whole budget one case at a time\n"
           "  --seed S        seed (default 1)\n"
           "  --max-n N       longest vector (default 65536)\n"
           "  --long-n N      every --long-every-th case is long instead: n in [2^21 + 1, N]\n"
           "                  (default 4194304; 0: none)\n"
           "  --long-every N  one case in N is long (default 1024; run's is 16384)\n"
-          "  --schedule N    rerun one case in N under a perturbed schedule (default 1; 0: off)\n"
+          "  --schedule N    rerun one case in N under a perturbed schedule (default 1; 0: off;\n"
+          "                  in the batches one in 16 at most)\n"
           "  --huge          cuda: every --huge-every-th case of a kernel that takes\n"
           "                  lengths past 2^31 is huge, n in [2^31 + 1, 2^31 + 2^26];\n"
           "                  without it, mutants whose bug needs them are skipped\n"
@@ -103,7 +109,7 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
 {
     enum { OPT_BACKEND = 256, OPT_SEED, OPT_MAXN, OPT_TOL, OPT_MD, OPT_WATCHDOG, OPT_KERNEL,
            OPT_KERNEL_LIB, OPT_LONGN, OPT_SCHEDULE, OPT_HUGE, OPT_HUGE_EVERY, OPT_HUGE_BYTES,
-           OPT_LONG_EVERY, OPT_JSON };
+           OPT_LONG_EVERY, OPT_JSON, OPT_NO_BATCHED };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, OPT_BACKEND}, {"cases", required_argument, 0, 'c'},
         {"time", required_argument, 0, 't'}, {"seed", required_argument, 0, OPT_SEED},
@@ -114,12 +120,13 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
         {"huge-every", required_argument, 0, OPT_HUGE_EVERY},
         {"huge-bytes", required_argument, 0, OPT_HUGE_BYTES},
         {"markdown", no_argument, 0, OPT_MD}, {"json", no_argument, 0, OPT_JSON},
+        {"no-batched", no_argument, 0, OPT_NO_BATCHED},
         {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"kernel", required_argument, 0, OPT_KERNEL},
         {"kernel-lib", required_argument, 0, OPT_KERNEL_LIB},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
-    *o = (hunt_opts){.backend = "auto", .cases = 20000, .time_s = 10, .seed = 1,
+    *o = (hunt_opts){.backend = "auto", .time_s = 10, .batched = 1, .seed = 1,
                      .max_n = 65536, .long_n = DF_GEN_LONG_DEFAULT, .long_every = 1024, .schedule = 1,
                      .huge_every = 16, .huge_bytes = DF_GEN_HUGE_BYTES_DEFAULT, .tol = 1e-6};
     const char *with_huge = NULL; /* --huge-every or --huge-bytes, given */
@@ -131,7 +138,7 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
         switch (ch) {
         case 'h': return 1;
         case OPT_BACKEND: o->backend = optarg; break;
-        case 'c': if (df_parse_u64(optarg, &o->cases) || !o->cases) bad = "--cases"; break;
+        case 'c': if (df_parse_u64(optarg, &o->cases)) bad = "--cases"; break;
         case 't': if (df_parse_duration(optarg, &o->time_s)) bad = "--time"; break;
         case OPT_SEED: if (df_parse_u64(optarg, &o->seed)) bad = "--seed"; break;
         case OPT_MAXN: if (df_parse_u64(optarg, &o->max_n) || !o->max_n) bad = "--max-n"; break;
@@ -163,6 +170,7 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
         case OPT_TOL: if (df_parse_double(optarg, &o->tol) || o->tol < 0) bad = "--tol"; break;
         case OPT_MD: o->markdown = 1; break;
         case OPT_JSON: o->json = 1; break;
+        case OPT_NO_BATCHED: o->batched = 0; break;
         case OPT_KERNEL:
             if (df_kernel_list_add(&o->kernel, optarg) != 0)
                 bad = "--kernel";
@@ -187,6 +195,10 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
         df_usage_error("hunt", "unexpected argument '%s'", argv[optind]);
         return -1;
     }
+    if (o->cases == 0 && o->time_s == 0) {
+        df_usage_error("hunt", "%s", "--cases 0 and --time 0 leave no budget: give one");
+        return -1;
+    }
     if (o->json && o->markdown) {
         df_usage_error("hunt", "%s and --markdown are two outputs: give one", "--json");
         return -1;
@@ -200,20 +212,18 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
     return 0;
 }
 
-static void note(detection *d, uint64_t cases, double t, const char *rule)
+/* Whether a mutant's hunt is over: both oracles have flagged it. */
+static int caught(const hunt_row *row)
 {
-    if (d->found)
-        return;
-    d->found = 1;
-    d->cases = cases;
-    d->seconds = t;
-    snprintf(d->rule, sizeof d->rule, "%s", rule);
+    return row->mutant && row->ours.found && row->seed.found;
 }
 
-/* Fuzzes one kernel within the budget. Mutants stop once both oracles have
- * flagged them; correct kernels run the whole budget. Returns -1 when no
- * worker process could run a case (the row keeps what was seen). */
-static int hunt_kernel(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scratch *buf)
+/* The first phase: cases 0, 1, ... one at a time in the sandbox, each
+ * rerun under a perturbed schedule (--schedule), until the mutant is
+ * caught, `cases` have run (0: no limit) or t0 + time_s (time_s 0: none).
+ * Returns -1 when no worker process could run a case. */
+static int one_at_a_time(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scratch *buf,
+                         uint64_t cases, double t0, double time_s)
 {
     df_gen_opts go = {.max_n = o->max_n, .long_n = o->long_n,
                       .long_every = (uint32_t)o->long_every};
@@ -225,12 +235,9 @@ static int hunt_kernel(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scr
     }
     df_oracle_opts oo = {.tol = o->tol};
     df_meta_opts mo = {.every = 16, .reruns = 2, .schedule = (uint32_t)o->schedule};
-    double t0 = df_now();
-    for (uint64_t i = 0; i < o->cases; i++) {
+    for (uint64_t i = 0; !cases || i < cases; i++) {
         double t = df_now() - t0;
-        if (o->time_s > 0 && t >= o->time_s)
-            break;
-        if (row->mutant && row->ours.found && row->seed.found)
+        if ((time_s > 0 && t >= time_s) || caught(row))
             break;
         df_case c;
         df_checked r;
@@ -242,21 +249,69 @@ static int hunt_kernel(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scr
         t = df_now() - t0;
         if (r.j.verdict == DF_V_BUG) {
             row->our_alarms++;
-            note(&row->ours, i + 1, t, r.j.rule);
+            df_detection_note(&row->ours, i + 1, t, r.j.rule, 0);
         }
         if (df_seed_oracle_alarm(&r.j, o->tol)) {
             row->seed_alarms++;
-            note(&row->seed, i + 1, t, "rel-err");
+            df_detection_note(&row->seed, i + 1, t, "rel-err", 0);
         }
     }
     return 0;
 }
 
-static void detection_text(const detection *d, char *out, size_t len)
+/* The batches' schedule sampling: one case in --schedule's N, but one in
+ * this many at most (a perturbed rerun costs the batch its pace). */
+#define HUNT_BATCH_SCHEDULE 16
+
+/* Fuzzes one kernel within the budget: half of it one case at a time, the
+ * rest in batches (hunt_batched.h) unless the mutant is caught by then or
+ * --no-batched. Mutants stop once both oracles have flagged them; correct
+ * kernels run the whole budget. Returns -1 when no worker process could
+ * run a case (the row keeps what was seen). */
+static int hunt_kernel(df_sandbox *sb, const hunt_opts *o, hunt_row *row, df_scratch *buf)
 {
+    double t0 = df_now();
+    uint64_t first_cases = o->batched && o->cases ? (o->cases + 1) / 2 : o->cases;
+    double first_time = o->batched ? o->time_s / 2 : o->time_s;
+    if (one_at_a_time(sb, o, row, buf, first_cases, t0, first_time) != 0)
+        return -1;
+    double left_s = o->time_s > 0 ? t0 + o->time_s - df_now() : 0;
+    uint64_t left_cases = o->cases ? o->cases - row->cases : 0;
+    if (!o->batched || caught(row) || (o->time_s > 0 && left_s < 0.5) ||
+        (o->cases && left_cases == 0))
+        return 0;
+    uint32_t every = (uint32_t)o->schedule;
+    df_hunt_batch h = {
+        .backend = df_sandbox_backend(sb), .note = df_sandbox_note(sb), .k = row->k,
+        .mutant = row->mutant, .seed = o->seed, .first = row->cases, .cases = left_cases,
+        .time_s = left_s, .t0 = t0, .max_n = o->max_n, .long_n = o->long_n, .huge = o->huge,
+        .huge_every = o->huge_every, .huge_bytes = o->huge_bytes, .tol = o->tol,
+        .watchdog_s = o->watchdog_s,
+        .schedule = every && every < HUNT_BATCH_SCHEDULE ? HUNT_BATCH_SCHEDULE : every,
+        .ours = row->ours, .seed_000 = row->seed};
+    int rc = df_hunt_batched(&h);
+    row->cases += h.ran;
+    row->our_alarms += h.bugs;
+    row->seed_alarms += h.alarms;
+    row->ours = h.ours;
+    row->seed = h.seed_000;
+    return rc;
+}
+
+/* The rule of a detection as printed: its name, "(batched)" after it when
+ * the second phase made it. */
+static const char *rule_text(const df_detection *d, char *out, size_t len)
+{
+    snprintf(out, len, "%s%s", d->found ? d->rule : "-", d->batched ? " (batched)" : "");
+    return out;
+}
+
+static void detection_text(const df_detection *d, char *out, size_t len)
+{
+    char rule[40];
     if (d->found)
         snprintf(out, len, "yes %7llu cases %7.3f s %-10s", (unsigned long long)d->cases,
-                 d->seconds, d->rule);
+                 d->seconds, rule_text(d, rule, sizeof rule));
     else
         snprintf(out, len, "NO  %-35s", "");
 }
@@ -264,11 +319,12 @@ static void detection_text(const detection *d, char *out, size_t len)
 static void print_row(const hunt_opts *o, const hunt_row *row)
 {
     if (o->markdown) {
+        char rule[40];
         if (row->mutant)
             printf("| %s | mutant | %llu | %s | %llu | %.3f | %s | %s | %llu | %.3f |\n",
                    row->k->name, (unsigned long long)row->cases, row->ours.found ? "yes" : "**no**",
                    (unsigned long long)row->ours.cases, row->ours.seconds,
-                   row->ours.found ? row->ours.rule : "-", row->seed.found ? "yes" : "no",
+                   rule_text(&row->ours, rule, sizeof rule), row->seed.found ? "yes" : "no",
                    (unsigned long long)row->seed.cases, row->seed.seconds);
         else
             printf("| %s | correct | %llu | false alarms: %llu | | | | false alarms: %llu | | |\n",
@@ -289,8 +345,8 @@ static void print_row(const hunt_opts *o, const hunt_row *row)
 }
 
 /* An oracle's first detection as a JSON object: caught, and where it was
- * caught (cases, seconds, rule) or null. */
-static void detection_json(FILE *f, const detection *d)
+ * caught (cases, seconds, rule, phase) or null. */
+static void detection_json(FILE *f, const df_detection *d)
 {
     fprintf(f, "{\"caught\":%s", d->found ? "true" : "false");
     if (d->found) {
@@ -298,8 +354,9 @@ static void detection_json(FILE *f, const detection *d)
         df_json_member(f, "seconds", d->seconds);
         fputs(",\"rule\":", f);
         df_json_str(f, d->rule);
+        fprintf(f, ",\"phase\":\"%s\"", d->batched ? "batched" : "one-at-a-time");
     } else {
-        fputs(",\"cases\":null,\"seconds\":null,\"rule\":null", f);
+        fputs(",\"cases\":null,\"seconds\":null,\"rule\":null,\"phase\":null", f);
     }
     fputc('}', f);
 }
@@ -341,9 +398,13 @@ static void print_json(const hunt_opts *o, const df_sandbox *sb, const char *row
     df_json_str(stdout, df_sandbox_note(sb));
     printf(",\"seed\":");
     df_json_u64(stdout, o->seed);
-    printf(",\"budget\":{\"cases\":%llu,", (unsigned long long)o->cases);
+    if (o->cases)
+        printf(",\"budget\":{\"cases\":%llu,", (unsigned long long)o->cases);
+    else
+        printf(",\"budget\":{\"cases\":null,");
     df_json_member(stdout, "seconds", o->time_s);
-    printf("},\"max_n\":%llu,", (unsigned long long)o->max_n);
+    printf(",\"batched\":%s},\"max_n\":%llu,", o->batched ? "true" : "false",
+           (unsigned long long)o->max_n);
     df_json_member(stdout, "tol", o->tol);
     printf(",\"huge\":%s,\"kernels\":[%s],\"escaped\":%u,\"false_alarms\":%u,"
            "\"skipped\":%u,\"complete\":%s}\n",
@@ -353,10 +414,16 @@ static void print_json(const hunt_opts *o, const df_sandbox *sb, const char *row
 
 static void print_header(const hunt_opts *o, const df_sandbox *sb)
 {
-    printf("dotfuzz hunt: %s; seed %llu, budget %llu cases or %.0f s per kernel, max-n %llu, "
+    char cases[32] = "no case limit", secs[32] = "no time limit";
+    if (o->cases)
+        snprintf(cases, sizeof cases, "%llu cases", (unsigned long long)o->cases);
+    if (o->time_s > 0)
+        snprintf(secs, sizeof secs, "%g s", o->time_s);
+    printf("dotfuzz hunt: %s; seed %llu, budget %s or %s per kernel (%s), max-n %llu, "
            "tol %g\n",
-           df_sandbox_note(sb), (unsigned long long)o->seed, (unsigned long long)o->cases,
-           o->time_s, (unsigned long long)o->max_n, o->tol);
+           df_sandbox_note(sb), (unsigned long long)o->seed, cases, secs,
+           o->batched ? "half one case at a time, the rest in batches" : "one case at a time",
+           (unsigned long long)o->max_n, o->tol);
     if (o->huge)
         printf("dotfuzz hunt: case %llu, %llu, ... of each kernel that takes lengths past "
                "2^31 is huge, up to %llu bytes\n", (unsigned long long)o->huge_every,

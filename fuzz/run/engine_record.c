@@ -192,9 +192,12 @@ df_mark df_mark_of(const df_engine *e, size_t ki, const df_case *c, const df_che
     return m;
 }
 
-static void mark_add(df_totals *t, const df_mark *m)
+/* Adds the mark of case index into t. */
+static void mark_add(df_totals *t, const df_mark *m, uint64_t index)
 {
     df_tally *k = &t->tally[m->ki];
+    if (m->alarm && (!k->first_alarm || index < k->first_alarm - 1))
+        k->first_alarm = index + 1;
     tally_mark_add(k, &m->tm);
     t->bucket_seen[m->bucket / 8] |= (uint8_t)(1u << (m->bucket % 8));
     k->model_equal += m->model_equal;
@@ -211,7 +214,7 @@ static int record(df_engine *e, size_t ki, const df_case *c, const df_checked *r
     const df_judgement *j = &r->j;
     df_tally *k = &t->tally[ki];
     df_mark m = pre ? *pre : df_mark_of(e, ki, c, r);
-    mark_add(t, &m);
+    mark_add(t, &m, c->index);
     /* a huge case is saved as a bug, not as a precision finding (16 GiB a file) */
     if ((j->verdict == DF_V_PRECISION && c->n >= DF_GEN_HUGE_MIN) || !wants_saving(e, ki, j))
         return 0;
@@ -307,7 +310,7 @@ int df_record_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n, int dea
     const df_mark *mk = bs->marks + df_set_of(e, slots) * e->batch;
     for (; s < n; s++) {
         if (!dead && mk[s].quick) { /* the rest of the loop does nothing more */
-            mark_add(t, &mk[s]);
+            mark_add(t, &mk[s], lo + s);
             continue;
         }
         df_slot *sl = &slots[s];

@@ -115,6 +115,8 @@ typedef struct df_tally {
     uint64_t meta_checked;    /* cases that went through the metamorphic checks */
     uint64_t seed_alarms;     /* cases seed 000's oracle flags: rel err > tol alone */
     uint64_t seed_alarms_bug; /* ... of which ours calls bug */
+    uint64_t first_alarm;     /* the earliest case seed 000's oracle flags, its index
+                                 + 1; 0: none (not kept in a campaign's state) */
     uint64_t crashes, hangs;  /* worker processes lost on a case of this kernel */
     uint64_t saved;           /* new finding files */
     double worst_ratio, worst_rel;

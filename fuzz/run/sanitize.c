@@ -1,7 +1,6 @@
 /* sanitize.c — a dotfuzz command rerun under compute-sanitizer, its first
  * report read back (sanitize.h). */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,13 +197,6 @@ int df_sanitizer_replay(const df_sanitizer *s, const char *backend, const char *
 
 /* ---- the pass after a run ---- */
 
-/* nftw's callback: each entry of the scratch directory, deepest first. */
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 /* What a rerun under the sanitizer gave (rc and why: df_sanitizer_run's)
  * for what ran: a report is a BUG line; returns the outcome. */
 static df_outcome reported(const df_sanitizer *san, int rc, const char *why, const char *what,
@@ -233,9 +225,7 @@ df_outcome df_sanitize_after_run(const df_sup *s, const df_run_opts *o, const ch
              (unsigned long long)(o->sanitize_cases ? o->sanitize_cases : 16));
     snprintf(maxn, sizeof maxn, "%llu", (unsigned long long)o->max_n);
     char scratch[4096];
-    const char *tmp = getenv("TMPDIR");
-    snprintf(scratch, sizeof scratch, "%s/dotfuzz-sanitize-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(scratch)) {
+    if (df_temp_dir("dotfuzz-sanitize", scratch, sizeof scratch) != 0) {
         fprintf(stderr, "dotfuzz run: cannot make a scratch directory: %s\n", strerror(errno));
         return DF_OUTCOME_ENV;
     }
@@ -274,7 +264,7 @@ df_outcome df_sanitize_after_run(const df_sup *s, const df_run_opts *o, const ch
         }
         df_corpus_list_free(names, n);
     }
-    if (nftw(scratch, remove_entry, 8, FTW_DEPTH | FTW_PHYS) != 0)
+    if (df_remove_tree(scratch) != 0)
         fprintf(stderr, "dotfuzz run: could not remove %s: %s\n", scratch, strerror(errno));
     printf("  compute-sanitizer %s: %u kernel sample(s) of %s case(s) and %u finding(s) of "
            "this run, %u report(s)\n",

@@ -249,10 +249,10 @@ static int supervise(df_sup *s)
                 df_worker_excuse(&s->procs[w], now - last);
         last = now;
         int finishing = deadline && now >= deadline;
-        if (!stopping && (stop_requested || s->env_fail)) {
+        if (!stopping && (stop_requested || s->env_fail || s->found)) {
             stopping = 1;
-            if (stop_requested) {
-                s->interrupted = 1;
+            if (stop_requested || s->found) {
+                s->interrupted = stop_requested;
                 for (uint32_t w = 0; w < s->jobs; w++)
                     df_worker_stop(&s->procs[w]);
             }
@@ -295,8 +295,9 @@ static int supervise(df_sup *s)
             next_status = now + 1;
         }
         if (s->hooks.snapshot && now >= next_snap) {
-            if (s->hooks.snapshot(s->hooks.ctx) != 0)
-                s->env_fail = 1;
+            int snap = s->hooks.snapshot(s->hooks.ctx);
+            s->env_fail |= snap < 0;
+            s->found |= snap > 0;
             next_snap = now + o->stats_every_s;
         }
     }
@@ -385,6 +386,25 @@ static int huge_ready(const df_sup *s)
     return 0;
 }
 
+/* The options that depend on the backend and the kernels, checked once
+ * both are known, and the batch when --batch is not given. 0, or -1 (said:
+ * a usage error). */
+static int settle(df_sup *s)
+{
+    if (s->o->debug_invariants && strcmp(s->backend, "cuda") != 0) {
+        fprintf(stderr, "dotfuzz run: --debug-invariants has no effect on backend %s (the GPU "
+                        "kernels check their invariants)\n", s->backend);
+        return -1;
+    }
+    if (huge_ready(s) != 0)
+        return -1;
+    if (s->o->batch == 0) { /* --batch not given: the kernels known now */
+        s->o->batch = df_run_default_batch(s->o->max_n, s->nk);
+        s->batch = range_size(s->o);
+    }
+    return 0;
+}
+
 int df_sup_probe(df_sup *s)
 {
     int p[2];
@@ -438,15 +458,17 @@ int df_sup_probe(df_sup *s)
         rc = WIFEXITED(st) && WEXITSTATUS(st) == 2 ? -1 : -2;
     else if (s->nk == 0 || !s->backend[0])
         rc = -2;
-    else if (s->o->debug_invariants && strcmp(s->backend, "cuda") != 0) {
-        fprintf(stderr, "dotfuzz run: --debug-invariants has no effect on backend %s (the GPU "
-                        "kernels check their invariants)\n", s->backend);
-        rc = -1;
-    } else if (huge_ready(s) != 0) {
-        rc = -1;
-    } else if (s->o->batch == 0) { /* --batch not given: the kernels known now */
-        s->o->batch = df_run_default_batch(s->o->max_n, s->nk);
-        s->batch = range_size(s->o);
-    }
+    else
+        rc = settle(s);
     return rc;
+}
+
+int df_sup_set_kernels(df_sup *s, const char *backend, const char *note,
+                       const df_kernel *const *ks, size_t nk)
+{
+    snprintf(s->backend, sizeof s->backend, "%.15s", backend);
+    snprintf(s->note, sizeof s->note, "%s", note);
+    s->nk = nk < DF_RUN_MAX_KERNELS ? nk : DF_RUN_MAX_KERNELS;
+    memcpy(s->kernels, ks, s->nk * sizeof *ks);
+    return settle(s);
 }

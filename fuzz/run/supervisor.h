@@ -38,10 +38,11 @@ typedef struct df_range {
 typedef struct df_sup_hooks {
     void *ctx;
     /* A finding saved as name (its file in the findings directory) with
-     * the members of its log line (JSON, without the braces). 0, or -1
-     * when it cannot be kept (the run stops). */
+     * the members of its log line (JSON, without the braces). 0; -1 when
+     * it cannot be kept (the run stops, failed); 1 when the run has found
+     * what it ran for (it stops, as at its deadline). */
     int (*log)(void *ctx, const char *name, const char *members);
-    /* Every --stats-every seconds, and once at the end. 0 or -1. */
+    /* Every --stats-every seconds, and once at the end. 0, -1 or 1, as log. */
     int (*snapshot)(void *ctx);
 } df_sup_hooks;
 
@@ -93,6 +94,7 @@ typedef struct df_sup {
     uint64_t batch;           /* cases per range, adapted to ~RANGE_S (supervisor.c) */
     int env_fail;
     int interrupted;          /* SIGINT or SIGTERM stopped it */
+    int found;                /* a hook said the run found what it ran for */
 } df_sup;
 
 /* Zeroes s for the options o; 0, or -1 without memory. */
@@ -104,6 +106,12 @@ void df_sup_free(df_sup *s);
  * chosen) and which kernels of o->kernel it runs.
  * Returns 0, -1 (usage error, said) or -2 (nothing can run, said). */
 int df_sup_probe(df_sup *s);
+
+/* What df_sup_probe finds, from a caller that knows it: the backend (by
+ * name, with its note) and the kernels it runs. Returns 0, or -1 (a usage
+ * error, said). */
+int df_sup_set_kernels(df_sup *s, const char *backend, const char *note,
+                       const df_kernel *const *ks, size_t nk);
 
 /* The workers: o->jobs, else one per GPU on the cuda backend, else 1. */
 void df_sup_plan_workers(df_sup *s);

@@ -15,10 +15,12 @@ int df_sup_keep_finding(df_sup *s, const char *name, const char *members, const 
 {
     if (!s->o->quiet && line && *line)
         fputs(line, stderr);
-    if (s->hooks.log && s->hooks.log(s->hooks.ctx, name, members) != 0) {
+    int rc = s->hooks.log ? s->hooks.log(s->hooks.ctx, name, members) : 0;
+    if (rc < 0) {
         s->env_fail = 1;
         return -1;
     }
+    s->found |= rc > 0;
     return 0;
 }
 

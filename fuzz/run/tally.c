@@ -21,6 +21,8 @@ void df_tally_add(df_tally *d, const df_tally *s)
     d->meta_checked += s->meta_checked;
     d->seed_alarms += s->seed_alarms;
     d->seed_alarms_bug += s->seed_alarms_bug;
+    if (s->first_alarm && (!d->first_alarm || s->first_alarm < d->first_alarm))
+        d->first_alarm = s->first_alarm;
     d->crashes += s->crashes;
     d->hangs += s->hangs;
     d->saved += s->saved;
