@@ -8,6 +8,7 @@
 #include "fuzz/backend/backend.h"
 #include "fuzz/pool.h"
 #include "fuzz/run/run.h"
+#include "fuzz/run/supervisor.h"
 #include "kernels/kernel.h"
 #include "tests/cli_helpers.h"
 
@@ -643,4 +644,18 @@ Test(batch, trace_file_holds_the_engines_events)
     cr_assert_eq(rc5, 0, "%s", out2);
     cr_assert_str_eq(out2, "1\n", "one file named by the process id");
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
+}
+
+/* The workers a run starts without --jobs: two a GPU where each GPU has 16
+ * usable CPUs or more, else one a GPU; one a GPU with huge cases; one
+ * without a GPU. */
+Test(batch, default_workers_follow_the_gpus_and_their_cpus)
+{
+    cr_assert_eq(df_sup_default_jobs(1, 16, 0), 2);
+    cr_assert_eq(df_sup_default_jobs(1, 15, 0), 1);
+    cr_assert_eq(df_sup_default_jobs(2, 32, 0), 4);
+    cr_assert_eq(df_sup_default_jobs(2, 31, 0), 2);
+    cr_assert_eq(df_sup_default_jobs(8, 128, 0), 16);
+    cr_assert_eq(df_sup_default_jobs(1, 64, 1), 1, "huge cases: one worker a GPU");
+    cr_assert_eq(df_sup_default_jobs(0, 64, 0), 1);
 }

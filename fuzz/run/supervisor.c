@@ -353,11 +353,26 @@ static void find_gpus(df_sup *s)
     }
 }
 
+/* Usable CPUs a GPU needs for two workers on it by default. A worker's
+ * caller thread (staging, launches, recording in index order) is serial,
+ * so one worker leaves its GPU and its share of the CPUs idle part of the
+ * time; a second worker fills that, where the CPUs can feed both. */
+#define CPUS_FOR_TWO_WORKERS 16
+
+uint32_t df_sup_default_jobs(uint32_t ngpus, unsigned cpus, int huge)
+{
+    if (ngpus == 0)
+        return 1;
+    return ngpus * (!huge && cpus / ngpus >= CPUS_FOR_TWO_WORKERS ? 2 : 1);
+}
+
 void df_sup_plan_workers(df_sup *s)
 {
     find_gpus(s);
     int cuda = !strcmp(s->backend, "cuda") && s->ngpus;
-    s->jobs = s->o->jobs ? s->o->jobs : cuda ? s->ngpus : 1;
+    s->jobs = s->o->jobs ? s->o->jobs
+              : cuda     ? df_sup_default_jobs(s->ngpus, df_usable_cpus(), s->o->huge)
+                         : 1;
     if (s->jobs > DF_SUP_MAX_JOBS)
         s->jobs = DF_SUP_MAX_JOBS;
     for (uint32_t w = 0; w < s->jobs; w++)

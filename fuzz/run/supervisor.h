@@ -113,7 +113,14 @@ int df_sup_probe(df_sup *s);
 int df_sup_set_kernels(df_sup *s, const char *backend, const char *note,
                        const df_kernel *const *ks, size_t nk);
 
-/* The workers: o->jobs, else one per GPU on the cuda backend, else 1. */
+/* The workers when --jobs is not given, on the cuda backend with ngpus
+ * GPUs (0: none found) and cpus usable CPUs: two a GPU where each GPU has
+ * 16 CPUs or more, one a GPU with huge cases (a worker's hold tens of GiB
+ * of host memory) or fewer CPUs, 1 without a GPU. */
+uint32_t df_sup_default_jobs(uint32_t ngpus, unsigned cpus, int huge);
+
+/* The workers: o->jobs, else df_sup_default_jobs on the cuda backend,
+ * else 1. */
 void df_sup_plan_workers(df_sup *s);
 
 /* Indices a resumed campaign has still to run, and the signatures its log
