@@ -16,7 +16,8 @@
 #   scripts/gpu-verify.sh bandwidth  every kernel at n = 2^28 (or its max_n) beside cuBLAS and a copy -> bandwidth.md
 #   scripts/gpu-verify.sh bench      `dotfuzz bench` on shfl: the harness against the seeds' loop -> bench.txt
 #   scripts/gpu-verify.sh hunt [S]   every mutant and correct kernel, ours vs seed 000's
-#                                    oracle, S seconds a kernel at most (default 10) -> hunt.md
+#                                    oracle, S seconds a kernel at most (default 10), then the
+#                                    hard mutants on seeds 2 and 3 -> hunt.md
 #   scripts/gpu-verify.sh campaign [SECONDS] [DIR]
 #                       a campaign (run --out DIR, with CAMPAIGN_OPTS, default
 #                       --schedule 64) over every kernel, or the one in DIR resumed
@@ -49,6 +50,8 @@
 #                -> triage.txt
 #   huge         lengths past 2^31: m-idx32 and the correct kernels that take them
 #                (--huge; about 16 GiB of vectors a case) -> hunt-huge.md
+#   workers [R] [S]  the default run with the default workers and with one a GPU,
+#                alternated R times, S seconds each -> workers.txt
 #   rates        run's pace: the batched kernels and the default campaign; the batched
 #                launchers against one case a launch; the example batched plugin
 #                (PLUGIN) checked and benched -> run-rates.txt, batched-launchers.txt,
@@ -368,7 +371,7 @@ cost() {
 # vectors a case; a minute and a half each to make and reference).
 huge() {
   local f="$OUTDIR/hunt-huge.md"
-  local cmd="$DF hunt --backend cuda --kernel m-idx32,cublas-sdot,shfl --huge --time 0 --cases 17 --markdown"
+  local cmd="$DF hunt --backend cuda --kernel m-idx32,cublas-sdot,shfl --huge --time 0 --cases 17 --no-batched --markdown"
   { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
   $cmd >>"$f" 2>&1
   local rc=$?
@@ -409,6 +412,24 @@ rates() {
   return $rc
 }
 
+# The default run on the GPUs there are, with the default workers (two a
+# GPU where each has 16 CPUs or more) and with one a GPU (--jobs = GPUs),
+# alternated ROUNDS times (default 3), S seconds each (default 18).
+workers() {
+  local r="$DF run --backend cuda --time ${2:-18}s --seed 1 --save-precision none --save-bugs none --quiet"
+  local gpus; gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  { echo "\$ $r [--jobs $gpus] --corpus DIR   (alternated, ${1:-3} rounds)"
+    echo "commit: $(commit_of); $gpus GPU(s), $(nproc) CPUs"
+    for i in $(seq "${1:-3}"); do
+      for j in "" "--jobs $gpus"; do
+        rm -rf "$WORK/workers"
+        echo "${j:-default workers}: $($r $j --corpus "$WORK/workers" 2>&1 | grep -E 'cases in|bug\(s\)' | sed 's/seed 000.*this oracle: //' | tr '\n' ' ')"
+      done
+    done
+  } >"$OUTDIR/workers.txt"
+  cat "$OUTDIR/workers.txt"
+}
+
 # BLAS calls on the GPU: every kernel that takes them, strided cases for
 # S seconds (0 bugs expected), the stride mutants under hunt, and the
 # regression corpus's BLAS calls replayed.
@@ -416,7 +437,7 @@ blas() {
   local secs=${1:-60} f="$OUTDIR/blas.txt"
   local ks="shfl-blas,cublas-sdot,cublas-ddot,cublas-hdot,cublas-bfdot"
   local run="$DF run --backend cuda --kernel $ks --time ${secs}s --seed 7 --quiet --save-bugs new --save-precision none --corpus $WORK/blas"
-  local hunt="$DF hunt --backend cuda --kernel m-blas-neg-wrong-end,m-blas-neg-skipped,m-blas-zero-inc,m-blas-overrun,shfl-blas --time 10 --cases 20000 --markdown"
+  local hunt="$DF hunt --backend cuda --kernel m-blas-neg-wrong-end,m-blas-neg-skipped,m-blas-zero-inc,m-blas-overrun,shfl-blas --time 10 --markdown"
   { echo "\$ $run; $hunt; $DF replay --backend cuda --kernel K corpus/regression (K: shfl-blas, cublas-sdot)"
     echo "commit: $(commit_of)"; } >"$f"
   local rc=0
@@ -470,12 +491,18 @@ compare() {
 }
 
 hunt() {
-  local cmd="$DF hunt --backend cuda --markdown --cases 20000 --time ${1:-10}"
+  local cmd="$DF hunt --backend cuda --markdown --time ${1:-10}" s
+  local hard="$DF hunt --backend cuda --kernel m-no-fence,m-zero-inside,m-cublaslt-splitk,m-shfl-divergent --markdown --time ${1:-10}"
   { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$OUTDIR/hunt.md"
   $cmd >>"$OUTDIR/hunt.md" 2>"$WORK/hunt.err"
   local rc=$?
   echo "exit $rc" >>"$OUTDIR/hunt.md"
   grep -v '^$' "$WORK/hunt.err" | head -n 20 | sed 's/^/    /' >>"$OUTDIR/hunt.md"
+  echo "\$ $hard --seed S   (S = 2, 3)" >>"$OUTDIR/hunt.md"
+  for s in 2 3; do
+    echo "seed $s" >>"$OUTDIR/hunt.md"
+    $hard --seed $s 2>/dev/null | grep '^| m-' >>"$OUTDIR/hunt.md"
+  done
   cat "$OUTDIR/hunt.md"
   return $rc
 }
@@ -887,6 +914,7 @@ case "${1:-}" in
   blas) blas "${2:-60}" ;;
   stridedcamp) stridedcamp "${2:-600}" ;;
   rates) rates ;;
+  workers) workers "${2:-3}" "${3:-18}" ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   json) json_out ;;
