@@ -482,6 +482,14 @@ size_t df_meta_plan_early(const df_meta_plan *p)
     return i;
 }
 
+void df_meta_plan_trim(df_meta_plan *p, size_t keep)
+{
+    if (p->buf.cap > keep)
+        df_scratch_free(&p->buf);
+    if (p->order.cap > keep)
+        df_scratch_free(&p->order);
+}
+
 void df_meta_plan_free(df_meta_plan *p)
 {
     free(p->var);

@@ -90,6 +90,11 @@ typedef struct df_meta_plan {
     df_refs own;          /* the case's references (df_meta_plan_layout's r) */
 } df_meta_plan;
 
+/* Lets the copies' buffers go where they hold more than keep bytes (a
+ * long case's copies), so that a plan reused for short cases does not keep
+ * them. */
+void df_meta_plan_trim(df_meta_plan *p, size_t keep);
+
 /* Makes the variants of c (r: its checked first run) and the copies'
  * references. Returns 0, or -1 out of memory. */
 int df_meta_plan_make(const df_kernel *k, const df_case *c, const df_checked *r,

@@ -363,7 +363,7 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
     }
     df_batch_state *bs = e->bs;
     for (size_t s = 0; s < bs->nslots; s++)
-        df_slot_drop_huge(e, &bs->slots[s]);
+        df_slot_trim(e, &bs->slots[s]);
     if (bs->pipelined && lo < hi)
         return pipelined_range(e, lo, hi, deadline, t, next);
     uint64_t i = lo;

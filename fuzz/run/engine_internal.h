@@ -231,20 +231,36 @@ static inline size_t df_set_of(const df_engine *e, const df_slot *slots)
     return (size_t)(slots - e->bs->slots) / e->batch;
 }
 
-/* A slot that held a huge case (--huge) lets its vectors go: kept, each
- * slot a huge case passed through would hold 16 GiB or more for the rest
- * of the run. Before the slot's next case, and for every slot before a
- * range (the worker's next range may start anywhere). */
-static inline void df_slot_drop_huge(const df_engine *e, df_slot *sl)
-{
-    if (e->go.huge_every && sl->buf.cap >= 8 * DF_GEN_HUGE_MIN)
-        df_scratch_free(&sl->buf);
-}
-
 /* The longest case a run may draw: its fixed length, or its --max-n. */
 static inline uint64_t df_longest_n(const df_engine *e)
 {
     return e->go.fixed_n ? e->go.fixed_n : e->go.max_n;
+}
+
+/* The most a slot's or a plan's buffer keeps from one case to the next:
+ * four times two f64 vectors at the run's longest drawn length. A long
+ * case (past --max-n: run's every 16,384th) or a huge one (--huge) grows
+ * each buffer it passes through, and the slot that takes one moves with
+ * the ranges a worker is given; kept, every slot and plan would come to
+ * hold one (a run over one kernel on the host grew by gigabytes). */
+static inline size_t df_keep_bytes(const df_engine *e)
+{
+    return (size_t)(4 * 2 * sizeof(double)) * (size_t)df_longest_n(e);
+}
+
+/* Lets a buffer go when it holds more than keep bytes. */
+static inline void df_scratch_trim(df_scratch *s, size_t keep)
+{
+    if (s->cap > keep)
+        df_scratch_free(s);
+}
+
+/* A slot lets vectors past df_keep_bytes go: before its next case, and
+ * for every slot before a range (the worker's next range may start
+ * anywhere). */
+static inline void df_slot_trim(const df_engine *e, df_slot *sl)
+{
+    df_scratch_trim(&sl->buf, df_keep_bytes(e));
 }
 
 /* Thread w's CPU time of a kind (DF_CPU_*) since t0, on case index (traced

@@ -144,7 +144,7 @@ static void name_slot(const df_job *jb, size_t s)
 /* A slot before its case is made (a huge case's vectors let go). */
 static void clear_slot(const df_engine *e, df_slot *sl)
 {
-    df_slot_drop_huge(e, sl);
+    df_slot_trim(e, sl);
     sl->ran = 0;
     sl->planned = 0;
     sl->modelled = 0;
@@ -571,6 +571,7 @@ void df_name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
         bs->nplans[h] = k;
     }
     for (size_t i = 0; i < k; i++) {
+        df_meta_plan_trim(&bs->plans[h][i], 4 * df_keep_bytes(e)); /* copies: a few cases' */
         slots[sampled[i]].plan = &bs->plans[h][i];
         __atomic_store_n(&slots[sampled[i]].ready, 0, __ATOMIC_RELAXED);
     }
