@@ -568,9 +568,15 @@ static int setup(campaign *cp, int argc, char **argv)
         if (make_subdirs(cp) != 0)
             return -2;
     } else {
-        /* checked again once locked: another --out may have begun there */
-        if ((rc = prepare_new_dir(cp, 0)) != 0 || (rc = lock_dir(cp)) != 0 ||
-            (rc = prepare_new_dir(cp, 1)) != 0)
+        /* a directory with a lock is locked first, so that one a live
+         * campaign holds is refused naming its holder (exit 3), whatever it
+         * holds; the directory is checked again once locked: another --out
+         * may have begun there */
+        char *lock = join(cp->dir, DF_LOCK_FILE);
+        int has_lock = lock && access(lock, F_OK) == 0;
+        free(lock);
+        if ((has_lock && (rc = lock_dir(cp)) != 0) || (rc = prepare_new_dir(cp, 0)) != 0 ||
+            (!has_lock && (rc = lock_dir(cp)) != 0) || (rc = prepare_new_dir(cp, 1)) != 0)
             return rc;
         df_campaign_absolute_libs(&o->libs);
         if (df_load_plugins_cli("run", &o->libs) != 0)
