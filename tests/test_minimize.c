@@ -179,6 +179,7 @@ Test(merge, overlapping_corpora_keep_every_kernel_verdict_rule_without_duplicate
     snprintf(m, sizeof m, "%s/M", d);
     unsigned na = count_files(a), nb = count_files(b);
     cr_assert_eq(sh(out, "./dotfuzz merge %s %s %s --backend host", m, a, b), 0, "%s", out);
+    cr_assert_null(strstr(out, "cannot open"), "a new OUT is not an error: %s", out);
     unsigned ca[5], cb[5];
     parse_counts(out, a, ca);
     parse_counts(out, b, cb);

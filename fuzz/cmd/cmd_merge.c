@@ -303,7 +303,9 @@ static void print_counts(const char *what, const counts *c)
 static df_outcome merge_all(merge_state *st, int nin, char **in)
 {
     counts total = {0}, existing = {0};
-    merge_path(st, st->out, 0, &existing);
+    struct stat ob;
+    if (stat(st->out, &ob) == 0) /* a new OUT holds nothing to read */
+        merge_path(st, st->out, 0, &existing);
     if (existing.kept)
         printf("%s (already there): %llu case(s)\n", st->out,
                (unsigned long long)existing.kept);
