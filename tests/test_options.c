@@ -65,6 +65,10 @@ Test(options, the_cli_refuses_what_is_not_decimal)
     cr_assert_eq(sh("./dotfuzz run --backend host --seed 0x10 --cases 1"), 2);
     cr_assert_eq(sh("./dotfuzz run --backend host --tol 0x1p-3 --cases 1"), 2);
     cr_assert_eq(sh("./dotfuzz replay --tol ' 1' corpus/regression"), 2);
+    /* --cases N stops after N cases: 0 is refused, not a run without end */
+    cr_assert_eq(sh("timeout 20 ./dotfuzz run --backend host --kernel shfl --cases 0 "
+                    "--corpus %s", df_test_tmpdir("opt-cases")), 2, "%s", out);
+    cr_assert(strstr(out, "invalid value '0' for --cases"), "%s", out);
 }
 
 Test(options, help_cmd_is_the_commands_help)

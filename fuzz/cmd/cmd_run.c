@@ -35,7 +35,7 @@ static void run_usage(FILE *f)
           "  --time DURATION      stop after this long: 10, 10s, 1.5m, 8h (default 60s\n"
           "                       when --cases is not given either; 0: no time limit,\n"
           "                       until --cases or Ctrl-C)\n"
-          "  --cases N            stop after N cases (a campaign's total, over resumes)\n"
+          "  --cases N            stop after N cases, N >= 1 (a campaign's total, over resumes)\n"
           "  --seed S             campaign seed (default: random, printed)\n"
           "  --max-n N            longest vector (default 65536; k/M suffixes)\n"
           "  --long-n N           every 16384th case is long instead: n drawn in\n"

@@ -107,7 +107,8 @@ const char *df_run_option_value(df_run_opts *o, int ch, const char *arg)
     switch (ch) {
     case 'k': return df_kernel_list_add(&o->kernel_given, arg) ? "--kernel" : NULL;
     case 't': return df_parse_duration(arg, &o->time_s) ? "--time" : NULL;
-    case 'c': return df_parse_u64(arg, &o->cases) ? "--cases" : NULL;
+    case 'c': /* 0 would mean no limit, not "stop after 0 cases" */
+        return df_parse_u64(arg, &o->cases) || o->cases == 0 ? "--cases" : NULL;
     case DF_OPT_SEED: o->seed_set = 1; return df_parse_u64(arg, &o->seed) ? "--seed" : NULL;
     case DF_OPT_MAXN: /* findings must fit a case file */
         return df_parse_u64(arg, &o->max_n) || o->max_n == 0 || o->max_n > DF_CORPUS_MAX_N
