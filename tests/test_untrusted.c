@@ -170,6 +170,34 @@ Test(untrusted, a_kernel_calling_exit_0_in_every_mode, .timeout = 120) { every_m
 Test(untrusted, a_kernel_raising_sigterm_in_every_mode, .timeout = 120) { every_mode(4); }
 Test(untrusted, a_hanging_kernel_in_every_mode, .timeout = 180) { every_mode(5); }
 
+/* The segfaulting and the hanging plugin of kinds[], built into d. */
+static void build_segv_and_hang(const char *d, const char **segv, const char **hang)
+{
+    *segv = build(d, kinds[0].name, kinds[0].act);
+    *hang = build(d, kinds[NKINDS - 1].name, kinds[NKINDS - 1].act);
+}
+
+/* hunt takes a plugin as a correct kernel: one that crashes and one that
+ * hangs finish their budget, each counted with false alarms, and the JSON
+ * is whole. */
+Test(untrusted, hunt_survives_a_crashing_and_a_hanging_plugin, .timeout = 120)
+{
+    char *d = df_test_tmpdir("untr-hunt");
+    const char *segv, *hang;
+    build_segv_and_hang(d, &segv, &hang);
+    int rc = sh("./dotfuzz hunt --backend host --kernel-lib %s --kernel-lib %s --kernel "
+                "t-segv,t-hang --cases 200 --time 0 --watchdog 0.3 --json > %s/h.json; "
+                "echo rc=$?; python3 -c 'import json, sys\n"
+                "j = json.load(open(sys.argv[1]))\n"
+                "for k in j[\"kernels\"]: print(k[\"kernel\"], k[\"cases\"], "
+                "k[\"false_alarms\"][\"ours\"] > 0)' %s/h.json",
+                segv, hang, d, d);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "rc=1\n"), "%s", out);
+    cr_assert(strstr(out, "t-segv 200 True\n"), "%s", out);
+    cr_assert(strstr(out, "t-hang 200 True\n"), "%s", out);
+}
+
 Test(untrusted, a_campaign_survives_exit_and_sigterm_and_counts_them, .timeout = 120)
 {
     char *d = df_test_tmpdir("untr-camp");
@@ -302,8 +330,8 @@ Test(untrusted, smoke_writes_its_reports_when_a_kernel_crashes, .timeout = 120)
 Test(untrusted, the_counts_agree_everywhere, .timeout = 120)
 {
     char *d = df_test_tmpdir("untr-count");
-    const char *segv = build(d, "segv", "volatile unsigned long z = 0; *(volatile int *)z = 1");
-    const char *hang = build(d, "hang", "for (;;) sleep(1)");
+    const char *segv, *hang;
+    build_segv_and_hang(d, &segv, &hang);
     int rc = sh("./dotfuzz run --backend host --kernel-lib %s --kernel-lib %s "
                 "--kernel t-segv,t-hang,m-tail,shfl --cases 240 --seed 3 --watchdog 0.3s "
                 "--save-bugs all --save-precision all --quiet --out %s/c > %s/summary",
