@@ -24,8 +24,8 @@
  *               not meet
  *   differs     the library's fp8 GEMM, one dot per matmul
  *
- * The workspace decides split-K. With none, cuBLASLt 13.0 on an H100 runs
- * K whole (split-K 1) and every K is right; given one, its heuristic splits
+ * The workspace decides split-K. Without one, cuBLASLt 13.0 runs K whole
+ * (split-K 1) and every K is right; given one, its heuristic splits
  * K = 17 or 19 x 2,688 + 16 into that many slices of 2,688 and drops the
  * last 16 elements (docs/tensor-cores.md, tools/cublaslt_splitk.cu). The
  * peer runs without one, the configuration in which the library is right;

@@ -104,6 +104,9 @@ typedef struct df_scratch {
 /* Returns scratch->p with at least bytes available, or NULL. */
 void *df_scratch_reserve(df_scratch *s, size_t bytes);
 void df_scratch_free(df_scratch *s);
+/* Frees scratch when it holds more than keep bytes (a buffer a rare long
+ * case grew, which later short ones need not keep). */
+void df_scratch_trim(df_scratch *s, size_t keep);
 
 /* Kernel traits (flags). */
 enum {

@@ -106,6 +106,12 @@ void df_scratch_free(df_scratch *s)
     s->cap = 0;
 }
 
+void df_scratch_trim(df_scratch *s, size_t keep)
+{
+    if (s->cap > keep)
+        df_scratch_free(s);
+}
+
 void df_guard_fill(df_type t, void *p, size_t count)
 {
     int lowp = df_type_facts_of(t).lowp;

@@ -484,10 +484,8 @@ size_t df_meta_plan_early(const df_meta_plan *p)
 
 void df_meta_plan_trim(df_meta_plan *p, size_t keep)
 {
-    if (p->buf.cap > keep)
-        df_scratch_free(&p->buf);
-    if (p->order.cap > keep)
-        df_scratch_free(&p->order);
+    df_scratch_trim(&p->buf, keep);
+    df_scratch_trim(&p->order, keep);
 }
 
 void df_meta_plan_free(df_meta_plan *p)

@@ -242,17 +242,10 @@ static inline uint64_t df_longest_n(const df_engine *e)
  * case (past --max-n: run's every 16,384th) or a huge one (--huge) grows
  * each buffer it passes through, and the slot that takes one moves with
  * the ranges a worker is given; kept, every slot and plan would come to
- * hold one (a run over one kernel on the host grew by gigabytes). */
+ * hold one, gigabytes over a long run. */
 static inline size_t df_keep_bytes(const df_engine *e)
 {
     return (size_t)(4 * 2 * sizeof(double)) * (size_t)df_longest_n(e);
-}
-
-/* Lets a buffer go when it holds more than keep bytes. */
-static inline void df_scratch_trim(df_scratch *s, size_t keep)
-{
-    if (s->cap > keep)
-        df_scratch_free(s);
 }
 
 /* A slot lets vectors past df_keep_bytes go: before its next case, and

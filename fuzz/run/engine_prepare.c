@@ -141,7 +141,7 @@ static void name_slot(const df_job *jb, size_t s)
     }
 }
 
-/* A slot before its case is made (a huge case's vectors let go). */
+/* A slot before its case is made (a long or huge case's vectors let go). */
 static void clear_slot(const df_engine *e, df_slot *sl)
 {
     df_slot_trim(e, sl);
