@@ -199,12 +199,10 @@ static int log_finding(campaign *cp, const char *name, const char *members)
                 strerror(errno));
         return -1;
     }
-    char *obj = malloc(strlen(members) + 3);
-    if (obj) {
-        sprintf(obj, "{%s}", members);
-        count_find(cp, obj, (double)time(NULL));
-        free(obj);
-    }
+    df_logged_finding f;
+    if (df_log_parse_members(members, &f) == 0)
+        df_afl_finds_add(&cp->finds, &f, (double)time(NULL));
+    df_logged_finding_free(&f);
     return remember_name(cp, name);
 }
 

@@ -198,6 +198,7 @@ extern const char *const df_campaign_verdicts[DF_N_VERDICTS];
 /* One line of findings.jsonl; absent numbers are NaN. */
 typedef struct df_logged_finding {
     char *kernel, *verdict, *rule, *file, *why;
+    char *index; /* the case's index as its text (decimal); NULL when absent */
     char *line; /* the line as read, surrounding blanks trimmed (df_campaign_load's) */
     double time; /* Unix time it was logged */
     double elapsed, n, rel_err, err_ratio, signal, watchdog_s;
@@ -224,6 +225,9 @@ int df_log_line_name(const char *line, char name[DF_CORPUS_NAME_MAX]);
  * (a known one), rule and file. 0 or -1; f is freed with
  * df_logged_finding_free either way. */
 int df_log_parse(const char *line, df_logged_finding *f);
+/* The same for a finding's members as df_log_members writes them (the
+ * object without its braces). */
+int df_log_parse_members(const char *members, df_logged_finding *f);
 void df_logged_finding_free(df_logged_finding *f);
 
 /* A logged finding's file name ("findings/NAME": NAME), or NULL when it

@@ -234,6 +234,11 @@ static int set_field(df_logged_finding *f, const char *key, char *val, int is_st
         {"rel_err", offsetof(F, rel_err)},   {"err_ratio", offsetof(F, err_ratio)},
         {"signal", offsetof(F, signal)},     {"watchdog_s", offsetof(F, watchdog_s)},
     };
+    if (!strcmp(key, "index")) { /* its text: a string as written, a number from other writers */
+        free(f->index);
+        f->index = val;
+        return 0;
+    }
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (!strcmp(key, strs[i].key)) {
             char **slot = (char **)((char *)f + strs[i].off);
@@ -270,6 +275,7 @@ void df_logged_finding_free(df_logged_finding *f)
     free(f->rule);
     free(f->file);
     free(f->why);
+    free(f->index);
     free(f->line);
 }
 
@@ -312,6 +318,19 @@ int df_log_parse(const char *line, df_logged_finding *f)
         return -1;
     f->v = verdict_index(f->verdict);
     return f->v < 0 ? -1 : 0;
+}
+
+int df_log_parse_members(const char *members, df_logged_finding *f)
+{
+    char *obj = malloc(strlen(members) + 3);
+    if (!obj) {
+        *f = (df_logged_finding){0};
+        return -1;
+    }
+    sprintf(obj, "{%s}", members);
+    int rc = df_log_parse(obj, f);
+    free(obj);
+    return rc;
 }
 
 const char *df_logged_name(const df_logged_finding *f)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fuzz/files.h"
+#include "fuzz/run/campaign_dir.h"
 #include "fuzz/pool.h"
 #include "fuzz/run/hunt_batched.h"
 #include "fuzz/run/options.h"
@@ -26,24 +27,6 @@ typedef struct watch {
     df_sup *s;
 } watch;
 
-/* The string value of member key in a finding's log members (JSON written
- * by df_log_members: "key":"value", no escapes in the values read here),
- * into out; "" when absent. */
-static void member(const char *members, const char *key, char *out, size_t len)
-{
-    char pat[40];
-    snprintf(pat, sizeof pat, "\"%s\":\"", key);
-    const char *p = strstr(members, pat);
-    size_t n = 0;
-    if (p) {
-        p += strlen(pat);
-        while (p[n] && p[n] != '"' && n + 1 < len)
-            n++;
-        memcpy(out, p, n);
-    }
-    out[n] = 0;
-}
-
 /* Both oracles have flagged a mutant: the phase has found what it ran for. */
 static int done(const df_hunt_batch *h) { return h->mutant && h->ours.found && h->seed_000.found; }
 
@@ -53,13 +36,12 @@ static int on_log(void *ctx, const char *name, const char *members)
 {
     (void)name;
     watch *w = ctx;
-    char verdict[16], rule[24], index[24];
-    member(members, "verdict", verdict, sizeof verdict);
-    if (strcmp(verdict, df_verdict_name(DF_V_BUG)) != 0)
-        return 0;
-    member(members, "rule", rule, sizeof rule);
-    member(members, "index", index, sizeof index);
-    df_detection_note(&w->h->ours, strtoull(index, NULL, 10) + 1, df_now() - w->h->t0, rule, 1);
+    df_logged_finding f;
+    if (df_log_parse_members(members, &f) == 0 && !strcmp(f.verdict, df_verdict_name(DF_V_BUG)) &&
+        f.index)
+        df_detection_note(&w->h->ours, strtoull(f.index, NULL, 10) + 1, df_now() - w->h->t0,
+                          f.rule, 1);
+    df_logged_finding_free(&f);
     return done(w->h);
 }
 
