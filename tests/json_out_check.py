@@ -32,10 +32,11 @@ def bench(d):
     rows = {r["row"]: r for r in d["rows"]}
     want = ["seed_loop", "setup", "harness_2000", "harness_2000_other_buffering",
             "harness_2000_gen_cpu", "gpu_generation", "harness_65536", "harness_big",
-            "big_bare_refs", "vs_seed_loop", "campaign", "campaign_bare_refs"]
+            "big_bare_refs", "vs_seed_loop", "campaign", "campaign_kernel_s",
+            "campaign_bare_refs"]
     if [r["row"] for r in d["rows"]] != want:
         fail(f"rows {[r['row'] for r in d['rows']]}")
-    for rid in ("harness_2000_gen_cpu", "gpu_generation"):
+    for rid in ("harness_2000_gen_cpu", "gpu_generation", "campaign_kernel_s"):
         r = rows[rid]
         if r["ran"] is not False or r["why"] != "cuda backend only" or numbers_of(r):
             fail(f"{rid} on the host: {r}")

@@ -260,6 +260,7 @@ static void harness(df_engine *e, uint64_t n, double time_s, uint64_t cases, df_
     memcpy(row->stage_s, st.stage_s, sizeof row->stage_s);
     memcpy(row->finish_s, st.finish_s, sizeof row->finish_s);
     memcpy(row->cpu_s, st.cpu_s, sizeof row->cpu_s);
+    memcpy(row->kernel_s, st.kernel_s, sizeof row->kernel_s);
     df_pool_idle(e->pool, row->idle_s);
     row->has_gpu_s = df_backend_batch_times(e->b, row->gpu_s) == 0;
     row->pipelined = st.pipelined;
@@ -452,6 +453,31 @@ static int harness_measure(df_bench_out *bo, df_engine *e, const char *id, const
     return df_bench_harness(bo, id, what, r, batch, df_backend_is_host(e->b));
 }
 
+/* Where the campaign row's GPU stage went: each kernel's runs on the
+ * backend (its part of each batch, its copies), as a share of the row's
+ * wall time, longest first (a line of text; a JSON row of seconds). */
+static void campaign_kernels(df_bench_out *bo, const df_bench_row *r, const df_kernel *const *ks,
+                             size_t nk, const char *what)
+{
+    size_t order[DF_RUN_MAX_KERNELS];
+    for (size_t i = 0; i < nk; i++) {
+        size_t j = i;
+        for (; j > 0 && r->kernel_s[order[j - 1]] < r->kernel_s[i]; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    df_bench_text(bo, "  its GPU stage by kernel (share of the wall):");
+    for (size_t i = 0; i < nk; i++)
+        df_bench_text(bo, "%s %s %.1f%%", i % 6 == 5 ? "\n   " : "", ks[order[i]]->name,
+                      100 * r->kernel_s[order[i]] / r->secs);
+    df_bench_text(bo, "\n");
+    df_bench_row_begin(bo, "campaign_kernel_s", what);
+    for (size_t i = 0; i < nk; i++)
+        df_bench_num(bo, ks[order[i]]->name, r->kernel_s[order[i]]);
+    df_bench_num(bo, "wall_s", r->secs);
+    df_bench_row_end(bo);
+}
+
 /* The default campaign, as `dotfuzz run` with no options runs it on this
  * backend: every correct kernel the backend runs, every family, run's
  * lengths (its long cases too) and batch, for time_s; then the bare
@@ -477,6 +503,12 @@ static int campaign_rows(df_bench_out *bo, const bench_opts *o, df_backend *b, d
     char what[64];
     snprintf(what, sizeof what, "default campaign, %zu kernels", nk);
     int bad = df_bench_harness(bo, "campaign", what, &r, e.batch, df_backend_is_host(b)) != 0;
+    const char *by_what = "  its kernels' runs on the backend, seconds";
+    if (!bad && !df_backend_is_host(b))
+        campaign_kernels(bo, &r, ks, nk, by_what);
+    else
+        df_bench_not_run(bo, "campaign_kernel_s", by_what,
+                         bad ? "the campaign row stopped" : "cuda backend only");
     const char *bare_what = "  bare MT references, its batch";
     if (!bad) {
         df_engine_stats st;
@@ -612,6 +644,8 @@ static df_outcome bench_rows(df_bench_out *bo, const bench_opts *o, df_backend *
         df_bench_not_run(bo, "big_bare_refs", bare_what, stopped);
         df_bench_not_run(bo, "vs_seed_loop", "harness n = 2000 vs seed loop", stopped);
         df_bench_not_run(bo, "campaign", "default campaign", stopped);
+        df_bench_not_run(bo, "campaign_kernel_s", "  its kernels' runs on the backend, seconds",
+                         stopped);
         df_bench_not_run(bo, "campaign_bare_refs", "  bare MT references, its batch", stopped);
     }
     df_engine_free(&e);

@@ -158,6 +158,9 @@ typedef struct df_batch_state {
     double stage_s[DF_STAGES];
     double finish_s[DF_FINISH_PARTS]; /* the FINISH stage's parts (DF_FINISH_*, cuda backend) */
     double (*cpu_s)[DF_CPU_KINDS];
+    /* seconds each kernel's runs on the backend took (its part of each
+     * batch and its copies', the caller's wall time), by kernel index */
+    double kernel_s[DF_RUN_MAX_KERNELS];
 } df_batch_state;
 
 /* A loop over one batch's slots (the batch being checked, or the next one

@@ -394,9 +394,14 @@ int df_run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx)
             continue;
         const df_vref *ref = L->cref + L->base[ki];
         df_result *bres = L->bres + L->base[ki];
+        /* the time meanwhile took (another batch's) is not this kernel's */
+        double aside = bs->stage_s[DF_STAGE_RECORD] + bs->stage_s[DF_STAGE_AHEAD];
+        double t0 = df_now();
         int rc = df_backend_run_batch(e->b, e->kernels[ki], L->cptr + L->base[ki],
                                       L->derive + L->base[ki], m, bres, &done, meanwhile, ctx,
                                       L->ticket && L->ticket_ki == ki ? L->ticket : 0);
+        aside = bs->stage_s[DF_STAGE_RECORD] + bs->stage_s[DF_STAGE_AHEAD] - aside;
+        bs->kernel_s[ki] += df_now() - t0 - aside;
         meanwhile = NULL; /* it ran */
         /* on the pool for a large batch: this loop is on the caller's path
          * between the GPU's run and the judgement (thousands of results a

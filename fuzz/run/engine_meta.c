@@ -311,8 +311,10 @@ static int gpu_variants(df_engine *e)
         if (m == 0)
             continue;
         size_t done = 0;
+        double t0 = df_now();
         int rc = df_backend_run_batch(e->b, e->kernels[ki], bs->vptr, NULL, m, bs->vres, &done,
                                       NULL, NULL, 0);
+        bs->kernel_s[ki] += df_now() - t0;
         for (size_t i = 0, j = 0; i < bs->nvref && j < done; i++) {
             df_slot *sl = &bs->cur[bs->vref[i].slot];
             size_t v = bs->vref[i].var;

@@ -253,6 +253,8 @@ typedef struct df_engine_stats {
     double finish_s[DF_FINISH_PARTS]; /* the FINISH stage's parts (DF_FINISH_*, cuda) */
     double cpu_s[DF_CPU_KINDS];       /* CPU seconds of each kind (DF_CPU_*), summed
                                          over the pool's threads */
+    double kernel_s[DF_RUN_MAX_KERNELS]; /* cuda: each kernel's runs on the backend
+                                            (its cases' and copies'), by kernel index */
     int pipelined;                    /* the next batch made while this one is checked */
     size_t sets;                      /* sets of slots, a batch each: 1; pipelined 2, or
                                          DF_SETS_DEFER to DF_SETS_MAX when the GPU
