@@ -63,9 +63,10 @@
 #   blas [S]     BLAS calls (strides of any sign, zero, n <= 0) on every kernel that
 #                takes them for S seconds (default 60), the stride mutants under
 #                hunt, the regression corpus replayed -> blas.txt
-#   stridedcamp [S]  a campaign of S seconds (default 600) of BLAS calls on shfl-blas,
+#   stridedcamp [S] [DIR]  a campaign of S seconds (default 600) of BLAS calls on shfl-blas,
 #                the four cuBLAS peers and the example plugin's strided kernel (PLUGIN,
-#                default build/mydot_batch.so) -> blas-campaign.txt
+#                default build/mydot_batch.so), resumed where DIR holds one (its
+#                commands listed first) -> blas-campaign.txt, strided-campaign.tar.gz
 #   cost [S]     what --schedule and --sanitize cost: the same run with and without
 #                each, S seconds a row (default 5) -> check-cost.txt
 #   lfcompare [S] error-guided libFuzzer against plain random -> lf-vs-random.txt
@@ -456,14 +457,23 @@ blas() {
 # Strided cases over a long campaign: every kernel that takes BLAS calls,
 # a plugin's among them; its summary counts the bugs.
 stridedcamp() {
-  local secs=${1:-600} f="$OUTDIR/blas-campaign.txt" plugin
+  local secs=${1:-600} d=${2:-$WORK/strided} f="$OUTDIR/blas-campaign.txt" plugin cmd
   plugin=$(realpath "${PLUGIN:-build/mydot_batch.so}")
-  rm -rf "$WORK/strided"
-  local cmd="$DF run --backend cuda --kernel-lib $plugin --kernel shfl-blas,cublas-sdot,cublas-ddot,cublas-hdot,cublas-bfdot,mydot-batch-blas --out $WORK/strided --time ${secs}s --seed 7 --quiet"
-  { echo "\$ $cmd"; echo "commit: $(commit_of)"; } >"$f"
+  if [ -f "$d/campaign" ]; then
+    cmd="$DF run --resume $d --time ${secs}s --quiet"
+  else
+    rm -rf "$d" && mkdir -p "$(dirname "$d")" && : >"$d.summary"
+    cmd="$DF run --backend cuda --kernel-lib $plugin --kernel shfl-blas,cublas-sdot,cublas-ddot,cublas-hdot,cublas-bfdot,mydot-batch-blas --out $d --time ${secs}s --seed 7 --quiet"
+    echo "commit: $(commit_of)" >>"$d.summary"
+  fi
+  sed -i "1i \\$ $cmd" "$d.summary"
   local rc=0
-  $cmd >>"$f" 2>&1 || rc=$?
-  echo "exit $rc" >>"$f"
+  $cmd >>"$d.summary" 2>&1 || rc=$?
+  echo "exit $rc" >>"$d.summary"
+  cp "$d.summary" "$f"
+  local b; b=$(basename "$d")
+  tar czf "$OUTDIR/strided-campaign.tar.gz" -C "$(dirname "$d")" --exclude="$b/findings/precision-*" \
+    --exclude="$b/findings/soft*" --exclude="$b/workers" "$b" "$b.summary"
   cat "$f"
   return $rc
 }
