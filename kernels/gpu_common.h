@@ -109,16 +109,18 @@ static int df_enqueue_one_word(df_gpu_ctx *ctx, const df_case *c,
 
 /* Each kernel's body is a device function, which its own launch and the
  * batched launch (df_rounds_enqueue_batch, below) both run, with blockIdx.x
- * the block of the case's own launch. */
+ * and threadIdx.x those of the case's own launch and `block` its block
+ * size (its own launch passes blockDim.x; a batched block may be larger,
+ * its threads past the case's block idle). */
 
 /* Launch 0 of both: A[i] = a[i]*b[i], one product per thread. It and its
  * launcher are templates on the element type (only float is used) so that
  * only the files that launch it compile the kernel. */
 template <typename T>
-__device__ __forceinline__ void df_products(const T *a, const T *b, T *A, unsigned long long n)
+__device__ __forceinline__ void df_products(const T *a, const T *b, T *A, unsigned long long n,
+                                            unsigned block)
 {
-    unsigned long long i =
-        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long i = (unsigned long long)blockIdx.x * block + threadIdx.x;
     if (i < n)
         A[i] = a[i] * b[i];
 }
@@ -127,7 +129,7 @@ template <typename T>
 __global__ void __launch_bounds__(1024)
 df_products_kernel(const T *a, const T *b, T *A, unsigned long long n)
 {
-    df_products<T>(a, b, A, n);
+    df_products<T>(a, b, A, n, blockDim.x);
 }
 
 /* Enqueues launch 0 on the case's grid (ceil(n / block) blocks). */
@@ -146,10 +148,9 @@ static int df_enqueue_products(df_gpu_ctx *ctx, const df_case *c, T *A)
  * cell another one writes. A template for the reason launch 0 is. */
 template <typename T>
 __device__ __forceinline__ void df_fold_round(T *A, unsigned long long pairs,
-                                              unsigned long long upper)
+                                              unsigned long long upper, unsigned block)
 {
-    unsigned long long i =
-        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long i = (unsigned long long)blockIdx.x * block + threadIdx.x;
     if (i < pairs)
         A[i] += A[i + upper];
 }
@@ -158,7 +159,7 @@ template <typename T>
 __global__ void __launch_bounds__(1024)
 df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper)
 {
-    df_fold_round<T>(A, pairs, upper);
+    df_fold_round<T>(A, pairs, upper, blockDim.x);
 }
 
 /* tournament's round (and m-tournament-bounds'), thread t plays winner
@@ -168,10 +169,9 @@ df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper)
 template <typename T>
 __device__ __forceinline__ void df_tournament_round(T *A, unsigned long long n,
                                                     unsigned long long D,
-                                                    unsigned long long pairs)
+                                                    unsigned long long pairs, unsigned block)
 {
-    unsigned long long t =
-        (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long t = (unsigned long long)blockIdx.x * block + threadIdx.x;
     if (t < pairs) {
         unsigned long long i = t * 2 * D;
         if (i + D < n)
@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(1024)
 df_tournament_round_kernel(T *A, unsigned long long n, unsigned long long D,
                            unsigned long long pairs)
 {
-    df_tournament_round<T>(A, n, D, pairs);
+    df_tournament_round<T>(A, n, D, pairs, blockDim.x);
 }
 
 /* Round `round` (from 1) of fold (tournament = false) or tournament on n
@@ -403,9 +403,9 @@ template <typename T>
 __device__ __forceinline__ void df_shadow_init(const T *A, const T *a, const T *b,
                                                unsigned long long n, df_round_shadow sh,
                                                df_round_bound bd, df_soft_dev soft,
-                                               unsigned kernel)
+                                               unsigned kernel, unsigned block)
 {
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long i = (unsigned long long)blockIdx.x * block + threadIdx.x;
     if (i >= n)
         return;
     const double p = (double)a[i] * (double)b[i]; /* exact: 24+24 bits */
@@ -418,7 +418,7 @@ __global__ void __launch_bounds__(1024)
 df_shadow_init_kernel(const T *A, const T *a, const T *b, unsigned long long n,
                       df_round_shadow sh, df_round_bound bd, df_soft_dev soft, unsigned kernel)
 {
-    df_shadow_init<T>(A, a, b, n, sh, bd, soft, kernel);
+    df_shadow_init<T>(A, a, b, n, sh, bd, soft, kernel, blockDim.x);
 }
 
 /* After a round of either kernel, thread t checks cell i = t * step
@@ -437,9 +437,9 @@ __device__ __forceinline__ void df_round_check_cells(const T *A, df_round_shadow
                                                 unsigned long long pairs,
                                                 unsigned long long live, unsigned long long n,
                                                 df_round_bound bd, df_soft_dev soft,
-                                                unsigned kernel)
+                                                unsigned kernel, unsigned block)
 {
-    unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long t = (unsigned long long)blockIdx.x * block + threadIdx.x;
     const unsigned long long i = t * step;
     if (i >= live)
         return;
@@ -455,7 +455,7 @@ df_round_shadow_kernel(const T *A, df_round_shadow sh, unsigned long long step,
                        unsigned long long live, unsigned long long n, df_round_bound bd,
                        df_soft_dev soft, unsigned kernel)
 {
-    df_round_check_cells<T>(A, sh, step, dist, pairs, live, n, bd, soft, kernel);
+    df_round_check_cells<T>(A, sh, step, dist, pairs, live, n, bd, soft, kernel, blockDim.x);
 }
 
 /* Whether the launchers enqueue the checks: the slots are on and the build
@@ -541,9 +541,12 @@ static inline int df_tournament_round_enqueue(df_gpu_ctx *ctx, const df_case *c,
  * setup, then each round and its checks, then the results. Its grid is
  * 2D: blockIdx.y is the case (cases[blockIdx.y]), blockIdx.x the block of
  * the case's own launch of that stage, which returns at once past that
- * launch's grid. So every thread that runs does so with the same block and
- * thread index, the same bounds and the same cells as in the case's own
- * launch, and reports (its own set of soft-error slots) as it would. */
+ * launch's grid. A group takes cases of several block sizes
+ * (DF_K_BATCH_ANY_BLOCK): its block is the power of two at or above
+ * theirs, and a thread past its case's own block returns at once. So every
+ * thread that runs does so with the same block and thread index, the same
+ * bounds and the same cells as in the case's own launch, and reports (its
+ * own set of soft-error slots) as it would. */
 
 /* The case of this block, its cells and its own soft-error slots. */
 struct df_rounds_case {
@@ -562,10 +565,13 @@ __device__ __forceinline__ df_rounds_case df_rounds_case_here(const df_gpu_batch
     return r;
 }
 
-/* Whether this block is one of a launch of `threads` threads. */
-__device__ __forceinline__ bool df_block_within(unsigned long long threads)
+/* Whether this thread is one of case c's own launch of `threads` threads
+ * (the launch's grid: threads over c's block, rounded up; its threads
+ * past c's block are not). */
+__device__ __forceinline__ bool df_thread_within(const df_gpu_batch_case *c,
+                                                 unsigned long long threads)
 {
-    return blockIdx.x < (threads + blockDim.x - 1) / blockDim.x;
+    return threadIdx.x < c->block && blockIdx.x < (threads + c->block - 1) / c->block;
 }
 
 /* The batched kernels are templates (on the round kernels' kind, or a
@@ -575,8 +581,8 @@ __global__ void __launch_bounds__(1024)
 df_products_batch_kernel(const df_gpu_batch_case *cases, char *scratch)
 {
     const df_rounds_case r = df_rounds_case_here(cases, scratch, df_soft_dev{NULL, NULL});
-    if (blockIdx.x < r.c->grid)
-        df_products<T>((const T *)r.c->a, (const T *)r.c->b, (T *)r.A, r.c->n);
+    if (threadIdx.x < r.c->block && blockIdx.x < r.c->grid)
+        df_products<T>((const T *)r.c->a, (const T *)r.c->b, (T *)r.A, r.c->n, r.c->block);
 }
 
 template <typename T>
@@ -585,9 +591,9 @@ df_shadow_init_batch_kernel(const df_gpu_batch_case *cases, char *scratch, df_ro
                             df_soft_dev soft, unsigned kernel)
 {
     const df_rounds_case r = df_rounds_case_here(cases, scratch, soft);
-    if (df_block_within(r.c->n))
+    if (df_thread_within(r.c, r.c->n))
         df_shadow_init<T>((const T *)r.A, (const T *)r.c->a, (const T *)r.c->b, r.c->n,
-                          df_round_shadow_in(r.A, r.c->n), bd, r.soft, kernel);
+                          df_round_shadow_in(r.A, r.c->n), bd, r.soft, kernel, r.c->block);
 }
 
 template <bool TOURNAMENT>
@@ -596,12 +602,12 @@ df_round_batch_kernel(const df_gpu_batch_case *cases, char *scratch, unsigned ro
 {
     const df_rounds_case r = df_rounds_case_here(cases, scratch, df_soft_dev{NULL, NULL});
     df_round_plan p;
-    if (!df_round_plan_at(TOURNAMENT, r.c->n, round, &p) || !df_block_within(p.pairs))
+    if (!df_round_plan_at(TOURNAMENT, r.c->n, round, &p) || !df_thread_within(r.c, p.pairs))
         return;
     if (TOURNAMENT)
-        df_tournament_round<float>(r.A, r.c->n, p.arg, p.pairs);
+        df_tournament_round<float>(r.A, r.c->n, p.arg, p.pairs, r.c->block);
     else
-        df_fold_round<float>(r.A, p.pairs, p.arg);
+        df_fold_round<float>(r.A, p.pairs, p.arg, r.c->block);
 }
 
 template <bool TOURNAMENT>
@@ -611,10 +617,10 @@ df_round_shadow_batch_kernel(const df_gpu_batch_case *cases, char *scratch, unsi
 {
     const df_rounds_case r = df_rounds_case_here(cases, scratch, soft);
     df_round_plan p;
-    if (!df_round_plan_at(TOURNAMENT, r.c->n, round, &p) || !df_block_within(p.threads))
+    if (!df_round_plan_at(TOURNAMENT, r.c->n, round, &p) || !df_thread_within(r.c, p.threads))
         return;
     df_round_check_cells<float>(r.A, df_round_shadow_in(r.A, r.c->n), p.step, p.dist, p.pairs,
-                                p.live, r.c->n, bd, r.soft, kernel);
+                                p.live, r.c->n, bd, r.soft, kernel, r.c->block);
 }
 
 /* Case j's result: its cell 0 (zero for a case with no cells, as
@@ -631,9 +637,9 @@ __global__ void df_rounds_result_batch_kernel(const df_gpu_batch_case *cases, si
 }
 
 /* The batched launcher of fold (TOURNAMENT false) and tournament. A
- * group's stages take the grid its longest case needs (the plan is
- * monotone in n), in slices of at most 65535 cases (grid.y's limit), on
- * the group's stream, its cases' results last. */
+ * group's stages take the grid its longest case needs at its smallest
+ * block (the plan is monotone in n), in slices of at most 65535 cases
+ * (grid.y's limit), on the group's stream, its cases' results last. */
 template <bool TOURNAMENT>
 static int df_rounds_enqueue_batch(df_gpu_batch *bt)
 {
@@ -643,7 +649,7 @@ static int df_rounds_enqueue_batch(df_gpu_batch *bt)
     int rc = 0;
     for (size_t g = 0; rc == 0 && g < bt->ngroups; g++) {
         const df_gpu_batch_group *gr = &bt->groups[g];
-        const unsigned block = gr->block;
+        const unsigned block = gr->block, least = gr->min_block;
         const cudaStream_t st = df_batch_stream(bt, g);
         for (size_t at = 0; rc == 0 && at < gr->count; at += 65535) {
             const unsigned y = (unsigned)(gr->count - at < 65535 ? gr->count - at : 65535);
@@ -655,7 +661,7 @@ static int df_rounds_enqueue_batch(df_gpu_batch *bt)
             if (rc == 0 && shadow && gr->max_n)
                 rc = df_batch_launch(bt, st, "df_shadow_init_batch_kernel<<<>>>",
                                      df_shadow_init_batch_kernel<float>,
-                                     dim3(df_blocks_for(gr->max_n, block), y), block, cs,
+                                     dim3(df_blocks_for(gr->max_n, least), y), block, cs,
                                      scratch, df_round_bound_for(0), bt->soft, kernel);
             df_round_plan p;
             for (unsigned round = 1;
@@ -663,12 +669,12 @@ static int df_rounds_enqueue_batch(df_gpu_batch *bt)
                 rc = df_batch_launch(bt, st, TOURNAMENT ? "df_tournament_round_kernel<<<>>>"
                                                     : "df_fold_round_kernel<<<>>>",
                                      df_round_batch_kernel<TOURNAMENT>,
-                                     dim3(df_blocks_for(p.pairs, block), y), block, cs, scratch,
+                                     dim3(df_blocks_for(p.pairs, least), y), block, cs, scratch,
                                      round);
                 if (rc == 0 && shadow)
                     rc = df_batch_launch(bt, st, "df_round_shadow_kernel<<<>>>",
                                          df_round_shadow_batch_kernel<TOURNAMENT>,
-                                         dim3(df_blocks_for(p.threads, block), y), block, cs,
+                                         dim3(df_blocks_for(p.threads, least), y), block, cs,
                                          scratch, round, df_round_bound_for(round), bt->soft,
                                          kernel);
             }

@@ -58,15 +58,17 @@ typedef struct df_gpu_batch_case {
     int64_t n_arg;
 } df_gpu_batch_case;
 
-/* Cases of one block size, one launch of `blocks` blocks of `block`
- * threads over d_cases[first .. first + count); the longest case's n and
- * the largest grid among them. */
+/* Cases of one block size (or, DF_K_BATCH_ANY_BLOCK, of sizes up to it),
+ * one launch of `blocks` blocks of `block` threads over d_cases[first ..
+ * first + count); the longest case's n and the largest grid among them. */
 typedef struct df_gpu_batch_group {
     size_t first, count;
     uint32_t block;
     uint32_t blocks;
     uint64_t max_n;
     uint32_t max_grid;
+    uint32_t min_block; /* the smallest case block: block itself, unless the
+                           kernel takes several in a group (DF_K_BATCH_ANY_BLOCK) */
 } df_gpu_batch_group;
 
 /* What enqueue_batch gets: every buffer is in place on the device (or its

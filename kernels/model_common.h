@@ -75,7 +75,7 @@ static inline uint64_t df_model_rounds_height(uint64_t n, const df_launch *l)
  * product per thread), the debug-mode invariant check. */
 #define DF_ROUNDS_LAUNCH                                                    \
     .flags = DF_K_DETERMINISTIC | DF_K_DEBUG_INVARIANTS |                   \
-             DF_K_MODEL_IN_BOUNDS,                                          \
+             DF_K_MODEL_IN_BOUNDS | DF_K_BATCH_ANY_BLOCK,                   \
     .block_min = 1, .block_max = 1024, .block_default = 256, .grid_max = 0, \
     .per_thread = 1, .max_n = 0
 
