@@ -10,12 +10,13 @@
  *   GPU code    gather_kernel: element i of each vector read where the
  *               call reads it (kernels/blas.h: df_blas_pos) into a
  *               contiguous copy in the scratch, then shfl's kernel
- *               (kernels/shfl_common.h: df_shfl_enqueue) on the copies
+ *               (kernels/shfl_common.h: df_shfl_enqueue) on the copies;
+ *               batches: gather_batch_kernel, then shfl's batched launcher
  *   host model  the same gather on the host, then shfl's model
  *               (kernels/shfl_model.h) on the copies; n_arg <= 0: 0
  *   h(n, l)     shfl's, with both copies 256-byte aligned (offsets 0)
  *   differs     takes BLAS arguments (DF_K_BLAS): increments of any sign,
- *               zero, n <= 0; one case a launch (no batched launcher)
+ *               zero, n <= 0; its mutants one case a launch
  *
  * The gather is where a routine's stride logic lives, so each mutant is one
  * flaw in it (the same flaw in its model):
@@ -192,7 +193,10 @@ static size_t copies_at(const df_launch *l)
 {
     return (df_shfl_scratch_size(l, sizeof(float)) + 255) / 256 * 256;
 }
-static size_t copy_bytes(uint64_t n) { return ((size_t)(n + 1) * sizeof(float) + 255) / 256 * 256; }
+static __host__ __device__ size_t copy_bytes(uint64_t n)
+{
+    return ((size_t)(n + 1) * sizeof(float) + 255) / 256 * 256;
+}
 
 static size_t shfl_blas_scratch(uint64_t n, const df_launch *l)
 {
@@ -231,10 +235,69 @@ static int shfl_blas_enqueue(df_gpu_ctx *ctx, const df_case *c)
     return rc;
 }
 
+/* ---- shfl-blas a batch at a time ----
+ * Each group's gather, then its cases pointed at their copies, then
+ * shfl's batched launcher on the copies, each group's three launches in
+ * order on its stream. A case's copies lie where its own launch puts them
+ * (copies_at, from its grid), so shfl reads the same elements from the
+ * same places in its scratch and gives the same bits. The mutants run a
+ * case at a time: they gather other counts than n (an overrun's n + 1, a
+ * skipped call's 0), where shfl's batched blocks are counted from n. */
+
+/* copies_at on the device, from the case's grid */
+__device__ __forceinline__ size_t copies_at_dev(uint32_t grid)
+{
+    return (DF_SHFL_SCRATCH_HEADER + (size_t)grid * sizeof(float) + 255) / 256 * 256;
+}
+
+/* Block blockIdx.x of a group: the gather of its case (its n elements,
+ * n = n_arg or 0), over the blocks shfl's batched launch runs for it. */
+__global__ void gather_batch_kernel(df_gpu_batch_case *cases, size_t count, char *scratch)
+{
+    const df_gpu_batch_case *c = df_batch_case_here(cases, count);
+    float *x = (float *)(scratch + c->scratch_off + copies_at_dev(c->grid));
+    float *y = (float *)((char *)x + copy_bytes(c->n));
+    const float *bx = (const float *)c->a, *by = (const float *)c->b;
+    const uint64_t stride = (uint64_t)c->blocks * blockDim.x;
+    for (uint64_t i = (uint64_t)(blockIdx.x - c->first_block) * blockDim.x + threadIdx.x;
+         i < c->n; i += stride) {
+        x[i] = bx[shfl_blas_at((int64_t)i, c->n_arg, c->inc_a, FLAW_NONE)];
+        y[i] = by[shfl_blas_at((int64_t)i, c->n_arg, c->inc_b, FLAW_NONE)];
+    }
+}
+
+/* Case j of cases[0 .. count) now reads its copies, at offset 0. */
+__global__ void retarget_batch_kernel(df_gpu_batch_case *cases, size_t count, char *scratch)
+{
+    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= count)
+        return;
+    df_gpu_batch_case *c = cases + j;
+    char *x = scratch + c->scratch_off + copies_at_dev(c->grid);
+    c->a = x;
+    c->b = x + copy_bytes(c->n);
+}
+
+static int shfl_blas_enqueue_batch(df_gpu_batch *bt)
+{
+    char *scratch = (char *)bt->d_scratch;
+    int rc = df_batch_each_group(bt, "gather_batch_kernel<<<>>>", gather_batch_kernel, scratch);
+    for (size_t g = 0; rc == 0 && g < bt->ngroups; g++) {
+        const df_gpu_batch_group *gr = &bt->groups[g];
+        rc = df_batch_launch(bt, df_batch_stream(bt, g), "retarget_batch_kernel<<<>>>",
+                             retarget_batch_kernel, dim3(df_blocks_for(gr->count, 256)), 256,
+                             bt->d_cases + gr->first, gr->count, scratch);
+    }
+    return rc == 0 ? df_shfl_enqueue_batch(bt) : rc;
+}
+
+extern "C" const struct df_gpu_ops df_gpu_shfl_blas = {
+    shfl_blas_scratch, shfl_blas_enqueue<FLAW_NONE>, df_finish_float<float>,
+    shfl_blas_enqueue_batch, df_batch_blocks_holding};
+
 #define SHFL_BLAS_OPS(var, flaw)                                               \
     extern "C" const struct df_gpu_ops var = {shfl_blas_scratch, shfl_blas_enqueue<flaw>, \
                                               df_finish_float<float>, NULL, NULL}
-SHFL_BLAS_OPS(df_gpu_shfl_blas, FLAW_NONE);
 SHFL_BLAS_OPS(df_gpu_m_blas_neg_wrong_end, FLAW_NEG_WRONG_END);
 SHFL_BLAS_OPS(df_gpu_m_blas_neg_skipped, FLAW_NEG_SKIPPED);
 SHFL_BLAS_OPS(df_gpu_m_blas_zero_inc, FLAW_ZERO_INC);
