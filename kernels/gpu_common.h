@@ -108,28 +108,30 @@ static int df_enqueue_one_word(df_gpu_ctx *ctx, const df_case *c,
 /* ---- seed 003: fold and tournament ---- */
 
 /* Each kernel's body is a device function, which its own launch and the
- * batched launch (df_rounds_enqueue_batch, below) both run, with blockIdx.x
- * and threadIdx.x those of the case's own launch and `block` its block
- * size (its own launch passes blockDim.x; a batched block may be larger,
- * its threads past the case's block idle). */
+ * batched launch (df_rounds_enqueue_batch, below) both run, with t the
+ * thread's number in the case's own launch (block * blockDim + thread
+ * there: df_launch_thread in its own launch). */
+__device__ __forceinline__ unsigned long long df_launch_thread()
+{
+    return (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+}
 
 /* Launch 0 of both: A[i] = a[i]*b[i], one product per thread. It and its
  * launcher are templates on the element type (only float is used) so that
  * only the files that launch it compile the kernel. */
 template <typename T>
 __device__ __forceinline__ void df_products(const T *a, const T *b, T *A, unsigned long long n,
-                                            unsigned block)
+                                            unsigned long long t)
 {
-    unsigned long long i = (unsigned long long)blockIdx.x * block + threadIdx.x;
-    if (i < n)
-        A[i] = a[i] * b[i];
+    if (t < n)
+        A[t] = a[t] * b[t];
 }
 
 template <typename T>
 __global__ void __launch_bounds__(1024)
 df_products_kernel(const T *a, const T *b, T *A, unsigned long long n)
 {
-    df_products<T>(a, b, A, n, blockDim.x);
+    df_products<T>(a, b, A, n, df_launch_thread());
 }
 
 /* Enqueues launch 0 on the case's grid (ceil(n / block) blocks). */
@@ -148,9 +150,8 @@ static int df_enqueue_products(df_gpu_ctx *ctx, const df_case *c, T *A)
  * cell another one writes. A template for the reason launch 0 is. */
 template <typename T>
 __device__ __forceinline__ void df_fold_round(T *A, unsigned long long pairs,
-                                              unsigned long long upper, unsigned block)
+                                              unsigned long long upper, unsigned long long i)
 {
-    unsigned long long i = (unsigned long long)blockIdx.x * block + threadIdx.x;
     if (i < pairs)
         A[i] += A[i + upper];
 }
@@ -159,7 +160,7 @@ template <typename T>
 __global__ void __launch_bounds__(1024)
 df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper)
 {
-    df_fold_round<T>(A, pairs, upper, blockDim.x);
+    df_fold_round<T>(A, pairs, upper, df_launch_thread());
 }
 
 /* tournament's round (and m-tournament-bounds'), thread t plays winner
@@ -169,9 +170,9 @@ df_fold_round_kernel(T *A, unsigned long long pairs, unsigned long long upper)
 template <typename T>
 __device__ __forceinline__ void df_tournament_round(T *A, unsigned long long n,
                                                     unsigned long long D,
-                                                    unsigned long long pairs, unsigned block)
+                                                    unsigned long long pairs,
+                                                    unsigned long long t)
 {
-    unsigned long long t = (unsigned long long)blockIdx.x * block + threadIdx.x;
     if (t < pairs) {
         unsigned long long i = t * 2 * D;
         if (i + D < n)
@@ -184,7 +185,7 @@ __global__ void __launch_bounds__(1024)
 df_tournament_round_kernel(T *A, unsigned long long n, unsigned long long D,
                            unsigned long long pairs)
 {
-    df_tournament_round<T>(A, n, D, pairs, blockDim.x);
+    df_tournament_round<T>(A, n, D, pairs, df_launch_thread());
 }
 
 /* Round `round` (from 1) of fold (tournament = false) or tournament on n
@@ -403,9 +404,8 @@ template <typename T>
 __device__ __forceinline__ void df_shadow_init(const T *A, const T *a, const T *b,
                                                unsigned long long n, df_round_shadow sh,
                                                df_round_bound bd, df_soft_dev soft,
-                                               unsigned kernel, unsigned block)
+                                               unsigned kernel, unsigned long long i)
 {
-    unsigned long long i = (unsigned long long)blockIdx.x * block + threadIdx.x;
     if (i >= n)
         return;
     const double p = (double)a[i] * (double)b[i]; /* exact: 24+24 bits */
@@ -418,7 +418,7 @@ __global__ void __launch_bounds__(1024)
 df_shadow_init_kernel(const T *A, const T *a, const T *b, unsigned long long n,
                       df_round_shadow sh, df_round_bound bd, df_soft_dev soft, unsigned kernel)
 {
-    df_shadow_init<T>(A, a, b, n, sh, bd, soft, kernel, blockDim.x);
+    df_shadow_init<T>(A, a, b, n, sh, bd, soft, kernel, df_launch_thread());
 }
 
 /* After a round of either kernel, thread t checks cell i = t * step
@@ -437,9 +437,8 @@ __device__ __forceinline__ void df_round_check_cells(const T *A, df_round_shadow
                                                 unsigned long long pairs,
                                                 unsigned long long live, unsigned long long n,
                                                 df_round_bound bd, df_soft_dev soft,
-                                                unsigned kernel, unsigned block)
+                                                unsigned kernel, unsigned long long t)
 {
-    unsigned long long t = (unsigned long long)blockIdx.x * block + threadIdx.x;
     const unsigned long long i = t * step;
     if (i >= live)
         return;
@@ -455,7 +454,8 @@ df_round_shadow_kernel(const T *A, df_round_shadow sh, unsigned long long step,
                        unsigned long long live, unsigned long long n, df_round_bound bd,
                        df_soft_dev soft, unsigned kernel)
 {
-    df_round_check_cells<T>(A, sh, step, dist, pairs, live, n, bd, soft, kernel, blockDim.x);
+    df_round_check_cells<T>(A, sh, step, dist, pairs, live, n, bd, soft, kernel,
+                            df_launch_thread());
 }
 
 /* Whether the launchers enqueue the checks: the slots are on and the build
@@ -542,85 +542,104 @@ static inline int df_tournament_round_enqueue(df_gpu_ctx *ctx, const df_case *c,
  * 2D: blockIdx.y is the case (cases[blockIdx.y]), blockIdx.x the block of
  * the case's own launch of that stage, which returns at once past that
  * launch's grid. A group takes cases of several block sizes
- * (DF_K_BATCH_ANY_BLOCK): its block is the power of two at or above
- * theirs, and a thread past its case's own block returns at once. So every
- * thread that runs does so with the same block and thread index, the same
- * bounds and the same cells as in the case's own launch, and reports (its
- * own set of soft-error slots) as it would. */
+ * (DF_K_BATCH_ANY_BLOCK): each of its CTAs holds blockDim.x / lanes of a
+ * case's blocks, lanes (the power of two at or above the case's block)
+ * threads each, whose threads past the case's own block return at once
+ * (a case of 1-thread blocks takes 256 of them a CTA, not a CTA each). So
+ * every thread that runs does so as the same thread of its case's own
+ * launch, with the same bounds and cells, and reports (its own set of
+ * soft-error slots) as it would; the backend renumbers a report's CTA and
+ * thread into the case's block and thread (cuda_batch.cu). */
 
-/* The case of this block, its cells and its own soft-error slots. */
+/* The case of this CTA, its cells and its own soft-error slots, and the
+ * block and thread of the case's own launch this thread is. */
 struct df_rounds_case {
     const df_gpu_batch_case *c;
     float *A;
     df_soft_dev soft;
+    unsigned long long blk;
+    unsigned thr;
 };
 
 __device__ __forceinline__ df_rounds_case df_rounds_case_here(const df_gpu_batch_case *cases,
-                                                            char *scratch, df_soft_dev soft)
+                                                            char *scratch, df_soft_dev soft,
+                                                            unsigned lanes)
 {
     df_rounds_case r;
     r.c = cases + blockIdx.y;
     r.A = (float *)(scratch + r.c->scratch_off);
     r.soft = df_soft_dev_at(soft, r.c->result);
+    r.blk = (unsigned long long)blockIdx.x * (blockDim.x / lanes) + threadIdx.x / lanes;
+    r.thr = threadIdx.x % lanes;
     return r;
 }
 
-/* Whether this thread is one of case c's own launch of `threads` threads
- * (the launch's grid: threads over c's block, rounded up; its threads
- * past c's block are not). */
-__device__ __forceinline__ bool df_thread_within(const df_gpu_batch_case *c,
+/* Whether this thread is one of its case's own launch of `threads`
+ * threads (the launch's grid: threads over the case's block, rounded up;
+ * its threads past the case's block are not). */
+__device__ __forceinline__ bool df_thread_within(const df_rounds_case &r,
                                                  unsigned long long threads)
 {
-    return threadIdx.x < c->block && blockIdx.x < (threads + c->block - 1) / c->block;
+    return r.thr < r.c->block && r.blk < (threads + r.c->block - 1) / r.c->block;
+}
+
+/* Its number in the case's own launch (df_launch_thread there). */
+__device__ __forceinline__ unsigned long long df_case_thread(const df_rounds_case &r)
+{
+    return r.blk * r.c->block + r.thr;
 }
 
 /* The batched kernels are templates (on the round kernels' kind, or a
  * dummy) for the reason launch 0 is. */
 template <typename T>
 __global__ void __launch_bounds__(1024)
-df_products_batch_kernel(const df_gpu_batch_case *cases, char *scratch)
+df_products_batch_kernel(const df_gpu_batch_case *cases, char *scratch, unsigned lanes)
 {
-    const df_rounds_case r = df_rounds_case_here(cases, scratch, df_soft_dev{NULL, NULL});
-    if (threadIdx.x < r.c->block && blockIdx.x < r.c->grid)
-        df_products<T>((const T *)r.c->a, (const T *)r.c->b, (T *)r.A, r.c->n, r.c->block);
+    const df_rounds_case r = df_rounds_case_here(cases, scratch, df_soft_dev{NULL, NULL}, lanes);
+    if (r.thr < r.c->block && r.blk < r.c->grid)
+        df_products<T>((const T *)r.c->a, (const T *)r.c->b, (T *)r.A, r.c->n,
+                       df_case_thread(r));
 }
 
 template <typename T>
 __global__ void __launch_bounds__(1024)
-df_shadow_init_batch_kernel(const df_gpu_batch_case *cases, char *scratch, df_round_bound bd,
-                            df_soft_dev soft, unsigned kernel)
+df_shadow_init_batch_kernel(const df_gpu_batch_case *cases, char *scratch, unsigned lanes,
+                            df_round_bound bd, df_soft_dev soft, unsigned kernel)
 {
-    const df_rounds_case r = df_rounds_case_here(cases, scratch, soft);
-    if (df_thread_within(r.c, r.c->n))
+    const df_rounds_case r = df_rounds_case_here(cases, scratch, soft, lanes);
+    if (df_thread_within(r, r.c->n))
         df_shadow_init<T>((const T *)r.A, (const T *)r.c->a, (const T *)r.c->b, r.c->n,
-                          df_round_shadow_in(r.A, r.c->n), bd, r.soft, kernel, r.c->block);
+                          df_round_shadow_in(r.A, r.c->n), bd, r.soft, kernel,
+                          df_case_thread(r));
 }
 
 template <bool TOURNAMENT>
 __global__ void __launch_bounds__(1024)
-df_round_batch_kernel(const df_gpu_batch_case *cases, char *scratch, unsigned round)
+df_round_batch_kernel(const df_gpu_batch_case *cases, char *scratch, unsigned lanes,
+                      unsigned round)
 {
-    const df_rounds_case r = df_rounds_case_here(cases, scratch, df_soft_dev{NULL, NULL});
+    const df_rounds_case r = df_rounds_case_here(cases, scratch, df_soft_dev{NULL, NULL}, lanes);
     df_round_plan p;
-    if (!df_round_plan_at(TOURNAMENT, r.c->n, round, &p) || !df_thread_within(r.c, p.pairs))
+    if (!df_round_plan_at(TOURNAMENT, r.c->n, round, &p) || !df_thread_within(r, p.pairs))
         return;
     if (TOURNAMENT)
-        df_tournament_round<float>(r.A, r.c->n, p.arg, p.pairs, r.c->block);
+        df_tournament_round<float>(r.A, r.c->n, p.arg, p.pairs, df_case_thread(r));
     else
-        df_fold_round<float>(r.A, p.pairs, p.arg, r.c->block);
+        df_fold_round<float>(r.A, p.pairs, p.arg, df_case_thread(r));
 }
 
 template <bool TOURNAMENT>
 __global__ void __launch_bounds__(1024)
-df_round_shadow_batch_kernel(const df_gpu_batch_case *cases, char *scratch, unsigned round,
-                             df_round_bound bd, df_soft_dev soft, unsigned kernel)
+df_round_shadow_batch_kernel(const df_gpu_batch_case *cases, char *scratch, unsigned lanes,
+                             unsigned round, df_round_bound bd, df_soft_dev soft,
+                             unsigned kernel)
 {
-    const df_rounds_case r = df_rounds_case_here(cases, scratch, soft);
+    const df_rounds_case r = df_rounds_case_here(cases, scratch, soft, lanes);
     df_round_plan p;
-    if (!df_round_plan_at(TOURNAMENT, r.c->n, round, &p) || !df_thread_within(r.c, p.threads))
+    if (!df_round_plan_at(TOURNAMENT, r.c->n, round, &p) || !df_thread_within(r, p.threads))
         return;
     df_round_check_cells<float>(r.A, df_round_shadow_in(r.A, r.c->n), p.step, p.dist, p.pairs,
-                                p.live, r.c->n, bd, r.soft, kernel, r.c->block);
+                                p.live, r.c->n, bd, r.soft, kernel, df_case_thread(r));
 }
 
 /* Case j's result: its cell 0 (zero for a case with no cells, as
@@ -637,9 +656,10 @@ __global__ void df_rounds_result_batch_kernel(const df_gpu_batch_case *cases, si
 }
 
 /* The batched launcher of fold (TOURNAMENT false) and tournament. A
- * group's stages take the grid its longest case needs at its smallest
- * block (the plan is monotone in n), in slices of at most 65535 cases
- * (grid.y's limit), on the group's stream, its cases' results last. */
+ * group's stages take the CTAs its longest case needs at its smallest
+ * block (the plan is monotone in n), blockDim.x / lanes case blocks a CTA,
+ * in slices of at most 65535 cases (grid.y's limit), on the group's
+ * stream, its cases' results last. */
 template <bool TOURNAMENT>
 static int df_rounds_enqueue_batch(df_gpu_batch *bt)
 {
@@ -649,34 +669,38 @@ static int df_rounds_enqueue_batch(df_gpu_batch *bt)
     int rc = 0;
     for (size_t g = 0; rc == 0 && g < bt->ngroups; g++) {
         const df_gpu_batch_group *gr = &bt->groups[g];
-        const unsigned block = gr->block, least = gr->min_block;
+        const unsigned block = gr->block, lanes = gr->lanes, least = gr->min_block;
+        const unsigned per = block / lanes; /* case blocks a CTA */
+        /* the CTAs a stage of `threads` threads a case needs */
+        auto ctas = [=](uint64_t threads) {
+            return (unsigned)(((uint64_t)df_blocks_for(threads, least) + per - 1) / per);
+        };
         const cudaStream_t st = df_batch_stream(bt, g);
         for (size_t at = 0; rc == 0 && at < gr->count; at += 65535) {
             const unsigned y = (unsigned)(gr->count - at < 65535 ? gr->count - at : 65535);
             const df_gpu_batch_case *cs = bt->d_cases + gr->first + at;
             if (gr->max_grid)
                 rc = df_batch_launch(bt, st, "df_products_batch_kernel<<<>>>",
-                                     df_products_batch_kernel<float>, dim3(gr->max_grid, y), block,
-                                     cs, scratch);
+                                     df_products_batch_kernel<float>,
+                                     dim3((gr->max_grid + per - 1) / per, y), block, cs, scratch,
+                                     lanes);
             if (rc == 0 && shadow && gr->max_n)
                 rc = df_batch_launch(bt, st, "df_shadow_init_batch_kernel<<<>>>",
-                                     df_shadow_init_batch_kernel<float>,
-                                     dim3(df_blocks_for(gr->max_n, least), y), block, cs,
-                                     scratch, df_round_bound_for(0), bt->soft, kernel);
+                                     df_shadow_init_batch_kernel<float>, dim3(ctas(gr->max_n), y),
+                                     block, cs, scratch, lanes, df_round_bound_for(0), bt->soft,
+                                     kernel);
             df_round_plan p;
             for (unsigned round = 1;
                  rc == 0 && df_round_plan_at(TOURNAMENT, gr->max_n, round, &p); round++) {
                 rc = df_batch_launch(bt, st, TOURNAMENT ? "df_tournament_round_kernel<<<>>>"
                                                     : "df_fold_round_kernel<<<>>>",
-                                     df_round_batch_kernel<TOURNAMENT>,
-                                     dim3(df_blocks_for(p.pairs, least), y), block, cs, scratch,
-                                     round);
+                                     df_round_batch_kernel<TOURNAMENT>, dim3(ctas(p.pairs), y),
+                                     block, cs, scratch, lanes, round);
                 if (rc == 0 && shadow)
                     rc = df_batch_launch(bt, st, "df_round_shadow_kernel<<<>>>",
                                          df_round_shadow_batch_kernel<TOURNAMENT>,
-                                         dim3(df_blocks_for(p.threads, least), y), block, cs,
-                                         scratch, round, df_round_bound_for(round), bt->soft,
-                                         kernel);
+                                         dim3(ctas(p.threads), y), block, cs, scratch, lanes,
+                                         round, df_round_bound_for(round), bt->soft, kernel);
             }
         }
         if (rc == 0 && gr->count)

@@ -58,17 +58,23 @@ typedef struct df_gpu_batch_case {
     int64_t n_arg;
 } df_gpu_batch_case;
 
-/* Cases of one block size (or, DF_K_BATCH_ANY_BLOCK, of sizes up to it),
- * one launch of `blocks` blocks of `block` threads over d_cases[first ..
- * first + count); the longest case's n and the largest grid among them. */
+/* Cases of one block size, one launch of `blocks` blocks of `block`
+ * threads over d_cases[first .. first + count); the longest case's n and
+ * the largest grid among them. A kernel that takes several block sizes in
+ * a group (DF_K_BATCH_ANY_BLOCK) gets the cases whose block is at most
+ * `lanes` (a power of two) and over half of it; each CTA of `block`
+ * threads holds block / lanes of a case's blocks, lanes threads each:
+ * block is lanes, or DF_BATCH_PACK_THREADS where lanes is less. */
+enum { DF_BATCH_PACK_THREADS = 256 };
 typedef struct df_gpu_batch_group {
     size_t first, count;
     uint32_t block;
     uint32_t blocks;
     uint64_t max_n;
     uint32_t max_grid;
-    uint32_t min_block; /* the smallest case block: block itself, unless the
-                           kernel takes several in a group (DF_K_BATCH_ANY_BLOCK) */
+    uint32_t min_block; /* the smallest case block (block, but with DF_K_BATCH_ANY_BLOCK) */
+    uint32_t lanes;     /* the threads a CTA gives a case block: block, but with
+                           DF_K_BATCH_ANY_BLOCK */
 } df_gpu_batch_group;
 
 /* What enqueue_batch gets: every buffer is in place on the device (or its

@@ -155,12 +155,12 @@ enum {
                                        thread safe, and a handle a stream keeps its
                                        results reproducible: cuBLAS guide 2.1.3-4) */
     DF_K_BATCH_ANY_BLOCK = 1u << 17, /* cuda: its batched launcher takes cases of
-                                       several block sizes in one group, whose block
-                                       is the power of two at or above each (its
-                                       threads past a case's own block idle): a batch
-                                       of cases of a hundred block sizes is then a
-                                       few groups, not a hundred, each a launch a
-                                       round */
+                                       several block sizes in one group, each case
+                                       block on the power of two of threads at or
+                                       above it (those past its block idle), small
+                                       ones several a CTA (kernels/gpu_ops.h): cases
+                                       of many block sizes make a few groups, and
+                                       1-thread blocks no CTA each */
 };
 
 /* Guard zones: every backend places a case's vectors between guards of

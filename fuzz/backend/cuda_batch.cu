@@ -417,15 +417,21 @@ static void finish_one(void *ctx_, size_t j, unsigned worker)
     }
     r->status = DF_RUN_OK;
     /* its own first reports, where it claimed a slot; the kernel wrote
-     * the launch's block index, which the case's own launch numbers
-     * from first_block */
+     * the CTA and thread of the group's launch, which the case's own
+     * launch numbers from first_block, several of its blocks a CTA where
+     * the CTA is wider than its lanes (df_cuda_group_cta) */
     int claimed = 0;
     for (unsigned q = 0; q < DF_SOFT_CODES; q++)
         claimed |= cu->batch.h_claims[j * DF_SOFT_CODES + q];
     uint32_t added = claimed ? df_soft_slots_read_at(&cu->batch.bsoft, j, r) : 0;
+    uint32_t lanes = df_cuda_group_lanes(fj->k, tbl[j].block);
+    uint32_t per = df_cuda_group_cta(fj->k, tbl[j].block) / lanes;
     for (unsigned q = 0; q < DF_SOFT_CODES; q++)
-        if (added & (1u << q))
-            r->soft[q].block -= tbl[j].first_block;
+        if (added & (1u << q)) {
+            df_soft_report *s = &r->soft[q];
+            s->block = (s->block - tbl[j].first_block) * per + s->thread / lanes;
+            s->thread %= lanes;
+        }
 }
 
 /* Each case's result through the kernel's finish. A batched launcher's
