@@ -48,8 +48,7 @@ int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
  * NULL, is called at most once, with ctx, while the GPU runs the batch
  * (after its work is queued, before the wait for it), or before the cases
  * where there is no such wait: the caller's other work, hidden behind the
- * GPU's (it may stage another batch, df_backend_stage_batch, and run
- * none). derive: NULL, or how each
+ * GPU's (it must not use the backend's batch). derive: NULL, or how each
  * case's a follows from another vector (case.h's df_derive; the cuda
  * backend makes it on the GPU where that vector is there). ticket: what
  * df_backend_stage_batch returned for this batch, or 0. Returns 0, or -1
@@ -59,12 +58,11 @@ int df_backend_run_batch(df_backend *b, const df_kernel *k, const df_case *const
                          const df_derive *derive, size_t n, df_result *res, size_t *done,
                          void (*meanwhile)(void *ctx), void *ctx, uint64_t ticket);
 /* The cuda backend's plan and staging of a batch, done ahead of its
- * df_backend_run_batch (same k, cases, derive, n and res, which must not
- * change meanwhile). It holds two at most, one of them staged while
- * another runs (from that run's meanwhile): a third staging or an
- * unstaged run takes the place of the one staged longest ago, whose run
- * then does it again. The invalid cases' errors go into res now. Returns
- * the run's ticket, or 0 where nothing was staged (the host backend). */
+ * df_backend_run_batch (same k, cases, derive, n and res, which must not change
+ * meanwhile, and no other batch run or staged in between: the staging is
+ * then dropped and the run does it again). The invalid cases' errors go
+ * into res now. Returns the run's ticket, or 0 where nothing was staged
+ * (the host backend). */
 uint64_t df_backend_stage_batch(df_backend *b, const df_kernel *k, const df_case *const *cases,
                                 const df_derive *derive, size_t n, df_result *res);
 

@@ -265,7 +265,6 @@ extern "C" int df_cuda_open(df_cuda **out, char *err, size_t err_len)
             snprintf(err, err_len, "cannot open CUDA device 0: out of memory");
         return -1;
     }
-    cu->ln = &cu->lanes[0];
     const char *timing = getenv("DOTFUZZ_GEN_TIMING");
     cu->gen_timing = timing && timing[0] && strcmp(timing, "0") != 0;
     cudaDeviceProp prop;
@@ -306,23 +305,19 @@ extern "C" void df_cuda_close(df_cuda *cu)
     (void)cudaFreeHost(cu->one.h_stage);
     (void)cudaFreeHost(cu->one.h_scratch);
     (void)cudaFreeHost(cu->one.h_result);
-    for (int l = 0; l < DF_CUDA_LANES; l++) {
-        df_cuda_batch_bufs *b = &cu->lanes[l].batch;
-        df_cuda_plan *p = &cu->lanes[l].plan;
-        (void)cudaFree(b->d_batch);
-        (void)cudaFree(b->d_pack);
-        (void)cudaFree(b->d_bscratch);
-        (void)cudaFreeHost(b->h_bscratch);
-        (void)cudaFree(b->d_bres);
-        (void)cudaFreeHost(b->h_batch);
-        (void)cudaFreeHost(b->h_bres);
-        (void)cudaFreeHost(b->h_claims);
-        free(p->items);
-        free(p->stage_at);
-        free(p->groups);
-        df_soft_slots_close(&b->bsoft);
-    }
+    (void)cudaFree(cu->batch.d_batch);
+    (void)cudaFree(cu->batch.d_pack);
+    (void)cudaFree(cu->batch.d_bscratch);
+    (void)cudaFreeHost(cu->batch.h_bscratch);
+    (void)cudaFree(cu->batch.d_bres);
+    (void)cudaFreeHost(cu->batch.h_batch);
+    (void)cudaFreeHost(cu->batch.h_bres);
+    (void)cudaFreeHost(cu->batch.h_claims);
+    free(cu->plan.items);
+    free(cu->plan.stage_at);
+    free(cu->plan.groups);
     df_soft_slots_close(&cu->one.soft);
+    df_soft_slots_close(&cu->batch.bsoft);
     if (cu->stream)
         (void)cudaStreamDestroy(cu->stream);
     for (int s = 0; s < DF_CUDA_SIDE_STREAMS; s++) {

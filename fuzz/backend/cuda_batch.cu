@@ -66,21 +66,21 @@ static int run_one_by_one(df_cuda *cu, const df_kernel *k, const df_case *const 
  * one left by an earlier kernel's batch is not this case's). */
 static void fill_batch_ctx(const df_cuda *cu, const df_kernel *k, size_t j, df_gpu_ctx *ctx)
 {
-    const df_cuda_batch_item *it = &cu->ln->plan.items[j];
+    const df_cuda_batch_item *it = &cu->plan.items[j];
     memset(ctx, 0, sizeof *ctx);
-    ctx->a = (const char *)cu->ln->batch.d_batch + it->off_a + it->pre_a;
-    ctx->b = (const char *)cu->ln->batch.d_batch + it->off_b + it->pre_b;
-    ctx->d_scratch = (char *)cu->ln->batch.d_bscratch + it->scratch_off;
-    ctx->h_scratch = cu->ln->batch.h_bscratch && !k->gpu->enqueue_batch
-                         ? (char *)cu->ln->batch.h_bscratch + it->scratch_off
+    ctx->a = (const char *)cu->batch.d_batch + it->off_a + it->pre_a;
+    ctx->b = (const char *)cu->batch.d_batch + it->off_b + it->pre_b;
+    ctx->d_scratch = (char *)cu->batch.d_bscratch + it->scratch_off;
+    ctx->h_scratch = cu->batch.h_bscratch && !k->gpu->enqueue_batch
+                         ? (char *)cu->batch.h_bscratch + it->scratch_off
                          : NULL;
     ctx->d_scratch_bytes = it->scratch_bytes;
-    ctx->d_result = (char *)cu->ln->batch.d_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
-    ctx->h_result = (char *)cu->ln->batch.h_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
+    ctx->d_result = (char *)cu->batch.d_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
+    ctx->h_result = (char *)cu->batch.h_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
     ctx->stream = cu->stream;
     ctx->cublas = cu->cublas;
     ctx->debug_invariants = cu->debug_invariants;
-    ctx->soft = df_soft_slots_dev_at(&cu->ln->batch.bsoft, j);
+    ctx->soft = df_soft_slots_dev_at(&cu->batch.bsoft, j);
 }
 
 /* The side streams and their events, made once. Returns the failed call
@@ -174,7 +174,7 @@ static int enqueue_case(df_cuda *cu, const df_kernel *k, size_t j, cudaStream_t 
     if (stream)
         ctx.stream = stream;
     ctx.cublas = *handle;
-    int code = k->gpu->enqueue(&ctx, &cu->ln->plan.items[j].rc);
+    int code = k->gpu->enqueue(&ctx, &cu->plan.items[j].rc);
     *handle = ctx.cublas;
     if (code != 0) {
         *call = ctx.failed_call ? ctx.failed_call : "enqueue";
@@ -280,18 +280,18 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         if (!cu->launch.bev[k] && (e = cudaEventCreate(&cu->launch.bev[k])) != cudaSuccess)
             return *call = "cudaEventCreate", (int)e;
     (void)cudaEventRecord(cu->launch.bev[0], cu->stream);
-    if ((e = df_soft_slots_clear_n(&cu->ln->batch.bsoft, m, cu->stream, call)) != cudaSuccess)
+    if ((e = df_soft_slots_clear_n(&cu->batch.bsoft, m, cu->stream, call)) != cudaSuccess)
         return (int)e;
-    if ((e = cudaMemcpyAsync(cu->ln->batch.d_batch, cu->ln->batch.h_batch, m * sizeof(df_gpu_batch_case),
+    if ((e = cudaMemcpyAsync(cu->batch.d_batch, cu->batch.h_batch, m * sizeof(df_gpu_batch_case),
                              cudaMemcpyHostToDevice, cu->stream)) != cudaSuccess)
         return *call = "cudaMemcpyAsync(batch table)", (int)e;
-    if ((e = cudaMemcpyAsync(cu->ln->batch.d_pack, (char *)cu->ln->batch.h_batch + cu->ln->plan.table_bytes,
-                             host - cu->ln->plan.table_bytes, cudaMemcpyHostToDevice, cu->stream)) !=
+    if ((e = cudaMemcpyAsync(cu->batch.d_pack, (char *)cu->batch.h_batch + cu->plan.table_bytes,
+                             host - cu->plan.table_bytes, cudaMemcpyHostToDevice, cu->stream)) !=
         cudaSuccess)
         return *call = "cudaMemcpyAsync(batch)", (int)e;
     (void)cudaEventRecord(cu->launch.bev[1], cu->stream);
     for (int set = 0; set < DF_CUDA_GEN_SETS; set++) /* the device copies it reads: landed */
-        if ((cu->ln->plan.gen_sets & (1u << set)) &&
+        if ((cu->plan.gen_sets & (1u << set)) &&
             (e = cudaStreamWaitEvent(cu->stream, cu->gen[set].done, 0)) != cudaSuccess)
             return *call = "cudaStreamWaitEvent(generation)", (int)e;
     if ((e = df_cuda_unpack_batch(cu, m, longest)) != cudaSuccess)
@@ -305,20 +305,20 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
     } else {
         df_gpu_batch bt;
         memset(&bt, 0, sizeof bt);
-        bt.d_cases = (df_gpu_batch_case *)cu->ln->batch.d_batch;
-        bt.groups = cu->ln->plan.groups;
+        bt.d_cases = (df_gpu_batch_case *)cu->batch.d_batch;
+        bt.groups = cu->plan.groups;
         bt.ngroups = ngroups;
-        bt.d_scratch = cu->ln->batch.d_bscratch;
-        bt.d_results = cu->ln->batch.d_bres;
+        bt.d_scratch = cu->batch.d_bscratch;
+        bt.d_results = cu->batch.d_bres;
         bt.stream = cu->stream;
-        bt.soft = df_soft_slots_dev(&cu->ln->batch.bsoft); /* case j's: set j */
+        bt.soft = df_soft_slots_dev(&cu->batch.bsoft); /* case j's: set j */
         /* the slots zeroed here, before the side streams fork: a launcher
          * whose blocks add into their case's slot (atomic-block,
          * int-atomic) finds each at zero, as its own enqueue leaves its
          * word, for one memset a batch; a memset the launcher put on the
          * stream would race its groups' launches on the side streams,
          * which wait only for what the stream holds before it is called */
-        if ((e = cudaMemsetAsync(cu->ln->batch.d_bres, 0, m * DF_CUDA_RESULT_BYTES, cu->stream)) !=
+        if ((e = cudaMemsetAsync(cu->batch.d_bres, 0, m * DF_CUDA_RESULT_BYTES, cu->stream)) !=
             cudaSuccess)
             return *call = "cudaMemsetAsync(batch results)", (int)e;
         /* groups side by side: each is a few small launches (a block size's
@@ -352,22 +352,22 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
      * pinned slots of the cases that have one, not a cache miss a case in
      * memory the device wrote */
     const size_t nres = launch ? m : 0, nclaims = m * DF_SOFT_CODES;
-    if (cu->ln->batch.h_bres_dev && cu->ln->batch.h_claims_dev) {
+    if (cu->batch.h_bres_dev && cu->batch.h_claims_dev) {
         size_t most = nres > nclaims ? nres : nclaims;
         size_t blocks = (most + OUT_THREADS - 1) / OUT_THREADS;
         batch_out_kernel<<<(unsigned)(blocks < OUT_BLOCKS_MAX ? blocks : OUT_BLOCKS_MAX),
                            OUT_THREADS, 0, cu->stream>>>(
-            (const uint4 *)cu->ln->batch.d_bres, (uint4 *)cu->ln->batch.h_bres_dev, nres,
-            cu->ln->batch.bsoft.d_claim, cu->ln->batch.h_claims_dev, nclaims);
+            (const uint4 *)cu->batch.d_bres, (uint4 *)cu->batch.h_bres_dev, nres,
+            cu->batch.bsoft.d_claim, cu->batch.h_claims_dev, nclaims);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return *call = "batch_out_kernel", (int)e;
     } else {
-        if (nres && (e = cudaMemcpyAsync(cu->ln->batch.h_bres, cu->ln->batch.d_bres,
+        if (nres && (e = cudaMemcpyAsync(cu->batch.h_bres, cu->batch.d_bres,
                                          nres * DF_CUDA_RESULT_BYTES, cudaMemcpyDeviceToHost,
                                          cu->stream)) != cudaSuccess)
             return *call = "cudaMemcpyAsync(batch results)", (int)e;
-        if ((e = cudaMemcpyAsync(cu->ln->batch.h_claims, cu->ln->batch.bsoft.d_claim,
-                                 nclaims * sizeof *cu->ln->batch.h_claims, cudaMemcpyDeviceToHost,
+        if ((e = cudaMemcpyAsync(cu->batch.h_claims, cu->batch.bsoft.d_claim,
+                                 nclaims * sizeof *cu->batch.h_claims, cudaMemcpyDeviceToHost,
                                  cu->stream)) != cudaSuccess)
             return *call = "cudaMemcpyAsync(batch soft claims)", (int)e;
     }
@@ -404,8 +404,8 @@ static void finish_one(void *ctx_, size_t j, unsigned worker)
     (void)worker;
     const finish_job *fj = (const finish_job *)ctx_;
     df_cuda *cu = fj->cu;
-    const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->ln->batch.h_batch;
-    const df_cuda_batch_item *it = &cu->ln->plan.items[j];
+    const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->batch.h_batch;
+    const df_cuda_batch_item *it = &cu->plan.items[j];
     df_gpu_ctx ctx;
     fill_batch_ctx(cu, fj->k, j, &ctx);
     df_result *r = &fj->res[it->pos];
@@ -422,8 +422,8 @@ static void finish_one(void *ctx_, size_t j, unsigned worker)
      * the CTA is wider than its lanes (df_cuda_group_cta) */
     int claimed = 0;
     for (unsigned q = 0; q < DF_SOFT_CODES; q++)
-        claimed |= cu->ln->batch.h_claims[j * DF_SOFT_CODES + q];
-    uint32_t added = claimed ? df_soft_slots_read_at(&cu->ln->batch.bsoft, j, r) : 0;
+        claimed |= cu->batch.h_claims[j * DF_SOFT_CODES + q];
+    uint32_t added = claimed ? df_soft_slots_read_at(&cu->batch.bsoft, j, r) : 0;
     uint32_t lanes = df_cuda_group_lanes(fj->k, tbl[j].block);
     uint32_t per = df_cuda_group_cta(fj->k, tbl[j].block) / lanes;
     for (unsigned q = 0; q < DF_SOFT_CODES; q++)
@@ -471,9 +471,6 @@ static int batch_failed(df_cuda *cu, const df_kernel *k, const df_case *const *c
 static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                      const df_derive *derive, size_t n, df_result *res, size_t *done,
                      void (**meanwhile)(void *), void *mctx, uint64_t ticket);
-static int run_lane(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                    const df_derive *derive, size_t n, df_result *res, size_t *done,
-                    void (**meanwhile)(void *), void *mctx, int staged);
 
 extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                                  const df_derive *derive, size_t n, df_result *res,
@@ -492,33 +489,13 @@ static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *case
                      void (**meanwhile)(void *), void *mctx, uint64_t ticket)
 {
     *done = 0;
+    int staged = ticket != 0 && ticket == cu->ahead.ticket && k == cu->ahead.k &&
+                 cases == cu->ahead.cases && derive == cu->ahead.derive &&
+                 n == cu->ahead.n;
+    cu->ahead.ticket = 0; /* used now, or the batch buffers' contents change */
     if (!df_cuda_batched(cu, k, n))
         return run_one_by_one(cu, k, cases, n, res, done);
-    /* the lane staged for it, or another that holds nothing the next
-     * runs want */
-    df_cuda_lane *ln = NULL;
-    for (int l = 0; ticket && l < DF_CUDA_LANES; l++) {
-        const df_cuda_ahead *a = &cu->lanes[l].ahead;
-        if (a->ticket == ticket && a->k == k && a->cases == cases && a->derive == derive &&
-            a->n == n)
-            ln = &cu->lanes[l];
-    }
-    const int staged = ln != NULL;
-    if (!ln)
-        ln = df_cuda_free_lane(cu);
-    ln->ahead.ticket = 0; /* used now */
-    cu->ln = cu->running = ln;
-    int rc = run_lane(cu, k, cases, derive, n, res, done, meanwhile, mctx, staged);
-    cu->running = NULL;
-    return rc;
-}
-
-/* run_batch in the lane cu->ln, staged there already or not. */
-static int run_lane(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                    const df_derive *derive, size_t n, df_result *res, size_t *done,
-                    void (**meanwhile)(void *), void *mctx, int staged)
-{
-    df_cuda_staged st = cu->ln->ahead.st;
+    df_cuda_staged st = cu->ahead.st;
     const char *call = NULL;
     cudaError_t e = cudaSuccess;
     int how = staged ? 0 : df_cuda_plan_and_stage(cu, k, cases, derive, n, res, &st, 0, &call, &e);

@@ -122,25 +122,13 @@ typedef struct df_cuda_plan {
 /* The batch staged ahead (df_cuda_stage_batch): its ticket (0: none, or
  * the buffers hold another), kernel, cases, count and layout. */
 typedef struct df_cuda_ahead {
-    uint64_t ticket;
+    uint64_t ticket, tickets;
     const df_kernel *k;
     const df_case *const *cases;
     const df_derive *derive;
     size_t n;
     df_cuda_staged st;
 } df_cuda_ahead;
-
-/* A lane: one batch's buffers, layout and staging ahead. Runs are one at
- * a time, but with two lanes the next kernel's batch is planned and
- * staged (df_cuda_stage_batch, into the lane not running) while one
- * kernel's runs on the device: the pinned staging, the table's device
- * addresses and the results of each lane are its own. */
-enum { DF_CUDA_LANES = 2 };
-typedef struct df_cuda_lane {
-    df_cuda_batch_bufs batch;
-    df_cuda_plan plan;
-    df_cuda_ahead ahead;
-} df_cuda_lane;
 
 /* A batch's run on the device: its events and side streams. */
 typedef struct df_cuda_launch {
@@ -200,10 +188,9 @@ struct df_cuda {
     struct df_pool *pool;        /* staging threads for batches, or NULL */
     double batch_s[DF_CUDA_T_COUNT]; /* df_cuda_batch_times */
     df_cuda_one one;             /* one case */
-    df_cuda_lane lanes[DF_CUDA_LANES]; /* batches */
-    df_cuda_lane *ln;            /* the lane being planned, staged or run */
-    df_cuda_lane *running;       /* the lane whose batch is on the device, or NULL */
-    uint64_t tickets;            /* the last ticket given (df_cuda_stage_batch) */
+    df_cuda_batch_bufs batch;    /* batches */
+    df_cuda_plan plan;
+    df_cuda_ahead ahead;
     df_cuda_launch launch;
     df_cuda_gen_set gen[DF_CUDA_GEN_SETS]; /* the GPU's generation */
     df_cuda_perturb perturb;     /* perturbed schedules */
@@ -289,11 +276,6 @@ static inline size_t df_cuda_tail_guard_bytes(size_t es)
 
 
 /* ---- what one file gives the others ---- */
-
-/* cuda_stage.cu: a lane to plan a batch in, never the running one: one
- * with nothing staged, else the one staged longest ago (what it holds is
- * dropped). */
-df_cuda_lane *df_cuda_free_lane(df_cuda *cu);
 
 /* cuda_backend.cu: grows a device (pinned 0) or pinned host buffer to at
  * least need bytes, never shrinking it. */

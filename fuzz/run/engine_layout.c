@@ -369,43 +369,6 @@ static void results_item(void *ctx, size_t i, unsigned w)
     }
 }
 
-/* What a kernel's run does while the device runs its cases (its
- * meanwhile): stages the next kernel's cases of the batch in the backend,
- * then the caller's own meanwhile, if any. */
-typedef struct stage_following {
-    df_engine *e;
-    df_layout *L;
-    size_t ki;                /* the kernel running */
-    void (*meanwhile)(void *ctx);
-    void *ctx;
-    double staging_s;         /* the staging's seconds (the next kernel's) */
-} stage_following;
-
-/* The first kernel after ki with cases in the batch, or e->nk. */
-static size_t next_kernel(const df_engine *e, const df_layout *L, size_t ki)
-{
-    while (++ki < e->nk && L->base[ki + 1] == L->base[ki])
-        ;
-    return ki;
-}
-
-static void stage_next_kernel(void *p)
-{
-    stage_following *sf = p;
-    df_layout *L = sf->L;
-    size_t ki = next_kernel(sf->e, L, sf->ki);
-    double t0 = df_now();
-    if (ki < sf->e->nk) {
-        L->ticket = df_backend_stage_batch(sf->e->b, sf->e->kernels[ki], L->cptr + L->base[ki],
-                                           L->derive + L->base[ki],
-                                           L->base[ki + 1] - L->base[ki], L->bres + L->base[ki]);
-        L->ticket_ki = ki;
-    }
-    sf->staging_s = df_now() - t0;
-    if (sf->meanwhile)
-        sf->meanwhile(sf->ctx);
-}
-
 /* The cuda backend's part: each kernel's cases of the batch in one call,
  * and after them the copies made before the run (when memory allows), so
  * that they need no launch, copy and synchronization of their own after
@@ -413,8 +376,7 @@ static void stage_next_kernel(void *p)
  * that a failed run would not have had (df_meta_plan_settle) run too and
  * are dropped with their results; gpu_variants runs the copies left.
  * The layout (lay_out) is the one made ahead (df_stage_next) when it is this
- * batch's, its first kernel staged in the backend already; each kernel's
- * run stages the next one's cases while the device runs its own. meanwhile(ctx),
+ * batch's, its first kernel staged in the backend already. meanwhile(ctx),
  * when not NULL, runs once while the GPU runs the first kernel's cases
  * (df_backend_run_batch). Returns 0, or -1 when the context died (slots
  * and copies that ran keep results). */
@@ -426,25 +388,20 @@ int df_run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx)
     if (L->slots != sl || L->n != n) /* not laid out ahead (df_stage_next) */
         lay_out(e, L, sl, n);
     L->slots = NULL; /* run: no batch is laid out ahead now */
-    for (size_t ki = next_kernel(e, L, (size_t)-1); ki < e->nk; ki = next_kernel(e, L, ki)) {
+    for (size_t ki = 0; ki < e->nk; ki++) {
         size_t m = L->base[ki + 1] - L->base[ki], done = 0;
+        if (m == 0)
+            continue;
         const df_vref *ref = L->cref + L->base[ki];
         df_result *bres = L->bres + L->base[ki];
-        stage_following sf = {e, L, ki, meanwhile, ctx, 0};
-        /* the time meanwhile took (another batch's) is not this kernel's,
-         * nor the next kernel's staging */
+        /* the time meanwhile took (another batch's) is not this kernel's */
         double aside = bs->stage_s[DF_STAGE_RECORD] + bs->stage_s[DF_STAGE_AHEAD];
         double t0 = df_now();
-        uint64_t ticket = L->ticket && L->ticket_ki == ki ? L->ticket : 0;
-        L->ticket = 0;
         int rc = df_backend_run_batch(e->b, e->kernels[ki], L->cptr + L->base[ki],
-                                      L->derive + L->base[ki], m, bres, &done, stage_next_kernel,
-                                      &sf, ticket);
+                                      L->derive + L->base[ki], m, bres, &done, meanwhile, ctx,
+                                      L->ticket && L->ticket_ki == ki ? L->ticket : 0);
         aside = bs->stage_s[DF_STAGE_RECORD] + bs->stage_s[DF_STAGE_AHEAD] - aside;
-        bs->kernel_s[ki] += df_now() - t0 - aside - sf.staging_s;
-        size_t next = next_kernel(e, L, ki);
-        if (next < e->nk)
-            bs->kernel_s[next] += sf.staging_s;
+        bs->kernel_s[ki] += df_now() - t0 - aside;
         meanwhile = NULL; /* it ran */
         /* on the pool for a large batch: this loop is on the caller's path
          * between the GPU's run and the judgement (thousands of results a
