@@ -50,8 +50,13 @@
 #                -> triage.txt
 #   huge         lengths past 2^31: m-idx32 and the correct kernels that take them
 #                (--huge; about 16 GiB of vectors a case) -> hunt-huge.md
-#   workers [R] [S]  the default run with the default workers and with one a GPU,
-#                alternated R times, S seconds each -> workers.txt
+#   workers [R] [S]  the default run on one GPU held to its share of the CPUs, with
+#                the default workers and --jobs 1, 3, 4, and on every GPU, alternated
+#                R times (default 2), S seconds each (default 15) -> workers.txt
+#   scaling [R] [S]  the default run on one GPU (its share of the CPUs) and on
+#                every GPU, alternated, and their ratio -> scaling.txt
+#   packed OLD   fold and tournament in packed batches: model match, soft reports
+#                where the host model puts them, identity against OLD -> packed.txt
 #   rates        run's pace: the batched kernels and the default campaign; the batched
 #                launchers against one case a launch; the example batched plugin
 #                (PLUGIN) checked and benched -> run-rates.txt, batched-launchers.txt,
@@ -88,7 +93,8 @@ mkdir -p "$WORK"
 
 # The soft_errors of a replay --json line, without the source line (the host
 # model's lines are not the kernel's).
-soft_fields() { grep -o '"soft_errors":\[.*\]' "$1" | sed 's/"line":[0-9]*,//g'; }
+soft_fields() { soft_json <"$1"; }
+soft_json() { grep -o '"soft_errors":\[.*\]' | sed 's/"line":[0-9]*,//g'; }
 
 # HOTLINES: the 1-based lines, comma-separated, of the values HOTA and HOTB
 # in a case of ones.
@@ -413,22 +419,80 @@ rates() {
   return $rc
 }
 
-# The default run on the GPUs there are, with the default workers (two a
-# GPU where each has 16 CPUs or more) and with one a GPU (--jobs = GPUs),
-# alternated ROUNDS times (default 3), S seconds each (default 18).
+# Workers a GPU: the default run on one GPU held to the CPUs a GPU has
+# (taskset: as on a host of one GPU), with the default workers (two where
+# that is 16 CPUs or more) and with --jobs 1, 3 and 4; where there are
+# more GPUs, on all of them with the default and with four a GPU;
+# alternated ROUNDS times (default 2), S seconds each (default 15).
 workers() {
-  local r="$DF run --backend cuda --time ${2:-18}s --seed 1 --save-precision none --save-bugs none --quiet"
-  local gpus; gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-  { echo "\$ $r [--jobs $gpus] --corpus DIR   (alternated, ${1:-3} rounds)"
-    echo "commit: $(commit_of); $gpus GPU(s), $(nproc) CPUs"
-    for i in $(seq "${1:-3}"); do
-      for j in "" "--jobs $gpus"; do
-        rm -rf "$WORK/workers"
-        echo "${j:-default workers}: $($r $j --corpus "$WORK/workers" 2>&1 | grep -E 'cases in|bug\(s\)' | sed 's/seed 000.*this oracle: //' | tr '\n' ' ')"
-      done
+  local r="$DF run --backend cuda --time ${2:-15}s --seed 1 --save-precision none --save-bugs none --quiet"
+  local gpus cpus; gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); cpus=$(nproc)
+  local mine="0-$(( cpus / (gpus > 0 ? gpus : 1) - 1 ))" i j
+  one() { rm -rf "$WORK/workers"; CUDA_VISIBLE_DEVICES=0 taskset -c "$mine" $r "$@" --corpus "$WORK/workers" 2>&1 | grep -E 'cases in' | tr '\n' ' '; }
+  all_gpus() { rm -rf "$WORK/workers"; $r "$@" --corpus "$WORK/workers" 2>&1 | grep -E 'cases in' | tr '\n' ' '; }
+  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $mine] $r [--jobs J] --corpus DIR   (alternated, ${1:-2} rounds)"
+    echo "commit: $(commit_of); $gpus GPU(s), $cpus CPUs"
+    for i in $(seq "${1:-2}"); do
+      echo "one GPU, $(( cpus / (gpus > 0 ? gpus : 1) )) cores, default: $(one)"
+      for j in 1 3 4; do echo "one GPU, $(( cpus / (gpus > 0 ? gpus : 1) )) cores, --jobs $j: $(one --jobs $j)"; done
+      if [ "$gpus" -gt 1 ]; then
+        echo "$gpus GPUs, $cpus cores, default: $(all_gpus)"
+        echo "$gpus GPUs, $cpus cores, --jobs $(( 4 * gpus )): $(all_gpus --jobs $(( 4 * gpus )))"
+      fi
     done
   } >"$OUTDIR/workers.txt"
   cat "$OUTDIR/workers.txt"
+}
+
+# The default run on one GPU held to the CPUs a GPU has (taskset) and on
+# every GPU, alternated ROUNDS times (default 2), S seconds each (default
+# 40), and the ratio of their means.
+scaling() {
+  local r="$DF run --backend cuda --time ${2:-40}s --seed 1 --save-precision none --save-bugs none --quiet"
+  local gpus cpus; gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); cpus=$(nproc)
+  local mine="0-$(( cpus / (gpus > 0 ? gpus : 1) - 1 ))" i
+  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $mine] $r --corpus DIR   (alternated, ${1:-2} rounds)"
+    echo "commit: $(commit_of); $gpus GPU(s), $cpus CPUs"
+    for i in $(seq "${1:-2}"); do
+      rm -rf "$WORK/scaling"
+      echo "one GPU, $(( cpus / (gpus > 0 ? gpus : 1) )) cores: $(CUDA_VISIBLE_DEVICES=0 taskset -c "$mine" $r --corpus "$WORK/scaling" 2>&1 | grep 'cases in')"
+      rm -rf "$WORK/scaling"
+      echo "$gpus GPUs, $cpus cores: $($r --corpus "$WORK/scaling" 2>&1 | grep 'cases in')"
+    done
+  } >"$OUTDIR/scaling.txt"
+  awk -F'[(]' '/cases\/s/ { split($2, v, " "); if ($0 ~ /^one GPU/) { o += v[1]; no++ } else { a += v[1]; na++ } }
+       END { if (no && na) printf "scaling: %.0f / %.0f = %.2f x (%.0f%% of linear over %d GPUs)\n", a / na, o / no, (a / na) / (o / no), 100 * (a / na) / (o / no) / G, G }' \
+    G="$gpus" "$OUTDIR/scaling.txt" >>"$OUTDIR/scaling.txt"
+  cat "$OUTDIR/scaling.txt"
+}
+
+# fold and tournament in batches, their small case blocks packed several a
+# CTA: a run's table (model-equal), the soft reports of a run of special
+# values at the host model's block, thread and index (scripts/soft-places.py),
+# one case at blocks 1, 4, 33 and 256 reporting as on the host, identity
+# against OLD, their mutants under hunt -> packed.txt
+packed() {
+  local old=${1:?packed needs OLD, an earlier build} f="$OUTDIR/packed.txt" k blk b
+  local run="$DF run --backend cuda --kernel fold,tournament --quiet --save-precision none"
+  { echo "\$ $run --time 25s --seed 6 --corpus DIR; $run --family special --time 15s --seed 7 --corpus DIR2; scripts/soft-places.py DIR2; $DF replay --backend cuda|host --no-meta --json CASE (blocks 1, 4, 33, 256); scripts/identity.sh OLD $DF cuda 1000 fold,tournament; $DF hunt --backend cuda --kernel m-fold-bounds,m-tournament-bounds,fold,tournament --time 5 --markdown"
+    echo "commit: $(commit_of)"
+    rm -rf "$WORK/packed" "$WORK/packed2"
+    $run --time 25s --seed 6 --corpus "$WORK/packed" 2>&1 | sed -n 1,6p
+    $run --family special --time 15s --seed 7 --corpus "$WORK/packed2" 2>&1 | sed -n 1,6p
+    DOTFUZZ="$DF" python3 scripts/soft-places.py "$WORK/packed2"
+    for k in fold tournament; do for blk in 1 4 33 256; do
+      awk 'BEGIN { for (i = 1; i <= 4096; i++) print (i == 101 || i == 102 || i == 2149) ? 3e38 : 1 }' >"$WORK/pa"
+      awk 'BEGIN { for (i = 1; i <= 4096; i++) print 1 }' >"$WORK/pb"
+      $DF import "$WORK/pa" "$WORK/pb" --type f32 --kernel $k --block $blk -o "$WORK/$k$blk.case" >/dev/null
+      for b in cuda host; do
+        echo "$k block $blk $b: $($DF replay --backend $b --no-meta --json "$WORK/$k$blk.case" 2>/dev/null | soft_json)"
+      done
+    done; done
+    scripts/identity.sh "$old" "$DF" cuda 1000 fold,tournament 2>&1 | tail -n 2
+    $DF hunt --backend cuda --kernel m-fold-bounds,m-tournament-bounds,fold,tournament --time 5 --markdown 2>&1 | grep '^|'
+  } >"$f" 2>&1
+  cat "$f"
+  grep -q '^IDENTICAL' "$f" && grep -q ', 0 not$' "$f"
 }
 
 # BLAS calls on the GPU: every kernel that takes them, strided cases for
@@ -454,19 +518,27 @@ blas() {
   return $rc
 }
 
+# The command that runs a campaign in DIR for SECS seconds, its summary
+# (DIR.summary) told it: a resume where DIR holds a campaign, else NEW, DIR
+# made afresh and the summary begun with the commit.
+campaign_cmd() {
+  local d=$1 secs=$2 cmd=$3
+  if [ -f "$d/campaign" ]; then
+    cmd="$DF run --resume $d --time ${secs}s --quiet"
+  else
+    rm -rf "$d" && mkdir -p "$(dirname "$d")" && : >"$d.summary"
+  fi
+  echo "\$ $cmd" >>"$d.summary"
+  [ -f "$d/campaign" ] || echo "commit: $(commit_of)" >>"$d.summary"
+  echo "$cmd"
+}
+
 # Strided cases over a long campaign: every kernel that takes BLAS calls,
 # a plugin's among them; its summary counts the bugs.
 stridedcamp() {
   local secs=${1:-600} d=${2:-$WORK/strided} f="$OUTDIR/blas-campaign.txt" plugin cmd
   plugin=$(realpath "${PLUGIN:-build/mydot_batch.so}")
-  if [ -f "$d/campaign" ]; then
-    cmd="$DF run --resume $d --time ${secs}s --quiet"
-  else
-    rm -rf "$d" && mkdir -p "$(dirname "$d")" && : >"$d.summary"
-    cmd="$DF run --backend cuda --kernel-lib $plugin --kernel shfl-blas,cublas-sdot,cublas-ddot,cublas-hdot,cublas-bfdot,mydot-batch-blas --out $d --time ${secs}s --seed 7 --quiet"
-    echo "commit: $(commit_of)" >>"$d.summary"
-  fi
-  sed -i "1i \\$ $cmd" "$d.summary"
+  cmd=$(campaign_cmd "$d" "$secs" "$DF run --backend cuda --kernel-lib $plugin --kernel shfl-blas,cublas-sdot,cublas-ddot,cublas-hdot,cublas-bfdot,mydot-batch-blas --out $d --time ${secs}s --seed 7 --quiet")
   local rc=0
   $cmd >>"$d.summary" 2>&1 || rc=$?
   echo "exit $rc" >>"$d.summary"
@@ -745,7 +817,7 @@ ROWS
 }
 
 bench() {
-  echo "\$ $DF bench --backend cuda --kernel shfl --time 3" >"$OUTDIR/bench.txt"
+  { echo "\$ $DF bench --backend cuda --kernel shfl --time 3"; echo "commit: $(commit_of)"; } >"$OUTDIR/bench.txt"
   $DF bench --backend cuda --kernel shfl --time 3 >>"$OUTDIR/bench.txt" 2>&1
   local rc=$?
   cat "$OUTDIR/bench.txt"
@@ -762,14 +834,7 @@ bench() {
 campaign() {
   local secs=${1:-300} d=${2:-$WORK/camp} rc cmd
   rm -rf "$OUTDIR/campaign" && mkdir -p "$OUTDIR/campaign"
-  if [ -f "$d/campaign" ]; then
-    cmd="$DF run --resume $d --time ${secs}s --quiet"
-  else
-    rm -rf "$d" && mkdir -p "$(dirname "$d")" && : >"$d.summary"
-    cmd="$DF run --backend cuda --time ${secs}s --seed 20261127 ${CAMPAIGN_OPTS---schedule 64} --quiet --out $d"
-  fi
-  echo "\$ $cmd" >>"$d.summary"
-  [ -f "$d/campaign" ] || echo "commit: $(commit_of)" >>"$d.summary"
+  cmd=$(campaign_cmd "$d" "$secs" "$DF run --backend cuda --time ${secs}s --seed 20261127 ${CAMPAIGN_OPTS---schedule 64} --quiet --out $d")
   $cmd >>"$d.summary" 2>&1
   rc=$?
   echo "exit $rc" >>"$d.summary"
@@ -922,9 +987,11 @@ case "${1:-}" in
   huge) huge ;;
   report) report_html "${2:-60}" ;;
   blas) blas "${2:-60}" ;;
-  stridedcamp) stridedcamp "${2:-600}" ;;
+  stridedcamp) stridedcamp "${2:-600}" "${3:-}" ;;
   rates) rates ;;
-  workers) workers "${2:-3}" "${3:-18}" ;;
+  workers) workers "${2:-2}" "${3:-15}" ;;
+  scaling) scaling "${2:-2}" "${3:-40}" ;;
+  packed) packed "${2:-}" ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
   json) json_out ;;
