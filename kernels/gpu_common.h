@@ -569,8 +569,7 @@ __device__ __forceinline__ df_rounds_case df_rounds_case_here(const df_gpu_batch
     r.c = cases + blockIdx.y;
     r.A = (float *)(scratch + r.c->scratch_off);
     r.soft = df_soft_dev_at(soft, r.c->result);
-    r.blk = (unsigned long long)blockIdx.x * (blockDim.x / lanes) + threadIdx.x / lanes;
-    r.thr = threadIdx.x % lanes;
+    df_batch_case_place(blockIdx.x, threadIdx.x, blockDim.x, lanes, &r.blk, &r.thr);
     return r;
 }
 

@@ -66,6 +66,46 @@ typedef struct df_gpu_batch_case {
  * threads holds block / lanes of a case's blocks, lanes threads each:
  * block is lanes, or DF_BATCH_PACK_THREADS where lanes is less. */
 enum { DF_BATCH_PACK_THREADS = 256 };
+
+#ifdef __CUDACC__
+#define DF_BATCH_HD __host__ __device__
+#else
+#define DF_BATCH_HD
+#endif
+
+/* A group's lanes for a case of block b of a kernel with these flags: b,
+ * or with DF_K_BATCH_ANY_BLOCK the power of two at or above b (up to
+ * 1024, the largest block a launch takes); and its CTA: the lanes, or with
+ * DF_K_BATCH_ANY_BLOCK at least DF_BATCH_PACK_THREADS. */
+static inline uint32_t df_batch_group_lanes(uint32_t flags, uint32_t b)
+{
+    if (!(flags & DF_K_BATCH_ANY_BLOCK) || b > 1024)
+        return b;
+    uint32_t p = 1;
+    while (p < b)
+        p <<= 1;
+    return p;
+}
+
+static inline uint32_t df_batch_group_cta(uint32_t flags, uint32_t b)
+{
+    const uint32_t lanes = df_batch_group_lanes(flags, b), pack = DF_BATCH_PACK_THREADS;
+    return (flags & DF_K_BATCH_ANY_BLOCK) && lanes < pack ? pack : lanes;
+}
+
+/* Thread tid of CTA cta (counted from the case's first) of a group whose
+ * CTAs of cta_threads threads hold cta_threads / lanes of a case's blocks,
+ * lanes threads each: block *blk, thread *thr of the case's own launch (a
+ * thread whose *thr is past the case's block idles). The batched launch
+ * places its threads so, and the backend renumbers a soft report so. */
+static inline DF_BATCH_HD void df_batch_case_place(uint32_t cta, uint32_t tid,
+                                                   uint32_t cta_threads, uint32_t lanes,
+                                                   unsigned long long *blk, uint32_t *thr)
+{
+    *blk = (unsigned long long)cta * (cta_threads / lanes) + tid / lanes;
+    *thr = tid % lanes;
+}
+
 typedef struct df_gpu_batch_group {
     size_t first, count;
     uint32_t block;

@@ -419,18 +419,20 @@ static void finish_one(void *ctx_, size_t j, unsigned worker)
     /* its own first reports, where it claimed a slot; the kernel wrote
      * the CTA and thread of the group's launch, which the case's own
      * launch numbers from first_block, several of its blocks a CTA where
-     * the CTA is wider than its lanes (df_cuda_group_cta) */
+     * the CTA is wider than its lanes (df_batch_case_place) */
     int claimed = 0;
     for (unsigned q = 0; q < DF_SOFT_CODES; q++)
         claimed |= cu->batch.h_claims[j * DF_SOFT_CODES + q];
     uint32_t added = claimed ? df_soft_slots_read_at(&cu->batch.bsoft, j, r) : 0;
-    uint32_t lanes = df_cuda_group_lanes(fj->k, tbl[j].block);
-    uint32_t per = df_cuda_group_cta(fj->k, tbl[j].block) / lanes;
+    const uint32_t flags = fj->k->flags, b = tbl[j].block;
     for (unsigned q = 0; q < DF_SOFT_CODES; q++)
         if (added & (1u << q)) {
             df_soft_report *s = &r->soft[q];
-            s->block = (s->block - tbl[j].first_block) * per + s->thread / lanes;
-            s->thread %= lanes;
+            unsigned long long blk;
+            df_batch_case_place(s->block - tbl[j].first_block, s->thread,
+                                df_batch_group_cta(flags, b), df_batch_group_lanes(flags, b),
+                                &blk, &s->thread);
+            s->block = (uint32_t)blk;
         }
 }
 

@@ -219,27 +219,6 @@ static inline uint64_t df_cuda_span_elems(const df_case *rc, int is_b)
     return df_blas_footprint(rc->n, is_b ? rc->blas.inc_b : rc->blas.inc_a);
 }
 
-/* A batched group's lanes for a case of block b: b itself, or for a
- * kernel whose launcher takes several block sizes in a group
- * (DF_K_BATCH_ANY_BLOCK) the power of two at or above b; and the group's
- * CTA: its lanes, or for such a kernel at least DF_BATCH_PACK_THREADS,
- * several of the case's blocks a CTA (kernels/gpu_ops.h). */
-static inline uint32_t df_cuda_group_lanes(const df_kernel *k, uint32_t b)
-{
-    if (!(k->flags & DF_K_BATCH_ANY_BLOCK) || b > 1024)
-        return b;
-    uint32_t p = 1;
-    while (p < b)
-        p <<= 1;
-    return p;
-}
-
-static inline uint32_t df_cuda_group_cta(const df_kernel *k, uint32_t b)
-{
-    const uint32_t lanes = df_cuda_group_lanes(k, b), pack = DF_BATCH_PACK_THREADS;
-    return (k->flags & DF_K_BATCH_ANY_BLOCK) && lanes < pack ? pack : lanes;
-}
-
 /* Adds the time since *t to stage k of the batch profile; *t = now. */
 static inline void df_cuda_batch_tick(df_cuda *cu, int k, double *t)
 {

@@ -261,7 +261,7 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
     return m;
 }
 
-/* Groups of one CTA and lanes (df_cuda_group_cta, df_cuda_group_lanes:
+/* Groups of one CTA and lanes (df_batch_group_cta, df_batch_group_lanes:
  * one block size, or for DF_K_BATCH_ANY_BLOCK block sizes up to a power
  * of two, which the sort by block puts in a run), each within one launch's
  * 2^31 - 1 blocks; fills the table (first_block within the group). A
@@ -285,14 +285,14 @@ static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngrou
                                            : c->launch.grid;
         int numbered = k->gpu->batch_blocks != NULL; /* else each case from block 0 */
         df_gpu_batch_group *g = ng ? &cu->plan.groups[ng - 1] : NULL;
-        uint32_t lanes = df_cuda_group_lanes(k, c->launch.block);
+        uint32_t lanes = df_batch_group_lanes(k->flags, c->launch.block);
         if (!g || g->lanes != lanes || (uint64_t)g->blocks + nb > (uint64_t)INT32_MAX) {
             if (grow_host((void **)&cu->plan.groups, &cu->plan.groups_cap, ng + 1,
                           sizeof *cu->plan.groups))
                 return -1;
             g = &cu->plan.groups[ng++];
-            *g = df_gpu_batch_group{j, 0, df_cuda_group_cta(k, c->launch.block), 0, 0, 0,
-                                    c->launch.block, lanes};
+            *g = df_gpu_batch_group{j, 0, df_batch_group_cta(k->flags, c->launch.block), 0, 0,
+                                    0, c->launch.block, lanes};
         }
         tbl[j].first_block = numbered ? g->blocks : 0;
         tbl[j].blocks = nb;
