@@ -539,9 +539,9 @@ static inline int df_tournament_round_enqueue(df_gpu_ctx *ctx, const df_case *c,
  * df_rounds_enqueue_batch runs a group of cases (one block size) stage by
  * stage, one launch per stage for all of them: the products, the checks'
  * setup, then each round and its checks, then the results. Its grid is
- * 2D: blockIdx.y is the case (cases[blockIdx.y]), blockIdx.x the block of
- * the case's own launch of that stage, which returns at once past that
- * launch's grid. A group takes cases of several block sizes
+ * 2D: blockIdx.y is the case (cases[blockIdx.y]), blockIdx.x its CTA of
+ * that stage, a thread past the grid of the case's own launch of the stage
+ * returning at once. A group takes cases of several block sizes
  * (DF_K_BATCH_ANY_BLOCK): each of its CTAs holds blockDim.x / lanes of a
  * case's blocks, lanes (the power of two at or above the case's block)
  * threads each, whose threads past the case's own block return at once
