@@ -212,10 +212,10 @@ static int parse_hunt_opts(int argc, char **argv, hunt_opts *o)
     return 0;
 }
 
-/* Whether a mutant's hunt is over: both oracles have flagged it. */
+/* Whether the row's mutant is caught by both oracles (df_hunt_caught). */
 static int caught(const hunt_row *row)
 {
-    return row->mutant && row->ours.found && row->seed.found;
+    return df_hunt_caught(row->mutant, &row->ours, &row->seed);
 }
 
 /* The first phase: cases 0, 1, ... one at a time in the sandbox, each

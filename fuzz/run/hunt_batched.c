@@ -27,8 +27,11 @@ typedef struct watch {
     df_sup *s;
 } watch;
 
-/* Both oracles have flagged a mutant: the phase has found what it ran for. */
-static int done(const df_hunt_batch *h) { return h->mutant && h->ours.found && h->seed_000.found; }
+/* The phase has found what it ran for. */
+static int done(const df_hunt_batch *h)
+{
+    return df_hunt_caught(h->mutant, &h->ours, &h->seed_000);
+}
 
 /* A finding saved: a bug verdict is this oracle's detection, at the case's
  * place in the kernel's stream (index + 1). */

@@ -24,6 +24,14 @@ typedef struct df_detection {
 void df_detection_note(df_detection *d, uint64_t cases, double seconds, const char *rule,
                        int batched);
 
+/* Whether a kernel's hunt is over: it is a mutant, and both oracles have
+ * flagged it (a correct kernel runs its whole budget). */
+static inline int df_hunt_caught(int mutant, const df_detection *ours,
+                                 const df_detection *seed_000)
+{
+    return mutant && ours->found && seed_000->found;
+}
+
 typedef struct df_hunt_batch {
     /* what to run */
     const char *backend;     /* "cuda" or "host": the one the first phase ran on */
