@@ -419,25 +419,37 @@ rates() {
   return $rc
 }
 
+# The GPUs here (GPUS), the CPUs (CPUS), a GPU's share of them (SHARE)
+# and taskset's list for that share (MINE): one GPU run as on a host of
+# its own.
+gpu_share() {
+  GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); CPUS=$(nproc)
+  SHARE=$(( CPUS / (GPUS > 0 ? GPUS : 1) )); MINE="0-$(( SHARE - 1 ))"
+}
+
+# The "cases in" line of a run (the command after DIR, its corpus DIR made
+# afresh): on GPU 0 held to MINE, or on every GPU.
+run_one_gpu() { local d=$1; shift; rm -rf "$d"; CUDA_VISIBLE_DEVICES=0 taskset -c "$MINE" "$@" --corpus "$d" 2>&1 | grep 'cases in' | tr '\n' ' '; }
+run_all_gpus() { local d=$1; shift; rm -rf "$d"; "$@" --corpus "$d" 2>&1 | grep 'cases in' | tr '\n' ' '; }
+
 # Workers a GPU: the default run on one GPU held to the CPUs a GPU has
 # (taskset: as on a host of one GPU), with the default workers (two where
 # that is 16 CPUs or more) and with --jobs 1, 3 and 4; where there are
 # more GPUs, on all of them with the default and with four a GPU;
 # alternated ROUNDS times (default 2), S seconds each (default 15).
 workers() {
-  local r="$DF run --backend cuda --time ${2:-15}s --seed 1 --save-precision none --save-bugs none --quiet"
-  local gpus cpus; gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); cpus=$(nproc)
-  local mine="0-$(( cpus / (gpus > 0 ? gpus : 1) - 1 ))" i j
-  one() { rm -rf "$WORK/workers"; CUDA_VISIBLE_DEVICES=0 taskset -c "$mine" $r "$@" --corpus "$WORK/workers" 2>&1 | grep -E 'cases in' | tr '\n' ' '; }
-  all_gpus() { rm -rf "$WORK/workers"; $r "$@" --corpus "$WORK/workers" 2>&1 | grep -E 'cases in' | tr '\n' ' '; }
-  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $mine] $r [--jobs J] --corpus DIR   (alternated, ${1:-2} rounds)"
-    echo "commit: $(commit_of); $gpus GPU(s), $cpus CPUs"
+  local r="$DF run --backend cuda --time ${2:-15}s --seed 1 --save-precision none --save-bugs none --quiet" i j
+  gpu_share
+  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $MINE] $r [--jobs J] --corpus DIR   (alternated, ${1:-2} rounds)"
+    echo "commit: $(commit_of); $GPUS GPU(s), $CPUS CPUs"
     for i in $(seq "${1:-2}"); do
-      echo "one GPU, $(( cpus / (gpus > 0 ? gpus : 1) )) cores, default: $(one)"
-      for j in 1 3 4; do echo "one GPU, $(( cpus / (gpus > 0 ? gpus : 1) )) cores, --jobs $j: $(one --jobs $j)"; done
-      if [ "$gpus" -gt 1 ]; then
-        echo "$gpus GPUs, $cpus cores, default: $(all_gpus)"
-        echo "$gpus GPUs, $cpus cores, --jobs $(( 4 * gpus )): $(all_gpus --jobs $(( 4 * gpus )))"
+      echo "one GPU, $SHARE cores, default: $(run_one_gpu "$WORK/workers" $r)"
+      for j in 1 3 4; do
+        echo "one GPU, $SHARE cores, --jobs $j: $(run_one_gpu "$WORK/workers" $r --jobs $j)"
+      done
+      if [ "$GPUS" -gt 1 ]; then
+        echo "$GPUS GPUs, $CPUS cores, default: $(run_all_gpus "$WORK/workers" $r)"
+        echo "$GPUS GPUs, $CPUS cores, --jobs $(( 4 * GPUS )): $(run_all_gpus "$WORK/workers" $r --jobs $(( 4 * GPUS )))"
       fi
     done
   } >"$OUTDIR/workers.txt"
@@ -448,21 +460,18 @@ workers() {
 # every GPU, alternated ROUNDS times (default 2), S seconds each (default
 # 40), and the ratio of their means.
 scaling() {
-  local r="$DF run --backend cuda --time ${2:-40}s --seed 1 --save-precision none --save-bugs none --quiet"
-  local gpus cpus; gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); cpus=$(nproc)
-  local mine="0-$(( cpus / (gpus > 0 ? gpus : 1) - 1 ))" i
-  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $mine] $r --corpus DIR   (alternated, ${1:-2} rounds)"
-    echo "commit: $(commit_of); $gpus GPU(s), $cpus CPUs"
+  local r="$DF run --backend cuda --time ${2:-40}s --seed 1 --save-precision none --save-bugs none --quiet" i
+  gpu_share
+  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $MINE] $r --corpus DIR   (alternated, ${1:-2} rounds)"
+    echo "commit: $(commit_of); $GPUS GPU(s), $CPUS CPUs"
     for i in $(seq "${1:-2}"); do
-      rm -rf "$WORK/scaling"
-      echo "one GPU, $(( cpus / (gpus > 0 ? gpus : 1) )) cores: $(CUDA_VISIBLE_DEVICES=0 taskset -c "$mine" $r --corpus "$WORK/scaling" 2>&1 | grep 'cases in')"
-      rm -rf "$WORK/scaling"
-      echo "$gpus GPUs, $cpus cores: $($r --corpus "$WORK/scaling" 2>&1 | grep 'cases in')"
+      echo "one GPU, $SHARE cores: $(run_one_gpu "$WORK/scaling" $r)"
+      echo "$GPUS GPUs, $CPUS cores: $(run_all_gpus "$WORK/scaling" $r)"
     done
   } >"$OUTDIR/scaling.txt"
   awk -F'[(]' '/cases\/s/ { split($2, v, " "); if ($0 ~ /^one GPU/) { o += v[1]; no++ } else { a += v[1]; na++ } }
        END { if (no && na) printf "scaling: %.0f / %.0f = %.2f x (%.0f%% of linear over %d GPUs)\n", a / na, o / no, (a / na) / (o / no), 100 * (a / na) / (o / no) / G, G }' \
-    G="$gpus" "$OUTDIR/scaling.txt" >>"$OUTDIR/scaling.txt"
+    G="$GPUS" "$OUTDIR/scaling.txt" >>"$OUTDIR/scaling.txt"
   cat "$OUTDIR/scaling.txt"
 }
 
