@@ -279,6 +279,8 @@ static int gpu_device_form(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
     if (rc != 0)
         return form_failed(s, "dot_device", rc, &ctx->failed_call, ctx->detail,
                            sizeof ctx->detail);
+    if (df_gpu_fetch_later(ctx, ctx->d_result, acc_size(s->pk.acc)))
+        return 0;
     e = cudaMemcpyAsync(ctx->h_result, ctx->d_result, acc_size(s->pk.acc),
                         cudaMemcpyDeviceToHost, stream);
     if (e != cudaSuccess) {

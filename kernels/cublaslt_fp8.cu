@@ -146,6 +146,21 @@ static std::mutex lt_lock;
         }                                                                      \
     } while (0)
 
+/* A and B (span bytes each, A then B) from the case's n bytes of a and
+ * b, zeros past them: one launch, where a memset and two copies would be
+ * three operations a case on the device's queues. */
+static const size_t LT_PAD_THREADS = 256, LT_PAD_BLOCKS_MAX = 512;
+
+__global__ void lt_pad_kernel(const unsigned char *a, const unsigned char *b, unsigned char *A,
+                              size_t n, size_t span)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < 2 * span; i += stride) {
+        const size_t at = i < span ? i : i - span;
+        A[i] = at >= n ? 0 : i < span ? a[at] : b[at];
+    }
+}
+
 static int lt_enqueue(df_gpu_ctx *ctx, const df_case *c, lt_call call)
 {
     cudaStream_t stream = (cudaStream_t)ctx->stream;
@@ -154,13 +169,11 @@ static int lt_enqueue(df_gpu_ctx *ctx, const df_case *c, lt_call call)
     float *D = (float *)(B + span);
     size_t wsb = lt_workspace[call];
     void *ws = wsb ? (char *)D + lt_align(LT_DIM * LT_DIM * sizeof(float)) : NULL;
-    DF_TRY(cudaMemsetAsync(A, 0, 2 * span, stream), "cudaMemsetAsync(A, B)");
-    if (c->n) {
-        DF_TRY(cudaMemcpyAsync(A, ctx->a, c->n, cudaMemcpyDeviceToDevice, stream),
-               "cudaMemcpyAsync(A)");
-        DF_TRY(cudaMemcpyAsync(B, ctx->b, c->n, cudaMemcpyDeviceToDevice, stream),
-               "cudaMemcpyAsync(B)");
-    }
+    size_t pad_blocks = (2 * span + LT_PAD_THREADS - 1) / LT_PAD_THREADS;
+    lt_pad_kernel<<<(unsigned)(pad_blocks < LT_PAD_BLOCKS_MAX ? pad_blocks : LT_PAD_BLOCKS_MAX),
+                    LT_PAD_THREADS, 0, stream>>>((const unsigned char *)ctx->a,
+                                                 (const unsigned char *)ctx->b, A, c->n, span);
+    DF_TRY(cudaGetLastError(), "lt_pad_kernel<<<>>>");
     int rc = 0;
     cublasLtMatmulDesc_t op = NULL;
     cublasLtMatrixLayout_t ad = NULL, bd = NULL, dd = NULL;

@@ -46,10 +46,15 @@ static inline int df_zero_result(df_gpu_ctx *ctx, size_t bytes)
     return 0;
 }
 
-/* Copies the result, bytes at device address src, into ctx->h_result. */
+/* Copies the result, bytes at device address src, into ctx->h_result;
+ * in a batch, records where it lies for the backend's one copy of every
+ * case's (df_gpu_fetch_later): a copy a case is a copy engine's round
+ * trip on the device and an API call on the host. */
 static inline int df_fetch_result(df_gpu_ctx *ctx, const void *src,
                                   size_t bytes)
 {
+    if (df_gpu_fetch_later(ctx, src, bytes))
+        return 0;
     DF_TRY(cudaMemcpyAsync(ctx->h_result, src, bytes, cudaMemcpyDeviceToHost,
                            (cudaStream_t)ctx->stream),
            "cudaMemcpyAsync(result)");

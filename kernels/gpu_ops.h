@@ -18,6 +18,16 @@
 extern "C" {
 #endif
 
+/* Where a case's result lies on the device once its launches end: a
+ * batched run's enqueue records it (df_gpu_fetch_later) in place of
+ * copying it, and the backend copies every case's result in one launch
+ * after the batch (src NULL: the case copied its own). */
+typedef struct df_gpu_fetch {
+    const void *src; /* device */
+    uint32_t bytes;  /* at most 16 */
+    uint32_t unused;
+} df_gpu_fetch;
+
 /* Per-case view of the backend's buffers handed to a kernel. */
 typedef struct df_gpu_ctx {
     const void *a, *b;      /* device: the case's vectors, at their offsets */
@@ -27,6 +37,9 @@ typedef struct df_gpu_ctx {
                                NULL after a batched launch (finish) */
     void *d_result;         /* device: 16 bytes for the result */
     void *h_result;         /* pinned host: 16 bytes the result is copied to */
+    df_gpu_fetch *fetch;    /* a batched run's: the result's place is recorded
+                               here (df_gpu_fetch_later) and the backend copies
+                               it to h_result; NULL: enqueue copies it */
     void *stream;           /* cudaStream_t */
     void *cublas;           /* cublasHandle_t, created on first use by cublas kernels */
     int debug_invariants;   /* fold/tournament: check the loop invariant each round */
@@ -34,6 +47,18 @@ typedef struct df_gpu_ctx {
     const char *failed_call; /* set by enqueue/finish on a CUDA error: the call */
     char detail[160];       /* optional extra context (e.g. broken invariant) */
 } df_gpu_ctx;
+
+/* Where ctx->fetch is set, records bytes (at most 16) at device address
+ * src as the case's result, for the backend's one copy after the batch,
+ * and returns 1; else 0: the caller copies it to h_result itself. */
+static inline int df_gpu_fetch_later(df_gpu_ctx *ctx, const void *src, size_t bytes)
+{
+    if (!ctx->fetch || bytes > 16)
+        return 0;
+    ctx->fetch->src = src;
+    ctx->fetch->bytes = (uint32_t)bytes;
+    return 1;
+}
 
 /* One case of a batched launch (df_gpu_ops.enqueue_batch), in device
  * memory. The backend sorts a batch's cases by block size into groups;
@@ -141,7 +166,8 @@ struct df_gpu_ops {
     /* Device scratch the kernel needs for (n, launch); NULL = none. */
     size_t (*scratch_bytes)(uint64_t n, const df_launch *launch);
     /* Enqueues all GPU work for the case on ctx->stream, including the copy
-     * of the result into ctx->h_result (or partials into h_scratch).
+     * of the result into ctx->h_result (or partials into h_scratch), or
+     * the record of where it lies (df_gpu_fetch_later, in a batch).
      * Returns 0, a cudaError_t / cublasStatus_t value (ctx->failed_call
      * names the call; cuBLAS calls are named "cublas..."), or a negative
      * value for a failure found on the host that is no CUDA error (a broken

@@ -313,6 +313,7 @@ extern "C" void df_cuda_close(df_cuda *cu)
     (void)cudaFreeHost(cu->batch.h_batch);
     (void)cudaFreeHost(cu->batch.h_bres);
     (void)cudaFreeHost(cu->batch.h_claims);
+    (void)cudaFreeHost(cu->batch.h_fetch);
     free(cu->plan.items);
     free(cu->plan.stage_at);
     free(cu->plan.groups);

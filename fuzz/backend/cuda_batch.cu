@@ -14,9 +14,11 @@
  * and one copy out; any other kernel runs its own enqueue for each case
  * round the side streams (enqueue_each; from several of the pool's
  * threads where the kernel says its enqueue may: DF_K_ENQUEUE_THREADS),
- * with its own launches and result copies but no synchronization between
- * cases. The results and the soft-error slots' claim words come back into
- * pinned memory, and each case's result goes through the kernel's finish.
+ * with its own launches but no synchronization between cases; each says
+ * where its result lies (df_gpu_fetch_later) rather than copying it. The
+ * results and the soft-error slots' claim words come back into pinned
+ * memory in one launch, and each case's result goes through the kernel's
+ * finish.
  * Batches of the kernels that check loop invariants in debug-invariant
  * mode, and every batch once the context is broken, run case after case
  * through df_cuda_run.
@@ -64,6 +66,17 @@ static int run_one_by_one(df_cuda *cu, const df_kernel *k, const df_case *const 
  * scratch's pinned twin where the case's enqueue copies into it: NULL for
  * a kernel with a batched launcher (the plan makes no twin for it, and
  * one left by an earlier kernel's batch is not this case's). */
+/* Whether k's cases of a batch record where their results lie
+ * (df_gpu_fetch_later) for batch_out_kernel to copy, rather than each
+ * copying its own: a kernel without a batched launcher, where the pinned
+ * buffers have device addresses. */
+static int fetch_later(const df_cuda *cu, const df_kernel *k)
+{
+    const df_cuda_batch_bufs *b = &cu->batch;
+    return !k->gpu->enqueue_batch && b->h_fetch && b->h_fetch_dev && b->h_bres_dev &&
+           b->h_claims_dev;
+}
+
 static void fill_batch_ctx(const df_cuda *cu, const df_kernel *k, size_t j, df_gpu_ctx *ctx)
 {
     const df_cuda_batch_item *it = &cu->plan.items[j];
@@ -134,9 +147,10 @@ static int sides_join(df_cuda *cu, size_t ns, int code, const char **call)
 }
 
 /* A kernel without a batched launcher: its own enqueue for each case, each
- * in its part of the batch's buffers (fill_batch_ctx) and copying its own
- * result (or block partials) to the host, as when it runs alone, but with
- * no synchronization between cases. The cases go round the side streams,
+ * in its part of the batch's buffers (fill_batch_ctx), copying its block
+ * partials to the host where it has them, as when it runs alone, and
+ * saying where its result lies for batch_out_kernel's copy (fetch_later),
+ * with no synchronization between cases. The cases go round the side streams,
  * which start after the unpack and which the stream then waits for, so
  * cases run side by side: one case of seed 000's kernels (a thread per
  * block adding its block serially) leaves most of the GPU idle. A kernel
@@ -171,6 +185,8 @@ static int enqueue_case(df_cuda *cu, const df_kernel *k, size_t j, cudaStream_t 
 {
     df_gpu_ctx ctx;
     fill_batch_ctx(cu, k, j, &ctx);
+    if (fetch_later(cu, k))
+        ctx.fetch = &cu->batch.h_fetch[j];
     if (stream)
         ctx.stream = stream;
     ctx.cublas = *handle;
@@ -251,16 +267,26 @@ static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **
  * into their pinned copies, by the SMs' stores over PCIe: not two copies
  * on the copy engine, where they would queue behind the generation's
  * copy back (its pieces of megabytes) while the caller's synchronization
- * waits on them. */
+ * waits on them. The results are the batch's result slots (fetch NULL:
+ * a batched launch's), or the bytes each case's enqueue said its result
+ * is (fetch: df_gpu_fetch_later; a case with no place copied its own). */
 static const size_t OUT_THREADS = 256, OUT_BLOCKS_MAX = 256;
 static_assert(DF_CUDA_RESULT_BYTES == sizeof(uint4), "a result is one uint4");
 
-__global__ void batch_out_kernel(const uint4 *res, uint4 *h_res, size_t nres, const int *claims,
-                                 int *h_claims, size_t nclaims)
+__global__ void batch_out_kernel(const uint4 *res, const df_gpu_fetch *fetch, uint4 *h_res,
+                                 size_t nres, const int *claims, int *h_claims, size_t nclaims)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nres; i += stride)
-        h_res[i] = res[i];
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nres; i += stride) {
+        if (!fetch) {
+            h_res[i] = res[i];
+            continue;
+        }
+        const df_gpu_fetch f = fetch[i];
+        const unsigned char *src = (const unsigned char *)f.src;
+        for (uint32_t q = 0; src && q < f.bytes; q++)
+            ((unsigned char *)&h_res[i])[q] = src[q];
+    }
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nclaims; i += stride)
         h_claims[i] = claims[i];
 }
@@ -297,11 +323,14 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
     if ((e = df_cuda_unpack_batch(cu, m, longest)) != cudaSuccess)
         return *call = "batch_unpack_kernel", (int)e;
     (void)cudaEventRecord(cu->launch.bev[2], cu->stream);
+    const int later = fetch_later(cu, k);
+    if (later) /* each case's enqueue records its result's place */
+        memset(cu->batch.h_fetch, 0, m * sizeof *cu->batch.h_fetch);
     if (!launch) {
         int code = enqueue_each(cu, k, m, call, detail, dlen);
         if (code != 0)
             return code;
-        (void)cudaEventRecord(cu->launch.bev[3], cu->stream); /* each copied its own result */
+        (void)cudaEventRecord(cu->launch.bev[3], cu->stream); /* each result copied or placed */
     } else {
         df_gpu_batch bt;
         memset(&bt, 0, sizeof bt);
@@ -351,14 +380,15 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
      * words (a report claims its slot first): batch_finish reads the
      * pinned slots of the cases that have one, not a cache miss a case in
      * memory the device wrote */
-    const size_t nres = launch ? m : 0, nclaims = m * DF_SOFT_CODES;
+    const size_t nres = launch || later ? m : 0, nclaims = m * DF_SOFT_CODES;
     if (cu->batch.h_bres_dev && cu->batch.h_claims_dev) {
         size_t most = nres > nclaims ? nres : nclaims;
         size_t blocks = (most + OUT_THREADS - 1) / OUT_THREADS;
         batch_out_kernel<<<(unsigned)(blocks < OUT_BLOCKS_MAX ? blocks : OUT_BLOCKS_MAX),
                            OUT_THREADS, 0, cu->stream>>>(
-            (const uint4 *)cu->batch.d_bres, (uint4 *)cu->batch.h_bres_dev, nres,
-            cu->batch.bsoft.d_claim, cu->batch.h_claims_dev, nclaims);
+            (const uint4 *)cu->batch.d_bres, later ? cu->batch.h_fetch_dev : NULL,
+            (uint4 *)cu->batch.h_bres_dev, nres, cu->batch.bsoft.d_claim,
+            cu->batch.h_claims_dev, nclaims);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return *call = "batch_out_kernel", (int)e;
     } else {

@@ -99,10 +99,16 @@ typedef struct df_cuda_batch_bufs {
     df_soft_slots bsoft;         /* one set of soft-error slots per case */
     int *h_claims;               /* pinned: bsoft's claim words after the batch */
     size_t h_claims_cap;
-    /* h_bres and h_claims as the device addresses them (batch_out_kernel
-     * writes them), or NULL: copies instead; *_of: the buffers they are of */
+    /* pinned: where each case of a kernel without a batched launcher left
+     * its result (df_gpu_fetch_later), which batch_out_kernel reads */
+    df_gpu_fetch *h_fetch;
+    size_t h_fetch_cap;
+    /* h_bres, h_claims and h_fetch as the device addresses them
+     * (batch_out_kernel), or NULL: copies instead, and each case copies its
+     * own result; *_of: the buffers they are of */
     void *h_bres_dev, *h_bres_of;
     int *h_claims_dev, *h_claims_of;
+    df_gpu_fetch *h_fetch_dev, *h_fetch_of;
 } df_cuda_batch_bufs;
 
 /* A batch laid out (batch_plan, batch_groups, batch_stage). */

@@ -544,11 +544,18 @@ static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t hos
     if ((*e = df_cuda_grow((void **)&b->h_claims, &b->h_claims_cap,
                            m * DF_SOFT_CODES * sizeof *b->h_claims, 1)))
         return "cudaMallocHost(batch soft claims)";
+    if (twin && (*e = df_cuda_grow((void **)&b->h_fetch, &b->h_fetch_cap,
+                                   m * sizeof *b->h_fetch, 1)))
+        return "cudaMallocHost(batch result places)";
     if (b->h_bres_of != b->h_bres || b->h_claims_of != b->h_claims) {
         b->h_bres_dev = df_cuda_device_view(b->h_bres);
         b->h_claims_dev = (int *)df_cuda_device_view(b->h_claims);
         b->h_bres_of = b->h_bres;
         b->h_claims_of = b->h_claims;
+    }
+    if (b->h_fetch_of != b->h_fetch) {
+        b->h_fetch_dev = (df_gpu_fetch *)df_cuda_device_view(b->h_fetch);
+        b->h_fetch_of = b->h_fetch;
     }
     if (b->bsoft.count < m) {
         const char *call = NULL;
