@@ -243,6 +243,40 @@ uint64_t df_backend_stage_batch(df_backend *b, const df_kernel *k, const df_case
     return 0;
 }
 
+void df_backend_part_start(df_backend *b, const df_kernel *k, const df_case *const *cases,
+                           const df_derive *derive, size_t n, df_result *res, size_t *done,
+                           int *rc, uint64_t ticket)
+{
+#ifdef DOTFUZZ_CUDA
+    if (b->is_cuda && df_backend_supports(b, k)) {
+        df_cuda_part_start(b->cuda, k, cases, derive, n, res, done, rc, ticket);
+        return;
+    }
+#endif
+    *rc = df_backend_run_batch(b, k, cases, derive, n, res, done, NULL, NULL, ticket);
+}
+
+void df_backend_parts_end(df_backend *b)
+{
+#ifdef DOTFUZZ_CUDA
+    if (b->is_cuda)
+        df_cuda_parts_end(b->cuda);
+#else
+    (void)b;
+#endif
+}
+
+unsigned df_backend_parts_in_flight(const df_backend *b)
+{
+#ifdef DOTFUZZ_CUDA
+    if (b->is_cuda)
+        return DF_CUDA_PARTS_IN_FLIGHT;
+#else
+    (void)b;
+#endif
+    return 1;
+}
+
 int df_backend_run_batch(df_backend *b, const df_kernel *k, const df_case *const *cases,
                          const df_derive *derive, size_t n, df_result *res, size_t *done,
                          void (*meanwhile)(void *ctx), void *ctx, uint64_t ticket)

@@ -57,6 +57,22 @@ int df_backend_run(df_backend *b, const df_kernel *k, const df_case *c,
 int df_backend_run_batch(df_backend *b, const df_kernel *k, const df_case *const *cases,
                          const df_derive *derive, size_t n, df_result *res, size_t *done,
                          void (*meanwhile)(void *ctx), void *ctx, uint64_t ticket);
+/* df_backend_run_batch in two halves, so that several kernels' batches
+ * are in flight at once (the cuda backend; the host backend runs each at
+ * its start): df_backend_part_start issues k's batch and returns; what
+ * df_backend_run_batch would return goes to *rc, and *done with it, when
+ * the part ends, at the latest in df_backend_parts_end, which ends every
+ * part in flight (res, done and rc must stay until then). Up to
+ * df_backend_parts_in_flight parts are in flight; the next start ends the
+ * oldest. When the backend becomes unusable with several parts in flight,
+ * none of their cases carries the error: *done counts what ran before,
+ * and the caller runs the others again one at a time. */
+void df_backend_part_start(df_backend *b, const df_kernel *k, const df_case *const *cases,
+                           const df_derive *derive, size_t n, df_result *res, size_t *done,
+                           int *rc, uint64_t ticket);
+void df_backend_parts_end(df_backend *b);
+unsigned df_backend_parts_in_flight(const df_backend *b);
+
 /* The cuda backend's plan and staging of a batch, done ahead of its
  * df_backend_run_batch (same k, cases, derive, n and res, which must not change
  * meanwhile, and no other batch run or staged in between: the staging is

@@ -265,6 +265,7 @@ extern "C" int df_cuda_open(df_cuda **out, char *err, size_t err_len)
             snprintf(err, err_len, "cannot open CUDA device 0: out of memory");
         return -1;
     }
+    cu->ln = &cu->lanes[0];
     const char *timing = getenv("DOTFUZZ_GEN_TIMING");
     cu->gen_timing = timing && timing[0] && strcmp(timing, "0") != 0;
     cudaDeviceProp prop;
@@ -288,15 +289,52 @@ extern "C" int df_cuda_open(df_cuda **out, char *err, size_t err_len)
     return 0;
 }
 
+/* A lane's buffers, streams, events and handles (df_cuda_close). */
+static void close_lane(df_cuda_lane *ln)
+{
+    df_cuda_batch_bufs *b = &ln->batch;
+    df_cuda_launch *l = &ln->launch;
+    if (ln->cublas)
+        (void)cublasDestroy((cublasHandle_t)ln->cublas);
+    for (int t = 0; t < DF_CUDA_ENQ_THREADS; t++)
+        if (ln->cublas_mt[t])
+            (void)cublasDestroy((cublasHandle_t)ln->cublas_mt[t]);
+    (void)cudaFree(b->d_batch);
+    (void)cudaFree(b->d_pack);
+    (void)cudaFree(b->d_bscratch);
+    (void)cudaFreeHost(b->h_bscratch);
+    (void)cudaFree(b->d_bres);
+    (void)cudaFreeHost(b->h_batch);
+    (void)cudaFreeHost(b->h_bres);
+    (void)cudaFreeHost(b->h_claims);
+    (void)cudaFreeHost(b->h_fetch);
+    df_soft_slots_close(&b->bsoft);
+    free(ln->plan.items);
+    free(ln->plan.stage_at);
+    free(ln->plan.groups);
+    for (int s = 0; s < DF_CUDA_SIDE_STREAMS; s++) {
+        if (l->side[s])
+            (void)cudaStreamDestroy(l->side[s]);
+        if (l->side_done[s])
+            (void)cudaEventDestroy(l->side_done[s]);
+    }
+    if (l->unpacked)
+        (void)cudaEventDestroy(l->unpacked);
+    for (int k = 0; k < 5; k++)
+        if (l->bev[k])
+            (void)cudaEventDestroy(l->bev[k]);
+    if (ln->stream)
+        (void)cudaStreamDestroy(ln->stream);
+}
+
 extern "C" void df_cuda_close(df_cuda *cu)
 {
     if (!cu)
         return;
     if (cu->cublas)
         (void)cublasDestroy((cublasHandle_t)cu->cublas);
-    for (int t = 0; t < DF_CUDA_ENQ_THREADS; t++)
-        if (cu->cublas_mt[t])
-            (void)cublasDestroy((cublasHandle_t)cu->cublas_mt[t]);
+    for (int l = 0; l < DF_CUDA_LANES; l++)
+        close_lane(&cu->lanes[l]);
     df_cuda_perturb_close(cu);
     (void)cudaFree(cu->one.d_a);
     (void)cudaFree(cu->one.d_b);
@@ -305,30 +343,9 @@ extern "C" void df_cuda_close(df_cuda *cu)
     (void)cudaFreeHost(cu->one.h_stage);
     (void)cudaFreeHost(cu->one.h_scratch);
     (void)cudaFreeHost(cu->one.h_result);
-    (void)cudaFree(cu->batch.d_batch);
-    (void)cudaFree(cu->batch.d_pack);
-    (void)cudaFree(cu->batch.d_bscratch);
-    (void)cudaFreeHost(cu->batch.h_bscratch);
-    (void)cudaFree(cu->batch.d_bres);
-    (void)cudaFreeHost(cu->batch.h_batch);
-    (void)cudaFreeHost(cu->batch.h_bres);
-    (void)cudaFreeHost(cu->batch.h_claims);
-    (void)cudaFreeHost(cu->batch.h_fetch);
-    free(cu->plan.items);
-    free(cu->plan.stage_at);
-    free(cu->plan.groups);
     df_soft_slots_close(&cu->one.soft);
-    df_soft_slots_close(&cu->batch.bsoft);
     if (cu->stream)
         (void)cudaStreamDestroy(cu->stream);
-    for (int s = 0; s < DF_CUDA_SIDE_STREAMS; s++) {
-        if (cu->launch.side[s])
-            (void)cudaStreamDestroy(cu->launch.side[s]);
-        if (cu->launch.side_done[s])
-            (void)cudaEventDestroy(cu->launch.side_done[s]);
-    }
-    if (cu->launch.unpacked)
-        (void)cudaEventDestroy(cu->launch.unpacked);
     for (int g = 0; g < DF_CUDA_GEN_SETS; g++) {
         (void)cudaFreeHost(cu->gen[g].h_cs);
         (void)cudaFreeHost(cu->gen[g].h_out);
@@ -343,9 +360,6 @@ extern "C" void df_cuda_close(df_cuda *cu)
         if (cu->gen[g].stream)
             (void)cudaStreamDestroy(cu->gen[g].stream);
     }
-    for (int k = 0; k < 5; k++)
-        if (cu->launch.bev[k])
-            (void)cudaEventDestroy(cu->launch.bev[k]);
     free(cu);
 }
 

@@ -100,8 +100,24 @@ int df_cuda_run(df_cuda *cu, const df_kernel *k, const df_case *c,
 int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                       const df_derive *derive, size_t n, df_result *res, size_t *done,
                       void (*meanwhile)(void *ctx), void *ctx, uint64_t ticket);
+/* df_cuda_run_batch in two halves, so that several kernels' batches are
+ * in flight at once (on lanes of their own: cuda_internal.h), the next
+ * one planned, staged and issued while the device runs the earlier ones:
+ * df_cuda_part_start issues k's cases and returns, and its return value
+ * and *done go to *rc and *done when the part ends, at the latest in
+ * df_cuda_parts_end, which ends every part in flight (res, done and rc
+ * must stay until then). A part that cannot be issued ends at once. When
+ * the context breaks with several parts in flight, none of their cases
+ * carries the error: *done counts only what ran before, and *rc is -1. */
+enum { DF_CUDA_PARTS_IN_FLIGHT = 4 };
+void df_cuda_part_start(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                        const df_derive *derive, size_t n, df_result *res, size_t *done,
+                        int *rc, uint64_t ticket);
+void df_cuda_parts_end(df_cuda *cu);
+
 /* Plans and stages k's cases[0..n) into the batch buffers now, for a
- * df_cuda_run_batch of the same k, cases, derive and n with the ticket returned
+ * df_cuda_run_batch (or df_cuda_part_start) of the same k, cases, derive
+ * and n with the ticket returned
  * (nonzero) and no other batch or staging in between, which then only
  * launches them (anything else, or ticket 0, plans them again). res is
  * that run's: the invalid cases' errors are written now and must stay. The

@@ -1,8 +1,14 @@
 /* fuzz/backend/cuda_batch.cu — the cuda backend's batched run
- * (df_cuda_run_batch; API in cuda_backend.h) and the batch profile
+ * (df_cuda_run_batch, and its halves df_cuda_part_start and
+ * df_cuda_parts_end; API in cuda_backend.h) and the batch profile
  * (df_cuda_batch_times).
  *
- * A batch has one copy in and one synchronization: every valid case's
+ * A kernel's batch (a part, when the engine runs a batch's kernels side
+ * by side) runs on a lane of its own (cuda_internal.h): its buffers,
+ * stream, side streams and cuBLAS handles, up to DF_CUDA_LANES parts in
+ * flight, each ended (waited for and finished) when its lane is taken
+ * again or by df_cuda_parts_end. A part has one copy in and one
+ * synchronization: every valid case's
  * vectors, inside the same guard zones as one case's (so each keeps its
  * misalignment and its poison), and the table of cases are staged into
  * one pinned buffer (the plan and staging: cuda_stage.cu) and copied as
@@ -72,35 +78,35 @@ static int run_one_by_one(df_cuda *cu, const df_kernel *k, const df_case *const 
  * buffers have device addresses. */
 static int fetch_later(const df_cuda *cu, const df_kernel *k)
 {
-    const df_cuda_batch_bufs *b = &cu->batch;
+    const df_cuda_batch_bufs *b = &cu->ln->batch;
     return !k->gpu->enqueue_batch && b->h_fetch && b->h_fetch_dev && b->h_bres_dev &&
            b->h_claims_dev;
 }
 
 static void fill_batch_ctx(const df_cuda *cu, const df_kernel *k, size_t j, df_gpu_ctx *ctx)
 {
-    const df_cuda_batch_item *it = &cu->plan.items[j];
+    const df_cuda_batch_item *it = &cu->ln->plan.items[j];
     memset(ctx, 0, sizeof *ctx);
-    ctx->a = (const char *)cu->batch.d_batch + it->off_a + it->pre_a;
-    ctx->b = (const char *)cu->batch.d_batch + it->off_b + it->pre_b;
-    ctx->d_scratch = (char *)cu->batch.d_bscratch + it->scratch_off;
-    ctx->h_scratch = cu->batch.h_bscratch && !k->gpu->enqueue_batch
-                         ? (char *)cu->batch.h_bscratch + it->scratch_off
+    ctx->a = (const char *)cu->ln->batch.d_batch + it->off_a + it->pre_a;
+    ctx->b = (const char *)cu->ln->batch.d_batch + it->off_b + it->pre_b;
+    ctx->d_scratch = (char *)cu->ln->batch.d_bscratch + it->scratch_off;
+    ctx->h_scratch = cu->ln->batch.h_bscratch && !k->gpu->enqueue_batch
+                         ? (char *)cu->ln->batch.h_bscratch + it->scratch_off
                          : NULL;
     ctx->d_scratch_bytes = it->scratch_bytes;
-    ctx->d_result = (char *)cu->batch.d_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
-    ctx->h_result = (char *)cu->batch.h_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
-    ctx->stream = cu->stream;
-    ctx->cublas = cu->cublas;
+    ctx->d_result = (char *)cu->ln->batch.d_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
+    ctx->h_result = (char *)cu->ln->batch.h_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
+    ctx->stream = cu->ln->stream;
+    ctx->cublas = cu->ln->cublas;
     ctx->debug_invariants = cu->debug_invariants;
-    ctx->soft = df_soft_slots_dev_at(&cu->batch.bsoft, j);
+    ctx->soft = df_soft_slots_dev_at(&cu->ln->batch.bsoft, j);
 }
 
 /* The side streams and their events, made once. Returns the failed call
  * or NULL. */
 static const char *side_streams(df_cuda *cu, cudaError_t *e)
 {
-    df_cuda_launch *l = &cu->launch;
+    df_cuda_launch *l = &cu->ln->launch;
     if (!l->unpacked && (*e = cudaEventCreateWithFlags(&l->unpacked, cudaEventDisableTiming)))
         return "cudaEventCreateWithFlags(unpacked)";
     for (int s = 0; s < DF_CUDA_SIDE_STREAMS; s++) {
@@ -120,10 +126,10 @@ static int sides_fork(df_cuda *cu, size_t ns, const char **call)
     cudaError_t e = cudaSuccess;
     if (ns && (*call = side_streams(cu, &e)))
         return (int)e;
-    if (ns && (e = cudaEventRecord(cu->launch.unpacked, cu->stream)) != cudaSuccess)
+    if (ns && (e = cudaEventRecord(cu->ln->launch.unpacked, cu->ln->stream)) != cudaSuccess)
         return *call = "cudaEventRecord(unpacked)", (int)e;
     for (size_t s = 0; s < ns; s++)
-        if ((e = cudaStreamWaitEvent(cu->launch.side[s], cu->launch.unpacked, 0)) != cudaSuccess)
+        if ((e = cudaStreamWaitEvent(cu->ln->launch.side[s], cu->ln->launch.unpacked, 0)) != cudaSuccess)
             return *call = "cudaStreamWaitEvent(unpacked)", (int)e;
     return 0;
 }
@@ -135,13 +141,13 @@ static int sides_join(df_cuda *cu, size_t ns, int code, const char **call)
 {
     cudaError_t e;
     for (size_t s = 0; s < ns; s++)
-        if ((e = cudaEventRecord(cu->launch.side_done[s], cu->launch.side[s])) != cudaSuccess ||
-            (e = cudaStreamWaitEvent(cu->stream, cu->launch.side_done[s], 0)) != cudaSuccess) {
+        if ((e = cudaEventRecord(cu->ln->launch.side_done[s], cu->ln->launch.side[s])) != cudaSuccess ||
+            (e = cudaStreamWaitEvent(cu->ln->stream, cu->ln->launch.side_done[s], 0)) != cudaSuccess) {
             if (code == 0) {
                 *call = "cudaStreamWaitEvent(side)";
                 code = (int)e;
             }
-            (void)cudaStreamSynchronize(cu->launch.side[s]);
+            (void)cudaStreamSynchronize(cu->ln->launch.side[s]);
         }
     return code;
 }
@@ -159,7 +165,7 @@ static int sides_join(df_cuda *cu, size_t ns, int code, const char **call)
 /* enqueue_each's threads: DF_K_ENQUEUE_THREADS kernels' cases go to at
  * most DF_CUDA_ENQ_THREADS of the pool's threads, each with at least
  * ENQ_MIN_CASES of the batch's cases, its own side stream and cuBLAS
- * handle (cu->cublas_mt): a cuBLAS call or a cuBLASLt matmul takes
+ * handle (cu->ln->cublas_mt): a cuBLAS call or a cuBLASLt matmul takes
  * several microseconds of host time, which one thread pays case after
  * case while the GPU waits. */
 enum { ENQ_MIN_CASES = 8 };
@@ -186,11 +192,11 @@ static int enqueue_case(df_cuda *cu, const df_kernel *k, size_t j, cudaStream_t 
     df_gpu_ctx ctx;
     fill_batch_ctx(cu, k, j, &ctx);
     if (fetch_later(cu, k))
-        ctx.fetch = &cu->batch.h_fetch[j];
+        ctx.fetch = &cu->ln->batch.h_fetch[j];
     if (stream)
         ctx.stream = stream;
     ctx.cublas = *handle;
-    int code = k->gpu->enqueue(&ctx, &cu->plan.items[j].rc);
+    int code = k->gpu->enqueue(&ctx, &cu->ln->plan.items[j].rc);
     *handle = ctx.cublas;
     if (code != 0) {
         *call = ctx.failed_call ? ctx.failed_call : "enqueue";
@@ -209,7 +215,7 @@ static void enqueue_part(void *ctx, size_t t, unsigned w)
     ep->call[t] = ep->code[t] ? "cudaSetDevice" : NULL;
     ep->bad_at[t] = t;
     for (size_t j = t; j < ep->m && ep->code[t] == 0; j += ep->parts) {
-        ep->code[t] = enqueue_case(cu, ep->k, j, cu->launch.side[t], &cu->cublas_mt[t],
+        ep->code[t] = enqueue_case(cu, ep->k, j, cu->ln->launch.side[t], &cu->ln->cublas_mt[t],
                                    &ep->call[t], ep->detail[t], sizeof ep->detail[t]);
         if (ep->code[t] != 0)
             ep->bad_at[t] = j;
@@ -258,7 +264,7 @@ static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **
     if (code != 0)
         return code;
     for (size_t j = 0; j < m && code == 0; j++)
-        code = enqueue_case(cu, k, j, ns ? cu->launch.side[j % ns] : NULL, &cu->cublas, call,
+        code = enqueue_case(cu, k, j, ns ? cu->ln->launch.side[j % ns] : NULL, &cu->ln->cublas, call,
                             detail, dlen);
     return sides_join(cu, ns, code, call);
 }
@@ -293,61 +299,64 @@ __global__ void batch_out_kernel(const uint4 *res, const df_gpu_fetch *fetch, ui
 
 /* Copy in, launches, copy out, one synchronization. Returns 0 or the
  * error, with *call the failed call (detail: the launcher's words). */
-static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
-                         size_t ngroups, size_t longest, const char **call, char *detail,
-                         size_t dlen, void (**meanwhile)(void *), void *mctx, double *aside)
+static int batch_issue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
+                       size_t ngroups, size_t longest, const char **call, char *detail,
+                       size_t dlen)
 {
     df_gpu_enqueue_batch launch = k->gpu->enqueue_batch;
     double queued = df_now();
     cudaError_t e;
     if ((e = cudaSetDevice(cu->device)) != cudaSuccess)
         return *call = "cudaSetDevice", (int)e;
+    if (!cu->ln->stream &&
+        (e = cudaStreamCreateWithFlags(&cu->ln->stream, cudaStreamNonBlocking)) != cudaSuccess)
+        return *call = "cudaStreamCreateWithFlags(lane)", (int)e;
     for (int k = 0; k < 5; k++)
-        if (!cu->launch.bev[k] && (e = cudaEventCreate(&cu->launch.bev[k])) != cudaSuccess)
+        if (!cu->ln->launch.bev[k] && (e = cudaEventCreate(&cu->ln->launch.bev[k])) != cudaSuccess)
             return *call = "cudaEventCreate", (int)e;
-    (void)cudaEventRecord(cu->launch.bev[0], cu->stream);
-    if ((e = df_soft_slots_clear_n(&cu->batch.bsoft, m, cu->stream, call)) != cudaSuccess)
+    (void)cudaEventRecord(cu->ln->launch.bev[0], cu->ln->stream);
+    if ((e = df_soft_slots_clear_n(&cu->ln->batch.bsoft, m, cu->ln->stream, call)) != cudaSuccess)
         return (int)e;
-    if ((e = cudaMemcpyAsync(cu->batch.d_batch, cu->batch.h_batch, m * sizeof(df_gpu_batch_case),
-                             cudaMemcpyHostToDevice, cu->stream)) != cudaSuccess)
+    if ((e = cudaMemcpyAsync(cu->ln->batch.d_batch, cu->ln->batch.h_batch, m * sizeof(df_gpu_batch_case),
+                             cudaMemcpyHostToDevice, cu->ln->stream)) != cudaSuccess)
         return *call = "cudaMemcpyAsync(batch table)", (int)e;
-    if ((e = cudaMemcpyAsync(cu->batch.d_pack, (char *)cu->batch.h_batch + cu->plan.table_bytes,
-                             host - cu->plan.table_bytes, cudaMemcpyHostToDevice, cu->stream)) !=
+    if ((e = cudaMemcpyAsync(cu->ln->batch.d_pack, (char *)cu->ln->batch.h_batch + cu->ln->plan.table_bytes,
+                             host - cu->ln->plan.table_bytes, cudaMemcpyHostToDevice, cu->ln->stream)) !=
         cudaSuccess)
         return *call = "cudaMemcpyAsync(batch)", (int)e;
-    (void)cudaEventRecord(cu->launch.bev[1], cu->stream);
+    (void)cudaEventRecord(cu->ln->launch.bev[1], cu->ln->stream);
     for (int set = 0; set < DF_CUDA_GEN_SETS; set++) /* the device copies it reads: landed */
-        if ((cu->plan.gen_sets & (1u << set)) &&
-            (e = cudaStreamWaitEvent(cu->stream, cu->gen[set].done, 0)) != cudaSuccess)
+        if ((cu->ln->plan.gen_sets & (1u << set)) &&
+            (e = cudaStreamWaitEvent(cu->ln->stream, cu->gen[set].done, 0)) != cudaSuccess)
             return *call = "cudaStreamWaitEvent(generation)", (int)e;
     if ((e = df_cuda_unpack_batch(cu, m, longest)) != cudaSuccess)
         return *call = "batch_unpack_kernel", (int)e;
-    (void)cudaEventRecord(cu->launch.bev[2], cu->stream);
+    (void)cudaEventRecord(cu->ln->launch.bev[2], cu->ln->stream);
     const int later = fetch_later(cu, k);
     if (later) /* each case's enqueue records its result's place */
-        memset(cu->batch.h_fetch, 0, m * sizeof *cu->batch.h_fetch);
+        memset(cu->ln->batch.h_fetch, 0, m * sizeof *cu->ln->batch.h_fetch);
     if (!launch) {
         int code = enqueue_each(cu, k, m, call, detail, dlen);
         if (code != 0)
             return code;
-        (void)cudaEventRecord(cu->launch.bev[3], cu->stream); /* each result copied or placed */
+        (void)cudaEventRecord(cu->ln->launch.bev[3], cu->ln->stream); /* each result copied or placed */
     } else {
         df_gpu_batch bt;
         memset(&bt, 0, sizeof bt);
-        bt.d_cases = (df_gpu_batch_case *)cu->batch.d_batch;
-        bt.groups = cu->plan.groups;
+        bt.d_cases = (df_gpu_batch_case *)cu->ln->batch.d_batch;
+        bt.groups = cu->ln->plan.groups;
         bt.ngroups = ngroups;
-        bt.d_scratch = cu->batch.d_bscratch;
-        bt.d_results = cu->batch.d_bres;
-        bt.stream = cu->stream;
-        bt.soft = df_soft_slots_dev(&cu->batch.bsoft); /* case j's: set j */
+        bt.d_scratch = cu->ln->batch.d_bscratch;
+        bt.d_results = cu->ln->batch.d_bres;
+        bt.stream = cu->ln->stream;
+        bt.soft = df_soft_slots_dev(&cu->ln->batch.bsoft); /* case j's: set j */
         /* the slots zeroed here, before the side streams fork: a launcher
          * whose blocks add into their case's slot (atomic-block,
          * int-atomic) finds each at zero, as its own enqueue leaves its
          * word, for one memset a batch; a memset the launcher put on the
          * stream would race its groups' launches on the side streams,
          * which wait only for what the stream holds before it is called */
-        if ((e = cudaMemsetAsync(cu->batch.d_bres, 0, m * DF_CUDA_RESULT_BYTES, cu->stream)) !=
+        if ((e = cudaMemsetAsync(cu->ln->batch.d_bres, 0, m * DF_CUDA_RESULT_BYTES, cu->ln->stream)) !=
             cudaSuccess)
             return *call = "cudaMemsetAsync(batch results)", (int)e;
         /* groups side by side: each is a few small launches (a block size's
@@ -362,7 +371,7 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         if (code != 0)
             return code;
         if (ns > 1) {
-            bt.side = (void *const *)cu->launch.side;
+            bt.side = (void *const *)cu->ln->launch.side;
             bt.nside = ns;
         }
         int launched = launch(&bt);
@@ -374,47 +383,48 @@ static int batch_enqueue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         }
         if (code != 0)
             return code; /* the join's */
-        (void)cudaEventRecord(cu->launch.bev[3], cu->stream);
+        (void)cudaEventRecord(cu->ln->launch.bev[3], cu->ln->stream);
     }
     /* the results (a batched launch's) and the soft-error slots' claim
      * words (a report claims its slot first): batch_finish reads the
      * pinned slots of the cases that have one, not a cache miss a case in
      * memory the device wrote */
     const size_t nres = launch || later ? m : 0, nclaims = m * DF_SOFT_CODES;
-    if (cu->batch.h_bres_dev && cu->batch.h_claims_dev) {
+    if (cu->ln->batch.h_bres_dev && cu->ln->batch.h_claims_dev) {
         size_t most = nres > nclaims ? nres : nclaims;
         size_t blocks = (most + OUT_THREADS - 1) / OUT_THREADS;
         batch_out_kernel<<<(unsigned)(blocks < OUT_BLOCKS_MAX ? blocks : OUT_BLOCKS_MAX),
-                           OUT_THREADS, 0, cu->stream>>>(
-            (const uint4 *)cu->batch.d_bres, later ? cu->batch.h_fetch_dev : NULL,
-            (uint4 *)cu->batch.h_bres_dev, nres, cu->batch.bsoft.d_claim,
-            cu->batch.h_claims_dev, nclaims);
+                           OUT_THREADS, 0, cu->ln->stream>>>(
+            (const uint4 *)cu->ln->batch.d_bres, later ? cu->ln->batch.h_fetch_dev : NULL,
+            (uint4 *)cu->ln->batch.h_bres_dev, nres, cu->ln->batch.bsoft.d_claim,
+            cu->ln->batch.h_claims_dev, nclaims);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return *call = "batch_out_kernel", (int)e;
     } else {
-        if (nres && (e = cudaMemcpyAsync(cu->batch.h_bres, cu->batch.d_bres,
+        if (nres && (e = cudaMemcpyAsync(cu->ln->batch.h_bres, cu->ln->batch.d_bres,
                                          nres * DF_CUDA_RESULT_BYTES, cudaMemcpyDeviceToHost,
-                                         cu->stream)) != cudaSuccess)
+                                         cu->ln->stream)) != cudaSuccess)
             return *call = "cudaMemcpyAsync(batch results)", (int)e;
-        if ((e = cudaMemcpyAsync(cu->batch.h_claims, cu->batch.bsoft.d_claim,
-                                 nclaims * sizeof *cu->batch.h_claims, cudaMemcpyDeviceToHost,
-                                 cu->stream)) != cudaSuccess)
+        if ((e = cudaMemcpyAsync(cu->ln->batch.h_claims, cu->ln->batch.bsoft.d_claim,
+                                 nclaims * sizeof *cu->ln->batch.h_claims, cudaMemcpyDeviceToHost,
+                                 cu->ln->stream)) != cudaSuccess)
             return *call = "cudaMemcpyAsync(batch soft claims)", (int)e;
     }
-    (void)cudaEventRecord(cu->launch.bev[4], cu->stream);
+    (void)cudaEventRecord(cu->ln->launch.bev[4], cu->ln->stream);
     cu->batch_s[DF_CUDA_T_ENQUEUE] += df_now() - queued;
-    if (*meanwhile) { /* the caller's work while the device runs the batch */
-        double t0 = df_now();
-        void (*mw)(void *) = *meanwhile;
-        *meanwhile = NULL;
-        mw(mctx);
-        *aside += df_now() - t0;
-    }
-    if ((e = cudaStreamSynchronize(cu->stream)) != cudaSuccess)
+    return 0;
+}
+
+/* Waits for what batch_issue put on the lane's stream, and adds its
+ * device stages to the batch profile. Returns 0 or the error. */
+static int batch_wait(df_cuda *cu, const char **call)
+{
+    cudaError_t e;
+    if ((e = cudaStreamSynchronize(cu->ln->stream)) != cudaSuccess)
         return *call = "cudaStreamSynchronize", (int)e;
     for (int k = 0; k < 4; k++) {
         float ms = 0;
-        if (cudaEventElapsedTime(&ms, cu->launch.bev[k], cu->launch.bev[k + 1]) == cudaSuccess)
+        if (cudaEventElapsedTime(&ms, cu->ln->launch.bev[k], cu->ln->launch.bev[k + 1]) == cudaSuccess)
             cu->batch_s[DF_CUDA_T_COPYIN + k] += 1e-3 * ms;
     }
     return 0;
@@ -434,8 +444,8 @@ static void finish_one(void *ctx_, size_t j, unsigned worker)
     (void)worker;
     const finish_job *fj = (const finish_job *)ctx_;
     df_cuda *cu = fj->cu;
-    const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->batch.h_batch;
-    const df_cuda_batch_item *it = &cu->plan.items[j];
+    const df_gpu_batch_case *tbl = (const df_gpu_batch_case *)cu->ln->batch.h_batch;
+    const df_cuda_batch_item *it = &cu->ln->plan.items[j];
     df_gpu_ctx ctx;
     fill_batch_ctx(cu, fj->k, j, &ctx);
     df_result *r = &fj->res[it->pos];
@@ -452,8 +462,8 @@ static void finish_one(void *ctx_, size_t j, unsigned worker)
      * the CTA is wider than its lanes (df_batch_case_place) */
     int claimed = 0;
     for (unsigned q = 0; q < DF_SOFT_CODES; q++)
-        claimed |= cu->batch.h_claims[j * DF_SOFT_CODES + q];
-    uint32_t added = claimed ? df_soft_slots_read_at(&cu->batch.bsoft, j, r) : 0;
+        claimed |= cu->ln->batch.h_claims[j * DF_SOFT_CODES + q];
+    uint32_t added = claimed ? df_soft_slots_read_at(&cu->ln->batch.bsoft, j, r) : 0;
     const uint32_t flags = fj->k->flags, b = tbl[j].block;
     for (unsigned q = 0; q < DF_SOFT_CODES; q++)
         if (added & (1u << q)) {
@@ -480,16 +490,41 @@ static int batch_finish(df_cuda *cu, const df_kernel *k, const df_case *const *c
     return 0;
 }
 
-/* A failed batch: an ordinary error reruns the cases one at a time, so
+static void end_all(df_cuda *cu);
+
+/* Parts in flight on lanes other than the current one. */
+static int others_in_flight(const df_cuda *cu)
+{
+    int busy = 0;
+    for (int l = 0; l < DF_CUDA_LANES; l++)
+        busy += &cu->lanes[l] != cu->ln && cu->lanes[l].part.busy;
+    return busy;
+}
+
+/* A failed part: an ordinary error reruns its cases one at a time, so
  * each gets its own result or error; a sticky one leaves no context to
- * rerun in: the batch's first case carries it (*done = 1), saying that
- * the culprit is one of the batch's cases. */
+ * rerun in. With no other part in flight, the part's first case carries
+ * it (*done = 1), saying that the culprit is one of its cases; with
+ * others in flight, the error may be any of theirs: from then on no case
+ * carries it (*done = 0 for every part that fails), and the caller runs
+ * the unchecked cases again one at a time, where the culprit dies alone. */
 static int batch_failed(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
                         size_t n, df_result *res, size_t *done, const char *call, int code,
                         const char *detail)
 {
-    if (df_cuda_after_failure(cu) == 0)
+    if (cu->ln->stream)
+        (void)cudaStreamSynchronize(cu->ln->stream);
+    int others = others_in_flight(cu);
+    if (df_cuda_after_failure(cu) == 0) {
+        end_all(cu); /* the reruns meet no other part's failure */
         return run_one_by_one(cu, k, cases, n, res, done);
+    }
+    if (others)
+        cu->unattributed = 1;
+    if (cu->unattributed) {
+        *done = 0;
+        return -1;
+    }
     char why[96];
     snprintf(why, sizeof why, "batched launch of %zu cases from index %llu", n,
              (unsigned long long)cases[0]->index);
@@ -499,59 +534,124 @@ static int batch_failed(df_cuda *cu, const df_kernel *k, const df_case *const *c
     return -1;
 }
 
-/* df_cuda_run_batch without its meanwhile */
-static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                     const df_derive *derive, size_t n, df_result *res, size_t *done,
-                     void (**meanwhile)(void *), void *mctx, uint64_t ticket);
+static void part_end(df_cuda *cu, df_cuda_lane *ln);
 
-extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                                 const df_derive *derive, size_t n, df_result *res,
-                                 size_t *done, void (*meanwhile)(void *ctx), void *ctx,
-                                 uint64_t ticket)
+/* Ends every part in flight, the oldest first; cu->ln is left as it was. */
+static void end_all(df_cuda *cu)
 {
-    int rc = run_batch(cu, k, cases, derive, n, res, done, &meanwhile, ctx, ticket);
-    if (meanwhile) /* no wait to hide it behind (case after case, or an error first) */
-        meanwhile(ctx);
-    return rc;
+    df_cuda_lane *cur = cu->ln;
+    for (unsigned i = 0; i < DF_CUDA_LANES; i++) {
+        df_cuda_lane *ln = &cu->lanes[(cu->next_lane + i) % DF_CUDA_LANES];
+        if (ln->part.busy)
+            part_end(cu, ln);
+    }
+    cu->ln = cur;
 }
 
-/* *meanwhile is NULL once it has run. */
-static int run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
-                     const df_derive *derive, size_t n, df_result *res, size_t *done,
-                     void (**meanwhile)(void *), void *mctx, uint64_t ticket)
+/* Ends the part on lane ln: waits for it, finishes its cases, and writes
+ * its outcome. */
+static void part_end(df_cuda *cu, df_cuda_lane *ln)
+{
+    df_cuda_part p = ln->part;
+    ln->part.busy = 0;
+    cu->ln = ln;
+    double t = df_now();
+    const char *call = NULL;
+    int code = batch_wait(cu, &call);
+    if (code != 0) {
+        *p.rc = batch_failed(cu, p.k, p.cases, p.n, p.res, p.done, call, code, NULL);
+        return;
+    }
+    df_cuda_batch_tick(cu, DF_CUDA_T_DEVICE, &t);
+    batch_finish(cu, p.k, p.cases, p.st.m, p.res);
+    df_cuda_batch_tick(cu, DF_CUDA_T_FINISH, &t);
+    *p.done = p.n;
+    *p.rc = 0;
+}
+
+/* The lane a part is planned, staged and issued on: lane 0 for the part
+ * staged ahead there, else the next in turn, its own part ended first. */
+static df_cuda_lane *take_lane(df_cuda *cu, int staged)
+{
+    df_cuda_lane *ln = staged ? &cu->lanes[0] : &cu->lanes[cu->next_lane % DF_CUDA_LANES];
+    cu->next_lane = (unsigned)(ln - cu->lanes) + 1;
+    if (ln->part.busy)
+        part_end(cu, ln);
+    cu->ln = ln;
+    return ln;
+}
+
+/* df_cuda_part_start; alone: df_cuda_run_batch's, which runs a batch on a
+ * broken context case after case (each meets the error), where a part in
+ * flight beside others runs nothing. */
+static void part_start(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                       const df_derive *derive, size_t n, df_result *res, size_t *done,
+                       int *rc, uint64_t ticket, int alone)
 {
     *done = 0;
+    *rc = 0;
     int staged = ticket != 0 && ticket == cu->ahead.ticket && k == cu->ahead.k &&
                  cases == cu->ahead.cases && derive == cu->ahead.derive &&
                  n == cu->ahead.n;
-    cu->ahead.ticket = 0; /* used now, or the batch buffers' contents change */
-    if (!df_cuda_batched(cu, k, n))
-        return run_one_by_one(cu, k, cases, n, res, done);
+    df_cuda_lane *ln = take_lane(cu, staged);
+    if (ln == &cu->lanes[0])
+        cu->ahead.ticket = 0; /* used now, or lane 0's buffers' contents change */
+    if (cu->broken && (!alone || cu->unattributed)) /* nothing runs; no case is the culprit */
+        return (void)(*rc = -1);
+    if (!df_cuda_batched(cu, k, n)) { /* case after case, with nothing else in flight */
+        end_all(cu);
+        return (void)(*rc = run_one_by_one(cu, k, cases, n, res, done));
+    }
     df_cuda_staged st = cu->ahead.st;
     const char *call = NULL;
     cudaError_t e = cudaSuccess;
     int how = staged ? 0 : df_cuda_plan_and_stage(cu, k, cases, derive, n, res, &st, 0, &call, &e);
     if (how == 1) {
         *done = n;
-        return 0;
+        return;
     }
-    if (how == 2)
-        return run_one_by_one(cu, k, cases, n, res, done);
+    if (how == 2) {
+        end_all(cu);
+        return (void)(*rc = run_one_by_one(cu, k, cases, n, res, done));
+    }
     if (how == 3)
-        return batch_failed(cu, k, cases, n, res, done, call, (int)e, NULL);
+        return (void)(*rc = batch_failed(cu, k, cases, n, res, done, call, (int)e, NULL));
     double t = df_now();
     char detail[160] = "";
-    double aside = 0;
-    int code = batch_enqueue(cu, k, st.m, st.host, st.ngroups, st.longest, &call, detail,
-                             sizeof detail, meanwhile, mctx, &aside);
+    int code = batch_issue(cu, k, st.m, st.host, st.ngroups, st.longest, &call, detail,
+                           sizeof detail);
     if (code != 0)
-        return batch_failed(cu, k, cases, n, res, done, call, code, detail);
+        return (void)(*rc = batch_failed(cu, k, cases, n, res, done, call, code, detail));
     df_cuda_batch_tick(cu, DF_CUDA_T_DEVICE, &t);
-    cu->batch_s[DF_CUDA_T_DEVICE] -= aside;
-    batch_finish(cu, k, cases, st.m, res);
-    df_cuda_batch_tick(cu, DF_CUDA_T_FINISH, &t);
-    *done = n;
-    return 0;
+    ln->part = df_cuda_part{1, k, cases, n, res, done, rc, st};
+}
+
+extern "C" void df_cuda_part_start(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                                   const df_derive *derive, size_t n, df_result *res,
+                                   size_t *done, int *rc, uint64_t ticket)
+{
+    part_start(cu, k, cases, derive, n, res, done, rc, ticket, 0);
+}
+
+extern "C" void df_cuda_parts_end(df_cuda *cu)
+{
+    end_all(cu);
+    cu->next_lane = 0;
+}
+
+extern "C" int df_cuda_run_batch(df_cuda *cu, const df_kernel *k, const df_case *const *cases,
+                                 const df_derive *derive, size_t n, df_result *res,
+                                 size_t *done, void (*meanwhile)(void *ctx), void *ctx,
+                                 uint64_t ticket)
+{
+    int rc = 0;
+    part_start(cu, k, cases, derive, n, res, done, &rc, ticket, 1);
+    df_cuda_lane *ln = cu->ln;
+    if (meanwhile) /* the caller's work while the device runs the batch */
+        meanwhile(ctx);
+    if (ln->part.busy)
+        part_end(cu, ln);
+    return rc;
 }
 
 #endif

@@ -125,8 +125,9 @@ typedef struct df_cuda_plan {
     unsigned gen_sets;           /* bit s: the batch reads generation set s's d_buf */
 } df_cuda_plan;
 
-/* The batch staged ahead (df_cuda_stage_batch): its ticket (0: none, or
- * the buffers hold another), kernel, cases, count and layout. */
+/* The batch staged ahead (df_cuda_stage_batch), into lane 0: its ticket
+ * (0: none, or the buffers hold another), kernel, cases, count and
+ * layout. */
 typedef struct df_cuda_ahead {
     uint64_t ticket, tickets;
     const df_kernel *k;
@@ -142,6 +143,38 @@ typedef struct df_cuda_launch {
     cudaStream_t side[DF_CUDA_SIDE_STREAMS]; /* enqueue_each's, made on first use */
     cudaEvent_t side_done[DF_CUDA_SIDE_STREAMS], unpacked;
 } df_cuda_launch;
+
+/* A kernel's part of a batch issued on a lane and not yet ended
+ * (df_cuda_part_start): what its end needs, and where its outcome goes. */
+typedef struct df_cuda_part {
+    int busy;                    /* issued, not ended */
+    const df_kernel *k;
+    const df_case *const *cases;
+    size_t n;
+    df_result *res;
+    size_t *done;                /* the outcome: df_cuda_run_batch's *done */
+    int *rc;                     /* and its return value */
+    df_cuda_staged st;
+} df_cuda_part;
+
+/* A lane: one kernel's part of a batch, its buffers, layout, stream, side
+ * streams and cuBLAS handles, so that the next kernel's part is planned,
+ * staged and issued on another lane while the device runs this one's
+ * (DF_CUDA_LANES parts in flight at most): a part a kernel, one after the
+ * other, each waited for before the next, leaves the device idle while
+ * the host plans, stages and issues, and the host idle while the device
+ * runs. Each lane's handles are its own: a cuBLAS handle's workspace must
+ * not serve two streams at once. */
+enum { DF_CUDA_LANES = DF_CUDA_PARTS_IN_FLIGHT };
+typedef struct df_cuda_lane {
+    cudaStream_t stream;         /* made on first use */
+    df_cuda_batch_bufs batch;
+    df_cuda_plan plan;
+    df_cuda_launch launch;
+    void *cublas;                /* cublasHandle_t: enqueue_each's on one thread */
+    void *cublas_mt[DF_CUDA_ENQ_THREADS]; /* one for each of its enqueue threads */
+    df_cuda_part part;
+} df_cuda_lane;
 
 /* df_cuda_gen_start: the harness's generation, a set of buffers and a
  * stream each, so one set's copy back overlaps the next set's kernel (on
@@ -184,20 +217,20 @@ struct df_cuda {
     int device;
     uint64_t mem_total;          /* the device's global memory, bytes */
     cudaStream_t stream;
-    void *cublas;                /* cublasHandle_t, made by cublas kernels */
-    void *cublas_mt[DF_CUDA_ENQ_THREADS]; /* the same, one for each of a batch's
-                                             enqueue threads (cuda_batch.cu) */
+    void *cublas;                /* cublasHandle_t, made by cublas kernels (one case) */
     int debug_invariants;
     int broken;                  /* a sticky error poisoned the context:
                                     every run returns -1 */
+    int unattributed;            /* it did so with several parts in flight: no
+                                    case carries the error (cuda_batch.cu) */
     char describe[256];
     struct df_pool *pool;        /* staging threads for batches, or NULL */
     double batch_s[DF_CUDA_T_COUNT]; /* df_cuda_batch_times */
     df_cuda_one one;             /* one case */
-    df_cuda_batch_bufs batch;    /* batches */
-    df_cuda_plan plan;
+    df_cuda_lane lanes[DF_CUDA_LANES]; /* batches: a kernel's part a lane */
+    df_cuda_lane *ln;            /* the lane being planned, staged, issued or ended */
+    unsigned next_lane;          /* the lane the next part takes (df_cuda_part_start) */
     df_cuda_ahead ahead;
-    df_cuda_launch launch;
     df_cuda_gen_set gen[DF_CUDA_GEN_SETS]; /* the GPU's generation */
     df_cuda_perturb perturb;     /* perturbed schedules */
     /* DOTFUZZ_GEN_TIMING set: the generations are timed (ev, started,

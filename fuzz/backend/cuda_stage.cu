@@ -139,7 +139,7 @@ static void place_vector(df_cuda *cu, const void *v, size_t na, const unsigned c
 {
     int set = generated_on_device(cu, v, na, dev);
     if (set >= 0) {
-        cu->plan.gen_sets |= 1u << set;
+        cu->ln->plan.gen_sets |= 1u << set;
         return;
     }
     *pack = *pk;
@@ -174,7 +174,7 @@ static void place_a(df_cuda *cu, df_cuda_batch_item *it, const df_derive *d, siz
         place_vector(cu, it->rc.a, na, &it->dev_a, &it->pack_a, pk);
         return;
     }
-    cu->plan.gen_sets |= 1u << set;
+    cu->ln->plan.gen_sets |= 1u << set;
     it->xform_a = derive_xform(d);
 }
 
@@ -212,26 +212,26 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
                          size_t *stage_bytes, size_t *host_bytes, size_t *scratch_bytes,
                          size_t *longest)
 {
-    if (grow_host((void **)&cu->plan.items, &cu->plan.items_cap, 2 * n,
-                  sizeof *cu->plan.items) != 0)
+    if (grow_host((void **)&cu->ln->plan.items, &cu->ln->plan.items_cap, 2 * n,
+                  sizeof *cu->ln->plan.items) != 0)
         return (size_t)-1;
     /* validated on the pool's threads (each case another core just
      * wrote: a cache miss a case on the caller's thread), then sorted
      * into place */
-    plan_job pj = {k, cases, res, cu->plan.items + n, 0};
+    plan_job pj = {k, cases, res, cu->ln->plan.items + n, 0};
     /* from DF_CUDA_POOL_MIN cases (a default run's kernels have a few dozen
      * each: see engine.c's models_in_prepare for what that cost) */
     df_pool_for(n >= DF_CUDA_POOL_MIN ? cu->pool : NULL, n, validate_one, &pj);
     if (pj.perturbed)
         return (size_t)-1; /* each perturbs the GPU around its own launch: one by one */
-    size_t m = sort_items(cu->plan.items, cu->plan.items + n, n);
-    cu->plan.table_bytes = df_cuda_round_up(m * sizeof(df_gpu_batch_case), DF_CUDA_ALIGN);
-    cu->plan.unpack_bytes = df_cuda_round_up(2 * m * sizeof(batch_unpack), DF_CUDA_ALIGN);
-    size_t off = cu->plan.table_bytes, pk = cu->plan.table_bytes + cu->plan.unpack_bytes, sc = 0;
-    cu->plan.gen_sets = 0;
+    size_t m = sort_items(cu->ln->plan.items, cu->ln->plan.items + n, n);
+    cu->ln->plan.table_bytes = df_cuda_round_up(m * sizeof(df_gpu_batch_case), DF_CUDA_ALIGN);
+    cu->ln->plan.unpack_bytes = df_cuda_round_up(2 * m * sizeof(batch_unpack), DF_CUDA_ALIGN);
+    size_t off = cu->ln->plan.table_bytes, pk = cu->ln->plan.table_bytes + cu->ln->plan.unpack_bytes, sc = 0;
+    cu->ln->plan.gen_sets = 0;
     *longest = 0;
     for (size_t j = 0; j < m; j++) {
-        df_cuda_batch_item *it = &cu->plan.items[j];
+        df_cuda_batch_item *it = &cu->ln->plan.items[j];
         const df_case *c = &it->rc;
         size_t es = df_type_size(c->type), g = df_cuda_guard_bytes(es);
         size_t tg = df_cuda_tail_guard_bytes(es);
@@ -269,28 +269,28 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
  * launch, from block 0. Returns 0 or -1. */
 static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngroups)
 {
-    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->batch.h_batch;
+    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->ln->batch.h_batch;
     size_t ng = 0;
     if (!k->gpu->enqueue_batch) {
         for (size_t j = 0; j < m; j++) {
             tbl[j].first_block = 0;
-            tbl[j].blocks = cu->plan.items[j].rc.launch.grid;
+            tbl[j].blocks = cu->ln->plan.items[j].rc.launch.grid;
         }
         *ngroups = 0;
         return 0;
     }
     for (size_t j = 0; j < m; j++) {
-        const df_case *c = &cu->plan.items[j].rc;
+        const df_case *c = &cu->ln->plan.items[j].rc;
         uint32_t nb = k->gpu->batch_blocks ? k->gpu->batch_blocks(c->n, &c->launch)
                                            : c->launch.grid;
         int numbered = k->gpu->batch_blocks != NULL; /* else each case from block 0 */
-        df_gpu_batch_group *g = ng ? &cu->plan.groups[ng - 1] : NULL;
+        df_gpu_batch_group *g = ng ? &cu->ln->plan.groups[ng - 1] : NULL;
         uint32_t lanes = df_batch_group_lanes(k->flags, c->launch.block);
         if (!g || g->lanes != lanes || (uint64_t)g->blocks + nb > (uint64_t)INT32_MAX) {
-            if (grow_host((void **)&cu->plan.groups, &cu->plan.groups_cap, ng + 1,
-                          sizeof *cu->plan.groups))
+            if (grow_host((void **)&cu->ln->plan.groups, &cu->ln->plan.groups_cap, ng + 1,
+                          sizeof *cu->ln->plan.groups))
                 return -1;
-            g = &cu->plan.groups[ng++];
+            g = &cu->ln->plan.groups[ng++];
             *g = df_gpu_batch_group{j, 0, df_batch_group_cta(k->flags, c->launch.block), 0, 0,
                                     0, c->launch.block, lanes};
         }
@@ -311,14 +311,14 @@ static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngrou
  * cross PCIe. The vectors are packed by stage_bytes. */
 static void stage_entries(df_cuda *cu, size_t j)
 {
-    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->batch.h_batch;
-    batch_unpack *up = (batch_unpack *)((char *)cu->batch.h_batch + cu->plan.table_bytes);
-    char *d = (char *)cu->batch.d_batch;
-    const df_cuda_batch_item *it = &cu->plan.items[j];
+    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->ln->batch.h_batch;
+    batch_unpack *up = (batch_unpack *)((char *)cu->ln->batch.h_batch + cu->ln->plan.table_bytes);
+    char *d = (char *)cu->ln->batch.d_batch;
+    const df_cuda_batch_item *it = &cu->ln->plan.items[j];
     const df_case *c = &it->rc;
     size_t es = df_type_size(c->type), tg = df_cuda_tail_guard_bytes(es);
-    size_t from = cu->plan.table_bytes; /* where h_batch's copy to d_pack starts */
-    const char *pack = (const char *)cu->batch.d_pack - from; /* h_batch offsets to device */
+    size_t from = cu->ln->plan.table_bytes; /* where h_batch's copy to d_pack starts */
+    const char *pack = (const char *)cu->ln->batch.d_pack - from; /* h_batch offsets to device */
     uint64_t src_a = (uint64_t)(uintptr_t)(it->dev_a ? (const char *)it->dev_a : pack + it->pack_a);
     uint64_t src_b = (uint64_t)(uintptr_t)(it->dev_b ? (const char *)it->dev_b : pack + it->pack_b);
     df_gpu_batch_case *e = &tbl[j];
@@ -344,8 +344,8 @@ static void stage_entries(df_cuda *cu, size_t j)
  * (nothing of one that is on the device already). */
 static void stage_bytes(df_cuda *cu, size_t j, size_t lo, size_t hi)
 {
-    const df_cuda_batch_item *it = &cu->plan.items[j];
-    char *h = (char *)cu->batch.h_batch;
+    const df_cuda_batch_item *it = &cu->ln->plan.items[j];
+    char *h = (char *)cu->ln->batch.h_batch;
     if (hi > lo && !it->dev_a)
         memcpy(h + it->pack_a + lo, (const char *)it->rc.a + lo, hi - lo);
     if (hi > lo && !it->dev_b)
@@ -363,7 +363,7 @@ static void stage_one(void *ctx, size_t j, unsigned worker)
     (void)worker;
     df_cuda *cu = (df_cuda *)ctx;
     stage_entries(cu, j);
-    stage_bytes(cu, j, 0, vector_bytes(&cu->plan.items[j]));
+    stage_bytes(cu, j, 0, vector_bytes(&cu->ln->plan.items[j]));
 }
 
 static size_t stage_pieces(const df_cuda_batch_item *it)
@@ -381,15 +381,15 @@ static void stage_piece(void *ctx, size_t i, unsigned worker)
 {
     (void)worker;
     df_cuda *cu = (df_cuda *)ctx;
-    size_t lo = 0, hi = cu->plan.stage_at_n; /* stage_at[0..m]: at[m] is past every item */
+    size_t lo = 0, hi = cu->ln->plan.stage_at_n; /* stage_at[0..m]: at[m] is past every item */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (cu->plan.stage_at[mid] <= i)
+        if (cu->ln->plan.stage_at[mid] <= i)
             lo = mid;
         else
             hi = mid;
     }
-    size_t j = lo, p = i - cu->plan.stage_at[j], na = vector_bytes(&cu->plan.items[j]);
+    size_t j = lo, p = i - cu->ln->plan.stage_at[j], na = vector_bytes(&cu->ln->plan.items[j]);
     if (p == 0)
         stage_entries(cu, j);
     size_t from = p * (size_t)DF_CUDA_STAGE_PIECE;
@@ -488,8 +488,8 @@ cudaError_t df_cuda_unpack_batch(df_cuda *cu, size_t m, size_t longest)
     /* chunks of at least UNPACK_CHUNK bytes, and at most 65535 a vector */
     size_t chunk = df_cuda_round_up(longest / 65535 + 1, UNPACK_CHUNK);
     dim3 grid((unsigned)(2 * m), (unsigned)((longest + chunk - 1) / chunk));
-    batch_unpack_kernel<<<grid, UNPACK_THREADS, 0, cu->stream>>>(
-        (const batch_unpack *)cu->batch.d_pack, (unsigned char *)cu->batch.d_batch, chunk);
+    batch_unpack_kernel<<<grid, UNPACK_THREADS, 0, cu->ln->stream>>>(
+        (const batch_unpack *)cu->ln->batch.d_pack, (unsigned char *)cu->ln->batch.d_batch, chunk);
     return cudaGetLastError();
 }
 
@@ -500,7 +500,7 @@ static void batch_stage(df_cuda *cu, size_t m)
 {
     int split = 0;
     for (size_t j = 0; j < m && !split; j++)
-        split = stage_pieces(&cu->plan.items[j]) > 1;
+        split = stage_pieces(&cu->ln->plan.items[j]) > 1;
     if (!split) { /* no vector past DF_CUDA_STAGE_PIECE: a case an item */
         df_pool_for(cu->pool, m, stage_one, cu);
         return;
@@ -508,16 +508,16 @@ static void batch_stage(df_cuda *cu, size_t m)
     /* long vectors: pieces of them, spread over the threads (stage_at is
      * exactly m + 1 long, which stage_piece's search relies on; where it
      * cannot be had, a case an item) */
-    size_t *at = (size_t *)realloc(cu->plan.stage_at, (m + 1) * sizeof *at);
+    size_t *at = (size_t *)realloc(cu->ln->plan.stage_at, (m + 1) * sizeof *at);
     if (!at) {
         df_pool_for(cu->pool, m, stage_one, cu);
         return;
     }
-    cu->plan.stage_at = at;
-    cu->plan.stage_at_n = m + 1;
+    cu->ln->plan.stage_at = at;
+    cu->ln->plan.stage_at_n = m + 1;
     at[0] = 0;
     for (size_t j = 0; j < m; j++)
-        at[j + 1] = at[j] + stage_pieces(&cu->plan.items[j]);
+        at[j + 1] = at[j] + stage_pieces(&cu->ln->plan.items[j]);
     df_pool_for(cu->pool, at[m], stage_piece, cu);
 }
 
@@ -526,12 +526,12 @@ static void batch_stage(df_cuda *cu, size_t m)
 static const char *batch_buffers(df_cuda *cu, size_t m, size_t stage, size_t host,
                                  size_t scratch, int twin, cudaError_t *e)
 {
-    df_cuda_batch_bufs *b = &cu->batch;
+    df_cuda_batch_bufs *b = &cu->ln->batch;
     if ((*e = df_cuda_grow(&b->h_batch, &b->h_batch_cap, host, 1)))
         return "cudaMallocHost(batch staging)";
     if ((*e = df_cuda_grow(&b->d_batch, &b->d_batch_cap, stage, 0)))
         return "cudaMalloc(batch)";
-    if ((*e = df_cuda_grow(&b->d_pack, &b->d_pack_cap, host - cu->plan.table_bytes, 0)))
+    if ((*e = df_cuda_grow(&b->d_pack, &b->d_pack_cap, host - cu->ln->plan.table_bytes, 0)))
         return "cudaMalloc(batch packed)";
     if ((*e = df_cuda_grow(&b->d_bscratch, &b->d_bscratch_cap, scratch, 0)))
         return "cudaMalloc(batch scratch)";
@@ -611,9 +611,10 @@ extern "C" uint64_t df_cuda_stage_batch(df_cuda *cu, const df_kernel *k,
                                         const df_case *const *cases, const df_derive *derive,
                                         size_t n, df_result *res)
 {
-    cu->ahead.ticket = 0; /* the batch buffers' contents change now */
-    if (!df_cuda_batched(cu, k, n))
+    cu->ahead.ticket = 0; /* lane 0's buffers' contents change now */
+    if (!df_cuda_batched(cu, k, n) || cu->lanes[0].part.busy) /* (a part in flight uses them) */
         return 0;
+    cu->ln = &cu->lanes[0]; /* the lane the run takes for the staged part */
     const char *call = NULL;
     cudaError_t e = cudaSuccess;
     df_cuda_staged st;

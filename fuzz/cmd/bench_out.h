@@ -22,6 +22,7 @@ typedef struct df_bench_row {
     double idle_s[2]; /* the workers' idle seconds: nothing open, only gated loops */
     double gpu_s[DF_CUDA_T_COUNT]; /* the batched launches' stages (cuda backend) */
     double kernel_s[DF_RUN_MAX_KERNELS]; /* each kernel's runs on the backend (cuda) */
+    double parts_end_s; /* the waits for each batch's last parts in flight (cuda) */
     int has_gpu_s;
     int pipelined; /* pipelined batches */
     size_t sets;   /* sets of slots: batches in flight */

@@ -262,6 +262,7 @@ static void harness(df_engine *e, uint64_t n, double time_s, uint64_t cases, df_
     memcpy(row->finish_s, st.finish_s, sizeof row->finish_s);
     memcpy(row->cpu_s, st.cpu_s, sizeof row->cpu_s);
     memcpy(row->kernel_s, st.kernel_s, sizeof row->kernel_s);
+    row->parts_end_s = st.parts_end_s;
     df_pool_idle(e->pool, row->idle_s);
     row->has_gpu_s = df_backend_batch_times(e->b, row->gpu_s) == 0;
     row->pipelined = st.pipelined;
@@ -455,8 +456,10 @@ static int harness_measure(df_bench_out *bo, df_engine *e, const char *id, const
 }
 
 /* Where the campaign row's GPU stage went: each kernel's runs on the
- * backend (its part of each batch, its copies), as a share of the row's
- * wall time, longest first (a line of text; a JSON row of seconds). */
+ * backend (its part of each batch, its copies: its planning, staging and
+ * issue, and the wait for an earlier part whose lane it takes), as a
+ * share of the row's wall time, longest first, and the waits for each
+ * batch's last parts in flight (a line of text; a JSON row of seconds). */
 static void campaign_kernels(df_bench_out *bo, const df_bench_row *r, const df_kernel *const *ks,
                              size_t nk, const char *what)
 {
@@ -471,10 +474,12 @@ static void campaign_kernels(df_bench_out *bo, const df_bench_row *r, const df_k
     for (size_t i = 0; i < nk; i++)
         df_bench_text(bo, "%s %s %.1f%%", i % 6 == 5 ? "\n   " : "", ks[order[i]]->name,
                       100 * r->kernel_s[order[i]] / r->secs);
-    df_bench_text(bo, "\n");
+    df_bench_text(bo, "\n    the waits for each batch's last parts in flight %.1f%%\n",
+                  100 * r->parts_end_s / r->secs);
     df_bench_row_begin(bo, "campaign_kernel_s", what);
     for (size_t i = 0; i < nk; i++)
         df_bench_num(bo, ks[order[i]]->name, r->kernel_s[order[i]]);
+    df_bench_num(bo, "parts_end_s", r->parts_end_s);
     df_bench_num(bo, "wall_s", r->secs);
     df_bench_row_end(bo);
 }

@@ -44,6 +44,7 @@ void df_engine_stats_get(const df_engine *e, df_engine_stats *st)
     memcpy(st->stage_s, bs->stage_s, sizeof st->stage_s);
     memcpy(st->finish_s, bs->finish_s, sizeof st->finish_s);
     memcpy(st->kernel_s, bs->kernel_s, sizeof st->kernel_s);
+    st->parts_end_s = bs->parts_end_s;
     for (int kind = 0; kind < DF_CPU_KINDS; kind++)
         for (unsigned w = 0; bs->cpu_s && w < df_pool_size(e->pool); w++)
             st->cpu_s[kind] += bs->cpu_s[w][kind];
@@ -60,6 +61,7 @@ void df_engine_stats_reset(df_engine *e)
     memset(bs->stage_s, 0, sizeof bs->stage_s);
     memset(bs->finish_s, 0, sizeof bs->finish_s);
     memset(bs->kernel_s, 0, sizeof bs->kernel_s);
+    bs->parts_end_s = 0;
     if (bs->cpu_s)
         memset(bs->cpu_s, 0, df_pool_size(e->pool) * sizeof *bs->cpu_s);
 }

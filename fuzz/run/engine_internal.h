@@ -159,8 +159,10 @@ typedef struct df_batch_state {
     double finish_s[DF_FINISH_PARTS]; /* the FINISH stage's parts (DF_FINISH_*, cuda backend) */
     double (*cpu_s)[DF_CPU_KINDS];
     /* seconds each kernel's runs on the backend took (its part of each
-     * batch and its copies', the caller's wall time), by kernel index */
+     * batch and its copies', the caller's wall time), by kernel index, and
+     * the waits for a batch's last parts in flight (df_run_gpu) */
     double kernel_s[DF_RUN_MAX_KERNELS];
+    double parts_end_s;
 } df_batch_state;
 
 /* A loop over one batch's slots (the batch being checked, or the next one

@@ -369,17 +369,20 @@ static void results_item(void *ctx, size_t i, unsigned w)
     }
 }
 
-/* The cuda backend's part: each kernel's cases of the batch in one call,
- * and after them the copies made before the run (when memory allows), so
- * that they need no launch, copy and synchronization of their own after
- * the batch's: the same cases on the same data, in another launch. Copies
- * that a failed run would not have had (df_meta_plan_settle) run too and
- * are dropped with their results; gpu_variants runs the copies left.
- * The layout (lay_out) is the one made ahead (df_stage_next) when it is this
- * batch's, its first kernel staged in the backend already. meanwhile(ctx),
- * when not NULL, runs once while the GPU runs the first kernel's cases
- * (df_backend_run_batch). Returns 0, or -1 when the context died (slots
- * and copies that ran keep results). */
+/* The cuda backend's part: each kernel's cases of the batch in one part
+ * (df_backend_part_start), and after them the copies made before the run
+ * (when memory allows), so that they need no launch, copy and
+ * synchronization of their own after the batch's: the same cases on the
+ * same data, in another launch. The parts are in flight side by side,
+ * the next kernel's planned, staged and issued while the device runs the
+ * earlier ones', and all end before their results go into the slots.
+ * Copies that a failed run would not have had (df_meta_plan_settle) run
+ * too and are dropped with their results; gpu_variants runs the copies
+ * left. The layout (lay_out) is the one made ahead (df_stage_next) when it
+ * is this batch's, its first kernel staged in the backend already.
+ * meanwhile(ctx), when not NULL, runs once the backend has as many parts
+ * in flight as it takes (or all of them). Returns 0, or -1 when the
+ * context died (slots and copies that ran keep results). */
 int df_run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx)
 {
     df_batch_state *bs = e->bs;
@@ -388,29 +391,45 @@ int df_run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx)
     if (L->slots != sl || L->n != n) /* not laid out ahead (df_stage_next) */
         lay_out(e, L, sl, n);
     L->slots = NULL; /* run: no batch is laid out ahead now */
-    for (size_t ki = 0; ki < e->nk; ki++) {
-        size_t m = L->base[ki + 1] - L->base[ki], done = 0;
+    size_t done[DF_RUN_MAX_KERNELS] = {0};
+    int rc[DF_RUN_MAX_KERNELS] = {0};
+    unsigned ahead = df_backend_parts_in_flight(e->b), started = 0;
+    int failed = 0;
+    for (size_t ki = 0; ki < e->nk && !failed; ki++) {
+        size_t m = L->base[ki + 1] - L->base[ki];
         if (m == 0)
             continue;
-        const df_vref *ref = L->cref + L->base[ki];
-        df_result *bres = L->bres + L->base[ki];
-        /* the time meanwhile took (another batch's) is not this kernel's */
-        double aside = bs->stage_s[DF_STAGE_RECORD] + bs->stage_s[DF_STAGE_AHEAD];
+        /* a kernel's seconds: its part's planning, staging and issue, and
+         * the wait for the part whose lane it takes */
         double t0 = df_now();
-        int rc = df_backend_run_batch(e->b, e->kernels[ki], L->cptr + L->base[ki],
-                                      L->derive + L->base[ki], m, bres, &done, meanwhile, ctx,
-                                      L->ticket && L->ticket_ki == ki ? L->ticket : 0);
-        aside = bs->stage_s[DF_STAGE_RECORD] + bs->stage_s[DF_STAGE_AHEAD] - aside;
-        bs->kernel_s[ki] += df_now() - t0 - aside;
-        meanwhile = NULL; /* it ran */
+        df_backend_part_start(e->b, e->kernels[ki], L->cptr + L->base[ki],
+                              L->derive + L->base[ki], m, L->bres + L->base[ki], &done[ki],
+                              &rc[ki], L->ticket && L->ticket_ki == ki ? L->ticket : 0);
+        bs->kernel_s[ki] += df_now() - t0;
+        /* no part after one that failed (its own start, or a later one
+         * that ended it): the kernels after the culprit's never run, as
+         * the recording expects */
+        for (size_t kj = 0; kj <= ki; kj++)
+            failed |= rc[kj] != 0;
+        if (meanwhile && ++started == ahead) {
+            meanwhile(ctx);
+            meanwhile = NULL;
+        }
+    }
+    if (meanwhile)
+        meanwhile(ctx);
+    double t0 = df_now();
+    df_backend_parts_end(e->b);
+    bs->parts_end_s += df_now() - t0;
+    int dead = 0;
+    for (size_t ki = 0; ki < e->nk; ki++) {
         /* on the pool for a large batch: this loop is on the caller's path
          * between the GPU's run and the judgement (thousands of results a
          * batch at n = 2000); each slot or copy is written by one item */
-        results_job rj = {sl, ref, bres, done, rc};
-        size_t items = (done + RESULTS_ITEM - 1) / RESULTS_ITEM;
+        results_job rj = {sl, L->cref + L->base[ki], L->bres + L->base[ki], done[ki], rc[ki]};
+        size_t items = (done[ki] + RESULTS_ITEM - 1) / RESULTS_ITEM;
         df_pool_for(items >= RESULTS_POOL_ITEMS ? e->pool : NULL, items, results_item, &rj);
-        if (rc != 0)
-            return -1;
+        dead |= rc[ki] != 0;
     }
-    return 0;
+    return dead ? -1 : 0;
 }

@@ -255,6 +255,7 @@ typedef struct df_engine_stats {
                                          over the pool's threads */
     double kernel_s[DF_RUN_MAX_KERNELS]; /* cuda: each kernel's runs on the backend
                                             (its cases' and copies'), by kernel index */
+    double parts_end_s;               /* cuda: the waits for each batch's last parts */
     int pipelined;                    /* the next batch made while this one is checked */
     size_t sets;                      /* sets of slots, a batch each: 1; pipelined 2, or
                                          DF_SETS_DEFER to DF_SETS_MAX when the GPU
