@@ -55,6 +55,9 @@
 #                R times (default 2), S seconds each (default 15) -> workers.txt
 #   scaling [R] [S]  the default run on one GPU (its share of the CPUs) and on
 #                every GPU, alternated, and their ratio -> scaling.txt
+#   baseline OLD [R] [S]  the default run of an earlier build OLD and of this one
+#                on one GPU (its share of the CPUs), alternated R times (default 2),
+#                S seconds each (default 15), and their ratio -> baseline.txt
 #   packed OLD   fold and tournament in packed batches: model match, soft reports
 #                where the host model puts them, identity against OLD -> packed.txt
 #   rates        run's pace: the batched kernels and the default campaign; the batched
@@ -473,6 +476,27 @@ scaling() {
        END { if (no && na) printf "scaling: %.0f / %.0f = %.2f x (%.0f%% of linear over %d GPUs)\n", a / na, o / no, (a / na) / (o / no), 100 * (a / na) / (o / no) / G, G }' \
     G="$GPUS" "$OUTDIR/scaling.txt" >>"$OUTDIR/scaling.txt"
   cat "$OUTDIR/scaling.txt"
+}
+
+# The default run of OLD (an earlier build) and of this build on one GPU
+# held to its share of the CPUs, alternated ROUNDS times (default 2), S
+# seconds each (default 15), and the ratio of their means: the speedup
+# measured on one host, whose absolute rate differs from another's.
+baseline() {
+  local old=${1:?baseline needs OLD, an earlier build} i
+  local r="run --backend cuda --time ${3:-15}s --seed 1 --save-precision none --save-bugs none --quiet"
+  gpu_share
+  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $MINE] {OLD,$DF} $r --corpus DIR   (alternated, ${2:-2} rounds; OLD: $old)"
+    echo "commit: $(commit_of); $GPUS GPU(s), $CPUS CPUs"
+    for i in $(seq "${2:-2}"); do
+      echo "old: $(run_one_gpu "$WORK/baseline" "$old" $r)"
+      echo "new: $(run_one_gpu "$WORK/baseline" $DF $r)"
+    done
+  } >"$OUTDIR/baseline.txt"
+  awk -F'[(]' '/cases\/s/ { split($2, v, " "); if ($0 ~ /^old/) { o += v[1]; no++ } else { a += v[1]; na++ } }
+       END { if (no && na) printf "speedup: %.0f / %.0f = %.2f x\n", a / na, o / no, (a / na) / (o / no) }' \
+    "$OUTDIR/baseline.txt" >>"$OUTDIR/baseline.txt"
+  cat "$OUTDIR/baseline.txt"
 }
 
 # fold and tournament in batches, their small case blocks packed several a
@@ -1000,6 +1024,7 @@ case "${1:-}" in
   rates) rates ;;
   workers) workers "${2:-2}" "${3:-15}" ;;
   scaling) scaling "${2:-2}" "${3:-40}" ;;
+  baseline) baseline "${2:-}" "${3:-2}" "${4:-15}" ;;
   packed) packed "${2:-}" ;;
   lfcompare) lfcompare "${2:-90}" ;;
   lfmutant) lfmutant "${2:-m-nonatomic}" ;;
