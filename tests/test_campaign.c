@@ -333,11 +333,12 @@ Test(campaign, bad_directories_and_fixed_options_are_refused)
                                      "--time 1", dir, dir);
     cr_assert_eq(rc, 2, "%s", out);
     cr_assert_not_null(strstr(out, "not empty"), "%s", out);
-    /* beside another file, a leftover temporary copy is no reason to start */
+    /* beside another file, a leftover temporary copy is no reason to
+     * start; a directory refused keeps no lock file of the refusal */
     rc = df_test_sh(out, sizeof out, "mkdir -p %s/u && echo x > %s/u/.campaign.tmp.AbC123 && "
                                      "echo x > %s/u/mine && ./dotfuzz run --backend host --out "
                                      "%s/u --time 1 2>&1; r=$?; test -e %s/u/.campaign.tmp.AbC123 && "
-                                     "exit $r", dir, dir, dir, dir, dir);
+                                     "test ! -e %s/u/lock && exit $r", dir, dir, dir, dir, dir, dir);
     cr_assert_eq(rc, 2, "%s", out);
     cr_assert_not_null(strstr(out, "not empty"), "%s", out);
     rc = df_test_sh(out, sizeof out, "./dotfuzz run --backend host --kernel shfl --out %s/c "

@@ -439,6 +439,24 @@ static int lock_dir(campaign *cp)
     return 0;
 }
 
+/* A new campaign's directory, made where absent, locked and found empty
+ * (prepare_new_dir). One without a lock file is checked before the lock,
+ * which would leave its file in a directory refused; one with a lock file
+ * is locked first, so that one a live campaign holds is refused naming its
+ * holder (exit 3), whatever it holds. Either is checked once locked:
+ * another --out may have begun there. */
+static int take_new_dir(campaign *cp)
+{
+    char *lock = join(cp->dir, DF_LOCK_FILE);
+    int has_lock = lock && access(lock, F_OK) == 0, rc;
+    free(lock);
+    if (!has_lock && (rc = prepare_new_dir(cp, 0)) != 0)
+        return rc;
+    if ((rc = lock_dir(cp)) != 0)
+        return rc;
+    return prepare_new_dir(cp, 1);
+}
+
 static int make_subdirs(campaign *cp)
 {
     int rc = make_dir(cp->findings) || make_dir(cp->workers_dir);
@@ -566,15 +584,7 @@ static int setup(campaign *cp, int argc, char **argv)
         if (make_subdirs(cp) != 0)
             return -2;
     } else {
-        /* a directory with a lock is locked first, so that one a live
-         * campaign holds is refused naming its holder (exit 3), whatever it
-         * holds; the directory is checked again once locked: another --out
-         * may have begun there */
-        char *lock = join(cp->dir, DF_LOCK_FILE);
-        int has_lock = lock && access(lock, F_OK) == 0;
-        free(lock);
-        if ((has_lock && (rc = lock_dir(cp)) != 0) || (rc = prepare_new_dir(cp, 0)) != 0 ||
-            (!has_lock && (rc = lock_dir(cp)) != 0) || (rc = prepare_new_dir(cp, 1)) != 0)
+        if ((rc = take_new_dir(cp)) != 0)
             return rc;
         df_campaign_absolute_libs(&o->libs);
         if (df_load_plugins_cli("run", &o->libs) != 0)
