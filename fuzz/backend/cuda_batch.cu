@@ -67,11 +67,6 @@ static int run_one_by_one(df_cuda *cu, const df_kernel *k, const df_case *const 
     return 0;
 }
 
-/* Case j of a batch of k's as its own df_gpu_ctx: its vectors, scratch,
- * result slot and set of soft-error slots in the batch's buffers, and the
- * scratch's pinned twin where the case's enqueue copies into it: NULL for
- * a kernel with a batched launcher (the plan makes no twin for it, and
- * one left by an earlier kernel's batch is not this case's). */
 /* Whether k's cases of a batch record where their results lie
  * (df_gpu_fetch_later) for batch_out_kernel to copy, rather than each
  * copying its own: a kernel without a batched launcher, where the pinned
@@ -83,23 +78,30 @@ static int fetch_later(const df_cuda *cu, const df_kernel *k)
            b->h_claims_dev;
 }
 
+/* Case j of a batch of k's as its own df_gpu_ctx: its vectors, scratch,
+ * result slot and set of soft-error slots in the batch's buffers, and the
+ * scratch's pinned twin where the case's enqueue copies into it: NULL for
+ * a kernel with a batched launcher (the plan makes no twin for it, and
+ * one left by an earlier kernel's batch is not this case's). */
 static void fill_batch_ctx(const df_cuda *cu, const df_kernel *k, size_t j, df_gpu_ctx *ctx)
 {
-    const df_cuda_batch_item *it = &cu->ln->plan.items[j];
+    const df_cuda_lane *ln = cu->ln;
+    const df_cuda_batch_bufs *b = &ln->batch;
+    const df_cuda_batch_item *it = &ln->plan.items[j];
     memset(ctx, 0, sizeof *ctx);
-    ctx->a = (const char *)cu->ln->batch.d_batch + it->off_a + it->pre_a;
-    ctx->b = (const char *)cu->ln->batch.d_batch + it->off_b + it->pre_b;
-    ctx->d_scratch = (char *)cu->ln->batch.d_bscratch + it->scratch_off;
-    ctx->h_scratch = cu->ln->batch.h_bscratch && !k->gpu->enqueue_batch
-                         ? (char *)cu->ln->batch.h_bscratch + it->scratch_off
+    ctx->a = (const char *)b->d_batch + it->off_a + it->pre_a;
+    ctx->b = (const char *)b->d_batch + it->off_b + it->pre_b;
+    ctx->d_scratch = (char *)b->d_bscratch + it->scratch_off;
+    ctx->h_scratch = b->h_bscratch && !k->gpu->enqueue_batch
+                         ? (char *)b->h_bscratch + it->scratch_off
                          : NULL;
     ctx->d_scratch_bytes = it->scratch_bytes;
-    ctx->d_result = (char *)cu->ln->batch.d_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
-    ctx->h_result = (char *)cu->ln->batch.h_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
-    ctx->stream = cu->ln->stream;
-    ctx->cublas = cu->ln->cublas;
+    ctx->d_result = (char *)b->d_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
+    ctx->h_result = (char *)b->h_bres + (size_t)DF_CUDA_RESULT_BYTES * j;
+    ctx->stream = ln->stream;
+    ctx->cublas = ln->cublas;
     ctx->debug_invariants = cu->debug_invariants;
-    ctx->soft = df_soft_slots_dev_at(&cu->ln->batch.bsoft, j);
+    ctx->soft = df_soft_slots_dev_at(&b->bsoft, j);
 }
 
 /* The side streams and their events, made once. Returns the failed call
@@ -123,13 +125,14 @@ static const char *side_streams(df_cuda *cu, cudaError_t *e)
  * batch's unpack). Returns 0 or the error, *call the failed call. */
 static int sides_fork(df_cuda *cu, size_t ns, const char **call)
 {
+    df_cuda_launch *l = &cu->ln->launch;
     cudaError_t e = cudaSuccess;
     if (ns && (*call = side_streams(cu, &e)))
         return (int)e;
-    if (ns && (e = cudaEventRecord(cu->ln->launch.unpacked, cu->ln->stream)) != cudaSuccess)
+    if (ns && (e = cudaEventRecord(l->unpacked, cu->ln->stream)) != cudaSuccess)
         return *call = "cudaEventRecord(unpacked)", (int)e;
     for (size_t s = 0; s < ns; s++)
-        if ((e = cudaStreamWaitEvent(cu->ln->launch.side[s], cu->ln->launch.unpacked, 0)) != cudaSuccess)
+        if ((e = cudaStreamWaitEvent(l->side[s], l->unpacked, 0)) != cudaSuccess)
             return *call = "cudaStreamWaitEvent(unpacked)", (int)e;
     return 0;
 }
@@ -139,15 +142,16 @@ static int sides_fork(df_cuda *cu, size_t ns, const char **call)
  * the next one starts. Returns code, or the join's error when code is 0. */
 static int sides_join(df_cuda *cu, size_t ns, int code, const char **call)
 {
+    df_cuda_launch *l = &cu->ln->launch;
     cudaError_t e;
     for (size_t s = 0; s < ns; s++)
-        if ((e = cudaEventRecord(cu->ln->launch.side_done[s], cu->ln->launch.side[s])) != cudaSuccess ||
-            (e = cudaStreamWaitEvent(cu->ln->stream, cu->ln->launch.side_done[s], 0)) != cudaSuccess) {
+        if ((e = cudaEventRecord(l->side_done[s], l->side[s])) != cudaSuccess ||
+            (e = cudaStreamWaitEvent(cu->ln->stream, l->side_done[s], 0)) != cudaSuccess) {
             if (code == 0) {
                 *call = "cudaStreamWaitEvent(side)";
                 code = (int)e;
             }
-            (void)cudaStreamSynchronize(cu->ln->launch.side[s]);
+            (void)cudaStreamSynchronize(l->side[s]);
         }
     return code;
 }
@@ -264,8 +268,8 @@ static int enqueue_each(df_cuda *cu, const df_kernel *k, size_t m, const char **
     if (code != 0)
         return code;
     for (size_t j = 0; j < m && code == 0; j++)
-        code = enqueue_case(cu, k, j, ns ? cu->ln->launch.side[j % ns] : NULL, &cu->ln->cublas, call,
-                            detail, dlen);
+        code = enqueue_case(cu, k, j, ns ? cu->ln->launch.side[j % ns] : NULL, &cu->ln->cublas,
+                            call, detail, dlen);
     return sides_join(cu, ns, code, call);
 }
 
@@ -304,59 +308,61 @@ static int batch_issue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
                        size_t dlen)
 {
     df_gpu_enqueue_batch launch = k->gpu->enqueue_batch;
+    df_cuda_lane *ln = cu->ln;
+    df_cuda_batch_bufs *b = &ln->batch;
     double queued = df_now();
     cudaError_t e;
     if ((e = cudaSetDevice(cu->device)) != cudaSuccess)
         return *call = "cudaSetDevice", (int)e;
-    if (!cu->ln->stream &&
-        (e = cudaStreamCreateWithFlags(&cu->ln->stream, cudaStreamNonBlocking)) != cudaSuccess)
+    if (!ln->stream &&
+        (e = cudaStreamCreateWithFlags(&ln->stream, cudaStreamNonBlocking)) != cudaSuccess)
         return *call = "cudaStreamCreateWithFlags(lane)", (int)e;
     for (int k = 0; k < 5; k++)
-        if (!cu->ln->launch.bev[k] && (e = cudaEventCreate(&cu->ln->launch.bev[k])) != cudaSuccess)
+        if (!ln->launch.bev[k] && (e = cudaEventCreate(&ln->launch.bev[k])) != cudaSuccess)
             return *call = "cudaEventCreate", (int)e;
-    (void)cudaEventRecord(cu->ln->launch.bev[0], cu->ln->stream);
-    if ((e = df_soft_slots_clear_n(&cu->ln->batch.bsoft, m, cu->ln->stream, call)) != cudaSuccess)
+    (void)cudaEventRecord(ln->launch.bev[0], ln->stream);
+    if ((e = df_soft_slots_clear_n(&b->bsoft, m, ln->stream, call)) != cudaSuccess)
         return (int)e;
-    if ((e = cudaMemcpyAsync(cu->ln->batch.d_batch, cu->ln->batch.h_batch, m * sizeof(df_gpu_batch_case),
-                             cudaMemcpyHostToDevice, cu->ln->stream)) != cudaSuccess)
+    if ((e = cudaMemcpyAsync(b->d_batch, b->h_batch, m * sizeof(df_gpu_batch_case),
+                             cudaMemcpyHostToDevice, ln->stream)) != cudaSuccess)
         return *call = "cudaMemcpyAsync(batch table)", (int)e;
-    if ((e = cudaMemcpyAsync(cu->ln->batch.d_pack, (char *)cu->ln->batch.h_batch + cu->ln->plan.table_bytes,
-                             host - cu->ln->plan.table_bytes, cudaMemcpyHostToDevice, cu->ln->stream)) !=
+    if ((e = cudaMemcpyAsync(b->d_pack, (char *)b->h_batch + ln->plan.table_bytes,
+                             host - ln->plan.table_bytes, cudaMemcpyHostToDevice, ln->stream)) !=
         cudaSuccess)
         return *call = "cudaMemcpyAsync(batch)", (int)e;
-    (void)cudaEventRecord(cu->ln->launch.bev[1], cu->ln->stream);
+    (void)cudaEventRecord(ln->launch.bev[1], ln->stream);
     for (int set = 0; set < DF_CUDA_GEN_SETS; set++) /* the device copies it reads: landed */
-        if ((cu->ln->plan.gen_sets & (1u << set)) &&
-            (e = cudaStreamWaitEvent(cu->ln->stream, cu->gen[set].done, 0)) != cudaSuccess)
+        if ((ln->plan.gen_sets & (1u << set)) &&
+            (e = cudaStreamWaitEvent(ln->stream, cu->gen[set].done, 0)) != cudaSuccess)
             return *call = "cudaStreamWaitEvent(generation)", (int)e;
     if ((e = df_cuda_unpack_batch(cu, m, longest)) != cudaSuccess)
         return *call = "batch_unpack_kernel", (int)e;
-    (void)cudaEventRecord(cu->ln->launch.bev[2], cu->ln->stream);
+    (void)cudaEventRecord(ln->launch.bev[2], ln->stream);
     const int later = fetch_later(cu, k);
     if (later) /* each case's enqueue records its result's place */
-        memset(cu->ln->batch.h_fetch, 0, m * sizeof *cu->ln->batch.h_fetch);
+        memset(b->h_fetch, 0, m * sizeof *b->h_fetch);
     if (!launch) {
         int code = enqueue_each(cu, k, m, call, detail, dlen);
         if (code != 0)
             return code;
-        (void)cudaEventRecord(cu->ln->launch.bev[3], cu->ln->stream); /* each result copied or placed */
+        (void)cudaEventRecord(ln->launch.bev[3], ln->stream); /* each result copied or placed */
     } else {
         df_gpu_batch bt;
         memset(&bt, 0, sizeof bt);
-        bt.d_cases = (df_gpu_batch_case *)cu->ln->batch.d_batch;
-        bt.groups = cu->ln->plan.groups;
+        bt.d_cases = (df_gpu_batch_case *)b->d_batch;
+        bt.groups = ln->plan.groups;
         bt.ngroups = ngroups;
-        bt.d_scratch = cu->ln->batch.d_bscratch;
-        bt.d_results = cu->ln->batch.d_bres;
-        bt.stream = cu->ln->stream;
-        bt.soft = df_soft_slots_dev(&cu->ln->batch.bsoft); /* case j's: set j */
+        bt.d_scratch = b->d_bscratch;
+        bt.d_results = b->d_bres;
+        bt.stream = ln->stream;
+        bt.soft = df_soft_slots_dev(&b->bsoft); /* case j's: set j */
         /* the slots zeroed here, before the side streams fork: a launcher
          * whose blocks add into their case's slot (atomic-block,
          * int-atomic) finds each at zero, as its own enqueue leaves its
          * word, for one memset a batch; a memset the launcher put on the
          * stream would race its groups' launches on the side streams,
          * which wait only for what the stream holds before it is called */
-        if ((e = cudaMemsetAsync(cu->ln->batch.d_bres, 0, m * DF_CUDA_RESULT_BYTES, cu->ln->stream)) !=
+        if ((e = cudaMemsetAsync(b->d_bres, 0, m * DF_CUDA_RESULT_BYTES, ln->stream)) !=
             cudaSuccess)
             return *call = "cudaMemsetAsync(batch results)", (int)e;
         /* groups side by side: each is a few small launches (a block size's
@@ -371,7 +377,7 @@ static int batch_issue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         if (code != 0)
             return code;
         if (ns > 1) {
-            bt.side = (void *const *)cu->ln->launch.side;
+            bt.side = (void *const *)ln->launch.side;
             bt.nside = ns;
         }
         int launched = launch(&bt);
@@ -383,34 +389,34 @@ static int batch_issue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
         }
         if (code != 0)
             return code; /* the join's */
-        (void)cudaEventRecord(cu->ln->launch.bev[3], cu->ln->stream);
+        (void)cudaEventRecord(ln->launch.bev[3], ln->stream);
     }
     /* the results (a batched launch's) and the soft-error slots' claim
      * words (a report claims its slot first): batch_finish reads the
      * pinned slots of the cases that have one, not a cache miss a case in
      * memory the device wrote */
     const size_t nres = launch || later ? m : 0, nclaims = m * DF_SOFT_CODES;
-    if (cu->ln->batch.h_bres_dev && cu->ln->batch.h_claims_dev) {
+    if (b->h_bres_dev && b->h_claims_dev) {
         size_t most = nres > nclaims ? nres : nclaims;
         size_t blocks = (most + OUT_THREADS - 1) / OUT_THREADS;
         batch_out_kernel<<<(unsigned)(blocks < OUT_BLOCKS_MAX ? blocks : OUT_BLOCKS_MAX),
-                           OUT_THREADS, 0, cu->ln->stream>>>(
-            (const uint4 *)cu->ln->batch.d_bres, later ? cu->ln->batch.h_fetch_dev : NULL,
-            (uint4 *)cu->ln->batch.h_bres_dev, nres, cu->ln->batch.bsoft.d_claim,
-            cu->ln->batch.h_claims_dev, nclaims);
+                           OUT_THREADS, 0, ln->stream>>>(
+            (const uint4 *)b->d_bres, later ? b->h_fetch_dev : NULL,
+            (uint4 *)b->h_bres_dev, nres, b->bsoft.d_claim,
+            b->h_claims_dev, nclaims);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return *call = "batch_out_kernel", (int)e;
     } else {
-        if (nres && (e = cudaMemcpyAsync(cu->ln->batch.h_bres, cu->ln->batch.d_bres,
+        if (nres && (e = cudaMemcpyAsync(b->h_bres, b->d_bres,
                                          nres * DF_CUDA_RESULT_BYTES, cudaMemcpyDeviceToHost,
-                                         cu->ln->stream)) != cudaSuccess)
+                                         ln->stream)) != cudaSuccess)
             return *call = "cudaMemcpyAsync(batch results)", (int)e;
-        if ((e = cudaMemcpyAsync(cu->ln->batch.h_claims, cu->ln->batch.bsoft.d_claim,
-                                 nclaims * sizeof *cu->ln->batch.h_claims, cudaMemcpyDeviceToHost,
-                                 cu->ln->stream)) != cudaSuccess)
+        if ((e = cudaMemcpyAsync(b->h_claims, b->bsoft.d_claim,
+                                 nclaims * sizeof *b->h_claims, cudaMemcpyDeviceToHost,
+                                 ln->stream)) != cudaSuccess)
             return *call = "cudaMemcpyAsync(batch soft claims)", (int)e;
     }
-    (void)cudaEventRecord(cu->ln->launch.bev[4], cu->ln->stream);
+    (void)cudaEventRecord(ln->launch.bev[4], ln->stream);
     cu->batch_s[DF_CUDA_T_ENQUEUE] += df_now() - queued;
     return 0;
 }
@@ -419,12 +425,13 @@ static int batch_issue(df_cuda *cu, const df_kernel *k, size_t m, size_t host,
  * device stages to the batch profile. Returns 0 or the error. */
 static int batch_wait(df_cuda *cu, const char **call)
 {
+    df_cuda_lane *ln = cu->ln;
     cudaError_t e;
-    if ((e = cudaStreamSynchronize(cu->ln->stream)) != cudaSuccess)
+    if ((e = cudaStreamSynchronize(ln->stream)) != cudaSuccess)
         return *call = "cudaStreamSynchronize", (int)e;
     for (int k = 0; k < 4; k++) {
         float ms = 0;
-        if (cudaEventElapsedTime(&ms, cu->ln->launch.bev[k], cu->ln->launch.bev[k + 1]) == cudaSuccess)
+        if (cudaEventElapsedTime(&ms, ln->launch.bev[k], ln->launch.bev[k + 1]) == cudaSuccess)
             cu->batch_s[DF_CUDA_T_COPYIN + k] += 1e-3 * ms;
     }
     return 0;

@@ -212,26 +212,26 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
                          size_t *stage_bytes, size_t *host_bytes, size_t *scratch_bytes,
                          size_t *longest)
 {
-    if (grow_host((void **)&cu->ln->plan.items, &cu->ln->plan.items_cap, 2 * n,
-                  sizeof *cu->ln->plan.items) != 0)
+    df_cuda_plan *pl = &cu->ln->plan;
+    if (grow_host((void **)&pl->items, &pl->items_cap, 2 * n, sizeof *pl->items) != 0)
         return (size_t)-1;
     /* validated on the pool's threads (each case another core just
      * wrote: a cache miss a case on the caller's thread), then sorted
      * into place */
-    plan_job pj = {k, cases, res, cu->ln->plan.items + n, 0};
+    plan_job pj = {k, cases, res, pl->items + n, 0};
     /* from DF_CUDA_POOL_MIN cases (a default run's kernels have a few dozen
      * each: see engine.c's models_in_prepare for what that cost) */
     df_pool_for(n >= DF_CUDA_POOL_MIN ? cu->pool : NULL, n, validate_one, &pj);
     if (pj.perturbed)
         return (size_t)-1; /* each perturbs the GPU around its own launch: one by one */
-    size_t m = sort_items(cu->ln->plan.items, cu->ln->plan.items + n, n);
-    cu->ln->plan.table_bytes = df_cuda_round_up(m * sizeof(df_gpu_batch_case), DF_CUDA_ALIGN);
-    cu->ln->plan.unpack_bytes = df_cuda_round_up(2 * m * sizeof(batch_unpack), DF_CUDA_ALIGN);
-    size_t off = cu->ln->plan.table_bytes, pk = cu->ln->plan.table_bytes + cu->ln->plan.unpack_bytes, sc = 0;
-    cu->ln->plan.gen_sets = 0;
+    size_t m = sort_items(pl->items, pl->items + n, n);
+    pl->table_bytes = df_cuda_round_up(m * sizeof(df_gpu_batch_case), DF_CUDA_ALIGN);
+    pl->unpack_bytes = df_cuda_round_up(2 * m * sizeof(batch_unpack), DF_CUDA_ALIGN);
+    size_t off = pl->table_bytes, pk = pl->table_bytes + pl->unpack_bytes, sc = 0;
+    pl->gen_sets = 0;
     *longest = 0;
     for (size_t j = 0; j < m; j++) {
-        df_cuda_batch_item *it = &cu->ln->plan.items[j];
+        df_cuda_batch_item *it = &pl->items[j];
         const df_case *c = &it->rc;
         size_t es = df_type_size(c->type), g = df_cuda_guard_bytes(es);
         size_t tg = df_cuda_tail_guard_bytes(es);
@@ -269,28 +269,28 @@ static size_t batch_plan(df_cuda *cu, const df_kernel *k, const df_case *const *
  * launch, from block 0. Returns 0 or -1. */
 static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngroups)
 {
+    df_cuda_plan *pl = &cu->ln->plan;
     df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->ln->batch.h_batch;
     size_t ng = 0;
     if (!k->gpu->enqueue_batch) {
         for (size_t j = 0; j < m; j++) {
             tbl[j].first_block = 0;
-            tbl[j].blocks = cu->ln->plan.items[j].rc.launch.grid;
+            tbl[j].blocks = pl->items[j].rc.launch.grid;
         }
         *ngroups = 0;
         return 0;
     }
     for (size_t j = 0; j < m; j++) {
-        const df_case *c = &cu->ln->plan.items[j].rc;
+        const df_case *c = &pl->items[j].rc;
         uint32_t nb = k->gpu->batch_blocks ? k->gpu->batch_blocks(c->n, &c->launch)
                                            : c->launch.grid;
         int numbered = k->gpu->batch_blocks != NULL; /* else each case from block 0 */
-        df_gpu_batch_group *g = ng ? &cu->ln->plan.groups[ng - 1] : NULL;
+        df_gpu_batch_group *g = ng ? &pl->groups[ng - 1] : NULL;
         uint32_t lanes = df_batch_group_lanes(k->flags, c->launch.block);
         if (!g || g->lanes != lanes || (uint64_t)g->blocks + nb > (uint64_t)INT32_MAX) {
-            if (grow_host((void **)&cu->ln->plan.groups, &cu->ln->plan.groups_cap, ng + 1,
-                          sizeof *cu->ln->plan.groups))
+            if (grow_host((void **)&pl->groups, &pl->groups_cap, ng + 1, sizeof *pl->groups))
                 return -1;
-            g = &cu->ln->plan.groups[ng++];
+            g = &pl->groups[ng++];
             *g = df_gpu_batch_group{j, 0, df_batch_group_cta(k->flags, c->launch.block), 0, 0,
                                     0, c->launch.block, lanes};
         }
@@ -311,14 +311,16 @@ static int batch_groups(df_cuda *cu, const df_kernel *k, size_t m, size_t *ngrou
  * cross PCIe. The vectors are packed by stage_bytes. */
 static void stage_entries(df_cuda *cu, size_t j)
 {
-    df_gpu_batch_case *tbl = (df_gpu_batch_case *)cu->ln->batch.h_batch;
-    batch_unpack *up = (batch_unpack *)((char *)cu->ln->batch.h_batch + cu->ln->plan.table_bytes);
-    char *d = (char *)cu->ln->batch.d_batch;
-    const df_cuda_batch_item *it = &cu->ln->plan.items[j];
+    const df_cuda_plan *pl = &cu->ln->plan;
+    const df_cuda_batch_bufs *bb = &cu->ln->batch;
+    df_gpu_batch_case *tbl = (df_gpu_batch_case *)bb->h_batch;
+    batch_unpack *up = (batch_unpack *)((char *)bb->h_batch + pl->table_bytes);
+    char *d = (char *)bb->d_batch;
+    const df_cuda_batch_item *it = &pl->items[j];
     const df_case *c = &it->rc;
     size_t es = df_type_size(c->type), tg = df_cuda_tail_guard_bytes(es);
-    size_t from = cu->ln->plan.table_bytes; /* where h_batch's copy to d_pack starts */
-    const char *pack = (const char *)cu->ln->batch.d_pack - from; /* h_batch offsets to device */
+    size_t from = pl->table_bytes; /* where h_batch's copy to d_pack starts */
+    const char *pack = (const char *)bb->d_pack - from; /* h_batch offsets to device */
     uint64_t src_a = (uint64_t)(uintptr_t)(it->dev_a ? (const char *)it->dev_a : pack + it->pack_a);
     uint64_t src_b = (uint64_t)(uintptr_t)(it->dev_b ? (const char *)it->dev_b : pack + it->pack_b);
     df_gpu_batch_case *e = &tbl[j];
@@ -381,15 +383,16 @@ static void stage_piece(void *ctx, size_t i, unsigned worker)
 {
     (void)worker;
     df_cuda *cu = (df_cuda *)ctx;
-    size_t lo = 0, hi = cu->ln->plan.stage_at_n; /* stage_at[0..m]: at[m] is past every item */
+    const df_cuda_plan *pl = &cu->ln->plan;
+    size_t lo = 0, hi = pl->stage_at_n; /* stage_at[0..m]: at[m] is past every item */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (cu->ln->plan.stage_at[mid] <= i)
+        if (pl->stage_at[mid] <= i)
             lo = mid;
         else
             hi = mid;
     }
-    size_t j = lo, p = i - cu->ln->plan.stage_at[j], na = vector_bytes(&cu->ln->plan.items[j]);
+    size_t j = lo, p = i - pl->stage_at[j], na = vector_bytes(&pl->items[j]);
     if (p == 0)
         stage_entries(cu, j);
     size_t from = p * (size_t)DF_CUDA_STAGE_PIECE;
