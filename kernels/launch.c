@@ -3,6 +3,7 @@
  * max_n, alignment), and the host models' scratch buffer. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <math.h>
 
@@ -112,19 +113,47 @@ void df_scratch_trim(df_scratch *s, size_t keep)
         df_scratch_free(s);
 }
 
-void df_guard_fill(df_type t, void *p, size_t count)
+/* The guard value's bits, in the low df_type_size(t) bytes. */
+static uint64_t guard_bits(df_type t)
 {
     int lowp = df_type_facts_of(t).lowp;
-    for (size_t i = 0; i < count; i++) {
-        if (lowp >= 0 && df_type_size(t) == 2)
-            ((uint16_t *)p)[i] = (uint16_t)df_lowp_nan_bits((df_lowp)lowp);
-        else if (lowp >= 0)
-            ((uint8_t *)p)[i] = (uint8_t)df_lowp_nan_bits((df_lowp)lowp);
-        else if (t == DF_F32)
-            ((float *)p)[i] = NAN;
-        else if (t == DF_F64)
-            ((double *)p)[i] = NAN;
-        else
-            ((int32_t *)p)[i] = DF_GUARD_I32;
+    if (lowp >= 0)
+        return df_lowp_nan_bits((df_lowp)lowp);
+    if (t == DF_F32) {
+        float f = NAN;
+        uint32_t w;
+        memcpy(&w, &f, sizeof w);
+        return w;
+    }
+    if (t == DF_F64) {
+        double d = NAN;
+        uint64_t w;
+        memcpy(&w, &d, sizeof w);
+        return w;
+    }
+    return (uint32_t)DF_GUARD_I32;
+}
+
+/* One loop a width: the model's guarded copies fill zones around every
+ * case, and the BLAS ones whole footprints. */
+void df_guard_fill(df_type t, void *p, size_t count)
+{
+    uint64_t g = guard_bits(t);
+    switch (df_type_size(t)) {
+    case 1:
+        memset(p, (int)g, count);
+        break;
+    case 2:
+        for (size_t i = 0; i < count; i++)
+            ((uint16_t *)p)[i] = (uint16_t)g;
+        break;
+    case 4:
+        for (size_t i = 0; i < count; i++)
+            ((uint32_t *)p)[i] = (uint32_t)g;
+        break;
+    default:
+        for (size_t i = 0; i < count; i++)
+            ((uint64_t *)p)[i] = g;
+        break;
     }
 }

@@ -42,6 +42,37 @@ Test(blas, place_puts_the_elements_where_the_call_reads_and_guards_the_gaps)
     cr_assert(buf[0] == 5);
 }
 
+/* Every width (e4m3's byte, f16's two, i32's four, f64's eight) at every
+ * increment of -3..3: each element at df_blas_pos, byte for byte, and every
+ * other byte of the footprint the type's guard (df_guard_fill's); nothing
+ * written past the footprint. */
+Test(blas, place_lays_out_every_width_at_every_increment)
+{
+    const df_type types[4] = {DF_E4M3, DF_F16, DF_I32, DF_F64};
+    unsigned char v[5 * 8], buf[13 * 8 + 8], guard[8];
+    for (size_t i = 0; i < sizeof v; i++)
+        v[i] = (unsigned char)(17 + 3 * i);
+    for (int t = 0; t < 4; t++) {
+        size_t es = df_type_size(types[t]);
+        df_guard_fill(types[t], guard, 1);
+        for (int32_t inc = -3; inc <= 3; inc++) {
+            uint64_t n = inc ? 5 : 1, fp = df_blas_footprint(n, inc);
+            memset(buf, 0xa5, sizeof buf);
+            df_blas_place(types[t], v, n, inc, buf);
+            for (uint64_t p = 0; p < fp; p++) {
+                const unsigned char *want = guard;
+                for (uint64_t i = 0; i < n; i++)
+                    if (df_blas_pos(i, n, inc) == p)
+                        want = v + i * es;
+                cr_assert_eq(memcmp(buf + p * es, want, es), 0, "%s inc %d: element %llu",
+                             df_type_name(types[t]), (int)inc, (unsigned long long)p);
+            }
+            cr_assert_eq(buf[fp * es], 0xa5, "%s inc %d: past the footprint",
+                         df_type_name(types[t]), (int)inc);
+        }
+    }
+}
+
 /* The generator over cases 0..n-1 of seed 9 for kernel k. */
 Test(blas, the_generator_gives_blas_kernels_every_increment_and_n_at_most_0)
 {

@@ -440,8 +440,9 @@ static size_t lead_slot(const df_job *jb, size_t lo, size_t s)
 }
 
 /* Slot s's case, its leader's (slot l's) but for its launch and name: the
- * shape from the generator, the values copied, not drawn again. Returns
- * 0, or -1 (made on its own then). */
+ * shape from the generator, the values the leader's own vectors (nothing
+ * writes a made case's vectors, and both slots live as long as the batch),
+ * not drawn or copied again. Returns 0, or -1 (made on its own then). */
 static int follow_slot(df_job *jb, size_t s, size_t l)
 {
     df_engine *e = jb->e;
@@ -452,9 +453,8 @@ static int follow_slot(df_job *jb, size_t s, size_t l)
                           &sl->c, &rng) != 0 ||
         sl->c.n != lc->n || sl->c.type != lc->type)
         return -1;
-    size_t bytes = (size_t)lc->n * df_type_size(lc->type);
-    memcpy((void *)sl->c.a, lc->a, bytes);
-    memcpy((void *)sl->c.b, lc->b, bytes);
+    sl->c.a = lc->a;
+    sl->c.b = lc->b;
     return 0;
 }
 
