@@ -54,7 +54,8 @@
 #                the default workers and --jobs 1, 3, 4, and on every GPU, alternated
 #                R times (default 2), S seconds each (default 15) -> workers.txt
 #   scaling [R] [S]  the default run on one GPU (its share of the CPUs) and on
-#                every GPU, alternated, and their ratio -> scaling.txt
+#                every GPU, alternated, and their ratio; beside them the same CPU
+#                work on the host backend, one share against all -> scaling.txt
 #   baseline OLD [R] [S]  the default run of an earlier build OLD and of this one
 #                on one GPU (its share of the CPUs), alternated R times (default 2),
 #                S seconds each (default 15), and their ratio -> baseline.txt
@@ -459,21 +460,44 @@ workers() {
   cat "$OUTDIR/workers.txt"
 }
 
+# The same CPU work with no GPU (the host backend, which runs each kernel's
+# model where the GPU would run it): one process on a GPU's share of the
+# CPUs, then one on every share at once; the sum of their rates.
+run_host_shares() {
+  local d=$1 g lo; shift
+  for g in $(seq 0 $(( GPUS - 1 ))); do
+    lo=$(( g * SHARE )); rm -rf "$d$g"
+    taskset -c "$lo-$(( lo + SHARE - 1 ))" "$@" --corpus "$d$g" >"$d$g.log" 2>&1 &
+  done
+  wait
+  cat "$d"[0-9]*.log | awk '/ cases in / { v = $0; sub(/ cases\/s.*/, "", v); sub(/.*[(]/, "", v)
+                                          s += v; r = r " " v }
+                             END { printf "%d cases/s (%s)\n", s, substr(r, 2) }'
+}
+
 # The default run on one GPU held to the CPUs a GPU has (taskset) and on
 # every GPU, alternated ROUNDS times (default 2), S seconds each (default
-# 40), and the ratio of their means.
+# 40), and the ratio of their means; beside them the host's own scaling of
+# the CPU work from one share of the CPUs to all (run_host_shares), which
+# bounds a run whose CPUs are its limit.
 scaling() {
-  local r="$DF run --backend cuda --time ${2:-40}s --seed 1 --save-precision none --save-bugs none --quiet" i
+  local r="$DF run --time ${2:-40}s --seed 1 --save-precision none --save-bugs none --quiet" i
   gpu_share
-  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $MINE] $r --corpus DIR   (alternated, ${1:-2} rounds)"
+  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $MINE] $r --backend cuda --corpus DIR   (alternated, ${1:-2} rounds)"
+    echo "\$ taskset -c SHARE $r --backend host --corpus DIR   (one process, then one on each GPU's share at once)"
     echo "commit: $(commit_of); $GPUS GPU(s), $CPUS CPUs"
     for i in $(seq "${1:-2}"); do
-      echo "one GPU, $SHARE cores: $(run_one_gpu "$WORK/scaling" $r)"
-      echo "$GPUS GPUs, $CPUS cores: $(run_all_gpus "$WORK/scaling" $r)"
+      echo "one GPU, $SHARE cores: $(run_one_gpu "$WORK/scaling" $r --backend cuda)"
+      echo "$GPUS GPUs, $CPUS cores: $(run_all_gpus "$WORK/scaling" $r --backend cuda)"
+      echo "no GPU, $SHARE cores: $(GPUS=1 run_host_shares "$WORK/scaling-host" $r --backend host)"
+      echo "no GPU, $GPUS x $SHARE cores: $(run_host_shares "$WORK/scaling-host" $r --backend host)"
     done
   } >"$OUTDIR/scaling.txt"
-  awk -F'[(]' '/cases\/s/ { split($2, v, " "); if ($0 ~ /^one GPU/) { o += v[1]; no++ } else { a += v[1]; na++ } }
-       END { if (no && na) printf "scaling: %.0f / %.0f = %.2f x (%.0f%% of linear over %d GPUs)\n", a / na, o / no, (a / na) / (o / no), 100 * (a / na) / (o / no) / G, G }' \
+  awk '/cases\/s/ { v = $0; sub(/ cases\/s.*/, "", v); sub(/.*[( ]/, "", v); v += 0
+                   if ($1 == "one") { o += v; no++ } else if ($2 == "GPUs,") { a += v; na++ }
+                   else if ($4 == "cores:") { h1 += v; nh1++ } else { h += v; nh++ } }
+       END { if (no && na) printf "scaling: %.0f / %.0f = %.2f x (%.0f%% of linear over %d GPUs)\n", a / na, o / no, (a / na) / (o / no), 100 * (a / na) / (o / no) / G, G
+             if (nh1 && nh) printf "the CPU work alone: %.0f / %.0f = %.2f x (%.0f%% of linear); the GPUs reach %.0f%% of it\n", h / nh, h1 / nh1, (h / nh) / (h1 / nh1), 100 * (h / nh) / (h1 / nh1) / G, 100 * ((a / na) / (o / no)) / ((h / nh) / (h1 / nh1)) }' \
     G="$GPUS" "$OUTDIR/scaling.txt" >>"$OUTDIR/scaling.txt"
   cat "$OUTDIR/scaling.txt"
 }
