@@ -465,6 +465,7 @@ workers() {
 # CPUs, then one on every share at once; the sum of their rates.
 run_host_shares() {
   local d=$1 g lo; shift
+  rm -f "$d"[0-9]*.log
   for g in $(seq 0 $(( GPUS - 1 ))); do
     lo=$(( g * SHARE )); rm -rf "$d$g"
     taskset -c "$lo-$(( lo + SHARE - 1 ))" "$@" --corpus "$d$g" >"$d$g.log" 2>&1 &
