@@ -95,10 +95,16 @@ static int shfl_blas_model(const df_kernel *k, const df_case *c, df_scratch *s,
         return -1;
     }
     float *y = x + m + 1;
+    /* shfl_blas_at is start + i step: both found once, so that a unit
+     * increment is a plain copy loop */
     const float *bx = c->a, *by = c->b;
+    int64_t n = c->blas.n_arg, ax = shfl_blas_at(0, n, c->blas.inc_a, flaw);
+    int64_t ay = shfl_blas_at(0, n, c->blas.inc_b, flaw);
+    int64_t sx = shfl_blas_at(1, n, c->blas.inc_a, flaw) - ax;
+    int64_t sy = shfl_blas_at(1, n, c->blas.inc_b, flaw) - ay;
     for (uint64_t i = 0; i < m; i++) {
-        x[i] = bx[shfl_blas_at((int64_t)i, c->blas.n_arg, c->blas.inc_a, flaw)];
-        y[i] = by[shfl_blas_at((int64_t)i, c->blas.n_arg, c->blas.inc_b, flaw)];
+        x[i] = bx[ax + (int64_t)i * sx];
+        y[i] = by[ay + (int64_t)i * sy];
     }
     df_case g = *c;
     g.a = x;
