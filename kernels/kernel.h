@@ -107,6 +107,12 @@ void df_scratch_free(df_scratch *s);
 /* Frees scratch when it holds more than keep bytes (a buffer a rare long
  * case grew, which later short ones need not keep). */
 void df_scratch_trim(df_scratch *s, size_t keep);
+/* df_scratch_reserve for a buffer that holds one case at a time: one past
+ * DF_SCRATCH_FIT_MIN bytes and more than four times bytes is let go first,
+ * so that it follows the lengths its cases draw instead of keeping the
+ * longest it ever held. */
+#define DF_SCRATCH_FIT_MIN ((size_t)1 << 18)
+void *df_scratch_fit(df_scratch *s, size_t bytes);
 
 /* Kernel traits (flags). */
 enum {

@@ -113,6 +113,13 @@ void df_scratch_trim(df_scratch *s, size_t keep)
         df_scratch_free(s);
 }
 
+void *df_scratch_fit(df_scratch *s, size_t bytes)
+{
+    if (s->cap > DF_SCRATCH_FIT_MIN && s->cap / 4 > bytes)
+        df_scratch_free(s);
+    return df_scratch_reserve(s, bytes);
+}
+
 /* The guard value's bits, in the low df_type_size(t) bytes. */
 static uint64_t guard_bits(df_type t)
 {

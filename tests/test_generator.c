@@ -46,6 +46,44 @@ Test(generator, same_seed_and_index_give_identical_bytes)
     df_scratch_free(&s2);
 }
 
+/* A case's buffer follows its lengths (df_scratch_fit): one grown past
+ * DF_SCRATCH_FIT_MIN by a long case shrinks for a short one, and is kept
+ * for one that needs over a quarter of it; below DF_SCRATCH_FIT_MIN it
+ * stays. Every case made through it whole: its bytes those of a case made
+ * in a fresh buffer. */
+Test(generator, a_case_buffer_follows_the_lengths_it_holds)
+{
+    df_scratch s = {0};
+    cr_assert_not_null(df_scratch_fit(&s, (size_t)1 << 20));
+    cr_assert_eq(s.cap, (size_t)1 << 20);
+    cr_assert_not_null(df_scratch_fit(&s, (size_t)300 << 10)); /* over a quarter */
+    cr_assert_eq(s.cap, (size_t)1 << 20);
+    cr_assert_not_null(df_scratch_fit(&s, 1000));
+    cr_assert_eq(s.cap, 4096);
+    cr_assert_not_null(df_scratch_fit(&s, DF_SCRATCH_FIT_MIN));
+    cr_assert_not_null(df_scratch_fit(&s, 10)); /* not past the minimum: kept */
+    cr_assert_eq(s.cap, DF_SCRATCH_FIT_MIN);
+    df_scratch_free(&s);
+
+    df_scratch reused = {0};
+    df_gen_opts o = {.max_n = 1 << 16, .family = 0};
+    for (uint64_t i = 0; i < 300; i++) {
+        df_case c, fresh;
+        df_scratch one = {0};
+        cr_assert_eq(df_generate(5, i, &df_fake_pow2_f64, &o, &reused, &c), 0);
+        cr_assert_eq(df_generate(5, i, &df_fake_pow2_f64, &o, &one, &fresh), 0);
+        size_t bytes = (size_t)c.n * df_type_size(c.type);
+        cr_assert(reused.cap >= 2 * bytes);
+        cr_assert(reused.cap <= DF_SCRATCH_FIT_MIN || reused.cap / 4 <= 2 * bytes,
+                  "index %llu: %zu bytes kept for %zu", (unsigned long long)i, reused.cap,
+                  2 * bytes);
+        cr_assert_eq(memcmp(c.a, fresh.a, bytes), 0);
+        cr_assert_eq(memcmp(c.b, fresh.b, bytes), 0);
+        df_scratch_free(&one);
+    }
+    df_scratch_free(&reused);
+}
+
 Test(generator, different_index_or_seed_gives_different_case)
 {
     df_scratch s = {0};

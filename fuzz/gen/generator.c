@@ -623,7 +623,9 @@ int df_generate_begin(uint64_t seed, uint64_t index, const df_kernel *k,
     if (!buf || df_generate_shape(seed, index, k, o, out, values) != 0)
         return -1;
     size_t esz = df_type_size(k->elem);
-    unsigned char *p = df_scratch_reserve(buf, (size_t)out->n * 2 * esz);
+    /* fit: the buffer follows the case's length (a run's thousands of
+     * slots, each keeping the longest case it ever held, hold gigabytes) */
+    unsigned char *p = df_scratch_fit(buf, (size_t)out->n * 2 * esz);
     if (!p)
         return -1;
     out->a = p;
