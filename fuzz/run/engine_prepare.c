@@ -449,8 +449,8 @@ static int follow_slot(df_job *jb, size_t s, size_t l)
     df_slot *sl = &jb->slots[s];
     const df_case *lc = &jb->slots[l].c;
     df_pcg32 rng;
-    if (df_generate_begin(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go, &sl->buf,
-                          &sl->c, &rng) != 0 ||
+    if (df_generate_shape(e->o->seed, sl->c.index, e->kernels[sl->ki], &e->go, &sl->c,
+                          &rng) != 0 ||
         sl->c.n != lc->n || sl->c.type != lc->type)
         return -1;
     sl->c.a = lc->a;
