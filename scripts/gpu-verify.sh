@@ -54,8 +54,10 @@
 #                the default workers and --jobs 1, 3, 4, and on every GPU, alternated
 #                R times (default 2), S seconds each (default 15) -> workers.txt
 #   scaling [R] [S]  the default run on one GPU (its share of the CPUs) and on
-#                every GPU, alternated, and their ratio; beside them the same CPU
-#                work on the host backend, one share against all -> scaling.txt
+#                every GPU, alternated R times (default 2), S seconds each (default
+#                60), and their ratio, over the runs and past their first S/3 s;
+#                beside them the same CPU work on the host backend, one share
+#                against all -> scaling.txt
 #   baseline OLD [R] [S]  the default run of an earlier build OLD and of this one
 #                on one GPU (its share of the CPUs), alternated R times (default 2),
 #                S seconds each (default 15), and their ratio -> baseline.txt
@@ -460,45 +462,74 @@ workers() {
   cat "$OUTDIR/workers.txt"
 }
 
+# A run's rate from its log: "WHOLE PAST", the whole run's (its summary
+# line) and the one past its first W seconds (its status lines: the cases
+# done from the first line at W s or later to the last, over the seconds
+# between them), which leaves out the first seconds' faulting in of the
+# run's memory.
+log_rates() {
+  local whole past
+  whole=$(grep ' cases in ' "$1" | sed 's/.*(\([0-9]*\) cases\/s).*/\1/' | head -n 1)
+  past=$(tr '\r' '\n' <"$1" | awk -v W="$2" '
+    /^#[0-9]+\t.* elapsed: [0-9]+s/ { n = substr($1, 2) + 0; t = $NF; sub(/s$/, "", t); t += 0
+                                      if (t >= W && !seen) { n0 = n; t0 = t; seen = 1 }
+                                      n1 = n; t1 = t }
+    END { printf "%d", (seen && t1 > t0) ? (n1 - n0) / (t1 - t0) : 0 }')
+  echo "${whole:-0} $past"
+}
+
+# One run of "$@" (its status lines kept: no --quiet) into $1.log, past
+# $2 seconds: "R cases/s, past W s: P cases/s".
+run_rates() {
+  local d=$1 w=$2; shift 2
+  rm -rf "$d"; "$@" --corpus "$d" >"$d.log" 2>&1
+  set -- $(log_rates "$d.log" "$w")
+  echo "$1 cases/s, past $w s: $2 cases/s"
+}
+
 # The same CPU work with no GPU (the host backend, which runs each kernel's
-# model where the GPU would run it): one process on a GPU's share of the
-# CPUs, then one on every share at once; the sum of their rates.
+# model where the GPU would run it): one process on each of $3 GPUs'
+# shares of the CPUs at once; the sums of their rates, as run_rates.
 run_host_shares() {
-  local d=$1 g lo; shift
+  local d=$1 w=$2 n=$3 g lo; shift 3
   rm -f "$d"[0-9]*.log
-  for g in $(seq 0 $(( GPUS - 1 ))); do
+  for g in $(seq 0 $(( n - 1 ))); do
     lo=$(( g * SHARE )); rm -rf "$d$g"
     taskset -c "$lo-$(( lo + SHARE - 1 ))" "$@" --corpus "$d$g" >"$d$g.log" 2>&1 &
   done
   wait
-  cat "$d"[0-9]*.log | awk '/ cases in / { v = $0; sub(/ cases\/s.*/, "", v); sub(/.*[(]/, "", v)
-                                          s += v; r = r " " v }
-                             END { printf "%d cases/s (%s)\n", s, substr(r, 2) }'
+  for g in $(seq 0 $(( n - 1 ))); do log_rates "$d$g.log" "$w"; done |
+    awk -v W="$w" '{ a += $1; p += $2 } END { printf "%d cases/s, past %d s: %d cases/s\n", a, W, p }'
 }
 
 # The default run on one GPU held to the CPUs a GPU has (taskset) and on
 # every GPU, alternated ROUNDS times (default 2), S seconds each (default
-# 40), and the ratio of their means; beside them the host's own scaling of
-# the CPU work from one share of the CPUs to all (run_host_shares), which
-# bounds a run whose CPUs are its limit.
+# 60), and the ratio of their means, over the whole runs and past their
+# first S/3 seconds; beside them the host's own scaling of the same CPU work
+# from one share of the CPUs to all (run_host_shares), which bounds a run
+# whose CPUs are its limit.
 scaling() {
-  local r="$DF run --time ${2:-40}s --seed 1 --save-precision none --save-bugs none --quiet" i
+  local s=${2:-60} i
+  local r="$DF run --time ${s}s --seed 1 --save-precision none --save-bugs none" w=$(( s / 3 ))
   gpu_share
-  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $MINE] $r --backend cuda --corpus DIR   (alternated, ${1:-2} rounds)"
+  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $MINE] $r --backend cuda --corpus DIR   (alternated, ${1:-2} rounds; rates over the run and past its first $w s, from its status lines)"
     echo "\$ taskset -c SHARE $r --backend host --corpus DIR   (one process, then one on each GPU's share at once)"
     echo "commit: $(commit_of); $GPUS GPU(s), $CPUS CPUs"
     for i in $(seq "${1:-2}"); do
-      echo "one GPU, $SHARE cores: $(run_one_gpu "$WORK/scaling" $r --backend cuda)"
-      echo "$GPUS GPUs, $CPUS cores: $(run_all_gpus "$WORK/scaling" $r --backend cuda)"
-      echo "no GPU, $SHARE cores: $(GPUS=1 run_host_shares "$WORK/scaling-host" $r --backend host)"
-      echo "no GPU, $GPUS x $SHARE cores: $(run_host_shares "$WORK/scaling-host" $r --backend host)"
+      echo "one GPU, $SHARE cores: $(run_rates "$WORK/scaling" $w env CUDA_VISIBLE_DEVICES=0 taskset -c "$MINE" $r --backend cuda)"
+      echo "$GPUS GPUs, $CPUS cores: $(run_rates "$WORK/scaling" $w $r --backend cuda)"
+      echo "no GPU, $SHARE cores: $(run_host_shares "$WORK/scaling-host" $w 1 $r --backend host)"
+      echo "no GPU, $GPUS x $SHARE cores: $(run_host_shares "$WORK/scaling-host" $w "$GPUS" $r --backend host)"
     done
   } >"$OUTDIR/scaling.txt"
-  awk '/cases\/s/ { v = $0; sub(/ cases\/s.*/, "", v); sub(/.*[( ]/, "", v); v += 0
-                   if ($1 == "one") { o += v; no++ } else if ($2 == "GPUs,") { a += v; na++ }
-                   else if ($4 == "cores:") { h1 += v; nh1++ } else { h += v; nh++ } }
-       END { if (no && na) printf "scaling: %.0f / %.0f = %.2f x (%.0f%% of linear over %d GPUs)\n", a / na, o / no, (a / na) / (o / no), 100 * (a / na) / (o / no) / G, G
-             if (nh1 && nh) printf "the CPU work alone: %.0f / %.0f = %.2f x (%.0f%% of linear); the GPUs reach %.0f%% of it\n", h / nh, h1 / nh1, (h / nh) / (h1 / nh1), 100 * (h / nh) / (h1 / nh1) / G, 100 * ((a / na) / (o / no)) / ((h / nh) / (h1 / nh1)) }' \
+  awk -F': ' '/cases\/s, past/ { split($2, v, " "); split($3, q, " ")
+                   k = $1 ~ /^one/ ? "o" : $1 ~ /GPUs,/ ? "a" : $1 ~ / x / ? "h" : "h1"
+                   W[k] += v[1]; P[k] += q[1]; N[k]++ }
+       function line(what, i, j) { if (N[i] && N[j] && W[j] && P[j])
+         printf "%s: %.0f / %.0f = %.2f x (%.0f%% of linear), past the first seconds %.0f / %.0f = %.2f x (%.0f%%)\n", what,
+           W[i] / N[i], W[j] / N[j], W[i] / W[j] * N[j] / N[i], 100 * W[i] / W[j] * N[j] / N[i] / G,
+           P[i] / N[i], P[j] / N[j], P[i] / P[j] * N[j] / N[i], 100 * P[i] / P[j] * N[j] / N[i] / G }
+       END { line("scaling over " G " GPUs", "a", "o"); line("the CPU work alone, one share against " G, "h", "h1") }' \
     G="$GPUS" "$OUTDIR/scaling.txt" >>"$OUTDIR/scaling.txt"
   cat "$OUTDIR/scaling.txt"
 }
@@ -1048,7 +1079,7 @@ case "${1:-}" in
   stridedcamp) stridedcamp "${2:-600}" "${3:-}" ;;
   rates) rates ;;
   workers) workers "${2:-2}" "${3:-15}" ;;
-  scaling) scaling "${2:-2}" "${3:-40}" ;;
+  scaling) scaling "${2:-2}" "${3:-60}" ;;
   baseline) baseline "${2:-}" "${3:-2}" "${4:-15}" ;;
   packed) packed "${2:-}" ;;
   lfcompare) lfcompare "${2:-90}" ;;
