@@ -201,7 +201,7 @@ static df_case *add_var(df_meta_plan *p, int kind, const df_case *c)
 static unsigned char *plan_vectors(df_meta_plan *p, const df_case *c, size_t *es)
 {
     *es = df_type_size(c->type);
-    return df_scratch_reserve(&p->buf, 4 * (size_t)c->n * *es + 64);
+    return df_scratch_fit(&p->buf, 4 * (size_t)c->n * *es + 64);
 }
 
 /* j in [0, i] for the permute's Fisher-Yates (n < 2^32 there). */
