@@ -24,7 +24,7 @@ void df_blas_place(df_type t, const void *v, uint64_t n, int32_t inc, void *buf)
         memcpy(buf, v, (size_t)n * es);
         return;
     }
-    if (inc != -1) /* gaps between the elements (or none read: inc = 0) */
+    if (inc < -1 || inc > 1) /* gaps between the elements (inc 0 and -1 have none) */
         df_guard_fill(t, buf, (size_t)df_blas_footprint(n, inc));
     switch (es) {
     case 1: PLACE_STRIDED(uint8_t); break;
