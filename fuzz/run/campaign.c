@@ -417,15 +417,24 @@ static int lock_dir(campaign *cp)
     }
     struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     if (fcntl(fd, F_SETLK, &fl) != 0) {
+        int err = errno;
         char holder[256] = "";
-        ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
-        holder[n > 0 ? n : 0] = 0;
+        /* a holder writes its line just after it takes the lock: an empty
+         * file is one caught in between, read again for up to a second */
+        for (int tries = 0; tries < 100; tries++) {
+            ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
+            holder[n > 0 ? n : 0] = 0;
+            if (n > 0 || (err != EACCES && err != EAGAIN))
+                break;
+            struct timespec pause = {0, 10 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+        }
         holder[strcspn(holder, "\n")] = 0;
-        if (errno == EACCES || errno == EAGAIN)
+        if (err == EACCES || err == EAGAIN)
             fprintf(stderr, "dotfuzz run: %s is in use (%s): one process at a time runs a "
                             "campaign\n", cp->dir, *holder ? holder : "holder unknown");
         else
-            fprintf(stderr, "dotfuzz run: cannot lock %s: %s\n", path, strerror(errno));
+            fprintf(stderr, "dotfuzz run: cannot lock %s: %s\n", path, strerror(err));
         close(fd);
         free(path);
         return -2;
