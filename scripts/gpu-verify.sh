@@ -478,28 +478,43 @@ log_rates() {
   echo "${whole:-0} $past"
 }
 
+# The CPU a run took, from bash's `time` (its TIMEFORMAT "%R %U %S": wall,
+# user and system seconds, the reaped children's) and its cases C: "CPUs
+# busy B, cases a CPU second K".
+cpu_use() {
+  awk -v c="$4" -v r="$1" -v u="$2" -v s="$3" \
+    'BEGIN { printf "CPUs busy %.1f, cases a CPU second %.0f", (u + s) / r, c / (u + s) }'
+}
+
+# The cases of a log's summary line (0 where it has none).
+log_cases() { awk '/ cases in / { print $3; exit }' "$1" | grep . || echo 0; }
+
 # One run of "$@" (its status lines kept: no --quiet) into $1.log, past
-# $2 seconds: "R cases/s, past W s: P cases/s".
+# $2 seconds: "R cases/s, past W s: P cases/s; CPUs busy B, cases a CPU
+# second K" (cpu_use).
 run_rates() {
-  local d=$1 w=$2; shift 2
-  rm -rf "$d"; "$@" --corpus "$d" >"$d.log" 2>&1
+  local d=$1 w=$2 t; shift 2
+  rm -rf "$d"
+  t=$( { TIMEFORMAT='%R %U %S'; time "$@" --corpus "$d" >"$d.log" 2>&1; } 2>&1 )
   set -- $(log_rates "$d.log" "$w")
-  echo "$1 cases/s, past $w s: $2 cases/s"
+  echo "$1 cases/s, past $w s: $2 cases/s; $(cpu_use $t "$(log_cases "$d.log")")"
 }
 
 # The same CPU work with no GPU (the host backend, which runs each kernel's
 # model where the GPU would run it): one process on each of $3 GPUs'
 # shares of the CPUs at once; the sums of their rates, as run_rates.
 run_host_shares() {
-  local d=$1 w=$2 n=$3 g lo; shift 3
+  local d=$1 w=$2 n=$3 g lo t; shift 3
   rm -f "$d"[0-9]*.log
-  for g in $(seq 0 $(( n - 1 ))); do
-    lo=$(( g * SHARE )); rm -rf "$d$g"
-    taskset -c "$lo-$(( lo + SHARE - 1 ))" "$@" --corpus "$d$g" >"$d$g.log" 2>&1 &
-  done
-  wait
-  for g in $(seq 0 $(( n - 1 ))); do log_rates "$d$g.log" "$w"; done |
-    awk -v W="$w" '{ a += $1; p += $2 } END { printf "%d cases/s, past %d s: %d cases/s\n", a, W, p }'
+  t=$( { TIMEFORMAT='%R %U %S'; time {
+    for g in $(seq 0 $(( n - 1 ))); do
+      lo=$(( g * SHARE )); rm -rf "$d$g"
+      taskset -c "$lo-$(( lo + SHARE - 1 ))" "$@" --corpus "$d$g" >"$d$g.log" 2>&1 &
+    done
+    wait; }; } 2>&1 )
+  for g in $(seq 0 $(( n - 1 ))); do echo "$(log_rates "$d$g.log" "$w") $(log_cases "$d$g.log")"; done |
+    awk -v W="$w" '{ a += $1; p += $2; c += $3 } END { printf "%d cases/s, past %d s: %d cases/s %d\n", a, W, p, c }' |
+    { read -r a _ _ _ _ p _ c; echo "$a cases/s, past $w s: $p cases/s; $(cpu_use $t "$c")"; }
 }
 
 # The default run on one GPU held to the CPUs a GPU has (taskset) and on
@@ -507,7 +522,9 @@ run_host_shares() {
 # 60), and the ratio of their means, over the whole runs and past their
 # first S/3 seconds; beside them the host's own scaling of the same CPU work
 # from one share of the CPUs to all (run_host_shares), which bounds a run
-# whose CPUs are its limit.
+# whose CPUs are its limit; and for each, the CPUs it kept busy and the
+# cases it made a CPU second (cpu_use): where those fall from one share to
+# all, each core does less work on the whole host than on its share.
 scaling() {
   local s=${2:-60} i
   local r="$DF run --time ${s}s --seed 1 --save-precision none --save-bugs none" w=$(( s / 3 ))
@@ -524,12 +541,18 @@ scaling() {
   } >"$OUTDIR/scaling.txt"
   awk -F': ' '/cases\/s, past/ { split($2, v, " "); split($3, q, " ")
                    k = $1 ~ /^one/ ? "o" : $1 ~ /GPUs,/ ? "a" : $1 ~ / x / ? "h" : "h1"
-                   W[k] += v[1]; P[k] += q[1]; N[k]++ }
+                   W[k] += v[1]; P[k] += q[1]; N[k]++
+                   if (match($0, /CPUs busy [0-9.]+/)) B[k] += substr($0, RSTART + 10, RLENGTH - 10)
+                   if (match($0, /a CPU second [0-9]+/)) K[k] += substr($0, RSTART + 13, RLENGTH - 13) }
        function line(what, i, j) { if (N[i] && N[j] && W[j] && P[j])
          printf "%s: %.0f / %.0f = %.2f x (%.0f%% of linear), past the first seconds %.0f / %.0f = %.2f x (%.0f%%)\n", what,
            W[i] / N[i], W[j] / N[j], W[i] / W[j] * N[j] / N[i], 100 * W[i] / W[j] * N[j] / N[i] / G,
            P[i] / N[i], P[j] / N[j], P[i] / P[j] * N[j] / N[i], 100 * P[i] / P[j] * N[j] / N[i] / G }
-       END { line("scaling over " G " GPUs", "a", "o"); line("the CPU work alone, one share against " G, "h", "h1") }' \
+       function cpu(what, i, j) { if (N[i] && N[j] && K[j])
+         printf "%s: CPUs busy %.1f and %.1f, cases a CPU second %.0f and %.0f (%.2f x)\n", what,
+           B[j] / N[j], B[i] / N[i], K[j] / N[j], K[i] / N[i], K[i] / K[j] * N[j] / N[i] }
+       END { line("scaling over " G " GPUs", "a", "o"); line("the CPU work alone, one share against " G, "h", "h1")
+             cpu("the CPU, one GPU against " G, "a", "o"); cpu("the CPU alone, one share against " G, "h", "h1") }' \
     G="$GPUS" "$OUTDIR/scaling.txt" >>"$OUTDIR/scaling.txt"
   cat "$OUTDIR/scaling.txt"
 }
