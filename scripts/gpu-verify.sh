@@ -58,6 +58,10 @@
 #                60), and their ratio, over the runs and past their first S/3 s;
 #                beside them the same CPU work on the host backend, one share
 #                against all -> scaling.txt
+#   memshare     the host's memory per GPU's share of the CPUs: tools/host_mem.c
+#                (`make host-mem`: a read pass, the references and the shfl model
+#                over each thread's case of 2^26 pairs) on one share, then on
+#                every share at once -> memshare.txt
 #   baseline OLD [R] [S]  the default run of an earlier build OLD and of this one
 #                on one GPU (its share of the CPUs), alternated R times (default 2),
 #                S seconds each (default 15), and their ratio -> baseline.txt
@@ -555,6 +559,38 @@ scaling() {
              cpu("the CPU, one GPU against " G, "a", "o"); cpu("the CPU alone, one share against " G, "h", "h1") }' \
     G="$GPUS" "$OUTDIR/scaling.txt" >>"$OUTDIR/scaling.txt"
   cat "$OUTDIR/scaling.txt"
+}
+
+# The host's memory under the CPU work of one GPU's share of the CPUs, the
+# share alone and every share at once (tools/host_mem.c, a thread a CPU of
+# the share): where a share's rows are slower beside the others, the shares
+# contend for the memory, which the default run's scaling over GPUs meets
+# (docs/performance.md).
+memshare() {
+  local f="$OUTDIR/memshare.txt" g lo
+  gpu_share
+  [ -x build/tools/host-mem ] || make -s NVCC= host-mem >/dev/null || return 1
+  { echo "\$ taskset -c SHARE build/tools/host-mem $SHARE   (one share, then each of $GPUS at once)"
+    echo "commit: $(commit_of); $GPUS GPU(s), $CPUS CPUs"
+    echo "== one share ($MINE) alone"
+    taskset -c "$MINE" build/tools/host-mem "$SHARE" 2>&1
+    for g in $(seq 0 $(( GPUS - 1 ))); do
+      lo=$(( g * SHARE ))
+      taskset -c "$lo-$(( lo + SHARE - 1 ))" build/tools/host-mem "$SHARE" >"$WORK/memshare$g.txt" 2>&1 &
+    done
+    wait
+    for g in $(seq 0 $(( GPUS - 1 ))); do
+      echo "== share $g of $GPUS at once"; cat "$WORK/memshare$g.txt"
+    done
+  } >"$f"
+  # each block's rows: the "at once" GB/s (all the share's threads) of the
+  # read pass and the references, alone against the shares at once
+  awk -v G="$GPUS" '/^== one share/ { b = "one" } /^== share/ { b = "all" }
+       /^(read|references) / { v = $0; sub(/.* at once +[0-9.]+ s +/, "", v); split(v, x, " ")
+                               k = $1; if (b == "one") A[k] = x[1]; else { S[k] += x[1]; N[k]++ } }
+       END { for (k in A) if (N[k]) printf "%s over a share'"'"'s threads: %.1f GB/s alone, %.1f a share with %d at once (%.2f x)\n",
+                                          k, A[k], S[k] / N[k], N[k], S[k] / N[k] / A[k] }' "$f" >>"$f"
+  cat "$f"
 }
 
 # The default run of OLD (an earlier build) and of this build on one GPU
@@ -1103,6 +1139,7 @@ case "${1:-}" in
   rates) rates ;;
   workers) workers "${2:-2}" "${3:-15}" ;;
   scaling) scaling "${2:-2}" "${3:-60}" ;;
+  memshare) memshare ;;
   baseline) baseline "${2:-}" "${3:-2}" "${4:-15}" ;;
   packed) packed "${2:-}" ;;
   lfcompare) lfcompare "${2:-90}" ;;
