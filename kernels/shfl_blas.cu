@@ -69,6 +69,7 @@ static inline DF_SHFL_HD uint64_t shfl_blas_count(const df_blas *b, shfl_blas_fl
 /* ---- host models and descriptors (C11) ---- */
 #include <math.h>
 
+#include "kernels/blas.h"
 #include "kernels/model_common.h"
 
 #define SHFL_NAME shfl_blas_f32
@@ -78,6 +79,27 @@ static inline DF_SHFL_HD uint64_t shfl_blas_count(const df_blas *b, shfl_blas_fl
 #define SHFL_V 4
 #define SHFL_FMA(x, y, z) fmaf((x), (y), (z))
 #include "kernels/shfl_model.h"
+
+/* dst[i] = src[at + i step] for i < m, from a buffer of fp elements
+ * between guard zones of DF_GUARD_ELEMS (the backends lay every call's
+ * buffers out so). A mutant's read past the guards (a zero increment taken
+ * as 1 reads n elements of a one-element buffer) gets the guard's NaN, as a
+ * read inside them would, not memory the host does not own. */
+static void shfl_blas_gather(float *dst, const float *src, int64_t at, int64_t step, uint64_t m,
+                             uint64_t fp)
+{
+    const int64_t lo = -(int64_t)DF_GUARD_ELEMS, hi = (int64_t)fp + DF_GUARD_ELEMS;
+    int64_t last = m ? at + (int64_t)(m - 1) * step : at;
+    if (at >= lo && at < hi && last >= lo && last < hi) { /* affine: its ends bound it */
+        for (uint64_t i = 0; i < m; i++)
+            dst[i] = src[at + (int64_t)i * step];
+        return;
+    }
+    for (uint64_t i = 0; i < m; i++) {
+        int64_t p = at + (int64_t)i * step;
+        dst[i] = p >= lo && p < hi ? src[p] : NAN;
+    }
+}
 
 /* k's model of case c, whose a and b are the call's buffers (the backend
  * lays them out, guards around them): the gather, then shfl's model on the
@@ -96,16 +118,19 @@ static int shfl_blas_model(const df_kernel *k, const df_case *c, df_scratch *s,
     }
     float *y = x + m + 1;
     /* shfl_blas_at is start + i step: both found once, so that a unit
-     * increment is a plain copy loop */
+     * increment is a plain copy loop; only for a call that sums elements
+     * (n_arg > 0), whose start (1 - n) inc is in range (n_arg may be as
+     * low as INT64_MIN) */
     const float *bx = c->a, *by = c->b;
-    int64_t n = c->blas.n_arg, ax = shfl_blas_at(0, n, c->blas.inc_a, flaw);
-    int64_t ay = shfl_blas_at(0, n, c->blas.inc_b, flaw);
-    int64_t sx = shfl_blas_at(1, n, c->blas.inc_a, flaw) - ax;
-    int64_t sy = shfl_blas_at(1, n, c->blas.inc_b, flaw) - ay;
-    for (uint64_t i = 0; i < m; i++) {
-        x[i] = bx[ax + (int64_t)i * sx];
-        y[i] = by[ay + (int64_t)i * sy];
+    int64_t n = c->blas.n_arg, ax = 0, ay = 0, sx = 0, sy = 0;
+    if (m) {
+        ax = shfl_blas_at(0, n, c->blas.inc_a, flaw);
+        ay = shfl_blas_at(0, n, c->blas.inc_b, flaw);
+        sx = shfl_blas_at(1, n, c->blas.inc_a, flaw) - ax;
+        sy = shfl_blas_at(1, n, c->blas.inc_b, flaw) - ay;
     }
+    shfl_blas_gather(x, bx, ax, sx, m, df_blas_footprint(c->n, c->blas.inc_a));
+    shfl_blas_gather(y, by, ay, sy, m, df_blas_footprint(c->n, c->blas.inc_b));
     df_case g = *c;
     g.a = x;
     g.b = y;

@@ -9,6 +9,8 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "tests/cli_helpers.h"
 #include "tests/host_helpers.h"
@@ -185,6 +187,42 @@ Test(blas, each_stride_mutant_is_caught_in_its_first_cases, .timeout = 120)
                            "m-blas-overrun"};
     for (int i = 0; i < 4; i++)
         df_test_caught_early(df_test_find(names[i]), 4, 300, 4096, 60);
+}
+
+/* The zero-increment mutant's host model reads n elements of a
+ * one-element buffer (its flaw): past the guards it reads the guard's NaN,
+ * never the memory after them, here a page it may not read. */
+Test(blas, a_mutants_read_past_its_guards_stays_in_its_buffer)
+{
+    const df_kernel *k = df_test_find("m-blas-zero-inc");
+    size_t g = DF_GUARD_ELEMS, n = 1000, page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t bytes = (g + n + g + 1 + g) * sizeof(float); /* [g][b][g][a][g] */
+    size_t span = (bytes + page - 1) / page * page;
+    char *map = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    cr_assert_neq(map, MAP_FAILED);
+    cr_assert_eq(mprotect(map + span, page, PROT_NONE), 0);
+    float *p = (float *)(map + span - bytes), *b = p + g, *a = b + n + g;
+    df_guard_fill(DF_F32, p, bytes / sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        b[i] = 1.0f;
+    a[0] = 2.0f;
+    df_case c;
+    memset(&c, 0, sizeof c);
+    c.type = DF_F32;
+    c.n = n;
+    c.a = a;
+    c.b = b;
+    c.blas = (df_blas){.on = 1, .inc_a = 0, .inc_b = 1, .n_arg = (int64_t)n};
+    c.launch.block = 256;
+    cr_assert_eq(df_launch_resolve(k, n, &c.launch, NULL, 0), 0);
+    df_scratch s = {0};
+    df_result r;
+    memset(&r, 0, sizeof r);
+    cr_assert_eq(k->host_model(&c, &s, &r), 0);
+    cr_assert(isnan(r.f), "the guard's NaN in the sum: %g", r.f);
+    df_scratch_free(&s);
+    munmap(map, span + page);
 }
 
 /* A BLAS case is a version 5 file that reads back whole; a file whose zero
