@@ -484,10 +484,11 @@ log_rates() {
 
 # The CPU a run took, from bash's `time` (its TIMEFORMAT "%R %U %S": wall,
 # user and system seconds, the reaped children's) and its cases C: "CPUs
-# busy B, cases a CPU second K".
+# busy B, cases a CPU second K" (0 for a run that took no time).
 cpu_use() {
   awk -v c="$4" -v r="$1" -v u="$2" -v s="$3" \
-    'BEGIN { printf "CPUs busy %.1f, cases a CPU second %.0f", (u + s) / r, c / (u + s) }'
+    'BEGIN { printf "CPUs busy %.1f, cases a CPU second %.0f", (r > 0 ? (u + s) / r : 0),
+                    (u + s > 0 ? c / (u + s) : 0) }'
 }
 
 # The cases of a log's summary line (0 where it has none).
