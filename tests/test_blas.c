@@ -207,14 +207,9 @@ Test(blas, a_mutants_read_past_its_guards_stays_in_its_buffer)
     for (size_t i = 0; i < n; i++)
         b[i] = 1.0f;
     a[0] = 2.0f;
-    df_case c;
-    memset(&c, 0, sizeof c);
-    c.type = DF_F32;
-    c.n = n;
-    c.a = a;
-    c.b = b;
-    c.blas = (df_blas){.on = 1, .inc_a = 0, .inc_b = 1, .n_arg = (int64_t)n};
-    c.launch.block = 256;
+    df_case c = {.type = DF_F32, .n = n, .a = a, .b = b,
+                 .blas = {.on = 1, .inc_a = 0, .inc_b = 1, .n_arg = (int64_t)n},
+                 .launch = {.block = 256}};
     cr_assert_eq(df_launch_resolve(k, n, &c.launch, NULL, 0), 0);
     df_scratch s = {0};
     df_result r;
