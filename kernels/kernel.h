@@ -114,6 +114,13 @@ void df_scratch_trim(df_scratch *s, size_t keep);
 #define DF_SCRATCH_FIT_MIN ((size_t)1 << 18)
 void *df_scratch_fit(df_scratch *s, size_t bytes);
 
+/* bytes from src to dst, for memory the copy engine reads next (pinned
+ * buffers bound for the GPU): streaming stores where the CPU has SSE2,
+ * which skip reading each line of dst in before writing it and leave the
+ * caches to the CPU's own work; a copy shorter than a few lines is a
+ * plain one. */
+void df_copy_streaming(void *dst, const void *src, size_t bytes);
+
 /* Kernel traits (flags). */
 enum {
     DF_K_DETERMINISTIC = 1u << 0,   /* same bits every run: model match applies */

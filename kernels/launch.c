@@ -1,11 +1,15 @@
 /* launch.c — what every kernel's host half shares: a launch resolved and
  * checked against the kernel's descriptor (block range and shape, grid,
- * max_n, alignment), and the host models' scratch buffer. */
+ * max_n, alignment), the host models' scratch buffer and the streaming copy
+ * into pinned buffers bound for the GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "fuzz/lowp.h"
 #include "kernels/kernel.h"
@@ -118,6 +122,30 @@ void *df_scratch_fit(df_scratch *s, size_t bytes)
     if (s->cap > DF_SCRATCH_FIT_MIN && s->cap / 4 > bytes)
         df_scratch_free(s);
     return df_scratch_reserve(s, bytes);
+}
+
+void df_copy_streaming(void *dst_, const void *src_, size_t bytes)
+{
+    char *dst = dst_;
+    const char *src = src_;
+#if defined(__SSE2__)
+    if (bytes >= 256) {
+        size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
+        memcpy(dst, src, head);
+        dst += head;
+        src += head;
+        bytes -= head;
+        size_t body = bytes & ~(size_t)63;
+        for (size_t i = 0; i < body; i += 64)
+            for (size_t k = 0; k < 64; k += 16)
+                _mm_stream_si128((__m128i *)(dst + i + k),
+                                 _mm_loadu_si128((const __m128i *)(src + i + k)));
+        memcpy(dst + body, src + body, bytes - body);
+        _mm_sfence(); /* the streamed lines before the copy engine is told to read them */
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
 }
 
 /* The guard value's bits, in the low df_type_size(t) bytes. */

@@ -118,6 +118,40 @@ Test(batch, gpu_path_with_overlapped_copies_equals_one_at_a_time, .timeout = 120
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
 
+/* common (under the GPU emulation) with --batch 1, with `piped` and with
+ * `single`: the same exit code, table and finding files (tag names the
+ * temporary directory, what the runs in a failure's message). */
+static void piped_and_single_equal_one_at_a_time(const char *tag, const char *common,
+                                                 const char *piped, const char *single,
+                                                 const char *what)
+{
+    char dir[128];
+    int rc1, rc2;
+    one_and_many(tag, dir, sizeof dir, common, piped, &rc1, &rc2);
+    cr_assert_eq(rc2, rc1, "%s", out2);
+    const char *t1 = table(out1);
+    cr_assert_str_eq(table(out2), t1);
+    same_files(dir, "one", "many", what);
+    emulated_equals(common, single, dir, "single", rc1, t1);
+    same_files(dir, "one", "single", what);
+    df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
+}
+
+/* The GPU path's upload buffer (df_upload) at the default lengths: a
+ * batch of 1024 cases up to 65,536 elements asks for more than the first
+ * batch's buffer (DF_UPLOAD_FIRST), so some cases keep their own vectors
+ * and the next batches' buffers grow; the same table and finding files as
+ * one case at a time, pipelined and not. */
+Test(batch, batches_past_their_upload_buffer_equal_one_at_a_time, .timeout = 120)
+{
+    piped_and_single_equal_one_at_a_time(
+        "batchup",
+        "run --backend host --kernel all --seed 80 --cases 2500 --meta-every 4 "
+        "--save-precision all --save-bugs all --quiet",
+        "--batch 1024 --threads 3 --pipeline on --gen cpu",
+        "--batch 1024 --threads 2 --pipeline off", "uploaded once a batch");
+}
+
 /* --gen gpu: a batch's cases made from their value streams by the
  * backend's generator (here the host emulation's stand-in, on the calling
  * thread; on cuda the GPU), pipelined (DF_SETS_MAX sets of slots: the
@@ -126,20 +160,12 @@ Test(batch, gpu_path_with_overlapped_copies_equals_one_at_a_time, .timeout = 120
  * made by df_generate. */
 Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
 {
-    char dir[128];
-    const char *common = "run --backend host --kernel all,m-tail,m-int16-sum,m-int32-acc "
-                         "--seed 79 --cases 3000 --max-n 8000 --meta-every 3 "
-                         "--save-precision all --save-bugs all --quiet";
-    int rc1, rc2;
-    one_and_many("batchgen", dir, sizeof dir, common,
-                 "--batch 97 --threads 3 --pipeline on --gen gpu", &rc1, &rc2);
-    cr_assert_eq(rc2, rc1, "%s", out2);
-    const char *t1 = table(out1);
-    cr_assert_str_eq(table(out2), t1);
-    same_files(dir, "one", "many", "generated through the backend, pipelined");
-    emulated_equals(common, "--batch 50 --pipeline off --gen gpu", dir, "single", rc1, t1);
-    same_files(dir, "one", "single", "generated through the backend, one buffer");
-    df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
+    piped_and_single_equal_one_at_a_time(
+        "batchgen",
+        "run --backend host --kernel all,m-tail,m-int16-sum,m-int32-acc --seed 79 --cases 3000 "
+        "--max-n 8000 --meta-every 3 --save-precision all --save-bugs all --quiet",
+        "--batch 97 --threads 3 --pipeline on --gen gpu", "--batch 50 --pipeline off --gen gpu",
+        "generated through the backend");
 }
 
 /* The ring of DF_SETS_MAX sets of slots (--gen gpu, pipelined: a batch

@@ -29,7 +29,7 @@ struct df_backend {
     df_model_ctx m;       /* host models' working memory and guarded copies */
     df_model_ctx beside;  /* the same for the model beside a device's run */
     df_pool *pool;        /* df_backend_set_pool's threads, or NULL */
-    df_scratch gen[DF_GEN_SETS]; /* host: df_backend_gen_start's sets */
+    df_scratch gen[DF_GEN_SETS]; /* host: the generation's and uploads' sets */
     char note[256];
 };
 
@@ -431,6 +431,41 @@ int df_backend_gen_start(df_backend *b, int set, const df_devgen_case *cs, size_
                              p + cs[j].off + na, cs[j].n);
     }
     *out = p;
+    return 0;
+}
+
+void *df_backend_upload_reserve(df_backend *b, int set, size_t bytes, size_t *cap, char *err,
+                                size_t err_len)
+{
+    if (set < 0 || set >= DF_GEN_SETS) {
+        snprintf(err, err_len, "no upload set %d", set);
+        return NULL;
+    }
+#ifdef DOTFUZZ_CUDA
+    if (b->is_cuda)
+        return df_cuda_upload_reserve(b->cuda, set, bytes, cap, err, err_len);
+#endif
+    /* the host's stand-in: the set's memory, which nothing copies */
+    void *p = df_scratch_reserve(&b->gen[set], bytes ? bytes : 1);
+    if (!p) {
+        snprintf(err, err_len, "out of memory for %zu bytes of vectors", bytes);
+        return NULL;
+    }
+    *cap = b->gen[set].cap;
+    return p;
+}
+
+int df_backend_upload_start(df_backend *b, int set, size_t bytes, char *err, size_t err_len)
+{
+#ifdef DOTFUZZ_CUDA
+    if (b->is_cuda)
+        return df_cuda_upload_start(b->cuda, set, bytes, err, err_len);
+#endif
+    (void)b;
+    (void)set;
+    (void)bytes;
+    (void)err;
+    (void)err_len;
     return 0;
 }
 

@@ -142,6 +142,20 @@ int df_backend_gen_wait(df_backend *b, int set);
  * says which), without waiting: 1 or 0. */
 int df_backend_gen_landed(df_backend *b, int set);
 
+/* A batch made on the CPU, its vectors crossing to the device once for
+ * all the kernels that read them, in the same sets: upload_reserve gives
+ * set's buffer of at least bytes (*cap: its size) for the caller to copy
+ * the vectors into, once the set's last batch has run (on cuda pinned
+ * memory, written with df_copy_streaming); upload_start copies its first
+ * bytes to the device, where a batch's staging finds the vectors that lie
+ * in it as it finds the GPU's generated ones, so that no kernel's part
+ * packs or copies them again. The host backend emulating a device gives
+ * plain memory and copies nothing. reserve returns the buffer, or NULL
+ * (err); start 0, or -1 (err: the vectors are then staged as any others). */
+void *df_backend_upload_reserve(df_backend *b, int set, size_t bytes, size_t *cap, char *err,
+                                size_t err_len);
+int df_backend_upload_start(df_backend *b, int set, size_t bytes, char *err, size_t err_len);
+
 /* cuda: fold/tournament check their loop invariant after every round. */
 void df_backend_set_debug_invariants(df_backend *b, int on);
 

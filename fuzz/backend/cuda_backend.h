@@ -154,6 +154,15 @@ int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs, size_t m, 
                       void **out, char *err, size_t err_len);
 int df_cuda_gen_wait(df_cuda *cu, int set);
 int df_cuda_gen_landed(df_cuda *cu, int set);
+/* A batch made on the CPU uploaded once in set's buffers
+ * (df_backend_upload_reserve, df_backend_upload_start): pinned memory of
+ * at least bytes, *cap its size, after the set's last generation or upload
+ * is over; its first bytes copied on the set's stream into its device
+ * buffer, which the batches' staging then reads (generated_on_device) and
+ * waits for (the set's done event). NULL or -1 with the reason in err. */
+void *df_cuda_upload_reserve(df_cuda *cu, int set, size_t bytes, size_t *cap, char *err,
+                             size_t err_len);
+int df_cuda_upload_start(df_cuda *cu, int set, size_t bytes, char *err, size_t err_len);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,10 @@
  * harness's, asynchronous, in DF_CUDA_GEN_SETS sets of buffers with a
  * stream each, whose device copies a batch then reads in place
  * (cuda_stage.cu), timed for the batch profile when DOTFUZZ_GEN_TIMING
- * is set (df_cuda_gen_count).
+ * is set (df_cuda_gen_count). The same sets carry a batch made on the CPU
+ * the other way (df_cuda_upload_reserve, df_cuda_upload_start): its
+ * vectors copied to the device once, where the batch's kernels read them
+ * as they read generated ones.
  *
  * Like every .cu file it is compiled twice (see Makefile); the cc half is
  * empty. */
@@ -280,6 +283,19 @@ static void gen_mark_landed(df_cuda *cu, int set)
 enum { GEN_COPY_PIECES = 8 };
 static const size_t GEN_COPY_PIECE_MIN = (size_t)1 << 20;
 
+/* The set's stream and done event, made on first use. */
+static int set_stream(df_cuda *cu, int set, char *err, size_t err_len)
+{
+    cudaError_t e;
+    if (!cu->gen[set].stream &&
+        (e = cudaStreamCreateWithFlags(&cu->gen[set].stream, cudaStreamNonBlocking)))
+        return devgen_fail("cudaStreamCreateWithFlags", e, err, err_len);
+    if (!cu->gen[set].done &&
+        (e = cudaEventCreateWithFlags(&cu->gen[set].done, cudaEventDisableTiming)))
+        return devgen_fail("cudaEventCreateWithFlags", e, err, err_len);
+    return 0;
+}
+
 extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs, size_t m,
                                  size_t bytes, void **out, char *err, size_t err_len)
 {
@@ -293,12 +309,8 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
     cu->gen[set].timed = 0;
     cu->gen[set].bytes = 0; /* no batch reads the set until this generation is under way */
     __atomic_store_n(&cu->gen[set].landed, 0, __ATOMIC_RELEASE);
-    if (!cu->gen[set].stream &&
-        (e = cudaStreamCreateWithFlags(&cu->gen[set].stream, cudaStreamNonBlocking)))
-        return devgen_fail("cudaStreamCreateWithFlags", e, err, err_len);
-    if (!cu->gen[set].done &&
-        (e = cudaEventCreateWithFlags(&cu->gen[set].done, cudaEventDisableTiming)))
-        return devgen_fail("cudaEventCreateWithFlags", e, err, err_len);
+    if (set_stream(cu, set, err, err_len) != 0)
+        return -1;
     for (int k = 0; cu->gen_timing && k < 3; k++)
         if (!cu->gen[set].ev[k] && (e = cudaEventCreate(&cu->gen[set].ev[k])))
             return devgen_fail("cudaEventCreate", e, err, err_len);
@@ -347,6 +359,57 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
     cu->gen[set].bytes = bytes;
     cu->gen[set].timed = cu->gen_timing;
     *out = cu->gen[set].h_out;
+    return 0;
+}
+
+extern "C" void *df_cuda_upload_reserve(df_cuda *cu, int set, size_t bytes, size_t *cap,
+                                        char *err, size_t err_len)
+{
+    cudaError_t e;
+    if (cu->broken) {
+        snprintf(err, err_len, "the CUDA context is unusable");
+        return NULL;
+    }
+    if (set_stream(cu, set, err, err_len) != 0)
+        return NULL;
+    /* the copy engine may still read h_out for the set's last upload, or
+     * write it for its last generation: done before the caller writes it */
+    if ((e = cudaEventSynchronize(cu->gen[set].done))) {
+        devgen_fail("cudaEventSynchronize(upload set)", e, err, err_len);
+        return NULL;
+    }
+    if (cu->gen[set].timed)
+        df_cuda_gen_count(cu, set);
+    cu->gen[set].timed = 0;
+    cu->gen[set].bytes = 0; /* no batch reads the set while it is filled */
+    if ((e = df_cuda_grow(&cu->gen[set].d_buf, &cu->gen[set].d_buf_cap, bytes ? bytes : 1, 0)) ||
+        (e = df_cuda_grow(&cu->gen[set].h_out, &cu->gen[set].h_out_cap, bytes ? bytes : 1, 1))) {
+        devgen_fail("cudaMalloc(upload)", e, err, err_len);
+        return NULL;
+    }
+    *cap = cu->gen[set].h_out_cap < cu->gen[set].d_buf_cap ? cu->gen[set].h_out_cap
+                                                              : cu->gen[set].d_buf_cap;
+    return cu->gen[set].h_out;
+}
+
+extern "C" int df_cuda_upload_start(df_cuda *cu, int set, size_t bytes, char *err,
+                                    size_t err_len)
+{
+    cudaError_t e;
+    if (cu->broken) {
+        snprintf(err, err_len, "the CUDA context is unusable");
+        return -1;
+    }
+    if (!cu->gen[set].h_out || bytes > cu->gen[set].h_out_cap || bytes > cu->gen[set].d_buf_cap) {
+        snprintf(err, err_len, "upload set %d holds no %zu bytes", set, bytes);
+        return -1;
+    }
+    cudaStream_t st = cu->gen[set].stream;
+    if ((e = cudaMemcpyAsync(cu->gen[set].d_buf, cu->gen[set].h_out, bytes,
+                             cudaMemcpyHostToDevice, st)) ||
+        (e = cudaEventRecord(cu->gen[set].done, st)))
+        return devgen_fail("cudaMemcpyAsync(upload)", e, err, err_len);
+    cu->gen[set].bytes = bytes;
     return 0;
 }
 

@@ -19,9 +19,6 @@ typedef int df_cuda_stage_is_built_by_nvcc;
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "fuzz/backend/cuda_internal.h"
 #include "fuzz/lowp.h"
@@ -346,33 +343,6 @@ static void stage_entries(df_cuda *cu, size_t j)
                                  e->inc_b, c->n};
 }
 
-/* bytes from src into the pinned staging buffer at dst. The copy engine,
- * not the CPU, reads it next: streaming stores (where the CPU has SSE2)
- * skip reading each line of the buffer in before writing it and leave the
- * caches to the pool's references and models. A copy shorter than a few
- * lines is a plain one. */
-static void stage_copy(char *dst, const char *src, size_t bytes)
-{
-#if defined(__SSE2__)
-    if (bytes >= 256) {
-        size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
-        memcpy(dst, src, head);
-        dst += head;
-        src += head;
-        bytes -= head;
-        size_t body = bytes & ~(size_t)63;
-        for (size_t i = 0; i < body; i += 64)
-            for (size_t k = 0; k < 64; k += 16)
-                _mm_stream_si128((__m128i *)(dst + i + k),
-                                 _mm_loadu_si128((const __m128i *)(src + i + k)));
-        memcpy(dst + body, src + body, bytes - body);
-        _mm_sfence(); /* the streamed lines before the copy engine is told to read them */
-        return;
-    }
-#endif
-    memcpy(dst, src, bytes);
-}
-
 /* Bytes [lo, hi) of case j's vectors, packed into the staging buffer
  * (nothing of one that is on the device already). */
 static void stage_bytes(df_cuda *cu, size_t j, size_t lo, size_t hi)
@@ -380,9 +350,9 @@ static void stage_bytes(df_cuda *cu, size_t j, size_t lo, size_t hi)
     const df_cuda_batch_item *it = &cu->ln->plan.items[j];
     char *h = (char *)cu->ln->batch.h_batch;
     if (hi > lo && !it->dev_a)
-        stage_copy(h + it->pack_a + lo, (const char *)it->rc.a + lo, hi - lo);
+        df_copy_streaming(h + it->pack_a + lo, (const char *)it->rc.a + lo, hi - lo);
     if (hi > lo && !it->dev_b)
-        stage_copy(h + it->pack_b + lo, (const char *)it->rc.b + lo, hi - lo);
+        df_copy_streaming(h + it->pack_b + lo, (const char *)it->rc.b + lo, hi - lo);
 }
 
 static size_t vector_bytes(const df_cuda_batch_item *it)

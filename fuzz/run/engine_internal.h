@@ -117,6 +117,25 @@ typedef struct df_layout {
     size_t ticket_ki;
 } df_layout;
 
+/* A set's upload buffer (cuda path, a batch made on the CPU): each case's
+ * vectors are copied into it once made and referenced (its followers then
+ * point there too), and it crosses to the device once, before the batch's
+ * first part, where every kernel's part reads them
+ * (df_backend_upload_reserve, df_backend_upload_start). A case that does
+ * not fit keeps its own vectors, which each part stages as before. */
+typedef struct df_upload {
+    unsigned char *base;      /* the backend's buffer for the set (pinned on cuda) */
+    size_t cap;
+    size_t used;              /* bytes handed out (atomic; past cap: not placed) */
+    size_t want;              /* bytes the batch's cases asked for (atomic) */
+    int pending;              /* being filled, or filled and not uploaded yet */
+} df_upload;
+
+/* The first batch's upload buffer, before any batch has said what it
+ * wants; and the most a set's may hold. */
+#define DF_UPLOAD_FIRST ((size_t)16 << 20)
+#define DF_UPLOAD_MAX DF_PIPELINE_BYTES
+
 /* The batches' state behind df_engine's bs: made by df_batch_alloc, freed
  * by df_batches_free. */
 typedef struct df_batch_state {
@@ -152,6 +171,9 @@ typedef struct df_batch_state {
     df_result *vres;
     size_t nvref, capvref;
     size_t vref_group;        /* host: copies a references item takes */
+    df_upload upload[DF_SETS_MAX]; /* each set's (df_upload) */
+    size_t upload_want;       /* bytes the last uploaded batch asked for */
+    int upload_off;           /* a reserve or start failed: each part stages its cases */
     /* seconds spent so far in each stage (DF_STAGE_*), and CPU seconds
      * summed over the pool's threads in each piece of CPU work (DF_CPU_*;
      * row w of cpu_s is thread w's) */

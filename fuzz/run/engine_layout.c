@@ -2,9 +2,9 @@
  * many sets of slots a run takes (one; two pipelined; up to DF_SETS_MAX
  * when the GPU generates) and their allocation, a batch's cases laid out
  * kernel by kernel with the early metamorphic copies after each kernel's
- * cases, the next batch laid out and staged while the pool judges this
- * one, and the batch run on the GPU with its results put back into its
- * slots. */
+ * cases, the next batch laid out, uploaded (df_upload) and staged while
+ * the pool judges this one, and the batch run on the GPU with its results
+ * put back into its slots. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -290,6 +290,28 @@ static void lay_out(df_engine *e, df_layout *L, df_slot *sl, size_t n)
     L->ticket = 0;
 }
 
+/* The batch in slots sl, prepared, to the device: its set's upload buffer
+ * (df_upload), once, before the staging of its first part, which then
+ * finds its vectors there. A failed start leaves them to each part's
+ * staging, and the rest of the run without uploads. */
+static void upload_batch(df_engine *e, const df_slot *sl)
+{
+    df_batch_state *bs = e->bs;
+    size_t h = df_set_of(e, sl);
+    df_upload *u = &bs->upload[h];
+    if (!u->pending)
+        return;
+    u->pending = 0;
+    bs->upload_want = u->want;
+    size_t used = u->used < u->cap ? u->used : u->cap;
+    char err[160];
+    if (used && df_backend_upload_start(e->b, (int)h, used, err, sizeof err) != 0) {
+        fprintf(stderr, "dotfuzz run: a batch's upload failed (%s); each kernel's part "
+                        "stages its own cases\n", err);
+        bs->upload_off = 1;
+    }
+}
+
 /* Pipelined: while the pool judges the batch in front, the caller lays
  * out the next one (bs->next) and has the backend plan and stage its first
  * kernel's cases (df_backend_stage_batch), once the pool has prepared it
@@ -319,6 +341,7 @@ void df_stage_next(df_engine *e)
     }
     df_layout *L = &bs->lay; /* the batch in front's results are in its slots */
     lay_out(e, L, bs->next, bs->nnext);
+    upload_batch(e, bs->next);
     for (size_t ki = 0; ki < e->nk; ki++)
         if (L->base[ki + 1] > L->base[ki]) {
             L->ticket = df_backend_stage_batch(e->b, e->kernels[ki], L->cptr + L->base[ki],
@@ -390,6 +413,7 @@ int df_run_gpu(df_engine *e, size_t n, void (*meanwhile)(void *ctx), void *ctx)
     df_layout *L = &bs->lay;
     if (L->slots != sl || L->n != n) /* not laid out ahead (df_stage_next) */
         lay_out(e, L, sl, n);
+    upload_batch(e, sl); /* uploaded ahead with its layout: nothing now */
     L->slots = NULL; /* run: no batch is laid out ahead now */
     size_t done[DF_RUN_MAX_KERNELS] = {0};
     int rc[DF_RUN_MAX_KERNELS] = {0};

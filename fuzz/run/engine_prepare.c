@@ -4,7 +4,8 @@
  * prepare items of many short cases each or of one case each; a case past
  * DF_GEN_CHUNK made by an item a chunk, past DF_REFS_CHUNK referenced by
  * an item a chunk, on cuda modelled by an item of its own before its
- * copies' items. */
+ * copies' items; on cuda a batch the CPU makes copied, case by case, into
+ * its set's upload buffer (df_upload). */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,6 +459,37 @@ static int follow_slot(df_job *jb, size_t s, size_t l)
     return 0;
 }
 
+/* Slots [lo, hi) of an item (lead: each one's leader, lead_slot) into
+ * their set's upload buffer (df_upload), while the vectors its references
+ * read are in this core's cache: a leader's a and b copied in and pointed
+ * at, a follower pointed at its leader's (placed or not). Before the
+ * early copies (slots_ready), whose derive hint and b are the case's. */
+static void upload_place(df_job *jb, size_t lo, size_t hi, const size_t *lead)
+{
+    df_upload *u = &jb->e->bs->upload[df_set_of(jb->e, jb->slots)];
+    for (size_t s = lo; s < hi; s++) {
+        df_slot *sl = &jb->slots[s];
+        if (sl->gen_failed)
+            continue;
+        if (lead[s - lo] != s) { /* its leader is earlier in the item: placed already */
+            sl->c.a = jb->slots[lead[s - lo]].c.a;
+            sl->c.b = jb->slots[lead[s - lo]].c.b;
+            continue;
+        }
+        size_t bytes = (size_t)sl->c.n * df_type_size(sl->c.type), span = (bytes + 63) / 64 * 64;
+        if (bytes == 0)
+            continue;
+        __atomic_fetch_add(&u->want, 2 * span, __ATOMIC_RELAXED);
+        size_t off = __atomic_fetch_add(&u->used, 2 * span, __ATOMIC_RELAXED);
+        if (off > u->cap || u->cap - off < 2 * span)
+            continue; /* no room left: staged by each part */
+        df_copy_streaming(u->base + off, sl->c.a, bytes);
+        df_copy_streaming(u->base + off + span, sl->c.b, bytes);
+        sl->c.a = u->base + off;
+        sl->c.b = u->base + off + span;
+    }
+}
+
 /* Generation and references of item g's slots (and the models of short
  * cases on cuda). A slot whose case is another's of the item (lead_slot)
  * takes that one's values and references: the kernels next to each other
@@ -527,7 +559,11 @@ static void prepare_group(void *ctx, size_t g, unsigned w)
     for (size_t s = lo; s < hi; s++) /* a shared case's references are its leader's */
         if (lead[s - lo] != s)
             jb->slots[s].r.refs = jb->slots[lead[s - lo]].r.refs;
-    (void)df_spent(e, w, DF_CPU_REFS, t1, jb->lo + lo);
+    double t2 = df_spent(e, w, DF_CPU_REFS, t1, jb->lo + lo);
+    if (jb->gen_set < 0 && bs->upload[df_set_of(e, jb->slots)].pending) {
+        upload_place(jb, lo, hi, lead);
+        (void)df_spent(e, w, DF_CPU_GENERATE, t2, jb->lo + lo);
+    }
     slots_ready(jb, lo, hi, w);
 }
 
@@ -578,11 +614,40 @@ void df_name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
     bs->nsampled[h] = k;
 }
 
+/* The upload buffer of jb's set, reserved for the batch when it is one the
+ * cuda path runs and the CPU makes in groups (prepare_group): as large as
+ * the last batch asked for and an eighth more, up to DF_UPLOAD_MAX. Left
+ * off (each part stages its cases) otherwise, and for the rest of the run
+ * when the backend cannot give one. */
+static void upload_begin(df_engine *e, const df_job *jb)
+{
+    df_batch_state *bs = e->bs;
+    df_upload *u = &bs->upload[df_set_of(e, jb->slots)];
+    *u = (df_upload){.pending = 0};
+    if (bs->upload_off || df_backend_is_host(e->b) || jb->gen_set >= 0 || jb->chunks ||
+        jb->rchunks || jb->whole || jb->n == 0)
+        return;
+    size_t want = bs->upload_want ? bs->upload_want + bs->upload_want / 8 : DF_UPLOAD_FIRST;
+    want = want < DF_UPLOAD_MAX ? want : DF_UPLOAD_MAX;
+    char err[160];
+    void *p = df_backend_upload_reserve(e->b, (int)df_set_of(e, jb->slots), want, &u->cap, err,
+                                        sizeof err);
+    if (!p) {
+        fprintf(stderr, "dotfuzz run: no buffer to upload a batch once (%s); each kernel's "
+                        "part stages its own cases\n", err);
+        bs->upload_off = 1;
+        return;
+    }
+    u->base = p;
+    u->pending = 1;
+}
+
 /* Prepares jb now, on the pool with the caller: the host backend's whole
  * cases (jb->whole: generated, referenced, modelled and judged), or the
  * cases generated and referenced. */
 void df_prepare_now(df_engine *e, df_job *jb)
 {
+    upload_begin(e, jb);
     prepare_loop(e, jb, jb->whole ? whole_group : prepare_group);
 }
 
@@ -592,6 +657,7 @@ void df_prepare_now(df_engine *e, df_job *jb)
  * now. */
 int df_prepare_ahead(df_engine *e, df_job *jb)
 {
+    upload_begin(e, jb);
     int h = df_pool_begin_ahead(e->pool, prep_items(jb), prepare_group, jb, gen_landed, jb);
     if (h < 0) /* every loop of the pool open: made now */
         prepare_loop(e, jb, prepare_group);
