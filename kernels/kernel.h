@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fuzz/case.h"
+#include "fuzz/lowp.h"
 #include "reference/fused_dot.h"
 #include "kernels/soft_error.h"
 
@@ -183,8 +184,23 @@ enum {
 #define DF_GUARD_ELEMS 64u
 #define DF_GUARD_I32 ((int32_t)0x40000001)
 
-/* count elements of t's poison at p: NaN for f32 and f64, DF_GUARD_I32,
- * the canonical NaN of a low-precision format (kernels/launch.c). */
+/* The poison's bits for t, in the low df_type_size(t) bytes: the default
+ * quiet NaN of f32 and f64 (sign clear), DF_GUARD_I32, the canonical NaN
+ * of a low-precision format. One definition for the host models' copies
+ * (df_guard_fill) and the cuda backend's batch unpack on the device. */
+DF_HD uint64_t df_guard_bits(df_type t)
+{
+    int lowp = df_lowp_of(t);
+    if (lowp >= 0)
+        return df_lowp_nan_bits((df_lowp)lowp);
+    if (t == DF_F32)
+        return 0x7fc00000u;
+    if (t == DF_F64)
+        return 0x7ff8000000000000ull;
+    return (uint32_t)DF_GUARD_I32;
+}
+
+/* count elements of t's poison at p (df_guard_bits; kernels/launch.c). */
 void df_guard_fill(df_type t, void *p, size_t count);
 
 /* GPU side of a kernel, defined by its nvcc-compiled half (see

@@ -6,12 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <math.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
-#include "fuzz/lowp.h"
 #include "kernels/kernel.h"
 
 int df_launch_resolve(const df_kernel *k, uint64_t n, df_launch *l,
@@ -148,32 +146,11 @@ void df_copy_streaming(void *dst_, const void *src_, size_t bytes)
     memcpy(dst, src, bytes);
 }
 
-/* The guard value's bits, in the low df_type_size(t) bytes. */
-static uint64_t guard_bits(df_type t)
-{
-    int lowp = df_type_facts_of(t).lowp;
-    if (lowp >= 0)
-        return df_lowp_nan_bits((df_lowp)lowp);
-    if (t == DF_F32) {
-        float f = NAN;
-        uint32_t w;
-        memcpy(&w, &f, sizeof w);
-        return w;
-    }
-    if (t == DF_F64) {
-        double d = NAN;
-        uint64_t w;
-        memcpy(&w, &d, sizeof w);
-        return w;
-    }
-    return (uint32_t)DF_GUARD_I32;
-}
-
 /* One loop a width: the model's guarded copies fill zones around every
  * case, and the BLAS ones whole footprints. */
 void df_guard_fill(df_type t, void *p, size_t count)
 {
-    uint64_t g = guard_bits(t);
+    uint64_t g = df_guard_bits(t);
     switch (df_type_size(t)) {
     case 1:
         memset(p, (int)g, count);

@@ -473,16 +473,15 @@ __device__ void unpack_words(const batch_unpack &v, unsigned char *base, W poiso
 __global__ void batch_unpack_kernel(const batch_unpack *up, unsigned char *base, size_t chunk)
 {
     const batch_unpack v = up[blockIdx.x];
-    const int lowp = df_lowp_of((df_type)v.type);
+    const uint64_t poison = df_guard_bits((df_type)v.type);
     if (v.type == DF_F64)
-        unpack_words<unsigned long long>(v, base, 0x7ff8000000000000ull, chunk);
+        unpack_words<unsigned long long>(v, base, poison, chunk);
     else if (v.type == DF_F16 || v.type == DF_BF16) /* no derived copies: plain data */
-        unpack_words<uint16_t>(v, base, (uint16_t)df_lowp_nan_bits((df_lowp)lowp), chunk);
+        unpack_words<uint16_t>(v, base, (uint16_t)poison, chunk);
     else if (v.type == DF_E4M3 || v.type == DF_E5M2)
-        unpack_words<uint8_t>(v, base, (uint8_t)df_lowp_nan_bits((df_lowp)lowp), chunk);
+        unpack_words<uint8_t>(v, base, (uint8_t)poison, chunk);
     else
-        unpack_words<uint32_t>(v, base, v.type == DF_F32 ? 0x7fc00000u : (uint32_t)DF_GUARD_I32,
-                               chunk);
+        unpack_words<uint32_t>(v, base, (uint32_t)poison, chunk);
 }
 
 /* Launches the unpack of a batch of m cases, whose longest span is
