@@ -220,23 +220,59 @@ static void *worker(void *v)
     return NULL;
 }
 
+/* a set large enough for any machine this runs on; the kernel refuses
+ * (EINVAL) a set smaller than its own */
+enum { MAX_CPUS = 8192 };
+
+/* The calling thread's allowed CPUs in a set of MAX_CPUS (size in *size),
+ * or NULL (out of memory, or the kernel refused). */
+static cpu_set_t *allowed_cpus(size_t *size)
+{
+    cpu_set_t *set = CPU_ALLOC(MAX_CPUS);
+    *size = CPU_ALLOC_SIZE(MAX_CPUS);
+    if (set && sched_getaffinity(0, *size, set) != 0) {
+        CPU_FREE(set);
+        set = NULL;
+    }
+    return set;
+}
+
 unsigned df_usable_cpus(void)
 {
-    /* a set large enough for any machine this runs on; the kernel refuses
-     * (EINVAL) a set smaller than its own, and then the online count is
-     * the best answer left */
-    enum { MAX_CPUS = 8192 };
-    cpu_set_t *set = CPU_ALLOC(MAX_CPUS);
-    size_t size = CPU_ALLOC_SIZE(MAX_CPUS);
-    int n = 0;
-    if (set && sched_getaffinity(0, size, set) == 0)
-        n = CPU_COUNT_S(size, set);
-    CPU_FREE(set);
-    if (n <= 0) {
+    size_t size;
+    cpu_set_t *set = allowed_cpus(&size);
+    int n = set ? CPU_COUNT_S(size, set) : 0;
+    if (set)
+        CPU_FREE(set);
+    if (n <= 0) { /* the online count is the best answer left */
         long c = sysconf(_SC_NPROCESSORS_ONLN);
         n = c > 0 ? (int)c : 1;
     }
     return (unsigned)n;
+}
+
+int df_pin_part(unsigned part, unsigned parts)
+{
+    size_t size;
+    cpu_set_t *set = part < parts ? allowed_cpus(&size) : NULL;
+    cpu_set_t *mine = set ? CPU_ALLOC(MAX_CPUS) : NULL;
+    int rc = -1;
+    if (mine) {
+        unsigned n = (unsigned)CPU_COUNT_S(size, set), each = n / parts, more = n % parts;
+        /* part holds the CPUs ranked [lo, hi) among those allowed */
+        unsigned lo = part * each + (part < more ? part : more);
+        unsigned hi = lo + each + (part < more);
+        CPU_ZERO_S(size, mine);
+        for (unsigned c = 0, rank = 0; c < MAX_CPUS && rank < hi; c++)
+            if (CPU_ISSET_S(c, size, set) && rank++ >= lo)
+                CPU_SET_S(c, size, mine);
+        if (each > 0 && sched_setaffinity(0, size, mine) == 0)
+            rc = 0;
+        CPU_FREE(mine);
+    }
+    if (set)
+        CPU_FREE(set);
+    return rc;
 }
 
 df_pool *df_pool_create(unsigned nthreads)

@@ -27,6 +27,15 @@ double df_now(void);
  * cpusets, Slurm's --cpus-per-task), at least 1. */
 unsigned df_usable_cpus(void);
 
+/* Holds the calling thread, and the threads it starts after, to the
+ * part-th of parts equal runs of the CPUs it may use now, in their
+ * numbering (part 0 the lowest numbered): one GPU's workers kept on one
+ * share of the host, as a process per GPU under taskset would be. The
+ * first CPUs % parts parts get one CPU more. Returns 0, or -1 when there
+ * are fewer CPUs than parts, part >= parts or the kernel refuses (the
+ * affinity unchanged). */
+int df_pin_part(unsigned part, unsigned parts);
+
 /* nthreads workers in all (the caller counts as one); 0 = one per usable
  * CPU (df_usable_cpus). Returns NULL when threads cannot be made. */
 df_pool *df_pool_create(unsigned nthreads);

@@ -108,6 +108,32 @@ Test(options, threads_follow_the_cpus_the_process_may_use)
     cr_assert(strstr(out, "--threads 3 is more than the 1 CPU(s)"), "%s", out);
 }
 
+/* A worker of one GPU among several is held to that GPU's run of the
+ * allowed CPUs, in their numbering; a part that cannot be made changes
+ * nothing. */
+Test(options, a_pin_holds_a_part_of_the_allowed_cpus)
+{
+    cpu_set_t all, now;
+    cr_assert_eq(sched_getaffinity(0, sizeof all, &all), 0);
+    int n = CPU_COUNT(&all), low = -1, high = -1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all)) {
+            low = low < 0 ? c : low;
+            high = c;
+        }
+    cr_assert_eq(df_pin_part(1, 1), -1, "no part 1 of 1");
+    cr_assert_eq(df_pin_part(0, (unsigned)n + 1), -1, "more parts than CPUs");
+    cr_assert_eq(sched_getaffinity(0, sizeof now, &now), 0);
+    cr_assert(CPU_EQUAL(&now, &all), "a refused pin changes nothing");
+    if (n < 2)
+        cr_skip_test("one CPU: no two parts to tell apart");
+    cr_assert_eq(df_pin_part(1, 2), 0);
+    cr_assert_eq(sched_getaffinity(0, sizeof now, &now), 0);
+    cr_assert_eq(CPU_COUNT(&now), n / 2, "the upper half, an odd CPU in part 0");
+    cr_assert(CPU_ISSET(high, &now) && !CPU_ISSET(low, &now));
+    cr_assert_eq(df_usable_cpus(), (unsigned)(n / 2));
+}
+
 /* Every JSON document names its version and schema; a 64-bit seed read
  * back by a JSON parser is the seed that reproduces the case; a number
  * that is not finite is null with its class beside. */
