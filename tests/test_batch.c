@@ -685,3 +685,18 @@ Test(batch, default_workers_follow_the_gpus_and_their_cpus)
     cr_assert_eq(df_sup_default_jobs(1, 64, 1), 1, "huge cases: one worker a GPU");
     cr_assert_eq(df_sup_default_jobs(0, 64, 0), 1);
 }
+
+/* On several GPUs a worker keeps to its GPU's share of the CPUs: a share
+ * a GPU in use, none with one GPU in use. */
+Test(batch, workers_keep_to_their_gpus_share_of_the_cpus)
+{
+    unsigned part, parts;
+    cr_assert_eq(df_sup_cpu_part(0, 2, 1, &part, &parts), 0, "one GPU: no pin");
+    cr_assert_eq(df_sup_cpu_part(0, 1, 2, &part, &parts), 0, "one worker: one GPU in use");
+    for (uint32_t w = 0; w < 4; w++) { /* the default on two GPUs: 0, 2 on GPU 0 */
+        cr_assert_eq(df_sup_cpu_part(w, 4, 2, &part, &parts), 1);
+        cr_assert(part == w % 2 && parts == 2, "worker %u: part %u of %u", w, part, parts);
+    }
+    cr_assert(df_sup_cpu_part(2, 3, 8, &part, &parts) && part == 2 && parts == 3,
+              "three workers on eight GPUs: three GPUs in use, a third each");
+}

@@ -119,6 +119,12 @@ int df_sup_set_kernels(df_sup *s, const char *backend, const char *note,
  * of host memory) or fewer CPUs, 1 without a GPU. */
 uint32_t df_sup_default_jobs(uint32_t ngpus, unsigned cpus, int huge);
 
+/* The share of the CPUs worker id of jobs keeps to, on ngpus GPUs (worker
+ * w on GPU w mod ngpus): part *part of *parts equal runs (df_pin_part), one
+ * a GPU in use. Returns 0 when there is one GPU in use or none (no pin). */
+int df_sup_cpu_part(uint32_t id, uint32_t jobs, uint32_t ngpus, unsigned *part,
+                    unsigned *parts);
+
 /* The workers: o->jobs, else df_sup_default_jobs on the cuda backend,
  * else 1. */
 void df_sup_plan_workers(df_sup *s);

@@ -171,8 +171,9 @@ static int worker_body(void *ctx, int cmd_fd, int msg_fd, df_heartbeat *hb)
          * process a GPU under taskset would: a two-GPU run makes about 7%
          * more cases so than with every thread free to go anywhere (a pin
          * the kernel refuses leaves the worker where it is) */
-        if (s->ngpus > 1)
-            (void)df_pin_part((unsigned)id % s->ngpus, s->ngpus);
+        unsigned part, parts;
+        if (df_sup_cpu_part((uint32_t)id, s->jobs, s->ngpus, &part, &parts))
+            (void)df_pin_part(part, parts);
     }
     df_backend *b = NULL;
     char err[256];
