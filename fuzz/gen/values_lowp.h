@@ -35,17 +35,25 @@ DF_VAL uint32_t df_lp_top_field(df_type t, uint64_t n)
 }
 
 /* An encoding with a random sign and fraction and its exponent field in
- * [lo, hi]; e4m3's NaN pattern becomes its largest value. */
-DF_VAL_HOT uint32_t df_lp_draw(df_pcg32 *r, df_type t, uint32_t lo, uint32_t hi)
+ * [lo, lo + fields->bound) (fields: df_bounded32_make of the window's
+ * width, made once a window: the same draws as df_pcg32_bounded without
+ * a division each); e4m3's NaN pattern becomes its largest value. */
+DF_VAL_HOT uint32_t df_lp_draw(df_pcg32 *r, df_type t, uint32_t lo, const df_bounded32 *fields)
 {
     df_lowp_shape s = df_lowp_shape_of(df_val_lowp(t));
     uint32_t w = df_pcg32_next(r);
-    uint32_t field = lo + df_pcg32_bounded(r, hi - lo + 1);
+    uint32_t field = lo + df_bounded32_draw(r, fields);
     uint32_t man = w & ((1u << s.man_bits) - 1u), sign = (w >> 31) << (s.bits - 1);
     uint32_t bits = sign | field << s.man_bits | man;
     if (!s.ieee && (bits & ~sign) == df_lowp_nan_bits(df_val_lowp(t)))
         bits = sign | df_lowp_max_bits(df_val_lowp(t));
     return bits;
+}
+
+/* The fields [lo, hi] for df_lp_draw. */
+DF_VAL df_bounded32 df_lp_fields(uint32_t lo, uint32_t hi)
+{
+    return df_bounded32_make(hi - lo + 1);
 }
 
 DF_VAL_HOT void df_lp_put(df_type t, void *v, uint64_t i, uint32_t bits)
@@ -75,9 +83,10 @@ DF_VAL void df_fill_lp_range(df_pcg32 *r, df_type t, void *a, void *b, uint64_t 
 {
     uint32_t lo, hi;
     df_lp_window(r, df_lp_top_field(t, n), &lo, &hi);
+    const df_bounded32 fields = df_lp_fields(lo, hi);
     for (uint64_t i = 0; i < n; i++) {
-        df_lp_put(t, a, i, df_lp_draw(r, t, lo, hi));
-        df_lp_put(t, b, i, df_lp_draw(r, t, lo, hi));
+        df_lp_put(t, a, i, df_lp_draw(r, t, lo, &fields));
+        df_lp_put(t, b, i, df_lp_draw(r, t, lo, &fields));
     }
 }
 
@@ -92,10 +101,11 @@ DF_VAL void df_fill_lp_subnormal(df_pcg32 *r, df_type t, void *a, void *b, uint6
     int swap = (int)df_pcg32_bounded(r, 2);
     uint32_t top = df_lp_top_field(t, n);
     void *low = swap ? b : a, *any = swap ? a : b;
+    const df_bounded32 one = df_lp_fields(0, 0), all = df_lp_fields(0, top);
     for (uint64_t i = 0; i < n; i++) {
         uint32_t field = df_pcg32_bounded(r, 4) ? 0u : 1u;
-        df_lp_put(t, low, i, df_lp_draw(r, t, field, field));
-        df_lp_put(t, any, i, df_lp_draw(r, t, 0, top));
+        df_lp_put(t, low, i, df_lp_draw(r, t, field, &one));
+        df_lp_put(t, any, i, df_lp_draw(r, t, 0, &all));
     }
 }
 
@@ -162,16 +172,18 @@ DF_VAL void df_fill_lp_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t
     uint64_t small = df_min_u64(n, 1 + df_pcg32_bounded(r, 4));
     uint64_t pairs = (n - small) / 2;
     uint32_t sign = 1u << (df_lowp_shape_of(df_val_lowp(t)).bits - 1);
+    const df_bounded32 window = df_lp_fields(lo, hi), one = df_lp_fields(slo, slo);
     for (uint64_t p = 0; p < pairs; p++) {
-        uint32_t x = df_lp_draw(r, t, lo, hi), y = df_lp_draw(r, t, lo, hi);
+        uint32_t x = df_lp_draw(r, t, lo, &window);
+        uint32_t y = df_lp_draw(r, t, lo, &window);
         df_lp_put(t, a, 2 * p, x);
         df_lp_put(t, b, 2 * p, y);
         df_lp_put(t, a, 2 * p + 1, x);
         df_lp_put(t, b, 2 * p + 1, y ^ sign);
     }
     for (uint64_t i = 2 * pairs; i < n; i++) {
-        df_lp_put(t, a, i, df_lp_draw(r, t, slo, slo));
-        df_lp_put(t, b, i, df_lp_draw(r, t, slo, slo));
+        df_lp_put(t, a, i, df_lp_draw(r, t, slo, &one));
+        df_lp_put(t, b, i, df_lp_draw(r, t, slo, &one));
     }
     if (df_pcg32_bounded(r, 4))
         df_val_shuffle_pairs(r, t, a, b, n);
