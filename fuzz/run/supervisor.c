@@ -366,14 +366,6 @@ uint32_t df_sup_default_jobs(uint32_t ngpus, unsigned cpus, int huge)
     return ngpus * (!huge && cpus / ngpus >= CPUS_FOR_TWO_WORKERS ? 2 : 1);
 }
 
-int df_sup_cpu_part(uint32_t id, uint32_t jobs, uint32_t ngpus, unsigned *part,
-                    unsigned *parts)
-{
-    *parts = jobs < ngpus ? jobs : ngpus; /* fewer workers than GPUs: one GPU each */
-    *part = *parts ? id % *parts : 0;
-    return *parts > 1;
-}
-
 void df_sup_plan_workers(df_sup *s)
 {
     find_gpus(s);

@@ -155,6 +155,14 @@ static int open_inflight(const df_sup *s, int id)
     return open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
 }
 
+int df_sup_cpu_part(uint32_t id, uint32_t jobs, uint32_t ngpus, unsigned *part,
+                    unsigned *parts)
+{
+    *parts = jobs < ngpus ? jobs : ngpus; /* fewer workers than GPUs: one GPU each */
+    *part = *parts ? id % *parts : 0;
+    return *parts > 1;
+}
+
 /* A worker process: opens the backend, then runs the ranges it is sent
  * until told to stop (hi == 0). */
 static int worker_body(void *ctx, int cmd_fd, int msg_fd, df_heartbeat *hb)
