@@ -176,9 +176,9 @@ static int worker_body(void *ctx, int cmd_fd, int msg_fd, df_heartbeat *hb)
         setenv("CUDA_VISIBLE_DEVICES", s->w[id].gpu, 1);
         /* on several GPUs each GPU's workers, and the threads they and the
          * CUDA driver start, stay on that GPU's share of the CPUs, as a
-         * process a GPU under taskset would: a two-GPU run makes about 7%
-         * more cases so than with every thread free to go anywhere (a pin
-         * the kernel refuses leaves the worker where it is) */
+         * process a GPU under taskset would: more cases a second than with
+         * the threads free to go anywhere (docs/performance.md);
+         * a pin the kernel refuses leaves the worker where it is */
         unsigned part, parts;
         if (df_sup_cpu_part((uint32_t)id, s->jobs, s->ngpus, &part, &parts))
             (void)df_pin_part(part, parts);
