@@ -434,8 +434,11 @@ rates() {
 # its own.
 gpu_share() {
   GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); CPUS=$(nproc)
-  SHARE=$(( CPUS / (GPUS > 0 ? GPUS : 1) )); MINE="0-$(( SHARE - 1 ))"
+  SHARE=$(( CPUS / (GPUS > 0 ? GPUS : 1) )); MINE=$(share_cpus 0)
 }
+
+# GPU $1's share of the CPUs (after gpu_share), as taskset -c takes it.
+share_cpus() { echo "$(( $1 * SHARE ))-$(( ($1 + 1) * SHARE - 1 ))"; }
 
 # The "cases in" line of a run (the command after DIR, its corpus DIR made
 # afresh): on GPU 0 held to MINE, or on every GPU.
@@ -509,12 +512,12 @@ run_rates() {
 # model where the GPU would run it): one process on each of $3 GPUs'
 # shares of the CPUs at once; the sums of their rates, as run_rates.
 run_host_shares() {
-  local d=$1 w=$2 n=$3 g lo t; shift 3
+  local d=$1 w=$2 n=$3 g t; shift 3
   rm -f "$d"[0-9]*.log
   t=$( { TIMEFORMAT='%R %U %S'; time {
     for g in $(seq 0 $(( n - 1 ))); do
-      lo=$(( g * SHARE )); rm -rf "$d$g"
-      taskset -c "$lo-$(( lo + SHARE - 1 ))" "$@" --corpus "$d$g" >"$d$g.log" 2>&1 &
+      rm -rf "$d$g"
+      taskset -c "$(share_cpus "$g")" "$@" --corpus "$d$g" >"$d$g.log" 2>&1 &
     done
     wait; }; } 2>&1 )
   for g in $(seq 0 $(( n - 1 ))); do echo "$(log_rates "$d$g.log" "$w") $(log_cases "$d$g.log")"; done |
@@ -568,7 +571,7 @@ scaling() {
 # contend for the memory, which the default run's scaling over GPUs meets
 # (docs/performance.md).
 memshare() {
-  local f="$OUTDIR/memshare.txt" g lo
+  local f="$OUTDIR/memshare.txt" g
   gpu_share
   [ -x build/tools/host-mem ] || make -s NVCC= host-mem >/dev/null || return 1
   { echo "\$ taskset -c SHARE build/tools/host-mem $SHARE   (one share, then each of $GPUS at once)"
@@ -576,8 +579,7 @@ memshare() {
     echo "== one share ($MINE) alone"
     taskset -c "$MINE" build/tools/host-mem "$SHARE" 2>&1
     for g in $(seq 0 $(( GPUS - 1 ))); do
-      lo=$(( g * SHARE ))
-      taskset -c "$lo-$(( lo + SHARE - 1 ))" build/tools/host-mem "$SHARE" >"$WORK/memshare$g.txt" 2>&1 &
+      taskset -c "$(share_cpus "$g")" build/tools/host-mem "$SHARE" >"$WORK/memshare$g.txt" 2>&1 &
     done
     wait
     for g in $(seq 0 $(( GPUS - 1 ))); do
