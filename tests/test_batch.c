@@ -580,6 +580,51 @@ Test(batch, long_cases_made_in_chunks_equal_one_at_a_time, .timeout = 120)
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }
 
+/* The emulated runs after this one keep a trace (DOTFUZZ_TRACE) in dir/t.tsv. */
+static void trace_into(const char *dir)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/t.tsv", dir);
+    cr_assert_eq(setenv("DOTFUZZ_TRACE", path, 1), 0);
+}
+
+/* The awk program prog over dir/t.tsv's tab-separated fields: its output in n. */
+static void trace_awk(char *n, size_t len, const char *dir, const char *prog)
+{
+    df_test_sh(n, len, "awk -F'\t' '%s' %s/t.tsv", prog, dir);
+}
+
+/* A long index (the 16,384th, --long-n) is a batch of its own, its case
+ * made by chunk items on every thread (the trace: batches begun at 16383
+ * and 16384; the case's generation in many events, on more than one
+ * thread), under the GPU emulation double-buffered: the same table and
+ * finding files as one case at a time. */
+Test(batch, a_long_case_is_a_batch_of_its_own, .timeout = 120)
+{
+    char dir[128], n[64];
+    const char *common = "run --backend host --kernel shfl,m-tail --seed 3 --cases 16400 "
+                         "--max-n 256 --long-n 2200000 --save-precision all --save-bugs all "
+                         "--quiet";
+    int rc1, rc2;
+    one_and_many("batchsolo", dir, sizeof dir, common, "--batch 1", &rc1, &rc2);
+    trace_into(dir);
+    emulated_equals(common, "--batch 4096 --threads 3 --pipeline on", dir, "solo", rc1,
+                    table(out1));
+    same_files(dir, "one", "solo", "a long case in a batch of its own");
+    trace_awk(n, sizeof n, dir,
+              "$1 == \"caller\" && $2 == \"prepare\" && ($3 == 16383 || $3 == 16384) "
+              "{ b[$3] = 1 } END { for (x in b) k++; print k + 0 }");
+    cr_assert_eq(atoi(n), 2, "batches begun at 16383 and 16384: %s", n);
+    trace_awk(n, sizeof n, dir,
+              "$1 != \"caller\" && $2 == \"generate\" && $3 == 16383 { k++; t[$1] = 1 } "
+              "END { for (x in t) w++; print k + 0, w + 0 }");
+    unsigned events = 0, threads = 0;
+    cr_assert_eq(sscanf(n, "%u %u", &events, &threads), 2, "%s", n);
+    cr_assert(events > 8 && threads > 1, "the long case's generation: %u events on %u threads",
+              events, threads);
+    df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
+}
+
 /* Cases past the pipeline's bytes (max n 3M: three batches of 16 pass
  * DF_PIPELINE_BYTES) generated through the backend and pipelined: a ring of
  * three sets of slots (engine_layout.c's sets_fit: the machine's memory holds
@@ -594,17 +639,13 @@ Test(batch, long_cases_in_a_ring_of_three_equal_one_at_a_time, .timeout = 120)
                          "--save-bugs all --quiet";
     int rc1, rc2;
     one_and_many("batchring3", dir, sizeof dir, common, "--batch 1", &rc1, &rc2);
-    rc2 = df_test_sh(out2, sizeof out2,
-                     "DOTFUZZ_TRACE=%s/t.tsv " DF_HOST_STICKY_ENV "=1 ./dotfuzz %s --batch 16 "
-                     "--threads 3 --pipeline on --gen gpu --corpus %s/ring",
-                     dir, common, dir);
-    cr_assert_eq(rc2, rc1, "%s", out2);
-    cr_assert_str_eq(table(out2), table(out1));
+    trace_into(dir);
+    emulated_equals(common, "--batch 16 --threads 3 --pipeline on --gen gpu", dir, "ring", rc1,
+                    table(out1));
     same_files(dir, "one", "ring", "long cases in a ring of three");
-    df_test_sh(n, sizeof n,
-               "awk -F'\t' '$1 == \"caller\" && $2 == \"gpu\" { exit } "
-               "$1 == \"caller\" && $2 == \"generate\" { k++ } END { print k + 0 }' %s/t.tsv",
-               dir);
+    trace_awk(n, sizeof n, dir,
+              "$1 == \"caller\" && $2 == \"gpu\" { exit } "
+              "$1 == \"caller\" && $2 == \"generate\" { k++ } END { print k + 0 }");
     cr_assert_eq(atoi(n), 3, "batches begun before the first check: %s", n);
     df_test_sh(out1, sizeof out1, "rm -rf %s", dir);
 }

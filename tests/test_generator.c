@@ -467,6 +467,27 @@ Test(generator, every_16384th_case_is_long_and_the_others_unchanged, .timeout = 
     df_scratch_free(&s2);
 }
 
+/* The next long index: the next one in 16,384 (or long_every), the index
+ * itself when it is long, none without --long-n or past the last. */
+Test(generator, the_next_long_index)
+{
+    df_gen_opts off = {.max_n = 4096}, on = {.max_n = 4096, .long_n = 1u << 22};
+    cr_assert_eq(df_gen_next_long(&off, 0), UINT64_MAX);
+    cr_assert_eq(df_gen_next_long(&on, 0), 16383);
+    cr_assert_eq(df_gen_next_long(&on, 16383), 16383);
+    cr_assert_eq(df_gen_next_long(&on, 16384), 32767);
+    cr_assert_eq(df_gen_next_long(&on, UINT64_MAX - 5), UINT64_MAX, "none left");
+    for (uint64_t i = 16000; i < 33000; i += 7) {
+        uint64_t l = df_gen_next_long(&on, i);
+        cr_assert(l >= i && df_gen_is_long(l), "from %llu: %llu", (unsigned long long)i,
+                  (unsigned long long)l);
+        for (uint64_t j = i; j < l; j++)
+            cr_assert(!df_gen_is_long(j));
+    }
+    df_gen_opts every = {.max_n = 4096, .long_n = 1u << 22, .long_every = 100};
+    cr_assert_eq(df_gen_next_long(&every, 150), 199);
+}
+
 /* A cycle shares each case among neighbours that take the same cases: the
  * followers get their leader's family, length, values and BLAS arguments,
  * its launch where they take it (else their own), their own index and

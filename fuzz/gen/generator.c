@@ -505,6 +505,15 @@ static int is_long_index(const df_gen_opts *o, uint64_t index)
     return o->long_n >= DF_GEN_LONG_MIN && df_gen_is_long_every(o->long_every, index);
 }
 
+uint64_t df_gen_next_long(const df_gen_opts *o, uint64_t from)
+{
+    if (o->long_n < DF_GEN_LONG_MIN)
+        return UINT64_MAX;
+    uint64_t e = o->long_every ? o->long_every : DF_GEN_LONG_EVERY;
+    uint64_t ahead = e - 1 - from % e; /* is_long_index: index mod e == e - 1 */
+    return from > UINT64_MAX - ahead ? UINT64_MAX : from + ahead;
+}
+
 int df_gen_lead(const df_gen_opts *o, uint64_t index, const df_kernel *k, uint64_t *lead)
 {
     if (!o || !o->cycle_ks || o->cycle < 2)

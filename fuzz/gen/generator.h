@@ -154,6 +154,11 @@ int df_gen_is_huge(const df_gen_opts *o, uint64_t index);
 /* The first huge index at or after from; UINT64_MAX when there is none. */
 uint64_t df_gen_next_huge(const df_gen_opts *o, uint64_t from);
 
+/* The first index at or after from that o makes long (--long-n: its
+ * kernel may still take no long case, and then it is a short one);
+ * UINT64_MAX when o makes none or none is left. */
+uint64_t df_gen_next_long(const df_gen_opts *o, uint64_t from);
+
 /* The length of huge case (seed, index) for k under launch l (block
  * resolved or drawn), from the stream (seed, index ^ its own key): 1 in 4
  * just past 2^31 (DF_GEN_HUGE_MIN + 0..31), the rest uniform up to k's

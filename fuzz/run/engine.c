@@ -140,9 +140,18 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
 
 /* ---- the pipeline ---- */
 
+/* The batch from i: up to e->batch indices, but a long index (past
+ * --max-n: df_gen_next_long) is a batch of its own, whose prepare items
+ * make and reference its case a chunk an item on every thread
+ * (df_batch_job): among short cases one thread would make it whole, for
+ * a tenth of a second or more, while the others waited at the batch's end. */
 static size_t batch_len(const df_engine *e, uint64_t i, uint64_t hi)
 {
-    return hi - i < e->batch ? (size_t)(hi - i) : e->batch;
+    size_t n = hi - i < e->batch ? (size_t)(hi - i) : e->batch;
+    uint64_t l = df_gen_next_long(&e->go, i);
+    if (l == i)
+        return n ? 1 : 0;
+    return l - i < n ? (size_t)(l - i) : n;
 }
 
 /* The batches made ahead of the one being checked, oldest first: their

@@ -18,12 +18,15 @@
  * item takes (DF_PREP_GROUP), the long cases' chunk, part and copy items,
  * and a new epoch for the slots' marks. */
 /* The longest case the batch [lo, lo + n) may hold: the run's, or a huge
- * case's when it holds a huge index (made and referenced a chunk an item,
- * on every thread, like any long case). */
+ * or long case's when it holds a huge or long index (made and referenced
+ * a chunk an item, on every thread). */
 static uint64_t batch_longest(const df_engine *e, uint64_t lo, size_t n)
 {
-    uint64_t h = df_gen_next_huge(&e->go, lo);
-    return n && h - lo < n ? DF_GEN_HUGE_MAX : df_longest_n(e);
+    if (n && df_gen_next_huge(&e->go, lo) - lo < n)
+        return DF_GEN_HUGE_MAX;
+    if (n && df_gen_next_long(&e->go, lo) - lo < n)
+        return df_max_u64(e->go.long_n, df_longest_n(e));
+    return df_longest_n(e);
 }
 
 df_job df_batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n)
