@@ -26,6 +26,8 @@
 
 #ifdef DOTFUZZ_CUDA
 #include <cuda_runtime_api.h>
+
+#include "kernels/gpu_fetch.h"
 #endif
 
 typedef struct plug_slot {
@@ -279,15 +281,7 @@ static int gpu_device_form(plug_slot *s, df_gpu_ctx *ctx, const df_case *c)
     if (rc != 0)
         return form_failed(s, "dot_device", rc, &ctx->failed_call, ctx->detail,
                            sizeof ctx->detail);
-    if (df_gpu_fetch_later(ctx, ctx->d_result, acc_size(s->pk.acc)))
-        return 0;
-    e = cudaMemcpyAsync(ctx->h_result, ctx->d_result, acc_size(s->pk.acc),
-                        cudaMemcpyDeviceToHost, stream);
-    if (e != cudaSuccess) {
-        ctx->failed_call = "cudaMemcpyAsync(result)";
-        return (int)e;
-    }
-    return 0;
+    return df_fetch_result(ctx, ctx->d_result, acc_size(s->pk.acc));
 }
 
 /* The batched form: one call per group (a block size), on the group's

@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "kernels/batch_common.h"
+#include "kernels/gpu_fetch.h"
 #include "kernels/gpu_ops.h"
 
 /* Runs a CUDA call; on failure names it in ctx->failed_call and returns its
@@ -43,21 +44,6 @@ static inline int df_zero_result(df_gpu_ctx *ctx, size_t bytes)
 {
     DF_TRY(cudaMemsetAsync(ctx->d_result, 0, bytes, (cudaStream_t)ctx->stream),
            "cudaMemsetAsync(result)");
-    return 0;
-}
-
-/* Copies the result, bytes at device address src, into ctx->h_result;
- * in a batch, records where it lies for the backend's one copy of every
- * case's (df_gpu_fetch_later): a copy a case is a copy engine's round
- * trip on the device and an API call on the host. */
-static inline int df_fetch_result(df_gpu_ctx *ctx, const void *src,
-                                  size_t bytes)
-{
-    if (df_gpu_fetch_later(ctx, src, bytes))
-        return 0;
-    DF_TRY(cudaMemcpyAsync(ctx->h_result, src, bytes, cudaMemcpyDeviceToHost,
-                           (cudaStream_t)ctx->stream),
-           "cudaMemcpyAsync(result)");
     return 0;
 }
 
