@@ -594,6 +594,20 @@ static void trace_awk(char *n, size_t len, const char *dir, const char *prog)
     df_test_sh(n, len, "awk -F'\t' '%s' %s/t.tsv", prog, dir);
 }
 
+/* A temporary directory for test tag in dir, then run's common arguments
+ * under the GPU emulation one case at a time (dir/one, output in out1) and,
+ * traced (trace_into), with args (dir/sub): the same exit code, table and
+ * finding files (what: the run's words in a failure). */
+static void traced_equals_one(const char *tag, char *dir, size_t dirlen, const char *common,
+                              const char *args, const char *sub, const char *what)
+{
+    snprintf(dir, dirlen, "%s", df_test_tmpdir(tag));
+    int rc1 = emulated(out1, sizeof out1, common, "--batch 1", dir, "one");
+    trace_into(dir);
+    emulated_equals(common, args, dir, sub, rc1, table(out1));
+    same_files(dir, "one", sub, what);
+}
+
 /* A long index (the 16,384th, --long-n) is a batch of its own, its case
  * made by chunk items on every thread (the trace: batches begun at 16383
  * and 16384; the case's generation in many events, on more than one
@@ -605,12 +619,9 @@ Test(batch, a_long_case_is_a_batch_of_its_own, .timeout = 120)
     const char *common = "run --backend host --kernel shfl,m-tail --seed 3 --cases 16400 "
                          "--max-n 256 --long-n 2200000 --save-precision all --save-bugs all "
                          "--quiet";
-    int rc1, rc2;
-    one_and_many("batchsolo", dir, sizeof dir, common, "--batch 1", &rc1, &rc2);
-    trace_into(dir);
-    emulated_equals(common, "--batch 4096 --threads 3 --pipeline on", dir, "solo", rc1,
-                    table(out1));
-    same_files(dir, "one", "solo", "a long case in a batch of its own");
+    traced_equals_one("batchsolo", dir, sizeof dir, common,
+                      "--batch 4096 --threads 3 --pipeline on", "solo",
+                      "a long case in a batch of its own");
     trace_awk(n, sizeof n, dir,
               "$1 == \"caller\" && $2 == \"prepare\" && ($3 == 16383 || $3 == 16384) "
               "{ b[$3] = 1 } END { for (x in b) k++; print k + 0 }");
@@ -637,12 +648,9 @@ Test(batch, long_cases_in_a_ring_of_three_equal_one_at_a_time, .timeout = 120)
     const char *common = "run --backend host --kernel shfl,fold,int-atomic,m-tail --seed 8 "
                          "--cases 320 --max-n 3M --meta-every 2 --save-precision all "
                          "--save-bugs all --quiet";
-    int rc1, rc2;
-    one_and_many("batchring3", dir, sizeof dir, common, "--batch 1", &rc1, &rc2);
-    trace_into(dir);
-    emulated_equals(common, "--batch 16 --threads 3 --pipeline on --gen gpu", dir, "ring", rc1,
-                    table(out1));
-    same_files(dir, "one", "ring", "long cases in a ring of three");
+    traced_equals_one("batchring3", dir, sizeof dir, common,
+                      "--batch 16 --threads 3 --pipeline on --gen gpu", "ring",
+                      "long cases in a ring of three");
     trace_awk(n, sizeof n, dir,
               "$1 == \"caller\" && $2 == \"gpu\" { exit } "
               "$1 == \"caller\" && $2 == \"generate\" { k++ } END { print k + 0 }");

@@ -446,6 +446,12 @@ static void draw_blas(uint64_t seed, uint64_t index, const df_kernel *k, uint64_
     }
 }
 
+/* Whether o makes index's case long (--long-n). */
+static int is_long_index(const df_gen_opts *o, uint64_t index)
+{
+    return o->long_n >= DF_GEN_LONG_MIN && df_gen_is_long_every(o->long_every, index);
+}
+
 /* The draws before the values: family, then the shape (n from o->fixed_n
  * when set: the draw still happens, so the values' stream is unchanged),
  * then a BLAS kernel's arguments (blas, when not NULL).
@@ -466,7 +472,7 @@ static const df_family *draw_front(uint64_t seed, uint64_t index, const df_kerne
     else if (df_gen_is_huge(o, index) &&
              (huge = df_gen_huge_n(seed, index, k, o->huge_bytes, launch)) != 0)
         *n = huge;
-    else if (o->long_n >= DF_GEN_LONG_MIN && df_gen_is_long_every(o->long_every, index))
+    else if (is_long_index(o, index))
         *n = draw_long_n(seed, index, k, o->long_n, launch, *n);
     if (blas && (k->flags & DF_K_BLAS) && !huge) { /* a huge case stays contiguous */
         draw_blas(seed, index, k, n, blas);
@@ -498,11 +504,6 @@ void df_gen_share(df_gen_opts *o, const df_kernel *const *ks, size_t nk)
     for (size_t p = 1; p < nk; p++)
         if (same_cases(ks[p - 1], ks[p], o->max_n) && o->share[p - 1] < UINT8_MAX)
             o->share[p] = (uint8_t)(o->share[p - 1] + 1);
-}
-
-static int is_long_index(const df_gen_opts *o, uint64_t index)
-{
-    return o->long_n >= DF_GEN_LONG_MIN && df_gen_is_long_every(o->long_every, index);
 }
 
 uint64_t df_gen_next_long(const df_gen_opts *o, uint64_t from)
