@@ -103,23 +103,38 @@ DF_HD double df_pcg32_double(df_pcg32 *r)
     return (double)((hi << 26) | lo) * 0x1p-53;
 }
 
-/* df_pcg32_advance: jump the generator delta steps ahead in O(log delta)
- * (Brown, "Random number generation with arbitrary stride"). delta is taken
- * mod 2^64, so advancing by -k (2^64 - k) goes back k steps. */
-DF_HD void df_pcg32_advance(df_pcg32 *r, uint64_t delta)
+/* The affine map of delta steps on the state, for stream inc: state ->
+ * mult * state + plus (Brown, "Random number generation with arbitrary
+ * stride"), in O(log delta); delta is taken mod 2^64, so -k (2^64 - k)
+ * maps back k steps. A generator that makes many places of one stream at
+ * once (fuzz/gen/values_lanes.h) keeps the map of each place. */
+typedef struct df_pcg32_jump {
+    uint64_t mult, plus;
+} df_pcg32_jump;
+
+DF_HD df_pcg32_jump df_pcg32_jump_of(uint64_t inc, uint64_t delta)
 {
-    uint64_t cur_mult = DF_PCG32_MULT, cur_plus = r->inc;
-    uint64_t acc_mult = 1u, acc_plus = 0u;
+    uint64_t cur_mult = DF_PCG32_MULT, cur_plus = inc;
+    df_pcg32_jump acc = {1u, 0u};
     while (delta > 0) {
         if (delta & 1u) {
-            acc_mult *= cur_mult;
-            acc_plus = acc_plus * cur_mult + cur_plus;
+            acc.mult *= cur_mult;
+            acc.plus = acc.plus * cur_mult + cur_plus;
         }
         cur_plus = (cur_mult + 1u) * cur_plus;
         cur_mult *= cur_mult;
         delta >>= 1;
     }
-    r->state = acc_mult * r->state + acc_plus;
+    return acc;
+}
+
+/* The state j's steps after state. */
+DF_HD uint64_t df_pcg32_jumped(df_pcg32_jump j, uint64_t state) { return j.mult * state + j.plus; }
+
+/* df_pcg32_advance: jump the generator delta steps ahead (df_pcg32_jump_of). */
+DF_HD void df_pcg32_advance(df_pcg32 *r, uint64_t delta)
+{
+    r->state = df_pcg32_jumped(df_pcg32_jump_of(r->inc, delta), r->state);
 }
 
 #endif

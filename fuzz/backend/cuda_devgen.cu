@@ -1,7 +1,8 @@
 /* fuzz/backend/cuda_devgen.cu — the GPU's generator for the cuda backend
  * (API in cuda_backend.h): fuzz/gen/values.h compiled for the device, so a
  * case's vectors get the bytes df_generate gives on the CPU. A case up to
- * DF_GEN_CHUNK elements is made by one thread; a longer one in chunks, as
+ * DF_GEN_CHUNK elements is made by a warp (the families with a lane form,
+ * fuzz/gen/values_lanes.h) or one thread (the others); a longer one in chunks, as
  * values.h makes it: a thread for its plan, a thread a chunk, a thread for
  * its finish. df_cuda_devgen is one synchronous call with buffers of its
  * own; df_cuda_gen_start, df_cuda_gen_wait and df_cuda_gen_landed are the
@@ -26,16 +27,63 @@ typedef int df_cuda_devgen_is_built_by_nvcc;
 #include "fuzz/gen/values.h"
 #include "fuzz/backend/cuda_internal.h"
 
-/* Cases up to DF_GEN_CHUNK elements: one thread each. */
+/* Whether case c is made by a warp (devgen_lanes_kernel). */
+__device__ static bool devgen_by_lanes(const df_devgen_case &c)
+{
+    return c.n <= DF_GEN_CHUNK && df_lanes_take(c.family, (df_type)c.type);
+}
+
+/* Cases up to DF_GEN_CHUNK elements of the families without a lane form:
+ * one thread each. */
 __global__ void devgen_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf)
 {
     size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= m || cs[j].n > DF_GEN_CHUNK)
+    if (j >= m || cs[j].n > DF_GEN_CHUNK || devgen_by_lanes(cs[j]))
         return;
     const df_devgen_case c = cs[j];
     df_pcg32 r = c.rng;
     size_t na = (size_t)c.n * df_val_size((df_type)c.type);
     (void)df_fill_values(c.family, &r, (df_type)c.type, buf + c.off, buf + c.off + na, c.n);
+}
+
+/* Cases up to DF_GEN_CHUNK elements of the lane-made families: a warp
+ * each (fuzz/gen/values_lanes.h; df_lanes_fill is the same rounds on one
+ * thread). Each round's state is the warp's; the lanes past a cut made
+ * items the next round makes again, so the warp syncs before it. */
+enum { DEVGEN_LANES_BLOCK = 128 };
+
+__global__ void __launch_bounds__(DEVGEN_LANES_BLOCK)
+    devgen_lanes_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf)
+{
+    size_t j = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    unsigned lane = threadIdx.x % 32;
+    if (j >= m || !devgen_by_lanes(cs[j]))
+        return; /* the whole warp */
+    const df_devgen_case c = cs[j];
+    df_type t = (df_type)c.type;
+    df_pcg32 r = c.rng;
+    df_lanes_plan p;
+    size_t na = (size_t)c.n * df_val_size(t);
+    (void)df_lanes_plan_make(c.family, &r, t, buf + c.off, buf + c.off + na, c.n, &p);
+    for (int i = 0; i < p.passes; i++) {
+        const df_lanes_pass *q = &p.pass[i];
+        df_pcg32_jump at = df_pcg32_jump_of(r.inc, (uint64_t)lane * q->draws);
+        df_pcg32_jump next = df_pcg32_jump_of(r.inc, (uint64_t)(lane + 1) * q->draws);
+        for (uint64_t k0 = 0; k0 < q->m;) {
+            uint64_t end;
+            int other = df_lanes_round(q, t, r.state, r.inc, at, next, k0, lane, &end);
+            unsigned cut = __ballot_sync(0xffffffffu, other); /* lanes past m: never */
+            uint64_t left = q->m - k0;
+            unsigned last = cut ? (unsigned)__ffs(cut) - 1 : (left < 32 ? (unsigned)left : 32) - 1;
+            r.state = __shfl_sync(0xffffffffu, end, last);
+            if (cut)
+                __syncwarp();
+            k0 += last + 1;
+        }
+    }
+    __syncwarp(); /* the tail writes over the passes' elements */
+    if (lane == 0)
+        df_lanes_tail(&p, &r);
 }
 
 /* Longer cases, made as fuzz/gen/values.h makes them in chunks: the long
@@ -163,8 +211,11 @@ static void devgen_launch(const void *d_cs, size_t m, size_t L, uint64_t most, v
 {
     const df_devgen_case *cs = (const df_devgen_case *)d_cs;
     unsigned char *buf = (unsigned char *)d_buf, *sc = (unsigned char *)d_long;
-    if (m)
+    if (m) {
+        devgen_lanes_kernel<<<(unsigned)((m * 32 + DEVGEN_LANES_BLOCK - 1) / DEVGEN_LANES_BLOCK),
+                              DEVGEN_LANES_BLOCK, 0, st>>>(cs, m, buf);
         devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, st>>>(cs, m, buf);
+    }
     if (!L)
         return;
     const uint32_t *idx = (const uint32_t *)(cs + m);

@@ -15,6 +15,8 @@
  *   values_cond.h      cond (GenDot) and its exact running sum
  *   values_long.h      cases past DF_GEN_CHUNK, made in chunks
  *   values_lowp.h      the f16, bf16, e4m3 and e5m2 families (made whole)
+ *   values_lanes.h     a whole case made by a warp's lanes together, for
+ *                      the families without a shuffle
  * df_fill_values dispatches on the family id. */
 #ifndef DOTFUZZ_VALUES_H
 #define DOTFUZZ_VALUES_H
@@ -26,6 +28,7 @@
 #include "fuzz/gen/values_families.h"
 #include "fuzz/gen/values_long.h"
 #include "fuzz/gen/values_lowp.h"
+#include "fuzz/gen/values_lanes.h"
 
 /* Fills a[0..n) and b[0..n) of type t with family `family`'s values from
  * r, as df_generate does after the family and shape draws. Returns 0, or

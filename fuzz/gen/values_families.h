@@ -16,35 +16,51 @@
 
 /* Uniform integers in [lo, hi] (|lo|, |hi| <= 2^24, so exact in every
  * element type). */
+/* Integer x as element i of v (f32, f64 or i32). */
+DF_VAL_HOT void df_put_int(df_type t, void *v, uint64_t i, int64_t x)
+{
+    if (t == DF_F32)
+        ((float *)v)[i] = (float)x;
+    else if (t == DF_F64)
+        ((double *)v)[i] = (double)x;
+    else
+        ((int32_t *)v)[i] = (int32_t)x;
+}
+
+/* One of df_fill_ints's values below its wide path: lo + [0, b->bound). */
+DF_VAL_HOT int64_t df_int_draw(df_pcg32 *r, int64_t lo, const df_bounded32 *b)
+{
+    return lo + (int64_t)df_bounded32_draw(r, b);
+}
+
+/* Whether df_fill_ints's range [lo, hi] takes its wide path (64-bit draws). */
+DF_VAL int df_ints_wide(int64_t lo, int64_t hi)
+{
+    return (uint64_t)hi - (uint64_t)lo >= 0xffffffffULL;
+}
+
 DF_VAL void df_fill_ints(df_pcg32 *r, df_type t, void *v, uint64_t n,
                          int64_t lo, int64_t hi)
 {
-    uint64_t span = (uint64_t)hi - (uint64_t)lo;
-    if (span >= 0xffffffffULL) { /* df_pcg32_range's wide path */
-        for (uint64_t i = 0; i < n; i++) {
-            int64_t x = df_pcg32_range(r, lo, hi);
-            if (t == DF_F32)
-                ((float *)v)[i] = (float)x;
-            else if (t == DF_F64)
-                ((double *)v)[i] = (double)x;
-            else
-                ((int32_t *)v)[i] = (int32_t)x;
-        }
+    if (df_ints_wide(lo, hi)) { /* df_pcg32_range's wide path */
+        for (uint64_t i = 0; i < n; i++)
+            df_put_int(t, v, i, df_pcg32_range(r, lo, hi));
         return;
     }
-    df_bounded32 b = df_bounded32_make((uint32_t)(span + 1));
+    /* a loop a type: the element type is one value for the whole case */
+    df_bounded32 b = df_bounded32_make((uint32_t)((uint64_t)hi - (uint64_t)lo + 1));
     switch (t) {
     case DF_F32:
         for (uint64_t i = 0; i < n; i++)
-            ((float *)v)[i] = (float)(lo + (int64_t)df_bounded32_draw(r, &b));
+            ((float *)v)[i] = (float)df_int_draw(r, lo, &b);
         break;
     case DF_F64:
         for (uint64_t i = 0; i < n; i++)
-            ((double *)v)[i] = (double)(lo + (int64_t)df_bounded32_draw(r, &b));
+            ((double *)v)[i] = (double)df_int_draw(r, lo, &b);
         break;
     case DF_I32:
         for (uint64_t i = 0; i < n; i++)
-            ((int32_t *)v)[i] = (int32_t)(lo + (int64_t)df_bounded32_draw(r, &b));
+            ((int32_t *)v)[i] = (int32_t)df_int_draw(r, lo, &b);
         break;
     default: /* the low-precision types have families of their own (values_lowp.h) */
         break;
@@ -63,14 +79,17 @@ DF_VAL void df_fill_int_small(df_pcg32 *r, df_type t, void *a, void *b,
  * Nothing is left for a compiler to fuse into an FMA (the sum-of-product
  * form changes under -ffp-contract=fast) and x87 excess precision rounds
  * the exact 31-bit (60-bit) product just once. */
+DF_VAL_HOT float df_uniform_f32(df_pcg32 *r) { return 100.0f * (df_pcg32_float(r) - 0.5f); }
+DF_VAL_HOT double df_uniform_f64(df_pcg32 *r) { return 100.0 * (df_pcg32_double(r) - 0.5); }
+
 DF_VAL void df_fill_uniform_vec(df_pcg32 *r, df_type t, void *v, uint64_t n)
 {
     if (t == DF_F32) {
         for (uint64_t i = 0; i < n; i++)
-            ((float *)v)[i] = 100.0f * (df_pcg32_float(r) - 0.5f);
+            ((float *)v)[i] = df_uniform_f32(r);
     } else if (t == DF_F64) {
         for (uint64_t i = 0; i < n; i++)
-            ((double *)v)[i] = 100.0 * (df_pcg32_double(r) - 0.5);
+            ((double *)v)[i] = df_uniform_f64(r);
     }
 }
 
@@ -115,20 +134,26 @@ DF_VAL void df_wide_exp_window(df_pcg32 *r, df_type t, int64_t *lo, int64_t *hi)
     *hi = x < y ? y : x;
 }
 
+/* Pair i of a wide-exp case with window [lo, lo + span->bound). */
+DF_VAL_HOT void df_wide_exp_pair(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i,
+                                 int64_t lo, const df_bounded32 *span, int64_t line)
+{
+    int64_t ea = lo + (int64_t)df_bounded32_draw(r, span);
+    int64_t eb = lo + (int64_t)df_bounded32_draw(r, span);
+    int64_t over = ea + eb - line, excess = over > 0 ? over : 0; /* no branch */
+    ea -= (excess + 1) / 2;
+    eb -= excess / 2;
+    df_put_elem(t, a, i, df_scale2(df_draw_mant(r, t, 1), (int)ea));
+    df_put_elem(t, b, i, df_scale2(df_draw_mant(r, t, 1), (int)eb));
+}
+
 /* Elements [i0, i1) of a wide-exp case with window [lo, hi]. */
 DF_VAL void df_wide_exp_range(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i0,
                               uint64_t i1, int64_t lo, int64_t hi, int64_t line)
 {
     const df_bounded32 span = df_bounded32_make((uint32_t)(hi - lo + 1)); /* at most 2046 */
-    for (uint64_t i = i0; i < i1; i++) {
-        int64_t ea = lo + (int64_t)df_bounded32_draw(r, &span);
-        int64_t eb = lo + (int64_t)df_bounded32_draw(r, &span);
-        int64_t over = ea + eb - line, excess = over > 0 ? over : 0; /* no branch */
-        ea -= (excess + 1) / 2;
-        eb -= excess / 2;
-        df_put_elem(t, a, i, df_scale2(df_draw_mant(r, t, 1), (int)ea));
-        df_put_elem(t, b, i, df_scale2(df_draw_mant(r, t, 1), (int)eb));
-    }
+    for (uint64_t i = i0; i < i1; i++)
+        df_wide_exp_pair(r, t, a, b, i, lo, &span, line);
 }
 
 DF_VAL void df_fill_wide_exp(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
@@ -330,14 +355,17 @@ DF_VAL void df_fill_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
  * drawn per case, b in [0, 46340]: every product fits int32 (46340^2 <
  * 2^31) but a few of them already carry the sum past int32, which a kernel
  * that promises a 64-bit result must still get right. */
+DF_VAL_HOT void df_int_big_pair(df_pcg32 *r, int32_t *a, int32_t *b, uint64_t i, int32_t sign)
+{
+    a[i] = sign * (int32_t)df_pcg32_bounded(r, 46341);
+    b[i] = (int32_t)df_pcg32_bounded(r, 46341);
+}
+
 DF_VAL void df_int_big_range(df_pcg32 *r, void *va, void *vb, uint64_t i0, uint64_t i1,
                              int32_t sign)
 {
-    int32_t *a = (int32_t *)va, *b = (int32_t *)vb;
-    for (uint64_t i = i0; i < i1; i++) {
-        a[i] = sign * (int32_t)df_pcg32_bounded(r, 46341);
-        b[i] = (int32_t)df_pcg32_bounded(r, 46341);
-    }
+    for (uint64_t i = i0; i < i1; i++)
+        df_int_big_pair(r, (int32_t *)va, (int32_t *)vb, i, sign);
 }
 
 DF_VAL void df_fill_int_big(df_pcg32 *r, df_type t, void *va, void *vb, uint64_t n)
@@ -439,13 +467,16 @@ DF_VAL void df_fill_few_terms(df_pcg32 *r, df_type t, void *a, void *b, uint64_t
  * drawn across the int32 range against a small one, |product| up to
  * INT32_MAX - 4n so every sum stays inside int32: a product a 24-bit or
  * 16-bit multiplier gets wrong, in a case no correct kernel overflows. */
+DF_VAL_HOT void df_int_factor_pair(df_pcg32 *r, int32_t *a, int32_t *b, uint64_t i)
+{
+    a[i] = (int32_t)df_pcg32_range(r, -2, 2);
+    b[i] = (int32_t)df_pcg32_range(r, -2, 2);
+}
+
 DF_VAL void df_int_factor_range(df_pcg32 *r, void *va, void *vb, uint64_t i0, uint64_t i1)
 {
-    int32_t *a = (int32_t *)va, *b = (int32_t *)vb;
-    for (uint64_t i = i0; i < i1; i++) {
-        a[i] = (int32_t)df_pcg32_range(r, -2, 2);
-        b[i] = (int32_t)df_pcg32_range(r, -2, 2);
-    }
+    for (uint64_t i = i0; i < i1; i++)
+        df_int_factor_pair(r, (int32_t *)va, (int32_t *)vb, i);
 }
 
 /* The large pair, over the small ones. */

@@ -79,18 +79,34 @@ DF_VAL void df_lp_window(df_pcg32 *r, uint32_t top, uint32_t *lo, uint32_t *hi)
 
 /* ---- lp-range ------------------------------------------------------------ */
 
+DF_VAL_HOT void df_lp_range_pair(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i,
+                                 uint32_t lo, const df_bounded32 *fields)
+{
+    df_lp_put(t, a, i, df_lp_draw(r, t, lo, fields));
+    df_lp_put(t, b, i, df_lp_draw(r, t, lo, fields));
+}
+
 DF_VAL void df_fill_lp_range(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
 {
     uint32_t lo, hi;
     df_lp_window(r, df_lp_top_field(t, n), &lo, &hi);
     const df_bounded32 fields = df_lp_fields(lo, hi);
-    for (uint64_t i = 0; i < n; i++) {
-        df_lp_put(t, a, i, df_lp_draw(r, t, lo, &fields));
-        df_lp_put(t, b, i, df_lp_draw(r, t, lo, &fields));
-    }
+    for (uint64_t i = 0; i < n; i++)
+        df_lp_range_pair(r, t, a, b, i, lo, &fields);
 }
 
 /* ---- lp-subnormal -------------------------------------------------------- */
+
+/* Pair i: low's element subnormal three times in four, else of the
+ * smallest normal binade; any's anywhere in all's fields. */
+DF_VAL_HOT void df_lp_subnormal_pair(df_pcg32 *r, df_type t, void *low, void *any, uint64_t i,
+                                     const df_bounded32 *all)
+{
+    const df_bounded32 one = df_lp_fields(0, 0);
+    uint32_t field = df_pcg32_bounded(r, 4) ? 0u : 1u;
+    df_lp_put(t, low, i, df_lp_draw(r, t, field, &one));
+    df_lp_put(t, any, i, df_lp_draw(r, t, 0, all));
+}
 
 /* One vector (a or b, drawn per case) subnormal three elements in four and
  * of the smallest normal binade otherwise, the other anywhere in the
@@ -101,12 +117,9 @@ DF_VAL void df_fill_lp_subnormal(df_pcg32 *r, df_type t, void *a, void *b, uint6
     int swap = (int)df_pcg32_bounded(r, 2);
     uint32_t top = df_lp_top_field(t, n);
     void *low = swap ? b : a, *any = swap ? a : b;
-    const df_bounded32 one = df_lp_fields(0, 0), all = df_lp_fields(0, top);
-    for (uint64_t i = 0; i < n; i++) {
-        uint32_t field = df_pcg32_bounded(r, 4) ? 0u : 1u;
-        df_lp_put(t, low, i, df_lp_draw(r, t, field, &one));
-        df_lp_put(t, any, i, df_lp_draw(r, t, 0, &all));
-    }
+    const df_bounded32 all = df_lp_fields(0, top);
+    for (uint64_t i = 0; i < n; i++)
+        df_lp_subnormal_pair(r, t, low, any, i, &all);
 }
 
 /* ---- lp-special ---------------------------------------------------------- */
@@ -138,9 +151,9 @@ DF_VAL uint32_t df_lp_special(df_pcg32 *r, df_type t)
     return bits | (w & 1u) << (s.bits - 1);
 }
 
-DF_VAL void df_fill_lp_special(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+/* The landmarks over an lp-range case (df_fill_lp_special's last draws). */
+DF_VAL void df_lp_special_tail(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
 {
-    df_fill_lp_range(r, t, a, b, n);
     if (n == 0)
         return;
     uint32_t count = 1 + df_pcg32_bounded(r, 6);
@@ -152,6 +165,12 @@ DF_VAL void df_fill_lp_special(df_pcg32 *r, df_type t, void *a, void *b, uint64_
         uint32_t bits = df_lp_special(r, t);
         df_lp_put(t, v, df_draw_pos(r, n), bits);
     }
+}
+
+DF_VAL void df_fill_lp_special(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    df_fill_lp_range(r, t, a, b, n);
+    df_lp_special_tail(r, t, a, b, n);
 }
 
 /* ---- lp-cancel ----------------------------------------------------------- */

@@ -1,0 +1,310 @@
+/* values_lanes.h — a whole case made by W lanes together (a GPU warp), with
+ * the bytes its family's df_fill_* gives on one thread.
+ *
+ * A lane-made family is, on one thread: a few per-case draws (the plan),
+ * then one or two passes of items (an element, or a pair a and b at one
+ * index) in index order, each taking the same number of draws D but where
+ * a bounded draw rejects (df_bounded32_draw: a draw in bound / 2^32 at
+ * most, 2^-7 for int-wide's widest span, 2^-16 or less for the others'
+ * bounds), then a short tail (special values, sparse pairs) drawn last. The lanes make a pass in rounds: from the round's
+ * state s, lane L makes item k0 + L from s jumped L D steps ahead
+ * (df_pcg32_jump_of); its item is the one-thread item when every lane
+ * before it took exactly D draws, which it knows by comparing its end with
+ * s jumped (L + 1) D. The round keeps its items up to the first lane that
+ * took more (that lane's item is right: it started in the right place);
+ * the next round starts after it, from its end state, and makes the items
+ * after it again. The plan and the tail run as on one thread.
+ *
+ * cond, cancel and lp-cancel shuffle their pairs over the whole case
+ * (Fisher-Yates, one swap after another): no lane form (df_lanes_plan
+ * refuses them). df_lanes_fill is the lanes looped on one thread, for the
+ * tests; cuda_devgen.cu runs them as a warp. */
+#ifndef DOTFUZZ_VALUES_LANES_H
+#define DOTFUZZ_VALUES_LANES_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "fuzz/gen/values_base.h"
+#include "fuzz/gen/values_families.h"
+#include "fuzz/gen/values_lowp.h"
+
+enum {
+    DF_LI_ZERO,       /* a[k] = b[k] = +0 */
+    DF_LI_CONSTANT,   /* a[k] = x, b[k] = y */
+    DF_LI_INTS,       /* v[k] = lo + [0, bound) */
+    DF_LI_UNIFORM,    /* v[k] uniform in [-50, 50) */
+    DF_LI_WIDE_EXP,   /* pair k of wide-exp */
+    DF_LI_INT_BIG,    /* pair k of int-big */
+    DF_LI_INT_FACTOR, /* pair k of int-factor's small factors */
+    DF_LI_LP_RANGE,   /* pair k of lp-range */
+    DF_LI_LP_SUB      /* pair k of lp-subnormal (a: the low vector) */
+};
+
+/* One pass: m items of one kind, `draws` draws each (D). */
+typedef struct df_lanes_pass {
+    uint32_t kind, draws;
+    uint64_t m;
+    void *a, *b;     /* the vectors (one-vector kinds write a) */
+    df_bounded32 bd; /* INTS, WIDE_EXP, LP_*: the bounded draw */
+    int64_t lo;      /* INTS, WIDE_EXP, LP_RANGE: the low end; INT_BIG: the sign */
+    int64_t line;    /* WIDE_EXP */
+    double x, y; /* CONSTANT */
+} df_lanes_pass;
+
+/* A case's lane form: its passes, in order, then its tail. */
+typedef struct df_lanes_plan {
+    uint32_t family;
+    df_type t;
+    uint64_t n;
+    void *a, *b;
+    int passes;
+    df_lanes_pass pass[2];
+} df_lanes_plan;
+
+/* Whether family's cases of type t are made by lanes (df_lanes_plan). */
+DF_VAL int df_lanes_take(uint32_t family, df_type t)
+{
+    switch (family) {
+    case DF_FAM_INT_SMALL:
+    case DF_FAM_UNIFORM:
+    case DF_FAM_WIDE_EXP:
+    case DF_FAM_SPECIAL:
+    case DF_FAM_SPARSE:
+    case DF_FAM_CONSTANT:
+    case DF_FAM_INT_BIG:
+    case DF_FAM_FEW_TERMS:
+    case DF_FAM_INT_FACTOR:
+    case DF_FAM_LP_RANGE:
+    case DF_FAM_LP_SUBNORMAL:
+    case DF_FAM_LP_SPECIAL:
+        return 1;
+    case DF_FAM_INT_WIDE: /* f32 and f64: spans up to 2^25 */
+        return t == DF_F32 || t == DF_F64;
+    default:
+        return 0;
+    }
+}
+
+DF_VAL df_lanes_pass df_lanes_pass_of(uint32_t kind, uint32_t draws, uint64_t m, void *a,
+                                      void *b)
+{
+    df_lanes_pass q;
+    memset(&q, 0, sizeof q);
+    q.kind = kind;
+    q.draws = draws;
+    q.m = m;
+    q.a = a;
+    q.b = b;
+    return q;
+}
+
+/* The two passes of df_fill_ints(a) then df_fill_ints(b) over [lo, hi]
+ * (narrow: not df_ints_wide). */
+DF_VAL void df_lanes_ints(df_lanes_plan *p, int64_t lo, int64_t hi)
+{
+    for (int v = 0; v < 2; v++) {
+        df_lanes_pass *q = &p->pass[p->passes++];
+        *q = df_lanes_pass_of(DF_LI_INTS, 1, p->n, v ? p->b : p->a, NULL);
+        q->lo = lo;
+        q->bd = df_bounded32_make((uint32_t)((uint64_t)hi - (uint64_t)lo + 1));
+    }
+}
+
+DF_VAL void df_lanes_uniform(df_lanes_plan *p)
+{
+    uint32_t d = p->t == DF_F32 ? 1 : 2; /* df_pcg32_float, df_pcg32_double */
+    p->pass[p->passes++] = df_lanes_pass_of(DF_LI_UNIFORM, d, p->n, p->a, NULL);
+    p->pass[p->passes++] = df_lanes_pass_of(DF_LI_UNIFORM, d, p->n, p->b, NULL);
+}
+
+/* The plan of family's case of n elements of type t into a and b: its
+ * per-case draws from r, as its df_fill_* makes them, and its passes.
+ * Returns 0, or -1 for a family (or type) without a lane form. */
+DF_VAL int df_lanes_plan_make(uint32_t family, df_pcg32 *r, df_type t, void *a, void *b,
+                              uint64_t n, df_lanes_plan *p)
+{
+    if (!df_lanes_take(family, t))
+        return -1;
+    memset(p, 0, sizeof *p);
+    p->family = family;
+    p->t = t;
+    p->n = n;
+    p->a = a;
+    p->b = b;
+    uint32_t mant = t == DF_F32 ? 1 : 2; /* df_draw_mant's draws */
+    switch (family) {
+    case DF_FAM_INT_SMALL:
+        df_lanes_ints(p, -50, 50);
+        break;
+    case DF_FAM_UNIFORM:
+        df_lanes_uniform(p);
+        break;
+    case DF_FAM_INT_WIDE: {
+        int64_t span = (int64_t)1 << df_pcg32_range(r, 7, 24);
+        df_lanes_ints(p, -span, span);
+        break;
+    }
+    case DF_FAM_WIDE_EXP: {
+        int64_t lo, hi;
+        df_wide_exp_window(r, t, &lo, &hi);
+        df_lanes_pass *q = &p->pass[p->passes++];
+        *q = df_lanes_pass_of(DF_LI_WIDE_EXP, 2 + 2 * mant, n, a, b);
+        q->lo = lo;
+        q->line = df_wide_exp_line(t, n);
+        q->bd = df_bounded32_make((uint32_t)(hi - lo + 1));
+        break;
+    }
+    case DF_FAM_SPECIAL:
+        if (df_pcg32_bounded(r, 2))
+            df_lanes_ints(p, -50, 50);
+        else
+            df_lanes_uniform(p);
+        break;
+    case DF_FAM_SPARSE:
+    case DF_FAM_FEW_TERMS:
+        p->pass[p->passes++] = df_lanes_pass_of(DF_LI_ZERO, 0, n, a, b);
+        break;
+    case DF_FAM_CONSTANT: {
+        df_lanes_pass *q = &p->pass[p->passes++];
+        *q = df_lanes_pass_of(DF_LI_CONSTANT, 0, n, a, b);
+        df_constant_values(r, t, n, &q->x, &q->y);
+        break;
+    }
+    case DF_FAM_INT_BIG: {
+        df_lanes_pass *q = &p->pass[p->passes++];
+        *q = df_lanes_pass_of(DF_LI_INT_BIG, 2, n, a, b);
+        q->lo = df_pcg32_bounded(r, 2) ? -1 : 1; /* the sign */
+        break;
+    }
+    case DF_FAM_INT_FACTOR:
+        p->pass[p->passes++] = df_lanes_pass_of(DF_LI_INT_FACTOR, 2, n, a, b);
+        break;
+    case DF_FAM_LP_RANGE:
+    case DF_FAM_LP_SPECIAL: {
+        uint32_t lo, hi;
+        df_lp_window(r, df_lp_top_field(t, n), &lo, &hi);
+        df_lanes_pass *q = &p->pass[p->passes++];
+        *q = df_lanes_pass_of(DF_LI_LP_RANGE, 4, n, a, b);
+        q->lo = lo;
+        q->bd = df_lp_fields(lo, hi);
+        break;
+    }
+    case DF_FAM_LP_SUBNORMAL: {
+        int swap = (int)df_pcg32_bounded(r, 2);
+        df_lanes_pass *q = &p->pass[p->passes++];
+        *q = df_lanes_pass_of(DF_LI_LP_SUB, 5, n, swap ? b : a, swap ? a : b);
+        q->bd = df_lp_fields(0, df_lp_top_field(t, n));
+        break;
+    }
+    }
+    return 0;
+}
+
+/* Item k of pass q from r (at the item's place in the stream). */
+DF_VAL_HOT void df_lanes_item(const df_lanes_pass *q, df_type t, df_pcg32 *r, uint64_t k)
+{
+    switch (q->kind) {
+    case DF_LI_ZERO:
+        df_put_int(t, q->a, k, 0); /* +0: sparse and few-terms are f32, f64, i32 */
+        df_put_int(t, q->b, k, 0);
+        break;
+    case DF_LI_CONSTANT:
+        df_constant_range(t, q->a, q->b, k, k + 1, q->x, q->y);
+        break;
+    case DF_LI_INTS:
+        df_put_int(t, q->a, k, df_int_draw(r, q->lo, &q->bd));
+        break;
+    case DF_LI_UNIFORM:
+        if (t == DF_F32)
+            ((float *)q->a)[k] = df_uniform_f32(r);
+        else
+            ((double *)q->a)[k] = df_uniform_f64(r);
+        break;
+    case DF_LI_WIDE_EXP:
+        df_wide_exp_pair(r, t, q->a, q->b, k, q->lo, &q->bd, q->line);
+        break;
+    case DF_LI_INT_BIG:
+        df_int_big_pair(r, (int32_t *)q->a, (int32_t *)q->b, k, (int32_t)q->lo);
+        break;
+    case DF_LI_INT_FACTOR:
+        df_int_factor_pair(r, (int32_t *)q->a, (int32_t *)q->b, k);
+        break;
+    case DF_LI_LP_RANGE:
+        df_lp_range_pair(r, t, q->a, q->b, k, (uint32_t)q->lo, &q->bd);
+        break;
+    case DF_LI_LP_SUB:
+        df_lp_subnormal_pair(r, t, q->a, q->b, k, &q->bd);
+        break;
+    }
+}
+
+/* The tail of p's case from r, after its passes: as its df_fill_* ends. */
+DF_VAL void df_lanes_tail(const df_lanes_plan *p, df_pcg32 *r)
+{
+    switch (p->family) {
+    case DF_FAM_SPECIAL: df_special_tail(r, p->t, p->a, p->b, p->n); break;
+    case DF_FAM_SPARSE: df_sparse_tail(r, p->t, p->a, p->b, p->n); break;
+    case DF_FAM_FEW_TERMS: df_few_terms_tail(r, p->t, p->a, p->b, p->n); break;
+    case DF_FAM_INT_FACTOR: df_int_factor_tail(r, p->a, p->b, p->n); break;
+    case DF_FAM_LP_SPECIAL: df_lp_special_tail(r, p->t, p->a, p->b, p->n); break;
+    }
+}
+
+/* One round of pass q for lane `lane`: its item k0 + lane (when below m)
+ * from s jumped `at` (lane D steps), its end state in *end; returns
+ * whether it took other than D draws (next: s jumped (lane + 1) D). */
+DF_VAL_HOT int df_lanes_round(const df_lanes_pass *q, df_type t, uint64_t s, uint64_t inc,
+                              df_pcg32_jump at, df_pcg32_jump next, uint64_t k0,
+                              unsigned lane, uint64_t *end)
+{
+    df_pcg32 x;
+    x.state = df_pcg32_jumped(at, s);
+    x.inc = inc;
+    if (k0 + lane >= q->m) {
+        *end = x.state;
+        return 0;
+    }
+    df_lanes_item(q, t, &x, k0 + lane);
+    *end = x.state;
+    return x.state != df_pcg32_jumped(next, s);
+}
+
+/* p's case made by W lanes (1 <= W <= 64) looped on one thread, r at the
+ * end as one thread's df_fill_* leaves it: what a warp does, for the
+ * tests. Returns the rounds cut short by a lane that took more draws
+ * (a pass's D wrong would cut nearly every one: the bytes stay right),
+ * *rounds all of them. */
+DF_VAL uint64_t df_lanes_fill(const df_lanes_plan *p, df_pcg32 *r, unsigned W, uint64_t *rounds)
+{
+    uint64_t cuts = 0;
+    *rounds = 0;
+    df_pcg32_jump at[65];
+    for (int i = 0; i < p->passes; i++) {
+        const df_lanes_pass *q = &p->pass[i];
+        for (unsigned L = 0; L <= W; L++)
+            at[L] = df_pcg32_jump_of(r->inc, (uint64_t)L * q->draws);
+        for (uint64_t k0 = 0; k0 < q->m;) {
+            uint64_t s = r->state, left = q->m - k0, cut = s;
+            unsigned live = left < W ? (unsigned)left : W, last = live - 1;
+            int found = 0;
+            for (unsigned L = 0; L < W; L++) {
+                uint64_t end;
+                int other = df_lanes_round(q, p->t, s, r->inc, at[L], at[L + 1], k0, L, &end);
+                if (!found && (other || L == last)) { /* the first lane that took more */
+                    found = 1;
+                    cuts += L < last;
+                    last = L;
+                    cut = end;
+                }
+            }
+            r->state = cut;
+            k0 += last + 1;
+            ++*rounds;
+        }
+    }
+    df_lanes_tail(p, r);
+    return cuts;
+}
+
+#endif
