@@ -2,8 +2,9 @@
  * what a GPU warp runs), looped here on one thread: the bytes and the end
  * of the stream one thread's df_fill_values gives, for every lane-made
  * family and type, at lengths around the lane count, with 1, 3 and 32
+ * lanes, and for the shuffling families with their shuffle's draws made by
  * lanes; a pass whose bounded draws reject about half the time; the
- * families that shuffle refused. */
+ * shuffling families refused a lane form of their own. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,6 +68,56 @@ Test(lanes, every_lane_family_gives_one_threads_bytes)
      * the others'); a wrong D cuts nearly all of them */
     cr_assert_leq(cuts * 32, rounds, "%llu of %llu rounds cut", (unsigned long long)cuts,
                   (unsigned long long)rounds);
+}
+
+/* A shuffling family's case made but for its shuffle (the GPU's
+ * df_fill_before_shuffle), its shuffle's draws by lanes and its swaps in
+ * order: one thread's case and stream end. */
+static void same_shuffled_case(uint32_t family, df_type t, uint64_t n, unsigned W, uint64_t seed)
+{
+    size_t es = df_val_size(t), bytes = (size_t)(n ? n : 1) * es;
+    unsigned char *a1 = calloc(1, bytes), *b1 = calloc(1, bytes), *a2 = calloc(1, bytes),
+                  *b2 = calloc(1, bytes);
+    uint16_t *js = malloc((size_t)(n ? n : 1) * sizeof *js);
+    cr_assert(a1 && b1 && a2 && b2 && js);
+    df_pcg32 r1, r2;
+    df_pcg32_seed(&r1, seed, family * 8 + (uint64_t)t);
+    r2 = r1;
+    cr_assert_eq(df_fill_values(family, &r1, t, a1, b1, n), 0);
+    int more = df_fill_before_shuffle(family, &r2, t, a2, b2, n);
+    cr_assert(more == 0 || more == 1);
+    if (more) {
+        df_lanes_pass q = df_lanes_shuffle(js, n);
+        uint64_t rounds = 0;
+        df_lanes_pass_fill(&q, t, &r2, W, &rounds);
+        df_lanes_shuffle_apply(a2, b2, es, n, js);
+    }
+    cr_assert(memcmp(a1, a2, (size_t)n * es) == 0 && memcmp(b1, b2, (size_t)n * es) == 0,
+              "%s, type %d, n = %llu, %u lanes, seed %llu: other bytes",
+              df_family_by_id(family)->name, (int)t, (unsigned long long)n, W,
+              (unsigned long long)seed);
+    cr_assert_eq(r1.state, r2.state);
+    free(a1), free(b1), free(a2), free(b2), free(js);
+}
+
+Test(lanes, shuffled_families_give_one_threads_bytes)
+{
+    const uint32_t fams[] = {DF_FAM_COND, DF_FAM_CANCEL, DF_FAM_LP_CANCEL};
+    size_t cases = 0;
+    for (size_t f = 0; f < sizeof fams / sizeof *fams; f++) {
+        const df_family *fam = df_family_by_id(fams[f]);
+        for (int t = DF_F32; t <= DF_E5M2; t++) {
+            if (!(fam->types & DF_TYPE_BIT(t)))
+                continue;
+            for (size_t i = 0; i < sizeof lengths / sizeof *lengths; i++)
+                for (size_t w = 0; w < sizeof lane_counts / sizeof *lane_counts; w++)
+                    for (uint64_t seed = 1; seed <= 4; seed++, cases++)
+                        same_shuffled_case(fams[f], (df_type)t, lengths[i], lane_counts[w], seed);
+        }
+    }
+    cr_assert_geq(cases, 3 * 2 * 12 * 3 * 4);
+    /* the longest a case may be: every draw fits 16 bits */
+    same_shuffled_case(DF_FAM_CANCEL, DF_F32, DF_GEN_CHUNK, 32, 5);
 }
 
 /* Items past a lane whose draw rejected are made again from its end: a

@@ -34,16 +34,27 @@ __device__ static bool devgen_by_lanes(const df_devgen_case &c)
 }
 
 /* Cases up to DF_GEN_CHUNK elements of the families without a lane form:
- * one thread each. */
-__global__ void devgen_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf)
+ * one thread each; a family that ends with a shuffle stops before it,
+ * leaving the stream the shuffle draws from in shuf[j] (inc 0: no shuffle
+ * to come), for devgen_shuffle_kernel. */
+__global__ void devgen_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf,
+                              df_pcg32 *shuf)
 {
     size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= m || cs[j].n > DF_GEN_CHUNK || devgen_by_lanes(cs[j]))
         return;
     const df_devgen_case c = cs[j];
     df_pcg32 r = c.rng;
-    size_t na = (size_t)c.n * df_val_size((df_type)c.type);
-    (void)df_fill_values(c.family, &r, (df_type)c.type, buf + c.off, buf + c.off + na, c.n);
+    df_type t = (df_type)c.type;
+    unsigned char *a = buf + c.off, *b = a + (size_t)c.n * df_val_size(t);
+    int more = df_fill_before_shuffle(c.family, &r, t, a, b, c.n);
+    if (more < 0) {
+        (void)df_fill_values(c.family, &r, t, a, b, c.n);
+        return;
+    }
+    if (!more)
+        r.inc = 0;
+    shuf[j] = r;
 }
 
 /* Cases up to DF_GEN_CHUNK elements of the lane-made families: a warp
@@ -51,6 +62,26 @@ __global__ void devgen_kernel(const df_devgen_case *cs, size_t m, unsigned char 
  * thread). Each round's state is the warp's; the lanes past a cut made
  * items the next round makes again, so the warp syncs before it. */
 enum { DEVGEN_LANES_BLOCK = 128 };
+
+/* Pass q of a case of type t by the warp, from *r (the warp's, left at
+ * the pass's end). */
+__device__ static void devgen_lanes_pass(const df_lanes_pass *q, df_type t, df_pcg32 *r,
+                                         unsigned lane)
+{
+    df_pcg32_jump at = df_pcg32_jump_of(r->inc, (uint64_t)lane * q->draws);
+    df_pcg32_jump next = df_pcg32_jump_of(r->inc, (uint64_t)(lane + 1) * q->draws);
+    for (uint64_t k0 = 0; k0 < q->m;) {
+        uint64_t end;
+        int other = df_lanes_round(q, t, r->state, r->inc, at, next, k0, lane, &end);
+        unsigned cut = __ballot_sync(0xffffffffu, other); /* lanes past m: never */
+        uint64_t left = q->m - k0;
+        unsigned last = cut ? (unsigned)__ffs(cut) - 1 : (left < 32 ? (unsigned)left : 32) - 1;
+        r->state = __shfl_sync(0xffffffffu, end, last);
+        if (cut)
+            __syncwarp();
+        k0 += last + 1;
+    }
+}
 
 __global__ void __launch_bounds__(DEVGEN_LANES_BLOCK)
     devgen_lanes_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf)
@@ -65,41 +96,98 @@ __global__ void __launch_bounds__(DEVGEN_LANES_BLOCK)
     df_lanes_plan p;
     size_t na = (size_t)c.n * df_val_size(t);
     (void)df_lanes_plan_make(c.family, &r, t, buf + c.off, buf + c.off + na, c.n, &p);
-    for (int i = 0; i < p.passes; i++) {
-        const df_lanes_pass *q = &p.pass[i];
-        df_pcg32_jump at = df_pcg32_jump_of(r.inc, (uint64_t)lane * q->draws);
-        df_pcg32_jump next = df_pcg32_jump_of(r.inc, (uint64_t)(lane + 1) * q->draws);
-        for (uint64_t k0 = 0; k0 < q->m;) {
-            uint64_t end;
-            int other = df_lanes_round(q, t, r.state, r.inc, at, next, k0, lane, &end);
-            unsigned cut = __ballot_sync(0xffffffffu, other); /* lanes past m: never */
-            uint64_t left = q->m - k0;
-            unsigned last = cut ? (unsigned)__ffs(cut) - 1 : (left < 32 ? (unsigned)left : 32) - 1;
-            r.state = __shfl_sync(0xffffffffu, end, last);
-            if (cut)
-                __syncwarp();
-            k0 += last + 1;
-        }
-    }
+    for (int i = 0; i < p.passes; i++)
+        devgen_lanes_pass(&p.pass[i], t, &r, lane);
     __syncwarp(); /* the tail writes over the passes' elements */
     if (lane == 0)
         df_lanes_tail(&p, &r);
+}
+
+/* Whether c is a short case of a family that ends with a shuffle. */
+__host__ __device__ static bool devgen_shuffles(const df_devgen_case &c)
+{
+    return c.n <= DF_GEN_CHUNK && (c.family == DF_FAM_COND || c.family == DF_FAM_CANCEL ||
+                                   c.family == DF_FAM_LP_CANCEL);
+}
+
+/* Shared memory a case's shuffle takes in devgen_shuffle_kernel: its draws
+ * (16 bits a step), then a copy of a and of b. */
+__host__ __device__ static size_t devgen_shuffle_smem(uint64_t n, size_t es)
+{
+    return (2 * (size_t)n + 15) / 16 * 16 + 2 * (size_t)n * es;
+}
+
+/* At most this much shared memory a block; a larger case's swaps are made
+ * by one lane in global memory, as one thread makes them. */
+#define DEVGEN_SHUFFLE_SMEM_MAX ((size_t)160 << 10)
+
+template <typename T>
+__device__ static void devgen_swaps(T *a, T *b, uint64_t n, const uint16_t *js, T *sa,
+                                    unsigned lane)
+{
+    T *sb = sa + n;
+    for (uint64_t k = lane; k < n; k += 32)
+        sa[k] = a[k], sb[k] = b[k];
+    __syncwarp();
+    if (lane == 0)
+        df_lanes_shuffle_apply(sa, sb, sizeof(T), n, js);
+    __syncwarp();
+    for (uint64_t k = lane; k < n; k += 32)
+        a[k] = sa[k], b[k] = sb[k];
+}
+
+/* The shuffles devgen_kernel left (shuf), a block of one warp a case: the
+ * draws by the lanes (df_lanes_shuffle), the swaps by one lane in order on
+ * a copy in shared memory (smem bytes of it), copied back. */
+__global__ void devgen_shuffle_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf,
+                                      const df_pcg32 *shuf, size_t smem)
+{
+    extern __shared__ __align__(16) unsigned char devgen_sm[];
+    size_t j = blockIdx.x;
+    unsigned lane = threadIdx.x;
+    if (j >= m || !devgen_shuffles(cs[j]) || shuf[j].inc == 0) /* inc 0: not shuffled */
+        return;
+    df_pcg32 r = shuf[j];
+    const df_devgen_case c = cs[j];
+    df_type t = (df_type)c.type;
+    size_t es = df_val_size(t);
+    unsigned char *a = buf + c.off, *b = a + (size_t)c.n * es;
+    if (devgen_shuffle_smem(c.n, es) > smem) {
+        if (lane == 0)
+            df_val_shuffle_pairs(&r, t, a, b, c.n);
+        return;
+    }
+    uint16_t *js = (uint16_t *)devgen_sm;
+    df_lanes_pass q = df_lanes_shuffle(js, c.n);
+    devgen_lanes_pass(&q, t, &r, lane);
+    __syncwarp();
+    unsigned char *sa = devgen_sm + (2 * (size_t)c.n + 15) / 16 * 16;
+    switch (es) {
+    case 1: devgen_swaps((uint8_t *)a, (uint8_t *)b, c.n, js, (uint8_t *)sa, lane); break;
+    case 2: devgen_swaps((uint16_t *)a, (uint16_t *)b, c.n, js, (uint16_t *)sa, lane); break;
+    case 4: devgen_swaps((uint32_t *)a, (uint32_t *)b, c.n, js, (uint32_t *)sa, lane); break;
+    default: devgen_swaps((uint64_t *)a, (uint64_t *)b, c.n, js, (uint64_t *)sa, lane); break;
+    }
 }
 
 /* Longer cases, made as fuzz/gen/values.h makes them in chunks: the long
  * cases' plans (a thread each), their chunks (a thread each), their
  * finish (a thread each). The long cases are listed by their index in cs
  * (idx); each one's plan, value stream after it and cond's chunk partials
- * (up to `most` chunks) go in a device scratch laid out by long_layout. */
+ * (up to `most` chunks) go in a device scratch laid out by long_layout,
+ * after the stream of each of the m cases' shuffles (shuf: a short case
+ * of a family that ends with one, df_fill_before_shuffle, made by
+ * devgen_kernel and shuffled by devgen_shuffle_kernel). */
 struct long_layout {
-    size_t plans, rngs, parts, bytes;
+    size_t shuf, plans, rngs, parts, bytes;
 };
 
-static long_layout long_layout_of(size_t L, uint64_t most)
+static long_layout long_layout_of(size_t m, size_t L, uint64_t most)
 {
     long_layout o;
-    o.plans = 0;
-    o.rngs = (L * sizeof(df_vplan) + 255) / 256 * 256;
+    o.shuf = 0;
+    o.plans = (m * sizeof(df_pcg32) + 255) / 256 * 256;
+    o.rngs = o.plans + (L * sizeof(df_vplan) + 255) / 256 * 256;
     o.parts = o.rngs + (L * sizeof(df_pcg32) + 255) / 256 * 256;
     o.bytes = o.parts + L * most * sizeof(df_vchunk);
     return o;
@@ -203,23 +291,42 @@ static size_t devgen_longs(df_devgen_case *h, size_t m, uint64_t *most)
 
 static size_t devgen_host_bytes(size_t m) { return m * (sizeof(df_devgen_case) + 4); }
 
+/* The shared memory devgen_shuffle_kernel takes for the m cases at h: the
+ * most a short case of a shuffling family asks, within
+ * DEVGEN_SHUFFLE_SMEM_MAX. */
+static size_t devgen_smem(const df_devgen_case *h, size_t m)
+{
+    size_t most = 0;
+    for (size_t j = 0; j < m; j++) {
+        size_t need = devgen_shuffle_smem(h[j].n, df_val_size((df_type)h[j].type));
+        if (devgen_shuffles(h[j]) && need <= DEVGEN_SHUFFLE_SMEM_MAX && need > most)
+            most = need;
+    }
+    return most;
+}
+
 /* The generation's kernels over the m cases at d_cs (sorted, the L long
- * ones' indices after them) into d_buf, on st; d_long: long_layout_of(L,
- * most).bytes of scratch. */
-static void devgen_launch(const void *d_cs, size_t m, size_t L, uint64_t most, void *d_long,
-                          void *d_buf, cudaStream_t st)
+ * ones' indices after them) into d_buf, on st; d_long: long_layout_of(m,
+ * L, most).bytes of scratch; smem: devgen_smem of the cases. */
+static void devgen_launch(const void *d_cs, size_t m, size_t L, uint64_t most, size_t smem,
+                          void *d_long, void *d_buf, cudaStream_t st)
 {
     const df_devgen_case *cs = (const df_devgen_case *)d_cs;
     unsigned char *buf = (unsigned char *)d_buf, *sc = (unsigned char *)d_long;
+    long_layout o = long_layout_of(m, L, most);
     if (m) {
+        df_pcg32 *shuf = (df_pcg32 *)(sc + o.shuf);
         devgen_lanes_kernel<<<(unsigned)((m * 32 + DEVGEN_LANES_BLOCK - 1) / DEVGEN_LANES_BLOCK),
                               DEVGEN_LANES_BLOCK, 0, st>>>(cs, m, buf);
-        devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, st>>>(cs, m, buf);
+        devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, st>>>(cs, m, buf, shuf);
+        (void)cudaFuncSetAttribute(devgen_shuffle_kernel,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int)DEVGEN_SHUFFLE_SMEM_MAX);
+        devgen_shuffle_kernel<<<(unsigned)m, 32, smem, st>>>(cs, m, buf, shuf, smem);
     }
     if (!L)
         return;
     const uint32_t *idx = (const uint32_t *)(cs + m);
-    long_layout o = long_layout_of(L, most);
     devgen_plan_kernel<<<(unsigned)((L + 31) / 32), 32, 0, st>>>(cs, idx, L, sc, o);
     devgen_chunk_kernel<<<dim3((unsigned)((most + 31) / 32), (unsigned)L), 32, 0, st>>>(
         cs, idx, sc, o, most, buf);
@@ -244,7 +351,7 @@ extern "C" int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, s
     devgen_sort(sorted, cs, m);
     uint64_t most = 0;
     size_t L = devgen_longs(sorted, m, &most);
-    size_t lb = long_layout_of(L, most).bytes;
+    size_t lb = long_layout_of(m, L, most).bytes;
     void *d_cs = NULL, *d_buf = NULL, *d_long = NULL;
     cudaEvent_t t0 = NULL, t1 = NULL;
     cudaError_t e;
@@ -269,7 +376,7 @@ extern "C" int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, s
         goto out;
     }
     cudaEventRecord(t0, cu->stream);
-    devgen_launch(d_cs, m, L, most, d_long, d_buf, cu->stream);
+    devgen_launch(d_cs, m, L, most, devgen_smem(sorted, m), d_long, d_buf, cu->stream);
     cudaEventRecord(t1, cu->stream);
     if ((e = cudaGetLastError())) {
         devgen_fail("devgen_kernel", e, err, err_len);
@@ -376,7 +483,7 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
     uint64_t most = 0;
     size_t L = devgen_longs(h, m, &most);
     if ((e = df_cuda_grow(&cu->gen[set].d_long, &cu->gen[set].d_long_cap,
-                          long_layout_of(L, most).bytes + 1, 0)))
+                          long_layout_of(m, L, most).bytes + 1, 0)))
         return devgen_fail("cudaMalloc(generation of long cases)", e, err, err_len);
     cudaStream_t st = cu->gen[set].stream;
     if (cu->gen_timing) {
@@ -387,7 +494,8 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
     }
     if ((e = cudaMemcpyAsync(cu->gen[set].d_cs, h, csb, cudaMemcpyHostToDevice, st)))
         return devgen_fail("cudaMemcpyAsync(generation cases)", e, err, err_len);
-    devgen_launch(cu->gen[set].d_cs, m, L, most, cu->gen[set].d_long, cu->gen[set].d_buf, st);
+    devgen_launch(cu->gen[set].d_cs, m, L, most, devgen_smem(h, m), cu->gen[set].d_long,
+                  cu->gen[set].d_buf, st);
     if ((e = cudaGetLastError()))
         return devgen_fail("devgen_kernel", e, err, err_len);
     if (cu->gen_timing)

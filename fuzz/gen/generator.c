@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "fuzz/gen/generator.h"
-#define DF_VALUES_CLONED 1 /* values.h: df_fill_cond for x86-64-v3 too, here only */
+#define DF_VALUES_CLONED 1 /* values.h: df_fill_cond_pairs for x86-64-v3 too, here only */
 #include "fuzz/gen/values.h"
 
 /* floor(log2 x) for x >= 1 */

@@ -36,7 +36,7 @@
 #define DF_VAL_HOT static inline
 #endif
 #define DF_VAL_HOST_HOT DF_VAL_HOT /* inlined on the host only */
-/* df_fill_cond built for x86-64-v3 too, in the one file that defines
+/* df_fill_cond_pairs built for x86-64-v3 too, in the one file that defines
  * DF_VALUES_CLONED (generator.c): clang gives a cloned function's resolver
  * one global name, which a second file including this header would
  * define again */

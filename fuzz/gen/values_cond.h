@@ -183,7 +183,7 @@ DF_VAL double df_cond_target(df_pcg32 *r, df_type t, uint64_t n, uint32_t *octav
  * [0, ceil(octave / 2)] (the first at the top) minus the scale shift.
  * Below octave 4 all products share one sign: a random-sign bulk would
  * often be worse conditioned than such a target already. Returns G. */
-/* Inlined into df_fill_cond on the host, so that its x86-64-v3 copy
+/* Inlined into df_fill_cond_pairs on the host, so that its x86-64-v3 copy
  * (DF_VAL_CLONES) has this loop with TwoProduct's fma as one instruction:
  * an out-of-line copy is built for baseline x86-64 only, where fma is a
  * libm call. On the device it is an ordinary DF_VAL. */
@@ -285,8 +285,10 @@ DF_VAL double df_cond_step(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i,
     return G + df_cond_acc_add_product(acc, x, df_val_elem(t, b, i));
 }
 
-/* Cloned for x86-64-v3: TwoProduct's fma is one instruction there. */
-DF_VAL_CLONES DF_VAL void df_fill_cond(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+/* A cond case but its last draws, the shuffle of its pairs (cloned for
+ * x86-64-v3: TwoProduct's fma is one instruction there). */
+DF_VAL_CLONES DF_VAL void df_fill_cond_pairs(df_pcg32 *r, df_type t, void *a, void *b,
+                                             uint64_t n)
 {
     uint32_t octave;
     double c = df_cond_target(r, t, n, &octave);
@@ -298,6 +300,11 @@ DF_VAL_CLONES DF_VAL void df_fill_cond(df_pcg32 *r, df_type t, void *a, void *b,
     double G = df_cond_bulk(r, t, a, b, bulk, n, octave, &acc);
     for (uint64_t k = 0; k < steps; k++)
         G = df_cond_step(r, t, a, b, bulk + k, steps - k, c < 2.5 ? 2.5 : c, &acc, G);
+}
+
+DF_VAL void df_fill_cond(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    df_fill_cond_pairs(r, t, a, b, n);
     df_val_shuffle_pairs(r, t, a, b, n);
 }
 

@@ -337,17 +337,24 @@ DF_VAL void df_cancel_small(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i
     }
 }
 
-DF_VAL void df_fill_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+/* A cancel case but its shuffle: returns whether its pairs are shuffled
+ * (from r, next). */
+DF_VAL int df_fill_cancel_pairs(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
 {
     if (n == 0)
-        return;
+        return 0;
     int ints = t == DF_I32 || df_pcg32_bounded(r, 2);
     int32_t v = t == DF_I32 ? df_i32_bound(n) : 50, vs = v < 3 ? v : 3;
     uint64_t small = df_min_u64(n, 1 + df_pcg32_bounded(r, 4));
     uint64_t pairs = (n - small) / 2;
     df_cancel_pairs(r, t, a, b, 0, pairs, ints, v);
     df_cancel_small(r, t, a, b, 2 * pairs, n, ints, vs);
-    if (df_pcg32_bounded(r, 4))
+    return df_pcg32_bounded(r, 4) != 0;
+}
+
+DF_VAL void df_fill_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    if (df_fill_cancel_pairs(r, t, a, b, n))
         df_val_shuffle_pairs(r, t, a, b, n);
 }
 

@@ -15,10 +15,12 @@
  * the next round starts after it, from its end state, and makes the items
  * after it again. The plan and the tail run as on one thread.
  *
- * cond, cancel and lp-cancel shuffle their pairs over the whole case
- * (Fisher-Yates, one swap after another): no lane form (df_lanes_plan
- * refuses them). df_lanes_fill is the lanes looped on one thread, for the
- * tests; cuda_devgen.cu runs them as a warp. */
+ * cond, cancel and lp-cancel end with a Fisher-Yates over the whole case's
+ * pairs: no lane form (df_lanes_plan refuses them). Their shuffle's draws
+ * are lane-made (df_lanes_shuffle: one draw a step, j for step n - 1 - k as
+ * item k) and its swaps then made in order (df_lanes_shuffle_apply), on a
+ * copy in a GPU block's shared memory. df_lanes_fill is the lanes looped
+ * on one thread, for the tests; cuda_devgen.cu runs them as a warp. */
 #ifndef DOTFUZZ_VALUES_LANES_H
 #define DOTFUZZ_VALUES_LANES_H
 
@@ -38,7 +40,8 @@ enum {
     DF_LI_INT_BIG,    /* pair k of int-big */
     DF_LI_INT_FACTOR, /* pair k of int-factor's small factors */
     DF_LI_LP_RANGE,   /* pair k of lp-range */
-    DF_LI_LP_SUB      /* pair k of lp-subnormal (a: the low vector) */
+    DF_LI_LP_SUB,     /* pair k of lp-subnormal (a: the low vector) */
+    DF_LI_SHUFFLE     /* ((uint16_t *)a)[k]: the draw of Fisher-Yates's step m - k */
 };
 
 /* One pass: m items of one kind, `draws` draws each (D). */
@@ -236,8 +239,41 @@ DF_VAL_HOT void df_lanes_item(const df_lanes_pass *q, df_type t, df_pcg32 *r, ui
     case DF_LI_LP_SUB:
         df_lp_subnormal_pair(r, t, q->a, q->b, k, &q->bd);
         break;
+    case DF_LI_SHUFFLE:
+        ((uint16_t *)q->a)[k] = (uint16_t)df_val_shuffle_draw(r, q->m - k);
+        break;
     }
 }
+
+/* The draws of df_val_shuffle_pairs over n pairs (n <= 65,536: each fits
+ * 16 bits) as a pass into js (n - 1 of them, none for n <= 1). */
+DF_VAL df_lanes_pass df_lanes_shuffle(uint16_t *js, uint64_t n)
+{
+    return df_lanes_pass_of(DF_LI_SHUFFLE, 1, n > 1 ? n - 1 : 0, js, NULL);
+}
+
+/* The swaps of df_val_shuffle_pairs over n pairs of es-byte elements with
+ * its draws js (df_lanes_shuffle's), in its order. */
+#define DF_LANES_SWAPS(T)                                                       \
+    for (uint64_t k = 0; k + 1 < n; k++) {                                      \
+        uint64_t i = n - 1 - k, j = js[k];                                      \
+        T *x = (T *)a, *y = (T *)b, s = x[i];                                   \
+        x[i] = x[j], x[j] = s;                                                  \
+        s = y[i], y[i] = y[j], y[j] = s;                                        \
+    }
+DF_VAL void df_lanes_shuffle_apply(void *a, void *b, size_t es, uint64_t n, const uint16_t *js)
+{
+    if (es == 1) {
+        DF_LANES_SWAPS(uint8_t)
+    } else if (es == 2) {
+        DF_LANES_SWAPS(uint16_t)
+    } else if (es == 4) {
+        DF_LANES_SWAPS(uint32_t)
+    } else {
+        DF_LANES_SWAPS(uint64_t)
+    }
+}
+#undef DF_LANES_SWAPS
 
 /* The tail of p's case from r, after its passes: as its df_fill_* ends. */
 DF_VAL void df_lanes_tail(const df_lanes_plan *p, df_pcg32 *r)
@@ -270,39 +306,47 @@ DF_VAL_HOT int df_lanes_round(const df_lanes_pass *q, df_type t, uint64_t s, uin
     return x.state != df_pcg32_jumped(next, s);
 }
 
-/* p's case made by W lanes (1 <= W <= 64) looped on one thread, r at the
- * end as one thread's df_fill_* leaves it: what a warp does, for the
- * tests. Returns the rounds cut short by a lane that took more draws
- * (a pass's D wrong would cut nearly every one: the bytes stay right),
- * *rounds all of them. */
+/* Pass q made by W lanes (1 <= W <= 64) looped on one thread, r at the
+ * end as one thread leaves it: what a warp does, for the tests. Returns
+ * the rounds cut short by a lane that took more draws (a pass's D wrong
+ * would cut nearly every one: the bytes stay right), and adds all its
+ * rounds to *rounds. */
+DF_VAL uint64_t df_lanes_pass_fill(const df_lanes_pass *q, df_type t, df_pcg32 *r, unsigned W,
+                                   uint64_t *rounds)
+{
+    uint64_t cuts = 0;
+    df_pcg32_jump at[65];
+    for (unsigned L = 0; L <= W; L++)
+        at[L] = df_pcg32_jump_of(r->inc, (uint64_t)L * q->draws);
+    for (uint64_t k0 = 0; k0 < q->m;) {
+        uint64_t s = r->state, left = q->m - k0, cut = s;
+        unsigned live = left < W ? (unsigned)left : W, last = live - 1;
+        int found = 0;
+        for (unsigned L = 0; L < W; L++) {
+            uint64_t end;
+            int other = df_lanes_round(q, t, s, r->inc, at[L], at[L + 1], k0, L, &end);
+            if (!found && (other || L == last)) { /* the first lane that took more */
+                found = 1;
+                cuts += L < last;
+                last = L;
+                cut = end;
+            }
+        }
+        r->state = cut;
+        k0 += last + 1;
+        ++*rounds;
+    }
+    return cuts;
+}
+
+/* p's case made by W lanes looped on one thread (df_lanes_pass_fill a
+ * pass), then its tail. */
 DF_VAL uint64_t df_lanes_fill(const df_lanes_plan *p, df_pcg32 *r, unsigned W, uint64_t *rounds)
 {
     uint64_t cuts = 0;
     *rounds = 0;
-    df_pcg32_jump at[65];
-    for (int i = 0; i < p->passes; i++) {
-        const df_lanes_pass *q = &p->pass[i];
-        for (unsigned L = 0; L <= W; L++)
-            at[L] = df_pcg32_jump_of(r->inc, (uint64_t)L * q->draws);
-        for (uint64_t k0 = 0; k0 < q->m;) {
-            uint64_t s = r->state, left = q->m - k0, cut = s;
-            unsigned live = left < W ? (unsigned)left : W, last = live - 1;
-            int found = 0;
-            for (unsigned L = 0; L < W; L++) {
-                uint64_t end;
-                int other = df_lanes_round(q, p->t, s, r->inc, at[L], at[L + 1], k0, L, &end);
-                if (!found && (other || L == last)) { /* the first lane that took more */
-                    found = 1;
-                    cuts += L < last;
-                    last = L;
-                    cut = end;
-                }
-            }
-            r->state = cut;
-            k0 += last + 1;
-            ++*rounds;
-        }
-    }
+    for (int i = 0; i < p->passes; i++)
+        cuts += df_lanes_pass_fill(&p->pass[i], p->t, r, W, rounds);
     df_lanes_tail(p, r);
     return cuts;
 }

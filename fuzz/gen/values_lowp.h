@@ -180,10 +180,12 @@ DF_VAL void df_fill_lp_special(df_pcg32 *r, df_type t, void *a, void *b, uint64_
  * small terms whose exponent fields lie 2 to 15 below the window's low end
  * on each side (products 2^4 to 2^30 times smaller, down into the
  * subnormals): s is the small terms' sum, G all of it. */
-DF_VAL void df_fill_lp_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+/* An lp-cancel case but its shuffle: returns whether its pairs are
+ * shuffled (from r, next). */
+DF_VAL int df_fill_lp_cancel_pairs(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
 {
     if (n == 0)
-        return;
+        return 0;
     uint32_t top = df_lp_top_field(t, n);
     uint32_t width = df_pcg32_bounded(r, 3);
     uint32_t lo = top / 2 + df_pcg32_bounded(r, top - top / 2 - width + 1), hi = lo + width;
@@ -204,7 +206,12 @@ DF_VAL void df_fill_lp_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t
         df_lp_put(t, a, i, df_lp_draw(r, t, slo, &one));
         df_lp_put(t, b, i, df_lp_draw(r, t, slo, &one));
     }
-    if (df_pcg32_bounded(r, 4))
+    return df_pcg32_bounded(r, 4) != 0;
+}
+
+DF_VAL void df_fill_lp_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    if (df_fill_lp_cancel_pairs(r, t, a, b, n))
         df_val_shuffle_pairs(r, t, a, b, n);
 }
 
