@@ -3,7 +3,7 @@
  * of the stream one thread's df_fill_values gives, for every lane-made
  * family and type, at lengths around the lane count, with 1, 3 and 32
  * lanes, and for the shuffling families with their shuffle's draws made by
- * lanes; a pass whose bounded draws reject about half the time; the
+ * lanes and its swaps in order or in rounds of reservations; a pass whose bounded draws reject about half the time; the
  * shuffling families refused a lane form of their own. */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -90,7 +90,18 @@ static void same_shuffled_case(uint32_t family, df_type t, uint64_t n, unsigned 
         df_lanes_pass q = df_lanes_shuffle(js, n);
         uint64_t rounds = 0;
         df_lanes_pass_fill(&q, t, &r2, W, &rounds);
-        df_lanes_shuffle_apply(a2, b2, es, n, js);
+        if (W == 3) { /* the swaps in rounds of reservations, as a GPU block makes them */
+            int32_t *R = malloc((size_t)n * sizeof *R);
+            uint8_t *done = calloc((size_t)n, 1);
+            cr_assert(R && done);
+            for (uint64_t i = 0; i < n; i++)
+                R[i] = -1;
+            unsigned dr = df_lanes_shuffle_reserved(a2, b2, es, n, js, R, done);
+            cr_assert_leq(dr, 64, "%u rounds", dr);
+            free(R), free(done);
+        } else {
+            df_lanes_shuffle_apply(a2, b2, es, n, js);
+        }
     }
     cr_assert(memcmp(a1, a2, (size_t)n * es) == 0 && memcmp(b1, b2, (size_t)n * es) == 0,
               "%s, type %d, n = %llu, %u lanes, seed %llu: other bytes",

@@ -117,8 +117,8 @@ __host__ __device__ static size_t devgen_shuffle_smem(uint64_t n, size_t es)
     return (2 * (size_t)n + 15) / 16 * 16 + 2 * (size_t)n * es;
 }
 
-/* At most this much shared memory a block; a larger case's swaps are made
- * by one lane in global memory, as one thread makes them. */
+/* At most this much shared memory a block; a larger case is shuffled by
+ * devgen_big_shuffle_kernel. */
 #define DEVGEN_SHUFFLE_SMEM_MAX ((size_t)160 << 10)
 
 template <typename T>
@@ -152,11 +152,8 @@ __global__ void devgen_shuffle_kernel(const df_devgen_case *cs, size_t m, unsign
     df_type t = (df_type)c.type;
     size_t es = df_val_size(t);
     unsigned char *a = buf + c.off, *b = a + (size_t)c.n * es;
-    if (devgen_shuffle_smem(c.n, es) > smem) {
-        if (lane == 0)
-            df_val_shuffle_pairs(&r, t, a, b, c.n);
-        return;
-    }
+    if (devgen_shuffle_smem(c.n, es) > smem)
+        return; /* devgen_big_shuffle_kernel's */
     uint16_t *js = (uint16_t *)devgen_sm;
     df_lanes_pass q = df_lanes_shuffle(js, c.n);
     devgen_lanes_pass(&q, t, &r, lane);
@@ -177,19 +174,30 @@ __global__ void devgen_shuffle_kernel(const df_devgen_case *cs, size_t m, unsign
  * (up to `most` chunks) go in a device scratch laid out by long_layout,
  * after the stream of each of the m cases' shuffles (shuf: a short case
  * of a family that ends with one, df_fill_before_shuffle, made by
- * devgen_kernel and shuffled by devgen_shuffle_kernel). */
+ * devgen_kernel and shuffled by devgen_shuffle_kernel or, past its shared
+ * memory, devgen_big_shuffle_kernel, whose scratch comes last: big bytes,
+ * each such case's at its offset in the host's list, devgen_batch). */
 struct long_layout {
-    size_t shuf, plans, rngs, parts, bytes;
+    size_t shuf, plans, rngs, parts, big, bytes;
 };
 
-static long_layout long_layout_of(size_t m, size_t L, uint64_t most)
+/* What the host reads off a batch's m sorted cases for its launches. */
+struct devgen_batch {
+    size_t m, L;   /* cases, long ones */
+    uint64_t most; /* chunks of the longest */
+    size_t smem;   /* devgen_shuffle_kernel's shared memory */
+    size_t big;    /* devgen_big_shuffle_kernel's scratch */
+};
+
+static long_layout long_layout_of(const devgen_batch &g)
 {
     long_layout o;
     o.shuf = 0;
-    o.plans = (m * sizeof(df_pcg32) + 255) / 256 * 256;
-    o.rngs = o.plans + (L * sizeof(df_vplan) + 255) / 256 * 256;
-    o.parts = o.rngs + (L * sizeof(df_pcg32) + 255) / 256 * 256;
-    o.bytes = o.parts + L * most * sizeof(df_vchunk);
+    o.plans = (g.m * sizeof(df_pcg32) + 255) / 256 * 256;
+    o.rngs = o.plans + (g.L * sizeof(df_vplan) + 255) / 256 * 256;
+    o.parts = o.rngs + (g.L * sizeof(df_pcg32) + 255) / 256 * 256;
+    o.big = o.parts + (g.L * g.most * sizeof(df_vchunk) + 255) / 256 * 256;
+    o.bytes = o.big + g.big;
     return o;
 }
 
@@ -289,31 +297,131 @@ static size_t devgen_longs(df_devgen_case *h, size_t m, uint64_t *most)
     return L;
 }
 
-static size_t devgen_host_bytes(size_t m) { return m * (sizeof(df_devgen_case) + 4); }
-
-/* The shared memory devgen_shuffle_kernel takes for the m cases at h: the
- * most a short case of a shuffling family asks, within
- * DEVGEN_SHUFFLE_SMEM_MAX. */
-static size_t devgen_smem(const df_devgen_case *h, size_t m)
+/* Scratch of a case's shuffle in devgen_big_shuffle_kernel: its draws (16
+ * bits a step), R (32 bits a place), done (a byte a step). */
+static size_t devgen_big_bytes(uint64_t n)
 {
-    size_t most = 0;
-    for (size_t j = 0; j < m; j++) {
-        size_t need = devgen_shuffle_smem(h[j].n, df_val_size((df_type)h[j].type));
-        if (devgen_shuffles(h[j]) && need <= DEVGEN_SHUFFLE_SMEM_MAX && need > most)
-            most = need;
-    }
-    return most;
+    return ((2 * (size_t)n + 15) / 16 * 16 + 5 * (size_t)n + 255) / 256 * 256;
 }
 
-/* The generation's kernels over the m cases at d_cs (sorted, the L long
- * ones' indices after them) into d_buf, on st; d_long: long_layout_of(m,
- * L, most).bytes of scratch; smem: devgen_smem of the cases. */
-static void devgen_launch(const void *d_cs, size_t m, size_t L, uint64_t most, size_t smem,
-                          void *d_long, void *d_buf, cudaStream_t st)
+/* After the m cases at h and their long indices: each case's offset in
+ * devgen_big_shuffle_kernel's scratch. */
+__host__ __device__ static size_t devgen_offs_at(size_t m)
+{
+    return m * sizeof(df_devgen_case) + (4 * m + 7) / 8 * 8;
+}
+static const uint64_t *devgen_big_offs(const df_devgen_case *cs, size_t m)
+{
+    return (const uint64_t *)((const char *)cs + devgen_offs_at(m));
+}
+
+/* h's room: the cases, their long indices, their big shuffles' offsets
+ * (devgen_offs_at). */
+static size_t devgen_host_bytes(size_t m) { return devgen_offs_at(m) + 8 * m; }
+
+/* The m sorted cases at h read off for their launches (devgen_batch): the
+ * long ones listed (devgen_longs), the shared memory devgen_shuffle_kernel
+ * takes (the most a short case of a shuffling family asks, within
+ * DEVGEN_SHUFFLE_SMEM_MAX) and each larger one's scratch offset, after
+ * the long indices. */
+static devgen_batch devgen_batch_of(df_devgen_case *h, size_t m)
+{
+    devgen_batch g;
+    g.m = m;
+    g.L = devgen_longs(h, m, &g.most);
+    g.smem = 0;
+    g.big = 0;
+    for (size_t j = 0; j < m; j++) {
+        size_t need = devgen_shuffle_smem(h[j].n, df_val_size((df_type)h[j].type));
+        if (devgen_shuffles(h[j]) && need <= DEVGEN_SHUFFLE_SMEM_MAX && need > g.smem)
+            g.smem = need;
+    }
+    uint64_t *offs = (uint64_t *)((char *)h + devgen_offs_at(m));
+    for (size_t j = 0; j < m; j++) {
+        size_t need = devgen_shuffle_smem(h[j].n, df_val_size((df_type)h[j].type));
+        offs[j] = g.big;
+        if (devgen_shuffles(h[j]) && need > g.smem)
+            g.big += devgen_big_bytes(h[j].n);
+    }
+    return g;
+}
+
+enum { DEVGEN_BIG_BLOCK = 512 };
+
+/* The shuffles devgen_kernel left whose copy would not fit
+ * devgen_shuffle_kernel's shared memory (smem), a block a case: the
+ * draws by its first warp (df_lanes_shuffle), the swaps by all its
+ * threads in rounds of reservations (df_lanes_shuffle_reserved's rounds,
+ * each phase over the steps a thread in blockDim), in global memory; the
+ * case's scratch at big + offs[j]. */
+__global__ void __launch_bounds__(DEVGEN_BIG_BLOCK)
+    devgen_big_shuffle_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf,
+                              const df_pcg32 *shuf, size_t smem, const uint64_t *offs,
+                              unsigned char *big)
+{
+    size_t j = blockIdx.x;
+    if (j >= m || !devgen_shuffles(cs[j]) || shuf[j].inc == 0)
+        return;
+    const df_devgen_case c = cs[j];
+    df_type t = (df_type)c.type;
+    size_t es = df_val_size(t);
+    uint64_t n = c.n;
+    if (devgen_shuffle_smem(n, es) <= smem)
+        return; /* devgen_shuffle_kernel's */
+    unsigned char *a = buf + c.off, *b = a + (size_t)n * es, *sc = big + offs[j];
+    uint16_t *js = (uint16_t *)sc;
+    int32_t *R = (int32_t *)(sc + (2 * (size_t)n + 15) / 16 * 16);
+    uint8_t *done = (uint8_t *)(R + n);
+    unsigned tid = threadIdx.x;
+    if (tid < 32) {
+        df_pcg32 r = shuf[j];
+        df_lanes_pass q = df_lanes_shuffle(js, n);
+        devgen_lanes_pass(&q, t, &r, tid);
+    }
+    for (uint64_t k = tid; k < n; k += blockDim.x) {
+        R[k] = -1;
+        done[k] = 0;
+    }
+    __shared__ int more;
+    for (;;) {
+        if (tid == 0)
+            more = 0;
+        __syncthreads();
+        for (uint64_t k = tid; k + 1 < n; k += blockDim.x)
+            if (!done[k])
+                df_reserve_step(R, js, n, k);
+        __syncthreads();
+        for (uint64_t k = tid; k + 1 < n; k += blockDim.x)
+            if (!done[k]) {
+                if (df_commit_step(R, js, n, k, a, b, es))
+                    done[k] = 2;
+                else
+                    more = 1;
+            }
+        __syncthreads();
+        for (uint64_t k = tid; k + 1 < n; k += blockDim.x)
+            if (done[k] != 1) {
+                df_free_step(R, js, n, k);
+                done[k] = done[k] ? 1 : 0;
+            }
+        int again = more;
+        __syncthreads();
+        if (!again)
+            break;
+    }
+}
+
+/* The generation's kernels over g's cases at d_cs (sorted, the long ones'
+ * indices and the big shuffles' offsets after them: devgen_batch_of) into
+ * d_buf, on st; d_long: long_layout_of(g).bytes of scratch. */
+static void devgen_launch(const void *d_cs, const devgen_batch &g, void *d_long, void *d_buf,
+                          cudaStream_t st)
 {
     const df_devgen_case *cs = (const df_devgen_case *)d_cs;
     unsigned char *buf = (unsigned char *)d_buf, *sc = (unsigned char *)d_long;
-    long_layout o = long_layout_of(m, L, most);
+    long_layout o = long_layout_of(g);
+    size_t m = g.m, L = g.L, smem = g.smem;
+    uint64_t most = g.most;
     if (m) {
         df_pcg32 *shuf = (df_pcg32 *)(sc + o.shuf);
         devgen_lanes_kernel<<<(unsigned)((m * 32 + DEVGEN_LANES_BLOCK - 1) / DEVGEN_LANES_BLOCK),
@@ -323,6 +431,9 @@ static void devgen_launch(const void *d_cs, size_t m, size_t L, uint64_t most, s
                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int)DEVGEN_SHUFFLE_SMEM_MAX);
         devgen_shuffle_kernel<<<(unsigned)m, 32, smem, st>>>(cs, m, buf, shuf, smem);
+        if (g.big)
+            devgen_big_shuffle_kernel<<<(unsigned)m, DEVGEN_BIG_BLOCK, 0, st>>>(
+                cs, m, buf, shuf, smem, devgen_big_offs(cs, m), sc + o.big);
     }
     if (!L)
         return;
@@ -349,9 +460,8 @@ extern "C" int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, s
         return -1;
     }
     devgen_sort(sorted, cs, m);
-    uint64_t most = 0;
-    size_t L = devgen_longs(sorted, m, &most);
-    size_t lb = long_layout_of(m, L, most).bytes;
+    devgen_batch g = devgen_batch_of(sorted, m);
+    size_t lb = long_layout_of(g).bytes;
     void *d_cs = NULL, *d_buf = NULL, *d_long = NULL;
     cudaEvent_t t0 = NULL, t1 = NULL;
     cudaError_t e;
@@ -376,7 +486,7 @@ extern "C" int df_cuda_devgen(df_cuda *cu, const df_devgen_case *cs, size_t m, s
         goto out;
     }
     cudaEventRecord(t0, cu->stream);
-    devgen_launch(d_cs, m, L, most, devgen_smem(sorted, m), d_long, d_buf, cu->stream);
+    devgen_launch(d_cs, g, d_long, d_buf, cu->stream);
     cudaEventRecord(t1, cu->stream);
     if ((e = cudaGetLastError())) {
         devgen_fail("devgen_kernel", e, err, err_len);
@@ -480,10 +590,9 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
         return devgen_fail("cudaMalloc(generation)", e, err, err_len);
     df_devgen_case *h = (df_devgen_case *)cu->gen[set].h_cs;
     devgen_sort(h, cs, m);
-    uint64_t most = 0;
-    size_t L = devgen_longs(h, m, &most);
+    devgen_batch g = devgen_batch_of(h, m);
     if ((e = df_cuda_grow(&cu->gen[set].d_long, &cu->gen[set].d_long_cap,
-                          long_layout_of(m, L, most).bytes + 1, 0)))
+                          long_layout_of(g).bytes + 1, 0)))
         return devgen_fail("cudaMalloc(generation of long cases)", e, err, err_len);
     cudaStream_t st = cu->gen[set].stream;
     if (cu->gen_timing) {
@@ -494,8 +603,7 @@ extern "C" int df_cuda_gen_start(df_cuda *cu, int set, const df_devgen_case *cs,
     }
     if ((e = cudaMemcpyAsync(cu->gen[set].d_cs, h, csb, cudaMemcpyHostToDevice, st)))
         return devgen_fail("cudaMemcpyAsync(generation cases)", e, err, err_len);
-    devgen_launch(cu->gen[set].d_cs, m, L, most, devgen_smem(h, m), cu->gen[set].d_long,
-                  cu->gen[set].d_buf, st);
+    devgen_launch(cu->gen[set].d_cs, g, cu->gen[set].d_long, cu->gen[set].d_buf, st);
     if ((e = cudaGetLastError()))
         return devgen_fail("devgen_kernel", e, err, err_len);
     if (cu->gen_timing)

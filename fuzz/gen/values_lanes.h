@@ -287,6 +287,81 @@ DF_VAL void df_lanes_tail(const df_lanes_plan *p, df_pcg32 *r)
     }
 }
 
+/* ---- the shuffle's swaps by many threads --------------------------------- */
+
+/* Deterministic reservations (Shun, Gu, Blelloch, Fineman and Gibbons,
+ * "Sequential random permutation, list contraction and tree contraction
+ * are highly parallel", SODA 2015): in rounds, every step k of the
+ * shuffle not yet made (step i = n - 1 - k swaps pairs i and js[k])
+ * reserves its two places in R, the earliest step in Fisher-Yates's order
+ * (the largest i) winning a place; a step that holds both makes its swap;
+ * then the places are freed (R -1). A step is made only after every
+ * earlier step on its places, so the pairs end as Fisher-Yates leaves
+ * them; the rounds are the steps' dependence depth, O(log n) (about 36
+ * at 65,536 pairs). done[k]: 0 to make, 2 made this round, 1 made. On
+ * the device R's reservations are atomicMax (cuda_devgen.cu). */
+#if defined(__CUDA_ARCH__)
+#define DF_RESERVE(p, v) ((void)atomicMax((p), (v)))
+#else
+#define DF_RESERVE(p, v) ((void)(*(p) = *(p) > (v) ? *(p) : (v)))
+#endif
+
+DF_VAL void df_reserve_step(int32_t *R, const uint16_t *js, uint64_t n, uint64_t k)
+{
+    int32_t i = (int32_t)(n - 1 - k);
+    DF_RESERVE(&R[i], i);
+    DF_RESERVE(&R[js[k]], i);
+}
+
+/* Makes step k's swap if it holds both places; returns whether it did. */
+DF_VAL int df_commit_step(const int32_t *R, const uint16_t *js, uint64_t n, uint64_t k,
+                          void *a, void *b, size_t es)
+{
+    int32_t i = (int32_t)(n - 1 - k), j = js[k];
+    if (R[i] != i || R[j] != i)
+        return 0;
+    unsigned char *x = (unsigned char *)a, *y = (unsigned char *)b, t;
+    for (size_t c = 0; c < es; c++) {
+        t = x[i * es + c], x[i * es + c] = x[j * es + c], x[j * es + c] = t;
+        t = y[i * es + c], y[i * es + c] = y[j * es + c], y[j * es + c] = t;
+    }
+    return 1;
+}
+
+DF_VAL void df_free_step(int32_t *R, const uint16_t *js, uint64_t n, uint64_t k)
+{
+    R[n - 1 - k] = -1;
+    R[js[k]] = -1;
+}
+
+/* The swaps of df_lanes_shuffle_apply in rounds of reservations, each
+ * phase over every step as a GPU block's threads take them: R (n, all -1)
+ * and done (n - 1, all 0) the caller's. Returns the rounds. */
+DF_VAL unsigned df_lanes_shuffle_reserved(void *a, void *b, size_t es, uint64_t n,
+                                          const uint16_t *js, int32_t *R, uint8_t *done)
+{
+    unsigned rounds = 0;
+    for (int more = n > 1; more; rounds++) {
+        more = 0;
+        for (uint64_t k = 0; k + 1 < n; k++)
+            if (!done[k])
+                df_reserve_step(R, js, n, k);
+        for (uint64_t k = 0; k + 1 < n; k++)
+            if (!done[k]) {
+                if (df_commit_step(R, js, n, k, a, b, es))
+                    done[k] = 2;
+                else
+                    more = 1;
+            }
+        for (uint64_t k = 0; k + 1 < n; k++)
+            if (done[k] != 1) {
+                df_free_step(R, js, n, k);
+                done[k] = done[k] ? 1 : 0;
+            }
+    }
+    return rounds;
+}
+
 /* One round of pass q for lane `lane`: its item k0 + lane (when below m)
  * from s jumped `at` (lane D steps), its end state in *end; returns
  * whether it took other than D draws (next: s jumped (lane + 1) D). */
