@@ -969,8 +969,10 @@ ROWS
 
 bench() {
   { echo "\$ $DF bench --backend cuda --kernel shfl --time 3"; echo "commit: $(commit_of)"; } >"$OUTDIR/bench.txt"
-  $DF bench --backend cuda --kernel shfl --time 3 >>"$OUTDIR/bench.txt" 2>&1
+  # stderr apart: its notices would land inside the rows' lines
+  $DF bench --backend cuda --kernel shfl --time 3 >>"$OUTDIR/bench.txt" 2>"$WORK/bench.err"
   local rc=$?
+  cat "$WORK/bench.err" >&2
   cat "$OUTDIR/bench.txt"
   return $rc
 }
