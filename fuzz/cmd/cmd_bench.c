@@ -20,9 +20,10 @@
  *               GPU when double-buffered), and on cuda the n = 2000 row
  *               again with --gen cpu, side by side;
  *   GPU gen.    cuda: the last n = 2000 batch generated again on the GPU
- *               from the same PCG32 streams (df_backend_devgen, one thread
- *               a case), compared byte for byte with the CPU's, and the
- *               kernel's cases/s beside the CPU's generation on every
+ *               from the same PCG32 streams (df_backend_devgen: a warp a
+ *               case, or a thread up to a closing shuffle), compared byte
+ *               for byte with the CPU's, and the kernels' cases/s beside
+ *               the CPU's generation on every
  *               thread of the pool;
  *   big n       at n = 2^26 (2^20 with --quick): the harness's verified
  *               elements/s over cases [0, BIG_BATCHES batches) (the same
@@ -76,8 +77,8 @@ static const char bench_usage[] =
     "              (the harness rows generate as run --gen auto does: on cuda, the\n"
     "              GPU when double-buffered; cuda adds the n = 2000 row with --gen cpu)\n"
     "  GPU gen.    cuda: the last batch at n = 2000 generated again on the GPU from\n"
-    "              the same PCG32 streams (a warp a case, or a thread for the\n"
-    "              families that shuffle), its bytes compared\n"
+    "              the same PCG32 streams (a warp a case; a thread a case of\n"
+    "              the families that shuffle, up to their shuffle), its bytes compared\n"
     "              with the CPU's, its cases/s beside the CPU's on every thread\n"
     "  big n       verified elements/s at n = 2^26 against the bare references\n"
     "              (df_refs_compute) on the same threads over its last batch: six\n"
