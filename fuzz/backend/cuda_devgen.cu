@@ -117,8 +117,8 @@ __host__ __device__ static size_t devgen_shuffle_smem(uint64_t n, size_t es)
     return (2 * (size_t)n + 15) / 16 * 16 + 2 * (size_t)n * es;
 }
 
-/* At most this much shared memory a block; a larger case is shuffled by
- * devgen_big_shuffle_kernel. */
+/* At most this much shared memory a block (devgen_smem_cap); a larger case
+ * is shuffled by devgen_big_shuffle_kernel. */
 #define DEVGEN_SHUFFLE_SMEM_MAX ((size_t)160 << 10)
 
 template <typename T>
@@ -186,6 +186,7 @@ struct devgen_batch {
     size_t m, L;   /* cases, long ones */
     uint64_t most; /* chunks of the longest */
     size_t smem;   /* devgen_shuffle_kernel's shared memory */
+    size_t cap;    /* the most it may take (devgen_smem_cap) */
     size_t big;    /* devgen_big_shuffle_kernel's scratch */
 };
 
@@ -315,6 +316,18 @@ static const uint64_t *devgen_big_offs(const df_devgen_case *cs, size_t m)
     return (const uint64_t *)((const char *)cs + devgen_offs_at(m));
 }
 
+/* DEVGEN_SHUFFLE_SMEM_MAX, or less where the device's blocks may not take
+ * that much (before sm_80, or a GPU of sm_86's kind). */
+static size_t devgen_smem_cap(void)
+{
+    int dev = 0, optin = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+            cudaSuccess)
+        optin = 48 << 10;
+    return (size_t)optin < DEVGEN_SHUFFLE_SMEM_MAX ? (size_t)optin : DEVGEN_SHUFFLE_SMEM_MAX;
+}
+
 /* h's room: the cases, their long indices, their big shuffles' offsets
  * (devgen_offs_at). */
 static size_t devgen_host_bytes(size_t m) { return devgen_offs_at(m) + 8 * m; }
@@ -322,7 +335,7 @@ static size_t devgen_host_bytes(size_t m) { return devgen_offs_at(m) + 8 * m; }
 /* The m sorted cases at h read off for their launches (devgen_batch): the
  * long ones listed (devgen_longs), the shared memory devgen_shuffle_kernel
  * takes (the most a short case of a shuffling family asks, within
- * DEVGEN_SHUFFLE_SMEM_MAX) and each larger one's scratch offset, after
+ * devgen_smem_cap) and each larger one's scratch offset, after
  * the long indices. */
 static devgen_batch devgen_batch_of(df_devgen_case *h, size_t m)
 {
@@ -331,9 +344,10 @@ static devgen_batch devgen_batch_of(df_devgen_case *h, size_t m)
     g.L = devgen_longs(h, m, &g.most);
     g.smem = 0;
     g.big = 0;
+    g.cap = devgen_smem_cap();
     for (size_t j = 0; j < m; j++) {
         size_t need = devgen_shuffle_smem(h[j].n, df_val_size((df_type)h[j].type));
-        if (devgen_shuffles(h[j]) && need <= DEVGEN_SHUFFLE_SMEM_MAX && need > g.smem)
+        if (devgen_shuffles(h[j]) && need <= g.cap && need > g.smem)
             g.smem = need;
     }
     uint64_t *offs = (uint64_t *)((char *)h + devgen_offs_at(m));
@@ -429,7 +443,7 @@ static void devgen_launch(const void *d_cs, const devgen_batch &g, void *d_long,
         devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, st>>>(cs, m, buf, shuf);
         (void)cudaFuncSetAttribute(devgen_shuffle_kernel,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   (int)DEVGEN_SHUFFLE_SMEM_MAX);
+                                   (int)g.cap);
         devgen_shuffle_kernel<<<(unsigned)m, 32, smem, st>>>(cs, m, buf, shuf, smem);
         if (g.big)
             devgen_big_shuffle_kernel<<<(unsigned)m, DEVGEN_BIG_BLOCK, 0, st>>>(
