@@ -81,7 +81,7 @@ static void run_usage(FILE *f)
           "                       (the GPU, from the same PCG32 streams, the same bytes;\n"
           "                       copied back for the references; cases up to 8192\n"
           "                       elements), auto (default: gpu on the cuda backend with\n"
-          "                       double-buffered batches)\n"
+          "                       double-buffered batches of one kernel)\n"
           "\n"
           "  --sanitize TOOL      after the run, each kernel's first cases and every finding\n"
           "                       of this run again under compute-sanitizer's TOOL\n"

@@ -75,7 +75,7 @@ const char *df_run_option(df_run_opts *o, const char *name, const char *value);
  * generate batches of cases up to DF_GPU_GEN_MAX_N elements from the same
  * streams (the same bytes: fuzz/gen/values.h) and copy them back for the
  * references; auto is gpu on the cuda backend with double-buffered
- * batches. */
+ * batches of one kernel. */
 enum { DF_GEN_AUTO, DF_GEN_CPU, DF_GEN_GPU };
 #define DF_GPU_GEN_MAX_N 8192
 int df_run_parse_gen(const char *v, int *mode); /* 0, or -1 for a bad word */
