@@ -2,9 +2,10 @@
  * what a GPU warp runs), looped here on one thread: the bytes and the end
  * of the stream one thread's df_fill_values gives, for every lane-made
  * family and type, at lengths around the lane count, with 1, 3 and 32
- * lanes, and for the shuffling families with their shuffle's draws made by
- * lanes and its swaps in order or in rounds of reservations; a pass whose bounded draws reject about half the time; the
- * shuffling families refused a lane form of their own. */
+ * lanes; the shuffling families made to their shuffle, its draws by lanes
+ * and its swaps in order or in rounds of reservations; a pass whose
+ * bounded draws reject about half the time; the shuffling families
+ * refused a lane form of their own. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,33 +17,59 @@
 static const uint64_t lengths[] = {0, 1, 2, 3, 31, 32, 33, 64, 100, 1000, 4099, 8192};
 static const unsigned lane_counts[] = {1, 3, 32};
 
+/* A case made twice from one stream: by one thread's df_fill_values into
+ * a1, b1 (r1 left at its end), and by the caller into a2, b2 from r2 (the
+ * same stream), each vector's bytes first set to a garbage of its own, so
+ * that every byte must be written. */
+typedef struct twin {
+    uint32_t family;
+    df_type t;
+    uint64_t n;
+    unsigned lanes;
+    uint64_t seed;
+    unsigned char *a1, *b1, *a2, *b2;
+    df_pcg32 r1, r2;
+} twin;
+
+static twin twin_make(uint32_t family, df_type t, uint64_t n, unsigned W, uint64_t seed)
+{
+    twin w = {.family = family, .t = t, .n = n, .lanes = W, .seed = seed};
+    size_t bytes = (size_t)(n ? n : 1) * df_val_size(t);
+    w.a1 = malloc(bytes), w.b1 = malloc(bytes), w.a2 = malloc(bytes), w.b2 = malloc(bytes);
+    cr_assert(w.a1 && w.b1 && w.a2 && w.b2);
+    memset(w.a1, 0x5a, bytes), memset(w.b1, 0x5a, bytes);
+    memset(w.a2, 0xa5, bytes), memset(w.b2, 0xa5, bytes);
+    df_pcg32_seed(&w.r1, seed, family * 8 + (uint64_t)t);
+    w.r2 = w.r1;
+    cr_assert_eq(df_fill_values(family, &w.r1, t, w.a1, w.b1, n), 0);
+    return w;
+}
+
+/* Fails the test where the caller's case is not one thread's; frees it. */
+static void twin_check(twin *w)
+{
+    size_t bytes = (size_t)w->n * df_val_size(w->t);
+    const char *name = df_family_by_id(w->family)->name;
+    cr_assert(memcmp(w->a1, w->a2, bytes) == 0 && memcmp(w->b1, w->b2, bytes) == 0,
+              "%s, type %d, n = %llu, %u lanes, seed %llu: other bytes", name, (int)w->t,
+              (unsigned long long)w->n, w->lanes, (unsigned long long)w->seed);
+    cr_assert_eq(w->r1.state, w->r2.state,
+                 "%s, type %d, n = %llu, %u lanes: the stream ends elsewhere", name, (int)w->t,
+                 (unsigned long long)w->n, w->lanes);
+    free(w->a1), free(w->b1), free(w->a2), free(w->b2);
+}
+
 /* One case made both ways; fails the test where they differ. Returns the
  * lanes' rounds cut short, and adds all their rounds to *rounds. */
 static uint64_t same_case(uint32_t family, df_type t, uint64_t n, unsigned W, uint64_t seed,
                           uint64_t *rounds)
 {
-    size_t es = df_val_size(t), bytes = (size_t)(n ? n : 1) * es;
-    unsigned char *a1 = malloc(bytes), *b1 = malloc(bytes), *a2 = malloc(bytes),
-                  *b2 = malloc(bytes);
-    cr_assert(a1 && b1 && a2 && b2);
-    /* different garbage in each: every byte must be written */
-    memset(a1, 0x5a, bytes), memset(b1, 0x5a, bytes);
-    memset(a2, 0xa5, bytes), memset(b2, 0xa5, bytes);
-    df_pcg32 r1, r2;
-    df_pcg32_seed(&r1, seed, family * 8 + (uint64_t)t);
-    r2 = r1;
-    cr_assert_eq(df_fill_values(family, &r1, t, a1, b1, n), 0);
+    twin w = twin_make(family, t, n, W, seed);
     df_lanes_plan p;
-    cr_assert_eq(df_lanes_plan_make(family, &r2, t, a2, b2, n, &p), 0);
-    uint64_t all, cuts = df_lanes_fill(&p, &r2, W, &all);
+    cr_assert_eq(df_lanes_plan_make(family, &w.r2, t, w.a2, w.b2, n, &p), 0);
+    uint64_t all, cuts = df_lanes_fill(&p, &w.r2, W, &all);
     *rounds += all;
-    const char *name = df_family_by_id(family)->name;
-    cr_assert(memcmp(a1, a2, (size_t)n * es) == 0 && memcmp(b1, b2, (size_t)n * es) == 0,
-              "%s, type %d, n = %llu, %u lanes, seed %llu: other bytes", name, (int)t,
-              (unsigned long long)n, W, (unsigned long long)seed);
-    cr_assert_eq(r1.state, r2.state, "%s, type %d, n = %llu, %u lanes: the stream ends elsewhere",
-                 name, (int)t, (unsigned long long)n, W);
-    free(a1), free(b1), free(a2), free(b2);
+    twin_check(&w);
     return cuts;
 }
 
@@ -72,43 +99,35 @@ Test(lanes, every_lane_family_gives_one_threads_bytes)
 
 /* A shuffling family's case made but for its shuffle (the GPU's
  * df_fill_before_shuffle), its shuffle's draws by lanes and its swaps in
- * order: one thread's case and stream end. */
+ * order or, with 3 lanes, in rounds of reservations (a GPU block's way):
+ * one thread's case and stream end. */
 static void same_shuffled_case(uint32_t family, df_type t, uint64_t n, unsigned W, uint64_t seed)
 {
-    size_t es = df_val_size(t), bytes = (size_t)(n ? n : 1) * es;
-    unsigned char *a1 = calloc(1, bytes), *b1 = calloc(1, bytes), *a2 = calloc(1, bytes),
-                  *b2 = calloc(1, bytes);
-    uint16_t *js = malloc((size_t)(n ? n : 1) * sizeof *js);
-    cr_assert(a1 && b1 && a2 && b2 && js);
-    df_pcg32 r1, r2;
-    df_pcg32_seed(&r1, seed, family * 8 + (uint64_t)t);
-    r2 = r1;
-    cr_assert_eq(df_fill_values(family, &r1, t, a1, b1, n), 0);
-    int more = df_fill_before_shuffle(family, &r2, t, a2, b2, n);
+    twin w = twin_make(family, t, n, W, seed);
+    size_t es = df_val_size(t);
+    int more = df_fill_before_shuffle(family, &w.r2, t, w.a2, w.b2, n);
     cr_assert(more == 0 || more == 1);
     if (more) {
+        uint16_t *js = malloc((size_t)n * sizeof *js);
+        cr_assert(js);
         df_lanes_pass q = df_lanes_shuffle(js, n);
         uint64_t rounds = 0;
-        df_lanes_pass_fill(&q, t, &r2, W, &rounds);
-        if (W == 3) { /* the swaps in rounds of reservations, as a GPU block makes them */
+        df_lanes_pass_fill(&q, t, &w.r2, W, &rounds);
+        if (W == 3) {
             int32_t *R = malloc((size_t)n * sizeof *R);
             uint8_t *done = calloc((size_t)n, 1);
             cr_assert(R && done);
             for (uint64_t i = 0; i < n; i++)
                 R[i] = -1;
-            unsigned dr = df_lanes_shuffle_reserved(a2, b2, es, n, js, R, done);
+            unsigned dr = df_lanes_shuffle_reserved(w.a2, w.b2, es, n, js, R, done);
             cr_assert_leq(dr, 64, "%u rounds", dr);
             free(R), free(done);
         } else {
-            df_lanes_shuffle_apply(a2, b2, es, n, js);
+            df_lanes_shuffle_apply(w.a2, w.b2, es, n, js);
         }
+        free(js);
     }
-    cr_assert(memcmp(a1, a2, (size_t)n * es) == 0 && memcmp(b1, b2, (size_t)n * es) == 0,
-              "%s, type %d, n = %llu, %u lanes, seed %llu: other bytes",
-              df_family_by_id(family)->name, (int)t, (unsigned long long)n, W,
-              (unsigned long long)seed);
-    cr_assert_eq(r1.state, r2.state);
-    free(a1), free(b1), free(a2), free(b2), free(js);
+    twin_check(&w);
 }
 
 Test(lanes, shuffled_families_give_one_threads_bytes)
@@ -141,18 +160,10 @@ Test(lanes, rounds_cut_at_a_rejecting_lane)
     df_pcg32_seed(&r1, 7, 9);
     r2 = r1;
     df_fill_ints(&r1, DF_I32, v1, N, 0, (int64_t)1 << 31);
-    df_lanes_plan p;
-    memset(&p, 0, sizeof p);
-    p.t = DF_I32;
-    p.n = N;
-    p.a = v2;
-    p.b = v2;
-    p.family = DF_FAM_INT_SMALL; /* no tail */
-    p.passes = 1;
-    p.pass[0] = df_lanes_pass_of(DF_LI_INTS, 1, N, v2, NULL);
-    p.pass[0].lo = 0;
-    p.pass[0].bd = df_bounded32_make(((uint32_t)1 << 31) + 1);
-    uint64_t rounds, cuts = df_lanes_fill(&p, &r2, 32, &rounds);
+    df_lanes_pass q = df_lanes_pass_of(DF_LI_INTS, 1, N, v2, NULL);
+    q.lo = 0;
+    q.bd = df_bounded32_make(((uint32_t)1 << 31) + 1);
+    uint64_t rounds = 0, cuts = df_lanes_pass_fill(&q, DF_I32, &r2, 32, &rounds);
     cr_assert(memcmp(v1, v2, sizeof v1) == 0);
     cr_assert_geq(cuts, N / 32, "%llu rounds cut", (unsigned long long)cuts);
     cr_assert_eq(r1.state, r2.state);

@@ -110,11 +110,18 @@ __host__ __device__ static bool devgen_shuffles(const df_devgen_case &c)
                                    c.family == DF_FAM_LP_CANCEL);
 }
 
-/* Shared memory a case's shuffle takes in devgen_shuffle_kernel: its draws
- * (16 bits a step), then a copy of a and of b. */
+/* A shuffle's draws (16 bits a step), rounded up to 16 bytes: what comes
+ * first in its shared memory or its scratch. */
+__host__ __device__ static size_t devgen_js_bytes(uint64_t n)
+{
+    return (2 * (size_t)n + 15) / 16 * 16;
+}
+
+/* Shared memory a case's shuffle takes in devgen_shuffle_kernel: its
+ * draws, then a copy of a and of b. */
 __host__ __device__ static size_t devgen_shuffle_smem(uint64_t n, size_t es)
 {
-    return (2 * (size_t)n + 15) / 16 * 16 + 2 * (size_t)n * es;
+    return devgen_js_bytes(n) + 2 * (size_t)n * es;
 }
 
 /* At most this much shared memory a block (devgen_smem_cap); a larger case
@@ -158,7 +165,7 @@ __global__ void devgen_shuffle_kernel(const df_devgen_case *cs, size_t m, unsign
     df_lanes_pass q = df_lanes_shuffle(js, c.n);
     devgen_lanes_pass(&q, t, &r, lane);
     __syncwarp();
-    unsigned char *sa = devgen_sm + (2 * (size_t)c.n + 15) / 16 * 16;
+    unsigned char *sa = devgen_sm + devgen_js_bytes(c.n);
     switch (es) {
     case 1: devgen_swaps((uint8_t *)a, (uint8_t *)b, c.n, js, (uint8_t *)sa, lane); break;
     case 2: devgen_swaps((uint16_t *)a, (uint16_t *)b, c.n, js, (uint16_t *)sa, lane); break;
@@ -302,18 +309,18 @@ static size_t devgen_longs(df_devgen_case *h, size_t m, uint64_t *most)
  * bits a step), R (32 bits a place), done (a byte a step). */
 static size_t devgen_big_bytes(uint64_t n)
 {
-    return ((2 * (size_t)n + 15) / 16 * 16 + 5 * (size_t)n + 255) / 256 * 256;
+    return (devgen_js_bytes(n) + 5 * (size_t)n + 255) / 256 * 256;
 }
 
 /* After the m cases at h and their long indices: each case's offset in
  * devgen_big_shuffle_kernel's scratch. */
-__host__ __device__ static size_t devgen_offs_at(size_t m)
+static size_t devgen_offs_at(size_t m)
 {
     return m * sizeof(df_devgen_case) + (4 * m + 7) / 8 * 8;
 }
-static const uint64_t *devgen_big_offs(const df_devgen_case *cs, size_t m)
+static uint64_t *devgen_big_offs(const void *cs, size_t m)
 {
-    return (const uint64_t *)((const char *)cs + devgen_offs_at(m));
+    return (uint64_t *)((const char *)cs + devgen_offs_at(m));
 }
 
 /* DEVGEN_SHUFFLE_SMEM_MAX, or less where the device's blocks may not take
@@ -335,8 +342,8 @@ static size_t devgen_host_bytes(size_t m) { return devgen_offs_at(m) + 8 * m; }
 /* The m sorted cases at h read off for their launches (devgen_batch): the
  * long ones listed (devgen_longs), the shared memory devgen_shuffle_kernel
  * takes (the most a short case of a shuffling family asks, within
- * devgen_smem_cap) and each larger one's scratch offset, after
- * the long indices. */
+ * devgen_smem_cap: g.smem is then below every larger one's ask) and each
+ * larger one's scratch offset, after the long indices. */
 static devgen_batch devgen_batch_of(df_devgen_case *h, size_t m)
 {
     devgen_batch g;
@@ -345,17 +352,16 @@ static devgen_batch devgen_batch_of(df_devgen_case *h, size_t m)
     g.smem = 0;
     g.big = 0;
     g.cap = devgen_smem_cap();
-    for (size_t j = 0; j < m; j++) {
-        size_t need = devgen_shuffle_smem(h[j].n, df_val_size((df_type)h[j].type));
-        if (devgen_shuffles(h[j]) && need <= g.cap && need > g.smem)
-            g.smem = need;
-    }
-    uint64_t *offs = (uint64_t *)((char *)h + devgen_offs_at(m));
+    uint64_t *offs = devgen_big_offs(h, m);
     for (size_t j = 0; j < m; j++) {
         size_t need = devgen_shuffle_smem(h[j].n, df_val_size((df_type)h[j].type));
         offs[j] = g.big;
-        if (devgen_shuffles(h[j]) && need > g.smem)
+        if (!devgen_shuffles(h[j]))
+            continue;
+        if (need > g.cap)
             g.big += devgen_big_bytes(h[j].n);
+        else if (need > g.smem)
+            g.smem = need;
     }
     return g;
 }
@@ -365,9 +371,9 @@ enum { DEVGEN_BIG_BLOCK = 512 };
 /* The shuffles devgen_kernel left whose copy would not fit
  * devgen_shuffle_kernel's shared memory (smem), a block a case: the
  * draws by its first warp (df_lanes_shuffle), the swaps by all its
- * threads in rounds of reservations (df_lanes_shuffle_reserved's rounds,
- * each phase over the steps a thread in blockDim), in global memory; the
- * case's scratch at big + offs[j]. */
+ * threads in rounds of reservations (values_lanes.h's phases, a thread
+ * taking every blockDim-th step, a barrier after each), in global memory;
+ * the case's scratch at big + offs[j]. */
 __global__ void __launch_bounds__(DEVGEN_BIG_BLOCK)
     devgen_big_shuffle_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf,
                               const df_pcg32 *shuf, size_t smem, const uint64_t *offs,
@@ -384,7 +390,7 @@ __global__ void __launch_bounds__(DEVGEN_BIG_BLOCK)
         return; /* devgen_shuffle_kernel's */
     unsigned char *a = buf + c.off, *b = a + (size_t)n * es, *sc = big + offs[j];
     uint16_t *js = (uint16_t *)sc;
-    int32_t *R = (int32_t *)(sc + (2 * (size_t)n + 15) / 16 * 16);
+    int32_t *R = (int32_t *)(sc + devgen_js_bytes(n));
     uint8_t *done = (uint8_t *)(R + n);
     unsigned tid = threadIdx.x;
     if (tid < 32) {
@@ -401,23 +407,12 @@ __global__ void __launch_bounds__(DEVGEN_BIG_BLOCK)
         if (tid == 0)
             more = 0;
         __syncthreads();
-        for (uint64_t k = tid; k + 1 < n; k += blockDim.x)
-            if (!done[k])
-                df_reserve_step(R, js, n, k);
+        df_reserve_phase(R, js, n, done, tid, blockDim.x);
         __syncthreads();
-        for (uint64_t k = tid; k + 1 < n; k += blockDim.x)
-            if (!done[k]) {
-                if (df_commit_step(R, js, n, k, a, b, es))
-                    done[k] = 2;
-                else
-                    more = 1;
-            }
+        if (df_commit_phase(R, js, n, done, a, b, es, tid, blockDim.x))
+            more = 1;
         __syncthreads();
-        for (uint64_t k = tid; k + 1 < n; k += blockDim.x)
-            if (done[k] != 1) {
-                df_free_step(R, js, n, k);
-                done[k] = done[k] ? 1 : 0;
-            }
+        df_free_phase(R, js, n, done, tid, blockDim.x);
         int again = more;
         __syncthreads();
         if (!again)

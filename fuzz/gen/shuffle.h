@@ -28,6 +28,19 @@
 #define DF_SHUFFLE_PREFETCH(p) __builtin_prefetch((p), 1)
 #endif
 
+/* Fisher-Yates's steps hi, hi - 1, ..., hi - m + 1 over the pairs of a
+ * and b (arrays of T), with their draws js[0..m): pair i swapped with
+ * pair js[k], i = hi - k. Also fuzz/gen/values_lanes.h's, whose draws are
+ * made apart from their swaps. */
+#define DF_SHUFFLE_SWAPS(T, a, b, hi, js, m)                                    \
+    for (uint64_t k_ = 0; k_ < (m); k_++) {                                     \
+        uint64_t i_ = (hi) - k_, j_ = (js)[k_];                                 \
+        T t_ = (a)[i_];                                                         \
+        (a)[i_] = (a)[j_], (a)[j_] = t_;                                        \
+        t_ = (b)[i_];                                                           \
+        (b)[i_] = (b)[j_], (b)[j_] = t_;                                        \
+    }
+
 #define DF_SHUFFLE_TYPED(NAME, T)                                               \
     DF_SHUFFLE_FN void NAME(T *a, T *b, uint64_t n, df_pcg32 *r,                \
                             uint64_t (*draw)(df_pcg32 *, uint64_t))             \
@@ -40,13 +53,7 @@
                 DF_SHUFFLE_PREFETCH(a + js[k]);                                 \
                 DF_SHUFFLE_PREFETCH(b + js[k]);                                 \
             }                                                                   \
-            for (unsigned k = 0; k < m; k++) {                                  \
-                uint64_t i = hi - k, j = js[k];                                 \
-                T t = a[i];                                                     \
-                a[i] = a[j], a[j] = t;                                          \
-                t = b[i];                                                       \
-                b[i] = b[j], b[j] = t;                                          \
-            }                                                                   \
+            DF_SHUFFLE_SWAPS(T, a, b, hi, js, m)                                \
             hi -= m;                                                            \
         }                                                                       \
     }

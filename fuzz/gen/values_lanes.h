@@ -6,8 +6,9 @@
  * index) in index order, each taking the same number of draws D but where
  * a bounded draw rejects (df_bounded32_draw: a draw in bound / 2^32 at
  * most, 2^-7 for int-wide's widest span, 2^-16 or less for the others'
- * bounds), then a short tail (special values, sparse pairs) drawn last. The lanes make a pass in rounds: from the round's
- * state s, lane L makes item k0 + L from s jumped L D steps ahead
+ * bounds), then a short tail (special values, sparse pairs) drawn last.
+ * The lanes make a pass in rounds: from the round's state s, lane L makes
+ * item k0 + L from s jumped L D steps ahead
  * (df_pcg32_jump_of); its item is the one-thread item when every lane
  * before it took exactly D draws, which it knows by comparing its end with
  * s jumped (L + 1) D. The round keeps its items up to the first lane that
@@ -253,27 +254,20 @@ DF_VAL df_lanes_pass df_lanes_shuffle(uint16_t *js, uint64_t n)
 }
 
 /* The swaps of df_val_shuffle_pairs over n pairs of es-byte elements with
- * its draws js (df_lanes_shuffle's), in its order. */
-#define DF_LANES_SWAPS(T)                                                       \
-    for (uint64_t k = 0; k + 1 < n; k++) {                                      \
-        uint64_t i = n - 1 - k, j = js[k];                                      \
-        T *x = (T *)a, *y = (T *)b, s = x[i];                                   \
-        x[i] = x[j], x[j] = s;                                                  \
-        s = y[i], y[i] = y[j], y[j] = s;                                        \
-    }
+ * its draws js (df_lanes_shuffle's), in its order (shuffle.h's). */
 DF_VAL void df_lanes_shuffle_apply(void *a, void *b, size_t es, uint64_t n, const uint16_t *js)
 {
+    uint64_t m = n > 1 ? n - 1 : 0;
     if (es == 1) {
-        DF_LANES_SWAPS(uint8_t)
+        DF_SHUFFLE_SWAPS(uint8_t, (uint8_t *)a, (uint8_t *)b, m, js, m)
     } else if (es == 2) {
-        DF_LANES_SWAPS(uint16_t)
+        DF_SHUFFLE_SWAPS(uint16_t, (uint16_t *)a, (uint16_t *)b, m, js, m)
     } else if (es == 4) {
-        DF_LANES_SWAPS(uint32_t)
+        DF_SHUFFLE_SWAPS(uint32_t, (uint32_t *)a, (uint32_t *)b, m, js, m)
     } else {
-        DF_LANES_SWAPS(uint64_t)
+        DF_SHUFFLE_SWAPS(uint64_t, (uint64_t *)a, (uint64_t *)b, m, js, m)
     }
 }
-#undef DF_LANES_SWAPS
 
 /* The tail of p's case from r, after its passes: as its df_fill_* ends. */
 DF_VAL void df_lanes_tail(const df_lanes_plan *p, df_pcg32 *r)
@@ -306,58 +300,68 @@ DF_VAL void df_lanes_tail(const df_lanes_plan *p, df_pcg32 *r)
 #define DF_RESERVE(p, v) ((void)(*(p) = *(p) > (v) ? *(p) : (v)))
 #endif
 
-DF_VAL void df_reserve_step(int32_t *R, const uint16_t *js, uint64_t n, uint64_t k)
+/* A round's three phases, each over steps k0, k0 + stride, ... of the n - 1
+ * (a GPU thread's share; k0 0 and stride 1 for all of them), a barrier
+ * between one phase and the next. Reserve: each step to make reserves its
+ * places. */
+DF_VAL void df_reserve_phase(int32_t *R, const uint16_t *js, uint64_t n, const uint8_t *done,
+                             uint64_t k0, uint64_t stride)
 {
-    int32_t i = (int32_t)(n - 1 - k);
-    DF_RESERVE(&R[i], i);
-    DF_RESERVE(&R[js[k]], i);
+    for (uint64_t k = k0; k + 1 < n; k += stride)
+        if (!done[k]) {
+            int32_t i = (int32_t)(n - 1 - k);
+            DF_RESERVE(&R[i], i);
+            DF_RESERVE(&R[js[k]], i);
+        }
 }
 
-/* Makes step k's swap if it holds both places; returns whether it did. */
-DF_VAL int df_commit_step(const int32_t *R, const uint16_t *js, uint64_t n, uint64_t k,
-                          void *a, void *b, size_t es)
+/* Commit: each step to make that holds both its places swaps them; returns
+ * whether a step of the share is left to make. */
+DF_VAL int df_commit_phase(const int32_t *R, const uint16_t *js, uint64_t n, uint8_t *done,
+                           void *a, void *b, size_t es, uint64_t k0, uint64_t stride)
 {
-    int32_t i = (int32_t)(n - 1 - k), j = js[k];
-    if (R[i] != i || R[j] != i)
-        return 0;
+    int left = 0;
     unsigned char *x = (unsigned char *)a, *y = (unsigned char *)b, t;
-    for (size_t c = 0; c < es; c++) {
-        t = x[i * es + c], x[i * es + c] = x[j * es + c], x[j * es + c] = t;
-        t = y[i * es + c], y[i * es + c] = y[j * es + c], y[j * es + c] = t;
+    for (uint64_t k = k0; k + 1 < n; k += stride) {
+        int32_t i = (int32_t)(n - 1 - k), j = js[k];
+        if (done[k])
+            continue;
+        if (R[i] != i || R[j] != i) {
+            left = 1;
+            continue;
+        }
+        for (size_t c = 0; c < es; c++) {
+            t = x[i * es + c], x[i * es + c] = x[j * es + c], x[j * es + c] = t;
+            t = y[i * es + c], y[i * es + c] = y[j * es + c], y[j * es + c] = t;
+        }
+        done[k] = 2;
     }
-    return 1;
+    return left;
 }
 
-DF_VAL void df_free_step(int32_t *R, const uint16_t *js, uint64_t n, uint64_t k)
+/* Free: the places of every step this round had to make go back to -1. */
+DF_VAL void df_free_phase(int32_t *R, const uint16_t *js, uint64_t n, uint8_t *done,
+                          uint64_t k0, uint64_t stride)
 {
-    R[n - 1 - k] = -1;
-    R[js[k]] = -1;
+    for (uint64_t k = k0; k + 1 < n; k += stride)
+        if (done[k] != 1) {
+            R[n - 1 - k] = -1;
+            R[js[k]] = -1;
+            done[k] = done[k] ? 1 : 0;
+        }
 }
 
-/* The swaps of df_lanes_shuffle_apply in rounds of reservations, each
- * phase over every step as a GPU block's threads take them: R (n, all -1)
- * and done (n - 1, all 0) the caller's. Returns the rounds. */
+/* The swaps of df_lanes_shuffle_apply in rounds of reservations on one
+ * thread: R (n, all -1) and done (n - 1, all 0) the caller's. Returns the
+ * rounds. */
 DF_VAL unsigned df_lanes_shuffle_reserved(void *a, void *b, size_t es, uint64_t n,
                                           const uint16_t *js, int32_t *R, uint8_t *done)
 {
     unsigned rounds = 0;
     for (int more = n > 1; more; rounds++) {
-        more = 0;
-        for (uint64_t k = 0; k + 1 < n; k++)
-            if (!done[k])
-                df_reserve_step(R, js, n, k);
-        for (uint64_t k = 0; k + 1 < n; k++)
-            if (!done[k]) {
-                if (df_commit_step(R, js, n, k, a, b, es))
-                    done[k] = 2;
-                else
-                    more = 1;
-            }
-        for (uint64_t k = 0; k + 1 < n; k++)
-            if (done[k] != 1) {
-                df_free_step(R, js, n, k);
-                done[k] = done[k] ? 1 : 0;
-            }
+        df_reserve_phase(R, js, n, done, 0, 1);
+        more = df_commit_phase(R, js, n, done, a, b, es, 0, 1);
+        df_free_phase(R, js, n, done, 0, 1);
     }
     return rounds;
 }
