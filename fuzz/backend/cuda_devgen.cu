@@ -60,7 +60,10 @@ __global__ void devgen_kernel(const df_devgen_case *cs, size_t m, unsigned char 
 /* Cases up to DF_GEN_CHUNK elements of the lane-made families: a warp
  * each (fuzz/gen/values_lanes.h; df_lanes_fill is the same rounds on one
  * thread). Each round's state is the warp's; the lanes past a cut made
- * items the next round makes again, so the warp syncs before it. */
+ * items the next round makes again, so the warp syncs before it. cond's
+ * exact sum is the warp's, in shared memory; its shuffle's stream goes in
+ * shuf[j] (inc 0 for the families without one), for
+ * devgen_shuffle_kernel. */
 enum { DEVGEN_LANES_BLOCK = 128 };
 
 /* Pass q of a case of type t by the warp, from *r (the warp's, left at
@@ -84,8 +87,9 @@ __device__ static void devgen_lanes_pass(const df_lanes_pass *q, df_type t, df_p
 }
 
 __global__ void __launch_bounds__(DEVGEN_LANES_BLOCK)
-    devgen_lanes_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf)
+    devgen_lanes_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf, df_pcg32 *shuf)
 {
+    __shared__ df_cond_acc accs[DEVGEN_LANES_BLOCK / 32]; /* a warp's cond sum */
     size_t j = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     unsigned lane = threadIdx.x % 32;
     if (j >= m || !devgen_by_lanes(cs[j]))
@@ -93,14 +97,23 @@ __global__ void __launch_bounds__(DEVGEN_LANES_BLOCK)
     const df_devgen_case c = cs[j];
     df_type t = (df_type)c.type;
     df_pcg32 r = c.rng;
+    df_cond_acc *acc = &accs[threadIdx.x / 32];
+    for (unsigned i = lane; i < DF_COND_ACC_CHUNKS; i += 32)
+        acc->c[i] = 0;
+    acc->pending = 0;
+    __syncwarp();
     df_lanes_plan p;
     size_t na = (size_t)c.n * df_val_size(t);
-    (void)df_lanes_plan_make(c.family, &r, t, buf + c.off, buf + c.off + na, c.n, &p);
+    (void)df_lanes_plan_make(c.family, &r, t, buf + c.off, buf + c.off + na, c.n, acc, &p);
     for (int i = 0; i < p.passes; i++)
         devgen_lanes_pass(&p.pass[i], t, &r, lane);
-    __syncwarp(); /* the tail writes over the passes' elements */
-    if (lane == 0)
+    __syncwarp(); /* the tail writes over the passes' elements and reads their sum */
+    if (lane == 0) {
         df_lanes_tail(&p, &r);
+        if (!p.shuffles)
+            r.inc = 0;
+        shuf[j] = r; /* devgen_shuffle_kernel's, for cond */
+    }
 }
 
 /* Whether c is a short case of a family that ends with a shuffle. */
@@ -434,7 +447,7 @@ static void devgen_launch(const void *d_cs, const devgen_batch &g, void *d_long,
     if (m) {
         df_pcg32 *shuf = (df_pcg32 *)(sc + o.shuf);
         devgen_lanes_kernel<<<(unsigned)((m * 32 + DEVGEN_LANES_BLOCK - 1) / DEVGEN_LANES_BLOCK),
-                              DEVGEN_LANES_BLOCK, 0, st>>>(cs, m, buf);
+                              DEVGEN_LANES_BLOCK, 0, st>>>(cs, m, buf, shuf);
         devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, st>>>(cs, m, buf, shuf);
         (void)cudaFuncSetAttribute(devgen_shuffle_kernel,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -37,25 +37,39 @@ DF_VAL void df_cond_acc_carry(int64_t *c)
     }
 }
 
-DF_VAL_HOT void df_cond_acc_add(df_cond_acc *acc, double v)
+/* v's three signed digits to add at chunks idx, idx + 1, idx + 2; returns
+ * 0 (nothing to add) for a zero, which cond's finite values only can be. */
+DF_VAL_HOT int df_cond_acc_digits(double v, uint32_t *at, int64_t d[3])
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
     uint64_t frac = bits & (((uint64_t)1 << 52) - 1);
     uint32_t bexp = (uint32_t)(bits >> 52) & 0x7ffu;
     if ((bexp == 0 && frac == 0) || bexp == 0x7ffu)
-        return; /* zero; cond's values are always finite */
+        return 0; /* zero; cond's values are always finite */
     /* v = +-m 2^(e - 1075), subnormals included */
     uint64_t m = bexp ? frac | (uint64_t)1 << 52 : frac;
     uint32_t pos = (bexp ? bexp : 1) + (uint32_t)(-1075 - DF_COND_ACC_LOW); /* >= 78 */
     uint32_t idx = pos / 32, sh = pos % 32;
     uint64_t lo = m << sh;                     /* bits 0..63 of m 2^sh */
     uint64_t hi = sh ? m >> (64 - sh) : 0;     /* bits 64..84 */
-    int64_t d[3] = {(int64_t)(lo & 0xffffffffu), (int64_t)(lo >> 32), (int64_t)hi};
     int64_t neg = -(int64_t)(bits >> 63); /* 0 or -1: (d ^ neg) - neg is +-d, no branch */
-    acc->c[idx] += (d[0] ^ neg) - neg;
-    acc->c[idx + 1] += (d[1] ^ neg) - neg;
-    acc->c[idx + 2] += (d[2] ^ neg) - neg;
+    d[0] = ((int64_t)(lo & 0xffffffffu) ^ neg) - neg;
+    d[1] = ((int64_t)(lo >> 32) ^ neg) - neg;
+    d[2] = ((int64_t)hi ^ neg) - neg;
+    *at = idx;
+    return 1;
+}
+
+DF_VAL_HOT void df_cond_acc_add(df_cond_acc *acc, double v)
+{
+    uint32_t idx;
+    int64_t d[3];
+    if (!df_cond_acc_digits(v, &idx, d))
+        return;
+    acc->c[idx] += d[0];
+    acc->c[idx + 1] += d[1];
+    acc->c[idx + 2] += d[2];
     if (++acc->pending == DF_COND_ACC_CARRY_EVERY) {
         df_cond_acc_carry(acc->c);
         acc->pending = 0;
@@ -183,6 +197,21 @@ DF_VAL double df_cond_target(df_pcg32 *r, df_type t, uint64_t n, uint32_t *octav
  * [0, ceil(octave / 2)] (the first at the top) minus the scale shift.
  * Below octave 4 all products share one sign: a random-sign bulk would
  * often be worse conditioned than such a target already. Returns G. */
+/* Pair i of the bulk at exponent e (the shift taken off): x and y into a
+ * and b, and their values, whose product is the pair's. */
+DF_VAL_HOT void df_cond_bulk_pair(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i, int e,
+                                  int same, double sgn, double *px, double *py)
+{
+    double x = df_scale2(df_draw_mant(r, t, !same), e);
+    double y = df_scale2(df_draw_mant(r, t, !same), e);
+    if (same)
+        x *= sgn;
+    df_put_elem(t, a, i, x);
+    df_put_elem(t, b, i, y);
+    *px = x;
+    *py = y;
+}
+
 /* Inlined into df_fill_cond_pairs on the host, so that its x86-64-v3 copy
  * (DF_VAL_CLONES) has this loop with TwoProduct's fma as one instruction:
  * an out-of-line copy is built for baseline x86-64 only, where fma is a
@@ -196,12 +225,8 @@ DF_VAL_HOST_HOT double df_cond_bulk_range(df_pcg32 *r, df_type t, void *a, void 
     const df_bounded32 eb = df_bounded32_make((uint32_t)top + 1);
     for (uint64_t i = i0; i < i1; i++) {
         int e = (i == 0 ? top : (int)df_bounded32_draw(r, &eb)) - shift;
-        double x = df_scale2(df_draw_mant(r, t, !same), e);
-        double y = df_scale2(df_draw_mant(r, t, !same), e);
-        if (same)
-            x *= sgn;
-        df_put_elem(t, a, i, x);
-        df_put_elem(t, b, i, y);
+        double x, y;
+        df_cond_bulk_pair(r, t, a, b, i, e, same, sgn, &x, &y);
         G += df_cond_acc_add_product(acc, x, y);
     }
     return G;

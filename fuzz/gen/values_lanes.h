@@ -16,12 +16,16 @@
  * the next round starts after it, from its end state, and makes the items
  * after it again. The plan and the tail run as on one thread.
  *
- * cond, cancel and lp-cancel end with a Fisher-Yates over the whole case's
- * pairs: no lane form (df_lanes_plan refuses them). Their shuffle's draws
+ * cond's bulk pairs are items too, their products added into its exact
+ * sum (order-free) by every lane; its G (a rounded sum in index order) and
+ * its chain are its tail, on one lane. cond, cancel and lp-cancel end with
+ * a Fisher-Yates over the whole case's pairs; cancel and lp-cancel have no
+ * lane form (df_lanes_plan refuses them) but up to it. A shuffle's draws
  * are lane-made (df_lanes_shuffle: one draw a step, j for step n - 1 - k as
  * item k) and its swaps then made in order (df_lanes_shuffle_apply), on a
- * copy in a GPU block's shared memory. df_lanes_fill is the lanes looped
- * on one thread, for the tests; cuda_devgen.cu runs them as a warp. */
+ * copy in a GPU block's shared memory, or in rounds of reservations
+ * (below). df_lanes_fill is the lanes looped on one thread, for the tests;
+ * cuda_devgen.cu runs them as a warp. */
 #ifndef DOTFUZZ_VALUES_LANES_H
 #define DOTFUZZ_VALUES_LANES_H
 
@@ -29,6 +33,7 @@
 #include <string.h>
 
 #include "fuzz/gen/values_base.h"
+#include "fuzz/gen/values_cond.h"
 #include "fuzz/gen/values_families.h"
 #include "fuzz/gen/values_lowp.h"
 
@@ -42,7 +47,9 @@ enum {
     DF_LI_INT_FACTOR, /* pair k of int-factor's small factors */
     DF_LI_LP_RANGE,   /* pair k of lp-range */
     DF_LI_LP_SUB,     /* pair k of lp-subnormal (a: the low vector) */
-    DF_LI_SHUFFLE     /* ((uint16_t *)a)[k]: the draw of Fisher-Yates's step m - k */
+    DF_LI_SHUFFLE,    /* ((uint16_t *)a)[k]: the draw of Fisher-Yates's step m - k */
+    DF_LI_COND0,      /* cond's bulk pair 0 (at the top exponent: no draw for it) */
+    DF_LI_COND        /* cond's bulk pair first + k */
 };
 
 /* One pass: m items of one kind, `draws` draws each (D). */
@@ -53,7 +60,11 @@ typedef struct df_lanes_pass {
     df_bounded32 bd; /* INTS, WIDE_EXP, LP_*: the bounded draw */
     int64_t lo;      /* INTS, WIDE_EXP, LP_RANGE: the low end; INT_BIG: the sign */
     int64_t line;    /* WIDE_EXP */
-    double x, y; /* CONSTANT */
+    double x, y;     /* CONSTANT */
+    int32_t top, shift, same; /* COND*: the bulk's exponents and sign */
+    double sgn;
+    uint64_t first;    /* COND: the first pair */
+    df_cond_acc *acc;  /* COND*: the exact sum the products go into */
 } df_lanes_pass;
 
 /* A case's lane form: its passes, in order, then its tail. */
@@ -64,6 +75,10 @@ typedef struct df_lanes_plan {
     void *a, *b;
     int passes;
     df_lanes_pass pass[2];
+    int shuffles;      /* a shuffle of the pairs follows the tail (cond) */
+    uint64_t bulk, steps; /* cond: the bulk's pairs, then the chain's */
+    double c;          /* cond: the target */
+    df_cond_acc *acc;
 } df_lanes_plan;
 
 /* Whether family's cases of type t are made by lanes (df_lanes_plan). */
@@ -82,6 +97,7 @@ DF_VAL int df_lanes_take(uint32_t family, df_type t)
     case DF_FAM_LP_RANGE:
     case DF_FAM_LP_SUBNORMAL:
     case DF_FAM_LP_SPECIAL:
+    case DF_FAM_COND:
         return 1;
     case DF_FAM_INT_WIDE: /* f32 and f64: spans up to 2^25 */
         return t == DF_F32 || t == DF_F64;
@@ -122,11 +138,40 @@ DF_VAL void df_lanes_uniform(df_lanes_plan *p)
     p->pass[p->passes++] = df_lanes_pass_of(DF_LI_UNIFORM, d, p->n, p->b, NULL);
 }
 
+/* cond's plan: the target and the bulk's sign (df_fill_cond_pairs's first
+ * draws), pair 0, the other pairs; the chain and the shuffle after them. */
+DF_VAL void df_lanes_cond(df_lanes_plan *p, df_pcg32 *r, uint32_t mant)
+{
+    uint32_t octave;
+    double c = df_cond_target(r, p->t, p->n, &octave);
+    p->c = c < 2.5 ? 2.5 : c;
+    if (p->n == 0)
+        return;
+    p->steps = p->n == 1 ? 0 : df_cond_steps(p->t, octave);
+    p->bulk = p->n - p->steps; /* at least 1: the octave's cap */
+    p->shuffles = p->n > 1;
+    int top, shift;
+    double sgn = df_cond_bulk_sign(r, p->n, octave, &top, &shift);
+    for (int i = 0; i < 2; i++) {
+        df_lanes_pass *q = &p->pass[p->passes++];
+        *q = i == 0 ? df_lanes_pass_of(DF_LI_COND0, 2 * mant, 1, p->a, p->b)
+                    : df_lanes_pass_of(DF_LI_COND, 1 + 2 * mant, p->bulk - 1, p->a, p->b);
+        q->top = top;
+        q->shift = shift;
+        q->same = sgn != 0;
+        q->sgn = sgn;
+        q->first = 1;
+        q->acc = p->acc;
+        q->bd = df_bounded32_make((uint32_t)top + 1);
+    }
+}
+
 /* The plan of family's case of n elements of type t into a and b: its
- * per-case draws from r, as its df_fill_* makes them, and its passes.
- * Returns 0, or -1 for a family (or type) without a lane form. */
+ * per-case draws from r, as its df_fill_* makes them, and its passes;
+ * acc (cond's exact sum) zeroed by the caller, who adds nothing else to it
+ * meanwhile. Returns 0, or -1 for a family (or type) without a lane form. */
 DF_VAL int df_lanes_plan_make(uint32_t family, df_pcg32 *r, df_type t, void *a, void *b,
-                              uint64_t n, df_lanes_plan *p)
+                              uint64_t n, df_cond_acc *acc, df_lanes_plan *p)
 {
     if (!df_lanes_take(family, t))
         return -1;
@@ -136,8 +181,12 @@ DF_VAL int df_lanes_plan_make(uint32_t family, df_pcg32 *r, df_type t, void *a, 
     p->n = n;
     p->a = a;
     p->b = b;
+    p->acc = acc;
     uint32_t mant = t == DF_F32 ? 1 : 2; /* df_draw_mant's draws */
     switch (family) {
+    case DF_FAM_COND:
+        df_lanes_cond(p, r, mant);
+        break;
     case DF_FAM_INT_SMALL:
         df_lanes_ints(p, -50, 50);
         break;
@@ -205,6 +254,26 @@ DF_VAL int df_lanes_plan_make(uint32_t family, df_pcg32 *r, df_type t, void *a, 
     return 0;
 }
 
+/* v added into cond's exact sum by one of many lanes at once (atomically
+ * on the device). The additions' count (pending) is left alone: a case
+ * of up to DF_GEN_CHUNK elements makes far fewer than the
+ * DF_COND_ACC_CARRY_EVERY that would carry, so no carry is due. */
+#if defined(__CUDA_ARCH__)
+#define DF_ACC_ADD(p, v) ((void)atomicAdd((unsigned long long *)(p), (unsigned long long)(v)))
+#else
+#define DF_ACC_ADD(p, v) ((void)(*(p) += (v)))
+#endif
+DF_VAL_HOT void df_lanes_acc_add(df_cond_acc *acc, double v)
+{
+    uint32_t idx;
+    int64_t d[3];
+    if (!df_cond_acc_digits(v, &idx, d))
+        return;
+    DF_ACC_ADD(&acc->c[idx], d[0]);
+    DF_ACC_ADD(&acc->c[idx + 1], d[1]);
+    DF_ACC_ADD(&acc->c[idx + 2], d[2]);
+}
+
 /* Item k of pass q from r (at the item's place in the stream). */
 DF_VAL_HOT void df_lanes_item(const df_lanes_pass *q, df_type t, df_pcg32 *r, uint64_t k)
 {
@@ -243,6 +312,17 @@ DF_VAL_HOT void df_lanes_item(const df_lanes_pass *q, df_type t, df_pcg32 *r, ui
     case DF_LI_SHUFFLE:
         ((uint16_t *)q->a)[k] = (uint16_t)df_val_shuffle_draw(r, q->m - k);
         break;
+    case DF_LI_COND0:
+    case DF_LI_COND: {
+        uint64_t i = q->kind == DF_LI_COND0 ? 0 : q->first + k;
+        int e = (i == 0 ? q->top : (int)df_bounded32_draw(r, &q->bd)) - q->shift;
+        double x, y;
+        df_cond_bulk_pair(r, t, q->a, q->b, i, e, q->same, q->sgn, &x, &y);
+        double p = x * y, err = fma(x, y, -p); /* TwoProduct, as df_cond_acc_add_product */
+        df_lanes_acc_add(q->acc, p);
+        df_lanes_acc_add(q->acc, err);
+        break;
+    }
     }
 }
 
@@ -269,10 +349,24 @@ DF_VAL void df_lanes_shuffle_apply(void *a, void *b, size_t es, uint64_t n, cons
     }
 }
 
-/* The tail of p's case from r, after its passes: as its df_fill_* ends. */
+/* cond's tail: G, the products' magnitudes summed in index order as
+ * df_cond_bulk_range sums them (each pair's product again from its stored
+ * values, which are the drawn ones), then the chain's pairs. */
+DF_VAL void df_lanes_cond_tail(const df_lanes_plan *p, df_pcg32 *r)
+{
+    double G = 0;
+    for (uint64_t i = 0; i < p->bulk; i++)
+        G += fabs(df_val_elem(p->t, p->a, i) * df_val_elem(p->t, p->b, i));
+    for (uint64_t k = 0; k < p->steps; k++)
+        G = df_cond_step(r, p->t, p->a, p->b, p->bulk + k, p->steps - k, p->c, p->acc, G);
+}
+
+/* The tail of p's case from r, after its passes: as its df_fill_* ends
+ * (cond's but its shuffle, p->shuffles). */
 DF_VAL void df_lanes_tail(const df_lanes_plan *p, df_pcg32 *r)
 {
     switch (p->family) {
+    case DF_FAM_COND: df_lanes_cond_tail(p, r); break;
     case DF_FAM_SPECIAL: df_special_tail(r, p->t, p->a, p->b, p->n); break;
     case DF_FAM_SPARSE: df_sparse_tail(r, p->t, p->a, p->b, p->n); break;
     case DF_FAM_FEW_TERMS: df_few_terms_tail(r, p->t, p->a, p->b, p->n); break;
@@ -419,14 +513,21 @@ DF_VAL uint64_t df_lanes_pass_fill(const df_lanes_pass *q, df_type t, df_pcg32 *
 }
 
 /* p's case made by W lanes looped on one thread (df_lanes_pass_fill a
- * pass), then its tail. */
-DF_VAL uint64_t df_lanes_fill(const df_lanes_plan *p, df_pcg32 *r, unsigned W, uint64_t *rounds)
+ * pass), then its tail and, where one follows (p->shuffles), its shuffle
+ * (draws by the lanes into js, room for n, swaps in order). */
+DF_VAL uint64_t df_lanes_fill(const df_lanes_plan *p, df_pcg32 *r, unsigned W, uint16_t *js,
+                              uint64_t *rounds)
 {
     uint64_t cuts = 0;
     *rounds = 0;
     for (int i = 0; i < p->passes; i++)
         cuts += df_lanes_pass_fill(&p->pass[i], p->t, r, W, rounds);
     df_lanes_tail(p, r);
+    if (p->shuffles) {
+        df_lanes_pass q = df_lanes_shuffle(js, p->n);
+        cuts += df_lanes_pass_fill(&q, p->t, r, W, rounds);
+        df_lanes_shuffle_apply(p->a, p->b, df_val_size(p->t), p->n, js);
+    }
     return cuts;
 }
 
