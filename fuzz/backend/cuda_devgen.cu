@@ -33,37 +33,26 @@ __device__ static bool devgen_by_lanes(const df_devgen_case &c)
     return c.n <= DF_GEN_CHUNK && df_lanes_take(c.family, (df_type)c.type);
 }
 
-/* Cases up to DF_GEN_CHUNK elements of the families without a lane form:
- * one thread each; a family that ends with a shuffle stops before it,
- * leaving the stream the shuffle draws from in shuf[j] (inc 0: no shuffle
- * to come), for devgen_shuffle_kernel. */
-__global__ void devgen_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf,
-                              df_pcg32 *shuf)
+/* Cases up to DF_GEN_CHUNK elements of a family without a lane form (none
+ * of today's: fuzz/gen/values_lanes.h): one thread each. */
+__global__ void devgen_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf)
 {
     size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= m || cs[j].n > DF_GEN_CHUNK || devgen_by_lanes(cs[j]))
         return;
     const df_devgen_case c = cs[j];
     df_pcg32 r = c.rng;
-    df_type t = (df_type)c.type;
-    unsigned char *a = buf + c.off, *b = a + (size_t)c.n * df_val_size(t);
-    int more = df_fill_before_shuffle(c.family, &r, t, a, b, c.n);
-    if (more < 0) {
-        (void)df_fill_values(c.family, &r, t, a, b, c.n);
-        return;
-    }
-    if (!more)
-        r.inc = 0;
-    shuf[j] = r;
+    size_t na = (size_t)c.n * df_val_size((df_type)c.type);
+    (void)df_fill_values(c.family, &r, (df_type)c.type, buf + c.off, buf + c.off + na, c.n);
 }
 
 /* Cases up to DF_GEN_CHUNK elements of the lane-made families: a warp
  * each (fuzz/gen/values_lanes.h; df_lanes_fill is the same rounds on one
  * thread). Each round's state is the warp's; the lanes past a cut made
  * items the next round makes again, so the warp syncs before it. cond's
- * exact sum is the warp's, in shared memory; its shuffle's stream goes in
- * shuf[j] (inc 0 for the families without one), for
- * devgen_shuffle_kernel. */
+ * exact sum is the warp's, in shared memory; a closing shuffle's stream
+ * (cond, cancel, lp-cancel) goes in shuf[j] (inc 0 where none follows),
+ * for devgen_shuffle_kernel. */
 enum { DEVGEN_LANES_BLOCK = 128 };
 
 /* Pass q of a case of type t by the warp, from *r (the warp's, left at
@@ -156,7 +145,7 @@ __device__ static void devgen_swaps(T *a, T *b, uint64_t n, const uint16_t *js, 
         a[k] = sa[k], b[k] = sb[k];
 }
 
-/* The shuffles devgen_kernel left (shuf), a block of one warp a case: the
+/* The shuffles devgen_lanes_kernel left (shuf), a block of one warp a case: the
  * draws by the lanes (df_lanes_shuffle), the swaps by one lane in order on
  * a copy in shared memory (smem bytes of it), copied back. */
 __global__ void devgen_shuffle_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf,
@@ -193,10 +182,10 @@ __global__ void devgen_shuffle_kernel(const df_devgen_case *cs, size_t m, unsign
  * (idx); each one's plan, value stream after it and cond's chunk partials
  * (up to `most` chunks) go in a device scratch laid out by long_layout,
  * after the stream of each of the m cases' shuffles (shuf: a short case
- * of a family that ends with one, df_fill_before_shuffle, made by
- * devgen_kernel and shuffled by devgen_shuffle_kernel or, past its shared
- * memory, devgen_big_shuffle_kernel, whose scratch comes last: big bytes,
- * each such case's at its offset in the host's list, devgen_batch). */
+ * of a family that ends with one, cond, cancel or lp-cancel, made by
+ * devgen_lanes_kernel and shuffled by devgen_shuffle_kernel or, past its
+ * shared memory, devgen_big_shuffle_kernel, whose scratch comes last: big
+ * bytes, each such case's at its offset in the host's list, devgen_batch). */
 struct long_layout {
     size_t shuf, plans, rngs, parts, big, bytes;
 };
@@ -381,7 +370,7 @@ static devgen_batch devgen_batch_of(df_devgen_case *h, size_t m)
 
 enum { DEVGEN_BIG_BLOCK = 512 };
 
-/* The shuffles devgen_kernel left whose copy would not fit
+/* The shuffles devgen_lanes_kernel left whose copy would not fit
  * devgen_shuffle_kernel's shared memory (smem), a block a case: the
  * draws by its first warp (df_lanes_shuffle), the swaps by all its
  * threads in rounds of reservations (values_lanes.h's phases, a thread
@@ -448,7 +437,7 @@ static void devgen_launch(const void *d_cs, const devgen_batch &g, void *d_long,
         df_pcg32 *shuf = (df_pcg32 *)(sc + o.shuf);
         devgen_lanes_kernel<<<(unsigned)((m * 32 + DEVGEN_LANES_BLOCK - 1) / DEVGEN_LANES_BLOCK),
                               DEVGEN_LANES_BLOCK, 0, st>>>(cs, m, buf, shuf);
-        devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, st>>>(cs, m, buf, shuf);
+        devgen_kernel<<<(unsigned)((m + 31) / 32), 32, 0, st>>>(cs, m, buf);
         (void)cudaFuncSetAttribute(devgen_shuffle_kernel,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int)g.cap);

@@ -21,9 +21,8 @@
  *               again with --gen cpu, side by side;
  *   GPU gen.    cuda: the last n = 2000 batch generated again on the GPU
  *               from the same PCG32 streams (df_backend_devgen: a warp a
- *               case, or a thread up to a closing shuffle), compared byte
- *               for byte with the CPU's, and the kernels' cases/s beside
- *               the CPU's generation on every
+ *               case), compared byte for byte with the CPU's, and the
+ *               kernels' cases/s beside the CPU's generation on every
  *               thread of the pool;
  *   big n       at n = 2^26 (2^20 with --quick): the harness's verified
  *               elements/s over cases [0, BIG_BATCHES batches) (the same
@@ -77,8 +76,7 @@ static const char bench_usage[] =
     "              (the harness rows generate as run --gen auto does: on cuda, the\n"
     "              GPU when double-buffered; cuda adds the n = 2000 row with --gen cpu)\n"
     "  GPU gen.    cuda: the last batch at n = 2000 generated again on the GPU from\n"
-    "              the same PCG32 streams (a warp a case; a thread a case of\n"
-    "              the families that shuffle, up to their shuffle), its bytes compared\n"
+    "              the same PCG32 streams (a warp a case), its bytes compared\n"
     "              with the CPU's, its cases/s beside the CPU's on every thread\n"
     "  big n       verified elements/s at n = 2^26 against the bare references\n"
     "              (df_refs_compute) on the same threads over its last batch: six\n"
@@ -334,7 +332,7 @@ static void regen_slot(void *ctx, size_t s, unsigned w)
 }
 
 /* devgen_row's breakdown: the GPU kernels' time for each family's cases of
- * the batch alone (a warp or a thread a case, so the family whose cases
+ * the batch alone (a warp a case, so the family whose cases
  * take the longest sets the whole batch's time), printed on one line. */
 static void devgen_families(df_bench_out *bo, df_backend *b, const df_devgen_case *cs, size_t m)
 {
@@ -428,7 +426,7 @@ static int devgen_row(df_bench_out *bo, df_engine *e, df_backend *b)
             equal += eq[s];
         const char *what = "generation n = 2000, GPU vs CPU";
         double gpu_rate = ms > 0 ? m / (ms * 1e-3) : 0.0, cpu_rate = cpu > 0 ? m / cpu : 0.0;
-        df_bench_text(bo, "%-34s %14.0f cases/s  on the GPU (%zu cases, a warp or a thread each: %.3f "
+        df_bench_text(bo, "%-34s %14.0f cases/s  on the GPU (%zu cases, a warp each: %.3f "
                           "ms); the CPU on %u threads %.0f cases/s; bytes equal to the CPU's: "
                           "%zu of %zu\n",
                       what, gpu_rate, m, ms, df_pool_size(e->pool), cpu_rate, equal, m);

@@ -61,19 +61,4 @@ DF_VAL int df_fill_values(uint32_t family, df_pcg32 *r, df_type t, void *a, void
     return -1;
 }
 
-/* A case of a family that ends with a shuffle of its pairs (cond, cancel,
- * lp-cancel), up to DF_GEN_CHUNK elements, made but for that shuffle:
- * returns 1 when df_val_shuffle_pairs from r is still to come, 0 when the
- * case is whole, -1 for another family. */
-DF_VAL int df_fill_before_shuffle(uint32_t family, df_pcg32 *r, df_type t, void *a, void *b,
-                                  uint64_t n)
-{
-    switch (family) {
-    case DF_FAM_COND: df_fill_cond_pairs(r, t, a, b, n); return n > 1;
-    case DF_FAM_CANCEL: return df_fill_cancel_pairs(r, t, a, b, n) && n > 1;
-    case DF_FAM_LP_CANCEL: return df_fill_lp_cancel_pairs(r, t, a, b, n) && n > 1;
-    }
-    return -1;
-}
-
 #endif

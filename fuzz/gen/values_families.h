@@ -339,14 +339,25 @@ DF_VAL void df_cancel_small(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i
 
 /* A cancel case but its shuffle: returns whether its pairs are shuffled
  * (from r, next). */
+/* A cancel case's draws before its pairs (n >= 1): integers or not, the
+ * pairs' bound v and the small terms' vs; returns the pairs. */
+DF_VAL uint64_t df_cancel_shape(df_pcg32 *r, df_type t, uint64_t n, int *ints, int32_t *v,
+                                int32_t *vs)
+{
+    *ints = t == DF_I32 || df_pcg32_bounded(r, 2);
+    *v = t == DF_I32 ? df_i32_bound(n) : 50;
+    *vs = *v < 3 ? *v : 3;
+    uint64_t small = df_min_u64(n, 1 + df_pcg32_bounded(r, 4));
+    return (n - small) / 2;
+}
+
 DF_VAL int df_fill_cancel_pairs(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
 {
     if (n == 0)
         return 0;
-    int ints = t == DF_I32 || df_pcg32_bounded(r, 2);
-    int32_t v = t == DF_I32 ? df_i32_bound(n) : 50, vs = v < 3 ? v : 3;
-    uint64_t small = df_min_u64(n, 1 + df_pcg32_bounded(r, 4));
-    uint64_t pairs = (n - small) / 2;
+    int ints;
+    int32_t v, vs;
+    uint64_t pairs = df_cancel_shape(r, t, n, &ints, &v, &vs);
     df_cancel_pairs(r, t, a, b, 0, pairs, ints, v);
     df_cancel_small(r, t, a, b, 2 * pairs, n, ints, vs);
     return df_pcg32_bounded(r, 4) != 0;

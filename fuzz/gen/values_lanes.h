@@ -6,9 +6,10 @@
  * index) in index order, each taking the same number of draws D but where
  * a bounded draw rejects (df_bounded32_draw: a draw in bound / 2^32 at
  * most, 2^-7 for int-wide's widest span, 2^-16 or less for the others'
- * bounds), then a short tail (special values, sparse pairs) drawn last.
- * The lanes make a pass in rounds: from the round's state s, lane L makes
- * item k0 + L from s jumped L D steps ahead
+ * bounds), then a short tail (special values, sparse pairs, cancel's small
+ * terms) drawn last. Every family has one. The lanes make a pass in
+ * rounds: from the round's state s, lane L makes item k0 + L from s jumped
+ * L D steps ahead
  * (df_pcg32_jump_of); its item is the one-thread item when every lane
  * before it took exactly D draws, which it knows by comparing its end with
  * s jumped (L + 1) D. The round keeps its items up to the first lane that
@@ -19,8 +20,8 @@
  * cond's bulk pairs are items too, their products added into its exact
  * sum (order-free) by every lane; its G (a rounded sum in index order) and
  * its chain are its tail, on one lane. cond, cancel and lp-cancel end with
- * a Fisher-Yates over the whole case's pairs; cancel and lp-cancel have no
- * lane form (df_lanes_plan refuses them) but up to it. A shuffle's draws
+ * a Fisher-Yates over the whole case's pairs, after their tail (whose
+ * last draw says, for cancel and lp-cancel, whether). A shuffle's draws
  * are lane-made (df_lanes_shuffle: one draw a step, j for step n - 1 - k as
  * item k) and its swaps then made in order (df_lanes_shuffle_apply), on a
  * copy in a GPU block's shared memory, or in rounds of reservations
@@ -49,7 +50,9 @@ enum {
     DF_LI_LP_SUB,     /* pair k of lp-subnormal (a: the low vector) */
     DF_LI_SHUFFLE,    /* ((uint16_t *)a)[k]: the draw of Fisher-Yates's step m - k */
     DF_LI_COND0,      /* cond's bulk pair 0 (at the top exponent: no draw for it) */
-    DF_LI_COND        /* cond's bulk pair first + k */
+    DF_LI_COND,       /* cond's bulk pair first + k */
+    DF_LI_CANCEL,     /* cancel's pair k (elements 2k, 2k + 1) */
+    DF_LI_LP_CANCEL   /* lp-cancel's pair k */
 };
 
 /* One pass: m items of one kind, `draws` draws each (D). */
@@ -61,7 +64,8 @@ typedef struct df_lanes_pass {
     int64_t lo;      /* INTS, WIDE_EXP, LP_RANGE: the low end; INT_BIG: the sign */
     int64_t line;    /* WIDE_EXP */
     double x, y;     /* CONSTANT */
-    int32_t top, shift, same; /* COND*: the bulk's exponents and sign */
+    int32_t top, shift, same; /* COND*: the bulk's exponents and sign; CANCEL: same is ints,
+                                 top v */
     double sgn;
     uint64_t first;    /* COND: the first pair */
     df_cond_acc *acc;  /* COND*: the exact sum the products go into */
@@ -75,8 +79,11 @@ typedef struct df_lanes_plan {
     void *a, *b;
     int passes;
     df_lanes_pass pass[2];
-    int shuffles;      /* a shuffle of the pairs follows the tail (cond) */
-    uint64_t bulk, steps; /* cond: the bulk's pairs, then the chain's */
+    int shuffles;      /* a shuffle of the pairs follows the tail (set by the plan or the tail) */
+    uint64_t bulk, steps; /* cond: the bulk's pairs, then the chain's; cancel, lp-cancel:
+                             the pairs' elements (bulk), then the small terms' */
+    int32_t ints, vs;  /* cancel's small terms */
+    uint32_t slo;      /* lp-cancel's small terms' field */
     double c;          /* cond: the target */
     df_cond_acc *acc;
 } df_lanes_plan;
@@ -98,6 +105,8 @@ DF_VAL int df_lanes_take(uint32_t family, df_type t)
     case DF_FAM_LP_SUBNORMAL:
     case DF_FAM_LP_SPECIAL:
     case DF_FAM_COND:
+    case DF_FAM_CANCEL:
+    case DF_FAM_LP_CANCEL:
         return 1;
     case DF_FAM_INT_WIDE: /* f32 and f64: spans up to 2^25 */
         return t == DF_F32 || t == DF_F64;
@@ -166,6 +175,36 @@ DF_VAL void df_lanes_cond(df_lanes_plan *p, df_pcg32 *r, uint32_t mant)
     }
 }
 
+/* cancel's plan (df_fill_cancel_pairs's first draws) and lp-cancel's
+ * (df_lp_cancel_shape): the pairs a pass, the small terms and the draw
+ * that says whether they are shuffled the tail. */
+DF_VAL void df_lanes_cancel(df_lanes_plan *p, df_pcg32 *r, uint32_t mant)
+{
+    if (p->n == 0)
+        return;
+    df_lanes_pass *q = &p->pass[p->passes++];
+    uint64_t pairs;
+    if (p->family == DF_FAM_LP_CANCEL) {
+        uint32_t lo;
+        df_bounded32 window;
+        pairs = df_lp_cancel_shape(r, p->t, p->n, &lo, &window, &p->slo);
+        *q = df_lanes_pass_of(DF_LI_LP_CANCEL, 4, pairs, p->a, p->b);
+        q->lo = lo;
+        q->bd = window;
+    } else {
+        int ints;
+        int32_t v;
+        pairs = df_cancel_shape(r, p->t, p->n, &ints, &v, &p->vs);
+        p->ints = ints;
+        /* x and y: a bounded draw each (ints) or an exponent and a
+         * significand; then the flip */
+        *q = df_lanes_pass_of(DF_LI_CANCEL, ints ? 3 : 2 * (1 + mant) + 1, pairs, p->a, p->b);
+        q->same = ints;
+        q->top = v;
+    }
+    p->bulk = 2 * pairs;
+}
+
 /* The plan of family's case of n elements of type t into a and b: its
  * per-case draws from r, as its df_fill_* makes them, and its passes;
  * acc (cond's exact sum) zeroed by the caller, who adds nothing else to it
@@ -186,6 +225,10 @@ DF_VAL int df_lanes_plan_make(uint32_t family, df_pcg32 *r, df_type t, void *a, 
     switch (family) {
     case DF_FAM_COND:
         df_lanes_cond(p, r, mant);
+        break;
+    case DF_FAM_CANCEL:
+    case DF_FAM_LP_CANCEL:
+        df_lanes_cancel(p, r, mant);
         break;
     case DF_FAM_INT_SMALL:
         df_lanes_ints(p, -50, 50);
@@ -323,6 +366,12 @@ DF_VAL_HOT void df_lanes_item(const df_lanes_pass *q, df_type t, df_pcg32 *r, ui
         df_lanes_acc_add(q->acc, err);
         break;
     }
+    case DF_LI_CANCEL:
+        df_cancel_pairs(r, t, q->a, q->b, k, k + 1, q->same, q->top);
+        break;
+    case DF_LI_LP_CANCEL:
+        df_lp_cancel_pair(r, t, q->a, q->b, k, (uint32_t)q->lo, &q->bd);
+        break;
     }
 }
 
@@ -362,11 +411,22 @@ DF_VAL void df_lanes_cond_tail(const df_lanes_plan *p, df_pcg32 *r)
 }
 
 /* The tail of p's case from r, after its passes: as its df_fill_* ends
- * (cond's but its shuffle, p->shuffles). */
-DF_VAL void df_lanes_tail(const df_lanes_plan *p, df_pcg32 *r)
+ * but a shuffle, which p->shuffles then says follows. */
+DF_VAL void df_lanes_tail(df_lanes_plan *p, df_pcg32 *r)
 {
     switch (p->family) {
     case DF_FAM_COND: df_lanes_cond_tail(p, r); break;
+    case DF_FAM_CANCEL:
+        if (p->n) {
+            df_cancel_small(r, p->t, p->a, p->b, p->bulk, p->n, p->ints, p->vs);
+            p->shuffles = df_pcg32_bounded(r, 4) != 0 && p->n > 1;
+        }
+        break;
+    case DF_FAM_LP_CANCEL:
+        if (p->n)
+            p->shuffles = df_lp_cancel_small(r, p->t, p->a, p->b, p->bulk, p->n, p->slo) &&
+                          p->n > 1;
+        break;
     case DF_FAM_SPECIAL: df_special_tail(r, p->t, p->a, p->b, p->n); break;
     case DF_FAM_SPARSE: df_sparse_tail(r, p->t, p->a, p->b, p->n); break;
     case DF_FAM_FEW_TERMS: df_few_terms_tail(r, p->t, p->a, p->b, p->n); break;
@@ -515,7 +575,7 @@ DF_VAL uint64_t df_lanes_pass_fill(const df_lanes_pass *q, df_type t, df_pcg32 *
 /* p's case made by W lanes looped on one thread (df_lanes_pass_fill a
  * pass), then its tail and, where one follows (p->shuffles), its shuffle
  * (draws by the lanes into js, room for n, swaps in order). */
-DF_VAL uint64_t df_lanes_fill(const df_lanes_plan *p, df_pcg32 *r, unsigned W, uint16_t *js,
+DF_VAL uint64_t df_lanes_fill(df_lanes_plan *p, df_pcg32 *r, unsigned W, uint16_t *js,
                               uint64_t *rounds)
 {
     uint64_t cuts = 0;

@@ -182,31 +182,56 @@ DF_VAL void df_fill_lp_special(df_pcg32 *r, df_type t, void *a, void *b, uint64_
  * subnormals): s is the small terms' sum, G all of it. */
 /* An lp-cancel case but its shuffle: returns whether its pairs are
  * shuffled (from r, next). */
-DF_VAL int df_fill_lp_cancel_pairs(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+/* An lp-cancel case's draws before its pairs: the window [lo, lo +
+ * window->bound), the small terms' field slo, the pairs. */
+DF_VAL uint64_t df_lp_cancel_shape(df_pcg32 *r, df_type t, uint64_t n, uint32_t *lo,
+                                   df_bounded32 *window, uint32_t *slo)
 {
-    if (n == 0)
-        return 0;
     uint32_t top = df_lp_top_field(t, n);
     uint32_t width = df_pcg32_bounded(r, 3);
-    uint32_t lo = top / 2 + df_pcg32_bounded(r, top - top / 2 - width + 1), hi = lo + width;
-    uint32_t gap = 2 + df_pcg32_bounded(r, 14), slo = lo > gap ? lo - gap : 0;
+    *lo = top / 2 + df_pcg32_bounded(r, top - top / 2 - width + 1);
+    *window = df_lp_fields(*lo, *lo + width);
+    uint32_t gap = 2 + df_pcg32_bounded(r, 14);
+    *slo = *lo > gap ? *lo - gap : 0;
     uint64_t small = df_min_u64(n, 1 + df_pcg32_bounded(r, 4));
-    uint64_t pairs = (n - small) / 2;
+    return (n - small) / 2;
+}
+
+/* Pair p: elements 2p and 2p + 1, (x, y) and (x, -y). */
+DF_VAL_HOT void df_lp_cancel_pair(df_pcg32 *r, df_type t, void *a, void *b, uint64_t p,
+                                  uint32_t lo, const df_bounded32 *window)
+{
     uint32_t sign = 1u << (df_lowp_shape_of(df_val_lowp(t)).bits - 1);
-    const df_bounded32 window = df_lp_fields(lo, hi), one = df_lp_fields(slo, slo);
-    for (uint64_t p = 0; p < pairs; p++) {
-        uint32_t x = df_lp_draw(r, t, lo, &window);
-        uint32_t y = df_lp_draw(r, t, lo, &window);
-        df_lp_put(t, a, 2 * p, x);
-        df_lp_put(t, b, 2 * p, y);
-        df_lp_put(t, a, 2 * p + 1, x);
-        df_lp_put(t, b, 2 * p + 1, y ^ sign);
-    }
-    for (uint64_t i = 2 * pairs; i < n; i++) {
+    uint32_t x = df_lp_draw(r, t, lo, window);
+    uint32_t y = df_lp_draw(r, t, lo, window);
+    df_lp_put(t, a, 2 * p, x);
+    df_lp_put(t, b, 2 * p, y);
+    df_lp_put(t, a, 2 * p + 1, x);
+    df_lp_put(t, b, 2 * p + 1, y ^ sign);
+}
+
+/* The small terms, elements [i0, n), then whether the pairs are shuffled. */
+DF_VAL int df_lp_cancel_small(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i0, uint64_t n,
+                              uint32_t slo)
+{
+    const df_bounded32 one = df_lp_fields(slo, slo);
+    for (uint64_t i = i0; i < n; i++) {
         df_lp_put(t, a, i, df_lp_draw(r, t, slo, &one));
         df_lp_put(t, b, i, df_lp_draw(r, t, slo, &one));
     }
     return df_pcg32_bounded(r, 4) != 0;
+}
+
+DF_VAL int df_fill_lp_cancel_pairs(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
+{
+    if (n == 0)
+        return 0;
+    uint32_t lo, slo;
+    df_bounded32 window;
+    uint64_t pairs = df_lp_cancel_shape(r, t, n, &lo, &window, &slo);
+    for (uint64_t p = 0; p < pairs; p++)
+        df_lp_cancel_pair(r, t, a, b, p, lo, &window);
+    return df_lp_cancel_small(r, t, a, b, 2 * pairs, n, slo);
 }
 
 DF_VAL void df_fill_lp_cancel(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
