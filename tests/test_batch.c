@@ -168,6 +168,19 @@ Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
         "generated through the backend");
 }
 
+/* --gen gpu at the default lengths (up to 65,536 elements: a warp a case
+ * on cuda, its shuffle in rounds past the shared memory): the same table
+ * and finding files as one case at a time. */
+Test(batch, generation_at_the_default_lengths_equals_one_at_a_time, .timeout = 120)
+{
+    piped_and_single_equal_one_at_a_time(
+        "batchgenlong",
+        "run --backend host --kernel shfl,shfl-f64,int-atomic,half2-f16 --seed 81 --cases 1200 "
+        "--meta-every 5 --save-precision all --save-bugs all --quiet",
+        "--batch 256 --threads 3 --pipeline on --gen gpu", "--batch 300 --pipeline off --gen gpu",
+        "generated through the backend");
+}
+
 /* The ring of DF_SETS_MAX sets of slots (--gen gpu, pipelined: a batch
  * recorded while the next one runs, three made ahead) with quick kernels
  * and few threads, where the batches ahead are still being prepared, their

@@ -108,25 +108,28 @@ static int wants_pipeline(const df_engine *e)
     return on && df_pool_size(e->pool) > 1 && df_longest_n(e) > 0 && sets_fit(e, 2);
 }
 
-/* Whether the GPU generates the batches: when asked (auto: on cuda with
- * double-buffered batches, where the next batch's generation hides behind
- * this one's run; with one buffer the references wait for the whole batch
- * to land; and one kernel: a mix of kernels keeps the GPU busy with its
- * own batches, where the generation's kernels then wait, and the CPU's
- * generation is the faster) and every case is short; or (auto too, one
- * buffer or two, any kernels) where cases may pass DF_GEN_CHUNK, which the
- * GPU makes a thread a chunk (on the CPU, their generation is most of the
- * pool's time). After bs->pipelined is set. */
+/* Whether the GPU generates the batches: when asked, or (auto) on cuda
+ * with double-buffered batches, where the next batch's generation hides
+ * behind this one's run (with one buffer the references wait for the whole
+ * batch to land), for one kernel or for cases that may pass
+ * DF_GEN_AUTO_CPU_N: a mix of kernels over short cases keeps the GPU busy
+ * with its own batches, where the generation's kernels then wait and the
+ * CPU's generation is the faster, while longer cases cost the CPU more to
+ * make than the GPU's stage gains; and (auto too, one buffer or two, any
+ * kernels) where cases may pass DF_GEN_CHUNK, which the GPU makes a thread
+ * a chunk (on the CPU, their generation is most of the pool's time). After
+ * bs->pipelined is set. */
 static int wants_gpu_gen(const df_engine *e)
 {
     uint64_t longest = df_longest_n(e);
     int chunked = longest > DF_GEN_CHUNK;
+    int doubled = e->bs->pipelined && (e->nk == 1 || longest > DF_GEN_AUTO_CPU_N);
     int on = e->o->gen == DF_GEN_GPU ||
-             (e->o->gen == DF_GEN_AUTO && ((e->bs->pipelined && e->nk == 1) || chunked) &&
+             (e->o->gen == DF_GEN_AUTO && (doubled || chunked) &&
               strcmp(df_backend_name(e->b), "cuda") == 0);
     /* huge cases are made on the CPU: the GPU's sets of generation buffers
      * would each grow to one */
-    return on && (longest <= DF_GPU_GEN_MAX_N || chunked) && !e->go.huge_every;
+    return on && !e->go.huge_every;
 }
 
 /* Sets of slots, a batch each: one; two pipelined; when the GPU generates

@@ -72,12 +72,13 @@ typedef struct df_run_opts {
 const char *df_run_option(df_run_opts *o, const char *name, const char *value);
 
 /* --gen: cpu generates every case on the CPU's threads; gpu has the GPU
- * generate batches of cases up to DF_GPU_GEN_MAX_N elements from the same
- * streams (the same bytes: fuzz/gen/values.h) and copy them back for the
- * references; auto is gpu on the cuda backend with double-buffered
- * batches of one kernel. */
+ * generate every batch from the same streams (the same bytes:
+ * fuzz/gen/values.h) and copy it back for the references; auto is gpu on
+ * the cuda backend with double-buffered batches of one kernel or of cases
+ * that may pass DF_GEN_AUTO_CPU_N elements, or with cases that may pass
+ * DF_GEN_CHUNK. */
 enum { DF_GEN_AUTO, DF_GEN_CPU, DF_GEN_GPU };
-#define DF_GPU_GEN_MAX_N 8192
+#define DF_GEN_AUTO_CPU_N 8192
 int df_run_parse_gen(const char *v, int *mode); /* 0, or -1 for a bad word */
 
 /* --pipeline: auto double-buffers on the cuda backend (the GPU's part of a
