@@ -46,6 +46,7 @@ struct df_pool {
     pthread_cond_t wake, done;
     int quit;
     double idle_s[2];     /* workers' seconds without work: none open, or gated only */
+    double idle_all;      /* ... both, summed since the pool began */
     unsigned long picks;  /* loops chosen by the workers under mu */
     df_loop loops[DF_POOL_MAX_LOOPS];
     /* loops opened so far (written under mu), read after every chunk: a
@@ -155,6 +156,16 @@ void df_pool_idle(df_pool *p, double out[2])
     pthread_mutex_unlock(&p->mu);
 }
 
+double df_pool_idle_all(df_pool *p)
+{
+    if (!p)
+        return 0;
+    pthread_mutex_lock(&p->mu);
+    double s = p->idle_all;
+    pthread_mutex_unlock(&p->mu);
+    return s;
+}
+
 unsigned long df_pool_picks(df_pool *p)
 {
     if (!p)
@@ -200,7 +211,9 @@ static void *worker(void *v)
         while (!p->quit && !(l = pick(p, &gated, &shut_before))) {
             double t0 = df_now();
             idle(p, gated);
-            p->idle_s[gated] += df_now() - t0;
+            double t = df_now() - t0;
+            p->idle_s[gated] += t;
+            p->idle_all += t;
         }
         if (p->quit)
             break;

@@ -80,6 +80,9 @@ int df_pool_begin_ahead(df_pool *p, size_t n, void (*fn)(void *ctx, size_t i, un
  * last call, summed over them: out[0] with no loop open that had chunks
  * left, out[1] with loops left only behind their gates. Then zeroes them. */
 void df_pool_idle(df_pool *p, double out[2]);
+/* The workers' idle seconds, both kinds, summed since the pool began (not
+ * zeroed by df_pool_idle). */
+double df_pool_idle_all(df_pool *p);
 
 /* How many times the workers (not the caller) have chosen a loop under
  * the pool's lock so far: about once a loop a worker, as a worker stays on

@@ -7,6 +7,7 @@
 
 #include "fuzz/backend/backend.h"
 #include "fuzz/pool.h"
+#include "fuzz/run/engine_internal.h"
 #include "fuzz/run/run.h"
 #include "fuzz/run/supervisor.h"
 #include "kernels/kernel.h"
@@ -168,17 +169,37 @@ Test(batch, generation_through_the_backend_equals_one_at_a_time, .timeout = 120)
         "generated through the backend");
 }
 
-/* --gen gpu at the default lengths (up to 65,536 elements: a warp a case
- * on cuda, its shuffle in rounds past the shared memory): the same table
- * and finding files as one case at a time. */
+/* --gen gpu and split at the default lengths (up to 65,536 elements: a
+ * warp a case on cuda, its shuffle in rounds past the shared memory): the
+ * same table and finding files as one case at a time, whichever batches
+ * the GPU (here the host emulation) makes. */
 Test(batch, generation_at_the_default_lengths_equals_one_at_a_time, .timeout = 120)
 {
-    piped_and_single_equal_one_at_a_time(
-        "batchgenlong",
+    const char *common =
         "run --backend host --kernel shfl,shfl-f64,int-atomic,half2-f16 --seed 81 --cases 1200 "
-        "--meta-every 5 --save-precision all --save-bugs all --quiet",
-        "--batch 256 --threads 3 --pipeline on --gen gpu", "--batch 300 --pipeline off --gen gpu",
-        "generated through the backend");
+        "--meta-every 5 --save-precision all --save-bugs all --quiet";
+    piped_and_single_equal_one_at_a_time("batchgenlong", common,
+                                         "--batch 256 --threads 3 --pipeline on --gen gpu",
+                                         "--batch 300 --pipeline off --gen gpu",
+                                         "generated through the backend");
+    piped_and_single_equal_one_at_a_time("batchsplit", common,
+                                         "--batch 64 --threads 3 --pipeline on --gen split",
+                                         "--batch 50 --pipeline off --gen split",
+                                         "generated on either side of a split");
+}
+
+/* split's choice: the GPU makes the next batch when the pool's workers
+ * were idle less than DF_GEN_SPLIT_IDLE of their time over the last
+ * cycle, the CPU when more, or before a cycle was measured. */
+Test(batch, split_gives_the_gpu_a_batch_when_the_pool_is_behind)
+{
+    double cycle = 0.040, most = DF_GEN_SPLIT_IDLE * 8 * cycle;
+    cr_assert(df_gen_pick_gpu(cycle, 0.0, 8));
+    cr_assert(df_gen_pick_gpu(cycle, most * 0.9, 8));
+    cr_assert_not(df_gen_pick_gpu(cycle, most * 1.1, 8));
+    cr_assert(df_gen_pick_gpu(cycle, most * 1.1, 16));
+    cr_assert_not(df_gen_pick_gpu(0.0, 0.0, 8));
+    cr_assert_not(df_gen_pick_gpu(cycle, 0.0, 0));
 }
 
 /* The ring of DF_SETS_MAX sets of slots (--gen gpu, pipelined: a batch

@@ -79,9 +79,11 @@ static void run_usage(FILE *f)
           "                       with the cuda backend), on, off\n"
           "  --gen W              where a batch's vectors are made: cpu (every core), gpu\n"
           "                       (the GPU, from the same PCG32 streams, the same bytes;\n"
-          "                       copied back for the references), auto (default: gpu on\n"
-          "                       the cuda backend with double-buffered batches of one\n"
-          "                       kernel or of cases that may pass 8192 elements)\n"
+          "                       copied back for the references), split (each double-\n"
+          "                       buffered batch on the GPU when the CPUs fell behind with\n"
+          "                       the last, else on the CPU), auto (default, on the cuda\n"
+          "                       backend with double-buffered batches: gpu for one kernel,\n"
+          "                       split for several; gpu for cases past 65,536 elements)\n"
           "\n"
           "  --sanitize TOOL      after the run, each kernel's first cases and every finding\n"
           "                       of this run again under compute-sanitizer's TOOL\n"
@@ -125,9 +127,9 @@ static int huge_refused(const df_run_opts *o, const unsigned char *given)
         }
     if (o->huge && df_huge_refused("run", NULL, 0, o->huge_bytes, o->backend) != 0)
         return -1;
-    if (o->huge && o->gen == DF_GEN_GPU) {
-        fprintf(stderr, "dotfuzz run: --gen gpu has no effect with --huge, whose cases "
-                        "are made on the CPU\n");
+    if (o->huge && (o->gen == DF_GEN_GPU || o->gen == DF_GEN_SPLIT)) {
+        fprintf(stderr, "dotfuzz run: --gen %s has no effect with --huge, whose cases "
+                        "are made on the CPU\n", o->gen == DF_GEN_GPU ? "gpu" : "split");
         return -1;
     }
     return 0;

@@ -103,7 +103,8 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
         /* not when prepare_group modelled them all (df_premodel_slot skips a
          * case modelled already: this loop is then a pass over the slots
          * for nothing) */
-        int premodel = gpu && !df_prepare_models(&jb, bs->gpu_gen);
+        int gpu_made = prepared ? bs->set_gpu_made[df_set_of(e, bs->cur)] : jb.gen_set >= 0;
+        int premodel = gpu && !df_prepare_models(&jb, gpu_made);
         int hm = premodel ? df_pool_begin(e->pool, n, df_premodel_slot, &jb) : -1;
         aside = bs->stage_s[DF_STAGE_RECORD] + bs->stage_s[DF_STAGE_AHEAD];
         dead = gpu && df_run_gpu(e, n, meanwhile, ctx) != 0;
@@ -181,7 +182,8 @@ static void shapes_ahead(df_engine *e, ahead_queue *q, size_t set, uint64_t j, u
                          double deadline)
 {
     df_batch_state *bs = e->bs;
-    size_t m = bs->gpu_gen && j < hi && !df_stopping(e, deadline) ? batch_len(e, j, hi) : 0;
+    int gpu = bs->gpu_gen && (!bs->gen_split || bs->gen_gpu_next);
+    size_t m = gpu && j < hi && !df_stopping(e, deadline) ? batch_len(e, j, hi) : 0;
     if (!m || q->sh[set] >= 0)
         return;
     q->shape[set] = df_batch_job(e, bs->slots + set * e->batch, j, m);
@@ -233,6 +235,24 @@ static int begin_ahead(df_engine *e, ahead_queue *q, size_t set, uint64_t *j, ui
     return 1;
 }
 
+int df_gen_pick_gpu(double cycle, double idle, unsigned workers)
+{
+    return cycle > 0 && workers > 0 && idle < DF_GEN_SPLIT_IDLE * workers * cycle;
+}
+
+/* With bs->gen_split, once a batch: where the next batch begun is made
+ * (df_gen_pick_gpu), from the pool's idle time since the last pick. */
+static void gen_pick(df_engine *e)
+{
+    df_batch_state *bs = e->bs;
+    double now = df_now(), idle = df_pool_idle_all(e->pool);
+    unsigned workers = df_pool_size(e->pool) - 1; /* the caller's thread is not idle-timed */
+    bs->gen_gpu_next = bs->gen_joined > 0 &&
+                       df_gen_pick_gpu(now - bs->gen_joined, idle - bs->gen_idle, workers);
+    bs->gen_joined = now;
+    bs->gen_idle = idle;
+}
+
 /* Waits for q's oldest batch to be prepared, takes it off q and returns
  * its set. */
 static size_t join_oldest(df_engine *e, ahead_queue *q)
@@ -241,6 +261,8 @@ static size_t join_oldest(df_engine *e, ahead_queue *q)
     double t0 = df_now();
     df_pool_wait(e->pool, q->h[set]);
     e->bs->stage_s[DF_STAGE_PREPARE] += df_now() - t0;
+    if (e->bs->gen_split)
+        gen_pick(e);
     q->n--;
     memmove(q->set, q->set + 1, q->n * sizeof *q->set);
     return set;

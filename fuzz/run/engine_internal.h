@@ -163,6 +163,10 @@ typedef struct df_batch_state {
     size_t nsampled[DF_SETS_MAX];
     df_mark *marks;           /* each slot's recording worked out by the pool (df_mark) */
     int gpu_gen;              /* batches generated on the GPU (df_gpu_generate) */
+    int gen_split;            /* ... each one there or on the CPU, as df_gen_pick says */
+    int gen_gpu_next;         /* split: the next batch begun is the GPU's */
+    double gen_joined, gen_idle; /* split: the last pick's time, the pool's idle seconds */
+    int set_gpu_made[DF_SETS_MAX]; /* whether each set's batch was made on the GPU */
     uint64_t epoch;           /* prepare jobs begun (df_batch_job) */
     struct df_devgen_case *gcs; /* their value streams, from gcs + set * batch */
     df_shape *shapes;         /* ... and their shapes, made before their slots are free */
@@ -332,8 +336,17 @@ df_job df_batch_job(df_engine *e, df_slot *slots, uint64_t lo, size_t n);
 /* Names the batch [lo, lo + n) in slots: its sampled cases and their
  * plans (the rest of each slot is named by the prepare items). */
 void df_name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n);
-/* Has the GPU generate jb's cases (when bs->gpu_gen; shaped: their shapes
- * made ahead by df_shapes_begin's loop). */
+/* With bs->gen_split, whether the GPU makes the next batch begun: when
+ * the pool's workers were idle (nothing to take, or only loops waiting for
+ * the GPU's generation) less than DF_GEN_SPLIT_IDLE of their time over the
+ * last cycle (cycle seconds between picks, idle seconds summed over the
+ * workers): the CPUs are the bottleneck, and a batch the GPU makes frees
+ * them. Otherwise the CPU: it has room, or the GPU is the one behind. */
+#define DF_GEN_SPLIT_IDLE 0.05
+int df_gen_pick_gpu(double cycle, double idle, unsigned workers);
+/* Has the GPU generate jb's cases (when bs->gpu_gen, and df_gen_pick_gpu's
+ * word with bs->gen_split; shaped: their shapes made ahead by
+ * df_shapes_begin's loop). */
 void df_gpu_generate(df_engine *e, df_job *jb, int shaped);
 /* Whether jb's prepare loop models all its cases (gpu_made: generated on
  * the GPU). */

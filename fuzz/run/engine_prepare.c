@@ -182,18 +182,20 @@ static void shape_group(void *ctx, size_t g, unsigned w)
     (void)df_spent(e, w, DF_CPU_GENERATE, t0, jb->lo + lo);
 }
 
-/* Has the GPU generate jb's cases (bs->gpu_gen): their shapes and streams
- * (on the pool now, unless shaped: made ahead by shapes_ahead), then the
- * device fills them and copies them into the set's pinned memory, which
- * the slots' vectors will point into; the prepare items wait for it to
- * land (prepare_group). When the GPU cannot start, the cases are made on
- * the CPU as without it (the same bytes). */
+/* Has the GPU generate jb's cases (bs->gpu_gen, and with bs->gen_split
+ * when df_gen_pick last said so): their shapes and streams (on the pool
+ * now, unless shaped: made ahead by shapes_ahead), then the device fills
+ * them and copies them into the set's pinned memory, which the slots'
+ * vectors will point into; the prepare items wait for it to land
+ * (prepare_group). Otherwise, or when the GPU cannot start, the prepare
+ * items make the cases on the CPU (the same bytes). */
 void df_gpu_generate(df_engine *e, df_job *jb, int shaped)
 {
     df_batch_state *bs = e->bs;
-    if (!bs->gpu_gen || jb->n == 0)
-        return;
     size_t h = df_set_of(e, jb->slots);
+    bs->set_gpu_made[h] = 0;
+    if (!bs->gpu_gen || jb->n == 0 || (bs->gen_split && !bs->gen_gpu_next))
+        return;
     df_devgen_case *g = bs->gcs + h * e->batch;
     if (!shaped)
         df_pool_for(e->pool, df_timed_groups(jb->n), shape_group, jb);
@@ -208,6 +210,7 @@ void df_gpu_generate(df_engine *e, df_job *jb, int shaped)
     }
     jb->gen_out = out; /* the slots' vectors point into it (prepare_group) */
     jb->gen_set = (int)h;
+    bs->set_gpu_made[h] = 1;
     jb->chunks = 0; /* made whole on the GPU (their permute copies still in chunks) */
 }
 

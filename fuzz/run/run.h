@@ -73,12 +73,13 @@ const char *df_run_option(df_run_opts *o, const char *name, const char *value);
 
 /* --gen: cpu generates every case on the CPU's threads; gpu has the GPU
  * generate every batch from the same streams (the same bytes:
- * fuzz/gen/values.h) and copy it back for the references; auto is gpu on
- * the cuda backend with double-buffered batches of one kernel or of cases
- * that may pass DF_GEN_AUTO_CPU_N elements, or with cases that may pass
- * DF_GEN_CHUNK. */
-enum { DF_GEN_AUTO, DF_GEN_CPU, DF_GEN_GPU };
-#define DF_GEN_AUTO_CPU_N 8192
+ * fuzz/gen/values.h) and copy it back for the references; split has the
+ * GPU generate a double-buffered batch when the pool was behind with the
+ * last one, the CPU when not (df_gen_pick); auto is gpu on the cuda
+ * backend with double-buffered batches of one kernel or with cases that
+ * may pass DF_GEN_CHUNK, split with double-buffered batches of several
+ * kernels, else cpu. */
+enum { DF_GEN_AUTO, DF_GEN_CPU, DF_GEN_GPU, DF_GEN_SPLIT };
 int df_run_parse_gen(const char *v, int *mode); /* 0, or -1 for a bad word */
 
 /* --pipeline: auto double-buffers on the cuda backend (the GPU's part of a
