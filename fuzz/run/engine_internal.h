@@ -163,7 +163,7 @@ typedef struct df_batch_state {
     size_t nsampled[DF_SETS_MAX];
     df_mark *marks;           /* each slot's recording worked out by the pool (df_mark) */
     int gpu_gen;              /* batches generated on the GPU (df_gpu_generate) */
-    int gen_split;            /* ... each one there or on the CPU, as df_gen_pick says */
+    int gen_split;            /* ... each one there or on the CPU, as df_gen_pick_gpu says */
     int gen_gpu_next;         /* split: the next batch begun is the GPU's */
     double gen_joined, gen_idle; /* split: the last pick's time, the pool's idle seconds */
     int set_gpu_made[DF_SETS_MAX]; /* whether each set's batch was made on the GPU */

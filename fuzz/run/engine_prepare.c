@@ -183,7 +183,7 @@ static void shape_group(void *ctx, size_t g, unsigned w)
 }
 
 /* Has the GPU generate jb's cases (bs->gpu_gen, and with bs->gen_split
- * when df_gen_pick last said so): their shapes and streams (on the pool
+ * when df_gen_pick_gpu last said so): their shapes and streams (on the pool
  * now, unless shaped: made ahead by shapes_ahead), then the device fills
  * them and copies them into the set's pinned memory, which the slots'
  * vectors will point into; the prepare items wait for it to land
