@@ -57,7 +57,8 @@
 #                every GPU, alternated R times (default 2), S seconds each (default
 #                60), and their ratio, over the runs and past their first S/3 s;
 #                beside them the same CPU work on the host backend, one share
-#                against all -> scaling.txt
+#                against all; SCALING_OPTS: more options for the GPU runs (as
+#                "--gen split") -> scaling.txt
 #   memshare     the host's memory per GPU's share of the CPUs: tools/host_mem.c
 #                (`make host-mem`: a read pass, the references and the shfl model
 #                over each thread's case of 2^26 pairs) on one share, then on
@@ -536,13 +537,14 @@ run_host_shares() {
 scaling() {
   local s=${2:-60} i
   local r="$DF run --time ${s}s --seed 1 --save-precision none --save-bugs none" w=$(( s / 3 ))
+  local g="--backend cuda${SCALING_OPTS:+ $SCALING_OPTS}"
   gpu_share
-  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $MINE] $r --backend cuda --corpus DIR   (alternated, ${1:-2} rounds; rates over the run and past its first $w s, from its status lines)"
+  { echo "\$ [CUDA_VISIBLE_DEVICES=0 taskset -c $MINE] $r $g --corpus DIR   (alternated, ${1:-2} rounds; rates over the run and past its first $w s, from its status lines)"
     echo "\$ taskset -c SHARE $r --backend host --corpus DIR   (one process, then one on each GPU's share at once)"
     echo "commit: $(commit_of); $GPUS GPU(s), $CPUS CPUs"
     for i in $(seq "${1:-2}"); do
-      echo "one GPU, $SHARE cores: $(run_rates "$WORK/scaling" $w env CUDA_VISIBLE_DEVICES=0 taskset -c "$MINE" $r --backend cuda)"
-      echo "$GPUS GPUs, $CPUS cores: $(run_rates "$WORK/scaling" $w $r --backend cuda)"
+      echo "one GPU, $SHARE cores: $(run_rates "$WORK/scaling" $w env CUDA_VISIBLE_DEVICES=0 taskset -c "$MINE" $r $g)"
+      echo "$GPUS GPUs, $CPUS cores: $(run_rates "$WORK/scaling" $w $r $g)"
       echo "no GPU, $SHARE cores: $(run_host_shares "$WORK/scaling-host" $w 1 $r --backend host)"
       echo "no GPU, $GPUS x $SHARE cores: $(run_host_shares "$WORK/scaling-host" $w "$GPUS" $r --backend host)"
     done
