@@ -15,8 +15,7 @@
  *   values_cond.h      cond (GenDot) and its exact running sum
  *   values_long.h      cases past DF_GEN_CHUNK, made in chunks
  *   values_lowp.h      the f16, bf16, e4m3 and e5m2 families (made whole)
- *   values_lanes.h     a whole case made by a warp's lanes together, for
- *                      the families without a shuffle
+ *   values_lanes.h     a whole case made by a warp's lanes together
  * df_fill_values dispatches on the family id. */
 #ifndef DOTFUZZ_VALUES_H
 #define DOTFUZZ_VALUES_H

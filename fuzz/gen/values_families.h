@@ -14,8 +14,6 @@
 
 /* ---- int-small, uniform, int-wide --------------------------------------- */
 
-/* Uniform integers in [lo, hi] (|lo|, |hi| <= 2^24, so exact in every
- * element type). */
 /* Integer x as element i of v (f32, f64 or i32). */
 DF_VAL_HOT void df_put_int(df_type t, void *v, uint64_t i, int64_t x)
 {
@@ -39,6 +37,8 @@ DF_VAL int df_ints_wide(int64_t lo, int64_t hi)
     return (uint64_t)hi - (uint64_t)lo >= 0xffffffffULL;
 }
 
+/* Uniform integers in [lo, hi] (|lo|, |hi| <= 2^24, so exact in every
+ * element type). */
 DF_VAL void df_fill_ints(df_pcg32 *r, df_type t, void *v, uint64_t n,
                          int64_t lo, int64_t hi)
 {
@@ -337,8 +337,6 @@ DF_VAL void df_cancel_small(df_pcg32 *r, df_type t, void *a, void *b, uint64_t i
     }
 }
 
-/* A cancel case but its shuffle: returns whether its pairs are shuffled
- * (from r, next). */
 /* A cancel case's draws before its pairs (n >= 1): integers or not, the
  * pairs' bound v and the small terms' vs; returns the pairs. */
 DF_VAL uint64_t df_cancel_shape(df_pcg32 *r, df_type t, uint64_t n, int *ints, int32_t *v,
@@ -351,6 +349,8 @@ DF_VAL uint64_t df_cancel_shape(df_pcg32 *r, df_type t, uint64_t n, int *ints, i
     return (n - small) / 2;
 }
 
+/* A cancel case but its shuffle: returns whether its pairs are shuffled
+ * (from r, next). */
 DF_VAL int df_fill_cancel_pairs(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
 {
     if (n == 0)

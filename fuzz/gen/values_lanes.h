@@ -50,7 +50,7 @@ enum {
     DF_LI_LP_SUB,     /* pair k of lp-subnormal (a: the low vector) */
     DF_LI_SHUFFLE,    /* ((uint16_t *)a)[k]: the draw of Fisher-Yates's step m - k */
     DF_LI_COND0,      /* cond's bulk pair 0 (at the top exponent: no draw for it) */
-    DF_LI_COND,       /* cond's bulk pair first + k */
+    DF_LI_COND,       /* cond's bulk pair 1 + k */
     DF_LI_CANCEL,     /* cancel's pair k (elements 2k, 2k + 1) */
     DF_LI_LP_CANCEL   /* lp-cancel's pair k */
 };
@@ -67,7 +67,6 @@ typedef struct df_lanes_pass {
     int32_t top, shift, same; /* COND*: the bulk's exponents and sign; CANCEL: same is ints,
                                  top v */
     double sgn;
-    uint64_t first;    /* COND: the first pair */
     df_cond_acc *acc;  /* COND*: the exact sum the products go into */
 } df_lanes_pass;
 
@@ -169,7 +168,6 @@ DF_VAL void df_lanes_cond(df_lanes_plan *p, df_pcg32 *r, uint32_t mant)
         q->shift = shift;
         q->same = sgn != 0;
         q->sgn = sgn;
-        q->first = 1;
         q->acc = p->acc;
         q->bd = df_bounded32_make((uint32_t)top + 1);
     }
@@ -357,7 +355,7 @@ DF_VAL_HOT void df_lanes_item(const df_lanes_pass *q, df_type t, df_pcg32 *r, ui
         break;
     case DF_LI_COND0:
     case DF_LI_COND: {
-        uint64_t i = q->kind == DF_LI_COND0 ? 0 : q->first + k;
+        uint64_t i = q->kind == DF_LI_COND0 ? 0 : 1 + k;
         int e = (i == 0 ? q->top : (int)df_bounded32_draw(r, &q->bd)) - q->shift;
         double x, y;
         df_cond_bulk_pair(r, t, q->a, q->b, i, e, q->same, q->sgn, &x, &y);

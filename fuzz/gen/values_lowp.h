@@ -179,10 +179,9 @@ DF_VAL void df_fill_lp_special(df_pcg32 *r, df_type t, void *a, void *b, uint64_
  * upper half of the range, shuffled three cases in four, beside 1 to 4
  * small terms whose exponent fields lie 2 to 15 below the window's low end
  * on each side (products 2^4 to 2^30 times smaller, down into the
- * subnormals): s is the small terms' sum, G all of it. */
-/* An lp-cancel case but its shuffle: returns whether its pairs are
- * shuffled (from r, next). */
-/* An lp-cancel case's draws before its pairs: the window [lo, lo +
+ * subnormals): s is the small terms' sum, G all of it.
+ *
+ * An lp-cancel case's draws before its pairs: the window [lo, lo +
  * window->bound), the small terms' field slo, the pairs. */
 DF_VAL uint64_t df_lp_cancel_shape(df_pcg32 *r, df_type t, uint64_t n, uint32_t *lo,
                                    df_bounded32 *window, uint32_t *slo)
@@ -222,6 +221,8 @@ DF_VAL int df_lp_cancel_small(df_pcg32 *r, df_type t, void *a, void *b, uint64_t
     return df_pcg32_bounded(r, 4) != 0;
 }
 
+/* An lp-cancel case but its shuffle: returns whether its pairs are
+ * shuffled (from r, next). */
 DF_VAL int df_fill_lp_cancel_pairs(df_pcg32 *r, df_type t, void *a, void *b, uint64_t n)
 {
     if (n == 0)
