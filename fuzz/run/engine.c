@@ -76,10 +76,11 @@ const df_case *df_engine_last_case(const df_engine *e, size_t s, int *failed)
 /* ---- a batch checked ---- */
 
 /* Checks the batch bs->cur, indices [lo, lo + n) (df_record_batch records
- * it); prepared: generated and referenced already (pipelined). meanwhile
+ * it); ahead: its job when it was generated and referenced already
+ * (pipelined), else NULL. meanwhile
  * (ctx), when not NULL, runs once while the GPU runs the batch, or after
  * the check where it does not. Returns 1 when the backend died, else 0. */
-static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
+static int check_batch(df_engine *e, uint64_t lo, size_t n, const df_job *ahead,
                        void (*meanwhile)(void *ctx), void *ctx)
 {
     df_batch_state *bs = e->bs;
@@ -89,12 +90,12 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
         df_worker_case_begin(e->hb, lo, n);
     int dead = 0, meta_done = 0;
     double t0 = df_now(), t1, t2, aside = 0;
-    if (df_backend_is_host(e->b) && !prepared) {
+    if (df_backend_is_host(e->b) && !ahead) {
         jb.whole = 1; /* chunked jobs: slot_made judges each case */
         df_prepare_now(e, &jb);
         t1 = t2 = df_now();
     } else {
-        if (!prepared) {
+        if (!ahead) {
             df_gpu_generate(e, &jb, 0);
             df_prepare_now(e, &jb);
         }
@@ -103,8 +104,7 @@ static int check_batch(df_engine *e, uint64_t lo, size_t n, int prepared,
         /* not when prepare_group modelled them all (df_premodel_slot skips a
          * case modelled already: this loop is then a pass over the slots
          * for nothing) */
-        int gpu_made = prepared ? bs->set_gpu_made[df_set_of(e, bs->cur)] : jb.gen_set >= 0;
-        int premodel = gpu && !df_prepare_models(&jb, gpu_made);
+        int premodel = gpu && !df_prepare_models(&jb, (ahead ? ahead : &jb)->gen_set >= 0);
         int hm = premodel ? df_pool_begin(e->pool, n, df_premodel_slot, &jb) : -1;
         aside = bs->stage_s[DF_STAGE_RECORD] + bs->stage_s[DF_STAGE_AHEAD];
         dead = gpu && df_run_gpu(e, n, meanwhile, ctx) != 0;
@@ -182,8 +182,7 @@ static void shapes_ahead(df_engine *e, ahead_queue *q, size_t set, uint64_t j, u
                          double deadline)
 {
     df_batch_state *bs = e->bs;
-    int gpu = bs->gpu_gen && (!bs->gen_split || bs->gen_gpu_next);
-    size_t m = gpu && j < hi && !df_stopping(e, deadline) ? batch_len(e, j, hi) : 0;
+    size_t m = df_gen_on_gpu(bs) && j < hi && !df_stopping(e, deadline) ? batch_len(e, j, hi) : 0;
     if (!m || q->sh[set] >= 0)
         return;
     q->shape[set] = df_batch_job(e, bs->slots + set * e->batch, j, m);
@@ -351,7 +350,7 @@ static int pipelined_range(df_engine *e, uint64_t lo, uint64_t hi, double deadli
         bs->nnext = q.n ? q.jb[q.set[0]].n : 0;
         bs->next_loop = q.n ? &q.h[q.set[0]] : NULL;
         p.ran = 0;
-        int dead = check_batch(e, q.lo[set], q.jb[set].n, 1, defer ? pending_meanwhile : NULL,
+        int dead = check_batch(e, q.lo[set], q.jb[set].n, &q.jb[set], defer ? pending_meanwhile : NULL,
                                &p);
         pending_record(&p); /* the backend died before pending_meanwhile */
         if ((rc = p.rc) != DF_RANGE_DONE)
@@ -411,7 +410,7 @@ int df_engine_range(df_engine *e, uint64_t lo, uint64_t hi, double deadline,
         }
         size_t n = batch_len(e, i, hi);
         df_name_batch(e, bs->cur, i, n);
-        int dead = check_batch(e, i, n, 0, NULL, NULL);
+        int dead = check_batch(e, i, n, NULL, NULL, NULL);
         rc = df_record_batch(e, bs->cur, i, n, dead, t, &i);
     }
     *next = i;

@@ -166,7 +166,6 @@ typedef struct df_batch_state {
     int gen_split;            /* ... each one there or on the CPU, as df_gen_pick_gpu says */
     int gen_gpu_next;         /* split: the next batch begun is the GPU's */
     double gen_joined, gen_idle; /* split: the last pick's time, the pool's idle seconds */
-    int set_gpu_made[DF_SETS_MAX]; /* whether each set's batch was made on the GPU */
     uint64_t epoch;           /* prepare jobs begun (df_batch_job) */
     struct df_devgen_case *gcs; /* their value streams, from gcs + set * batch */
     df_shape *shapes;         /* ... and their shapes, made before their slots are free */
@@ -344,6 +343,12 @@ void df_name_batch(df_engine *e, df_slot *slots, uint64_t lo, size_t n);
  * them. Otherwise the CPU: it has room, or the GPU is the one behind. */
 #define DF_GEN_SPLIT_IDLE 0.05
 int df_gen_pick_gpu(double cycle, double idle, unsigned workers);
+/* Whether the GPU makes the next batch begun: it generates, and with
+ * bs->gen_split the last pick said so. */
+static inline int df_gen_on_gpu(const df_batch_state *bs)
+{
+    return bs->gpu_gen && (!bs->gen_split || bs->gen_gpu_next);
+}
 /* Has the GPU generate jb's cases (when bs->gpu_gen, and df_gen_pick_gpu's
  * word with bs->gen_split; shaped: their shapes made ahead by
  * df_shapes_begin's loop). */

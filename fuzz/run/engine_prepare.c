@@ -192,10 +192,9 @@ static void shape_group(void *ctx, size_t g, unsigned w)
 void df_gpu_generate(df_engine *e, df_job *jb, int shaped)
 {
     df_batch_state *bs = e->bs;
-    size_t h = df_set_of(e, jb->slots);
-    bs->set_gpu_made[h] = 0;
-    if (!bs->gpu_gen || jb->n == 0 || (bs->gen_split && !bs->gen_gpu_next))
+    if (!df_gen_on_gpu(bs) || jb->n == 0)
         return;
+    size_t h = df_set_of(e, jb->slots);
     df_devgen_case *g = bs->gcs + h * e->batch;
     if (!shaped)
         df_pool_for(e->pool, df_timed_groups(jb->n), shape_group, jb);
@@ -210,7 +209,6 @@ void df_gpu_generate(df_engine *e, df_job *jb, int shaped)
     }
     jb->gen_out = out; /* the slots' vectors point into it (prepare_group) */
     jb->gen_set = (int)h;
-    bs->set_gpu_made[h] = 1;
     jb->chunks = 0; /* made whole on the GPU (their permute copies still in chunks) */
 }
 
@@ -230,9 +228,9 @@ static int gen_landed(void *ctx)
  * backend's model is its run), for short cases generated on the GPU.
  * Not a run's CPU-made cases, up to 65536 elements long, whose prepare
  * items of eight would be the loop's slowest with their models too, and
- * slow a default run down. prepare_group asks with the
- * batch's own generation set, check_batch with bs->gpu_gen (a batch whose
- * GPU start failed is made and modelled as on the CPU). */
+ * slow a default run down. prepare_group and check_batch ask with the
+ * batch's own generation set (a batch the CPU made, the GPU's start having
+ * failed or split having picked the CPU, is modelled as on the CPU). */
 static int models_in_prepare(const df_engine *e, size_t group, int gpu_made)
 {
     return !df_backend_is_host(e->b) && gpu_made && group > 1;
