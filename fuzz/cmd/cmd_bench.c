@@ -286,20 +286,19 @@ static void refs_slot(void *ctx, size_t s, unsigned w)
  * a batch of its own) a chunk a thread, as the run references it. */
 static double bare_refs(df_engine *e, size_t cases, double time_s)
 {
-    uint64_t elems = 0;
+    uint64_t elems = 0, batch = 0; /* the elements referenced, a pass's */
+    int failed = 1, f;
+    const df_case *c = cases == 1 ? df_engine_last_case(e, 0, &failed) : NULL;
+    for (size_t s = 0; s < cases; s++)
+        batch += df_engine_last_case(e, s, &f)->n;
     double t0 = df_now(), t = t0;
     do {
-        int failed = 1;
-        const df_case *c = cases == 1 ? df_engine_last_case(e, 0, &failed) : NULL;
         df_refs refs;
         if (c && !failed)
             df_refs_compute_pool(e->pool, c->type, c->a, c->b, c->n, &refs);
         else
             df_pool_for(e->pool, cases, refs_slot, e);
-        for (size_t s = 0; s < cases; s++) {
-            int failed;
-            elems += df_engine_last_case(e, s, &failed)->n;
-        }
+        elems += batch;
         t = df_now();
     } while (t - t0 < time_s);
     return (double)elems / (t - t0);
