@@ -75,6 +75,22 @@ __device__ static void devgen_lanes_pass(const df_lanes_pass *q, df_type t, df_p
     }
 }
 
+/* cond's G (df_lanes_cond_tail's sum) by the warp: each lane loads one
+ * term of every 32 and every lane adds all of them, shuffled to it, in
+ * index order, so the sum's bits are one thread's; on one lane the loads,
+ * one after another, would set the case's time. */
+__device__ static double devgen_cond_g(const df_lanes_plan *p, unsigned lane)
+{
+    double G = 0;
+    for (uint64_t k0 = 0; k0 < p->bulk; k0 += 32) {
+        double v = k0 + lane < p->bulk ? df_lanes_cond_term(p, k0 + lane) : 0;
+        unsigned w = p->bulk - k0 < 32 ? (unsigned)(p->bulk - k0) : 32;
+        for (unsigned i = 0; i < w; i++)
+            G += __shfl_sync(0xffffffffu, v, i);
+    }
+    return G;
+}
+
 __global__ void __launch_bounds__(DEVGEN_LANES_BLOCK)
     devgen_lanes_kernel(const df_devgen_case *cs, size_t m, unsigned char *buf, df_pcg32 *shuf)
 {
@@ -97,8 +113,12 @@ __global__ void __launch_bounds__(DEVGEN_LANES_BLOCK)
     for (int i = 0; i < p.passes; i++)
         devgen_lanes_pass(&p.pass[i], t, &r, lane);
     __syncwarp(); /* the tail writes over the passes' elements and reads their sum */
+    double G = c.family == DF_FAM_COND ? devgen_cond_g(&p, lane) : 0;
     if (lane == 0) {
-        df_lanes_tail(&p, &r);
+        if (c.family == DF_FAM_COND)
+            df_lanes_cond_chain(&p, &r, G);
+        else
+            df_lanes_tail(&p, &r);
         if (!p.shuffles)
             r.inc = 0;
         shuf[j] = r; /* devgen_shuffle_kernel's, for cond */

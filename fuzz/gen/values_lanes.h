@@ -396,16 +396,29 @@ DF_VAL void df_lanes_shuffle_apply(void *a, void *b, size_t es, uint64_t n, cons
     }
 }
 
-/* cond's tail: G, the products' magnitudes summed in index order as
- * df_cond_bulk_range sums them (each pair's product again from its stored
- * values, which are the drawn ones), then the chain's pairs. */
+/* cond's bulk pair i's term of G: its product's magnitude, again from its
+ * stored values (the drawn ones), as df_cond_bulk_range takes it. */
+DF_VAL double df_lanes_cond_term(const df_lanes_plan *p, uint64_t i)
+{
+    return fabs(df_val_elem(p->t, p->a, i) * df_val_elem(p->t, p->b, i));
+}
+
+/* cond's tail from G, the bulk's terms summed in index order as
+ * df_cond_bulk_range sums them (on the GPU by the warp: cuda_devgen.cu):
+ * the chain's pairs. */
+DF_VAL void df_lanes_cond_chain(const df_lanes_plan *p, df_pcg32 *r, double G)
+{
+    for (uint64_t k = 0; k < p->steps; k++)
+        G = df_cond_step(r, p->t, p->a, p->b, p->bulk + k, p->steps - k, p->c, p->acc, G);
+}
+
+/* cond's tail on one thread: G, then the chain. */
 DF_VAL void df_lanes_cond_tail(const df_lanes_plan *p, df_pcg32 *r)
 {
     double G = 0;
     for (uint64_t i = 0; i < p->bulk; i++)
-        G += fabs(df_val_elem(p->t, p->a, i) * df_val_elem(p->t, p->b, i));
-    for (uint64_t k = 0; k < p->steps; k++)
-        G = df_cond_step(r, p->t, p->a, p->b, p->bulk + k, p->steps - k, p->c, p->acc, G);
+        G += df_lanes_cond_term(p, i);
+    df_lanes_cond_chain(p, r, G);
 }
 
 /* The tail of p's case from r, after its passes: as its df_fill_* ends
