@@ -109,18 +109,17 @@ static int wants_pipeline(const df_engine *e)
 }
 
 /* Whether the GPU generates batches: when asked (gpu, split), or (auto)
- * on cuda with double-buffered batches of one kernel, where the next
- * batch's generation hides behind this one's run (with one buffer the
- * references wait for the whole batch to land; a mix of kernels keeps the
- * GPU busy with its own batches, where the generation's kernels wait in
- * line and slow the kernels' own), or where cases may pass DF_GEN_CHUNK,
- * which the GPU makes a thread a chunk (on the CPU, their generation is
- * most of the pool's time). After bs->pipelined is set. */
+ * on cuda with double-buffered batches, where the next batch's
+ * generation hides behind this one's run (with one buffer the references
+ * wait for the whole batch to land; a mix of kernels splits them with the
+ * CPU: wants_gen_split), or where cases may pass DF_GEN_CHUNK, which the
+ * GPU makes a thread a chunk (on the CPU, their generation is most of the
+ * pool's time). After bs->pipelined is set. */
 static int wants_gpu_gen(const df_engine *e)
 {
     int chunked = df_longest_n(e) > DF_GEN_CHUNK;
     int on = e->o->gen == DF_GEN_GPU || e->o->gen == DF_GEN_SPLIT ||
-             (e->o->gen == DF_GEN_AUTO && ((e->bs->pipelined && e->nk == 1) || chunked) &&
+             (e->o->gen == DF_GEN_AUTO && (e->bs->pipelined || chunked) &&
               strcmp(df_backend_name(e->b), "cuda") == 0);
     /* huge cases are made on the CPU: the GPU's sets of generation buffers
      * would each grow to one */
@@ -128,15 +127,17 @@ static int wants_gpu_gen(const df_engine *e)
 }
 
 /* Whether each batch goes to the GPU or the CPU by df_gen_pick_gpu
- * (split): for a pool short of CPUs (few a GPU, or shared by a GPU's
- * neighbours), batch by batch, the generation goes where the time is.
- * Double-buffered only (the pool's idle time a batch is the signal), and
- * never for cases past DF_GEN_CHUNK, which the GPU makes. After
- * bs->gpu_gen is set. */
+ * (split, and auto with a mix of kernels, whose batches keep the GPU
+ * busy with their own work): batch by batch, the generation goes where
+ * the time is, so a host with CPUs to spare keeps some of it and one
+ * short of them (few a GPU, or shared by a GPU's neighbours) gives the
+ * GPU more. Double-buffered only (the pool's idle time a batch is the
+ * signal), and never for cases past DF_GEN_CHUNK, which the GPU makes.
+ * After bs->gpu_gen is set. */
 static int wants_gen_split(const df_engine *e)
 {
-    return e->o->gen == DF_GEN_SPLIT && e->bs->gpu_gen && e->bs->pipelined &&
-           df_longest_n(e) <= DF_GEN_CHUNK;
+    int asked = e->o->gen == DF_GEN_SPLIT || (e->o->gen == DF_GEN_AUTO && e->nk > 1);
+    return asked && e->bs->gpu_gen && e->bs->pipelined && df_longest_n(e) <= DF_GEN_CHUNK;
 }
 
 /* Sets of slots, a batch each: one; two pipelined; when the GPU generates
