@@ -75,9 +75,9 @@ const char *df_run_option(df_run_opts *o, const char *name, const char *value);
  * generate every batch from the same streams (the same bytes:
  * fuzz/gen/values.h) and copy it back for the references; split has the
  * GPU generate a double-buffered batch when the pool was behind with the
- * last one, the CPU when not (df_gen_pick_gpu); auto is gpu on the cuda
- * backend with double-buffered batches of one kernel or with cases that
- * may pass DF_GEN_CHUNK, else cpu. */
+ * last one, the CPU when not (df_gen_pick_gpu); auto, on the cuda backend
+ * with double-buffered batches, is gpu for one kernel and split for
+ * several, gpu with cases that may pass DF_GEN_CHUNK, else cpu. */
 enum { DF_GEN_AUTO, DF_GEN_CPU, DF_GEN_GPU, DF_GEN_SPLIT };
 int df_run_parse_gen(const char *v, int *mode); /* 0, or -1 for a bad word */
 
