@@ -18,8 +18,9 @@
  * after it again. The plan and the tail run as on one thread.
  *
  * cond's bulk pairs are items too, their products added into its exact
- * sum (order-free) by every lane; its G (a rounded sum in index order) and
- * its chain are its tail, on one lane. cond, cancel and lp-cancel end with
+ * sum (order-free) by every lane; its G (a rounded sum in index order,
+ * whose terms a GPU warp loads together: df_lanes_cond_term) and its chain
+ * are its tail, on one lane. cond, cancel and lp-cancel end with
  * a Fisher-Yates over the whole case's pairs, after their tail (whose
  * last draw says, for cancel and lp-cancel, whether). A shuffle's draws
  * are lane-made (df_lanes_shuffle: one draw a step, j for step n - 1 - k as

@@ -28,7 +28,7 @@ int df_run_parse_save(const char *v, int *s)
 int df_run_parse_gen(const char *v, int *mode)
 {
     static const char *const words[] = {"auto", "cpu", "gpu", "split"};
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < (int)(sizeof words / sizeof *words); i++)
         if (strcmp(v, words[i]) == 0) {
             *mode = i;
             return 0;
